@@ -1,0 +1,31 @@
+import type { Database } from 'bun:sqlite';
+
+export type ActorKind = 'user' | 'admin' | 'key' | 'token' | 'system';
+
+export interface AuditEvent {
+  actorId: string | null;
+  actorKind: ActorKind;
+  canvasId: string | null;
+  action: string;
+  /** Metadata only (ids, field names, counts): never values, keys, tokens or passwords. */
+  detail?: Record<string, unknown>;
+}
+
+export class AuditLog {
+  constructor(private readonly db: Database, private readonly now: () => number) {}
+
+  record(e: AuditEvent): void {
+    this.db
+      .query('INSERT INTO audit_log (at, actor_id, actor_kind, canvas_id, action, detail) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(this.now(), e.actorId, e.actorKind, e.canvasId, e.action, e.detail ? JSON.stringify(e.detail) : null);
+  }
+
+  forCanvas(canvasId: string, limit = 100): Array<{ at: number; actorId: string | null; actorKind: string; action: string; detail: unknown }> {
+    return this.db
+      .query<{ at: number; actor_id: string | null; actor_kind: string; action: string; detail: string | null }, [string, number]>(
+        'SELECT at, actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id DESC LIMIT ?',
+      )
+      .all(canvasId, limit)
+      .map((r) => ({ at: r.at, actorId: r.actor_id, actorKind: r.actor_kind, action: r.action, detail: r.detail ? JSON.parse(r.detail) : null }));
+  }
+}

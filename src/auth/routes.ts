@@ -1,0 +1,36 @@
+import { Elysia, t } from 'elysia';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { parseCookies } from '../http/cookies.ts';
+import { metaOf } from '../http/meta.ts';
+import { html, json } from '../http/respond.ts';
+import { devLoginPage, proxyLoginPage, safeReturnTo } from './login-page.ts';
+import { SESSION_COOKIE } from './sessions.ts';
+import { EMAIL } from './users.ts';
+
+export function authRoutes(ctx: AppContext) {
+  const dev = ctx.config.authMode === 'dev';
+  return new Elysia({ name: 'auth-routes' })
+    .get('/auth/login', ({ query }) => {
+      const returnTo = safeReturnTo(query.returnTo);
+      if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
+      return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
+    }, { query: t.Object({ returnTo: t.Optional(t.String()) }) })
+    .post('/auth/dev/login', ({ body, request }) => {
+      if (!dev) throw new AppError('NOT_FOUND', 'no such route');
+      const email = body.email.trim();
+      if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
+      const user = ctx.users.ensure(email, body.name);
+      if (!user.active) throw new AppError('unauthorized');
+      const token = ctx.sessions.create(user.id);
+      metaOf(request).cookies.push(ctx.auth.sessionCookie(token));
+      ctx.log.info('sign-in', { userId: user.id, mode: 'dev' });
+      return json(200, { id: user.id, email: user.email, name: user.name });
+    }, { body: t.Object({ email: t.String({ maxLength: 320 }), name: t.Optional(t.String({ maxLength: 200 })) }) })
+    .post('/auth/logout', ({ request }) => {
+      const token = parseCookies(request.headers.get('cookie')).get(SESSION_COOKIE);
+      if (token) ctx.sessions.destroy(token);
+      metaOf(request).cookies.push(ctx.auth.clearedSessionCookie());
+      return json(200, { ok: true });
+    });
+}

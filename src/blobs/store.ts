@@ -1,0 +1,162 @@
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, existsSync, utimesSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { newId } from '../ids.ts';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export interface StoredBlob {
+  hash: string;
+  size: number;
+}
+
+/** Thrown by the streaming writers; callers map it to their route's error code. */
+export class BlobLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`blob larger than ${limit} bytes`);
+  }
+}
+
+export class BlobHashMismatchError extends Error {
+  constructor(readonly expected: string, readonly actual: string) {
+    super('blob bytes do not match the expected sha256');
+  }
+}
+
+/**
+ * A content-addressed store under `<dataDir>/blobs`: `ab/cd/<sha256>`.
+ * Writes go to `tmp/` and are renamed into place only once complete, so a
+ * crash never leaves a partial blob under a real name.
+ */
+export class BlobStore {
+  readonly root: string;
+  private readonly tmp: string;
+
+  constructor(dataDir: string) {
+    this.root = join(dataDir, 'blobs');
+    this.tmp = join(this.root, 'tmp');
+    mkdirSync(this.tmp, { recursive: true });
+    // Leftovers of writes interrupted by a crash are never referenced.
+    for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
+  }
+
+  pathOf(hash: string): string {
+    if (!HASH.test(hash)) throw new Error('not a sha256 hex digest');
+    return join(this.root, hash.slice(0, 2), hash.slice(2, 4), hash);
+  }
+
+  has(hash: string): boolean {
+    return HASH.test(hash) && existsSync(this.pathOf(hash));
+  }
+
+  size(hash: string): number | null {
+    try {
+      return statSync(this.pathOf(hash)).size;
+    } catch {
+      return null;
+    }
+  }
+
+  file(hash: string) {
+    return Bun.file(this.pathOf(hash));
+  }
+
+  /**
+   * Streams `source` into the store, hashing as it goes. Stops with
+   * BlobLimitError as soon as more than `maxBytes` arrive, and with
+   * BlobHashMismatchError when `expectedHash` is given and does not match.
+   */
+  async put(source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, opts: { maxBytes?: number; expectedHash?: string } = {}): Promise<StoredBlob> {
+    const tmpPath = join(this.tmp, newId());
+    const handle = await open(tmpPath, 'w');
+    const hasher = new Bun.CryptoHasher('sha256');
+    let size = 0;
+    try {
+      for await (const chunk of source as AsyncIterable<Uint8Array>) {
+        size += chunk.byteLength;
+        if (opts.maxBytes !== undefined && size > opts.maxBytes) throw new BlobLimitError(opts.maxBytes);
+        hasher.update(chunk);
+        await handle.write(chunk);
+      }
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      rmSync(tmpPath, { force: true });
+      throw err;
+    }
+    await handle.close();
+    const hash = hasher.digest('hex');
+    if (opts.expectedHash !== undefined && opts.expectedHash !== hash) {
+      rmSync(tmpPath, { force: true });
+      throw new BlobHashMismatchError(opts.expectedHash, hash);
+    }
+    this.commit(tmpPath, hash);
+    return { hash, size };
+  }
+
+  /** Stores bytes already in memory (small inputs only). */
+  async putBytes(bytes: Uint8Array): Promise<StoredBlob> {
+    const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+    if (!this.has(hash)) {
+      const tmpPath = join(this.tmp, newId());
+      await Bun.write(tmpPath, bytes);
+      this.commit(tmpPath, hash);
+    }
+    return { hash, size: bytes.byteLength };
+  }
+
+  private commit(tmpPath: string, hash: string): void {
+    const target = this.pathOf(hash);
+    if (existsSync(target)) {
+      rmSync(tmpPath, { force: true });
+      // Refresh the age so a sweep's grace period covers this new use too.
+      const now = new Date();
+      utimesSync(target, now, now);
+      return;
+    }
+    mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
+    renameSync(tmpPath, target);
+  }
+
+  delete(hash: string): void {
+    rmSync(this.pathOf(hash), { force: true });
+  }
+
+  /** Every stored hash (walks the fan-out folders). */
+  *hashes(): Generator<string> {
+    for (const a of safeList(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of safeList(join(this.root, a))) {
+        for (const name of safeList(join(this.root, a, b))) if (HASH.test(name)) yield name;
+      }
+    }
+  }
+
+  /**
+   * Deletes stored blobs that `isReferenced` does not claim and that are older
+   * than `graceMs` (so a blob written by an in-flight deploy, not yet
+   * referenced by a committed row, is never collected). Returns the count.
+   */
+  sweep(isReferenced: (hash: string) => boolean, graceMs: number, now = Date.now()): number {
+    let removed = 0;
+    for (const hash of this.hashes()) {
+      if (isReferenced(hash)) continue;
+      try {
+        if (now - statSync(this.pathOf(hash)).mtimeMs < graceMs) continue;
+      } catch {
+        continue;
+      }
+      this.delete(hash);
+      removed++;
+    }
+    return removed;
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

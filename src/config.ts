@@ -1,0 +1,193 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+// The environment table of CONTRACT §2: one row per variable, parsed once at
+// start. An invalid value stops the start with one line naming the variable.
+
+export type UrlMode = 'path' | 'subdomain';
+export type AuthMode = 'dev' | 'proxy' | 'oidc';
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  baseUrl: string;
+  apiBaseUrl: string;
+  urlMode: UrlMode;
+  canvasHost: string;
+  authMode: AuthMode;
+  adminEmails: string[];
+  cookieDomain: string | null;
+  tenancy: boolean;
+  publicLinks: boolean;
+  rateLimitEnabled: boolean;
+  rateLimitDeployPerMin: number;
+  rateLimitAiPerMin: number;
+  rateLimitCanvasApiPerMin: number;
+  rateLimitManagementPerMin: number;
+  aiApiKey: string | null;
+  aiBaseUrl: string | null;
+  aiModels: string[];
+  aiUserDailyUsd: number;
+  aiCanvasMonthlyUsd: number;
+  realtime: boolean;
+  authoring: boolean;
+  authoringAllowedRungs: string[];
+  authoringMaxExpiryDays: number;
+  authoringRequireExpiry: boolean;
+  authoringUserDailyMax: number;
+  authoringUserTotalMax: number;
+  secretKey: Uint8Array | null;
+  connectionsCaFile: string | null;
+  connectionsResolve: string | null;
+  proxyEmailHeader: string;
+  proxyNameHeader: string;
+  proxyTrustedCidrs: string[];
+  oidcIssuer: string | null;
+  oidcClientId: string | null;
+  oidcClientSecret: string | null;
+  sessionTtlHours: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, expected: string, value: string) {
+    super(`${variable}: expected ${expected}, got ${JSON.stringify(value)}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * A row's type: a TypeBox schema the converted value must satisfy, plus an
+ * optional step that turns the checked value into what Config holds.
+ */
+interface Parser<T> {
+  expected: string;
+  parse(raw: string): T | undefined;
+}
+
+function typed<S extends TSchema, T = Static<S>>(expected: string, schema: S, prepare: (raw: string) => unknown = (r) => r.trim(), finish: (v: Static<S>) => T | undefined = (v) => v as unknown as T): Parser<T> {
+  return {
+    expected,
+    parse(raw) {
+      const value = Value.Convert(schema, prepare(raw));
+      return Value.Check(schema, value) ? finish(value as Static<S>) : undefined;
+    },
+  };
+}
+
+const str = typed('a non-empty string', Type.String({ minLength: 1 }));
+const bool = typed('on/off, true/false, 1/0 or yes/no', Type.Boolean(), (r) => {
+  const v = r.trim().toLowerCase();
+  return ({ on: true, yes: true, true: true, '1': true, off: false, no: false, false: false, '0': false } as Record<string, boolean | undefined>)[v] ?? v;
+});
+const int = (minimum: number, maximum: number) =>
+  typed(`an integer from ${minimum} to ${maximum}`, Type.Integer({ minimum, maximum }), (r) => (/^\d+$/.test(r.trim()) ? Number(r.trim()) : r));
+const usd = typed('a non-negative number of US dollars', Type.Number({ minimum: 0 }), (r) => (/^\d+(\.\d+)?$/.test(r.trim()) ? Number(r.trim()) : r));
+const oneOf = <T extends string>(...values: T[]) =>
+  typed(values.join(' or '), Type.Union(values.map((v) => Type.Literal(v))), (r) => r.trim().toLowerCase()) as Parser<T>;
+const list = (item: RegExp, what: string) =>
+  typed(`a comma-separated list of ${what}`, Type.Array(Type.String({ pattern: item.source }), { minItems: 1 }), (r) =>
+    r.split(',').map((s) => s.trim()).filter(Boolean),
+  );
+const urlOf = (expected: string, accept: (u: URL) => boolean, finish: (u: URL, raw: string) => string) =>
+  typed(expected, Type.String({ pattern: '^https?://' }), (r) => r.trim(), (raw) => {
+    try {
+      const u = new URL(raw);
+      return accept(u) ? finish(u, raw) : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+const httpUrl = urlOf(
+  'an http(s) URL without path, query or fragment',
+  (u) => (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username,
+  (u) => u.origin,
+);
+const anyUrl = urlOf('an http(s) URL', () => true, (_u, raw) => raw.replace(/\/+$/, ''));
+const hostname = typed('a host name, optionally with :port', Type.String({ pattern: '^[a-z0-9.-]+(:\\d{1,5})?$' }), (r) => r.trim().toLowerCase());
+const secretKey = typed('32 bytes as base64 or hex', Type.String({ pattern: '^[A-Za-z0-9+/_=-]+$' }), (r) => r.trim(), (v) => {
+  const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+  return bytes.length === 32 ? Uint8Array.from(bytes) : undefined;
+});
+const resolvePins = typed(
+  'host:port:address entries separated by commas',
+  Type.Array(Type.String({ pattern: '^[a-z0-9.-]+:\\d{1,5}:(\\[[0-9a-f:.]+\\]|[0-9a-f:.]+)$' }), { minItems: 1 }),
+  (r) => r.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+  (v) => v.join(','),
+);
+const cidr = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]+)(\/\d{1,3})?$/;
+
+export const DEFAULT_AI_MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'];
+
+function read<T>(env: Env, name: string, parser: Parser<T>): T | undefined;
+function read<T>(env: Env, name: string, parser: Parser<T>, fallback: T): T;
+function read<T>(env: Env, name: string, parser: Parser<T>, fallback?: T): T | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = parser.parse(raw);
+  if (value === undefined) throw new ConfigError(name, parser.expected, raw);
+  return value;
+}
+
+/** Builds the Config from an environment; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env): Config {
+  const port = read(env, 'EASEL_PORT', int(0, 65535), 8080);
+  const host = read(env, 'EASEL_HOST', str, '127.0.0.1');
+  const baseUrl = read(env, 'EASEL_BASE_URL', httpUrl, `http://localhost:${port}`);
+  const authMode = read(env, 'EASEL_AUTH_MODE', oneOf<AuthMode>('dev', 'proxy', 'oidc'), 'dev');
+  const config: Config = {
+    dataDir: read(env, 'EASEL_DATA_DIR', str, './data'),
+    host,
+    port,
+    baseUrl,
+    apiBaseUrl: read(env, 'EASEL_API_BASE_URL', httpUrl, baseUrl),
+    urlMode: read(env, 'EASEL_URL_MODE', oneOf<UrlMode>('path', 'subdomain'), 'path'),
+    canvasHost: read(env, 'EASEL_CANVAS_HOST', hostname, new URL(baseUrl).host),
+    authMode,
+    adminEmails: read(env, 'EASEL_ADMIN_EMAILS', list(/^[^\s@,]+@[^\s@,]+$/, 'email addresses'), []).map((e) => e.toLowerCase()),
+    cookieDomain: read(env, 'EASEL_COOKIE_DOMAIN', hostname) ?? null,
+    tenancy: read(env, 'EASEL_TENANCY', bool, false),
+    publicLinks: read(env, 'EASEL_PUBLIC_LINKS', bool, true),
+    rateLimitEnabled: read(env, 'EASEL_RATELIMIT_ENABLED', bool, true),
+    rateLimitDeployPerMin: read(env, 'EASEL_RATELIMIT_DEPLOY_PER_MIN', int(1, 1_000_000), 10),
+    rateLimitAiPerMin: read(env, 'EASEL_RATELIMIT_AI_PER_MIN', int(1, 1_000_000), 10),
+    rateLimitCanvasApiPerMin: read(env, 'EASEL_RATELIMIT_CANVAS_API_PER_MIN', int(1, 1_000_000), 120),
+    rateLimitManagementPerMin: read(env, 'EASEL_RATELIMIT_MANAGEMENT_PER_MIN', int(1, 1_000_000), 600),
+    aiApiKey: read(env, 'EASEL_AI_API_KEY', str) ?? null,
+    aiBaseUrl: read(env, 'EASEL_AI_BASE_URL', anyUrl) ?? null,
+    aiModels: read(env, 'EASEL_AI_MODELS', list(/^[A-Za-z0-9._:-]{1,100}$/, 'model names'), DEFAULT_AI_MODELS),
+    aiUserDailyUsd: read(env, 'EASEL_AI_USER_DAILY_USD', usd, 5),
+    aiCanvasMonthlyUsd: read(env, 'EASEL_AI_CANVAS_MONTHLY_USD', usd, 50),
+    realtime: read(env, 'EASEL_REALTIME', bool, true),
+    authoring: read(env, 'EASEL_AUTHORING', bool, false),
+    authoringAllowedRungs: read(
+      env,
+      'EASEL_AUTHORING_ALLOWED_RUNGS',
+      list(/^(private|specific_people|whole_org|public_link)$/, 'private, specific_people, whole_org, public_link'),
+      ['private', 'specific_people', 'whole_org', 'public_link'],
+    ),
+    authoringMaxExpiryDays: read(env, 'EASEL_AUTHORING_MAX_EXPIRY_DAYS', int(0, 36_500), 0),
+    authoringRequireExpiry: read(env, 'EASEL_AUTHORING_REQUIRE_EXPIRY', bool, false),
+    authoringUserDailyMax: read(env, 'EASEL_AUTHORING_USER_DAILY_MAX', int(0, 1_000_000), 20),
+    authoringUserTotalMax: read(env, 'EASEL_AUTHORING_USER_TOTAL_MAX', int(0, 1_000_000), 200),
+    secretKey: read(env, 'EASEL_SECRET_KEY', secretKey) ?? null,
+    connectionsCaFile: read(env, 'EASEL_CONNECTIONS_CA_FILE', str) ?? null,
+    connectionsResolve: read(env, 'EASEL_CONNECTIONS_RESOLVE', resolvePins) ?? null,
+    proxyEmailHeader: read(env, 'EASEL_PROXY_EMAIL_HEADER', str, 'X-Forwarded-Email').toLowerCase(),
+    proxyNameHeader: read(env, 'EASEL_PROXY_NAME_HEADER', str, 'X-Forwarded-User').toLowerCase(),
+    proxyTrustedCidrs: read(env, 'EASEL_PROXY_TRUSTED_CIDRS', list(cidr, 'IP addresses or CIDR ranges'), ['127.0.0.0/8', '::1/128']),
+    oidcIssuer: read(env, 'EASEL_OIDC_ISSUER', anyUrl) ?? null,
+    oidcClientId: read(env, 'EASEL_OIDC_CLIENT_ID', str) ?? null,
+    oidcClientSecret: read(env, 'EASEL_OIDC_CLIENT_SECRET', str) ?? null,
+    sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
+    logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
+  };
+  if (authMode === 'oidc') {
+    // The OIDC flow lands with its own issue; refusing beats starting a server nobody can sign in to.
+    throw new ConfigError('EASEL_AUTH_MODE', 'dev or proxy (oidc sign-in is not available in this version yet)', env.EASEL_AUTH_MODE ?? '');
+  }
+  return config;
+}

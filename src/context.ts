@@ -1,0 +1,62 @@
+import type { Database } from 'bun:sqlite';
+import { AuditLog } from './audit.ts';
+import { Authenticator } from './auth/principal.ts';
+import { SessionStore } from './auth/sessions.ts';
+import { UserStore } from './auth/users.ts';
+import { BlobStore } from './blobs/store.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './db/open.ts';
+import { createLogger, type Logger } from './log.ts';
+import { RateLimiter } from './ratelimit.ts';
+import { SettingsService } from './settings.ts';
+
+export const VERSION = '0.1.0';
+
+/**
+ * Everything a request may need, built once per process (or per test suite).
+ * Services get plain arguments; only routes see HTTP.
+ */
+export interface AppContext {
+  config: Config;
+  version: string;
+  db: Database;
+  blobs: BlobStore;
+  log: Logger;
+  now: () => number;
+  /** HTTP classes (deploy, canvas, ai, management): switched off by EASEL_RATELIMIT_ENABLED=false. */
+  limiter: RateLimiter;
+  users: UserStore;
+  sessions: SessionStore;
+  auth: Authenticator;
+  audit: AuditLog;
+  settings: SettingsService;
+  /** Run at shutdown, before the database closes (close sockets, flush counters). */
+  onShutdown: Array<() => void | Promise<void>>;
+}
+
+export interface ContextOptions {
+  now?: () => number;
+  log?: Logger;
+}
+
+export function createContext(config: Config, options: ContextOptions = {}): AppContext {
+  const now = options.now ?? Date.now;
+  const db = openDatabase(config.dataDir);
+  const users = new UserStore(db, now);
+  const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
+  return {
+    config,
+    version: VERSION,
+    db,
+    blobs: new BlobStore(config.dataDir),
+    log: options.log ?? createLogger(config.logLevel),
+    now,
+    limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
+    users,
+    sessions,
+    auth: new Authenticator(config, users, sessions),
+    audit: new AuditLog(db, now),
+    settings: new SettingsService(db, config, now),
+    onShutdown: [],
+  };
+}

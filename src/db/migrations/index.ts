@@ -1,0 +1,10 @@
+import foundation from './001_foundation.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Append only: a released migration is never edited, a fix is a new row. */
+export const MIGRATIONS: Migration[] = [{ version: 1, name: 'foundation', sql: foundation }];

@@ -1,0 +1,122 @@
+// The error catalog: every code of the spec's Errors section with its usual
+// HTTP status, and AppError, the one thing services throw. Rendering into the
+// spec's three body shapes happens in src/http/errors-render.ts.
+
+export const ERROR_STATUS = {
+  // Deploy API {error} shape (values are the lowercase wire strings)
+  unauthorized: 401,
+  invalid_body: 400,
+  rate_limited: 429,
+  // PUT deploy
+  EMPTY_DEPLOY: 400,
+  INVALID_ZIP: 400,
+  ZIP_SLIP_REJECTED: 400,
+  ZIP_BOMB_REJECTED: 400,
+  TOO_MANY_FILES: 400,
+  CANVAS_TOO_LARGE: 400,
+  // Coordination
+  PUBLICATION_CHANGED: 409,
+  RELEASE_NOT_CURRENT: 409,
+  INVALID_RELEASE_ID: 400,
+  RELEASE_ID_MISMATCH: 400,
+  INVALID_REQUEST: 400,
+  // Staged upload
+  INVALID_MANIFEST: 400,
+  INVALID_PATH: 400,
+  FILE_TOO_LARGE: 413,
+  UPLOAD_HANDLE_INVALID: 404,
+  UPLOAD_EXPIRED: 400,
+  UPLOAD_UNEXPECTED_BLOB: 400,
+  BLOB_HASH_MISMATCH: 400,
+  UPLOAD_MISSING_BLOB: 400,
+  UPLOAD_IN_PROGRESS: 409,
+  UPLOAD_ALREADY_FINALIZED: 409,
+  // Other Deploy API routes
+  VERSION_UNAVAILABLE: 409,
+  CANNOT_UNPUBLISH: 409,
+  NOT_PUBLISHED: 404,
+  NOT_FOUND: 404,
+  // Runtime pipeline
+  RATE_LIMITED: 429,
+  ARCHIVED: 404,
+  DISABLED: 403,
+  NOT_INVITED: 404,
+  OWNER_ONLY: 404,
+  SHARE_EXPIRED: 404,
+  PASSWORD_REQUIRED: 403,
+  STATIC_ONLY: 403,
+  CROSS_CANVAS_FORBIDDEN: 403,
+  CROSS_SITE_FORBIDDEN: 403,
+  CAPABILITY_DISABLED: 403,
+  PERMISSION_DENIED: 403,
+  // Runtime primitives
+  INVALID_BODY: 400,
+  NOT_NUMERIC: 409,
+  KEY_TOO_LARGE: 413,
+  VALUE_TOO_LARGE: 413,
+  KEY_LIMIT: 409,
+  QUOTA_EXCEEDED: 409,
+  COLLECTION_NOT_CONFIGURED: 404,
+  // AI
+  BODY_TOO_LARGE: 413,
+  MODEL_NOT_ALLOWED: 403,
+  GUEST_AI_DISABLED: 403,
+  GUEST_AI_CAP: 429,
+  AI_UPSTREAM_ERROR: 502,
+  AI_STREAM_TRUNCATED: 502,
+  MALFORMED_FRAME: 502,
+  // Authoring
+  NOT_AUTHENTICATED: 401,
+  ORG_REQUIRED: 409,
+  PUBLIC_LINKS_DISABLED: 403,
+  PUBLIC_NOT_ALLOWED: 403,
+  PUBLIC_LINK_OWNER_GATED: 403,
+  SLUG_TAKEN: 409,
+  SHARE_REVOKED: 409,
+  SHARE_CONFLICT: 409,
+  PUBLISH_FAILED: 502,
+  UPDATE_PARTIAL: 502,
+  // Policy
+  POLICY_CONFLICT: 409,
+  // MCP only
+  INVALID_ENCODING: 400,
+  // Easel's own
+  INTERNAL: 500,
+  UNAUTHENTICATED: 401,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** `error`: the Deploy API's `{error}` body; `code`: `{code, message, ...extra}`. */
+export type ErrorShape = 'error' | 'code';
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly shape: ErrorShape;
+  constructor(
+    readonly errorCode: ErrorCode,
+    message: string = defaultMessage(errorCode),
+    readonly extra: Record<string, unknown> = {},
+    options: { status?: number; shape?: ErrorShape; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = options.status ?? ERROR_STATUS[errorCode];
+    this.shape = options.shape ?? (errorCode === errorCode.toLowerCase() ? 'error' : 'code');
+    this.headers = options.headers ?? {};
+  }
+  readonly headers: Record<string, string>;
+
+  /** The JSON body in the spec's shape for this error. */
+  body(): Record<string, unknown> {
+    if (this.shape === 'error') return { error: this.errorCode.toLowerCase() };
+    return { code: this.errorCode, message: this.message, ...this.extra };
+  }
+}
+
+function defaultMessage(code: ErrorCode): string {
+  return code.toLowerCase().replaceAll('_', ' ');
+}
+
+export const notFound = (message = 'not found') => new AppError('NOT_FOUND', message);
+export const invalidBody = (message: string, extra: Record<string, unknown> = {}) => new AppError('INVALID_BODY', message, extra);

@@ -1,0 +1,43 @@
+import type { Principal } from '../auth/principal.ts';
+import type { User } from '../auth/users.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { metaOf } from './meta.ts';
+
+const principals = new WeakMap<Request, Principal | null>();
+
+/** The request's principal, authenticated once per request. */
+export function principalOf(ctx: AppContext, request: Request): Principal | null {
+  if (principals.has(request)) return principals.get(request)!;
+  const meta = metaOf(request);
+  const result = ctx.auth.authenticate(request, meta.ip);
+  if (result.setCookie) meta.cookies.push(result.setCookie);
+  principals.set(request, result.principal);
+  return result.principal;
+}
+
+/** A signed-in user, or 401 `{error: "unauthorized"}`. */
+export function requireUser(ctx: AppContext, request: Request): User {
+  const p = principalOf(ctx, request);
+  if (!p || p.kind !== 'user') throw new AppError('unauthorized');
+  return p.user;
+}
+
+/** An instance admin; anyone else gets 404 so admin routes don't reveal themselves. */
+export function requireAdmin(ctx: AppContext, request: Request): User {
+  const user = requireUser(ctx, request);
+  if (!ctx.auth.isAdmin(user)) throw new AppError('NOT_FOUND', 'not found');
+  return user;
+}
+
+/** Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or `{code}` shape. */
+export function enforceRate(ctx: AppContext, key: string, limit: number, shape: 'error' | 'code'): void {
+  const d = ctx.limiter.hit(key, limit);
+  if (d.allowed) return;
+  const headers: Record<string, string> = { 'retry-after': String(d.retryAfter) };
+  if (shape === 'error') throw new AppError('rate_limited', 'rate limited', {}, { headers });
+  headers['x-ratelimit-limit'] = String(d.limit);
+  headers['x-ratelimit-remaining'] = String(d.remaining);
+  headers['x-ratelimit-reset'] = String(Math.ceil(d.resetAt / 1000));
+  throw new AppError('RATE_LIMITED', 'too many requests', {}, { headers });
+}

@@ -1,0 +1,43 @@
+import type { Server } from 'bun';
+import type { Logger } from '../log.ts';
+import { newId } from '../ids.ts';
+import { attachMeta, requestIdFrom } from './meta.ts';
+
+export type FetchHandler = (request: Request, server?: Server<unknown> | null) => Promise<Response>;
+
+/**
+ * Wraps the app's handler with what every request gets: a request id (taken
+ * from X-Request-Id when sane), the client address, cookies queued by
+ * handlers, and one JSON log line with method, path, status and duration.
+ * The query string is never logged: it can carry tokens.
+ */
+export function wrapHandler(inner: (request: Request) => Response | Promise<Response>, log: Logger): FetchHandler {
+  return async (request, server) => {
+    const start = performance.now();
+    const id = requestIdFrom(request, newId);
+    const meta = { id, ip: server?.requestIP(request)?.address ?? null, start, cookies: [] as string[] };
+    attachMeta(request, meta);
+    let response = await inner(request);
+    try {
+      response.headers.set('x-request-id', id);
+      for (const c of meta.cookies) response.headers.append('set-cookie', c);
+    } catch {
+      // Some responses carry immutable headers: copy once.
+      const headers = new Headers(response.headers);
+      headers.set('x-request-id', id);
+      for (const c of meta.cookies) headers.append('set-cookie', c);
+      response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    }
+    const url = request.url;
+    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+    const queryStart = url.indexOf('?', pathStart);
+    log.info('request', {
+      requestId: id,
+      method: request.method,
+      path: queryStart < 0 ? url.slice(pathStart) : url.slice(pathStart, queryStart),
+      status: response.status,
+      durationMs: Math.round((performance.now() - start) * 100) / 100,
+    });
+    return response;
+  };
+}

@@ -1,0 +1,37 @@
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { errorResponse, json } from './respond.ts';
+import { metaOf } from './meta.ts';
+
+/**
+ * The one place an exception becomes a response. AppErrors render in their
+ * spec shape; Elysia's validation and parse failures become the route's
+ * body-validation code (the Deploy API's `{error: "invalid_body"}`, otherwise
+ * `INVALID_BODY`), never a 422; anything else is a 500 whose details go only
+ * to the log.
+ */
+export function renderError(ctx: AppContext, request: Request, error: unknown, code: unknown): Response {
+  if (error instanceof AppError) return errorResponse(error);
+  const path = new URL(request.url).pathname;
+  if (code === 'VALIDATION' || code === 'PARSE' || code === 'INVALID_FILE_TYPE' || code === 'INVALID_COOKIE_SIGNATURE') {
+    if (path.startsWith('/v1/canvases/')) return json(400, { error: 'invalid_body' });
+    return json(400, { code: 'INVALID_BODY', message: validationMessage(error) });
+  }
+  if (code === 'NOT_FOUND') return json(404, { code: 'NOT_FOUND', message: 'no such route' });
+  const meta = metaOf(request);
+  ctx.log.error('unhandled error', {
+    requestId: meta.id,
+    method: request.method,
+    path,
+    error: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return json(500, { code: 'INTERNAL', message: 'internal error', requestId: meta.id });
+}
+
+function validationMessage(error: unknown): string {
+  const e = error as { all?: Array<{ path?: string; message?: string; summary?: string }>; message?: string };
+  const first = Array.isArray(e.all) ? e.all[0] : undefined;
+  if (first) return `${first.path || 'body'}: ${first.summary ?? first.message ?? 'invalid'}`.replace(/^\//, '');
+  return 'invalid request body';
+}

@@ -1,0 +1,21 @@
+import { AppError } from '../errors.ts';
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+export function errorResponse(err: AppError): Response {
+  return json(err.status, err.body(), err.headers);
+}
+
+/** Minimal HTML escaping for the server-rendered pages. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function html(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } });
+}

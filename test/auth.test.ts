@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { body, startTestApp, type TestApp } from './harness.ts';
+
+describe('dev sign-in and sessions', () => {
+  let app: TestApp;
+  let clock = Date.now();
+  beforeAll(async () => {
+    app = await startTestApp({ now: () => clock });
+  });
+  afterAll(() => app.close());
+
+  test('GET /auth/login shows the form and keeps only a relative returnTo', async () => {
+    const res = await app.request('/auth/login?returnTo=%2Fc%2Fdemo%2F');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<form');
+    expect(html).toContain('"/c/demo/"');
+    const evil = await (await app.request('/auth/login?returnTo=%2F%2Fevil.example')).text();
+    expect(evil).not.toContain('evil.example');
+  });
+
+  test('sign-in creates the user once, sets an HttpOnly session cookie, and stores only its hash', async () => {
+    const res = await app.request('/auth/dev/login', { method: 'POST', json: { email: 'Ann@Example.com', name: 'Ann' } });
+    expect(res.status).toBe(200);
+    const user = await body(res);
+    expect(user).toEqual({ id: expect.any(String), email: 'ann@example.com', name: 'Ann' });
+    const cookie = res.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^easel_session=[A-Za-z0-9]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const token = cookie.split(';')[0]!.split('=')[1]!;
+    const again = await body(await app.request('/auth/dev/login', { method: 'POST', json: { email: 'ann@example.com' } }));
+    expect(again.id).toBe(user.id);
+    const rows = app.ctx.db.query<{ token_hash: string }, []>('SELECT token_hash FROM sessions').all();
+    expect(rows.length).toBe(2);
+    expect(rows.every((r) => r.token_hash !== token && /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
+    expect(JSON.stringify(app.logs)).not.toContain(token);
+  });
+
+  test('bad bodies answer 400 INVALID_BODY, never 422 or 500', async () => {
+    for (const payload of [{ email: 1 }, {}, { email: 'not-an-email' }]) {
+      const res = await app.request('/auth/dev/login', { method: 'POST', json: payload });
+      expect(res.status).toBe(400);
+      expect((await body(res)).code).toBe('INVALID_BODY');
+    }
+    const broken = await app.request('/auth/dev/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    expect(broken.status).toBe(400);
+    expect((await body(broken)).code).toBe('INVALID_BODY');
+  });
+
+  test('logout ends the session at once', async () => {
+    const cookie = await app.signIn('bob@example.com');
+    const token = cookie.split('=')[1]!;
+    expect(app.ctx.sessions.resolve(token)?.user.email).toBe('bob@example.com');
+    const res = await app.request('/auth/logout', { method: 'POST', cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('set-cookie')).toContain('Max-Age=0');
+    expect(app.ctx.sessions.resolve(token)).toBeNull();
+  });
+
+  test('a deactivated user is signed out at once and cannot sign in again', async () => {
+    const cookie = await app.signIn('carol@example.com');
+    const token = cookie.split('=')[1]!;
+    const carol = app.ctx.users.byEmail('carol@example.com')!;
+    app.ctx.users.update(carol.id, { active: false });
+    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    const res = await app.request('/auth/dev/login', { method: 'POST', json: { email: 'carol@example.com' } });
+    expect(res.status).toBe(401);
+    expect(await body(res)).toEqual({ error: 'unauthorized' });
+  });
+
+  test('sessions expire, and renewal slides the expiry at most hourly', async () => {
+    const cookie = await app.signIn('dave@example.com');
+    const token = cookie.split('=')[1]!;
+    const ttl = app.ctx.config.sessionTtlHours * 3600_000;
+    clock += 30 * 60_000;
+    expect(app.ctx.sessions.resolve(token)!.renewed).toBe(false);
+    clock += 31 * 60_000;
+    expect(app.ctx.sessions.resolve(token)!.renewed).toBe(true);
+    clock += ttl - 1000;
+    expect(app.ctx.sessions.resolve(token)).not.toBeNull();
+    clock += ttl + 1;
+    expect(app.ctx.sessions.resolve(token)).toBeNull();
+  });
+});
+
+describe('proxy sign-in', () => {
+  test('headers count only from trusted addresses', async () => {
+    const trusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy' } });
+    const untrusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy', EASEL_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' } });
+    try {
+      const ok = trusted.ctx.auth.authenticate(new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com', 'x-forwarded-user': 'Pat' } }), '127.0.0.1');
+      expect(ok.principal?.user.email).toBe('pat@example.com');
+      expect(ok.principal?.user.name).toBe('Pat');
+      const ignored = untrusted.ctx.auth.authenticate(new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com' } }), '127.0.0.1');
+      expect(ignored.principal).toBeNull();
+      expect(untrusted.ctx.users.byEmail('pat@example.com')).toBeNull();
+      // The dev login route does not exist in proxy mode.
+      const dev = await trusted.request('/auth/dev/login', { method: 'POST', json: { email: 'x@example.com' } });
+      expect(dev.status).toBe(404);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
+    }
+  });
+});
+
+describe('errors and request ids', () => {
+  test('unknown routes answer JSON 404 and every response carries X-Request-Id', async () => {
+    const app = await startTestApp();
+    try {
+      const res = await app.request('/no/such/route', { headers: { 'x-request-id': 'abc-123' } });
+      expect(res.status).toBe(404);
+      expect(await body(res)).toEqual({ code: 'NOT_FOUND', message: 'no such route' });
+      expect(res.headers.get('x-request-id')).toBe('abc-123');
+      const line = app.logs.find((l) => l.msg === 'request' && l.requestId === 'abc-123')!;
+      expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/no/such/route', status: 404 });
+      expect(typeof line.durationMs).toBe('number');
+      const health = await app.request('/healthz');
+      expect(await body(health)).toEqual({ ok: true, version: app.ctx.version });
+      expect(health.headers.get('x-request-id')).toMatch(/^[a-z0-9]{20}$/);
+    } finally {
+      await app.close();
+    }
+  });
+});

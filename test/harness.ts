@@ -1,0 +1,86 @@
+// Builds the real app on a fresh temp data directory. In process by default
+// (`handler(new Request(...))`), or on a loopback port with `listen: true`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHandler } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createContext, type AppContext } from '../src/context.ts';
+import { createLogger } from '../src/log.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+
+export interface TestApp {
+  ctx: AppContext;
+  dataDir: string;
+  /** Base URL requests go to (http://localhost in process, the real port when listening). */
+  base: string;
+  /** Log lines the app wrote (parsed JSON). */
+  logs: Array<Record<string, unknown>>;
+  request(path: string, init?: RequestInit & { cookie?: string; json?: unknown }): Promise<Response>;
+  /** Signs in through dev login and returns the Cookie header value. */
+  signIn(email: string, name?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  listen?: boolean;
+  now?: () => number;
+  dataDir?: string;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'easel-test-'));
+  const logs: Array<Record<string, unknown>> = [];
+  const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', ...options.env };
+  const config = loadConfig(env);
+  const ctx = createContext(config, { now: options.now, log: createLogger('debug', (line) => logs.push(JSON.parse(line))) });
+  let running: RunningServer | null = null;
+  let base = 'http://localhost';
+  let send: (req: Request) => Promise<Response>;
+  if (options.listen) {
+    running = startServer(ctx);
+    base = `http://127.0.0.1:${running.server.port}`;
+    send = (req) => fetch(req, { redirect: 'manual' } as RequestInit);
+  } else {
+    const handler = createHandler(ctx);
+    send = (req) => handler(req, null);
+  }
+  const app: TestApp = {
+    ctx,
+    dataDir,
+    base,
+    logs,
+    request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.cookie) headers.set('cookie', init.cookie);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return send(new Request(base + path, { ...init, headers, body, redirect: 'manual' }));
+    },
+    async signIn(email, name) {
+      const res = await app.request('/auth/dev/login', { method: 'POST', json: { email, name } });
+      if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+      const cookie = res.headers.get('set-cookie')!;
+      return cookie.split(';')[0]!;
+    },
+    async close() {
+      if (running) await running.shutdown();
+      else ctx.db.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return app;
+}
+
+export async function body(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
