@@ -4,6 +4,7 @@ import { Authenticator } from './auth/principal.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
 import { BlobStore } from './blobs/store.ts';
+import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -30,6 +31,7 @@ export interface AppContext {
   auth: Authenticator;
   audit: AuditLog;
   settings: SettingsService;
+  canvases: CanvasStore;
   /** Run at shutdown, before the database closes (close sockets, flush counters). */
   onShutdown: Array<() => void | Promise<void>>;
 }
@@ -57,6 +59,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     auth: new Authenticator(config, users, sessions),
     audit: new AuditLog(db, now),
     settings: new SettingsService(db, config, now),
+    canvases: new CanvasStore(db),
     onShutdown: [],
   };
 }

@@ -1,4 +1,5 @@
 import foundation from './001_foundation.ts';
+import versions from './002_versions.ts';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,7 @@ export interface Migration {
 }
 
 /** Append only: a released migration is never edited, a fix is a new row. */
-export const MIGRATIONS: Migration[] = [{ version: 1, name: 'foundation', sql: foundation }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: 'foundation', sql: foundation },
+  { version: 2, name: 'versions', sql: versions },
+];
