@@ -7,6 +7,7 @@ import { BlobStore } from './blobs/store.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
+import { EventBus } from './events.ts';
 import { createLogger, type Logger } from './log.ts';
 import { RateLimiter } from './ratelimit.ts';
 import { SettingsService } from './settings.ts';
@@ -32,6 +33,7 @@ export interface AppContext {
   audit: AuditLog;
   settings: SettingsService;
   canvases: CanvasStore;
+  events: EventBus;
   /** Run at shutdown, before the database closes (close sockets, flush counters). */
   onShutdown: Array<() => void | Promise<void>>;
 }
@@ -46,12 +48,13 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const db = openDatabase(config.dataDir);
   const users = new UserStore(db, now);
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
+  const log = options.log ?? createLogger(config.logLevel);
   return {
     config,
     version: VERSION,
     db,
     blobs: new BlobStore(config.dataDir),
-    log: options.log ?? createLogger(config.logLevel),
+    log,
     now,
     limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
     users,
@@ -60,6 +63,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     audit: new AuditLog(db, now),
     settings: new SettingsService(db, config, now),
     canvases: new CanvasStore(db),
+    events: new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) })),
     onShutdown: [],
   };
 }
