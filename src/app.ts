@@ -1,16 +1,20 @@
 import { Elysia } from 'elysia';
 import { authRoutes } from './auth/routes.ts';
 import type { AppContext } from './context.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import { healthRoutes } from './health.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { renderError } from './http/on-error.ts';
+import { sdkRoutes } from './serve/sdk-route.ts';
 
 /** Every feature's routes, in one visible list. onError comes first so it covers them all. */
 export function createApp(ctx: AppContext) {
   return new Elysia({ name: 'easel' })
     .onError(({ request, error, code }) => renderError(ctx, request, error, code))
     .use(healthRoutes(ctx))
-    .use(authRoutes(ctx));
+    .use(authRoutes(ctx))
+    .use(sdkRoutes(ctx))
+    .use(dashboardRoutes(ctx));
 }
 
 /** The fetch handler the server (and in-process tests) call. */

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { statSync } from 'node:fs';
 
 // The environment table of CONTRACT §2: one row per variable, parsed once at
 // start. An invalid value stops the start with one line naming the variable.
@@ -50,9 +51,13 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
+/** Variables whose value must never be echoed, not even in a refusal. */
+const SECRET_VARIABLES = new Set(['EASEL_SECRET_KEY', 'EASEL_AI_API_KEY', 'EASEL_OIDC_CLIENT_SECRET']);
+
 export class ConfigError extends Error {
   constructor(readonly variable: string, expected: string, value: string) {
-    super(`${variable}: expected ${expected}, got ${JSON.stringify(value)}`);
+    const shown = SECRET_VARIABLES.has(variable) ? `a value of ${value.length} characters (not shown)` : JSON.stringify(value);
+    super(`${variable}: expected ${expected}, got ${shown}`);
     this.name = 'ConfigError';
   }
 }
@@ -84,8 +89,8 @@ const bool = typed('on/off, true/false, 1/0 or yes/no', Type.Boolean(), (r) => {
   return ({ on: true, yes: true, true: true, '1': true, off: false, no: false, false: false, '0': false } as Record<string, boolean | undefined>)[v] ?? v;
 });
 const int = (minimum: number, maximum: number) =>
-  typed(`an integer from ${minimum} to ${maximum}`, Type.Integer({ minimum, maximum }), (r) => (/^\d+$/.test(r.trim()) ? Number(r.trim()) : r));
-const usd = typed('a non-negative number of US dollars', Type.Number({ minimum: 0 }), (r) => (/^\d+(\.\d+)?$/.test(r.trim()) ? Number(r.trim()) : r));
+  typed(`an integer from ${minimum} to ${maximum}`, Type.Integer({ minimum, maximum }), (r) => (/^\d+$/.test(r.trim()) ? Number(r.trim()) : Number.NaN));
+const usd = typed('a non-negative number of US dollars', Type.Number({ minimum: 0 }), (r) => (/^\d+(\.\d+)?$/.test(r.trim()) ? Number(r.trim()) : Number.NaN));
 const oneOf = <T extends string>(...values: T[]) =>
   typed(values.join(' or '), Type.Union(values.map((v) => Type.Literal(v))), (r) => r.trim().toLowerCase()) as Parser<T>;
 const list = (item: RegExp, what: string) =>
@@ -108,6 +113,10 @@ const httpUrl = urlOf(
 );
 const anyUrl = urlOf('an http(s) URL', () => true, (_u, raw) => raw.replace(/\/+$/, ''));
 const hostname = typed('a host name, optionally with :port', Type.String({ pattern: '^[a-z0-9.-]+(:\\d{1,5})?$' }), (r) => r.trim().toLowerCase());
+// A cookie Domain attribute carries no port; one leading dot is legacy syntax browsers ignore.
+const cookieDomain = typed('a domain name such as example.com', Type.String({ pattern: '^\\.?[a-z0-9-]+(\\.[a-z0-9-]+)*$' }), (r) => r.trim().toLowerCase(), (v) => v.replace(/^\./, ''));
+// Checked at start so a typo fails now, not at the first outbound call.
+const existingFile = typed('the path of an existing file', Type.String({ minLength: 1 }), (r) => r.trim(), (v) => (isFile(v) ? v : undefined));
 const secretKey = typed('32 bytes as base64 or hex', Type.String({ pattern: '^[A-Za-z0-9+/_=-]+$' }), (r) => r.trim(), (v) => {
   const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
   return bytes.length === 32 ? Uint8Array.from(bytes) : undefined;
@@ -119,6 +128,22 @@ const resolvePins = typed(
   (v) => v.join(','),
 );
 const cidr = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]+)(\/\d{1,3})?$/;
+/** The pattern lets through `300.1.1.1/40`; this catches what it cannot. */
+function plausibleCidr(entry: string): boolean {
+  const [address = '', prefix] = entry.split('/');
+  const v4 = address.includes('.');
+  if (v4 && address.split('.').some((octet) => Number(octet) > 255)) return false;
+  if (!v4 && (!address.includes(':') || address.split('::').length > 2)) return false;
+  return prefix === undefined || Number(prefix) <= (v4 ? 32 : 128);
+}
+const cidrList = typed(
+  'a comma-separated list of IP addresses or CIDR ranges',
+  Type.Array(Type.String({ pattern: cidr.source }), { minItems: 1 }),
+  (r) => r.split(',').map((s) => s.trim()).filter(Boolean),
+  (v) => (v.every(plausibleCidr) ? v : undefined),
+);
+// RFC 9110 token characters.
+const headerName = typed('an HTTP header name', Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }), (r) => r.trim(), (v) => v.toLowerCase());
 
 export const DEFAULT_AI_MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'];
 
@@ -148,7 +173,7 @@ export function loadConfig(env: Env): Config {
     canvasHost: read(env, 'EASEL_CANVAS_HOST', hostname, new URL(baseUrl).host),
     authMode,
     adminEmails: read(env, 'EASEL_ADMIN_EMAILS', list(/^[^\s@,]+@[^\s@,]+$/, 'email addresses'), []).map((e) => e.toLowerCase()),
-    cookieDomain: read(env, 'EASEL_COOKIE_DOMAIN', hostname) ?? null,
+    cookieDomain: read(env, 'EASEL_COOKIE_DOMAIN', cookieDomain) ?? null,
     tenancy: read(env, 'EASEL_TENANCY', bool, false),
     publicLinks: read(env, 'EASEL_PUBLIC_LINKS', bool, true),
     rateLimitEnabled: read(env, 'EASEL_RATELIMIT_ENABLED', bool, true),
@@ -174,11 +199,11 @@ export function loadConfig(env: Env): Config {
     authoringUserDailyMax: read(env, 'EASEL_AUTHORING_USER_DAILY_MAX', int(0, 1_000_000), 20),
     authoringUserTotalMax: read(env, 'EASEL_AUTHORING_USER_TOTAL_MAX', int(0, 1_000_000), 200),
     secretKey: read(env, 'EASEL_SECRET_KEY', secretKey) ?? null,
-    connectionsCaFile: read(env, 'EASEL_CONNECTIONS_CA_FILE', str) ?? null,
+    connectionsCaFile: read(env, 'EASEL_CONNECTIONS_CA_FILE', existingFile) ?? null,
     connectionsResolve: read(env, 'EASEL_CONNECTIONS_RESOLVE', resolvePins) ?? null,
-    proxyEmailHeader: read(env, 'EASEL_PROXY_EMAIL_HEADER', str, 'X-Forwarded-Email').toLowerCase(),
-    proxyNameHeader: read(env, 'EASEL_PROXY_NAME_HEADER', str, 'X-Forwarded-User').toLowerCase(),
-    proxyTrustedCidrs: read(env, 'EASEL_PROXY_TRUSTED_CIDRS', list(cidr, 'IP addresses or CIDR ranges'), ['127.0.0.0/8', '::1/128']),
+    proxyEmailHeader: read(env, 'EASEL_PROXY_EMAIL_HEADER', headerName, 'x-forwarded-email'),
+    proxyNameHeader: read(env, 'EASEL_PROXY_NAME_HEADER', headerName, 'x-forwarded-user'),
+    proxyTrustedCidrs: read(env, 'EASEL_PROXY_TRUSTED_CIDRS', cidrList, ['127.0.0.0/8', '::1/128']),
     oidcIssuer: read(env, 'EASEL_OIDC_ISSUER', anyUrl) ?? null,
     oidcClientId: read(env, 'EASEL_OIDC_CLIENT_ID', str) ?? null,
     oidcClientSecret: read(env, 'EASEL_OIDC_CLIENT_SECRET', str) ?? null,
@@ -190,4 +215,25 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('EASEL_AUTH_MODE', 'dev or proxy (oidc sign-in is not available in this version yet)', env.EASEL_AUTH_MODE ?? '');
   }
   return config;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * With EASEL_PORT=0 the port is known only once the socket is bound; the URLs
+ * that defaulted to `http://localhost:<port>` carry `:0` until then. Fills in
+ * the real port (explicitly configured URLs are left alone: they never say :0).
+ */
+export function withBoundPort(config: Config, port: number): void {
+  if (config.port !== 0) return;
+  const fix = (s: string) => s.replace(/^(https?:\/\/[^/:]+):0$/, `$1:${port}`);
+  config.baseUrl = fix(config.baseUrl);
+  config.apiBaseUrl = fix(config.apiBaseUrl);
+  config.canvasHost = config.canvasHost.replace(/:0$/, `:${port}`);
 }

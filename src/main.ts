@@ -1,8 +1,9 @@
 #!/usr/bin/env bun
 // The only file that reads process.env and argv.
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext, VERSION } from './context.ts';
-import { startServer } from './server.ts';
+import { startServer, type RunningServer } from './server.ts';
 
 const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
@@ -13,34 +14,50 @@ Usage:
 
 Configuration: see the README (EASEL_DATA_DIR, EASEL_PORT, EASEL_AUTH_MODE, …).`;
 
+function fail(message: string, code: number): never {
+  process.stderr.write(`easel: ${message}\n`);
+  process.exit(code);
+}
+
 async function serve(): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`easel: invalid configuration: ${err.message}\n`);
-      process.exit(2);
-    }
+    if (err instanceof ConfigError) fail(`invalid configuration: ${err.message}`, 2);
     throw err;
   }
-  const ctx = createContext(config);
-  const running = startServer(ctx);
-  const base = config.port === 0 ? config.baseUrl.replace(/:\d+$/, `:${running.server.port}`) : config.baseUrl;
-  process.stdout.write(`easel ${VERSION} listening on ${base} (data: ${config.dataDir}, auth: ${config.authMode}, urls: ${config.urlMode})\n`);
-  if (config.authMode === 'dev') process.stdout.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy or oidc in production.\n');
+  const dataDir = resolve(config.dataDir);
+  let ctx;
+  try {
+    ctx = createContext(config);
+  } catch (err) {
+    fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
+  }
+  // Signals are wired before the listener opens, so a stop that arrives right
+  // after the start line is always graceful.
+  let running: RunningServer | undefined;
+  let signals = 0;
   const stop = (signal: string) => {
+    // A second Ctrl-C means "now": skip the drain.
+    if (++signals > 1) fail(`${signal} again: exiting without waiting for in-flight requests`, 130);
     ctx.log.info('shutting down', { signal });
-    running.shutdown().then(
+    (running ? running.shutdown() : Promise.resolve(ctx.db.close())).then(
       () => process.exit(0),
-      (err) => {
-        process.stderr.write(`easel: shutdown failed: ${err}\n`);
-        process.exit(1);
-      },
+      (err) => fail(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`, 1),
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    running = startServer(ctx);
+  } catch (err) {
+    ctx.db.close();
+    fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
+  }
+  // startServer filled in the real port when EASEL_PORT=0.
+  process.stdout.write(`easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}, auth: ${config.authMode}, urls: ${config.urlMode})\n`);
+  if (config.authMode === 'dev') process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,10 +1,20 @@
-import type { Server } from 'bun';
+import type { Server, ServerWebSocket, WebSocketHandler } from 'bun';
+import { websocket as elysiaWebsocket } from 'elysia/ws';
 import { createHandler } from './app.ts';
+import { withBoundPort } from './config.ts';
 import type { AppContext } from './context.ts';
 
 /** Above every body cap (110 MB deploys), so our own checks answer first. */
 export const MAX_REQUEST_BODY = 128 * 1024 * 1024;
-const DRAIN_MS = 10_000;
+/** How long shutdown waits for in-flight requests before cutting them off (systemd's stop timeout is longer). */
+export const DRAIN_MS = 10_000;
+/**
+ * Seconds a connection may stay silent. Bun's default (10 s) would cut slow
+ * uploads and AI streams that pause before their first byte.
+ */
+const IDLE_TIMEOUT_S = 60;
+/** "Going away" (RFC 6455): what every open socket hears when the server stops. */
+export const CLOSE_GOING_AWAY = 1001;
 
 export interface RunningServer {
   server: Server<unknown>;
@@ -14,29 +24,80 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-export function startServer(ctx: AppContext): RunningServer {
-  const handler = createHandler(ctx);
+/**
+ * Binds the listener, then builds the app (so URLs that defaulted to the
+ * configured port carry the real one when EASEL_PORT=0).
+ */
+export function startServer(ctx: AppContext, options: { drainMs?: number } = {}): RunningServer {
+  const drainMs = options.drainMs ?? DRAIN_MS;
+  let handler: ReturnType<typeof createHandler> | null = null;
+  const sockets = new Set<ServerWebSocket<unknown>>();
+  // Upgrades carry their handlers in `data` (Elysia's convention, and the one
+  // any raw `server.upgrade` here must follow); this layer only keeps count so
+  // shutdown can say goodbye to every socket.
+  const base = elysiaWebsocket as WebSocketHandler<unknown>;
+  const websocket: WebSocketHandler<unknown> = {
+    ...base,
+    open(ws) {
+      sockets.add(ws);
+      return base.open?.(ws);
+    },
+    close(ws, code, reason) {
+      sockets.delete(ws);
+      return base.close?.(ws, code, reason);
+    },
+  };
   const server = Bun.serve({
     hostname: ctx.config.host,
     port: ctx.config.port,
     maxRequestBodySize: MAX_REQUEST_BODY,
+    idleTimeout: IDLE_TIMEOUT_S,
     development: false,
-    fetch: (request, srv) => handler(request, srv),
+    // Bun turns SO_REUSEPORT on when development is false: a second easel on
+    // the same port would start silently and share the traffic.
+    reusePort: false,
+    fetch: (request, srv) => handler!(request, srv),
+    websocket,
     error(err) {
       ctx.log.error('server error', { error: err.message });
       return new Response(JSON.stringify({ code: 'INTERNAL', message: 'internal error' }), { status: 500, headers: { 'content-type': 'application/json' } });
     },
-  });
+  }) as Server<unknown>;
+  const port = server.port ?? ctx.config.port;
+  withBoundPort(ctx.config, port);
+  handler = createHandler(ctx);
+  const host = server.hostname?.includes(':') ? `[${server.hostname}]` : server.hostname;
+
   let stopping: Promise<void> | null = null;
   return {
     server,
-    url: `http://${server.hostname}:${server.port}`,
+    url: `http://${host}:${port}`,
     shutdown() {
       stopping ??= (async () => {
+        // stop(false) closes the listener at once and resolves when the last
+        // request (and socket) is done; open sockets would hold it forever.
         const drained = server.stop(false);
-        const timedOut = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)]);
-        if (timedOut) await server.stop(true);
-        for (const hook of ctx.onShutdown) await hook();
+        for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
+        let timer: Timer | undefined;
+        const timedOut = await Promise.race([
+          drained.then(() => false),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), drainMs))),
+        ]);
+        clearTimeout(timer);
+        if (timedOut) {
+          ctx.log.warn('shutdown: in-flight requests cut off', { afterMs: drainMs });
+          await server.stop(true);
+        }
+        for (const hook of ctx.onShutdown) {
+          try {
+            await hook();
+          } catch (err) {
+            ctx.log.error('shutdown hook failed', { error: err instanceof Error ? err.message : String(err) });
+          }
+        }
+        // Folds the WAL back into the database so the data directory is one
+        // self-contained file while the server is down (backups, copies).
+        ctx.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
         ctx.db.close();
       })();
       return stopping;

@@ -88,8 +88,8 @@ describe('proxy sign-in', () => {
     const untrusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy', EASEL_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' } });
     try {
       const ok = trusted.ctx.auth.authenticate(new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com', 'x-forwarded-user': 'Pat' } }), '127.0.0.1');
-      expect(ok.principal?.user.email).toBe('pat@example.com');
-      expect(ok.principal?.user.name).toBe('Pat');
+      expect(ok.principal?.kind === 'user' && ok.principal.user.email).toBe('pat@example.com');
+      expect(ok.principal?.kind === 'user' && ok.principal.user.name).toBe('Pat');
       const ignored = untrusted.ctx.auth.authenticate(new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com' } }), '127.0.0.1');
       expect(ignored.principal).toBeNull();
       expect(untrusted.ctx.users.byEmail('pat@example.com')).toBeNull();

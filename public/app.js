@@ -1,0 +1,137 @@
+// The Easel dashboard: who is signed in, their canvases, and a form to create
+// one. Plain DOM, same-origin fetches with the session cookie; text from the
+// server is only ever set with textContent.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+
+async function api(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: {} };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  return { status: res.status, data };
+}
+
+function problem(res) {
+  const d = res.data || {};
+  return d.message || d.code || d.error || `HTTP ${res.status}`;
+}
+
+function notice(text) {
+  $('notice').textContent = text;
+  $('notice').hidden = !text;
+}
+
+function showSignedOut() {
+  const who = $('who');
+  who.textContent = 'Not signed in. ';
+  const link = document.createElement('a');
+  link.href = '/auth/login?returnTo=' + encodeURIComponent('/');
+  link.textContent = 'Sign in';
+  who.append(link);
+}
+
+function showSignedIn(me) {
+  const who = $('who');
+  who.textContent = `Signed in as ${me.name || me.email} (${me.email})${me.isAdmin ? ' · admin' : ''} `;
+  const form = document.createElement('form');
+  form.className = 'inline';
+  const button = document.createElement('button');
+  button.type = 'submit';
+  button.textContent = 'Sign out';
+  form.append(button);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    await api('POST', '/auth/logout');
+    location.reload();
+  });
+  who.append(form);
+}
+
+function renderCanvases(canvases) {
+  const tbody = $('canvases').querySelector('tbody');
+  tbody.replaceChildren();
+  for (const c of canvases) {
+    const row = document.createElement('tr');
+    const title = document.createElement('td');
+    title.textContent = c.title;
+    const address = document.createElement('td');
+    const link = document.createElement('a');
+    link.href = c.url;
+    link.textContent = c.url;
+    address.append(link);
+    const role = document.createElement('td');
+    role.textContent = c.role || '';
+    const status = document.createElement('td');
+    status.textContent = [c.status, c.publicationState, c.accessMode].filter(Boolean).join(' · ');
+    row.append(title, address, role, status);
+    tbody.append(row);
+  }
+  $('empty').hidden = canvases.length > 0;
+  $('canvases').hidden = canvases.length === 0;
+}
+
+async function loadCanvases() {
+  const res = await api('GET', '/api/canvases');
+  if (res.status !== 200) {
+    notice(`Could not list canvases: ${problem(res)}`);
+    return;
+  }
+  $('list').hidden = false;
+  renderCanvases(res.data.canvases || []);
+}
+
+function showCreated(canvas, apiKey) {
+  $('created-title').textContent = canvas.title;
+  $('created-key').textContent = apiKey;
+  const deploy = new URL(`/v1/canvases/${encodeURIComponent(canvas.id)}/deploy`, location.origin).href;
+  $('created-curl').textContent =
+    `curl -X PUT --data-binary @site.zip \\\n  -H "Authorization: Bearer ${apiKey}" \\\n  ${deploy}`;
+  $('created').hidden = false;
+}
+
+function wireCreateForm() {
+  $('copy-key').addEventListener('click', () => navigator.clipboard?.writeText($('created-key').textContent));
+  $('create-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    // form.title would be the form's own title attribute: go through elements.
+    const title = form.elements.namedItem('title').value.trim();
+    const slug = form.elements.namedItem('slug').value.trim();
+    const res = await api('POST', '/api/canvases', slug ? { title, slug } : { title });
+    if (res.status !== 201) {
+      notice(`Could not create the canvas: ${problem(res)}`);
+      return;
+    }
+    notice('');
+    const { apiKey, ...canvas } = res.data;
+    showCreated(canvas, apiKey);
+    form.reset();
+    await loadCanvases();
+  });
+}
+
+async function start() {
+  const me = await api('GET', '/api/me');
+  if (me.status === 401) {
+    showSignedOut();
+    return;
+  }
+  if (me.status !== 200) {
+    $('who').textContent = '';
+    notice(`Could not load your account: ${problem(me)}`);
+    return;
+  }
+  showSignedIn(me.data);
+  $('create').hidden = false;
+  wireCreateForm();
+  await loadCanvases();
+}
+
+start().catch((err) => notice(`Something went wrong: ${err.message}`));

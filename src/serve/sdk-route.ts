@@ -1,0 +1,54 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { principalOf } from '../http/guards.ts';
+import { SdkBundle, type SdkAsset } from './sdk-bundle.ts';
+
+export interface SdkRouteOptions {
+  bundle?: SdkBundle;
+  /**
+   * The one exception to the auth gateway: may this request without a
+   * session load the SDK? Meant for anonymous visitors of an active Public
+   * link canvas (the page that includes the script). Until the serving
+   * feature supplies it, nobody without a session is admitted.
+   */
+  admitAnonymousVisitor?: (request: Request) => boolean;
+}
+
+const NOT_BUILT = 'The SDK bundle has not been built (run `bun run build`, or check the server log).\n';
+
+/**
+ * GET /sdk/v1.js and /sdk/v1.d.ts: behind the auth gateway, not
+ * rate-limited, cacheable for an hour, 503 text/plain when the bundle is missing.
+ */
+export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
+  const bundle = options.bundle ?? new SdkBundle({ onError: (what, err) => ctx.log.error('sdk unavailable', { what, error: err instanceof Error ? err.message : String(err) }) });
+  const admitAnonymous = options.admitAnonymousVisitor ?? (() => false);
+
+  const gateway = (request: Request): void => {
+    if (principalOf(ctx, request) || admitAnonymous(request)) return;
+    throw new AppError('unauthorized');
+  };
+
+  const serve = (request: Request, asset: SdkAsset | null, contentType: string): Response => {
+    if (!asset) return new Response(NOT_BUILT, { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+    const headers = {
+      'content-type': contentType,
+      'cache-control': 'public, max-age=3600',
+      etag: asset.etag,
+      'x-content-type-options': 'nosniff',
+    };
+    if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
+    return new Response(asset.body, { status: 200, headers });
+  };
+
+  return new Elysia({ name: 'sdk' })
+    .get('/sdk/v1.js', async ({ request }) => {
+      gateway(request);
+      return serve(request, await bundle.js(), 'application/javascript; charset=utf-8');
+    })
+    .get('/sdk/v1.d.ts', async ({ request }) => {
+      gateway(request);
+      return serve(request, await bundle.types(), 'application/typescript; charset=utf-8');
+    });
+}

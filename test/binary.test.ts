@@ -1,0 +1,53 @@
+// Smoke test of the single executable: build it (build.ts, as `bun run build`
+// does), run it from an unrelated working directory, talk to it, stop it.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VERSION } from '../src/context.ts';
+import { ROOT, runToExit, startEasel, stopEasel } from './spawn.ts';
+
+const BINARY = join(ROOT, 'dist/easel');
+const compileAvailable = Bun.spawnSync([process.execPath, 'build', '--help']).stdout.toString().includes('--compile');
+if (!compileAvailable) console.warn('binary.test: SKIPPED: this bun has no `bun build --compile`');
+
+describe.skipIf(!compileAvailable)('compiled binary', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'easel-binary-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    const build = Bun.spawn([process.execPath, join(ROOT, 'build.ts')], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+    const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited]);
+    if (code !== 0) throw new Error(`build failed (${code}): ${out}\n${err}`);
+  }, 90_000);
+
+  test('`easel version` works from any directory', async () => {
+    expect(await runToExit({ command: [BINARY], args: ['version'], cwd })).toEqual({ code: 0, stdout: `easel ${VERSION}\n`, stderr: '' });
+  });
+
+  test('serves /healthz, the dashboard and the embedded SDK; SIGTERM exits 0; data lands under its cwd', async () => {
+    const t0 = performance.now();
+    const easel = await startEasel({ command: [BINARY], cwd });
+    const health = await fetch(`${easel.url}/healthz`);
+    const coldStartMs = performance.now() - t0;
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true, version: VERSION });
+    expect(easel.startLine).toContain(`(data: ${join(cwd, 'data')}, auth: dev, urls: path)`);
+
+    const page = await fetch(`${easel.url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/assets/app.js');
+    expect((await fetch(`${easel.url}/assets/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+
+    const login = await fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"bin@example.com"}' });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const sdk = await fetch(`${easel.url}/sdk/v1.js`, { headers: { cookie } });
+    expect(sdk.status).toBe(200);
+    expect(await sdk.text()).toContain(`version:"${VERSION}"`);
+    expect((await fetch(`${easel.url}/sdk/v1.d.ts`, { headers: { cookie } })).status).toBe(200);
+
+    expect(await stopEasel(easel)).toBe(0);
+    expect(existsSync(join(cwd, 'data', 'easel.db'))).toBe(true);
+    console.log(`binary: ${(statSync(BINARY).size / 1024 / 1024).toFixed(1)} MiB, spawn → first /healthz 200 in ${coldStartMs.toFixed(0)} ms`);
+  });
+});

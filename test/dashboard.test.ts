@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { body, startTestApp, type TestApp } from './harness.ts';
+
+describe('dashboard shell', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  test('GET / serves the page with a strict content security policy, to anyone', async () => {
+    const res = await app.request('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const html = await res.text();
+    expect(html).toContain('<script src="/assets/app.js" defer></script>');
+    expect(html).not.toMatch(/<script>(?!<\/script>)/); // no inline script (the CSP forbids it)
+  });
+
+  test('every file the page references is served with its type', async () => {
+    const html = await (await app.request('/')).text();
+    const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.sort()).toEqual(['/assets/app.js', '/assets/style.css']);
+    const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+    for (const ref of refs) {
+      const res = await app.request(ref);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(types[ref.split('.').pop()!]!);
+    }
+  });
+
+  test('unknown or traversing asset paths answer the JSON 404', async () => {
+    for (const path of ['/assets/missing.js', '/assets/../package.json', '/assets/%2e%2e/package.json', '/assets/', '/index.html']) {
+      const res = await app.request(path);
+      expect(res.status).toBe(404);
+      expect((await body(res)).code).toBe('NOT_FOUND');
+    }
+  });
+
+  test('the dashboard does not shadow the other prefixes', async () => {
+    expect(await body(await app.request('/healthz'))).toEqual({ ok: true, version: app.ctx.version });
+    for (const path of ['/api/nothing-here', '/v1/nothing-here', '/c/nothing-here/x', '/sdk/nothing.js', '/auth/nothing']) {
+      const res = await app.request(path);
+      expect(res.status).not.toBe(200);
+      expect(await res.text()).not.toContain('/assets/app.js');
+    }
+    expect(await (await app.request('/auth/login')).text()).toContain('<form');
+  });
+
+  test('app.js is valid browser script and only writes server text through textContent', () => {
+    const source = readFileSync(join(import.meta.dir, '../public/app.js'), 'utf8');
+    expect(() => new Bun.Transpiler({ loader: 'js' }).transformSync(source)).not.toThrow();
+    expect(source).not.toContain('innerHTML');
+    for (const path of ['/api/me', '/api/canvases', '/auth/logout', '/auth/login?returnTo=']) expect(source).toContain(path);
+  });
+});

@@ -1,0 +1,290 @@
+// The process as an operator sees it: `bun src/main.ts` started with an
+// environment, stopped with a signal, restarted on the same data directory.
+import { Database } from 'bun:sqlite';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BlobHashMismatchError, BlobLimitError, BlobStore } from '../src/blobs/store.ts';
+import { openDatabase } from '../src/db/open.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { MIGRATIONS } from '../src/db/migrations/index.ts';
+import { loadConfig } from '../src/config.ts';
+import { createContext, VERSION } from '../src/context.ts';
+import { createLogger } from '../src/log.ts';
+import { startServer } from '../src/server.ts';
+import { runToExit, startEasel, stopEasel, START_LINE, type Easel } from './spawn.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'easel-process-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let n = 0;
+/** A path that does not exist yet (easel must create it). */
+const freshDir = () => join(scratch, `run-${++n}`);
+
+const encode = (s: string) => new TextEncoder().encode(s);
+
+async function signIn(easel: Easel, email: string): Promise<string> {
+  const res = await fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  expect(res.status).toBe(200);
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+function readDb<T>(dataDir: string, fn: (db: Database) => T): T {
+  const db = new Database(join(dataDir, 'easel.db'), { readonly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('commands', () => {
+  test('`easel version` prints the version', async () => {
+    const r = await runToExit({ args: ['version'] });
+    expect(r).toEqual({ code: 0, stdout: `easel ${VERSION}\n`, stderr: '' });
+  });
+
+  test('`easel help` prints usage naming every command', async () => {
+    for (const arg of ['help', '--help']) {
+      const r = await runToExit({ args: [arg] });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Usage:');
+      for (const cmd of ['easel [serve]', 'easel version', 'easel help']) expect(r.stdout).toContain(cmd);
+    }
+  });
+
+  test('an unknown command exits 2 with the usage on stderr', async () => {
+    const r = await runToExit({ args: ['frobnicate'] });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toStartWith('easel: unknown command "frobnicate"\n');
+    expect(r.stderr).toContain('Usage:');
+  });
+});
+
+describe('start', () => {
+  test('`easel` and `easel serve` print the start line with the real port and absolute data dir, then answer /healthz', async () => {
+    for (const args of [[], ['serve']]) {
+      const cwd = freshDir();
+      mkdirSync(cwd, { recursive: true });
+      const easel = await startEasel({ args, cwd });
+      const m = START_LINE.exec(easel.startLine)!;
+      expect(easel.startLine).toBe(`easel ${VERSION} listening on ${easel.url} (data: ${join(cwd, 'data')}, auth: dev, urls: path)`);
+      expect(m[2]).toMatch(/^http:\/\/localhost:\d+$/);
+      expect(m[2]).not.toBe('http://localhost:0');
+      const res = await fetch(`${easel.url}/healthz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ ok: true, version: VERSION });
+      // The dev warning goes to stderr, so stdout keeps exactly one human line.
+      expect(easel.stderr()).toContain('anyone can sign in as anyone');
+      expect(await stopEasel(easel)).toBe(0);
+      expect(existsSync(join(cwd, 'data', 'easel.db'))).toBe(true);
+    }
+  });
+
+  test('the start line reports the configured modes and an explicit base URL as is', async () => {
+    const dataDir = freshDir();
+    const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_AUTH_MODE: 'proxy', EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com' } });
+    expect(easel.startLine).toBe(`easel ${VERSION} listening on https://easel.example.com (data: ${dataDir}, auth: proxy, urls: subdomain)`);
+    expect(easel.stderr()).not.toContain('anyone can sign in');
+    expect(await stopEasel(easel)).toBe(0);
+  });
+
+  test('an invalid value stops the start: exit 2, one stderr line naming the variable, nothing written', async () => {
+    const cases: Array<[string, string]> = [
+      ['EASEL_PORT', 'eighty'],
+      ['EASEL_AUTH_MODE', 'oidc'],
+      ['EASEL_LOG_LEVEL', 'loud'],
+      ['EASEL_SECRET_KEY', 'not-a-real-key-value'],
+    ];
+    for (const [variable, value] of cases) {
+      const dataDir = freshDir();
+      const r = await runToExit({ env: { EASEL_DATA_DIR: dataDir, [variable]: value } });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.split('\n').filter(Boolean);
+      expect(lines.length).toBe(1);
+      expect(lines[0]).toStartWith(`easel: invalid configuration: ${variable}: expected `);
+      expect(existsSync(dataDir)).toBe(false);
+    }
+    const secret = await runToExit({ env: { EASEL_DATA_DIR: freshDir(), EASEL_SECRET_KEY: 'not-a-real-key-value' } });
+    expect(secret.stderr).not.toContain('not-a-real-key-value');
+  });
+
+  test('a busy port and an unusable data directory each stop the start with one line and exit 1', async () => {
+    const first = await startEasel({ env: { EASEL_DATA_DIR: freshDir() } });
+    const port = new URL(first.url).port;
+    const busy = await runToExit({ env: { EASEL_DATA_DIR: freshDir(), EASEL_PORT: port } });
+    expect(busy.code).toBe(1);
+    expect(busy.stderr.trim().split('\n').length).toBe(1);
+    expect(busy.stderr).toStartWith(`easel: cannot listen on 127.0.0.1:${port}: `);
+    expect(await stopEasel(first)).toBe(0);
+
+    const notADir = join(scratch, 'a-file');
+    writeFileSync(notADir, 'x');
+    const bad = await runToExit({ env: { EASEL_DATA_DIR: notADir } });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n').length).toBe(1);
+    expect(bad.stderr).toStartWith(`easel: cannot open the data directory ${notADir}: `);
+  });
+});
+
+describe('restarts', () => {
+  test('migrations run once: a restart leaves schema_migrations unchanged', async () => {
+    const dataDir = freshDir();
+    const env = { EASEL_DATA_DIR: dataDir };
+    expect(await stopEasel(await startEasel({ env }))).toBe(0);
+    const query = (db: Database) => db.query('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all();
+    const before = readDb(dataDir, query);
+    expect(before.map((r: any) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(await stopEasel(await startEasel({ env }))).toBe(0);
+    expect(readDb(dataDir, query)).toEqual(before);
+  });
+
+  test('users and sessions survive a restart on the same data directory', async () => {
+    const dataDir = freshDir();
+    const env = { EASEL_DATA_DIR: dataDir };
+    const first = await startEasel({ env });
+    const cookie = await signIn(first, 'keeper@example.com');
+    expect(await stopEasel(first)).toBe(0);
+
+    const second = await startEasel({ env });
+    // /sdk/v1.js sits behind the session gate: the old cookie still opens it.
+    expect((await fetch(`${second.url}/sdk/v1.js`, { headers: { cookie } })).status).toBe(200);
+    expect((await fetch(`${second.url}/sdk/v1.js`)).status).toBe(401);
+    expect(await stopEasel(second)).toBe(0);
+    const users = readDb(dataDir, (db) => db.query('SELECT email FROM users').all());
+    expect(users).toEqual([{ email: 'keeper@example.com' }]);
+  });
+});
+
+describe('graceful shutdown', () => {
+  test('SIGTERM: the listener closes, the in-flight request completes, exit 0, the WAL is folded back', async () => {
+    const dataDir = freshDir();
+    const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'info' } });
+    // A sign-in whose body arrives in two halves, with the signal in between.
+    let body!: ReadableStreamDefaultController<Uint8Array>;
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
+    const pending = fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    body.enqueue(encode('{"email":"slow@example.com",'));
+    await Bun.sleep(300);
+    easel.signal('SIGTERM');
+
+    // New connections are refused while the old request is still open.
+    let refused = false;
+    for (let i = 0; i < 40 && !refused; i++) {
+      refused = await fetch(`${easel.url}/healthz`).then(() => false, () => true);
+      if (!refused) await Bun.sleep(50);
+    }
+    expect(refused).toBe(true);
+
+    body.enqueue(encode('"name":"Slow"}'));
+    body.close();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ email: 'slow@example.com', name: 'Slow' });
+    expect(res.headers.get('set-cookie')).toContain('easel_session=');
+
+    expect(await easel.exited).toBe(0);
+    expect(easel.stdout()).toContain('"msg":"shutting down","signal":"SIGTERM"');
+    const wal = join(dataDir, 'easel.db-wal');
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+    expect(readDb(dataDir, (db) => db.query('SELECT email FROM users').all())).toEqual([{ email: 'slow@example.com' }]);
+    expect(readDb(dataDir, (db) => db.query('PRAGMA integrity_check').get())).toEqual({ integrity_check: 'ok' });
+  });
+
+  test('SIGINT shuts down the same way; a second signal exits at once without waiting', async () => {
+    const idle = await startEasel({ env: { EASEL_DATA_DIR: freshDir() } });
+    idle.signal('SIGINT');
+    expect(await idle.exited).toBe(0);
+
+    const easel = await startEasel({ env: { EASEL_DATA_DIR: freshDir() } });
+    let body!: ReadableStreamDefaultController<Uint8Array>;
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
+    const pending = fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit).catch(() => null);
+    body.enqueue(encode('{"email":'));
+    await Bun.sleep(300);
+    easel.signal('SIGINT');
+    await Bun.sleep(200);
+    const t0 = performance.now();
+    easel.signal('SIGINT');
+    expect(await easel.exited).toBe(130);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(easel.stderr()).toContain('SIGINT again: exiting without waiting');
+    await pending; // the connection died with the process
+  });
+});
+
+describe('shutdown, in process', () => {
+  test('the drain is bounded: a request that never finishes is cut off, then hooks run and the database closes', async () => {
+    const logs: Array<Record<string, unknown>> = [];
+    const ctx = createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), { log: createLogger('debug', (l) => logs.push(JSON.parse(l))) });
+    const order: string[] = [];
+    ctx.onShutdown.push(() => void order.push('hook 1'));
+    ctx.onShutdown.push(() => {
+      throw new Error('a failing hook does not stop the others');
+    });
+    ctx.onShutdown.push(async () => {
+      ctx.db.query('SELECT 1').get(); // the database is still open for hooks
+      order.push('hook 3');
+    });
+    const running = startServer(ctx, { drainMs: 300 });
+    expect(ctx.config.baseUrl).toBe(`http://localhost:${running.server.port}`);
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encode('{"email":')) }); // never closed
+    const hanging = fetch(`${running.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit).then(
+      (r) => r.status,
+      () => 'cut off',
+    );
+    await Bun.sleep(200);
+    const t0 = performance.now();
+    await running.shutdown();
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(2000);
+    expect(await hanging).toBe('cut off');
+    expect(order).toEqual(['hook 1', 'hook 3']);
+    expect(logs.some((l) => l.msg === 'shutdown: in-flight requests cut off')).toBe(true);
+    expect(logs.some((l) => l.msg === 'shutdown hook failed')).toBe(true);
+    expect(() => ctx.db.query('SELECT 1').get()).toThrow();
+    // Calling it again is harmless (both signals may arrive).
+    await running.shutdown();
+  });
+});
+
+describe('data directory', () => {
+  test('the database runs in WAL mode with NORMAL sync, a busy timeout and foreign keys on; migrating again is a no-op', () => {
+    const dataDir = freshDir();
+    const db = openDatabase(dataDir);
+    try {
+      expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+      expect(db.query('PRAGMA synchronous').get()).toEqual({ synchronous: 1 });
+      expect((db.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout).toBeGreaterThan(0);
+      expect(db.query('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 });
+      expect(migrate(db)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('blobs are content-addressed, written whole or not at all, and survive a reopen', async () => {
+    const dataDir = freshDir();
+    const store = new BlobStore(dataDir);
+    const chunks = (parts: string[]) => new ReadableStream<Uint8Array>({ start(c) { for (const p of parts) c.enqueue(encode(p)); c.close(); } });
+    const { hash, size } = await store.put(chunks(['hello ', 'world']));
+    expect(hash).toBe(new Bun.CryptoHasher('sha256').update('hello world').digest('hex'));
+    expect(size).toBe(11);
+    expect(store.pathOf(hash)).toBe(join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash));
+
+    await expect(store.put(chunks(['12345', '67890']), { maxBytes: 8 })).rejects.toBeInstanceOf(BlobLimitError);
+    await expect(store.put(chunks(['abc']), { expectedHash: hash })).rejects.toBeInstanceOf(BlobHashMismatchError);
+    // Refused writes leave nothing behind, not even in tmp/.
+    expect(readdirSync(join(dataDir, 'blobs', 'tmp'))).toEqual([]);
+    expect([...store.hashes()]).toEqual([hash]);
+
+    // A crash's leftover in tmp/ is cleared at the next open; stored blobs remain.
+    writeFileSync(join(dataDir, 'blobs', 'tmp', 'interrupted'), 'partial');
+    const reopened = new BlobStore(dataDir);
+    expect(readdirSync(join(dataDir, 'blobs', 'tmp'))).toEqual([]);
+    expect(await reopened.file(hash).text()).toBe('hello world');
+  });
+});
