@@ -1,0 +1,104 @@
+// Instance administration: users, disabling canvases, instance settings.
+// Callers are instance admins (checked by the routes). Audited as `admin`.
+import type { User } from '../auth/users.ts';
+import type { Actor } from '../canvases/authority.ts';
+import { viewRoleFor } from '../canvases/authority.ts';
+import type { CanvasWithRole } from '../canvases/service.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { InstanceSettings } from '../settings.ts';
+
+export interface AdminUserView {
+  id: string;
+  email: string;
+  name: string;
+  avatarUrl: string | null;
+  active: boolean;
+  canPublishPublic: boolean;
+  orgId: string | null;
+  isAdmin: boolean;
+  createdAt: number;
+}
+
+export function adminUserView(ctx: AppContext, u: User): AdminUserView {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    avatarUrl: u.avatarUrl,
+    active: u.active,
+    canPublishPublic: u.canPublishPublic,
+    orgId: u.orgId,
+    isAdmin: ctx.auth.isAdmin(u),
+    createdAt: u.createdAt,
+  };
+}
+
+export function getUser(ctx: AppContext, id: string): User {
+  const user = ctx.users.byId(id);
+  if (!user) throw new AppError('NOT_FOUND', 'user not found');
+  return user;
+}
+
+export interface UserPatch {
+  active?: boolean;
+  canPublishPublic?: boolean;
+  /** The user's home org (created when new), or null for none. */
+  orgId?: string | null;
+}
+
+/**
+ * Deactivating ends the user's sessions at once (sessions resolve only active
+ * users); taking canPublishPublic closes their Public link canvases to
+ * anonymous visitors at once (listeners of `user.changed`).
+ */
+export function updateUser(ctx: AppContext, actor: Actor, id: string, patch: UserPatch): User {
+  getUser(ctx, id);
+  if (patch.active === false && id === actor.user.id) throw new AppError('INVALID_BODY', 'active: an admin cannot deactivate their own account');
+  const fields = Object.keys(patch).filter((k) => patch[k as keyof UserPatch] !== undefined);
+  if (typeof patch.orgId === 'string') ctx.users.ensureOrg(patch.orgId);
+  const user = ctx.users.update(id, patch)!;
+  if (fields.length > 0) {
+    ctx.events.emit('user.changed', { userId: id });
+    ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId: null, action: 'user.update', detail: { userId: id, fields } });
+  }
+  return user;
+}
+
+/** Disable (with an optional reason, kept for admins) or enable a canvas. Disabled wins over every other state. */
+export function setCanvasDisabled(ctx: AppContext, actor: Actor, id: string, disabled: boolean, reason?: string): CanvasWithRole {
+  const canvas = ctx.canvases.byId(id);
+  if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
+  const now = ctx.now();
+  if (disabled) ctx.canvases.update(id, { disabled_at: canvas.disabledAt ?? now, disabled_reason: reason?.trim() || null }, now);
+  else if (canvas.disabledAt !== null) ctx.canvases.update(id, { disabled_at: null, disabled_reason: null }, now);
+  ctx.events.emit('canvas.access-changed', { canvasId: id });
+  ctx.audit.record({
+    actorId: actor.user.id,
+    actorKind: 'admin',
+    canvasId: id,
+    action: disabled ? 'canvas.disable' : 'canvas.enable',
+    detail: reason ? { fields: ['reason'] } : undefined,
+  });
+  const updated = ctx.canvases.byId(id)!;
+  return { canvas: updated, role: viewRoleFor(ctx, actor, updated) ?? 'admin' };
+}
+
+export type SettingsPatch = Partial<{ [K in keyof InstanceSettings]: InstanceSettings[K] | null }>;
+
+const MODEL = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/** Saves instance settings (null: back to the env default); they apply at once, without a restart. */
+export function updateSettings(ctx: AppContext, actor: Actor, patch: SettingsPatch): ReturnType<AppContext['settings']['publicView']> {
+  for (const model of Object.keys(patch.aiPrices ?? {})) {
+    if (!MODEL.test(model)) throw new AppError('INVALID_BODY', `aiPrices.${model.slice(0, 100)}: not a model name`);
+  }
+  const fields = Object.keys(patch).filter((k) => patch[k as keyof SettingsPatch] !== undefined);
+  if (fields.length > 0) {
+    ctx.settings.update(patch);
+    ctx.events.emit('settings.changed', {});
+    // Field names only: the provider key is a secret and the rest are values.
+    ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId: null, action: 'settings.update', detail: { fields } });
+  }
+  return ctx.settings.publicView();
+}

@@ -1,0 +1,43 @@
+// The door every management route (/api/*) goes through: a signed-in user,
+// no request from a canvas page, then the management rate-limit class.
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { enforceRate, principalOf, requireUser } from '../http/guards.ts';
+import type { Actor } from './authority.ts';
+
+/**
+ * The caller of a management route. 401 `{error: "unauthorized"}` without a
+ * user; 429 `{error: "rate_limited"}` with Retry-After past
+ * `rateLimitManagementPerMin` requests per user and minute.
+ */
+export function managementActor(ctx: AppContext, request: Request): Actor {
+  const user = requireUser(ctx, request);
+  refuseCanvasPages(ctx, request);
+  enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
+  return { user, isAdmin: ctx.auth.isAdmin(user) };
+}
+
+/**
+ * Ambient credentials (the session cookie, proxy sign-in) must not let a
+ * canvas act on the dashboard's API: in subdomain mode a canvas is
+ * same-site with the dashboard (Sec-Fetch-Site: same-site), in path mode
+ * its requests carry a Referer under /c/. The same checks the runtime
+ * pipeline's isolation step makes. Token callers (no ambient credential)
+ * are not browsers acting on someone's behalf and skip this.
+ */
+function refuseCanvasPages(ctx: AppContext, request: Request): void {
+  const principal = principalOf(ctx, request);
+  if (principal?.kind === 'user' && (principal.via as string) === 'token') return;
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin' && site !== 'none') {
+    throw new AppError('CROSS_SITE_FORBIDDEN', 'management requests must come from the dashboard');
+  }
+  const referer = request.headers.get('referer');
+  if (referer === null) return;
+  try {
+    const path = new URL(referer).pathname;
+    if (path.startsWith('/c/') || path.startsWith('/v1/c/')) throw new AppError('CROSS_CANVAS_FORBIDDEN', 'management requests must come from the dashboard');
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+  }
+}

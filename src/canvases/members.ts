@@ -1,0 +1,46 @@
+// The canvas's people list: the owner plus editors and viewers. Owners,
+// editors and admins manage it; adding an unknown email creates the user.
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { EMAIL } from '../auth/users.ts';
+import { actorKind, managedCanvas, type Actor } from './authority.ts';
+import type { CanvasRole } from './record.ts';
+
+export interface MemberEntry {
+  userId: string;
+  email: string;
+  name: string;
+  role: CanvasRole;
+}
+
+export type MemberRole = 'editor' | 'viewer';
+
+/** The owner first, then the members in the order they were added. */
+export function listMembers(ctx: AppContext, actor: Actor, id: string): MemberEntry[] {
+  const { canvas } = managedCanvas(ctx, actor, id, 'manage');
+  const owner = ctx.users.byId(canvas.ownerId);
+  const head: MemberEntry[] = owner ? [{ userId: owner.id, email: owner.email, name: owner.name, role: 'owner' }] : [];
+  return [...head, ...ctx.canvases.members(canvas.id)];
+}
+
+/** Adds a person by email or changes their role. */
+export function putMember(ctx: AppContext, actor: Actor, id: string, input: { email: string; role: MemberRole }): MemberEntry {
+  const m = managedCanvas(ctx, actor, id, 'manage');
+  const email = input.email.trim();
+  if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
+  const existing = ctx.users.byEmail(email);
+  if (existing?.id === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'email: the owner is always on the list and cannot be given another role');
+  const user = existing ?? ctx.users.ensure(email);
+  ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
+  ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
+  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: m.canvas.id, action: 'canvas.member.put', detail: { userId: user.id, fields: ['role'] } });
+  return { userId: user.id, email: user.email, name: user.name, role: input.role };
+}
+
+export function removeMember(ctx: AppContext, actor: Actor, id: string, userId: string): void {
+  const m = managedCanvas(ctx, actor, id, 'manage');
+  if (userId === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'userId: the owner cannot be removed');
+  if (!ctx.canvases.removeMember(m.canvas.id, userId)) throw new AppError('NOT_FOUND', 'not a member of this canvas');
+  ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
+  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: m.canvas.id, action: 'canvas.member.remove', detail: { userId } });
+}

@@ -1,0 +1,164 @@
+// Canvas management rules: create, list, get, update, archive/restore,
+// delete, regenerate the key. Plain arguments in, plain data out; throws
+// AppError. The HTTP routes and the MCP tools both call these.
+import type { AppContext } from '../context.ts';
+import { immediate } from '../db/tx.ts';
+import { AppError } from '../errors.ts';
+import { newId, newToken } from '../ids.ts';
+import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.ts';
+import { newCanvasKey } from './keys.ts';
+import type { AccessMode, Canvas } from './record.ts';
+import { checkSlug, slugCandidates } from './slug.ts';
+import type { ViewRole } from './view.ts';
+
+export interface CanvasWithRole {
+  canvas: Canvas;
+  role: ViewRole;
+}
+
+export const TITLE_MAX = 200;
+export const PASSWORD_MAX = 200;
+
+function cleanTitle(title: string): string {
+  const t = title.trim();
+  if (t.length < 1 || t.length > TITLE_MAX) throw new AppError('INVALID_BODY', `title: 1-${TITLE_MAX} characters`);
+  return t;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && /UNIQUE constraint failed: canvases\.slug/.test(err.message);
+}
+
+const slugTaken = () => new AppError('SLUG_TAKEN', 'slug is already in use');
+
+/** Creates a restricted canvas owned by the actor; the key is returned here and never again. */
+export function createCanvas(ctx: AppContext, actor: Actor, input: { title: string; slug?: string }): { canvas: Canvas; role: ViewRole; apiKey: string } {
+  const title = cleanTitle(input.title);
+  const given = input.slug === undefined ? null : checkSlug(input.slug);
+  const key = newCanvasKey();
+  const id = newId();
+  const canvas = immediate(ctx.db, () => {
+    let slug: string;
+    if (given !== null) {
+      if (ctx.canvases.slugTaken(given)) throw slugTaken();
+      slug = given;
+    } else {
+      slug = '';
+      for (const candidate of slugCandidates(title, () => newId().slice(0, 6))) {
+        if (!ctx.canvases.slugTaken(candidate)) {
+          slug = candidate;
+          break;
+        }
+      }
+    }
+    return ctx.canvases.insert({ id, slug, title, ownerId: actor.user.id, keyHash: key.hash, publicationToken: newToken(), now: ctx.now() });
+  });
+  ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'canvas.create', detail: { fields: input.slug === undefined ? ['title'] : ['title', 'slug'] } });
+  return { canvas, role: 'owner', apiKey: key.key };
+}
+
+/** Canvases the actor owns or is on the list of (any role), newest first. */
+export function listCanvases(ctx: AppContext, actor: Actor): CanvasWithRole[] {
+  return ctx.canvases.listFor(actor.user.id).map((canvas) => ({ canvas, role: viewRoleFor(ctx, actor, canvas) ?? 'viewer' }));
+}
+
+export function getCanvas(ctx: AppContext, actor: Actor, id: string): CanvasWithRole {
+  const m = managedCanvas(ctx, actor, id, 'manage');
+  return { canvas: m.canvas, role: m.viewRole };
+}
+
+export interface CanvasPatch {
+  title?: string;
+  slug?: string;
+  accessMode?: AccessMode;
+  /** A new password (1-200 characters), or null to remove it. */
+  password?: string | null;
+  /** Epoch ms (a past value expires the share at once), or null for no expiry. */
+  expiresAt?: number | null;
+}
+
+/** Changes the canvas's settings; owners, editors and admins. */
+export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, patch: CanvasPatch): Promise<CanvasWithRole> {
+  const m = managedCanvas(ctx, actor, id, 'manage');
+  const fields = (Object.keys(patch) as Array<keyof CanvasPatch>).filter((k) => patch[k] !== undefined);
+  if (fields.length === 0) return { canvas: m.canvas, role: m.viewRole };
+
+  const title = patch.title === undefined ? undefined : cleanTitle(patch.title);
+  const slug = patch.slug === undefined ? undefined : checkSlug(patch.slug);
+  if (patch.accessMode !== undefined && patch.accessMode !== m.canvas.accessMode) checkAccessMode(ctx, m.canvas, patch.accessMode);
+  if (typeof patch.password === 'string' && (patch.password.length < 1 || patch.password.length > PASSWORD_MAX)) {
+    throw new AppError('INVALID_BODY', `password: 1-${PASSWORD_MAX} characters`);
+  }
+  // Hashing is slow on purpose: do it before the write transaction, never inside.
+  const passwordHash = typeof patch.password === 'string' ? await Bun.password.hash(patch.password, { algorithm: 'argon2id' }) : patch.password;
+
+  const canvas = immediate(ctx.db, () => {
+    const current = ctx.canvases.byId(id);
+    if (!current) throw new AppError('NOT_FOUND', 'canvas not found');
+    if (slug !== undefined && slug !== current.slug && ctx.canvases.slugTaken(slug)) throw slugTaken();
+    try {
+      ctx.canvases.update(
+        id,
+        {
+          title,
+          slug,
+          access_mode: patch.accessMode,
+          password_hash: passwordHash,
+          // The gate cookie binds to this: any set or clear invalidates passes given before.
+          password_version: passwordHash === undefined ? undefined : current.passwordVersion + 1,
+          expires_at: patch.expiresAt,
+        },
+        ctx.now(),
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken();
+      throw err;
+    }
+    return ctx.canvases.byId(id)!;
+  });
+  if (fields.some((f) => f !== 'title')) ctx.events.emit('canvas.access-changed', { canvasId: id });
+  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.update', detail: { fields } });
+  return { canvas, role: m.viewRole };
+}
+
+/** The instance and owner rules for the rung being switched to. */
+function checkAccessMode(ctx: AppContext, canvas: Canvas, mode: AccessMode): void {
+  const owner = ctx.users.byId(canvas.ownerId);
+  if (mode === 'whole_org' && ctx.config.tenancy && !owner?.orgId) {
+    throw new AppError('ORG_REQUIRED', "whole_org needs the owner's home organization; an admin sets it");
+  }
+  if (mode === 'public_link') {
+    if (!ctx.settings.get().publicLinks) throw new AppError('PUBLIC_LINKS_DISABLED', 'public links are switched off on this instance');
+    if (!owner?.canPublishPublic) throw new AppError('PUBLIC_NOT_ALLOWED', "the owner's account may not publish public links");
+  }
+}
+
+/** Issues a new deploy key; the old one stops working at once. Owner or admin. */
+export function regenerateKey(ctx: AppContext, actor: Actor, id: string): { apiKey: string } {
+  const m = managedCanvas(ctx, actor, id, 'own');
+  const key = newCanvasKey();
+  ctx.canvases.update(id, { key_hash: key.hash }, ctx.now());
+  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.key.regenerate' });
+  return { apiKey: key.key };
+}
+
+/** Archive (true) or restore (false). Owner or admin. Repeating it changes nothing. */
+export function setArchived(ctx: AppContext, actor: Actor, id: string, archived: boolean): CanvasWithRole {
+  const m = managedCanvas(ctx, actor, id, 'own');
+  const changed = archived !== (m.canvas.archivedAt !== null);
+  if (changed) {
+    ctx.canvases.update(id, { archived_at: archived ? ctx.now() : null }, ctx.now());
+    ctx.events.emit('canvas.access-changed', { canvasId: id });
+  }
+  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: archived ? 'canvas.archive' : 'canvas.restore' });
+  return { canvas: ctx.canvases.byId(id)!, role: m.viewRole };
+}
+
+/** Soft delete: the canvas vanishes everywhere (its slug is free again). Owner or admin. */
+export function deleteCanvas(ctx: AppContext, actor: Actor, id: string): void {
+  const m = managedCanvas(ctx, actor, id, 'own');
+  ctx.canvases.update(id, { deleted_at: ctx.now() }, ctx.now());
+  ctx.events.emit('canvas.access-changed', { canvasId: id });
+  ctx.events.emit('canvas.deleted', { canvasId: id });
+  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.delete' });
+}

@@ -1,0 +1,55 @@
+// The management API's canvas view (CONTRACT §4). Never carries the key hash or the password hash.
+import type { Config } from '../config.ts';
+import { statusOf, type AccessMode, type Audience, type Canvas, type CanvasRole, type CanvasStatus, type CapabilitySwitch } from './record.ts';
+import { canvasUrl } from './url.ts';
+
+/** The caller's role, or `admin` for an instance admin who reaches the canvas without managing it themselves. */
+export type ViewRole = CanvasRole | 'admin';
+
+export interface CanvasView {
+  id: string;
+  slug: string;
+  url: string;
+  title: string;
+  ownerId: string;
+  role: ViewRole;
+  status: CanvasStatus;
+  publicationState: 'published' | 'draft';
+  accessMode: AccessMode;
+  hasPassword: boolean;
+  expiresAt: number | null;
+  currentVersionId: string | null;
+  publicationToken: string;
+  capabilities: Record<CapabilitySwitch, boolean>;
+  aiAudience: Audience;
+  connectionsAudience: Audience;
+  runtimePolicy: unknown | null;
+  runtimePolicyRevision: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export function canvasView(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>, c: Canvas, role: ViewRole): CanvasView {
+  return {
+    id: c.id,
+    slug: c.slug,
+    url: canvasUrl(config, c.slug),
+    title: c.title,
+    ownerId: c.ownerId,
+    role,
+    status: statusOf(c),
+    publicationState: c.currentVersionId ? 'published' : 'draft',
+    accessMode: c.accessMode,
+    hasPassword: c.hasPassword,
+    expiresAt: c.expiresAt,
+    currentVersionId: c.currentVersionId,
+    publicationToken: c.publicationToken,
+    capabilities: { ...c.capabilities },
+    aiAudience: c.aiAudience,
+    connectionsAudience: c.connectionsAudience,
+    runtimePolicy: c.runtimePolicy,
+    runtimePolicyRevision: c.runtimePolicyRevision,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
+}

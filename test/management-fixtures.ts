@@ -1,0 +1,91 @@
+// People and canvases for the management API tests: an owner, an editor, a
+// viewer, a stranger and an instance admin (not a member), plus anonymous.
+// Canvases are made through the real API, so the tests see what a user sees.
+import { expect } from 'bun:test';
+import { body, type TestApp } from './harness.ts';
+
+export const ADMIN_EMAIL = 'root@example.com';
+export const ROLES = ['anonymous', 'stranger', 'viewer', 'editor', 'owner', 'admin'] as const;
+export type Who = (typeof ROLES)[number];
+
+export interface People {
+  cookie: Record<Who, string>;
+  id: Record<Exclude<Who, 'anonymous'>, string>;
+}
+
+let counter = 0;
+
+/** Signs in a fresh set of people (emails unique per call). */
+export async function people(app: TestApp): Promise<People> {
+  const tag = `${++counter}`;
+  const cookie = { anonymous: '' } as Record<Who, string>;
+  const id = {} as People['id'];
+  for (const who of ['stranger', 'viewer', 'editor', 'owner'] as const) {
+    const email = `${who}-${tag}@example.com`;
+    cookie[who] = await app.signIn(email, `${who} ${tag}`);
+    id[who] = app.ctx.users.byEmail(email)!.id;
+  }
+  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Root');
+  id.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
+  return { cookie, id };
+}
+
+export interface Made {
+  id: string;
+  slug: string;
+  apiKey: string;
+  view: Record<string, any>;
+}
+
+/** A canvas owned by `p.owner` with `p.editor` and `p.viewer` on its list. */
+export async function makeCanvas(app: TestApp, p: People, title = `Canvas ${++counter}`): Promise<Made> {
+  const res = await app.request('/api/canvases', { method: 'POST', cookie: p.cookie.owner, json: { title } });
+  expect(res.status).toBe(201);
+  const created = await body(res);
+  for (const [who, role] of [['editor', 'editor'], ['viewer', 'viewer']] as const) {
+    const email = app.ctx.users.byId(p.id[who])!.email;
+    const put = await app.request(`/api/canvases/${created.id}/members`, { method: 'PUT', cookie: p.cookie.owner, json: { email, role } });
+    expect(put.status).toBe(200);
+  }
+  const { apiKey, ...view } = created;
+  return { id: created.id, slug: created.slug, apiKey, view };
+}
+
+/** Everything stored about a canvas: its row, its list and its audit trail (to prove a refusal changed nothing). */
+export function snapshot(app: TestApp, canvasId: string): string {
+  const db = app.ctx.db;
+  return JSON.stringify({
+    row: db.query('SELECT * FROM canvases WHERE id = ?').get(canvasId),
+    members: db.query('SELECT * FROM canvas_members WHERE canvas_id = ? ORDER BY user_id').all(canvasId),
+    audit: db.query('SELECT * FROM audit_log WHERE canvas_id = ? ORDER BY id').all(canvasId),
+  });
+}
+
+/** The expected outcome of one row of a role matrix. */
+export type Outcome = { status: number; code?: string; error?: string };
+
+export const ANON: Outcome = { status: 401, error: 'unauthorized' };
+export const HIDDEN: Outcome = { status: 404, code: 'NOT_FOUND' };
+export const DENIED: Outcome = { status: 403, code: 'PERMISSION_DENIED' };
+
+/** Owner, editor and admin may; viewers and strangers see nothing. */
+export const MANAGE_MATRIX: Record<Who, Outcome> = {
+  anonymous: ANON,
+  stranger: HIDDEN,
+  viewer: HIDDEN,
+  editor: { status: 200 },
+  owner: { status: 200 },
+  admin: { status: 200 },
+};
+
+/** Owner and admin only; an editor is told no, viewers and strangers see nothing. */
+export const OWNER_MATRIX: Record<Who, Outcome> = { ...MANAGE_MATRIX, editor: DENIED };
+
+/** Asserts status and, for refusals, the exact error body code. Returns the parsed body. */
+export async function expectOutcome(res: Response, outcome: Outcome, label: string): Promise<any> {
+  const parsed = await body(res);
+  expect({ label, status: res.status }).toEqual({ label, status: outcome.status });
+  if (outcome.error) expect(parsed).toEqual({ error: outcome.error });
+  if (outcome.code) expect({ label, code: parsed.code }).toEqual({ label, code: outcome.code });
+  return parsed;
+}
