@@ -4,6 +4,8 @@ import { authRoutes } from './auth/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
 import type { AppContext } from './context.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { deployRoutes } from './deploy/routes.ts';
+import { uploadRoutes } from './deploy/upload-routes.ts';
 import { healthRoutes } from './health.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { renderError } from './http/on-error.ts';
@@ -18,6 +20,8 @@ export function createApp(ctx: AppContext) {
     .use(authRoutes(ctx))
     .use(apiMeRoutes(ctx))
     .use(canvasRoutes(ctx))
+    .use(deployRoutes(ctx))
+    .use(uploadRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(sdkRoutes(ctx))
     .use(dashboardRoutes(ctx));

@@ -1,5 +1,6 @@
 import foundation from './001_foundation.ts';
 import versions from './002_versions.ts';
+import uploads from './003_uploads.ts';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'versions', sql: versions },
+  { version: 3, name: 'uploads', sql: uploads },
 ];

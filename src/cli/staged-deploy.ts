@@ -1,0 +1,128 @@
+// A folder deploy through the staged upload: hash locally, begin, send only
+// the blobs the canvas lacks (four at a time), finalize.
+import type { DeployResult } from '../deploy/publish.ts';
+import { ApiError, type DeployApi } from './api-client.ts';
+import type { DeployOptions } from './deploy-args.ts';
+import { formatBytes, Progress, type CliIO } from './progress.ts';
+import { hashSite, listSite, type LocalFile } from './site-files.ts';
+
+const UPLOAD_CONCURRENCY = 4;
+
+export interface DeployOutcome {
+  result: DeployResult;
+  sentFiles: number;
+  sentBytes: number;
+}
+
+export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliIO): Promise<DeployOutcome> {
+  const listed = listSite(opts.source, (path, why) => io.stderr(`skipping ${path}: ${why}\n`));
+  if (listed.length === 0) throw new ApiError('EMPTY_DEPLOY', `no files to deploy in ${opts.source} (dotfiles are skipped)`, 0, null);
+  const hashing = new Progress(io, 'hashing', listed.length, listed.reduce((n, f) => n + f.size, 0), 1);
+  const files = await hashSite(listed, (f) => hashing.advance(f.size));
+  hashing.finish();
+
+  const base = `/v1/canvases/${encodeURIComponent(opts.canvasId)}/uploads`;
+  const begin = await api.send({
+    method: 'POST',
+    path: base,
+    contentType: 'application/json',
+    body: () =>
+      JSON.stringify({
+        manifest: files.map((f) => ({ path: f.path, hash: f.hash, size: f.size })),
+        ...(opts.releaseId !== null ? { releaseId: opts.releaseId } : {}),
+        ...(opts.expectToken !== null ? { expectedPublicationToken: opts.expectToken } : {}),
+      }),
+    onRetry: (why, ms) => io.stderr(`begin: ${why}; retrying in ${(ms / 1000).toFixed(1)} s\n`),
+  });
+  const answer = begin.body ?? {};
+  if (typeof answer.outcome === 'string') return { result: answer as unknown as DeployResult, sentFiles: 0, sentBytes: 0 };
+  const uploadId = String(answer.uploadId);
+  const missing = Array.isArray(answer.missingHashes) ? (answer.missingHashes as string[]) : [];
+
+  const byHash = new Map<string, LocalFile>();
+  for (const f of files) if (!byHash.has(f.hash)) byHash.set(f.hash, f);
+  const sent = { files: 0, bytes: 0 };
+  const blobPath = (hash: string) => `${base}/${encodeURIComponent(uploadId)}/blobs/${hash}`;
+  await sendBlobs(api, io, missing, byHash, blobPath, sent);
+
+  let retried = false;
+  const finalize = () =>
+    api
+      .send({
+        method: 'POST',
+        path: `${base}/${encodeURIComponent(uploadId)}/finalize`,
+        contentType: 'application/json',
+        body: () => JSON.stringify(opts.releaseId !== null ? { releaseId: opts.releaseId } : {}),
+        onRetry: (why, ms) => {
+          retried = true;
+          io.stderr(`finalize: ${why}; retrying in ${(ms / 1000).toFixed(1)} s\n`);
+        },
+      })
+      .catch((err: unknown) => {
+        // The first try went through but its answer was lost: say so rather than leave a bare code.
+        if (retried && err instanceof ApiError && err.code === 'UPLOAD_ALREADY_FINALIZED') {
+          throw new ApiError(err.code, `${err.message}: an earlier try whose answer was lost has most likely published; rerun with --release-id to make retries answer already_current`, err.status, err.body);
+        }
+        throw err;
+      });
+  let done;
+  try {
+    done = await finalize();
+  } catch (err) {
+    // A blob the canvas held at begin can vanish before finalize (garbage
+    // collection); the server names it, so send it and finalize once more.
+    if (!(err instanceof ApiError) || err.code !== 'UPLOAD_MISSING_BLOB' || !Array.isArray(err.body?.missingHashes)) throw err;
+    await sendBlobs(api, io, err.body.missingHashes as string[], byHash, blobPath, sent);
+    done = await finalize();
+  }
+  return { result: done.body as unknown as DeployResult, sentFiles: sent.files, sentBytes: sent.bytes };
+}
+
+async function sendBlobs(
+  api: DeployApi,
+  io: CliIO,
+  hashes: string[],
+  byHash: Map<string, LocalFile>,
+  pathOf: (hash: string) => string,
+  sent: { files: number; bytes: number },
+): Promise<void> {
+  const queue = hashes.map((hash) => {
+    const file = byHash.get(hash);
+    if (!file) throw new ApiError('UPLOAD_UNEXPECTED_BLOB', `the server asked for ${hash}, which no local file has`, 0, null);
+    return file;
+  });
+  if (queue.length === 0) return;
+  const progress = new Progress(io, 'uploading', queue.length, queue.reduce((n, f) => n + f.size, 0));
+  let next = 0;
+  let failure: unknown = null;
+  async function worker(): Promise<void> {
+    while (failure === null && next < queue.length) {
+      const file = queue[next++]!;
+      try {
+        await api.send({
+          method: 'PUT',
+          path: pathOf(file.hash),
+          contentType: 'application/octet-stream',
+          body: () => Bun.file(file.absolute),
+          onRetry: (why, ms) => progress.note(`${file.path}: ${why}; retrying in ${(ms / 1000).toFixed(1)} s`),
+        });
+      } catch (err) {
+        failure ??= err instanceof ApiError ? withPath(err, file.path) : err;
+        return;
+      }
+      sent.files++;
+      sent.bytes += file.size;
+      progress.advance(file.size);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, queue.length) }, worker));
+  progress.finish();
+  if (failure !== null) throw failure;
+  if (!io.isTTY) io.stderr(`sent ${sent.files} file(s), ${formatBytes(sent.bytes)}\n`);
+}
+
+/** Blob errors carry no path on the wire (blobs are addressed by hash); the CLI knows which file it was. */
+function withPath(err: ApiError, path: string): ApiError {
+  if (err.body && typeof err.body.path === 'string') return err;
+  return new ApiError(err.code, `${err.message} (${path})`, err.status, err.body ? { ...err.body, path } : { code: err.code, message: err.message, path });
+}

@@ -1,0 +1,110 @@
+// Writes a deploy's inflated files into the content-addressed blob store.
+// Each hash is held against garbage collection before its existence is
+// checked. New blobs are written to temporary files; `commit` makes them
+// durable (one syncfs, or an fdatasync per file where that is unavailable)
+// and only then renames them into place, so no real name ever points at bytes
+// a power cut could lose, and the version row is written after its blobs are
+// durable. A failed deploy removes exactly the blobs it created.
+import { closeSync, existsSync, fdatasync, mkdirSync, openSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { AppContext } from '../context.ts';
+import { newId } from '../ids.ts';
+import { collectBlobs, holdBlobs } from './blob-gc.ts';
+import { syncFilesystem } from './durable.ts';
+
+/** File-by-file fallback: syncs in flight at once. */
+const PARALLEL_SYNCS = 16;
+
+export class DeployBlobWriter {
+  private readonly hold;
+  /** New blobs: hash → temporary file. */
+  private readonly pending = new Map<string, string>();
+  /** Blobs this deploy created, with the mtime it left them with. */
+  private readonly created = new Map<string, number>();
+
+  /** `perFile` forces the file-by-file fallback (systems without syncfs; tests). */
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly tmpDir: string,
+    private readonly options: { perFile?: boolean } = {},
+  ) {
+    this.hold = holdBlobs(ctx);
+  }
+
+  /** Stages the bytes and answers their sha256 (the blob is in the store after `commit`). */
+  write(bytes: Uint8Array): string {
+    const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+    this.hold.add(hash);
+    if (this.pending.has(hash)) return hash;
+    const target = this.ctx.blobs.pathOf(hash);
+    if (existsSync(target)) {
+      // Refresh the age so a sweep's grace period covers this use too.
+      const now = new Date();
+      utimesSync(target, now, now);
+      return hash;
+    }
+    const tmp = join(this.tmpDir, `blob-${newId()}`);
+    const fd = openSync(tmp, 'w');
+    try {
+      for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done, bytes.byteLength - done);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    } finally {
+      closeSync(fd);
+    }
+    this.pending.set(hash, tmp);
+    return hash;
+  }
+
+  /** Makes every new blob durable, then moves it into the store (and makes the names durable too). */
+  async commit(): Promise<void> {
+    if (this.options.perFile || !syncFilesystem(this.tmpDir)) await syncEach([...this.pending.values()]);
+    const dirs = new Set<string>();
+    for (const [hash, tmp] of this.pending) {
+      const target = this.ctx.blobs.pathOf(hash);
+      if (existsSync(target)) {
+        rmSync(tmp, { force: true });
+        continue;
+      }
+      const dir = dirname(target);
+      if (!dirs.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        dirs.add(dir);
+      }
+      renameSync(tmp, target);
+      this.created.set(hash, statSync(target).mtimeMs);
+    }
+    this.pending.clear();
+    if (this.created.size > 0 && !this.options.perFile) syncFilesystem(this.ctx.blobs.root);
+  }
+
+  /** The deploy committed (its rows now reference the blobs): let go of the holds. */
+  release(): void {
+    this.hold.release();
+  }
+
+  /** The deploy failed: drop staged files, let go, and delete what it created that nothing else took up meanwhile. */
+  discard(): void {
+    for (const tmp of this.pending.values()) rmSync(tmp, { force: true });
+    this.pending.clear();
+    this.hold.release();
+    if (this.created.size > 0) collectBlobs(this.ctx, this.created.keys(), this.created);
+  }
+}
+
+/** fdatasync for each file, a few at a time on the thread pool. */
+async function syncEach(paths: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const fd = openSync(paths[next++]!, 'r+');
+      try {
+        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+      } finally {
+        closeSync(fd);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_SYNCS, paths.length) }, worker));
+}

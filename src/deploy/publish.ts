@@ -1,0 +1,167 @@
+// Coordination (spec "Coordination decision order") and the one place a new
+// version goes live. Every deploy path (PUT deploy, staged finalize) ends in
+// publishVersion; the token check and the live switch share one BEGIN
+// IMMEDIATE transaction, so two deploys holding the same token cannot both win.
+import type { ActorKind } from '../audit.ts';
+import type { Canvas } from '../canvases/record.ts';
+import { canvasUrl } from '../canvases/url.ts';
+import type { AppContext } from '../context.ts';
+import { immediate } from '../db/tx.ts';
+import { AppError } from '../errors.ts';
+import { newId, newToken } from '../ids.ts';
+import { afterCommit } from './after-commit.ts';
+import { collectBlobs } from './blob-gc.ts';
+import { VersionStore, type VersionRecord } from './version-store.ts';
+
+export interface ManifestFile {
+  path: string;
+  hash: string;
+  size: number;
+  mime: string;
+}
+
+export interface DeployResult {
+  outcome: 'published' | 'already_current';
+  url: string;
+  version: number;
+  versionId: string;
+  releaseId: string | null;
+  publicationToken: string;
+  fileCount: number;
+  totalBytes: number;
+  warnings: string[];
+}
+
+export interface Coordination {
+  releaseId: string | null;
+  expectedPublicationToken: string | null;
+}
+
+/** Spec Limits: the 10 most recent ready versions are kept per canvas. */
+export const KEPT_VERSIONS = 10;
+const MAX_RELEASE_ID_CHARS = 200;
+// C0, DEL and C1 controls.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Checks the shape of the coordination fields: not a string → INVALID_REQUEST; a bad releaseId → INVALID_RELEASE_ID. */
+export function validateCoordination(input: { releaseId?: unknown; expectedPublicationToken?: unknown }): Coordination {
+  const { releaseId = null, expectedPublicationToken = null } = input;
+  if (releaseId !== null && typeof releaseId !== 'string') throw new AppError('INVALID_REQUEST', 'releaseId must be a string');
+  if (expectedPublicationToken !== null && typeof expectedPublicationToken !== 'string') {
+    throw new AppError('INVALID_REQUEST', 'expectedPublicationToken must be a string');
+  }
+  if (releaseId !== null) {
+    const chars = [...releaseId].length;
+    if (chars === 0 || chars > MAX_RELEASE_ID_CHARS) throw new AppError('INVALID_RELEASE_ID', 'releaseId must be 1 to 200 characters');
+    if (CONTROL.test(releaseId)) throw new AppError('INVALID_RELEASE_ID', 'releaseId must not contain control characters');
+  }
+  return { releaseId, expectedPublicationToken };
+}
+
+/**
+ * Steps 1–3 of the decision order against the canvas as stored now: the
+ * already_current answer when the release is live, a 409 when the release is
+ * only in history or the token is stale, else null (the deploy may proceed).
+ */
+export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordination): DeployResult | null {
+  const fresh = ctx.canvases.byId(canvas.id) ?? canvas;
+  const versions = new VersionStore(ctx.db);
+  const live = fresh.currentVersionId === null ? null : versions.byId(fresh.currentVersionId);
+  if (c.releaseId !== null) {
+    if (live && live.releaseId === c.releaseId) return resultOf(ctx, fresh, live, 'already_current', []);
+    const kept = versions.readyByRelease(fresh.id, c.releaseId);
+    if (kept) {
+      throw new AppError('RELEASE_NOT_CURRENT', `release is version ${kept.number}, which is not live: roll back to it or deploy under a new releaseId`, {
+        release: { versionId: kept.id, version: kept.number },
+        current: currentOf(fresh, live),
+      });
+    }
+  }
+  if (c.expectedPublicationToken !== null && c.expectedPublicationToken !== fresh.publicationToken) {
+    throw new AppError('PUBLICATION_CHANGED', 'the canvas was published or unpublished since expectedPublicationToken was read', {
+      current: currentOf(fresh, live),
+    });
+  }
+  return null;
+}
+
+export interface PublishOptions extends Coordination {
+  source: 'api' | 'upload';
+  warnings: string[];
+  /** Who the audit names; key-based writes act as the owner (the default). */
+  actor?: { id: string; kind: ActorKind };
+}
+
+/**
+ * Publishes `files` (their blobs already stored) as a new ready version and
+ * makes it live: decision order again, insert, pointer flip, token rotation
+ * and pruning in one transaction; events and blob collection after commit.
+ */
+export function publishVersion(ctx: AppContext, canvasId: string, files: ManifestFile[], opts: PublishOptions): DeployResult {
+  if (files.length === 0) throw new AppError('EMPTY_DEPLOY', 'nothing to deploy');
+  const versions = new VersionStore(ctx.db);
+  let pruned: string[] = [];
+  const result = immediate(ctx.db, () => {
+    const canvas = ctx.canvases.byId(canvasId);
+    if (!canvas || canvas.archivedAt !== null || canvas.disabledAt !== null) throw new AppError('unauthorized');
+    const current = checkCoordination(ctx, canvas, opts);
+    if (current) return current;
+    const now = ctx.now();
+    const version: VersionRecord = {
+      id: newId(),
+      canvasId,
+      number: versions.nextNumber(canvasId),
+      source: opts.source,
+      status: 'ready',
+      createdBy: canvas.ownerId,
+      createdAt: now,
+      fileCount: files.length,
+      totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+      releaseId: opts.releaseId,
+    };
+    versions.insert(version, files);
+    const token = newToken();
+    ctx.canvases.update(canvasId, { current_version_id: version.id, publication_token: token }, now);
+    pruned = versions.prune(canvasId, KEPT_VERSIONS, version.id);
+    const actor = opts.actor ?? { id: canvas.ownerId, kind: 'key' };
+    ctx.audit.record({
+      actorId: actor.id,
+      actorKind: actor.kind,
+      canvasId,
+      action: 'canvas.deploy',
+      detail: { versionId: version.id, version: version.number, source: opts.source, fileCount: version.fileCount, totalBytes: version.totalBytes, releaseId: version.releaseId, pruned: pruned.length > 0 },
+    });
+    return resultOf(ctx, { ...canvas, publicationToken: token }, version, 'published', opts.warnings);
+  });
+  if (result.outcome === 'published') {
+    afterCommit(ctx, () => {
+      ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
+      if (pruned.length > 0) collectBlobs(ctx, pruned);
+    });
+  }
+  return result;
+}
+
+export function resultOf(ctx: AppContext, canvas: Canvas, v: VersionRecord, outcome: DeployResult['outcome'], warnings: string[]): DeployResult {
+  return {
+    outcome,
+    url: canvasUrl(ctx.config, canvas.slug),
+    version: v.number,
+    versionId: v.id,
+    releaseId: v.releaseId,
+    publicationToken: canvas.publicationToken,
+    fileCount: v.fileCount,
+    totalBytes: v.totalBytes,
+    warnings,
+  };
+}
+
+/** A conflict's `current` (CONTRACT §9: nulls when nothing is live). */
+function currentOf(canvas: Canvas, live: VersionRecord | null) {
+  return {
+    publicationToken: canvas.publicationToken,
+    versionId: live?.id ?? null,
+    version: live?.number ?? null,
+    releaseId: live?.releaseId ?? null,
+  };
+}

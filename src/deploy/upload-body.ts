@@ -1,0 +1,72 @@
+// JSON bodies of the staged-upload routes. They are read by hand (routes use
+// `parse: 'none'`) so the key is checked before the body, and so a bad body
+// answers the spec's codes (INVALID_MANIFEST at begin, INVALID_REQUEST at
+// finalize) instead of Elysia's generic parse error.
+import { AppError, type ErrorCode } from '../errors.ts';
+
+/** A 2000-entry manifest with long paths stays well under this. */
+export const BEGIN_BODY_MAX = 4 * 1024 * 1024;
+/** Spec Limits: finalize body. */
+export const FINALIZE_BODY_MAX = 16 * 1024;
+
+const BEGIN_FIELDS = new Set(['manifest', 'releaseId', 'expectedPublicationToken']);
+const FINALIZE_FIELDS = new Set(['releaseId', 'expectedPublicationToken']);
+
+/** The body as text, or null once the declared length or the bytes sent pass `maxBytes` (chunked bodies included). */
+async function readCapped(request: Request, maxBytes: number): Promise<string | null> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) return null;
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+function parseObject(text: string, code: ErrorCode, what: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError(code, `${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** An unknown field is refused rather than ignored: a typo in `expectedPublicationToken` must not skip the check. */
+function rejectUnknown(body: Record<string, unknown>, allowed: Set<string>): void {
+  const extra = Object.keys(body).find((k) => !allowed.has(k));
+  if (extra !== undefined) throw new AppError('INVALID_REQUEST', `unknown field ${JSON.stringify(extra)}`);
+}
+
+/** `{manifest, releaseId?, expectedPublicationToken?}`. */
+export async function readBeginBody(request: Request): Promise<Record<string, unknown>> {
+  const text = await readCapped(request, BEGIN_BODY_MAX);
+  if (text === null) throw new AppError('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`, {}, { status: 413 });
+  const body = parseObject(text, 'INVALID_MANIFEST', 'the body');
+  if (body === undefined) throw new AppError('INVALID_MANIFEST', 'the body is not valid JSON');
+  rejectUnknown(body, BEGIN_FIELDS);
+  return body;
+}
+
+/** Optional `{expectedPublicationToken?, releaseId?}`; an empty body is `{}`. */
+export async function readFinalizeBody(request: Request): Promise<Record<string, unknown>> {
+  const text = await readCapped(request, FINALIZE_BODY_MAX);
+  if (text === null) throw new AppError('INVALID_REQUEST', 'the finalize body is larger than 16 KB', {}, { status: 413 });
+  if (text.trim() === '') return {};
+  const body = parseObject(text, 'INVALID_REQUEST', 'the finalize body');
+  if (body === undefined) throw new AppError('INVALID_REQUEST', 'the finalize body is not valid JSON');
+  rejectUnknown(body, FINALIZE_FIELDS);
+  return body;
+}

@@ -1,0 +1,254 @@
+// The staged upload (spec "Staged upload session"): begin records a manifest
+// and answers the hashes the canvas still lacks, stage streams one blob in,
+// finalize publishes the manifest as a version (source `upload`). Plain
+// arguments in, plain data out; callers authenticate and rate-limit.
+import type { ActorKind } from '../audit.ts';
+import { BlobHashMismatchError, BlobLimitError } from '../blobs/store.ts';
+import type { Canvas } from '../canvases/record.ts';
+import type { AppContext } from '../context.ts';
+import { immediate } from '../db/tx.ts';
+import { AppError } from '../errors.ts';
+import { newToken } from '../ids.ts';
+import { KeyScanner } from './key-scan.ts';
+import { isTextType } from './mime.ts';
+import { checkCoordination, publishVersion, validateCoordination, type Coordination, type DeployResult } from './publish.ts';
+import { normalizeManifest, UPLOAD_LIMITS } from './upload-manifest.ts';
+import { UploadStore, type UploadSession } from './upload-store.ts';
+import { deployWarnings } from './warnings.ts';
+
+/** Spec Limits: a handle lives 15 minutes from begin; a finalize holds its lease 60 seconds. */
+export const UPLOAD_TTL_MS = 15 * 60 * 1000;
+export const FINALIZE_LEASE_MS = 60 * 1000;
+/** Consumed or expired sessions are kept this long (so a late retry still hears the precise code), then deleted. */
+export const UPLOAD_RETENTION_MS = 60 * 60 * 1000;
+const SWEEP_EVERY_MS = 60 * 1000;
+const HASH = /^[0-9a-f]{64}$/;
+
+export interface BeginInput {
+  manifest?: unknown;
+  releaseId?: unknown;
+  expectedPublicationToken?: unknown;
+}
+
+export type BeginResult =
+  | { kind: 'session'; uploadId: string; missingHashes: string[] }
+  | { kind: 'already_current'; result: DeployResult };
+
+export interface FinalizeInput {
+  releaseId?: unknown;
+  expectedPublicationToken?: unknown;
+}
+
+/** How the publish is audited: key-based writes (the default) act as the owner with kind `key`. */
+export interface FinalizeOptions {
+  auditKind?: ActorKind;
+}
+
+/** Thrown from inside the blob stream when the byte count misses the declared size. */
+class SizeMismatch extends Error {}
+
+export class UploadService {
+  private readonly store: UploadStore;
+  private lastSweep = 0;
+
+  constructor(private readonly ctx: AppContext) {
+    this.store = new UploadStore(ctx.db);
+  }
+
+  /**
+   * Validates the manifest and runs the coordination checks; answers
+   * already_current without a session when the release is live.
+   */
+  begin(canvas: Canvas, actorId: string, input: BeginInput): BeginResult {
+    const coordination = validateCoordination(input);
+    const manifest = normalizeManifest(input.manifest);
+    const current = checkCoordination(this.ctx, canvas, coordination);
+    if (current) return { kind: 'already_current', result: current };
+    this.sweepNow();
+    const now = this.ctx.now();
+    const held = this.store.heldByCanvas(canvas.id, [...manifest.blobs.keys()]);
+    const blobs = [...manifest.blobs].map(([hash, size]) => ({
+      hash,
+      size,
+      // A hash whose stored bytes have another size is asked for again; staging then reports the mismatch.
+      staged: held.has(hash) && this.ctx.blobs.size(hash) === size,
+    }));
+    const uploadId = newToken();
+    this.store.insert({
+      id: uploadId,
+      canvasId: canvas.id,
+      actorId,
+      files: manifest.files,
+      totalBytes: manifest.totalBytes,
+      releaseId: coordination.releaseId,
+      expectedToken: coordination.expectedPublicationToken,
+      createdAt: now,
+      expiresAt: now + UPLOAD_TTL_MS,
+      blobs,
+    });
+    const missingHashes = blobs.filter((b) => !b.staged).map((b) => b.hash);
+    this.ctx.log.info('upload begun', { canvasId: canvas.id, files: manifest.files.length, missing: missingHashes.length });
+    return { kind: 'session', uploadId, missingHashes };
+  }
+
+  /**
+   * Streams one blob into the store. The 25 MB cap is checked first (from
+   * the declared length, then while streaming); any other byte count than
+   * the manifest's, or other bytes than the hash, is BLOB_HASH_MISMATCH.
+   */
+  async stage(canvasId: string, actorId: string, uploadId: string, hash: string, body: ReadableStream<Uint8Array> | null, contentLength: number | null): Promise<void> {
+    const session = this.usable(this.sessionFor(canvasId, actorId, uploadId));
+    const size = HASH.test(hash) ? this.store.declaredSize(uploadId, hash) : null;
+    if (size === null) throw new AppError('UPLOAD_UNEXPECTED_BLOB', 'this hash is not in the upload manifest');
+    if (contentLength !== null && contentLength > UPLOAD_LIMITS.fileBytes) throw fileTooLarge();
+    if (contentLength !== null && contentLength !== size) throw sizeMismatch(size);
+    const paths = session.files.filter((f) => f.hash === hash);
+    const scanner = paths.some((f) => isTextType(f.mime)) ? new KeyScanner() : null;
+    try {
+      await this.ctx.blobs.put(counted(body, size, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes, expectedHash: hash });
+    } catch (err) {
+      if (err instanceof BlobLimitError) throw fileTooLarge();
+      if (err instanceof SizeMismatch) throw sizeMismatch(size);
+      if (err instanceof BlobHashMismatchError) throw new AppError('BLOB_HASH_MISMATCH', 'the bytes do not hash to the given sha256');
+      throw err;
+    }
+    this.store.markStaged(uploadId, hash);
+    if (scanner?.found) {
+      // Server-side only (Stage rules): the paths, never the matching text.
+      this.ctx.log.warn('deploy lint: staged file may contain a canvas API key', { canvasId, paths: paths.map((f) => f.path) });
+    }
+  }
+
+  /**
+   * Publishes the session's manifest. The finalize lease keeps a second
+   * finalize out; a refused finalize (missing blob, stale token) leaves the
+   * session open for another try.
+   */
+  finalize(canvas: Canvas, actorId: string, uploadId: string, input: FinalizeInput, options: FinalizeOptions = {}): DeployResult {
+    const asked = validateCoordination(input);
+    const session = this.sessionFor(canvas.id, actorId, uploadId);
+    this.requireActor(canvas, session.actorId);
+    if (asked.releaseId !== null && asked.releaseId !== session.releaseId) {
+      throw new AppError('RELEASE_ID_MISMATCH', session.releaseId === null ? 'begin had no releaseId' : 'releaseId differs from the one given at begin');
+    }
+    if (session.state === 'consumed') {
+      const replay = session.releaseId === null ? null : this.liveRelease(canvas, session.releaseId);
+      if (replay) return replay;
+    }
+    this.usable(session);
+    const now = this.ctx.now();
+    if (!this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS)) {
+      throw new AppError('UPLOAD_IN_PROGRESS', 'another finalize of this upload is running');
+    }
+    let consumed = false;
+    try {
+      if (asked.expectedPublicationToken !== null) this.store.setExpectedToken(uploadId, asked.expectedPublicationToken);
+      const coordination: Coordination = {
+        releaseId: session.releaseId,
+        expectedPublicationToken: asked.expectedPublicationToken ?? session.expectedToken,
+      };
+      const result = immediate(this.ctx.db, () => {
+        const current = checkCoordination(this.ctx, canvas, coordination);
+        if (current) {
+          this.store.consume(uploadId, current.versionId, now);
+          return current;
+        }
+        this.requireBlobs(session);
+        const published = publishVersion(this.ctx, canvas.id, session.files, {
+          ...coordination,
+          source: 'upload',
+          warnings: deployWarnings(session.files, { keyLintPaths: [] }),
+          actor: { id: session.actorId, kind: options.auditKind ?? 'key' },
+        });
+        this.store.consume(uploadId, published.versionId, now);
+        return published;
+      });
+      consumed = true;
+      return result;
+    } finally {
+      if (!consumed) this.store.releaseLease(uploadId);
+    }
+  }
+
+  /** Deletes sessions consumed or expired more than an hour ago. */
+  sweep(): number {
+    this.lastSweep = this.ctx.now();
+    return this.store.deleteFinished(this.lastSweep - UPLOAD_RETENTION_MS);
+  }
+
+  private sweepNow(): void {
+    if (this.ctx.now() - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
+  }
+
+  /** The session, if it exists for this canvas and actor; anything else is the same 404. */
+  private sessionFor(canvasId: string, actorId: string, uploadId: string): UploadSession {
+    const s = this.store.byId(uploadId);
+    if (!s || s.canvasId !== canvasId || s.actorId !== actorId) throw new AppError('UPLOAD_HANDLE_INVALID', 'unknown upload handle');
+    return s;
+  }
+
+  /** Open and within its lifetime (a consumed handle says so even once its time is up). */
+  private usable(s: UploadSession): UploadSession {
+    if (s.state === 'consumed') throw new AppError('UPLOAD_ALREADY_FINALIZED', 'this upload was already finalized');
+    if (this.ctx.now() > s.expiresAt) throw new AppError('UPLOAD_EXPIRED', 'the upload handle expired (15 minutes from begin); begin again');
+    return s;
+  }
+
+  /** Finalize rule 2: the beginning actor must still be active and still an owner or editor. */
+  private requireActor(canvas: Canvas, actorId: string): void {
+    const user = this.ctx.users.byId(actorId);
+    const role = user?.active ? this.ctx.canvases.roleOf(canvas, actorId) : null;
+    if (role !== 'owner' && role !== 'editor') throw new AppError('UPLOAD_HANDLE_INVALID', 'unknown upload handle');
+  }
+
+  /** The already_current answer when `releaseId` is the live release, else null. */
+  private liveRelease(canvas: Canvas, releaseId: string): DeployResult | null {
+    try {
+      return checkCoordination(this.ctx, canvas, { releaseId, expectedPublicationToken: null });
+    } catch (err) {
+      if (err instanceof AppError) return null;
+      throw err;
+    }
+  }
+
+  /** Every hash staged and still on disk with its declared size; the manifest sum within the cap. */
+  private requireBlobs(session: UploadSession): void {
+    const missing: string[] = [];
+    for (const b of this.store.blobs(session.id)) {
+      // The disk is the truth: a blob the canvas held at begin may have gone since (stage it again).
+      if (!b.staged || this.ctx.blobs.size(b.hash) !== b.size) missing.push(b.hash);
+    }
+    if (missing.length > 0) {
+      throw new AppError('UPLOAD_MISSING_BLOB', `${missing.length} blob(s) not staged yet`, { missingHashes: missing });
+    }
+    const total = session.files.reduce((sum, f) => sum + f.size, 0);
+    if (total > UPLOAD_LIMITS.canvasBytes) throw new AppError('CANVAS_TOO_LARGE', 'more than 100 MB in total', {}, { status: 413 });
+  }
+}
+
+const fileTooLarge = () => new AppError('FILE_TOO_LARGE', 'a staged blob is at most 25 MB', {}, { status: 413 });
+const sizeMismatch = (declared: number) => new AppError('BLOB_HASH_MISMATCH', `the byte count differs from the declared size (${declared})`);
+
+/** Passes the body through, feeding the key scanner and checking the final count against the declared size. */
+async function* counted(body: ReadableStream<Uint8Array> | null, declared: number, scanner: KeyScanner | null): AsyncGenerator<Uint8Array> {
+  let seen = 0;
+  if (body) {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      seen += chunk.byteLength;
+      scanner?.push(chunk);
+      yield chunk;
+    }
+  }
+  // The store's own cap (25 MB) fires first for oversized bodies, as CONTRACT §9 orders.
+  if (seen !== declared) throw new SizeMismatch();
+}
+
+/** Hashes open upload sessions list: blob garbage collection must keep them. */
+export function uploadBlobReferences(ctx: AppContext): Set<string> {
+  return new UploadStore(ctx.db).openHashes();
+}
+
+/** One-hash form of uploadBlobReferences (for a sweep's isReferenced callback). */
+export function isReferencedByUpload(ctx: AppContext, hash: string): boolean {
+  return new UploadStore(ctx.db).isOpenHash(hash);
+}

@@ -1,0 +1,61 @@
+// Read-back shapes of the Deploy API (spec "Canvas (Deploy API read)",
+// "Version (list entry)", "Read-back file listing entry").
+import type { Canvas } from '../canvases/record.ts';
+import { canvasUrl } from '../canvases/url.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { VersionStore, type VersionFileRecord } from './version-store.ts';
+
+export function canvasView(ctx: AppContext, canvas: Canvas) {
+  const live = canvas.currentVersionId === null ? null : new VersionStore(ctx.db).byId(canvas.currentVersionId);
+  return {
+    id: canvas.id,
+    slug: canvas.slug,
+    url: canvasUrl(ctx.config, canvas.slug),
+    title: canvas.title,
+    // A key resolves only active canvases.
+    status: 'active' as const,
+    publicationState: live ? ('published' as const) : ('draft' as const),
+    accessMode: canvas.accessMode,
+    currentVersionId: live?.id ?? null,
+    publicationToken: canvas.publicationToken,
+    currentVersion: live ? { id: live.id, number: live.number, releaseId: live.releaseId, createdAt: live.createdAt } : null,
+  };
+}
+
+export function versionList(ctx: AppContext, canvas: Canvas) {
+  return {
+    versions: new VersionStore(ctx.db).list(canvas.id).map((v) => ({
+      id: v.id,
+      number: v.number,
+      source: v.source,
+      status: v.status,
+      createdBy: v.createdBy,
+      createdAt: v.createdAt,
+      fileCount: v.fileCount,
+      totalBytes: v.totalBytes,
+      releaseId: v.releaseId,
+      current: v.id === canvas.currentVersionId,
+    })),
+  };
+}
+
+function liveVersionId(canvas: Canvas): string {
+  if (canvas.currentVersionId === null) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version');
+  return canvas.currentVersionId;
+}
+
+export function fileListing(ctx: AppContext, canvas: Canvas) {
+  const versions = new VersionStore(ctx.db);
+  const live = versions.byId(liveVersionId(canvas));
+  if (!live) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version');
+  const files = versions.files(live.id).map(({ path, size, mime, hash }) => ({ path, size, mime, hash }));
+  return { version: live.number, fileCount: files.length, files };
+}
+
+/** One file of the live manifest; 404 NOT_FOUND when the path is not in it. */
+export function liveFile(ctx: AppContext, canvas: Canvas, path: string): VersionFileRecord {
+  const file = new VersionStore(ctx.db).file(liveVersionId(canvas), path);
+  if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
+  return file;
+}

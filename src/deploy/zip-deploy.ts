@@ -1,0 +1,191 @@
+// PUT deploy (spec "PUT deploy rules"): the body is spooled to disk under the
+// 110 MB cap, the archive's central directory is checked against every rule
+// before a byte is inflated, then each entry is inflated under the 25 MB cap
+// (node:zlib with maxOutputLength, BUN-NOTES "ZIP"), verified (size, CRC) and
+// written to the blob store; the manifest is published with source `api`.
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { CANVAS_KEY_PATTERN } from '../canvases/keys.ts';
+import type { Canvas } from '../canvases/record.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { DeployBlobWriter } from './blob-writer.ts';
+import { isTextType, mimeFor } from './mime.ts';
+import { checkCoordination, publishVersion, type Coordination, type DeployResult, type ManifestFile } from './publish.ts';
+import { spoolBody, SpoolLimitError } from './spool.ts';
+import { deployWarnings } from './warnings.ts';
+import { entryName } from './zip-paths.ts';
+import { ZipFile, ZipFormatError, type ZipEntry } from './zip-reader.ts';
+
+const MiB = 1024 * 1024;
+/** Deploy API limits (spec Limits; binary units per CONTRACT §9). */
+export const ZIP_LIMITS = {
+  bodyBytes: 110 * MiB,
+  canvasBytes: 100 * MiB,
+  fileBytes: 25 * MiB,
+  files: 2000,
+} as const;
+/** Deflate never grows data by more than a few bytes per 16 KB block; more stored bytes than this cannot be a 25 MB file. */
+const MAX_COMPRESSED = ZIP_LIMITS.fileBytes + MiB;
+/** Let other requests run between entries once this much was inflated. */
+const YIELD_EVERY_BYTES = 8 * MiB;
+
+const METHOD_STORED = 0;
+const METHOD_DEFLATE = 8;
+
+export const tooLargeBody = () => new AppError('CANVAS_TOO_LARGE', 'the request body is over 110 MB', {}, { status: 413 });
+
+/** Where PUT deploy spools bodies and stages blobs; emptied at startup (a crash may leave partial files). */
+export function deployTmpDir(ctx: AppContext): string {
+  return join(ctx.config.dataDir, 'tmp', 'deploy');
+}
+
+export function resetDeployTmp(ctx: AppContext): void {
+  const dir = deployTmpDir(ctx);
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
+}
+
+interface PlannedFile {
+  entry: ZipEntry;
+  path: string;
+  mime: string;
+}
+
+/** Deploys the ZIP in `body` to the canvas (key and rate already checked). */
+export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableStream<Uint8Array> | null, coordination: Coordination): Promise<DeployResult> {
+  // Decision order first: a live release or a stale token needs no upload.
+  const early = checkCoordination(ctx, canvas, coordination);
+  if (early) {
+    await body?.cancel().catch(() => {});
+    return early;
+  }
+  const dir = deployTmpDir(ctx);
+  mkdirSync(dir, { recursive: true });
+  const spoolPath = join(dir, `body-${newId()}.zip`);
+  const started = performance.now();
+  let size: number;
+  try {
+    size = await spoolBody(body, spoolPath, ZIP_LIMITS.bodyBytes);
+  } catch (err) {
+    if (err instanceof SpoolLimitError) throw tooLargeBody();
+    throw err;
+  }
+  const writer = new DeployBlobWriter(ctx, dir);
+  let zip: ZipFile | null = null;
+  try {
+    if (size === 0) throw new AppError('EMPTY_DEPLOY', 'the request body is empty: send a ZIP archive');
+    zip = new ZipFile(spoolPath);
+    const spooled = performance.now();
+    const planned = plan(zip.entries());
+    const { files, keyLintPaths } = await extract(zip, planned, writer);
+    // The spool goes first: its dirty pages must not ride along in the flush.
+    zip.close();
+    zip = null;
+    rmSync(spoolPath, { force: true });
+    const inflated = performance.now();
+    await writer.commit();
+    const extracted = performance.now();
+    const result = publishVersion(ctx, canvas.id, files, {
+      ...coordination,
+      source: 'api',
+      warnings: deployWarnings(files, { keyLintPaths }),
+    });
+    // A release that went live meanwhile makes this upload redundant: its new blobs go again.
+    if (result.outcome === 'published') writer.release();
+    else writer.discard();
+    ctx.log.info('zip deployed', {
+      canvasId: canvas.id,
+      outcome: result.outcome,
+      bodyBytes: size,
+      files: files.length,
+      spoolMs: Math.round(spooled - started),
+      extractMs: Math.round(inflated - spooled),
+      syncMs: Math.round(extracted - inflated),
+      publishMs: Math.round(performance.now() - extracted),
+    });
+    if (keyLintPaths.length > 0) ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
+    return result;
+  } catch (err) {
+    writer.discard();
+    if (err instanceof ZipFormatError) throw new AppError('INVALID_ZIP', `unreadable ZIP archive: ${err.message}`);
+    throw err;
+  } finally {
+    zip?.close();
+    rmSync(spoolPath, { force: true });
+  }
+}
+
+/** Every rule that the central directory alone can decide, before any inflating. */
+function plan(entries: ZipEntry[]): PlannedFile[] {
+  const files: PlannedFile[] = [];
+  const seen = new Set<string>();
+  let declaredTotal = 0;
+  for (const entry of entries) {
+    const name = entryName(entry);
+    if (name.kind === 'skip') continue;
+    const { path } = name;
+    if ((entry.flags & 0x1) !== 0) throw new AppError('INVALID_ZIP', 'encrypted entries are not supported', { path });
+    if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATE) {
+      throw new AppError('INVALID_ZIP', `unsupported compression method ${entry.method} (use deflate or store)`, { path });
+    }
+    if (entry.uncompressedSize > ZIP_LIMITS.fileBytes || entry.compressedSize > MAX_COMPRESSED) throw bomb(path);
+    if (seen.has(path)) throw new AppError('INVALID_ZIP', 'the archive holds two entries with this path', { path });
+    seen.add(path);
+    files.push({ entry, path, mime: mimeFor(path) });
+    if (files.length > ZIP_LIMITS.files) throw new AppError('TOO_MANY_FILES', `a canvas holds at most ${ZIP_LIMITS.files} files`);
+    declaredTotal += entry.uncompressedSize;
+    if (declaredTotal > ZIP_LIMITS.canvasBytes) throw tooLargeTotal();
+  }
+  if (files.length === 0) throw new AppError('EMPTY_DEPLOY', 'the archive holds no deployable files (directories and dotfiles are dropped)');
+  return files;
+}
+
+/** Inflates, verifies and stores each planned file, in archive order (sequential reads of the spool). */
+async function extract(zip: ZipFile, planned: PlannedFile[], writer: DeployBlobWriter): Promise<{ files: ManifestFile[]; keyLintPaths: string[] }> {
+  const ordered = [...planned].sort((a, b) => a.entry.localOffset - b.entry.localOffset);
+  const files: ManifestFile[] = [];
+  const keyLintPaths: string[] = [];
+  let previousEnd = 0;
+  let sinceYield = 0;
+  let total = 0;
+  for (const { entry, path, mime } of ordered) {
+    const raw = zip.rawData(entry);
+    // Entries sharing bytes are how the worst bombs multiply; no real archive does it.
+    if (raw.start < previousEnd) throw new AppError('INVALID_ZIP', 'entries overlap', { path });
+    previousEnd = raw.end;
+    const bytes = inflate(entry, raw.data, path);
+    if (bytes.byteLength !== entry.uncompressedSize) throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
+    if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
+    total += bytes.byteLength;
+    if (total > ZIP_LIMITS.canvasBytes) throw tooLargeTotal();
+    const hash = writer.write(bytes);
+    if (isTextType(mime) && CANVAS_KEY_PATTERN.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))) keyLintPaths.push(path);
+    files.push({ path, hash, size: bytes.byteLength, mime });
+    sinceYield += bytes.byteLength + raw.data.byteLength;
+    if (sinceYield >= YIELD_EVERY_BYTES) {
+      sinceYield = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  return { files, keyLintPaths };
+}
+
+function inflate(entry: ZipEntry, data: Buffer, path: string): Uint8Array {
+  if (entry.method === METHOD_STORED) {
+    if (data.byteLength > ZIP_LIMITS.fileBytes) throw bomb(path);
+    return data;
+  }
+  try {
+    // maxOutputLength doubles as the bomb cap: past 25 MB inflating stops with a RangeError.
+    return inflateRawSync(data, { maxOutputLength: ZIP_LIMITS.fileBytes });
+  } catch (err) {
+    if (err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw bomb(path);
+    throw new AppError('INVALID_ZIP', 'entry data is not valid deflate (corrupt archive)', { path });
+  }
+}
+
+const bomb = (path: string) => new AppError('ZIP_BOMB_REJECTED', 'an entry declares or inflates to more than 25 MB', { path });
+const tooLargeTotal = () => new AppError('CANVAS_TOO_LARGE', 'the files inflate to more than 100 MB in total');

@@ -1,0 +1,199 @@
+// A ZIP reader over a file descriptor: the central directory is parsed from
+// the end of the file and each entry's bytes are read on demand, so a 100 MB
+// archive never sits in memory. fflate's readers accept garbage, tar files and
+// truncated archives without complaint (BUN-NOTES "ZIP"), so every structure
+// is checked here: magic, end-of-central-directory, bounds, and each local
+// header against its central record.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** An archive this reader refuses; callers answer INVALID_ZIP. */
+export class ZipFormatError extends Error {}
+
+export interface ZipEntry {
+  /** Raw name bytes as stored (validated by the caller). */
+  nameBytes: Uint8Array;
+  /** True when the UTF-8 flag (bit 11) is set. */
+  utf8: boolean;
+  flags: number;
+  method: number;
+  crc32: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  localOffset: number;
+  /** Host system of the creator (3 = Unix) and the external attributes (Unix mode in the top 16 bits). */
+  madeByHost: number;
+  externalAttrs: number;
+}
+
+const SIG_LOCAL = 0x04034b50;
+const SIG_CENTRAL = 0x02014b50;
+const SIG_EOCD = 0x06054b50;
+const SIG_ZIP64_EOCD = 0x06064b50;
+const SIG_ZIP64_LOCATOR = 0x07064b50;
+const EOCD_SIZE = 22;
+const MAX_COMMENT = 0xffff;
+
+export class ZipFile {
+  private readonly fd: number;
+  readonly size: number;
+  /** Where the central directory begins: no entry's data may reach past it. */
+  private cdOffset = 0;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'r');
+    this.size = fstatSync(this.fd).size;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** The central directory's entries, in stored order. */
+  entries(): ZipEntry[] {
+    const head = this.read(0, Math.min(4, this.size));
+    const magic = head.byteLength === 4 ? head.readUInt32LE(0) : 0;
+    // A real archive starts with a local header, or is the 22-byte empty archive.
+    if (magic !== SIG_LOCAL && magic !== SIG_EOCD) throw new ZipFormatError('not a ZIP archive');
+    const eocd = this.findEocd();
+    let count = eocd.readUInt16LE(10);
+    let cdSize = eocd.readUInt32LE(12);
+    let cdOffset = eocd.readUInt32LE(16);
+    if (eocd.readUInt16LE(4) !== 0 || eocd.readUInt16LE(6) !== 0 || eocd.readUInt16LE(8) !== count) throw new ZipFormatError('multi-disk archives are not supported');
+    if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) ({ count, cdSize, cdOffset } = this.zip64Eocd());
+    const eocdAt = this.eocdAt;
+    if (cdOffset + cdSize > eocdAt) throw new ZipFormatError('central directory out of bounds');
+    this.cdOffset = cdOffset;
+    const cd = this.read(cdOffset, cdSize);
+    const entries: ZipEntry[] = [];
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      if (p + 46 > cd.byteLength || cd.readUInt32LE(p) !== SIG_CENTRAL) throw new ZipFormatError('truncated central directory');
+      const nameLen = cd.readUInt16LE(p + 28);
+      const extraLen = cd.readUInt16LE(p + 30);
+      const commentLen = cd.readUInt16LE(p + 32);
+      const end = p + 46 + nameLen + extraLen + commentLen;
+      if (end > cd.byteLength) throw new ZipFormatError('truncated central directory');
+      const entry: ZipEntry = {
+        nameBytes: cd.subarray(p + 46, p + 46 + nameLen),
+        utf8: (cd.readUInt16LE(p + 8) & 0x800) !== 0,
+        flags: cd.readUInt16LE(p + 8),
+        method: cd.readUInt16LE(p + 10),
+        crc32: cd.readUInt32LE(p + 16),
+        compressedSize: cd.readUInt32LE(p + 20),
+        uncompressedSize: cd.readUInt32LE(p + 24),
+        localOffset: cd.readUInt32LE(p + 42),
+        madeByHost: cd.readUInt8(p + 5),
+        externalAttrs: cd.readUInt32LE(p + 38),
+      };
+      applyZip64Extra(entry, cd.subarray(p + 46 + nameLen, p + 46 + nameLen + extraLen));
+      entries.push(entry);
+      p = end;
+    }
+    if (p !== cd.byteLength) throw new ZipFormatError('central directory size does not match its entries');
+    return entries;
+  }
+
+  /**
+   * The entry's stored (compressed) bytes, after checking its local header
+   * matches the central record and the data lies before the central directory.
+   * Answers the byte range too, for the caller's overlap check. `data` is a
+   * view of a scratch buffer reused by the next call (fresh buffers per
+   * entry cost more in page faults than the reads themselves).
+   */
+  rawData(entry: ZipEntry): { data: Buffer; start: number; end: number } {
+    if (entry.localOffset + 30 > this.cdOffset) throw new ZipFormatError('entry out of bounds');
+    const local = this.read(entry.localOffset, 30);
+    if (local.readUInt32LE(0) !== SIG_LOCAL) throw new ZipFormatError('bad local header');
+    const nameLen = local.readUInt16LE(26);
+    const extraLen = local.readUInt16LE(28);
+    if (local.readUInt16LE(8) !== entry.method) throw new ZipFormatError('local header disagrees with the central directory');
+    const name = this.read(entry.localOffset + 30, nameLen);
+    if (!name.equals(entry.nameBytes)) throw new ZipFormatError('local header disagrees with the central directory');
+    const start = entry.localOffset + 30 + nameLen + extraLen;
+    const end = start + entry.compressedSize;
+    if (end > this.cdOffset) throw new ZipFormatError('entry data runs past the central directory (truncated archive)');
+    return { data: this.read(start, entry.compressedSize, true), start: entry.localOffset, end };
+  }
+
+  private eocdAt = 0;
+
+  private findEocd(): Buffer {
+    if (this.size < EOCD_SIZE) throw new ZipFormatError('no end-of-central-directory record');
+    const tailStart = Math.max(0, this.size - EOCD_SIZE - MAX_COMMENT);
+    const tail = this.read(tailStart, this.size - tailStart);
+    for (let i = tail.byteLength - EOCD_SIZE; i >= 0; i--) {
+      if (tail.readUInt32LE(i) !== SIG_EOCD) continue;
+      // A comment running past the end means the file was cut short.
+      if (i + EOCD_SIZE + tail.readUInt16LE(i + 20) > tail.byteLength) continue;
+      this.eocdAt = tailStart + i;
+      return tail.subarray(i, i + EOCD_SIZE);
+    }
+    throw new ZipFormatError('no end-of-central-directory record (not a ZIP, or truncated)');
+  }
+
+  private zip64Eocd(): { count: number; cdSize: number; cdOffset: number } {
+    if (this.eocdAt < 20) throw new ZipFormatError('missing ZIP64 locator');
+    const locator = this.read(this.eocdAt - 20, 20);
+    if (locator.readUInt32LE(0) !== SIG_ZIP64_LOCATOR) throw new ZipFormatError('missing ZIP64 locator');
+    const at = safeNumber(locator.readBigUInt64LE(8));
+    if (at + 56 > this.eocdAt - 20) throw new ZipFormatError('ZIP64 record out of bounds');
+    const rec = this.read(at, 56);
+    if (rec.readUInt32LE(0) !== SIG_ZIP64_EOCD) throw new ZipFormatError('bad ZIP64 record');
+    const count = safeNumber(rec.readBigUInt64LE(32));
+    if (count !== safeNumber(rec.readBigUInt64LE(24))) throw new ZipFormatError('multi-disk archives are not supported');
+    // The central directory ends where the ZIP64 record starts.
+    this.eocdAt = at;
+    return { count, cdSize: safeNumber(rec.readBigUInt64LE(40)), cdOffset: safeNumber(rec.readBigUInt64LE(48)) };
+  }
+
+  private scratch = Buffer.alloc(0);
+
+  private read(position: number, length: number, reuse = false): Buffer {
+    if (position < 0 || length < 0 || position + length > this.size) throw new ZipFormatError('truncated archive');
+    let buf: Buffer;
+    if (reuse) {
+      if (this.scratch.byteLength < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 1024 * 1024));
+      buf = this.scratch.subarray(0, length);
+    } else {
+      buf = Buffer.allocUnsafe(length);
+    }
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, buf, done, length - done, position + done);
+      if (n === 0) throw new ZipFormatError('truncated archive');
+      done += n;
+    }
+    return buf;
+  }
+}
+
+/** ZIP64 extended information (0x0001): 64-bit values for the fields stored as 0xFFFFFFFF, in order. */
+function applyZip64Extra(entry: ZipEntry, extra: Buffer): void {
+  const needs = entry.uncompressedSize === 0xffffffff || entry.compressedSize === 0xffffffff || entry.localOffset === 0xffffffff;
+  if (!needs) return;
+  for (let p = 0; p + 4 <= extra.byteLength; ) {
+    const id = extra.readUInt16LE(p);
+    const len = extra.readUInt16LE(p + 2);
+    if (p + 4 + len > extra.byteLength) break;
+    if (id === 0x0001) {
+      let q = p + 4;
+      const next = (): number => {
+        if (q + 8 > p + 4 + len) throw new ZipFormatError('bad ZIP64 extra field');
+        const v = safeNumber(extra.readBigUInt64LE(q));
+        q += 8;
+        return v;
+      };
+      if (entry.uncompressedSize === 0xffffffff) entry.uncompressedSize = next();
+      if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
+      if (entry.localOffset === 0xffffffff) entry.localOffset = next();
+      return;
+    }
+    p += 4 + len;
+  }
+  throw new ZipFormatError('missing ZIP64 extra field');
+}
+
+function safeNumber(v: bigint): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new ZipFormatError('ZIP64 value out of range');
+  return Number(v);
+}

@@ -1,0 +1,537 @@
+// The Deploy API around PUT deploy: key auth, read-back, coordination,
+// rollback, unpublish, the deploy-class rate, retention and blob collection,
+// concurrency, audit and log hygiene.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { utimesSync } from 'node:fs';
+import { sweepAllBlobs } from '../src/deploy/blob-gc.ts';
+import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { createDeployCanvas, deploy, get, post, sharing, site, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
+
+let app: TestApp;
+let clock = Date.now();
+
+beforeAll(async () => {
+  app = await startTestApp({ env: { EASEL_RATELIMIT_ENABLED: 'false' }, now: () => clock });
+});
+afterAll(() => app.close());
+
+const fresh = (): DeployCanvas => createDeployCanvas(app.ctx);
+const versionRows = (c: DeployCanvas) => app.ctx.db.query<{ number: number }, [string]>('SELECT number FROM versions WHERE canvas_id = ? ORDER BY number').all(c.id).map((r) => r.number);
+const auditRows = (c: DeployCanvas) => app.ctx.audit.forCanvas(c.id);
+const hashOf = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('hex');
+
+describe('key auth', () => {
+  const routes = (c: DeployCanvas): Array<[string, string]> => [
+    ['PUT', `/v1/canvases/${c.id}/deploy`],
+    ['GET', `/v1/canvases/${c.id}`],
+    ['GET', `/v1/canvases/${c.id}/versions`],
+    ['GET', `/v1/canvases/${c.id}/files`],
+    ['GET', `/v1/canvases/${c.id}/files?path=index.html`],
+    ['POST', `/v1/canvases/${c.id}/rollback`],
+    ['POST', `/v1/canvases/${c.id}/unpublish`],
+  ];
+
+  async function expectAll(c: DeployCanvas, headers: Record<string, string>, status: number) {
+    for (const [method, path] of routes(c)) {
+      const res = await app.request(path, { method, headers, body: method === 'GET' ? undefined : '{"version":1}' });
+      expect({ path, method, status: res.status }).toEqual({ path, method, status });
+      expect(await res.json()).toEqual({ error: 'unauthorized' });
+    }
+  }
+
+  test('a missing, malformed or unknown key: 401 on every route', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    await expectAll(c, {}, 401);
+    await expectAll(c, { authorization: c.key }, 401);
+    await expectAll(c, { authorization: `Basic ${btoa(`x:${c.key}`)}` }, 401);
+    await expectAll(c, { authorization: `Bearer easel_sk_${'0'.repeat(40)}` }, 401);
+    expect(versionRows(c)).toEqual([1]);
+  });
+
+  test('a key of another canvas: 403 with the same body', async () => {
+    const a = fresh();
+    const b = fresh();
+    await deploy(app, a, site());
+    await expectAll(a, { authorization: `Bearer ${b.key}` }, 403);
+  });
+
+  test('archived, disabled or deleted canvases: their key gives 401', async () => {
+    for (const column of ['archived_at', 'disabled_at', 'deleted_at']) {
+      const c = fresh();
+      await deploy(app, c, site());
+      app.ctx.db.query(`UPDATE canvases SET ${column} = ? WHERE id = ?`).run(clock, c.id);
+      await expectAll(c, { authorization: `Bearer ${c.key}` }, 401);
+      // Even against another canvas's id the dead key is unknown, not "another canvas".
+      const other = fresh();
+      const res = await app.request(`/v1/canvases/${other.id}`, { headers: { authorization: `Bearer ${c.key}` } });
+      expect(res.status).toBe(401);
+    }
+  });
+
+  test('the scheme is case-insensitive', async () => {
+    const c = fresh();
+    const res = await app.request(`/v1/canvases/${c.id}`, { headers: { authorization: `bearer ${c.key}` } });
+    expect(res.status).toBe(200);
+  });
+
+  test('a session cookie is not honored, and no CORS headers are sent', async () => {
+    const c = fresh();
+    const cookie = await app.signIn('owner@example.test', 'Owner');
+    const withCookie = await app.request(`/v1/canvases/${c.id}`, { cookie, headers: { origin: 'https://evil.example' } });
+    expect(withCookie.status).toBe(401);
+    const ok = await app.request(`/v1/canvases/${c.id}`, { headers: { authorization: `Bearer ${c.key}`, origin: 'https://evil.example' } });
+    expect(ok.status).toBe(200);
+    for (const res of [withCookie, ok]) {
+      expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+  });
+});
+
+describe('read-back', () => {
+  test('a never-published canvas: draft, token present, nothing live, NOT_PUBLISHED for files', async () => {
+    const c = fresh();
+    const view = await get(app, c);
+    expect(view.status).toBe(200);
+    expect(view.body).toEqual({
+      id: c.id,
+      slug: c.slug,
+      url: `${app.ctx.config.baseUrl}/c/${c.slug}/`,
+      title: `Canvas ${c.slug}`,
+      status: 'active',
+      publicationState: 'draft',
+      accessMode: 'restricted',
+      currentVersionId: null,
+      publicationToken: sharing(app.ctx, c.id).publication_token,
+      currentVersion: null,
+    });
+    expect((await get(app, c, '/versions')).body).toEqual({ versions: [] });
+    for (const path of ['/files', '/files?path=index.html']) {
+      const r = await get(app, c, path);
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ code: 'NOT_PUBLISHED' });
+    }
+  });
+
+  test('a published canvas: currentVersion, the version list newest first, the listing sorted by path', async () => {
+    const c = fresh();
+    const v1 = await deploy(app, c, site(), { releaseId: 'build-1' });
+    clock += 1000;
+    const v2 = await deploy(app, c, zipOf({ 'index.html': 'two', 'z.js': 'z', 'a/b.css': 'b', 'B.txt': 'B' }));
+    const view = (await get(app, c)).body;
+    expect(view).toMatchObject({ publicationState: 'published', currentVersionId: v2.body.versionId, publicationToken: v2.body.publicationToken });
+    expect(view.currentVersion).toEqual({ id: v2.body.versionId, number: 2, releaseId: null, createdAt: clock });
+    const versions = (await get(app, c, '/versions')).body.versions;
+    expect(versions).toEqual([
+      { id: v2.body.versionId, number: 2, source: 'api', status: 'ready', createdBy: c.ownerId, createdAt: clock, fileCount: 4, totalBytes: 6, releaseId: null, current: true },
+      { id: v1.body.versionId, number: 1, source: 'api', status: 'ready', createdBy: c.ownerId, createdAt: clock - 1000, fileCount: 2, totalBytes: 25, releaseId: 'build-1', current: false },
+    ]);
+    const listing = (await get(app, c, '/files')).body;
+    expect(listing).toEqual({
+      version: 2,
+      fileCount: 4,
+      files: [
+        { path: 'B.txt', size: 1, mime: 'text/plain; charset=utf-8', hash: hashOf('B') },
+        { path: 'a/b.css', size: 1, mime: 'text/css; charset=utf-8', hash: hashOf('b') },
+        { path: 'index.html', size: 3, mime: 'text/html; charset=utf-8', hash: hashOf('two') },
+        { path: 'z.js', size: 1, mime: 'text/javascript; charset=utf-8', hash: hashOf('z') },
+      ],
+    });
+  });
+
+  test('?path= answers the raw bytes with their type, a quoted sha256 ETag and Cache-Control no-store', async () => {
+    const c = fresh();
+    await deploy(app, c, zipOf({ 'index.html': '<h1>hello</h1>', 'a/b c.css': 'body{}' }));
+    const res = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('a/b c.css')}`, { headers: { authorization: `Bearer ${c.key}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(res.headers.get('etag')).toBe(`"${hashOf('body{}')}"`);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.text()).toBe('body{}');
+  });
+
+  test('?path= not in the live manifest: 404 NOT_FOUND (exact match only)', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    for (const path of ['missing.html', '/index.html', 'INDEX.HTML', '', './index.html']) {
+      const r = await get(app, c, `/files?path=${encodeURIComponent(path)}`);
+      expect(r.status).toBe(404);
+      expect(r.body.code).toBe('NOT_FOUND');
+    }
+  });
+});
+
+describe('coordination', () => {
+  test('releaseId live: already_current with the live fields and current token, and no side effects', async () => {
+    const c = fresh();
+    const first = await deploy(app, c, site(), { releaseId: 'r1' });
+    const audits = auditRows(c).length;
+    const again = await deploy(app, c, zipOf({ 'index.html': 'different' }), { releaseId: 'r1' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, outcome: 'already_current', warnings: [] });
+    expect(versionRows(c)).toEqual([1]);
+    expect(auditRows(c).length).toBe(audits);
+    // It precedes the token check: a stale token still hears already_current.
+    const stale = await deploy(app, c, site(), { releaseId: 'r1', expectedPublicationToken: 'stale' });
+    expect(stale.body.outcome).toBe('already_current');
+  });
+
+  test('releaseId only in history: 409 RELEASE_NOT_CURRENT with release and current', async () => {
+    const c = fresh();
+    const r1 = await deploy(app, c, site(), { releaseId: 'r1' });
+    const r2 = await deploy(app, c, site({ 'x.js': '2' }), { releaseId: 'r2' });
+    const r = await deploy(app, c, site(), { releaseId: 'r1' });
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({
+      code: 'RELEASE_NOT_CURRENT',
+      message: expect.any(String),
+      release: { versionId: r1.body.versionId, version: 1 },
+      current: { publicationToken: r2.body.publicationToken, versionId: r2.body.versionId, version: 2, releaseId: 'r2' },
+    });
+    expect(versionRows(c)).toEqual([1, 2]);
+  });
+
+  test('a release unpublished stays in history: RELEASE_NOT_CURRENT, current all null but the token', async () => {
+    const c = fresh();
+    const r1 = await deploy(app, c, site(), { releaseId: 'r1' });
+    await post(app, c, '/unpublish');
+    const r = await deploy(app, c, site(), { releaseId: 'r1' });
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('RELEASE_NOT_CURRENT');
+    expect(r.body.release).toEqual({ versionId: r1.body.versionId, version: 1 });
+    expect(r.body.current).toEqual({ publicationToken: sharing(app.ctx, c.id).publication_token, versionId: null, version: null, releaseId: null });
+  });
+
+  test('a stale token: 409 PUBLICATION_CHANGED, live site unchanged, nothing kept', async () => {
+    const c = fresh();
+    const never = await deploy(app, c, site(), { expectedPublicationToken: 'not-the-token' });
+    expect(never.status).toBe(409);
+    expect(never.body).toEqual({
+      code: 'PUBLICATION_CHANGED',
+      message: expect.any(String),
+      current: { publicationToken: sharing(app.ctx, c.id).publication_token, versionId: null, version: null, releaseId: null },
+    });
+    const token0 = sharing(app.ctx, c.id).publication_token;
+    const v1 = await deploy(app, c, site(), { expectedPublicationToken: token0, releaseId: 'a' });
+    expect(v1.status).toBe(200);
+    const stale = await deploy(app, c, site({ 'n.js': 'new' }), { expectedPublicationToken: token0 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.current).toEqual({ publicationToken: v1.body.publicationToken, versionId: v1.body.versionId, version: 1, releaseId: 'a' });
+    expect(versionRows(c)).toEqual([1]);
+    const v2 = await deploy(app, c, site(), { expectedPublicationToken: v1.body.publicationToken });
+    expect(v2.body.outcome).toBe('published');
+  });
+
+  test('INVALID_RELEASE_ID: empty, over 200 characters, control characters', async () => {
+    const c = fresh();
+    for (const releaseId of ['', 'x'.repeat(201), 'a\nb', 'tab\there', 'nul\u0000', 'c1\u0085']) {
+      const r = await deploy(app, c, site(), { releaseId });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ code: 'INVALID_RELEASE_ID', message: expect.any(String) });
+    }
+    const raw = await app.request(`/v1/canvases/${c.id}/deploy?releaseId=`, { method: 'PUT', body: site(), headers: { authorization: `Bearer ${c.key}` } });
+    expect(raw.status).toBe(400);
+    expect(versionRows(c)).toEqual([]);
+    // 200 characters (counted as characters, not UTF-16 units) is fine, and stored verbatim.
+    const long = '🚀'.repeat(200);
+    const ok = await deploy(app, c, site(), { releaseId: long });
+    expect(ok.status).toBe(200);
+    expect(ok.body.releaseId).toBe(long);
+  });
+
+  test('INVALID_REQUEST: a coordination field that is not a string (repeated in the query)', async () => {
+    const c = fresh();
+    for (const qs of ['releaseId=a&releaseId=b', 'expectedPublicationToken=a&expectedPublicationToken=b']) {
+      const res = await app.request(`/v1/canvases/${c.id}/deploy?${qs}`, { method: 'PUT', body: site(), headers: { authorization: `Bearer ${c.key}` } });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ code: 'INVALID_REQUEST', message: expect.any(String) });
+    }
+  });
+
+  test('the token rotates on every publication change and never comes back', async () => {
+    const c = fresh();
+    const seen = [sharing(app.ctx, c.id).publication_token];
+    const note = () => {
+      const t = sharing(app.ctx, c.id).publication_token;
+      expect(seen).not.toContain(t);
+      seen.push(t);
+    };
+    await deploy(app, c, site());
+    note();
+    await deploy(app, c, site({ 'v2.js': '2' }));
+    note();
+    await post(app, c, '/rollback', { version: 1 });
+    note();
+    await post(app, c, '/rollback', { version: 1 });
+    note();
+    await post(app, c, '/unpublish');
+    note();
+    await post(app, c, '/rollback', { version: 2 });
+    note();
+    // A refused change leaves it alone.
+    await deploy(app, c, 'garbage');
+    expect(sharing(app.ctx, c.id).publication_token).toBe(seen.at(-1)!);
+  });
+
+  test('N parallel deploys holding the same token: exactly one wins, the rest PUBLICATION_CHANGED', async () => {
+    const c = fresh();
+    const token = sharing(app.ctx, c.id).publication_token;
+    const zips = Array.from({ length: 8 }, (_, i) => site({ [`n${i}.js`]: String(i) }));
+    const results = await Promise.all(zips.map((z) => deploy(app, c, z, { expectedPublicationToken: token })));
+    const winners = results.filter((r) => r.status === 200);
+    const losers = results.filter((r) => r.status === 409);
+    expect(winners.length).toBe(1);
+    expect(losers.length).toBe(7);
+    for (const l of losers) {
+      expect(l.body.code).toBe('PUBLICATION_CHANGED');
+      expect(l.body.current.versionId).toBe(winners[0]!.body.versionId);
+    }
+    expect(versionRows(c)).toEqual([1]);
+  });
+});
+
+describe('racing deploys of one release', () => {
+  test('one publishes, the others answer already_current, one version is kept and no stray blobs remain', async () => {
+    const c = fresh();
+    const zips = Array.from({ length: 5 }, (_, i) => site({ [`r${i}.txt`]: `race ${c.id} ${i}` }));
+    const results = await Promise.all(zips.map((z) => deploy(app, c, z, { releaseId: 'same' })));
+    const outcomes = results.map((r) => r.body.outcome).sort();
+    expect(outcomes).toEqual(['already_current', 'already_current', 'already_current', 'already_current', 'published']);
+    expect(new Set(results.map((r) => r.body.versionId)).size).toBe(1);
+    expect(versionRows(c)).toEqual([1]);
+    const kept = zips.map((_, i) => app.ctx.blobs.has(hashOf(`race ${c.id} ${i}`))).filter(Boolean);
+    expect(kept.length).toBe(1);
+  });
+});
+
+describe('rollback', () => {
+  test('moves only the live pointer when published; sharing unchanged; answers {url, version}', async () => {
+    const c = fresh();
+    const v1 = await deploy(app, c, site());
+    await deploy(app, c, site({ 'b.js': 'b' }));
+    app.ctx.db.query("UPDATE canvases SET access_mode = 'whole_org' WHERE id = ?").run(c.id);
+    const events: string[] = [];
+    const off = app.ctx.events.on('canvas.published', (e) => events.push(e.versionId));
+    const r = await post(app, c, '/rollback', { version: 1 });
+    off();
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ url: `${app.ctx.config.baseUrl}/c/${c.slug}/`, version: 1 });
+    expect(events).toEqual([v1.body.versionId]);
+    const view = (await get(app, c)).body;
+    expect(view).toMatchObject({ currentVersionId: v1.body.versionId, accessMode: 'whole_org', publicationState: 'published' });
+    expect(versionRows(c)).toEqual([1, 2]);
+    expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.rollback', actorKind: 'key', actorId: c.ownerId });
+  });
+
+  test('from draft: published again and Restricted', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    await post(app, c, '/unpublish');
+    app.ctx.db.query("UPDATE canvases SET access_mode = 'public_link' WHERE id = ?").run(c.id);
+    const r = await post(app, c, '/rollback', { version: 1 });
+    expect(r.status).toBe(200);
+    expect((await get(app, c)).body).toMatchObject({ publicationState: 'published', accessMode: 'restricted' });
+  });
+
+  test('a bad body: 400 {error: invalid_body}', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    const bodies = ['', 'null', '[]', '{}', '{"version":0}', '{"version":-1}', '{"version":1.5}', '{"version":"1"}', '{"version":null}', 'not json', `{"version":${2 ** 60}}`];
+    for (const body of bodies) {
+      const r = await post(app, c, '/rollback', undefined, { body });
+      expect({ body, status: r.status }).toEqual({ body, status: 400 });
+      expect(r.body).toEqual({ error: 'invalid_body' });
+    }
+    const big = await post(app, c, '/rollback', undefined, { body: `{"version":1,"pad":"${'x'.repeat(20_000)}"}` });
+    expect(big.body).toEqual({ error: 'invalid_body' });
+  });
+
+  test('reads JSON whatever the Content-Type', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    const res = await app.request(`/v1/canvases/${c.id}/rollback`, { method: 'POST', body: '{"version":1}', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(200);
+  });
+
+  test('no ready version with that number: 404 INVALID_PATH', async () => {
+    const c = fresh();
+    const none = await post(app, c, '/rollback', { version: 1 });
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual({ code: 'INVALID_PATH', message: expect.any(String) });
+    await deploy(app, c, site());
+    expect((await post(app, c, '/rollback', { version: 2 })).body.code).toBe('INVALID_PATH');
+  });
+
+  test('a target pruned during the swap: 409 VERSION_UNAVAILABLE', async () => {
+    const c = fresh();
+    for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': String(i) }));
+    const canvas = app.ctx.canvases.byId(c.id)!;
+    const target = rollbackTarget(app.ctx, canvas, 1);
+    // An 11th deploy prunes version 1 between the lookup and the swap.
+    await deploy(app, c, site({ 'n.js': 'eleven' }));
+    const live = sharing(app.ctx, c.id);
+    let error: unknown;
+    try {
+      activateVersion(app.ctx, canvas, target);
+    } catch (err) {
+      error = err;
+    }
+    expect((error as { status: number; body(): unknown }).status).toBe(409);
+    expect((error as { body(): unknown }).body()).toEqual({ code: 'VERSION_UNAVAILABLE', message: expect.any(String) });
+    expect(sharing(app.ctx, c.id)).toEqual(live);
+  });
+});
+
+describe('unpublish', () => {
+  test('clears the pointer, resets sharing, keeps history, rotates the token and emits events', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    app.ctx.db.query("UPDATE canvases SET access_mode = 'public_link', expires_at = ?, listed_for_access = 1, gallery_listed = 1 WHERE id = ?").run(clock + 1e6, c.id);
+    const before = sharing(app.ctx, c.id).publication_token;
+    const events: string[] = [];
+    const offs = [app.ctx.events.on('canvas.unpublished', () => events.push('unpublished')), app.ctx.events.on('canvas.access-changed', () => events.push('access-changed'))];
+    const r = await post(app, c, '/unpublish');
+    offs.forEach((off) => off());
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ url: `${app.ctx.config.baseUrl}/c/${c.slug}/`, publicationState: 'draft', currentVersionId: null });
+    expect(events).toEqual(['unpublished', 'access-changed']);
+    const row = sharing(app.ctx, c.id);
+    expect(row).toMatchObject({ access_mode: 'restricted', expires_at: null, listed_for_access: 0, gallery_listed: 0, current_version_id: null });
+    expect(row.publication_token).not.toBe(before);
+    expect((await get(app, c, '/versions')).body.versions.map((v: { current: boolean }) => v.current)).toEqual([false]);
+    expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.unpublish', actorKind: 'key', actorId: c.ownerId });
+    expect((await get(app, c, '/files')).body.code).toBe('NOT_PUBLISHED');
+  });
+
+  test('from draft: 409 CANNOT_UNPUBLISH', async () => {
+    const c = fresh();
+    const r = await post(app, c, '/unpublish');
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ code: 'CANNOT_UNPUBLISH', message: expect.any(String) });
+    await deploy(app, c, site());
+    await post(app, c, '/unpublish');
+    expect((await post(app, c, '/unpublish')).body.code).toBe('CANNOT_UNPUBLISH');
+  });
+
+  test('a publish after unpublish comes back Restricted, as a new version', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    app.ctx.db.query("UPDATE canvases SET access_mode = 'whole_org' WHERE id = ?").run(c.id);
+    await post(app, c, '/unpublish');
+    const r = await deploy(app, c, site());
+    expect(r.body).toMatchObject({ outcome: 'published', version: 2 });
+    expect((await get(app, c)).body).toMatchObject({ publicationState: 'published', accessMode: 'restricted' });
+  });
+});
+
+describe('deploys are audited as the owner', () => {
+  test('action, actor and metadata; createdBy is the owner', async () => {
+    const c = fresh();
+    const r = await deploy(app, c, site(), { releaseId: 'rel' });
+    const [row] = auditRows(c);
+    expect(row).toMatchObject({ action: 'canvas.deploy', actorKind: 'key', actorId: c.ownerId });
+    expect(row!.detail).toMatchObject({ versionId: r.body.versionId, version: 1, source: 'api', fileCount: 2, releaseId: 'rel' });
+  });
+});
+
+describe('retention', () => {
+  test('12 deploys keep the 10 newest; a pruned number is INVALID_PATH; blobs only pruned versions held are collected', async () => {
+    const c = fresh();
+    const unique = (i: number) => `unique content of deploy ${i} ${c.id}`;
+    for (let i = 1; i <= 10; i++) await deploy(app, c, site({ 'u.txt': unique(i) }));
+    expect(app.ctx.blobs.has(hashOf(unique(1)))).toBe(true);
+    // The blobs are now old enough for collection (past the grace period).
+    clock += 60 * 60 * 1000;
+    for (let i = 11; i <= 12; i++) await deploy(app, c, site({ 'u.txt': unique(i) }));
+    expect(versionRows(c)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    const list = (await get(app, c, '/versions')).body.versions;
+    expect(list.map((v: { number: number }) => v.number)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    for (const n of [1, 2]) expect((await post(app, c, '/rollback', { version: n })).body.code).toBe('INVALID_PATH');
+    expect(app.ctx.blobs.has(hashOf(unique(1)))).toBe(false);
+    expect(app.ctx.blobs.has(hashOf(unique(2)))).toBe(false);
+    // Content still used by kept versions stays.
+    expect(app.ctx.blobs.has(hashOf(unique(3)))).toBe(true);
+    expect(app.ctx.blobs.has(hashOf('<h1>hi</h1>'))).toBe(true);
+    // The oldest kept version is a rollback target and serves its files.
+    expect((await post(app, c, '/rollback', { version: 3 })).status).toBe(200);
+    const res = await app.request(`/v1/canvases/${c.id}/files?path=u.txt`, { headers: { authorization: `Bearer ${c.key}` } });
+    expect(await res.text()).toBe(unique(3));
+  });
+
+  test('a pruned blob another canvas still uses is kept; one re-used within the grace period waits for the sweep', async () => {
+    const a = fresh();
+    const b = fresh();
+    const shared = `shared ${a.id}`;
+    const recent = `recent ${a.id}`;
+    await deploy(app, a, site({ 's.txt': shared, 'r.txt': recent }));
+    await deploy(app, b, site({ 's.txt': shared }));
+    // As the app's clock sees it: `shared` is old, `recent` was just written (or re-used).
+    utimesSync(app.ctx.blobs.pathOf(hashOf(shared)), new Date(clock - 7_200_000), new Date(clock - 7_200_000));
+    utimesSync(app.ctx.blobs.pathOf(hashOf(recent)), new Date(clock), new Date(clock));
+    for (let i = 0; i < 10; i++) await deploy(app, a, site({ 'n.txt': String(i) }));
+    expect(versionRows(a)[0]).toBe(2);
+    expect(app.ctx.blobs.has(hashOf(shared))).toBe(true);
+    expect(app.ctx.blobs.has(hashOf(recent))).toBe(true);
+    // Past the grace period the whole-store sweep takes it; what is referenced stays.
+    clock += 60 * 60 * 1000;
+    expect(sweepAllBlobs(app.ctx)).toBeGreaterThanOrEqual(1);
+    expect(app.ctx.blobs.has(hashOf(recent))).toBe(false);
+    expect(app.ctx.blobs.has(hashOf(shared))).toBe(true);
+    const res = await app.request(`/v1/canvases/${a.id}/files?path=n.txt`, { headers: { authorization: `Bearer ${a.key}` } });
+    expect(await res.text()).toBe('9');
+  });
+});
+
+describe('the deploy-class rate', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '3' } });
+  });
+  afterAll(() => limited.close());
+
+  test('PUT deploy and rollback share it per canvas: 429 {error: rate_limited} with Retry-After', async () => {
+    const c = createDeployCanvas(limited.ctx);
+    const other = createDeployCanvas(limited.ctx);
+    expect((await deploy(limited, c, site())).status).toBe(200);
+    expect((await deploy(limited, c, 'garbage')).status).toBe(400);
+    expect((await post(limited, c, '/rollback', { version: 1 })).status).toBe(200);
+    for (const r of [await deploy(limited, c, site()), await post(limited, c, '/rollback', { version: 1 })]) {
+      expect(r.status).toBe(429);
+      expect(r.body).toEqual({ error: 'rate_limited' });
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // Reads and unpublish are not throttled; another canvas has its own budget.
+    expect((await get(limited, c)).status).toBe(200);
+    expect((await get(limited, c, '/files')).status).toBe(200);
+    expect((await post(limited, c, '/unpublish')).status).toBe(200);
+    expect((await deploy(limited, other, site())).status).toBe(200);
+  });
+
+  test('counted only after the key is verified', async () => {
+    const c = createDeployCanvas(limited.ctx);
+    for (let i = 0; i < 5; i++) {
+      const r = await deploy(limited, { ...c, key: `easel_sk_${'x'.repeat(40)}` }, site());
+      expect(r.status).toBe(401);
+    }
+    expect((await deploy(limited, c, site())).status).toBe(200);
+  });
+});
+
+describe('secrets', () => {
+  test('keys and coordination tokens never reach the logs or any response', async () => {
+    const c = fresh();
+    const token = sharing(app.ctx, c.id).publication_token;
+    await deploy(app, c, site(), { expectedPublicationToken: token });
+    await deploy(app, c, 'garbage');
+    await get(app, c, '/files?path=index.html');
+    const logs = JSON.stringify(app.logs);
+    expect(logs).not.toContain(c.key);
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain('expectedPublicationToken=');
+    const bodies = JSON.stringify([(await get(app, c)).body, (await get(app, c, '/versions')).body, (await get(app, c, '/files')).body]);
+    expect(bodies).not.toContain(c.key);
+    expect(bodies).not.toContain(hashOf(c.key));
+  });
+});

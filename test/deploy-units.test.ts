@@ -1,0 +1,160 @@
+// Pure pieces of the deploy path: coordination validation, entry names,
+// mime types, warnings, and the blob writer's durability paths.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { holdBlobs } from '../src/deploy/blob-gc.ts';
+import { DeployBlobWriter } from '../src/deploy/blob-writer.ts';
+import { canSyncFilesystem } from '../src/deploy/durable.ts';
+import { isServedAsText, mimeFor } from '../src/deploy/mime.ts';
+import { validateCoordination } from '../src/deploy/publish.ts';
+import { deployWarnings } from '../src/deploy/warnings.ts';
+import { deployTmpDir } from '../src/deploy/zip-deploy.ts';
+import { entryName } from '../src/deploy/zip-paths.ts';
+import type { ZipEntry } from '../src/deploy/zip-reader.ts';
+import { AppError } from '../src/errors.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+
+const codeOf = (fn: () => unknown): string | null => {
+  try {
+    fn();
+    return null;
+  } catch (err) {
+    return err instanceof AppError ? err.errorCode : String(err);
+  }
+};
+
+describe('validateCoordination', () => {
+  test('absent fields are null; strings pass through verbatim', () => {
+    expect(validateCoordination({})).toEqual({ releaseId: null, expectedPublicationToken: null });
+    expect(validateCoordination({ releaseId: null, expectedPublicationToken: null })).toEqual({ releaseId: null, expectedPublicationToken: null });
+    expect(validateCoordination({ releaseId: ' v1 ', expectedPublicationToken: 'tok' })).toEqual({ releaseId: ' v1 ', expectedPublicationToken: 'tok' });
+  });
+  test('a field that is not a string is INVALID_REQUEST', () => {
+    for (const bad of [1, true, {}, ['a']]) {
+      expect(codeOf(() => validateCoordination({ releaseId: bad }))).toBe('INVALID_REQUEST');
+      expect(codeOf(() => validateCoordination({ expectedPublicationToken: bad }))).toBe('INVALID_REQUEST');
+    }
+  });
+  test('releaseId: 1 to 200 characters, no control characters', () => {
+    expect(codeOf(() => validateCoordination({ releaseId: '' }))).toBe('INVALID_RELEASE_ID');
+    expect(codeOf(() => validateCoordination({ releaseId: 'a'.repeat(201) }))).toBe('INVALID_RELEASE_ID');
+    expect(codeOf(() => validateCoordination({ releaseId: 'a\u007f' }))).toBe('INVALID_RELEASE_ID');
+    expect(codeOf(() => validateCoordination({ releaseId: 'a'.repeat(200) }))).toBeNull();
+  });
+});
+
+describe('entry names', () => {
+  const entry = (name: string, extra: Partial<ZipEntry> = {}): ZipEntry => ({
+    nameBytes: new TextEncoder().encode(name),
+    utf8: true,
+    flags: 0x800,
+    method: 8,
+    crc32: 0,
+    compressedSize: 1,
+    uncompressedSize: 1,
+    localOffset: 0,
+    madeByHost: 3,
+    externalAttrs: (0o100644 << 16) >>> 0,
+    ...extra,
+  });
+  test('normal paths, "./" and empty segments', () => {
+    expect(entryName(entry('index.html'))).toEqual({ kind: 'file', path: 'index.html' });
+    expect(entryName(entry('./a/./b//c.js'))).toEqual({ kind: 'file', path: 'a/b/c.js' });
+  });
+  test('dropped: directories, dotfiles, dot-directories, symlinks', () => {
+    expect(entryName(entry('a/'))).toMatchObject({ kind: 'skip', why: 'directory' });
+    expect(entryName(entry('a', { externalAttrs: (0o040755 << 16) >>> 0 }))).toMatchObject({ kind: 'skip', why: 'directory' });
+    expect(entryName(entry('D', { madeByHost: 0, externalAttrs: 0x10, uncompressedSize: 0 }))).toMatchObject({ kind: 'skip', why: 'directory' });
+    expect(entryName(entry('.htaccess'))).toMatchObject({ kind: 'skip', why: 'dotfile' });
+    expect(entryName(entry('.well-known/x'))).toMatchObject({ kind: 'skip', why: 'dotfile' });
+    expect(entryName(entry('l', { externalAttrs: (0o120777 << 16) >>> 0 }))).toMatchObject({ kind: 'skip', why: 'symlink' });
+  });
+  test('refused names', () => {
+    expect(codeOf(() => entryName(entry('a\\b')))).toBe('INVALID_ZIP');
+    expect(codeOf(() => entryName(entry('..')))).toBe('ZIP_SLIP_REJECTED');
+    expect(codeOf(() => entryName(entry('/a')))).toBe('ZIP_SLIP_REJECTED');
+    expect(codeOf(() => entryName(entry('c:/a')))).toBe('ZIP_SLIP_REJECTED');
+    expect(codeOf(() => entryName(entry('a'.repeat(1025))))).toBe('INVALID_ZIP');
+    expect(codeOf(() => entryName({ ...entry(''), nameBytes: new Uint8Array([0xff, 0xfe]) }))).toBe('INVALID_ZIP');
+  });
+  test('legacy (non-UTF-8) names are read as single bytes', () => {
+    expect(entryName({ ...entry(''), utf8: false, flags: 0, nameBytes: new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x6a, 0x73]) })).toEqual({ kind: 'file', path: 'café.js' });
+  });
+});
+
+describe('mime table', () => {
+  test('common types, case-insensitive extensions, charset on text', () => {
+    expect(mimeFor('index.html')).toBe('text/html; charset=utf-8');
+    expect(mimeFor('A/B.HTM')).toBe('text/html; charset=utf-8');
+    expect(mimeFor('x.webmanifest')).toBe('application/manifest+json; charset=utf-8');
+    expect(mimeFor('x.yml')).toBe('application/yaml; charset=utf-8');
+    expect(mimeFor('x.glb')).toBe('model/gltf-binary');
+    expect(mimeFor('x.mp4')).toBe('video/mp4');
+    expect(mimeFor('x.avif')).toBe('image/avif');
+    expect(mimeFor('x.zip')).toBe('application/zip');
+  });
+  test('unknown, missing and server-side script extensions are text/plain', () => {
+    for (const p of ['LICENSE', 'a.xyz', 'a.php', 'a.PHP', 'cgi/a.cgi', 'a.rb', 'a.constructor', 'a.toString', 'dir.v2/README']) {
+      expect(mimeFor(p)).toBe('text/plain; charset=utf-8');
+      expect(isServedAsText(p)).toBe(true);
+    }
+    expect(isServedAsText('a.txt')).toBe(false);
+    expect(isServedAsText('a.css')).toBe(false);
+  });
+});
+
+describe('deployWarnings', () => {
+  test('sorted downgrades, then key lint, then the missing index', () => {
+    expect(deployWarnings([{ path: 'z' }, { path: 'b.php' }, { path: 'a.js' }], { keyLintPaths: ['a.js', 'a.js'] })).toEqual([
+      'b.php will be served as text/plain',
+      'z will be served as text/plain',
+      'a.js may contain a canvas API key',
+      'no index.html: the canvas root will answer 404',
+    ]);
+    expect(deployWarnings([{ path: 'index.html' }], { keyLintPaths: [] })).toEqual([]);
+    expect(deployWarnings([{ path: 'only.htm' }], { keyLintPaths: [] })).toEqual([]);
+  });
+});
+
+describe('blob writer', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  for (const perFile of [false, true]) {
+    test(`${perFile ? 'file-by-file fdatasync' : 'syncfs'}: blobs land only at commit, a discard removes what it created`, async () => {
+      const dir = deployTmpDir(app.ctx);
+      const existing = await app.ctx.blobs.putBytes(new TextEncoder().encode(`existing ${perFile}`));
+      const writer = new DeployBlobWriter(app.ctx, dir, { perFile });
+      const a = writer.write(new TextEncoder().encode(`a ${perFile}`));
+      const again = writer.write(new TextEncoder().encode(`a ${perFile}`));
+      const b = writer.write(new TextEncoder().encode(`existing ${perFile}`));
+      expect(again).toBe(a);
+      expect(b).toBe(existing.hash);
+      expect(app.ctx.blobs.has(a)).toBe(false);
+      await writer.commit();
+      expect(readFileSync(app.ctx.blobs.pathOf(a), 'utf8')).toBe(`a ${perFile}`);
+      expect(readdirSync(dir).filter((n) => n.startsWith('blob-'))).toEqual([]);
+      writer.discard();
+      expect(app.ctx.blobs.has(a)).toBe(false);
+      expect(app.ctx.blobs.has(existing.hash)).toBe(true);
+    });
+  }
+
+  test('a blob another deploy holds is not removed by a discard', async () => {
+    const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
+    const hash = writer.write(new TextEncoder().encode('contested'));
+    await writer.commit();
+    const other = holdBlobs(app.ctx);
+    other.add(hash);
+    writer.discard();
+    expect(app.ctx.blobs.has(hash)).toBe(true);
+    other.release();
+  });
+
+  test('syncfs is available on this Linux host', () => {
+    if (process.platform === 'linux') expect(canSyncFilesystem()).toBe(true);
+  });
+});
