@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
+import { connectionAdminRoutes } from './connections/admin-routes.ts';
 import type { AppContext } from './context.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { deployRoutes } from './deploy/routes.ts';
@@ -10,7 +11,13 @@ import { healthRoutes } from './health.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { renderError } from './http/on-error.ts';
 import { apiMeRoutes } from './me/routes.ts';
+import { aiRoutes } from './runtime/ai/routes.ts';
+import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
+import { connectionRoutes } from './runtime/connections/routes.ts';
+import { runtimeRoutes } from './runtime/routes.ts';
+import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
+import { canvasHostHandler, serveRoutes } from './serve/routes.ts';
 
 /** Every feature's routes, in one visible list. onError comes first so it covers them all. */
 export function createApp(ctx: AppContext) {
@@ -24,11 +31,25 @@ export function createApp(ctx: AppContext) {
     .use(uploadRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(sdkRoutes(ctx))
-    .use(dashboardRoutes(ctx));
+    .use(serveRoutes(ctx))
+    .use(dashboardRoutes(ctx))
+    .use(runtimeRoutes(ctx))
+    .use(aiRoutes(ctx))
+    .use(aiUsageRoutes(ctx))
+    .use(connectionAdminRoutes(ctx))
+    .use(connectionRoutes(ctx));
 }
 
 /** The fetch handler the server (and in-process tests) call. */
 export function createHandler(ctx: AppContext): FetchHandler {
   const app = createApp(ctx);
-  return wrapHandler((request) => app.handle(request), ctx.log);
+  // Subdomain mode: a canvas's own host never reaches the app's routes.
+  const canvasHost = canvasHostHandler(ctx);
+  // The realtime socket upgrades on Bun's server itself, before Elysia.
+  const realtime = realtimeUpgrade(ctx);
+  const handle = wrapHandler((request) => canvasHost(request) ?? realtime.handle(request) ?? app.handle(request), ctx.log);
+  return (request, server) => {
+    if (server) realtime.bind(server);
+    return handle(request, server);
+  };
 }

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { AuditLog } from './audit.ts';
+import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
@@ -30,6 +31,8 @@ export interface AppContext {
   users: UserStore;
   sessions: SessionStore;
   auth: Authenticator;
+  /** Legacy guest invites and their sessions (CONTRACT §3). */
+  guests: GuestStore;
   audit: AuditLog;
   settings: SettingsService;
   canvases: CanvasStore;
@@ -49,6 +52,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const users = new UserStore(db, now);
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
+  const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now);
   return {
     config,
     version: VERSION,
@@ -59,7 +63,8 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
     users,
     sessions,
-    auth: new Authenticator(config, users, sessions),
+    auth: new Authenticator(config, users, sessions, guests),
+    guests,
     audit: new AuditLog(db, now),
     settings: new SettingsService(db, config, now),
     canvases: new CanvasStore(db),

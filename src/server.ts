@@ -3,6 +3,7 @@ import { websocket as elysiaWebsocket } from 'elysia/ws';
 import { createHandler } from './app.ts';
 import { withBoundPort } from './config.ts';
 import type { AppContext } from './context.ts';
+import { MAX_PAYLOAD_BYTES } from './runtime/realtime/limits.ts';
 
 /** Above every body cap (110 MB deploys), so our own checks answer first. */
 export const MAX_REQUEST_BODY = 128 * 1024 * 1024;
@@ -38,6 +39,8 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
   const base = elysiaWebsocket as WebSocketHandler<unknown>;
   const websocket: WebSocketHandler<unknown> = {
     ...base,
+    // Realtime answers frames over 16 KiB with an error frame; past this Bun closes the socket (1009).
+    maxPayloadLength: MAX_PAYLOAD_BYTES,
     open(ws) {
       sockets.add(ws);
       return base.open?.(ws);

@@ -43,7 +43,9 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const sdk = await fetch(`${easel.url}/sdk/v1.js`, { headers: { cookie } });
     expect(sdk.status).toBe(200);
-    expect(await sdk.text()).toContain(`version:"${VERSION}"`);
+    const bundle = await sdk.text();
+    expect(bundle).toContain('globalThis.easel=');
+    expect(bundle).toContain(`"${VERSION}"`);
     expect((await fetch(`${easel.url}/sdk/v1.d.ts`, { headers: { cookie } })).status).toBe(200);
 
     expect(await stopEasel(easel)).toBe(0);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import { hashCanvasKey } from '../src/canvases/keys.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import {
@@ -86,6 +87,18 @@ describe('role matrix: every /api/canvases/{id} route', () => {
         expect((await body(res)).code).toBe('NOT_FOUND');
       }
     }
+  });
+
+  test('a legacy guest session is no user: 401 on the management API, even for its own canvas', async () => {
+    const c = await makeCanvas(app, p);
+    const { invite } = app.ctx.guests.createInvite(c.id, p.id.owner);
+    const cookie = `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`;
+    const before = snapshot(app, c.id);
+    for (const [method, path] of [['GET', '/api/me'], ['GET', '/api/canvases'], ['GET', `/api/canvases/${c.id}`], ['POST', `/api/canvases/${c.id}/archive`], ['GET', '/api/admin/users']]) {
+      const res = await app.request(path!, { method, cookie });
+      expect({ path, status: res.status, body: await body(res) }).toEqual({ path, status: 401, body: { error: 'unauthorized' } });
+    }
+    expect(snapshot(app, c.id)).toBe(before);
   });
 
   test('a refused caller with a broken body still gets 401/404, not 400', async () => {

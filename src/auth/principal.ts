@@ -1,14 +1,20 @@
 import type { Config } from '../config.ts';
 import { parseCookies, serializeCookie } from '../http/cookies.ts';
 import { ipInAny } from './cidr.ts';
+import { GUEST_COOKIE, type GuestSessionResolver } from './guests.ts';
 import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
 
 /**
- * Who is asking. Later kinds (legacy guests, the anonymous Public-link
- * visitor, personal access tokens) extend this union.
+ * Who is asking. Later kinds (personal access tokens) extend this union.
+ * `guest`: a legacy guest session, scoped to one canvas (src/auth/guests.ts).
+ * `anonymous`: a visitor without a session, admitted only by the runtime
+ * pipeline for an active Public link canvas (never returned by authenticate).
  */
-export type Principal = { kind: 'user'; user: User; via: 'session' | 'proxy' };
+export type Principal =
+  | { kind: 'user'; user: User; via: 'session' | 'proxy' }
+  | { kind: 'guest'; inviteId: string; canvasId: string; name: string }
+  | { kind: 'anonymous' };
 
 export interface AuthResult {
   principal: Principal | null;
@@ -22,6 +28,7 @@ export class Authenticator {
     private readonly config: Config,
     private readonly users: UserStore,
     private readonly sessions: SessionStore,
+    private readonly guests: GuestSessionResolver | null = null,
   ) {}
 
   isAdmin(user: User): boolean {
@@ -42,6 +49,12 @@ export class Authenticator {
           setCookie: session.renewed ? this.sessionCookie(token) : undefined,
         };
       }
+    }
+    // A signed-in user always acts as themselves; the guest cookie counts only without one.
+    const guestToken = this.guests ? parseCookies(request.headers.get('cookie')).get(GUEST_COOKIE) : undefined;
+    if (guestToken) {
+      const guest = this.guests!.resolve(guestToken);
+      if (guest) return { principal: { kind: 'guest', ...guest } };
     }
     return { principal: null };
   }

@@ -1,6 +1,9 @@
 import foundation from './001_foundation.ts';
 import versions from './002_versions.ts';
 import uploads from './003_uploads.ts';
+import runtime from './004_runtime.ts';
+import ai from './005_ai.ts';
+import connections from './006_connections.ts';
 
 export interface Migration {
   version: number;
@@ -13,4 +16,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'versions', sql: versions },
   { version: 3, name: 'uploads', sql: uploads },
+  { version: 4, name: 'runtime', sql: runtime },
+  { version: 5, name: 'ai', sql: ai },
+  { version: 6, name: 'connections', sql: connections },
 ];

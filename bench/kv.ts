@@ -1,0 +1,175 @@
+// KV through the full HTTP pipeline: the real server as a child process
+// (EASEL_RATELIMIT_ENABLED=false), a signed-in viewer, loopback, 32
+// keep-alive connections each with one request in flight, 90% GET of shared
+// keys / 10% PUT of per-viewer keys. Prints ops/s and latency percentiles.
+//
+//   bun bench/kv.ts            (BENCH_SECONDS=10, BENCH_CONNECTIONS=32, BENCH_LOG_LEVEL=info)
+//
+// The client is a minimal HTTP/1.1 writer/reader on raw sockets so the load
+// generator costs as little CPU as possible next to the server.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { createContext } from '../src/context.ts';
+import { newId, newToken, sha256Hex } from '../src/ids.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = 2;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const SHARED_KEYS = 100;
+const ROOT = join(import.meta.dir, '..');
+
+const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-kv-'));
+const SLUG = 'bench';
+
+// Seed: an owner, a viewer on the list, a canvas with shared keys.
+{
+  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const owner = ctx.users.ensure('owner@bench.test', 'Owner');
+  const viewer = ctx.users.ensure('viewer@bench.test', 'Viewer');
+  const now = Date.now();
+  const canvas = ctx.canvases.insert({ id: newId(), slug: SLUG, title: 'bench', ownerId: owner.id, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  const put = ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
+  for (let i = 0; i < SHARED_KEYS; i++) put.run(canvas.id, `k${i}`, JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] }), now);
+  ctx.db.close();
+}
+
+const logFile = join(dataDir, 'server.log');
+const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+  cwd: ROOT,
+  env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', EASEL_LOG_LEVEL: LOG_LEVEL },
+  stdin: 'ignore',
+  stdout: Bun.file(logFile),
+  stderr: 'ignore',
+});
+
+let port = 0;
+for (let i = 0; i < 200 && !port; i++) {
+  await Bun.sleep(25);
+  const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
+  if (m) port = Number(m[1]);
+}
+if (!port) throw new Error('server did not start');
+
+const login = await fetch(`http://127.0.0.1:${port}/auth/dev/login`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'viewer@bench.test' }),
+});
+const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+
+const getRequest = (i: number) => `GET /v1/c/${SLUG}/kv/k${i} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`;
+function putRequest(i: number): string {
+  const body = JSON.stringify({ theme: i % 2 ? 'dark' : 'light', at: i });
+  return `PUT /v1/c/${SLUG}/kv/user/pref${i % 50} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+interface Conn {
+  socket: Bun.Socket<Conn>;
+  buf: Buffer;
+  sentAt: number;
+  isPut: boolean;
+}
+
+let measuring = false;
+let stopping = false;
+const latencies: number[] = [];
+let gets = 0;
+let puts = 0;
+let errors = 0;
+let seq = 0;
+
+function send(c: Conn): void {
+  if (stopping) return;
+  const n = seq++;
+  c.isPut = n % 10 === 9;
+  c.sentAt = performance.now();
+  c.socket.write(c.isPut ? putRequest(n) : getRequest(n % SHARED_KEYS));
+}
+
+/** Consumes one complete response from the buffer, if there is one. */
+function takeResponse(c: Conn): number | null {
+  const end = c.buf.indexOf('\r\n\r\n');
+  if (end < 0) return null;
+  const head = c.buf.subarray(0, end).toString('latin1');
+  const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+  if (c.buf.length < end + 4 + length) return null;
+  c.buf = c.buf.subarray(end + 4 + length);
+  return Number(head.slice(9, 12));
+}
+
+const conns: Conn[] = [];
+for (let i = 0; i < CONNECTIONS; i++) {
+  const conn = { buf: Buffer.alloc(0), sentAt: 0, isPut: false } as Conn;
+  conn.socket = await Bun.connect<Conn>({
+    hostname: '127.0.0.1',
+    port,
+    data: conn,
+    socket: {
+      data(socket, data) {
+        const c = socket.data;
+        c.buf = c.buf.length ? Buffer.concat([c.buf, data]) : Buffer.from(data);
+        const status = takeResponse(c);
+        if (status === null) return;
+        if (measuring) {
+          latencies.push(performance.now() - c.sentAt);
+          if (status !== 200) errors++;
+          else if (c.isPut) puts++;
+          else gets++;
+        }
+        send(c);
+      },
+      error() {
+        errors++;
+      },
+    },
+  });
+  conns.push(conn);
+}
+
+for (const c of conns) send(c);
+await Bun.sleep(WARMUP_SECONDS * 1000);
+measuring = true;
+const started = performance.now();
+await Bun.sleep(SECONDS * 1000);
+measuring = false;
+const elapsed = (performance.now() - started) / 1000;
+stopping = true;
+for (const c of conns) c.socket.end();
+
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))]!.toFixed(2);
+const total = gets + puts;
+console.log(
+  JSON.stringify(
+    {
+      bench: 'kv over HTTP (full runtime pipeline)',
+      connections: CONNECTIONS,
+      seconds: Number(elapsed.toFixed(2)),
+      serverLogLevel: LOG_LEVEL,
+      ops: total,
+      opsPerSec: Math.round(total / elapsed),
+      gets,
+      puts,
+      errors,
+      latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: latencies[latencies.length - 1]!.toFixed(2) },
+    },
+    null,
+    2,
+  ),
+);
+
+server.kill('SIGTERM');
+await server.exited;
+rmSync(dataDir, { recursive: true, force: true });
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,134 @@
+// Realtime fan-out on loopback: the real server as a child process, one
+// canvas, 30 sockets subscribed to one channel (the canvas cap is 30
+// connections, so the publisher is one of the 30 subscribers and hears its
+// own messages too), one publisher at 50 publishes per second. Reports the
+// delivery latency (publish sent → message received, one clock: every socket
+// lives in this process) and the messages delivered per second.
+//
+//   bun bench/realtime.ts            (BENCH_ROUNDS=5, BENCH_RATE=50)
+//
+// A connection may publish 100 times a minute (spec: Limits / Realtime), so
+// each round is 100 publishes (2 s at 50/s) from a freshly opened publisher
+// socket; the first round warms up and is not counted.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { createContext } from '../src/context.ts';
+import { newId, newToken, sha256Hex } from '../src/ids.ts';
+import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const RATE = Number(process.env.BENCH_RATE ?? 50);
+const PER_ROUND = REALTIME_LIMITS.publishesPerMinute;
+const SOCKETS = REALTIME_LIMITS.connectionsPerCanvas;
+const ROOT = join(import.meta.dir, '..');
+const SLUG = 'bench-rt';
+const CHANNEL = 'participants:bench';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-rt-'));
+const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`);
+{
+  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const users = emails.map((e, i) => ctx.users.ensure(e, `Person ${i}`));
+  const now = Date.now();
+  const canvas = ctx.canvases.insert({ id: newId(), slug: SLUG, title: 'bench', ownerId: users[0]!.id, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  for (const u of users.slice(1)) ctx.canvases.setMember(canvas.id, u.id, 'viewer', now);
+  ctx.db.close();
+}
+
+const logFile = join(dataDir, 'server.log');
+const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+  cwd: ROOT,
+  env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', EASEL_LOG_LEVEL: 'warn' },
+  stdin: 'ignore',
+  stdout: Bun.file(logFile),
+  stderr: 'ignore',
+});
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+let port = 0;
+for (let i = 0; i < 200 && !port; i++) {
+  await Bun.sleep(25);
+  const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
+  if (m) port = Number(m[1]);
+}
+if (!port) throw new Error('server did not start');
+const base = `http://127.0.0.1:${port}`;
+
+async function signIn(email: string): Promise<string> {
+  const res = await fetch(`${base}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+const latencies: number[] = [];
+let counting = false;
+let delivered = 0;
+
+/** Opens a socket, subscribes, and records the latency of every bench message it receives. */
+async function subscriber(cookie: string): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/c/${SLUG}/realtime`, { headers: { cookie } } as unknown as string[]);
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel: CHANNEL }));
+    ws.onclose = (e) => reject(new Error(`socket closed: ${e.code}`));
+    ws.onmessage = (e) => {
+      const f = JSON.parse(String(e.data));
+      if (f.type === 'subscribed') resolve();
+      if (f.type === 'error') reject(new Error(`${f.code}: ${f.message}`));
+    };
+  });
+  ws.onclose = null;
+  ws.onmessage = (e) => {
+    const f = JSON.parse(String(e.data));
+    if (f.type !== 'message' || !counting) return;
+    latencies.push(performance.now() - f.data.t);
+    delivered++;
+  };
+  return ws;
+}
+
+const cookies = await Promise.all(emails.map(signIn));
+// Sockets 1..29 stay for the whole run; socket 0 (the owner) is the publisher, reopened every round.
+const listeners = await Promise.all(cookies.slice(1).map(subscriber));
+
+const rounds: Array<{ delivered: number; seconds: number }> = [];
+for (let round = 0; round <= ROUNDS; round++) {
+  const publisher = await subscriber(cookies[0]!);
+  counting = round > 0;
+  const before = delivered;
+  const started = performance.now();
+  for (let i = 0; i < PER_ROUND; i++) {
+    // Paced against the start, so timer drift does not lower the rate.
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    publisher.send(JSON.stringify({ type: 'publish', channel: CHANNEL, event: 'tick', data: { t: performance.now(), i } }));
+  }
+  await Bun.sleep(200); // let the last messages land
+  const seconds = (performance.now() - started - 200) / 1000 + 1 / RATE;
+  if (counting) rounds.push({ delivered: delivered - before, seconds });
+  publisher.close();
+  await Bun.sleep(50);
+}
+for (const ws of listeners) ws.close();
+
+const sorted = latencies.sort((a, b) => a - b);
+const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const totalDelivered = rounds.reduce((s, r) => s + r.delivered, 0);
+const totalSeconds = rounds.reduce((s, r) => s + r.seconds, 0);
+const expected = ROUNDS * PER_ROUND * SOCKETS;
+console.log(`realtime fan-out: ${SOCKETS} subscribers (publisher included), ${RATE} publishes/s, ${ROUNDS} rounds of ${PER_ROUND} (after 1 warm-up round)`);
+console.log(`  delivered ${totalDelivered}/${expected} messages, ${(totalDelivered / totalSeconds).toFixed(0)} messages/s`);
+console.log(`  latency ms: p50 ${pct(50).toFixed(2)}  p90 ${pct(90).toFixed(2)}  p99 ${pct(99).toFixed(2)}  max ${sorted.at(-1)?.toFixed(2)}`);
+console.log(`  target p99 < 10 ms: ${pct(99) < 10 ? 'met' : 'NOT met'}`);
+
+server.kill('SIGTERM');
+await server.exited;
+rmSync(dataDir, { recursive: true, force: true });

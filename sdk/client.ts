@@ -1,0 +1,73 @@
+// The one client: read-only sub-objects over one transport. Each primitive
+// is one file (me, kv, files, ai, realtime, …) given the transport.
+import { createAi, type AiApi } from './ai.ts';
+import { createConnections, type ConnectionsApi } from './connections.ts';
+import { CapabilityDisabledError, EaselError, errorFor, errorFromResponse, PermissionDeniedError, QuotaExceededError } from './errors.ts';
+import { createFiles, type Files } from './files.ts';
+import { createKv, type Kv } from './kv.ts';
+import { createMe, type Identity } from './me.ts';
+import { createRealtime, type Realtime, type RealtimeOptions } from './realtime.ts';
+import { createTransport, type FetchLike, type Target, type Transport } from './request.ts';
+
+export interface Easel {
+  readonly version: string;
+  me(): Promise<Identity>;
+  readonly kv: Kv;
+  readonly files: Files;
+  readonly ai: AiApi;
+  readonly realtime: Realtime;
+  readonly connections: ConnectionsApi;
+  readonly EaselError: typeof EaselError;
+  readonly QuotaExceededError: typeof QuotaExceededError;
+  readonly CapabilityDisabledError: typeof CapabilityDisabledError;
+  readonly PermissionDeniedError: typeof PermissionDeniedError;
+}
+
+export interface ClientOptions {
+  version: string;
+  target: () => Target;
+  /** Tests outside a browser pass their own (with a cookie); browsers use fetch and WebSocket. */
+  fetch?: FetchLike;
+  openSocket?: RealtimeOptions['openSocket'];
+  retry?: RealtimeOptions['retry'];
+}
+
+export function createClient(options: ClientOptions): Easel {
+  const t: Transport = createTransport(options.target, options.fetch);
+  const realtime = createRealtime({
+    url: () => t.url('/realtime').replace(/^http/, 'ws'),
+    openSocket: options.openSocket,
+    retry: options.retry,
+    probe: () => probe(t),
+  });
+  return Object.freeze({
+    version: options.version,
+    me: createMe(t),
+    kv: createKv(t),
+    files: createFiles(t),
+    ai: Object.freeze(
+      createAi({
+        post: (path, body) => t.fetch('POST', path, { json: body }),
+        errorFrom: errorFromResponse,
+        error: (code, status, message) => errorFor(code, status, message),
+      }),
+    ),
+    realtime,
+    connections: Object.freeze(createConnections({ url: t.url, fetch: options.fetch })),
+    EaselError,
+    QuotaExceededError,
+    CapabilityDisabledError,
+    PermissionDeniedError,
+  });
+}
+
+/** Why a realtime handshake failed, when the HTTP API says it is not worth retrying (401, 403, 404…; not 429 or 5xx). */
+async function probe(t: Transport): Promise<EaselError | null> {
+  try {
+    await t.request('GET', '/me');
+    return null;
+  } catch (err) {
+    if (err instanceof EaselError && err.status >= 400 && err.status < 500 && err.status !== 429) return err;
+    return null;
+  }
+}

@@ -1,0 +1,54 @@
+// The Connections feature's parts for one app context, created on first use.
+// `tuning` and `egress` are mutable so tests can inject a resolver, a
+// connector, a shorter deadline or smaller limits.
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
+import type { AppContext } from '../context.ts';
+import { ConnectionLimits } from './limits.ts';
+import { parsePins, systemResolver } from './resolver.ts';
+import { ConnectionStore } from './store.ts';
+import { DEFAULT_TUNING, type ConnectionsTuning } from './tuning.ts';
+import { bunConnector, type EgressDeps } from './upstream.ts';
+
+export interface ConnectionsFeature {
+  store: ConnectionStore;
+  tuning: ConnectionsTuning;
+  limits: ConnectionLimits;
+  egress: EgressDeps;
+}
+
+const features = new WeakMap<AppContext, ConnectionsFeature>();
+
+export function connectionsOf(ctx: AppContext): ConnectionsFeature {
+  let f = features.get(ctx);
+  if (!f) {
+    const tuning = { ...DEFAULT_TUNING };
+    f = {
+      store: new ConnectionStore(ctx.db),
+      tuning,
+      limits: new ConnectionLimits(tuning, ctx.now),
+      egress: {
+        resolver: systemResolver,
+        connector: bunConnector,
+        pins: parsePins(ctx.config.connectionsResolve),
+        ca: trustedCas(ctx.config.connectionsCaFile),
+        onAddressRefused: (hostname, address, range) => ctx.log.warn('connections: address refused', { hostname, address, range }),
+      },
+    };
+    features.set(ctx, f);
+  }
+  return f;
+}
+
+/**
+ * Bun's `tls.ca` replaces the default trust store rather than adding to it,
+ * so an extra CA file is combined with Bun's default CA set (its bundled
+ * roots and NODE_EXTRA_CA_CERTS). Read once, at start.
+ */
+function trustedCas(file: string | null): string[] | undefined {
+  if (!file) return undefined;
+  const extra = readFileSync(file, 'utf8');
+  const withDefaults = tls as typeof tls & { getCACertificates?: (type: 'default') => string[] };
+  const defaults = withDefaults.getCACertificates?.('default') ?? [...tls.rootCertificates];
+  return [...defaults, extra];
+}

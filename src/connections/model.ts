@@ -1,0 +1,36 @@
+// Admin API bodies for Connection profiles (CONTRACT §4). Unknown fields are
+// refused (jsonBody is strict); the finer rules (origin, header names and
+// values) are checked in profiles.ts so each refusal names its field.
+import { t } from 'elysia';
+import { HTTP_METHODS } from '../policy/document.ts';
+
+const Method = t.Union(HTTP_METHODS.map((m) => t.Literal(m)));
+const Methods = t.Array(Method, { minItems: 1, maxItems: HTTP_METHODS.length, uniqueItems: true });
+
+export const MAX_PROTECTED_HEADERS = 16;
+export const MAX_PROTECTED_VALUE_BYTES = 8 * 1024;
+
+export const CreateProfileBody = t.Object(
+  {
+    name: t.String(),
+    origin: t.String({ maxLength: 2048 }),
+    methods: Methods,
+    protectedHeaders: t.Optional(t.Record(t.String(), t.String())),
+    enabled: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** `protectedHeaders` merges: a string sets (or replaces) a value, null removes the header. */
+export const PatchProfileBody = t.Object(
+  {
+    origin: t.Optional(t.String({ maxLength: 2048 })),
+    methods: t.Optional(Methods),
+    protectedHeaders: t.Optional(t.Record(t.String(), t.Union([t.String(), t.Null()]))),
+    enabled: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export type CreateProfileInput = typeof CreateProfileBody.static;
+export type PatchProfileInput = typeof PatchProfileBody.static;

@@ -1,0 +1,85 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { readTextCapped } from '../body.ts';
+import { rawSegments, runtimeRequest } from '../http.ts';
+import type { RuntimeCaller } from '../pipeline.ts';
+import { chatEvents, type StreamEvent } from './chat-run.ts';
+import { aiOf } from './index.ts';
+import { AI_LIMITS, parseChatRequest } from './model.ts';
+
+const encoder = new TextEncoder();
+const frame = (event: StreamEvent) => encoder.encode(`data: ${JSON.stringify(event)}\n\n`);
+
+/**
+ * POST /v1/c/{slug}/ai/chat. The pipeline runs its steps 1–4 (ai rate
+ * class); the capability gate is not run there because the AI list puts
+ * CAPABILITY_DISABLED after the body, model, guest and quota checks
+ * (CONTRACT §9), so the service runs it in that place.
+ */
+export function aiRoutes(ctx: AppContext) {
+  const ai = aiOf(ctx);
+
+  const chat = async (request: Request, caller: RuntimeCaller): Promise<Response> => {
+    const text = await readTextCapped(request, AI_LIMITS.bodyBytes);
+    if (text === null) throw new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB');
+    const admission = ai.service.admit(caller, parseChatRequest(text));
+
+    // Our own signal: the client going away (request.signal) or the response stream being cancelled.
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort();
+    request.signal.addEventListener('abort', onClientGone, { once: true });
+    const events = tracked(chatEvents({ service: ai.service, open: ai.open, tuning: ai.tuning, log: ctx.log }, admission, abort.signal), ai.track(() => abort.abort()));
+    // Nothing is sent before the first delta: a provider that fails until then is a plain 502.
+    let first: IteratorResult<StreamEvent, void>;
+    try {
+      first = await events.next();
+    } catch (err) {
+      request.signal.removeEventListener('abort', onClientGone);
+      throw err;
+    }
+    const close = (c: ReadableStreamDefaultController<Uint8Array>) => {
+      request.signal.removeEventListener('abort', onClientGone);
+      c.close();
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        if (first.done) close(c);
+        else c.enqueue(frame(first.value));
+      },
+      async pull(c) {
+        try {
+          const next = await events.next();
+          if (next.done) close(c);
+          else c.enqueue(frame(next.value));
+        } catch (err) {
+          ctx.log.error('ai stream failed', { callId: admission.callId, error: err instanceof Error ? err.message : String(err) });
+          c.error(err);
+        }
+      },
+      cancel() {
+        abort.abort();
+        events.return(undefined).catch(() => {});
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'private, no-store', 'x-accel-buffering': 'no' },
+    });
+  };
+
+  return new Elysia({ name: 'runtime-ai' }).post(
+    '/v1/c/:slug/ai/chat',
+    ({ request }) => runtimeRequest(ctx, request, rawSegments(request, 'ai').slug, { capability: 'ai', rateClass: 'ai', skipCapability: true }, (caller) => chat(request, caller)),
+    { parse: 'none' },
+  );
+}
+
+/** Passes the events through and reports when the run is over, however it ends. */
+async function* tracked<T>(events: AsyncGenerator<T, void, void>, finished: () => void): AsyncGenerator<T, void, void> {
+  try {
+    yield* events;
+  } finally {
+    finished();
+  }
+}

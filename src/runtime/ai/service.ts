@@ -1,0 +1,127 @@
+import type { Canvas } from '../../canvases/record.ts';
+import { immediate } from '../../db/tx.ts';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { Logger } from '../../log.ts';
+import type { InstanceSettings, ModelPrice } from '../../settings.ts';
+import type { RuntimeCaller } from '../pipeline.ts';
+import { utcDay } from '../usage.ts';
+import { ZERO_USAGE, type ChatRequest, type ChatUsage } from './model.ts';
+import { costOf, reservationOf, validPrice } from './pricing.ts';
+import { AiCallStore, type AiOutcome } from './store.ts';
+
+/** A call that passed every check and holds a reservation against the caps. */
+export interface Admission {
+  callId: string;
+  canvasId: string;
+  actorId: string;
+  request: ChatRequest;
+  price: ModelPrice;
+  apiKey: string;
+}
+
+export interface AiServiceDeps {
+  store: AiCallStore;
+  settings: () => InstanceSettings;
+  now: () => number;
+  log: Logger;
+  /** The ai capability gate (null when effective). */
+  capabilityRefusal: (canvas: Canvas) => AppError | null;
+}
+
+/** Within a billionth of a dollar counts as reached: sums of rounded costs carry float noise. */
+const EPSILON = 1e-9;
+const reached = (spend: number, cap: number) => spend >= cap - EPSILON;
+
+/**
+ * The AI rules that are not about streaming: the pre-stream checks in the
+ * spec's order, the reservation that makes concurrent calls see each other,
+ * and settling each call exactly once.
+ */
+export class AiService {
+  constructor(private readonly deps: AiServiceDeps) {}
+
+  /**
+   * After the body was read and parsed (413, 400): MODEL_NOT_ALLOWED,
+   * GUEST_AI_DISABLED, GUEST_AI_CAP, QUOTA_EXCEEDED (user_daily, then
+   * canvas_monthly), CAPABILITY_DISABLED, then the audience. The spend checks
+   * and the reservation share one IMMEDIATE transaction, so two calls cannot
+   * both start on the last of a budget without seeing each other.
+   */
+  admit(caller: RuntimeCaller, request: ChatRequest): Admission {
+    const settings = this.deps.settings();
+    const price = settings.aiPrices[request.model];
+    if (!settings.aiModels.includes(request.model) || !validPrice(price)) {
+      throw new AppError('MODEL_NOT_ALLOWED', `model "${request.model}" is not allowed on this instance`);
+    }
+    const canvas = caller.canvas;
+    if (caller.kind === 'guest' && !canvas.guestAi) {
+      throw new AppError('GUEST_AI_DISABLED', 'AI is not available to guests on this canvas');
+    }
+    const now = this.deps.now();
+    const day = utcDay(now);
+    const month = day.slice(0, 7);
+    const { store } = this.deps;
+    const callId = newId();
+    immediate(store.db, () => {
+      if (caller.kind === 'guest' && canvas.guestAiMonthlyUsd > 0 && reached(store.guestMonthSpend(canvas.id, month), canvas.guestAiMonthlyUsd)) {
+        throw new AppError('GUEST_AI_CAP', "this canvas's monthly AI budget for guests is used up", { scope: 'guest' });
+      }
+      if (reached(store.actorDaySpend(caller.actorId, day), settings.aiUserDailyUsd)) {
+        throw new AppError('QUOTA_EXCEEDED', 'your daily AI budget is used up; it resets at midnight UTC', { scope: 'user_daily' }, { status: 429 });
+      }
+      if (reached(store.canvasMonthSpend(canvas.id, month), settings.aiCanvasMonthlyUsd)) {
+        throw new AppError('QUOTA_EXCEEDED', "this canvas's monthly AI budget is used up; it resets on the 1st (UTC)", { scope: 'canvas_monthly' }, { status: 429 });
+      }
+      const refusal = this.deps.capabilityRefusal(canvas);
+      if (refusal) throw refusal;
+      if (!inAudience(caller)) {
+        throw new AppError('PERMISSION_DENIED', 'AI on this canvas is available to its owner and editors only');
+      }
+      store.insertReserved({
+        id: callId,
+        canvasId: canvas.id,
+        actorId: caller.actorId,
+        actorKind: caller.kind,
+        model: request.model,
+        reservedUsd: reservationOf(request, price),
+        day,
+        month,
+        createdAt: now,
+      });
+    });
+    // The capability gate above guarantees a key.
+    return { callId, canvasId: canvas.id, actorId: caller.actorId, request, price, apiKey: settings.aiApiKey ?? '' };
+  }
+
+  /**
+   * Records the call's usage and cost; only the first settle of a call
+   * counts. A usage timeout records 0 tokens and 0 cost (AI rule 5).
+   */
+  settle(admission: Admission, usage: ChatUsage, outcome: AiOutcome): { usage: ChatUsage; cost: number } {
+    const recorded = outcome === 'usage_timeout' ? ZERO_USAGE : usage;
+    const cost = outcome === 'usage_timeout' ? 0 : costOf(recorded, admission.price);
+    const now = this.deps.now();
+    try {
+      const first = immediate(this.deps.store.db, () => this.deps.store.settle(admission.callId, recorded, cost, outcome, now));
+      if (first) {
+        this.deps.log.info('ai call', { callId: admission.callId, canvasId: admission.canvasId, actorId: admission.actorId, model: admission.request.model, outcome, ...recorded, cost });
+      }
+    } catch (err) {
+      // The database went away under a call still streaming (shutdown cut it off); the next start settles the row.
+      this.deps.log.error('ai call could not be recorded', { callId: admission.callId, error: err instanceof Error ? err.message : String(err) });
+    }
+    return { usage: recorded, cost };
+  }
+}
+
+/**
+ * `aiAudience`: editors (default) admits owners and editors; viewers admits
+ * every signed-in member. A legacy guest got here only because the owner
+ * opted guests in (guestAi), which is its own, explicit audience.
+ */
+function inAudience(caller: RuntimeCaller): boolean {
+  if (caller.kind === 'guest') return true;
+  if (caller.role === 'owner' || caller.role === 'editor') return true;
+  return caller.canvas.aiAudience === 'viewers';
+}

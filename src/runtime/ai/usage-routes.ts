@@ -1,0 +1,39 @@
+import { Elysia } from 'elysia';
+import { managedCanvas } from '../../canvases/authority.ts';
+import { managementActor } from '../../canvases/guard.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { json } from '../../http/respond.ts';
+import { rangeOf, UsageReports } from './usage-report.ts';
+
+const NO_STORE = { 'cache-control': 'private, no-store' };
+
+/**
+ * AI spend for the dashboard (management API):
+ * GET /api/canvases/{id}/ai-usage?from&to — owners, editors and admins (anyone else 404);
+ * GET /api/admin/ai-usage?from&to — instance admins (anyone else 404).
+ * `from`/`to` are inclusive UTC days; the default is the current month so far.
+ */
+export function aiUsageRoutes(ctx: AppContext) {
+  const reports = new UsageReports(ctx.db);
+  const queryOf = (request: Request) => {
+    const q = new URL(request.url).searchParams;
+    return { from: q.get('from'), to: q.get('to') };
+  };
+
+  return new Elysia({ name: 'ai-usage' })
+    .get('/api/canvases/:id/ai-usage', ({ request, params }) => {
+      const actor = managementActor(ctx, request);
+      const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+      const range = rangeOf(queryOf(request), ctx.now());
+      const budget = reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
+      return json(200, { canvasId: canvas.id, ...reports.forCanvas(canvas.id, range), budget }, NO_STORE);
+    })
+    .get('/api/admin/ai-usage', ({ request }) => {
+      const actor = managementActor(ctx, request);
+      if (!actor.isAdmin) throw new AppError('NOT_FOUND', 'not found');
+      const range = rangeOf(queryOf(request), ctx.now());
+      const settings = ctx.settings.get();
+      return json(200, { ...reports.forInstance(range), caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd } }, NO_STORE);
+    });
+}

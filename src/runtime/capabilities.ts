@@ -1,0 +1,60 @@
+import type { Canvas } from '../canvases/record.ts';
+import { connectionsEffective } from '../connections/effective.ts';
+import type { AppContext } from '../context.ts';
+
+export type Capability = 'identity' | 'kv' | 'files' | 'ai' | 'realtime' | 'connections' | 'authoring';
+export type DisabledReason = 'backend_off' | 'feature_off' | 'operator_disabled';
+
+export type CapabilityState = { effective: true } | { effective: false; reason: DisabledReason; hint: string };
+
+const ON: CapabilityState = { effective: true };
+
+/**
+ * Whether any Connection can work for this canvas: a live enabled profile,
+ * an admin grant for the canvas, and the encryption key where the profile
+ * has protected headers (src/connections/effective.ts).
+ */
+export function connectionsAvailable(ctx: AppContext, canvas: Canvas): boolean {
+  return connectionsEffective(ctx, canvas);
+}
+
+/** The spec's capability-effectiveness table, with the reason a capability is off. */
+export function capabilityState(ctx: AppContext, canvas: Canvas, capability: Capability): CapabilityState {
+  if (!canvas.capabilities.backend) {
+    return { effective: false, reason: 'backend_off', hint: 'The canvas owner can turn on the backend in the canvas settings.' };
+  }
+  switch (capability) {
+    case 'identity':
+      return ON;
+    case 'connections':
+      return connectionsAvailable(ctx, canvas)
+        ? ON
+        : { effective: false, reason: 'operator_disabled', hint: 'An instance administrator must define a Connection profile and grant it to this canvas.' };
+    case 'kv':
+    case 'files':
+    case 'ai':
+    case 'realtime':
+    case 'authoring':
+      if (!canvas.capabilities[capability]) {
+        return { effective: false, reason: 'feature_off', hint: `The canvas owner can turn on ${capability} in the canvas settings.` };
+      }
+      return operatorState(ctx, capability);
+  }
+}
+
+function operatorState(ctx: AppContext, capability: 'kv' | 'files' | 'ai' | 'realtime' | 'authoring'): CapabilityState {
+  if (capability === 'ai' && !ctx.settings.get().aiApiKey) {
+    return { effective: false, reason: 'operator_disabled', hint: 'The instance has no AI provider key; an administrator must configure one.' };
+  }
+  if (capability === 'realtime' && !ctx.config.realtime) {
+    return { effective: false, reason: 'operator_disabled', hint: 'Realtime is switched off for this instance (EASEL_REALTIME).' };
+  }
+  if (capability === 'authoring' && !ctx.config.authoring) {
+    return { effective: false, reason: 'operator_disabled', hint: 'Authoring is switched off for this instance (EASEL_AUTHORING).' };
+  }
+  return ON;
+}
+
+export function isEffective(ctx: AppContext, canvas: Canvas, capability: Capability): boolean {
+  return capabilityState(ctx, canvas, capability).effective;
+}

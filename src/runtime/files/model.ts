@@ -1,0 +1,8 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** PATCH /files/{id}: a nonempty name of at most 255 characters (checked again after trimming). */
+export const RenameBody = Type.Object({ name: Type.String({ minLength: 1 }) });
+export type RenameBody = Static<typeof RenameBody>;
+
+/** Runtime file ids are newId()s: 20 lowercase base36 characters. */
+export const FILE_ID = /^[0-9a-z]{20}$/;

@@ -1,0 +1,110 @@
+import { Value } from '@sinclair/typebox/value';
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { readTextCapped } from '../body.ts';
+import { rawSegments, runtimeJson, runtimeRequest } from '../http.ts';
+import { usageOf } from '../usage.ts';
+import { contentDisposition } from './disposition.ts';
+import { FILE_ID, RenameBody } from './model.ts';
+import { boundaryOf, MultipartError, readMultipart } from './multipart.ts';
+import { FileService } from './service.ts';
+import { FileStore } from './store.ts';
+
+const MAX_RENAME_BODY = 4096;
+/** Room for the form's other parts and headers around the file itself. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+function fileId(raw: string): string {
+  if (!FILE_ID.test(raw)) throw new AppError('INVALID_BODY', 'malformed file id');
+  return raw;
+}
+
+/** The new name: trimmed, 1 to 255 characters, no control characters. */
+function newName(text: string | null): string {
+  let body: unknown;
+  try {
+    body = text === null ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!Value.Check(RenameBody, body)) throw new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
+  const name = body.name.trim();
+  if (name === '' || [...name].length > 255) throw new AppError('INVALID_BODY', 'name must be 1 to 255 characters');
+  if (/[\x00-\x1f\x7f]/.test(name)) throw new AppError('INVALID_BODY', 'name must not contain control characters');
+  return name;
+}
+
+/** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. */
+export function fileRoutes(ctx: AppContext) {
+  const files = new FileService(new FileStore(ctx.db), ctx.blobs, () => ctx.settings.get(), usageOf(ctx), ctx.audit, ctx.now);
+  const slugOf = (request: Request) => rawSegments(request, 'files').slug;
+  const opts = { capability: 'files' } as const;
+
+  return new Elysia({ name: 'runtime-files' })
+    .post(
+      '/v1/c/:slug/files',
+      ({ request }) =>
+        runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
+          const boundary = boundaryOf(request.headers.get('content-type'));
+          if (!boundary || !request.body) throw new AppError('INVALID_BODY', 'upload a file as multipart/form-data with a `file` part');
+          const declared = Number(request.headers.get('content-length') ?? 0);
+          const { filesBytesFile } = ctx.settings.get();
+          if (declared > filesBytesFile + MULTIPART_OVERHEAD) {
+            throw new AppError('FILE_TOO_LARGE', `files are at most ${filesBytesFile} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
+          }
+          try {
+            return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary)));
+          } catch (err) {
+            if (err instanceof MultipartError) throw new AppError('INVALID_BODY', err.message);
+            throw err;
+          }
+        }),
+      { parse: 'none' },
+    )
+    .get('/v1/c/:slug/files', ({ request }) =>
+      runtimeRequest(ctx, request, slugOf(request), opts, (caller) => runtimeJson(200, { files: files.list(caller) })),
+    )
+    .get('/v1/c/:slug/files/:id/content', ({ request, params }) =>
+      runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
+        const file = files.open(caller, fileId(params.id));
+        const blob = ctx.blobs.file(file.hash);
+        if (!(await blob.exists())) {
+          ctx.log.error('runtime file blob missing', { fileId: file.id, canvasId: file.canvasId });
+          throw new AppError('NOT_FOUND', 'no such file');
+        }
+        const etag = `"${file.hash}"`;
+        const headers: Record<string, string> = {
+          'content-type': file.mime,
+          'content-disposition': contentDisposition(file.mime, file.name),
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': 'sandbox',
+          'cross-origin-resource-policy': 'same-site',
+          // Access can change at any time: revalidate on every use.
+          'cache-control': 'private, no-cache',
+          etag,
+        };
+        if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+        return new Response(blob, { status: 200, headers });
+      }),
+    )
+    .patch(
+      '/v1/c/:slug/files/:id',
+      ({ request, params }) =>
+        runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
+          const id = files.changeable(caller, fileId(params.id)).id;
+          const name = newName(await readTextCapped(request, MAX_RENAME_BODY));
+          return runtimeJson(200, files.rename(caller, id, name));
+        }),
+      { parse: 'none' },
+    )
+    .delete(
+      '/v1/c/:slug/files/:id',
+      ({ request, params }) =>
+        runtimeRequest(ctx, request, slugOf(request), opts, (caller) => {
+          files.delete(caller, fileId(params.id));
+          return runtimeJson(200, { ok: true });
+        }),
+      { parse: 'none' },
+    );
+}

@@ -1,0 +1,86 @@
+import { Value } from '@sinclair/typebox/value';
+import { Elysia } from 'elysia';
+import { DEFAULT_GUEST_NAME, guestCookie, type GuestInvite } from '../../auth/guests.ts';
+import type { User } from '../../auth/users.ts';
+import type { Canvas } from '../../canvases/record.ts';
+import { canvasUrl } from '../../canvases/url.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { enforceRate, requireUser } from '../../http/guards.ts';
+import { metaOf } from '../../http/meta.ts';
+import { escapeHtml, html, json } from '../../http/respond.ts';
+import { readTextCapped } from '../body.ts';
+import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
+
+const inviteView = (i: GuestInvite) => ({ inviteId: i.inviteId, name: i.name, createdBy: i.createdBy, createdAt: i.createdAt, revokedAt: i.revokedAt });
+
+/**
+ * Legacy guest invites (CONTRACT §3): managed by the canvas's owner, editors
+ * and instance admins (anyone else gets 404), opened at /auth/guest?token=….
+ */
+export function guestRoutes(ctx: AppContext) {
+  /** The canvas, when the caller may manage its invites; 404 for everyone else. */
+  const manageable = (request: Request, id: string): { user: User; canvas: Canvas } => {
+    const user = requireUser(ctx, request);
+    enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
+    const canvas = ctx.canvases.byId(id);
+    const role = canvas ? ctx.canvases.roleOf(canvas, user.id) : null;
+    if (!canvas || (role !== 'owner' && role !== 'editor' && !ctx.auth.isAdmin(user))) throw new AppError('NOT_FOUND', 'no such canvas');
+    return { user, canvas };
+  };
+
+  return new Elysia({ name: 'guest-invites' })
+    .post(
+      '/api/canvases/:id/guest-invites',
+      async ({ request, params }) => {
+        const { user, canvas } = manageable(request, params.id);
+        const text = await readTextCapped(request, 4096);
+        let body: unknown = {};
+        try {
+          if (text === null) throw new Error('too large');
+          if (text.trim() !== '') body = JSON.parse(text);
+        } catch {
+          throw new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}');
+        }
+        if (!Value.Check(CreateInviteBody, body)) throw new AppError('INVALID_BODY', 'name: 1 to 100 characters');
+        const { invite, token } = ctx.guests.createInvite(canvas.id, user.id, body.name?.trim() || DEFAULT_GUEST_NAME);
+        ctx.audit.record({ actorId: user.id, actorKind: 'user', canvasId: canvas.id, action: 'guest.invite.created', detail: { inviteId: invite.inviteId } });
+        // The token rides in the query string, which request logs never record.
+        return json(201, { inviteId: invite.inviteId, url: `${ctx.config.baseUrl}/auth/guest?token=${token}` });
+      },
+      { parse: 'none' },
+    )
+    .get('/api/canvases/:id/guest-invites', ({ request, params }) => {
+      const { canvas } = manageable(request, params.id);
+      return json(200, { invites: ctx.guests.invites(canvas.id).map(inviteView) }, { 'cache-control': 'no-store' });
+    })
+    .delete(
+      '/api/canvases/:id/guest-invites/:inviteId',
+      ({ request, params }) => {
+        const { user, canvas } = manageable(request, params.id);
+        if (!ctx.guests.revoke(canvas.id, params.inviteId)) throw new AppError('NOT_FOUND', 'no such invite');
+        ctx.audit.record({ actorId: user.id, actorKind: 'user', canvasId: canvas.id, action: 'guest.invite.revoked', detail: { inviteId: params.inviteId } });
+        ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
+        return json(200, { ok: true });
+      },
+      { parse: 'none' },
+    )
+    .get('/auth/guest', ({ request }) => {
+      const given = new URL(request.url).searchParams.get('token') ?? '';
+      const invite = INVITE_TOKEN.test(given) ? ctx.guests.inviteByToken(given) : null;
+      const canvas = invite ? ctx.canvases.byId(invite.canvasId) : null;
+      if (!invite || !canvas) return invalidLink();
+      const token = ctx.guests.createSession(invite);
+      metaOf(request).cookies.push(guestCookie(ctx.config, token));
+      ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
+      return new Response(null, { status: 303, headers: { location: canvasUrl(ctx.config, canvas.slug), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } });
+    });
+}
+
+function invalidLink(): Response {
+  const message = 'This guest link is not valid: it may have been revoked. Ask the person who shared it for a new one.';
+  return html(404, `<!doctype html><meta charset="utf-8"><title>Link not valid</title><p>${escapeHtml(message)}</p>`, {
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+  });
+}

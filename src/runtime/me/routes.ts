@@ -1,0 +1,11 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../context.ts';
+import { rawSegments, runtimeJson, runtimeRequest } from '../http.ts';
+import { identityOf } from './service.ts';
+
+/** GET /v1/c/{slug}/me: the identity capability. */
+export function meRoutes(ctx: AppContext) {
+  return new Elysia({ name: 'runtime-me' }).get('/v1/c/:slug/me', ({ request }) =>
+    runtimeRequest(ctx, request, rawSegments(request, 'me').slug, { capability: 'identity' }, (caller) => runtimeJson(200, identityOf(ctx, caller))),
+  );
+}

@@ -1,0 +1,82 @@
+// Revalidation of an open socket: the runtime pipeline's identity, access and
+// capability steps re-run against the live store (spec: "every operation
+// revalidates live roles"; close 4401 when access is lost, 4403 when realtime
+// is switched off). Rate limiting and isolation belong to the upgrade only.
+import type { Principal } from '../../auth/principal.ts';
+import { decideAccess, type Viewer } from '../../canvases/access.ts';
+import type { Canvas, CanvasRole } from '../../canvases/record.ts';
+import type { AppContext } from '../../context.ts';
+import { capabilityRefusal } from '../pipeline.ts';
+import { gatePassed } from '../gate-check.ts';
+import { CLOSE } from './limits.ts';
+
+/** What the upgrade request proved, kept to ask the same questions again later. Never logged. */
+export interface SocketIdentity {
+  canvasId: string;
+  /** user id, or `guest:<inviteId>` */
+  actorId: string;
+  /** The upgrade URL and the headers that authenticate (session and guest cookies, gate pass, proxy identity). */
+  url: string;
+  headers: Array<[string, string]>;
+  ip: string | null;
+}
+
+export type Recheck =
+  | { ok: true; canvas: Canvas; role: CanvasRole; name: string }
+  | { ok: false; close: typeof CLOSE.accessLost }
+  | { ok: false; close: typeof CLOSE.capabilityDisabled; message: string };
+
+const LOST = { ok: false, close: CLOSE.accessLost } as const;
+
+/** The headers worth keeping from the upgrade request. */
+export function identityHeaders(ctx: AppContext, request: Request): Array<[string, string]> {
+  const names = ['cookie', ctx.config.proxyEmailHeader.toLowerCase(), ctx.config.proxyNameHeader.toLowerCase()];
+  const kept: Array<[string, string]> = [];
+  for (const name of names) {
+    const value = request.headers.get(name);
+    if (value !== null) kept.push([name, value]);
+  }
+  return kept;
+}
+
+export function actorIdOf(principal: Principal): string | null {
+  if (principal.kind === 'user') return principal.user.id;
+  if (principal.kind === 'guest') return `guest:${principal.inviteId}`;
+  return null;
+}
+
+export function recheck(ctx: AppContext, id: SocketIdentity): Recheck {
+  const request = new Request(id.url, { headers: id.headers });
+  // A signed-out session, a deactivated user or a revoked guest invite all lose the socket.
+  const principal = ctx.auth.authenticate(request, id.ip).principal;
+  if (!principal || actorIdOf(principal) !== id.actorId) return LOST;
+  const canvas = ctx.canvases.byId(id.canvasId);
+  if (!canvas) return LOST;
+  const owner = ctx.users.byId(canvas.ownerId);
+  const settings = ctx.settings.get();
+  const decision = decideAccess({
+    canvas,
+    owner: owner ? { active: owner.active, canPublishPublic: owner.canPublishPublic, orgId: owner.orgId } : null,
+    viewer: viewerOf(ctx, canvas, principal),
+    gatePassed: canvas.hasPassword && gatePassed(ctx, request, canvas),
+    now: ctx.now(),
+    instance: { publicLinks: settings.publicLinks, tenancy: ctx.config.tenancy },
+  });
+  // Static-only means the canvas became a live Public link: its runtime API is for owners and editors.
+  if (!decision.ok || decision.staticOnly) return LOST;
+  const refusal = capabilityRefusal(ctx, canvas, 'realtime');
+  if (refusal) return { ok: false, close: CLOSE.capabilityDisabled, message: refusal.message };
+  const name = principal.kind === 'user' ? principal.user.name : principal.kind === 'guest' ? principal.name : '';
+  return { ok: true, canvas, role: decision.effectiveRole, name };
+}
+
+function viewerOf(ctx: AppContext, canvas: Canvas, principal: Principal): Viewer {
+  switch (principal.kind) {
+    case 'user':
+      return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: ctx.canvases.roleOf(canvas, principal.user.id) };
+    case 'guest':
+      return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
+    case 'anonymous':
+      return { kind: 'anonymous' };
+  }
+}

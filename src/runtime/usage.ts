@@ -1,0 +1,96 @@
+import type { AppContext } from '../context.ts';
+
+export type UsageCounter = 'requests' | 'kvReads' | 'kvWrites' | 'fileBytesIn' | 'fileBytesOut';
+
+const COLUMN: Record<UsageCounter, string> = {
+  requests: 'requests',
+  kvReads: 'kv_reads',
+  kvWrites: 'kv_writes',
+  fileBytesIn: 'file_bytes_in',
+  fileBytesOut: 'file_bytes_out',
+};
+const COUNTERS = Object.keys(COLUMN) as UsageCounter[];
+
+const FLUSH_EVERY_MS = 5_000;
+
+type Pending = Record<UsageCounter, number>;
+
+/**
+ * Per-canvas, per-UTC-day counters. Counting happens in memory (a request
+ * must not pay for a write); a timer folds them into `usage_daily` every few
+ * seconds, and shutdown folds the rest.
+ */
+export class UsageCounters {
+  private pending = new Map<string, Pending>();
+  private readonly timer: Timer;
+
+  constructor(private readonly ctx: AppContext) {
+    this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS);
+    this.timer.unref?.();
+    ctx.onShutdown.push(() => this.stop());
+  }
+
+  add(canvasId: string, counter: UsageCounter, amount = 1): void {
+    if (amount <= 0) return;
+    const key = `${canvasId}\n${utcDay(this.ctx.now())}`;
+    let p = this.pending.get(key);
+    if (!p) {
+      p = { requests: 0, kvReads: 0, kvWrites: 0, fileBytesIn: 0, fileBytesOut: 0 };
+      this.pending.set(key, p);
+    }
+    p[counter] += amount;
+  }
+
+  /** Writes the pending counts in one transaction. */
+  flush(): void {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    const cols = COUNTERS.map((c) => COLUMN[c]);
+    try {
+      const upsert = this.ctx.db.query(
+        `INSERT INTO usage_daily (canvas_id, day, ${cols.join(', ')}) VALUES (?, ?, ${cols.map(() => '?').join(', ')})
+         ON CONFLICT(canvas_id, day) DO UPDATE SET ${cols.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
+      );
+      this.ctx.db.transaction(() => {
+        for (const [key, p] of batch) {
+          const [canvasId, day] = key.split('\n') as [string, string];
+          upsert.run(canvasId, day, ...COUNTERS.map((c) => p[c]));
+        }
+      })();
+    } catch (err) {
+      // The database is gone (a test app closed without shutdown): nothing more to count into.
+      clearInterval(this.timer);
+      this.ctx.log.warn('usage flush failed', { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.flush();
+  }
+
+  /** Flushed totals for a canvas and day (tests, admin views). */
+  read(canvasId: string, day: string): Pending | null {
+    const r = this.ctx.db
+      .query<Record<string, number>, [string, string]>(`SELECT ${COUNTERS.map((c) => `${COLUMN[c]} AS ${c}`).join(', ')} FROM usage_daily WHERE canvas_id = ? AND day = ?`)
+      .get(canvasId, day);
+    return r ? (r as Pending) : null;
+  }
+}
+
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+const instances = new WeakMap<AppContext, UsageCounters>();
+
+/** The one counter set of this app context (created on first use). */
+export function usageOf(ctx: AppContext): UsageCounters {
+  let u = instances.get(ctx);
+  if (!u) {
+    u = new UsageCounters(ctx);
+    instances.set(ctx, u);
+  }
+  return u;
+}

@@ -1,0 +1,219 @@
+import type { Principal } from '../auth/principal.ts';
+import { decideAccess, publicLinkActive, type AccessDecision, type AccessRefusal, type Viewer } from '../canvases/access.ts';
+import type { Canvas } from '../canvases/record.ts';
+import { canvasUrl } from '../canvases/url.ts';
+import type { AppContext } from '../context.ts';
+import { principalOf } from '../http/guards.ts';
+import { metaOf } from '../http/meta.ts';
+import { html } from '../http/respond.ts';
+import { RateLimiter } from '../ratelimit.ts';
+import { accessFacts } from './access-facts.ts';
+import { CompressedStore } from './compress.ts';
+import { gateCookieWith, gatePassed } from './gate-pass.ts';
+import { canvasSecurityHeaders } from './host.ts';
+import { ManifestCache } from './manifest.ts';
+import { passwordPage, refusalPage, signInPage, type RefusalPage } from './pages.ts';
+import { readForm } from './read-form.ts';
+import { resolveCanvasPath } from './resolve.ts';
+import { sendFile, type FileSource } from './send-file.ts';
+import { BodyCache } from './body-cache.ts';
+
+/** Where a canvas is mounted on the request's host: `/c/{slug}/` (path mode) or `/` (its own subdomain). */
+export interface Mount {
+  slug: string;
+  /** URL path of the canvas root, ending in "/". */
+  base: string;
+}
+
+/** Password attempts per canvas per visitor per minute: argon2 is slow on purpose, guessing should be too. */
+export const GATE_ATTEMPTS_PER_MIN = 10;
+const GATE_PATH = '__easel/gate';
+
+type Admission =
+  | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean }
+  | { ok: false; canvas: Canvas | null; code: AccessRefusal | 'SIGN_IN'; response: Response };
+
+/**
+ * Serves canvas pages in both URL modes: the access ladder (the same
+ * decideAccess as the runtime pipeline), the password gate, and files of the
+ * live version from the blob store. A page view costs the session read and
+ * the canvas, owner and member reads; the manifest comes from memory, and
+ * nothing is written.
+ */
+export class CanvasServer {
+  readonly manifests: ManifestCache;
+  readonly compressed: CompressedStore;
+  private readonly security: Record<string, string>;
+  /** Its own limiter: brute-force protection stays on even when EASEL_RATELIMIT_ENABLED=false lifts the HTTP classes. */
+  private readonly gateLimiter: RateLimiter;
+  private readonly present = new Set<string>();
+  readonly bodies = new BodyCache();
+  private readonly source: FileSource;
+
+  constructor(private readonly ctx: AppContext) {
+    this.manifests = new ManifestCache(ctx.db);
+    this.compressed = new CompressedStore(ctx.config.dataDir, (hash) => ctx.blobs.pathOf(hash), (err) =>
+      ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
+    );
+    this.security = canvasSecurityHeaders(ctx.config);
+    this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (path, size) => this.bodies.get(path, size) };
+    this.gateLimiter = new RateLimiter(true, 50_000, ctx.now);
+    const drop = ({ canvasId }: { canvasId: string }) => this.manifests.invalidate(canvasId);
+    ctx.events.on('canvas.published', drop);
+    ctx.events.on('canvas.unpublished', drop);
+    ctx.events.on('canvas.access-changed', drop);
+    ctx.events.on('canvas.deleted', drop);
+  }
+
+  /** `rest`: the still-encoded path below the canvas root; `query`: "" or "?…". */
+  async handle(request: Request, mount: Mount, rest: string, query: string): Promise<Response> {
+    const method = request.method;
+    if (rest === GATE_PATH && method === 'POST') return this.gate(request, mount);
+    if (method !== 'GET' && method !== 'HEAD') {
+      return this.page(405, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD' });
+    }
+    const admission = this.admit(request, mount, query, rest);
+    if (!admission.ok) return admission.response;
+    const { canvas } = admission;
+    if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
+
+    const manifest = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
+    // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
+    const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
+    const resolution = resolveCanvasPath(manifest, rest);
+    if (resolution.kind === 'redirect') {
+      return new Response(null, { status: 301, headers: { ...this.security, location: mount.base + resolution.to + query, 'cache-control': cacheControl } });
+    }
+    if (resolution.kind === 'file') {
+      if (!this.blobPresent(resolution.file.hash)) return this.page(500, 'BLOB_MISSING');
+      return sendFile(request, resolution.file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security });
+    }
+    const custom = manifest.files.get('404.html');
+    if (custom && this.blobPresent(custom.hash)) return sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security });
+    return this.page(404, 'FILE_NOT_FOUND');
+  }
+
+  /**
+   * Checked once per blob per process: a blob lost from disk must answer a
+   * plain 500 page, not Bun's error page for a failed file read.
+   */
+  private blobPresent(hash: string): boolean {
+    if (this.present.has(hash)) return true;
+    if (!this.ctx.blobs.has(hash)) {
+      this.ctx.log.error('blob missing', { hash });
+      return false;
+    }
+    if (this.present.size >= 100_000) this.present.clear();
+    this.present.add(hash);
+    return true;
+  }
+
+  /** `POST {canvas URL}__easel/gate`: 303 back with a pass on the right password, 403 with the form otherwise. */
+  private async gate(request: Request, mount: Mount): Promise<Response> {
+    const form = await readForm(request);
+    const field = (name: string): string | null => {
+      const v = form?.get(name);
+      return typeof v === 'string' ? v : null;
+    };
+    const next = safeNext(field('next'), mount.base);
+    const admission = this.admit(request, mount, '', '', false);
+    if (admission.ok) return this.seeOther(next); // no password, or one the visitor does not need
+    if (admission.code !== 'PASSWORD_REQUIRED') return admission.response;
+    const canvas = admission.canvas!;
+
+    const who = this.visitorKey(request);
+    const limit = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
+    if (!limit.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(limit.retryAfter) });
+
+    const password = field('password');
+    const hash = this.ctx.canvases.passwordHash(canvas.id);
+    const ok = password !== null && password.length > 0 && password.length <= 1024 && hash !== null && (await Bun.password.verify(password, hash).catch(() => false));
+    this.ctx.log.info(ok ? 'gate passed' : 'gate refused', { requestId: metaOf(request).id, canvasId: canvas.id });
+    if (!ok) return this.passwordForm(mount, next, true);
+    metaOf(request).cookies.push(gateCookieWith(this.ctx, request, canvas));
+    return this.seeOther(next);
+  }
+
+  /**
+   * The access ladder for a page. Without a session only an open Public link
+   * canvas gets past the gateway (to the page or its password form); everyone
+   * else is sent to sign in, whether or not the canvas exists.
+   */
+  private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Admission {
+    const principal = principalOf(this.ctx, request);
+    const canvas = this.ctx.canvases.bySlug(mount.slug);
+    const facts = accessFacts(this.ctx, canvas);
+    const decision = decideAccess({
+      ...facts,
+      viewer: canvas && principal ? this.viewerOf(canvas, principal) : { kind: 'anonymous' },
+      gatePassed: checkGate && canvas !== null && canvas.hasPassword && gatePassed(this.ctx, request, canvas),
+      now: this.ctx.now(),
+    });
+    if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen: publicLinkActive(facts) };
+    const code = decision.code;
+    if (!principal && code !== 'PASSWORD_REQUIRED') return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(mount, rest, query) };
+    return { ok: false, canvas, code, response: this.refusal(code, mount, mount.base + rest + query) };
+  }
+
+  private refusal(code: AccessRefusal, mount: Mount, here: string): Response {
+    switch (code) {
+      case 'PASSWORD_REQUIRED':
+        return this.passwordForm(mount, here, false);
+      case 'DISABLED':
+        return this.page(403, 'DISABLED');
+      case 'ARCHIVED':
+      case 'SHARE_EXPIRED':
+        return this.page(404, code);
+      default:
+        // NOT_FOUND, OWNER_ONLY, NOT_INVITED: one answer, so nobody learns whether the canvas exists.
+        return this.page(404, 'NOT_FOUND');
+    }
+  }
+
+  private viewerOf(canvas: Canvas, principal: Principal): Viewer {
+    switch (principal.kind) {
+      case 'user':
+        return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: this.ctx.canvases.roleOf(canvas, principal.user.id) };
+      case 'guest':
+        return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
+      case 'anonymous':
+        return { kind: 'anonymous' };
+    }
+  }
+
+  /** dev and oidc: 302 to sign-in and back; proxy: 401 (the proxy in front signs people in). */
+  private signIn(mount: Mount, rest: string, query: string): Response {
+    const headers = { ...this.security, 'cache-control': 'no-store' };
+    if (this.ctx.config.authMode === 'proxy') return html(401, signInPage(), headers);
+    const here = mount.base + rest + query;
+    // In subdomain mode sign-in lives on the base host, so the way back is an absolute URL.
+    const returnTo = this.ctx.config.urlMode === 'subdomain' ? canvasUrl(this.ctx.config, mount.slug).slice(0, -1) + here : here;
+    const login = this.ctx.config.urlMode === 'subdomain' ? `${this.ctx.config.baseUrl}/auth/login` : '/auth/login';
+    return new Response(null, { status: 302, headers: { ...headers, location: `${login}?returnTo=${encodeURIComponent(returnTo)}` } });
+  }
+
+  private passwordForm(mount: Mount, next: string, wrong: boolean): Response {
+    return html(403, passwordPage(mount.base + GATE_PATH, next, wrong), { ...this.security, 'cache-control': 'no-store' });
+  }
+
+  private page(status: number, kind: RefusalPage, extra: Record<string, string> = {}): Response {
+    return html(status, refusalPage(kind), { ...this.security, 'cache-control': 'no-store', ...extra });
+  }
+
+  private seeOther(location: string): Response {
+    return new Response(null, { status: 303, headers: { ...this.security, location, 'cache-control': 'no-store' } });
+  }
+
+  private visitorKey(request: Request): string {
+    const p = principalOf(this.ctx, request);
+    if (p?.kind === 'user') return p.user.id;
+    if (p?.kind === 'guest') return `guest:${p.inviteId}`;
+    return `ip:${metaOf(request).ip ?? 'unknown'}`;
+  }
+}
+
+/** Where the gate sends the visitor back: a path inside this canvas, else its root. */
+export function safeNext(next: string | null, base: string): string {
+  if (!next || !next.startsWith(base) || next.includes('\\') || next.startsWith('//') || /[\r\n]/.test(next)) return base;
+  return next;
+}

@@ -1,0 +1,63 @@
+import type { Database } from 'bun:sqlite';
+
+export interface ManifestFile {
+  hash: string;
+  size: number;
+  /** Computed at deploy time (src/deploy/mime.ts); served as stored. */
+  mime: string;
+}
+
+/** One live version's files, as page serving needs them. */
+export interface Manifest {
+  canvasId: string;
+  versionId: string;
+  files: Map<string, ManifestFile>;
+  /** The one HTML file when the version has exactly one (it then answers at the root). */
+  singleHtml: string | null;
+}
+
+const HTML = /\.html?$/i;
+
+/**
+ * The live manifest per canvas, in memory: a page view costs one Map lookup
+ * instead of a query. Entries are checked against the canvas row's
+ * current_version_id on every use (a mismatch reloads) and dropped on the
+ * canvas events, so a deploy or unpublish shows at once. Bounded: the least
+ * recently loaded canvas goes first.
+ */
+export class ManifestCache {
+  private readonly bySlug = new Map<string, Manifest>();
+
+  constructor(private readonly db: Database, private readonly maxCanvases = 256) {}
+
+  get(slug: string, canvasId: string, versionId: string): Manifest {
+    const hit = this.bySlug.get(slug);
+    if (hit && hit.canvasId === canvasId && hit.versionId === versionId) return hit;
+    const manifest = this.load(canvasId, versionId);
+    this.bySlug.delete(slug);
+    this.bySlug.set(slug, manifest);
+    if (this.bySlug.size > this.maxCanvases) this.bySlug.delete(this.bySlug.keys().next().value as string);
+    return manifest;
+  }
+
+  invalidate(canvasId: string): void {
+    for (const [slug, m] of this.bySlug) if (m.canvasId === canvasId) this.bySlug.delete(slug);
+  }
+
+  get size(): number {
+    return this.bySlug.size;
+  }
+
+  private load(canvasId: string, versionId: string): Manifest {
+    const rows = this.db
+      .query<{ path: string; hash: string; size: number; mime: string }, [string]>('SELECT path, hash, size, mime FROM version_files WHERE version_id = ?')
+      .all(versionId);
+    const files = new Map<string, ManifestFile>();
+    const html: string[] = [];
+    for (const r of rows) {
+      files.set(r.path, { hash: r.hash, size: r.size, mime: r.mime });
+      if (HTML.test(r.path)) html.push(r.path);
+    }
+    return { canvasId, versionId, files, singleHtml: html.length === 1 ? html[0]! : null };
+  }
+}

@@ -1,0 +1,66 @@
+import { escapeHtml } from '../http/respond.ts';
+
+/**
+ * Easel's own small pages on canvas URLs: refusals, the password form, the
+ * missing-page fallback. `code` is machine-readable in a meta tag (clients
+ * and tests branch on it, never on the prose).
+ */
+function page(code: string, title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="easel-code" content="${escapeHtml(code)}"><meta name="robots" content="noindex">
+<title>${escapeHtml(title)} · Easel</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
+main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(24rem,90vw)}
+h1{font-size:1.25rem;margin:0 0 .5rem}p{margin:.5rem 0}small{color:#666}
+label{display:block;margin:.75rem 0 .25rem;font-size:.9rem}input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
+button{margin-top:1rem;width:100%;padding:.6rem;font:inherit;background:#222;color:#fff;border:0;border-radius:6px;cursor:pointer}
+.err{color:#b00020;font-size:.9rem}
+</style></head><body><main>
+${body}
+</main></body></html>
+`;
+}
+
+export type RefusalPage = 'NOT_FOUND' | 'ARCHIVED' | 'DISABLED' | 'SHARE_EXPIRED' | 'NOT_PUBLISHED' | 'FILE_NOT_FOUND' | 'RATE_LIMITED' | 'METHOD_NOT_ALLOWED' | 'BLOB_MISSING';
+
+const TEXT: Record<RefusalPage, [title: string, message: string]> = {
+  // One page for "no such canvas" and "no route in": the two must be indistinguishable.
+  NOT_FOUND: ['Canvas not found', 'There is no canvas at this address, or you do not have access to it.'],
+  ARCHIVED: ['Canvas archived', 'This canvas has been archived by its owner.'],
+  DISABLED: ['Canvas disabled', 'This canvas has been disabled by an administrator.'],
+  SHARE_EXPIRED: ['Link expired', 'This canvas was shared for a limited time, and that time has passed.'],
+  NOT_PUBLISHED: ['Not published', 'This canvas has no published version right now.'],
+  FILE_NOT_FOUND: ['Page not found', 'This canvas has no page at this address.'],
+  RATE_LIMITED: ['Too many attempts', 'Too many attempts. Wait a minute and try again.'],
+  METHOD_NOT_ALLOWED: ['Method not allowed', 'Canvas pages answer GET and HEAD only.'],
+  BLOB_MISSING: ['Something went wrong', 'This file of the canvas could not be read. The server log has the details.'],
+};
+
+export function refusalPage(kind: RefusalPage): string {
+  const [title, message] = TEXT[kind];
+  // Page-level codes that are not spec codes are reported as NOT_FOUND where the status is 404.
+  const code = kind === 'NOT_PUBLISHED' || kind === 'FILE_NOT_FOUND' ? 'NOT_FOUND' : kind === 'BLOB_MISSING' ? 'INTERNAL' : kind;
+  return page(code, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+}
+
+/** The password gate: posts to `{canvas URL}__easel/gate`, which answers 303 back (or 403 with this form again). */
+export function passwordPage(action: string, next: string, wrong: boolean): string {
+  return page(
+    'PASSWORD_REQUIRED',
+    'Password required',
+    `<form method="post" action="${escapeHtml(action)}">
+<h1>Password required</h1><p>This canvas is protected by a password.</p>
+<label for="password">Password</label><input id="password" name="password" type="password" required autofocus autocomplete="current-password">
+<input type="hidden" name="next" value="${escapeHtml(next)}">
+<button>Continue</button>
+${wrong ? '<p class="err" role="alert">That password is not right.</p>' : ''}
+</form>`,
+  );
+}
+
+/** Proxy mode without identity headers: the proxy in front should have signed the visitor in. */
+export function signInPage(): string {
+  return page('UNAUTHORIZED', 'Sign in required', '<h1>Sign in required</h1><p>This canvas needs you to be signed in. Reload the page through your organization\'s sign-in proxy.</p>');
+}

@@ -1,0 +1,41 @@
+import { decideAccess } from '../canvases/access.ts';
+import type { AppContext } from '../context.ts';
+import { accessFacts } from './access-facts.ts';
+import { gatePassed } from './gate-pass.ts';
+import { canvasSlugFromHost } from './host.ts';
+
+/** The canvas a browser request comes from, by its Referer (path mode: `/c/{slug}/…` on the base origin; subdomain mode: the canvas host). */
+export function refererSlug(ctx: AppContext, request: Request): string | null {
+  const referer = request.headers.get('referer');
+  if (!referer) return null;
+  let url: URL;
+  try {
+    url = new URL(referer);
+  } catch {
+    return null;
+  }
+  if (ctx.config.urlMode === 'subdomain') return canvasSlugFromHost(ctx.config, url.host);
+  if (url.origin !== new URL(ctx.config.baseUrl).origin) return null;
+  return /^\/c\/([a-z0-9-]+)\//.exec(url.pathname)?.[1] ?? null;
+}
+
+/**
+ * For sdkRoutes' `admitAnonymousVisitor`: may a visitor without a session
+ * load /sdk/v1.js? Only from a page of a canvas an anonymous visitor may see
+ * right now (an open Public link canvas, past its password gate), so the page
+ * works; its runtime calls still answer STATIC_ONLY.
+ */
+export function anonymousSdkVisitor(ctx: AppContext): (request: Request) => boolean {
+  return (request) => {
+    const slug = refererSlug(ctx, request);
+    if (!slug) return false;
+    const canvas = ctx.canvases.bySlug(slug);
+    if (!canvas) return false;
+    return decideAccess({
+      ...accessFacts(ctx, canvas),
+      viewer: { kind: 'anonymous' },
+      gatePassed: canvas.hasPassword && gatePassed(ctx, request, canvas),
+      now: ctx.now(),
+    }).ok;
+  };
+}

@@ -1,0 +1,159 @@
+// The AI tests' world: the real app pointed at a local fake Anthropic API,
+// an injectable clock, an owner, an editor, two viewers, a stranger, an
+// admin and a legacy guest around a canvas with AI on.
+import { GUEST_COOKIE } from '../src/auth/guests.ts';
+import type { Canvas } from '../src/canvases/record.ts';
+import { newId } from '../src/ids.ts';
+import { aiOf } from '../src/runtime/ai/index.ts';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
+import { body, startTestApp, type TestApp } from './harness.ts';
+import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';
+
+export const AI_KEY = 'sk-ant-test-0123456789-secret';
+export const MODEL = 'claude-sonnet-4-5';
+/** claude-sonnet-4-5 in DEFAULT_AI_PRICES: USD per million tokens. */
+export const PRICE = { input: 3, output: 15 };
+
+export type Person = 'owner' | 'editor' | 'viewer' | 'viewer2' | 'stranger' | 'admin' | 'guest';
+
+export interface AiWorld {
+  app: TestApp;
+  fake: FakeAnthropic;
+  clock: { now: number };
+  canvas: Canvas;
+  cookie: Record<Person | 'anonymous', string>;
+  ids: Record<Person, string>;
+  /** POST /v1/c/{slug}/ai/chat with a JSON body (or a raw string). */
+  chat(body: unknown, who?: Person | 'anonymous', slug?: string, init?: RequestInit): Promise<Response>;
+  /** Canvas columns (snake_case) for the world's canvas. */
+  setCanvas(columns: Record<string, string | number | null>): void;
+  /** A guest session for a canvas, made directly through the guest store. */
+  guestFor(canvasId: string): { cookie: string; actorId: string };
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function makeAiWorld(options: { listen?: boolean; env?: Record<string, string>; start?: number } = {}): Promise<AiWorld> {
+  const fake = await startFakeAnthropic();
+  const clock = { now: options.start ?? Date.UTC(2025, 0, 15, 12, 0, 0) };
+  const app = await startTestApp({
+    listen: options.listen,
+    now: () => clock.now,
+    env: {
+      EASEL_AI_API_KEY: AI_KEY,
+      EASEL_AI_BASE_URL: fake.url,
+      EASEL_RATELIMIT_ENABLED: 'false',
+      EASEL_ADMIN_EMAILS: ADMIN_EMAIL,
+      ...options.env,
+    },
+  });
+  // Tests do not wait for the real retry back-off.
+  aiOf(app.ctx).tuning.retryDelaysMs = [5, 5];
+  const tag = `${++counter}${newId().slice(0, 4)}`;
+  const cookie = { anonymous: '' } as AiWorld['cookie'];
+  const ids = {} as AiWorld['ids'];
+  for (const who of ['owner', 'editor', 'viewer', 'viewer2', 'stranger'] as const) {
+    const email = `${who}-${tag}@example.com`;
+    cookie[who] = await app.signIn(email, who);
+    ids[who] = app.ctx.users.byEmail(email)!.id;
+  }
+  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Admin');
+  ids.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
+  const canvas = makeCanvas(app, ids.owner, { cap_ai: 1 });
+  const now = app.ctx.now();
+  app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
+  app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
+  app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
+
+  const guestFor = (canvasId: string) => {
+    const { invite } = app.ctx.guests.createInvite(canvasId, ids.owner, 'Visitor');
+    return { cookie: `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`, actorId: `guest:${invite.inviteId}` };
+  };
+  const guest = guestFor(canvas.id);
+  cookie.guest = guest.cookie;
+  ids.guest = guest.actorId;
+
+  const world: AiWorld = {
+    app,
+    fake,
+    clock,
+    canvas,
+    cookie,
+    ids,
+    chat(payload, who = 'editor', slug = world.canvas.slug, init = {}) {
+      const headers = new Headers(init.headers);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      return app.request(`/v1/c/${slug}/ai/chat`, {
+        method: 'POST',
+        ...init,
+        headers,
+        cookie: cookie[who],
+        body: typeof payload === 'string' || payload instanceof ReadableStream ? (payload as BodyInit) : JSON.stringify(payload),
+      });
+    },
+    setCanvas(columns) {
+      app.ctx.canvases.update(world.canvas.id, columns, app.ctx.now());
+      world.canvas = app.ctx.canvases.byId(world.canvas.id)!;
+    },
+    guestFor,
+    async close() {
+      await app.close();
+      await fake.close();
+    },
+  };
+  return world;
+}
+
+export const ask = (text = 'Hi there', extra: Record<string, unknown> = {}) => ({ model: MODEL, messages: [{ role: 'user', content: text }], ...extra });
+
+/** The SSE events of a response, checking that every event is exactly one `data:` line. */
+export async function sseEvents(res: Response): Promise<any[]> {
+  const text = await res.text();
+  expectFraming(text);
+  return text
+    .split('\n\n')
+    .filter((f) => f !== '')
+    .map((f) => JSON.parse(f.slice('data: '.length)));
+}
+
+function expectFraming(text: string): void {
+  if (!text.endsWith('\n\n')) throw new Error(`SSE body does not end with a blank line: ${JSON.stringify(text.slice(-40))}`);
+  for (const f of text.slice(0, -2).split('\n\n')) {
+    if (!f.startsWith('data: ') || f.includes('\n')) throw new Error(`not one data: line: ${JSON.stringify(f)}`);
+  }
+}
+
+/** A settled (or reserved) spend row, as if a call had happened at `at`. */
+export function recordSpend(app: TestApp, row: { canvasId: string; actorId: string; usd: number; at: number; kind?: 'member' | 'guest'; state?: 'settled' | 'reserved'; model?: string }): string {
+  const id = newId();
+  const day = new Date(row.at).toISOString().slice(0, 10);
+  const settled = (row.state ?? 'settled') === 'settled';
+  app.ctx.db
+    .query(
+      `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, cost_usd, day, month, created_at, settled_at, outcome)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(id, row.canvasId, row.actorId, row.kind ?? 'member', row.model ?? MODEL, settled ? 'settled' : 'reserved', row.usd, settled ? row.usd : 0, day, day.slice(0, 7), row.at, settled ? row.at : null, settled ? 'ok' : null);
+  return id;
+}
+
+export function calls(app: TestApp, canvasId: string): any[] {
+  return app.ctx.db.query('SELECT * FROM ai_calls WHERE canvas_id = ? ORDER BY created_at, rowid').all(canvasId);
+}
+
+/** Waits (briefly) until `check` holds. */
+export async function eventually(check: () => boolean, ms = 2_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await Bun.sleep(10);
+  }
+}
+
+export async function expectError(res: Response, status: number, code: string): Promise<any> {
+  const b = await body(res);
+  if (res.status !== status || b?.code !== code) throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(b)}`);
+  if (typeof b.message !== 'string') throw new Error(`no message in ${JSON.stringify(b)}`);
+  return b;
+}

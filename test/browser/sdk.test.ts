@@ -1,0 +1,223 @@
+// The SDK in real headless Chromium: the README's example canvas, deployed
+// through the Deploy API and opened by two signed-in people in two browser
+// contexts (the owner and a viewer). Needs Debian's chromium at
+// /usr/bin/chromium (.ci/run installs it because test/browser.enabled exists).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { sha256Hex } from '../../src/ids.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** The example canvas is the README's: the first html block after its heading. */
+function readmeExample(): string {
+  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8');
+  const at = readme.indexOf('### Example: a team room');
+  const match = /```html\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (at < 0 || !match) throw new Error('README.md has no "### Example: a team room" html block');
+  return match[1]!;
+}
+
+let app: TestApp;
+let browser: Browser;
+const people = { alice: { email: 'alice@example.com', name: 'Alice' }, bob: { email: 'bob@example.com', name: 'Bob' } };
+const cookies: Record<keyof typeof people, string> = { alice: '', bob: '' };
+let canvas: { id: string; slug: string; url: string };
+const contexts: BrowserContext[] = [];
+
+async function api(method: string, path: string, init: { cookie?: string; json?: unknown; key?: string; body?: BodyInit } = {}): Promise<any> {
+  const headers: Record<string, string> = {};
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/octet-stream';
+  const res = await app.request(path, { method, cookie: init.cookie, json: init.json, body: init.body, headers });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** The staged Deploy API: begin with the manifest, send the missing blobs, finalize. */
+async function deploy(id: string, key: string, files: Record<string, string>): Promise<void> {
+  const manifest = Object.entries(files).map(([path, text]) => ({ path, hash: sha256Hex(text), size: Buffer.byteLength(text) }));
+  const begun = await api('POST', `/v1/canvases/${id}/uploads`, { key, json: { manifest } });
+  for (const hash of begun.missingHashes as string[]) {
+    const text = Object.values(files).find((t) => sha256Hex(t) === hash)!;
+    await api('PUT', `/v1/canvases/${id}/uploads/${begun.uploadId}/blobs/${hash}`, { key, body: text });
+  }
+  const result = await api('POST', `/v1/canvases/${id}/uploads/${begun.uploadId}/finalize`, { key, json: {} });
+  expect(result.outcome).toBe('published');
+}
+
+async function pageFor(who: keyof typeof people): Promise<Page> {
+  const context = await browser.newContext();
+  contexts.push(context);
+  const [name, value] = cookies[who].split('=') as [string, string];
+  await context.addCookies([{ name, value, url: app.base }]);
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`[${who}] page error:`, err.message));
+  await page.goto(`${app.base}/c/${canvas.slug}/`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+  return page;
+}
+
+const text = (page: Page, selector: string) => page.locator(selector).innerText();
+
+async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await Bun.sleep(25);
+  }
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium); .ci/run does when test/browser.enabled exists`);
+  }
+  app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  cookies.alice = await app.signIn(people.alice.email, people.alice.name);
+  cookies.bob = await app.signIn(people.bob.email, people.bob.name);
+  const created = await api('POST', '/api/canvases', { cookie: cookies.alice, json: { title: 'Team room' } });
+  canvas = { id: created.id, slug: created.slug, url: created.url };
+  await api('PUT', `/api/canvases/${canvas.id}/members`, { cookie: cookies.alice, json: { email: people.bob.email, role: 'viewer' } });
+  await deploy(canvas.id, created.apiKey, { 'index.html': readmeExample() });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
+  await browser?.close();
+  await app?.close();
+});
+
+describe('the README example canvas in Chromium, two people', () => {
+  let alice: Page;
+  let bob: Page;
+
+  test('both pages load /sdk/v1.js and know who is looking (me)', async () => {
+    alice = await pageFor('alice');
+    bob = await pageFor('bob');
+    expect(await text(alice, '#hello')).toBe('Hello, Alice (owner)');
+    expect(await text(bob, '#hello')).toBe('Hello, Bob (viewer)');
+    const me = await bob.evaluate(() => easel.me());
+    expect(me).toMatchObject({ name: 'Bob', kind: 'member', canvasRole: 'viewer' });
+    expect(await bob.evaluate(() => typeof easel.version)).toBe('string');
+  });
+
+  test('KV: the shared counter (owner writes, viewer reads and is refused), get/increment/list', async () => {
+    await alice.click('#count');
+    await eventually(async () => (await text(alice, '#total')) === '1');
+    await alice.click('#count');
+    await eventually(async () => (await text(alice, '#total')) === '2');
+    expect(await text(alice, '#mine')).toBe('2');
+
+    expect(await bob.evaluate(() => easel.kv.get('clicks'))).toBe(2);
+    await bob.click('#count');
+    await eventually(async () => (await text(bob, '#status')) === 'PermissionDeniedError: PERMISSION_DENIED');
+    expect(await text(bob, '#mine')).toBe('1');
+
+    const listed = await alice.evaluate(async () => {
+      await easel.kv.set('note', { by: 'alice' });
+      return easel.kv.list({ prefix: '' });
+    });
+    expect(listed).toEqual({ entries: [{ key: 'clicks', value: 2 }, { key: 'note', value: { by: 'alice' } }], nextCursor: null });
+    expect(await alice.evaluate(() => easel.kv.increment('clicks', 10))).toBe(12);
+    const missing = await bob.evaluate(() => easel.kv.get('nope').catch((e) => ({ name: e.name, code: e.code, status: e.status, isEasel: e instanceof easel.EaselError })));
+    expect(missing).toEqual({ name: 'EaselError', code: 'NOT_FOUND', status: 404, isEasel: true });
+  });
+
+  test('kv.user: each person sees only their own', async () => {
+    expect(await alice.evaluate(() => easel.kv.user.list())).toEqual({ entries: [{ key: 'clicks', value: 2 }], nextCursor: null });
+    expect(await bob.evaluate(() => easel.kv.user.list())).toEqual({ entries: [{ key: 'clicks', value: 1 }], nextCursor: null });
+    await bob.evaluate(() => easel.kv.user.set('secret', 'bob only'));
+    expect(await alice.evaluate(() => easel.kv.user.get('secret').catch((e) => e.code))).toBe('NOT_FOUND');
+    expect(await bob.evaluate(() => easel.kv.user.get('secret'))).toBe('bob only');
+  });
+
+  test('files: an upload from the page, listed with an absolute URL that serves the bytes', async () => {
+    await alice.setInputFiles('#file', { name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('the plan') });
+    await eventually(async () => (await alice.locator('#files a').count()) === 1);
+    const href = await alice.locator('#files a').getAttribute('href');
+    expect(href).toMatch(new RegExp(`^${app.base}/v1/c/${canvas.slug}/files/[a-z0-9]+/content$`));
+    expect(await text(alice, '#files li')).toBe('plan.txt (8 bytes)');
+    // Bob sees the shared file and can read it with his own cookies.
+    const content = await bob.evaluate(async (url) => (await fetch(url, { credentials: 'include' })).text(), href!);
+    expect(content).toBe('the plan');
+    const bobsList = await bob.evaluate(async () => (await easel.files.list()).map((f) => [f.name, f.scope]));
+    expect(bobsList).toEqual([['plan.txt', 'shared']]);
+    const upload = await alice.evaluate(async () => {
+      const r = await easel.files.upload(new Blob(['x']));
+      return { url: r.url, sync: easel.files.url(r.id), name: r.name };
+    });
+    expect(upload.url).toBe(upload.sync);
+    expect(upload.name).toBe('upload');
+  });
+
+  test('realtime: chat both ways, presence, join and leave', async () => {
+    await eventually(async () => (await text(alice, '#who')).split(', ').sort().join() === 'Alice,Bob');
+    await alice.fill('#text', 'hello Bob');
+    await alice.press('#text', 'Enter');
+    await eventually(async () => (await text(bob, '#messages')).includes('Alice: hello Bob'));
+    await bob.fill('#text', 'hi Alice');
+    await bob.press('#text', 'Enter');
+    for (const page of [alice, bob]) await eventually(async () => (await text(page, '#messages')) === 'Alice: hello Bob\nBob: hi Alice');
+
+    // The raw API: the sender's own message, server-stamped `from`, presence.
+    const got = await bob.evaluate(async () => {
+      const ch = easel.realtime.channel('participants:chat');
+      const seen: unknown[] = [];
+      await ch.subscribe((m) => seen.push(m));
+      await ch.publish('ping', { n: 1 });
+      while (seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+      return { seen, presence: await ch.presence() };
+    });
+    expect(got.seen).toEqual([{ channel: 'participants:chat', event: 'ping', data: { n: 1 }, from: { id: expect.any(String), name: 'Bob', canvasRole: 'viewer' } }]);
+    expect(got.presence.map((u: { name: string }) => u.name).sort()).toEqual(['Alice', 'Bob']);
+
+    // A viewer may not publish on an unconfigured channel without the participants: prefix.
+    const refused = await bob.evaluate(() =>
+      easel.realtime.channel('announcements').publish('x', 1).catch((e) => ({ name: e.name, code: e.code, denied: e instanceof easel.PermissionDeniedError })),
+    );
+    expect(refused).toEqual({ name: 'PermissionDeniedError', code: 'PERMISSION_DENIED', denied: true });
+
+    await bob.close();
+    await eventually(async () => (await text(alice, '#who')) === 'Alice');
+  });
+
+  test('error classes: a switched-off capability is a CapabilityDisabledError (HTTP and realtime)', async () => {
+    await api('PATCH', `/api/canvases/${canvas.id}/capabilities`, { cookie: cookies.alice, json: { kv: false } });
+    const kvOff = await alice.evaluate(() =>
+      easel.kv.get('clicks').catch((e) => ({
+        name: e.name,
+        code: e.code,
+        status: e.status,
+        capability: e.capability,
+        reason: e.reason,
+        hasHint: typeof e.hint === 'string' && e.hint.length > 0,
+        classes: [e instanceof easel.CapabilityDisabledError, e instanceof easel.EaselError, e instanceof Error],
+      })),
+    );
+    expect(kvOff).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', status: 403, capability: 'kv', reason: 'feature_off', hasHint: true, classes: [true, true, true] });
+
+    // Realtime switched off while the page is open: the socket hears 4403 and does not come back.
+    await alice.evaluate(() => {
+      const w = window as unknown as { closes: unknown[] };
+      w.closes = [];
+      easel.realtime.onClose((e) => w.closes.push(e));
+    });
+    await api('PATCH', `/api/canvases/${canvas.id}/capabilities`, { cookie: cookies.alice, json: { kv: true, realtime: false } });
+    const closes = () => alice.evaluate(() => (window as unknown as { closes: unknown[] }).closes);
+    await eventually(async () => (await closes()).length > 0);
+    expect(await closes()).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
+    const rtOff = await alice.evaluate(() =>
+      easel.realtime.channel('participants:chat').presence().catch((e) => ({ name: e.name, code: e.code, capability: e.capability })),
+    );
+    expect(rtOff).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', capability: 'realtime' });
+
+    // A fresh page shows the hint instead of the chat.
+    const again = await pageFor('alice');
+    expect(await text(again, '#status')).toMatch(/^realtime is off: /);
+  });
+});

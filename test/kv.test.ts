@@ -1,0 +1,289 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { usageOf, utcDay } from '../src/runtime/usage.ts';
+import { body, startTestApp, type TestApp } from './harness.ts';
+import { ADMIN_EMAIL, makeWorld, type Who, type World } from './runtime-fixtures.ts';
+
+async function expectCode(res: Response, status: number, code: string): Promise<any> {
+  const b = await body(res);
+  expect({ status: res.status, code: b.code }).toEqual({ status, code });
+  expect(b.message).toEqual(expect.any(String));
+  return b;
+}
+
+describe('KV', () => {
+  let app: TestApp;
+  let w: World;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
+    w = await makeWorld(app);
+  });
+  afterAll(() => app.close());
+
+  const kv = (path: string, init: RequestInit & { cookie?: string; json?: unknown } = {}) => app.request(`/v1/c/${w.slug}/kv${path}`, init);
+  const putRaw = (path: string, raw: string, cookie = w.cookie.editor) => kv(path, { method: 'PUT', cookie, body: raw, headers: { 'content-type': 'application/json' } });
+  const put = (path: string, value: unknown, cookie = w.cookie.editor) => putRaw(path, JSON.stringify(value), cookie);
+  const get = async (path: string, cookie = w.cookie.viewer) => body(await kv(path, { cookie }));
+  const insertRows = (scope: 'shared' | 'user', ownerId: string, count: number, prefix: string) => {
+    const q = app.ctx.db.query('INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, ?, ?, ?, ?, 0)');
+    app.ctx.db.transaction(() => {
+      for (let i = 0; i < count; i++) q.run(w.canvas.id, scope, ownerId, `${prefix}${String(i).padStart(5, '0')}`, '1');
+    })();
+  };
+  const clear = () => app.ctx.db.query('DELETE FROM kv WHERE canvas_id = ?').run(w.canvas.id);
+
+  test('PUT any JSON value but null, GET it back as {value}', async () => {
+    for (const value of [{ a: [1, 'two', { three: true }] }, [1, 2], 'text', 0, -1.5, true, false, { nested: { deep: null } }]) {
+      const res = await put('/v', value);
+      expect(res.status).toBe(200);
+      expect(await body(res)).toEqual({ ok: true });
+      const got = await kv('/v', { cookie: w.cookie.viewer });
+      expect(got.headers.get('cache-control')).toBe('private, no-store');
+      expect(await body(got)).toEqual({ value });
+    }
+  });
+
+  test('absent key is 404 NOT_FOUND; DELETE is idempotent', async () => {
+    await expectCode(await kv('/never', { cookie: w.cookie.viewer }), 404, 'NOT_FOUND');
+    await put('/gone', 1);
+    for (let i = 0; i < 2; i++) {
+      const res = await kv('/gone', { method: 'DELETE', cookie: w.cookie.editor });
+      expect(res.status).toBe(200);
+      expect(await body(res)).toEqual({ ok: true });
+    }
+    await expectCode(await kv('/gone', { cookie: w.cookie.viewer }), 404, 'NOT_FOUND');
+  });
+
+  test('PUT null, unparseable JSON or an empty body is 400 INVALID_BODY', async () => {
+    for (const raw of ['null', '{oops', '', ' ', 'undefined', "{'a':1}"]) await expectCode(await putRaw('/bad', raw), 400, 'INVALID_BODY');
+    await expectCode(await kv('/bad', { cookie: w.cookie.viewer }), 404, 'NOT_FOUND');
+  });
+
+  test('a stored null reads as null', async () => {
+    app.ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)").run(w.canvas.id);
+    expect(await get('/nul')).toEqual({ value: null });
+    expect((await get('/?prefix=nul')).entries).toEqual([{ key: 'nul', value: null }]);
+  });
+
+  test('keys are one URL-encoded segment: slashes, spaces and non-ASCII survive', async () => {
+    for (const key of ['a/b', 'with space', '€uro', 'q?x=1#h', '%41', 'user']) {
+      expect((await put('/' + encodeURIComponent(key), { key })).status).toBe(200);
+      expect(await get('/' + encodeURIComponent(key))).toEqual({ value: { key } });
+    }
+    await expectCode(await kv('/%E0%A4%A', { cookie: w.cookie.viewer }), 400, 'INVALID_BODY');
+    await expectCode(await kv('/a/b', { cookie: w.cookie.viewer }), 404, 'NOT_FOUND');
+  });
+
+  test('a shared key named `user` stays readable at /kv/user; /kv/user/ lists the per-viewer scope', async () => {
+    clear();
+    await put('/user', 41);
+    expect(await get('/user')).toEqual({ value: 41 });
+    expect(await body(await kv('/user/increment', { method: 'POST', cookie: w.cookie.editor }))).toEqual({ value: 42 });
+    await put('/user/mine', 'v', w.cookie.viewer);
+    expect(await get('/user/')).toEqual({ entries: [{ key: 'mine', value: 'v' }], nextCursor: null });
+    expect(await get('/')).toEqual({ entries: [{ key: 'user', value: 42 }], nextCursor: null });
+    expect(await get('')).toEqual({ entries: [{ key: 'user', value: 42 }], nextCursor: null });
+    expect((await kv('/user', { method: 'DELETE', cookie: w.cookie.editor })).status).toBe(200);
+    expect(await get('/user/mine')).toEqual({ value: 'v' });
+  });
+
+  test('keys up to 512 bytes; longer is 413 KEY_TOO_LARGE (UTF-8 bytes, not characters)', async () => {
+    expect((await put('/' + 'k'.repeat(512), 1)).status).toBe(200);
+    expect((await put('/' + encodeURIComponent('€'.repeat(170)), 1)).status).toBe(200);
+    for (const key of ['k'.repeat(513), '€'.repeat(171)]) {
+      await expectCode(await put('/' + encodeURIComponent(key), 1), 413, 'KEY_TOO_LARGE');
+      await expectCode(await kv('/' + encodeURIComponent(key), { cookie: w.cookie.viewer }), 413, 'KEY_TOO_LARGE');
+    }
+  });
+
+  test('values up to 64 KiB serialized; more is 413 VALUE_TOO_LARGE; a pretty-printed body is measured serialized', async () => {
+    const fits = 'x'.repeat(64 * 1024 - 2);
+    expect((await put('/big', fits)).status).toBe(200);
+    expect(((await get('/big')).value as string).length).toBe(fits.length);
+    await expectCode(await put('/big', fits + 'x'), 413, 'VALUE_TOO_LARGE');
+    const pretty = JSON.stringify({ items: Array.from({ length: 4000 }, (_, i) => i) }, null, 20);
+    expect(pretty.length).toBeGreaterThan(64 * 1024);
+    expect((await putRaw('/pretty', pretty)).status).toBe(200);
+    await expectCode(await putRaw('/huge', '"' + 'x'.repeat(2 * 1024 * 1024) + '"'), 413, 'VALUE_TOO_LARGE');
+  });
+
+  test('checks run in order: key size, body, value size, key count', async () => {
+    clear();
+    insertRows('shared', '', 10_000, 'fill');
+    const longKey = '/' + 'k'.repeat(513);
+    await expectCode(await putRaw(longKey, '{oops'), 413, 'KEY_TOO_LARGE');
+    await expectCode(await putRaw('/new', '{oops'), 400, 'INVALID_BODY');
+    await expectCode(await put('/new', 'x'.repeat(70_000)), 413, 'VALUE_TOO_LARGE');
+    const limit = await expectCode(await put('/new', 1), 409, 'KEY_LIMIT');
+    expect(limit.quota).toBe('kv.keys.shared');
+    clear();
+  });
+
+  test('shared quota: 10 000 keys; updates to existing keys always succeed; increment of a new key counts', async () => {
+    clear();
+    insertRows('shared', '', 9_999, 'fill');
+    expect((await put('/last', 1)).status).toBe(200);
+    await expectCode(await put('/one-more', 1), 409, 'KEY_LIMIT');
+    await expectCode(await kv('/one-more/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'KEY_LIMIT');
+    expect((await put('/fill00000', { updated: true })).status).toBe(200);
+    expect(await body(await kv('/last/increment', { method: 'POST', cookie: w.cookie.editor }))).toEqual({ value: 2 });
+    expect((await kv('/last', { method: 'DELETE', cookie: w.cookie.editor })).status).toBe(200);
+    expect((await put('/one-more', 1)).status).toBe(200);
+    clear();
+  });
+
+  test('per-viewer quota: 1 000 keys per viewer per canvas, separate from shared and from other viewers', async () => {
+    clear();
+    insertRows('user', w.ids.viewer, 1_000, 'p');
+    const limit = await expectCode(await put('/user/extra', 1, w.cookie.viewer), 409, 'KEY_LIMIT');
+    expect(limit.quota).toBe('kv.keys.user');
+    expect((await put('/user/p00001', 2, w.cookie.viewer)).status).toBe(200);
+    expect((await put('/user/extra', 1, w.cookie.viewer2)).status).toBe(200);
+    expect((await put('/extra', 1)).status).toBe(200);
+    clear();
+  });
+
+  test('list: key order, prefix, cursor pages, nextCursor null on the last page', async () => {
+    clear();
+    for (const key of ['b', 'a', 'B', 'ab', 'é', 'aa', 'a%', 'a_']) await put('/' + encodeURIComponent(key), key);
+    const all = await get('/');
+    expect(all.entries.map((e: any) => e.key)).toEqual(['B', 'a', 'a%', 'a_', 'aa', 'ab', 'b', 'é']);
+    expect(all.nextCursor).toBeNull();
+    expect((await get('/?prefix=a')).entries.map((e: any) => e.key)).toEqual(['a', 'a%', 'a_', 'aa', 'ab']);
+    expect((await get('/?prefix=a%25')).entries.map((e: any) => e.key)).toEqual(['a%']);
+    expect((await get('/?prefix=zz')).entries).toEqual([]);
+    const p1 = await get('/?prefix=a&limit=2');
+    expect(p1).toEqual({ entries: [{ key: 'a', value: 'a' }, { key: 'a%', value: 'a%' }], nextCursor: 'a%' });
+    const p2 = await get(`/?prefix=a&limit=2&cursor=${encodeURIComponent(p1.nextCursor)}`);
+    expect(p2.entries.map((e: any) => e.key)).toEqual(['a_', 'aa']);
+    const p3 = await get(`/?prefix=a&limit=2&cursor=${encodeURIComponent(p2.nextCursor)}`);
+    expect(p3).toEqual({ entries: [{ key: 'ab', value: 'ab' }], nextCursor: null });
+    const exact = await get('/?prefix=a&limit=5');
+    expect(exact.entries.length).toBe(5);
+    expect(exact.nextCursor).toBeNull();
+    await expectCode(await kv('/?cursor=' + 'c'.repeat(600), { cookie: w.cookie.viewer }), 400, 'INVALID_BODY');
+  });
+
+  test('list limit: below 1 is 1, above 1000 is 1000, non-numeric is ignored (100)', async () => {
+    clear();
+    insertRows('shared', '', 1_100, 'n');
+    const count = async (q: string) => (await get('/?' + q)).entries.length;
+    expect(await count('limit=0')).toBe(1);
+    expect(await count('limit=-5')).toBe(1);
+    expect(await count('limit=5000')).toBe(1000);
+    expect(await count('limit=abc')).toBe(100);
+    expect(await count('limit=')).toBe(100);
+    expect(await count('limit=2.7')).toBe(2);
+    expect(await count('')).toBe(100);
+    clear();
+  });
+
+  test('increment: starts at 0, by defaults to 1, any finite number; a missing or malformed body is {}', async () => {
+    clear();
+    const inc = (key: string, init: RequestInit = {}) => kv(`/${key}/increment`, { method: 'POST', cookie: w.cookie.editor, ...init });
+    expect(await body(await inc('n'))).toEqual({ value: 1 });
+    expect(await body(await inc('n', { body: JSON.stringify({ by: 5 }), headers: { 'content-type': 'application/json' } }))).toEqual({ value: 6 });
+    expect(await body(await inc('n', { body: JSON.stringify({ by: -2.5 }) }))).toEqual({ value: 3.5 });
+    for (const raw of ['{oops', '[]', '"x"', 'null', '{}']) expect(await body(await inc('m', { body: raw }))).toEqual({ value: expect.any(Number) });
+    expect(await get('/m')).toEqual({ value: 5 });
+    for (const by of ['"2"', 'null', 'true', '{}', '1e400']) await expectCode(await inc('n', { body: `{"by":${by}}` }), 400, 'INVALID_BODY');
+    expect(await get('/n')).toEqual({ value: 3.5 });
+  });
+
+  test('increment of a non-numeric value (null included) is 409 NOT_NUMERIC; overflow is refused and changes nothing', async () => {
+    for (const value of ['"text"', 'true', '{"a":1}', '[1]']) {
+      await putRaw('/nn', value);
+      await expectCode(await kv('/nn/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'NOT_NUMERIC');
+    }
+    app.ctx.db.query("INSERT OR REPLACE INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)").run(w.canvas.id);
+    await expectCode(await kv('/nul/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'NOT_NUMERIC');
+    await put('/huge', 1.7e308);
+    await expectCode(await kv('/huge/increment', { method: 'POST', cookie: w.cookie.editor, body: '{"by":1.7e308}' }), 400, 'INVALID_BODY');
+    expect(await get('/huge')).toEqual({ value: 1.7e308 });
+  });
+
+  test('concurrent increments never lose a count', async () => {
+    await Promise.all(Array.from({ length: 60 }, () => kv('/counter/increment', { method: 'POST', cookie: w.cookie.editor })));
+    expect(await get('/counter')).toEqual({ value: 60 });
+  });
+
+  test("two viewers' per-viewer data are isolated; owners do not see viewers' keys", async () => {
+    clear();
+    await put('/user/theme', 'dark', w.cookie.viewer);
+    await put('/user/theme', 'light', w.cookie.viewer2);
+    expect(await get('/user/theme', w.cookie.viewer)).toEqual({ value: 'dark' });
+    expect(await get('/user/theme', w.cookie.viewer2)).toEqual({ value: 'light' });
+    await expectCode(await kv('/user/theme', { cookie: w.cookie.owner }), 404, 'NOT_FOUND');
+    await expectCode(await kv('/theme', { cookie: w.cookie.owner }), 404, 'NOT_FOUND');
+    expect(await get('/user/', w.cookie.viewer2)).toEqual({ entries: [{ key: 'theme', value: 'light' }], nextCursor: null });
+    expect(await body(await kv('/user/theme', { method: 'DELETE', cookie: w.cookie.viewer2 }))).toEqual({ ok: true });
+    expect(await get('/user/theme', w.cookie.viewer)).toEqual({ value: 'dark' });
+    const rows = app.ctx.db.query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND scope = 'user'").all(w.canvas.id);
+    expect(rows).toEqual([{ owner_id: w.ids.viewer }]);
+  });
+
+  test('a guest has its own per-viewer scope keyed guest:<inviteId>', async () => {
+    await put('/user/g', 1, w.cookie.guest);
+    const row = app.ctx.db.query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND key = 'g'").get(w.canvas.id);
+    expect(row?.owner_id).toBe(w.ids.guest);
+  });
+
+  test('unknown KV routes answer 404 after the pipeline', async () => {
+    expect((await kv('/x', { method: 'POST' })).status).toBe(401);
+    await expectCode(await kv('/x', { method: 'POST', cookie: w.cookie.editor }), 404, 'NOT_FOUND');
+    await expectCode(await kv('/x/decrement', { method: 'POST', cookie: w.cookie.editor }), 404, 'NOT_FOUND');
+    await expectCode(await kv('/', { method: 'PUT', cookie: w.cookie.editor, body: '1' }), 404, 'NOT_FOUND');
+  });
+
+  test('values never reach the logs; usage counts KV reads and writes', async () => {
+    const usage = usageOf(app.ctx);
+    usage.flush();
+    const before = usage.read(w.canvas.id, utcDay(Date.now())) ?? { kvReads: 0, kvWrites: 0 };
+    await put('/secret', { token: 'sekrit-value-123' });
+    await get('/secret');
+    usage.flush();
+    const after = usage.read(w.canvas.id, utcDay(Date.now()))!;
+    expect(after.kvWrites - before.kvWrites).toBe(1);
+    expect(after.kvReads - before.kvReads).toBe(1);
+    expect(JSON.stringify(app.logs)).not.toContain('sekrit-value-123');
+    const audit = JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all());
+    expect(audit).not.toContain('sekrit-value-123');
+  });
+
+  describe('role matrix', () => {
+    const expected: Record<Who, { read: number; write: number; own: number }> = {
+      anonymous: { read: 401, write: 401, own: 401 },
+      stranger: { read: 404, write: 404, own: 404 },
+      admin: { read: 404, write: 404, own: 404 },
+      viewer: { read: 200, write: 403, own: 200 },
+      guest: { read: 200, write: 403, own: 200 },
+      editor: { read: 200, write: 200, own: 200 },
+      owner: { read: 200, write: 200, own: 200 },
+    };
+    for (const [who, want] of Object.entries(expected) as Array<[Who, (typeof expected)[Who]]>) {
+      test(`${who}: shared read ${want.read}, shared write ${want.write}, per-viewer ${want.own}`, async () => {
+        await put('/present', 7);
+        const c = w.cookie[who];
+        const routes: Array<[string, string, string | undefined, number]> = [
+          ['GET', '/', undefined, want.read],
+          ['GET', '/present', undefined, want.read],
+          ['PUT', '/k', '1', want.write],
+          ['POST', '/present/increment', '{}', want.write],
+          ['DELETE', '/k', undefined, want.write],
+          ['GET', '/user/', undefined, want.own],
+          ['PUT', '/user/k', '1', want.own],
+          ['GET', '/user/k', undefined, want.own],
+          ['POST', '/user/k/increment', '{}', want.own],
+          ['DELETE', '/user/k', undefined, want.own],
+        ];
+        for (const [method, path, payload, status] of routes) {
+          const res = await kv(path, { method, cookie: c, body: payload });
+          const b = await body(res);
+          expect({ method, path, status: res.status }).toEqual({ method, path, status });
+          if (status === 403) expect(b.code).toBe('PERMISSION_DENIED');
+          if (status === 404) expect(b.code).toBe('OWNER_ONLY');
+          if (status === 401) expect(b).toEqual({ error: 'unauthorized' });
+        }
+      });
+    }
+  });
+});

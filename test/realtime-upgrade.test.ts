@@ -1,0 +1,216 @@
+// GET /v1/c/{slug}/realtime: the pipeline before the 101 (its refusals are
+// HTTP answers), realtime switched off (101, error frame, 4403), the 31st
+// connection (101, 4429), plain GETs.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { connect, handshake, makeCast, type Cast, type Client } from './realtime-helpers.ts';
+
+const ADMIN = 'rt-admin@example.com';
+
+describe('the upgrade runs the runtime pipeline first', () => {
+  let app: TestApp;
+  let cast: Cast;
+  beforeAll(async () => {
+    app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN } });
+    cast = await makeCast(app);
+  });
+  afterAll(() => app.close());
+
+  test('an admitted viewer gets 101 Switching Protocols', async () => {
+    const res = await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer });
+    expect(res.status).toBe(101);
+    expect(res.headers.upgrade).toBe('websocket');
+  });
+
+  const refusals: Array<[string, () => Record<string, string>, number, unknown]> = [
+    ['no session', () => ({}), 401, { error: 'unauthorized' }],
+    ['an unknown session cookie', () => ({ cookie: 'easel_session=nope' }), 401, { error: 'unauthorized' }],
+    ['a stranger (not on the list)', () => ({ cookie: cast.cookie.stranger }), 404, { code: 'OWNER_ONLY', message: expect.any(String) }],
+    ['a cross-site request (Sec-Fetch-Site)', () => ({ cookie: cast.cookie.viewer, 'sec-fetch-site': 'cross-site' }), 403, { code: 'CROSS_SITE_FORBIDDEN', message: expect.any(String) }],
+    ['another canvas page (Referer)', () => ({ cookie: cast.cookie.viewer, referer: 'http://localhost/c/other/' }), 403, { code: 'CROSS_CANVAS_FORBIDDEN', message: expect.any(String) }],
+    ['a page on another site (Origin)', () => ({ cookie: cast.cookie.viewer, origin: 'https://evil.example' }), 403, { code: 'CROSS_SITE_FORBIDDEN', message: expect.any(String) }],
+  ];
+  for (const [who, headers, status, body] of refusals) {
+    test(`${who}: ${status} with the HTTP error, no upgrade`, async () => {
+      const res = await handshake(app, cast.canvas.slug, headers());
+      expect(res.status).toBe(status);
+      expect(res.body).toEqual(body);
+    });
+  }
+
+  test('an unknown slug: 404 NOT_FOUND', async () => {
+    const res = await handshake(app, 'no-such-canvas', { cookie: cast.cookie.viewer });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('NOT_FOUND');
+  });
+
+  test('a page of this instance (Origin = Host) is accepted', async () => {
+    const res = await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer, origin: app.base, 'sec-fetch-site': 'same-origin', referer: `${app.base}/c/${cast.canvas.slug}/` });
+    expect(res.status).toBe(101);
+  });
+
+  test('archived 404 ARCHIVED, disabled 403 DISABLED (owners included)', async () => {
+    const other = await makeCast(app);
+    app.ctx.canvases.update(other.canvas.id, { archived_at: app.ctx.now() }, app.ctx.now());
+    let res = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
+    expect([res.status, res.body.code]).toEqual([404, 'ARCHIVED']);
+    app.ctx.canvases.update(other.canvas.id, { archived_at: null, disabled_at: app.ctx.now() }, app.ctx.now());
+    res = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
+    expect([res.status, res.body.code]).toEqual([403, 'DISABLED']);
+  });
+
+  test('a live Public link canvas: 403 STATIC_ONLY for its viewers, 101 for its editors', async () => {
+    const other = await makeCast(app);
+    app.ctx.canvases.update(other.canvas.id, { access_mode: 'public_link' }, app.ctx.now());
+    const res = await handshake(app, other.canvas.slug, { cookie: other.cookie.viewer });
+    expect([res.status, res.body.code]).toEqual([403, 'STATIC_ONLY']);
+    expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.editor })).status).toBe(101);
+  });
+
+  test('a legacy guest of another canvas: 404 NOT_INVITED', async () => {
+    const other = await makeCast(app);
+    const res = await handshake(app, other.canvas.slug, { cookie: cast.cookie.guest });
+    expect([res.status, res.body.code]).toEqual([404, 'NOT_INVITED']);
+  });
+
+  test('a WebSocket client sees a refused handshake as a failed connection', async () => {
+    const client = await connect(app, cast.canvas.slug, cast.cookie.stranger);
+    const closed = await client.closed;
+    expect(closed.code).not.toBe(1000);
+    expect(client.frames).toEqual([]);
+  });
+
+  test('a plain GET (no upgrade): 426 UPGRADE_REQUIRED after the pipeline', async () => {
+    const res = await app.request(`/v1/c/${cast.canvas.slug}/realtime`, { cookie: cast.cookie.viewer });
+    expect(res.status).toBe(426);
+    expect(await res.json()).toEqual({ code: 'UPGRADE_REQUIRED', message: expect.any(String) });
+    expect((await app.request(`/v1/c/${cast.canvas.slug}/realtime`)).status).toBe(401);
+  });
+
+  test('other methods are not the realtime route', async () => {
+    const res = await app.request(`/v1/c/${cast.canvas.slug}/realtime`, { method: 'POST', cookie: cast.cookie.viewer });
+    expect(res.status).toBe(404);
+  });
+
+  test('the upgrade is logged as 101, without cookies', async () => {
+    await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer });
+    const line = app.logs.filter((l) => l.msg === 'request' && String(l.path).endsWith('/realtime') && l.status === 101).at(-1);
+    expect(line).toBeDefined();
+    const cookieValue = cast.cookie.viewer.split('=')[1]!;
+    expect(JSON.stringify(app.logs)).not.toContain(cookieValue);
+  });
+});
+
+describe('the canvas rate limit applies to upgrades', () => {
+  test('past the canvas class: 429 RATE_LIMITED with Retry-After', async () => {
+    const app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_CANVAS_API_PER_MIN: '2' } });
+    try {
+      const cast = await makeCast(app);
+      expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
+      expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
+      const res = await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer });
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ code: 'RATE_LIMITED', message: expect.any(String) });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('realtime switched off: 101, an error frame, then 4403', () => {
+  const expectRefused = async (client: Client) => {
+    const closed = await client.closed;
+    expect(closed.code).toBe(4403);
+    expect(client.frames).toEqual([{ type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', message: expect.any(String) }]);
+  };
+
+  test('the canvas switch, and the backend switch', async () => {
+    const app = await startTestApp({ listen: true });
+    try {
+      const cast = await makeCast(app);
+      app.ctx.canvases.update(cast.canvas.id, { cap_realtime: 0 }, app.ctx.now());
+      expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
+      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.owner));
+      app.ctx.canvases.update(cast.canvas.id, { cap_realtime: 1, cap_backend: 0 }, app.ctx.now());
+      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer));
+      // A plain GET answers the capability refusal over HTTP.
+      const res = await app.request(`/v1/c/${cast.canvas.slug}/realtime`, { cookie: cast.cookie.viewer });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ code: 'CAPABILITY_DISABLED', capability: 'realtime', reason: 'backend_off' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('EASEL_REALTIME=off', async () => {
+    const app = await startTestApp({ listen: true, env: { EASEL_REALTIME: 'off' } });
+    try {
+      const cast = await makeCast(app);
+      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer));
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('other refusals still come first: no session is 401, not 4403', async () => {
+    const app = await startTestApp({ listen: true, env: { EASEL_REALTIME: 'off' } });
+    try {
+      const cast = await makeCast(app);
+      expect((await handshake(app, cast.canvas.slug, {})).status).toBe(401);
+      expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.stranger })).status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('connections per canvas', () => {
+  test(`the ${REALTIME_LIMITS.connectionsPerCanvas + 1}st connection: 101, then 4429; a freed slot is usable again`, async () => {
+    const app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    try {
+      const cast = await makeCast(app);
+      const people = ['owner', 'editor', 'viewer', 'viewer2'] as const;
+      const open: Client[] = [];
+      for (let i = 0; i < REALTIME_LIMITS.connectionsPerCanvas; i++) open.push(await connect(app, cast.canvas.slug, cast.cookie[people[i % 4]!]));
+      // Each socket is working (the hub registers sockets in order).
+      const last = open.at(-1)!;
+      expect((await last.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
+      expect(last.closeInfo).toBeNull();
+
+      const extra = await connect(app, cast.canvas.slug, cast.cookie.viewer);
+      expect((await extra.closed).code).toBe(4429);
+      expect(extra.frames).toEqual([]);
+
+      // Another canvas is counted on its own.
+      const other = await makeCast(app);
+      const elsewhere = await connect(app, other.canvas.slug, other.cookie.viewer);
+      expect((await elsewhere.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
+
+      await open[0]!.close();
+      await Bun.sleep(50);
+      const again = await connect(app, cast.canvas.slug, cast.cookie.viewer);
+      expect((await again.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
+      expect(again.closeInfo).toBeNull();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('subdomain mode', () => {
+  test('the socket must come from the canvas\'s own origin (or send none)', async () => {
+    const app = await startTestApp({ listen: true, env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_CANVAS_HOST: 'canvas.test' } });
+    try {
+      const cast = await makeCast(app);
+      const cookie = cast.cookie.viewer;
+      expect((await handshake(app, cast.canvas.slug, { cookie, origin: `http://${cast.canvas.slug}.canvas.test` })).status).toBe(101);
+      expect((await handshake(app, cast.canvas.slug, { cookie })).status).toBe(101);
+      const other = await handshake(app, cast.canvas.slug, { cookie, origin: 'http://someone-else.canvas.test' });
+      expect([other.status, other.body.code]).toEqual([403, 'CROSS_CANVAS_FORBIDDEN']);
+    } finally {
+      await app.close();
+    }
+  });
+});

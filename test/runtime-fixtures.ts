@@ -1,0 +1,73 @@
+// People and canvases for runtime API tests: an owner, an editor, two
+// viewers, a stranger, an instance admin who is not a member, and a legacy
+// guest, around one canvas (restricted unless told otherwise).
+import type { Canvas } from '../src/canvases/record.ts';
+import { newId, newToken, sha256Hex } from '../src/ids.ts';
+import { body, type TestApp } from './harness.ts';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+
+export type Who = 'anonymous' | 'stranger' | 'viewer' | 'editor' | 'owner' | 'admin' | 'guest';
+
+export interface World {
+  canvas: Canvas;
+  slug: string;
+  /** Cookie header per person ('' for anonymous). */
+  cookie: Record<Who, string> & { viewer2: string };
+  ids: Record<Exclude<Who, 'anonymous'> | 'viewer2', string>;
+}
+
+let counter = 0;
+
+/** A canvas owned by `ownerId`, with columns set afterwards (snake_case, as in the schema). */
+export function makeCanvas(app: TestApp, ownerId: string, columns: Record<string, string | number | null> = {}, slug = `c${++counter}-${newId().slice(0, 6)}`): Canvas {
+  const now = app.ctx.now();
+  const canvas = app.ctx.canvases.insert({ id: newId(), slug, title: slug, ownerId, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  if (Object.keys(columns).length) app.ctx.canvases.update(canvas.id, columns, now);
+  return app.ctx.canvases.byId(canvas.id)!;
+}
+
+export function refresh(app: TestApp, canvas: Canvas): Canvas {
+  return app.ctx.canvases.byId(canvas.id)!;
+}
+
+/** Signs everyone in and builds the canvas; the guest comes through a real invite link. */
+export async function makeWorld(app: TestApp, columns: Record<string, string | number | null> = {}): Promise<World> {
+  const tag = `${++counter}${newId().slice(0, 4)}`;
+  const email = (who: string) => `${who}-${tag}@example.com`;
+  const cookie = {} as World['cookie'];
+  const ids = {} as World['ids'];
+  for (const who of ['owner', 'editor', 'viewer', 'viewer2', 'stranger'] as const) {
+    cookie[who] = await app.signIn(email(who), who);
+    ids[who] = app.ctx.users.byEmail(email(who))!.id;
+  }
+  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Admin');
+  ids.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
+  cookie.anonymous = '';
+  const canvas = makeCanvas(app, ids.owner, columns);
+  const now = app.ctx.now();
+  app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
+  app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
+  app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
+  const guest = await guestCookie(app, canvas.id, cookie.owner);
+  cookie.guest = guest.cookie;
+  ids.guest = `guest:${guest.inviteId}`;
+  return { canvas: app.ctx.canvases.byId(canvas.id)!, slug: canvas.slug, cookie, ids };
+}
+
+/** Creates an invite as `managerCookie` and opens it; returns the guest's cookie. */
+export async function guestCookie(app: TestApp, canvasId: string, managerCookie: string, name?: string): Promise<{ cookie: string; inviteId: string; url: string }> {
+  const res = await app.request(`/api/canvases/${canvasId}/guest-invites`, { method: 'POST', cookie: managerCookie, json: name ? { name } : {} });
+  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${await res.text()}`);
+  const { inviteId, url } = await body(res);
+  const open = await app.request(pathOf(url));
+  const setCookie = open.headers.get('set-cookie');
+  if (open.status !== 303 || !setCookie) throw new Error(`opening the invite failed: ${open.status}`);
+  return { cookie: setCookie.split(';')[0]!, inviteId, url };
+}
+
+/** The path and query of an absolute URL (requests in tests go to the harness base). */
+export function pathOf(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}

@@ -1,0 +1,24 @@
+// sdk/v1.d.ts is written by hand for canvas authors; this keeps it honest.
+// `bun run typecheck` fails when the bundle's client and the published types
+// drift apart (in either direction); the test itself checks the runtime side.
+import { expect, test } from 'bun:test';
+import { createClient, type Easel as Built } from '../sdk/client.ts';
+import type { Easel as Declared } from '../sdk/v1.d.ts';
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const builtMatchesDeclared: Same<Built, Declared> = true;
+
+test('the client the bundle builds has every member v1.d.ts declares', () => {
+  expect(builtMatchesDeclared).toBe(true);
+  const client: Declared = createClient({ version: 'test', target: () => ({ apiBase: 'http://localhost:1', slug: 's' }) });
+  expect(Object.keys(client).sort()).toEqual(
+    ['CapabilityDisabledError', 'EaselError', 'PermissionDeniedError', 'QuotaExceededError', 'ai', 'connections', 'files', 'kv', 'me', 'realtime', 'version'].sort(),
+  );
+  expect(Object.keys(client.kv).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set', 'user']);
+  expect(Object.keys(client.kv.user).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set']);
+  expect(Object.keys(client.files).sort()).toEqual(['delete', 'list', 'rename', 'upload', 'url']);
+  expect(Object.keys(client.ai).sort()).toEqual(['chat', 'stream']);
+  expect(Object.keys(client.connections)).toEqual(['fetch']);
+  expect(Object.keys(client.realtime).sort()).toEqual(['channel', 'onClose', 'onError']);
+  expect(Object.keys(client.realtime.channel('x')).sort()).toEqual(['close', 'name', 'onJoin', 'onLeave', 'presence', 'publish', 'subscribe']);
+});

@@ -1,0 +1,411 @@
+// The SDK (sdk/*.ts) under Bun against the running app: the same code the
+// bundle runs in browsers, with the cookie passed by hand (Bun has no cookie
+// jar). The browser suite (test/browser/) runs the real bundle in Chromium.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createClient, type Easel } from '../sdk/client.ts';
+import { detectTarget } from '../sdk/env.ts';
+import { CapabilityDisabledError, EaselError, errorFromResponse, PermissionDeniedError, QuotaExceededError } from '../sdk/errors.ts';
+import type { RealtimeCloseEvent, RealtimeErrorEvent, RealtimeMessage } from '../sdk/realtime.ts';
+import { KvStore } from '../src/runtime/kv/store.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { makeCast, type Cast, type Person } from './realtime-helpers.ts';
+
+const ADMIN = 'sdk-admin@example.com';
+let app: TestApp;
+let cast: Cast;
+
+beforeAll(async () => {
+  app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN, EASEL_RATELIMIT_ENABLED: 'false' } });
+  cast = await makeCast(app);
+});
+afterAll(() => app.close());
+
+/** A client for `cookie` on canvas `slug`; `sockets` collects the WebSockets it opens. */
+function clientFor(cookie: string, slug = cast.canvas.slug, sockets: WebSocket[] = []): Easel {
+  return createClient({
+    version: 'test',
+    target: () => ({ apiBase: app.base, slug }),
+    fetch: (input, init) => {
+      const headers = new Headers(init.headers);
+      if (cookie) headers.set('cookie', cookie);
+      return fetch(input, { ...init, headers });
+    },
+    openSocket: (url) => {
+      const ws = new WebSocket(url, { headers: cookie ? { cookie } : {} } as unknown as string[]);
+      sockets.push(ws);
+      return ws;
+    },
+    retry: { minMs: 20, maxMs: 100 },
+  });
+}
+
+const sdk = (who: Person, c: Cast = cast) => clientFor(c.cookie[who], c.canvas.slug);
+
+async function rejection(p: Promise<unknown>): Promise<any> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await Bun.sleep(5);
+  }
+}
+
+describe('me', () => {
+  test('resolves to the runtime identity', async () => {
+    const me = await sdk('editor').me();
+    expect(me).toMatchObject({ id: cast.ids.editor, name: cast.names.editor, kind: 'member', canvasRole: 'editor' });
+    expect(me).not.toHaveProperty('isAdmin');
+  });
+});
+
+describe('kv', () => {
+  test('set, get, increment, list, delete (shared)', async () => {
+    const c = await makeCast(app);
+    const owner = sdk('owner', c);
+    expect(await owner.kv.set('greeting', { text: 'hi' })).toEqual({ ok: true });
+    expect(await owner.kv.get('greeting')).toEqual({ text: 'hi' });
+    expect(await owner.kv.increment('count')).toBe(1);
+    expect(await owner.kv.increment('count', 41)).toBe(42);
+    expect(await owner.kv.increment('count', -2.5)).toBe(39.5);
+    await owner.kv.set('a/b c', 'odd key');
+    expect(await owner.kv.get('a/b c')).toBe('odd key');
+    expect(await owner.kv.list()).toEqual({
+      entries: [
+        { key: 'a/b c', value: 'odd key' },
+        { key: 'count', value: 39.5 },
+        { key: 'greeting', value: { text: 'hi' } },
+      ],
+      nextCursor: null,
+    });
+    const page = await owner.kv.list({ limit: 2 });
+    expect(page.entries.map((e) => e.key)).toEqual(['a/b c', 'count']);
+    expect(page.nextCursor).toBe('count');
+    expect((await owner.kv.list({ cursor: page.nextCursor, limit: 2 })).entries.map((e) => e.key)).toEqual(['greeting']);
+    expect((await owner.kv.list({ prefix: 'gr' })).entries.map((e) => e.key)).toEqual(['greeting']);
+    expect(await owner.kv.delete('greeting')).toEqual({ ok: true });
+    expect(await owner.kv.delete('greeting')).toEqual({ ok: true });
+    // Viewers read shared keys.
+    expect(await sdk('viewer', c).kv.get('count')).toBe(39.5);
+  });
+
+  test('get: a stored null resolves to null; an absent key rejects with NOT_FOUND (404)', async () => {
+    const c = await makeCast(app);
+    new KvStore(app.ctx.db).put({ canvasId: c.canvas.id, scope: 'shared', ownerId: '' }, 'nothing', 'null', 10_000, app.ctx.now());
+    const viewer = sdk('viewer', c);
+    expect(await viewer.kv.get('nothing')).toBeNull();
+    const err = await rejection(viewer.kv.get('absent'));
+    expect(err).toBeInstanceOf(EaselError);
+    expect([err.name, err.code, err.status]).toEqual(['EaselError', 'NOT_FOUND', 404]);
+  });
+
+  test('refusals map to their classes and codes', async () => {
+    const c = await makeCast(app);
+    const owner = sdk('owner', c);
+    const denied = await rejection(sdk('viewer', c).kv.set('k', 1));
+    expect(denied).toBeInstanceOf(PermissionDeniedError);
+    expect([denied.name, denied.code, denied.status]).toEqual(['PermissionDeniedError', 'PERMISSION_DENIED', 403]);
+    await owner.kv.set('word', 'text');
+    expect(await rejection(owner.kv.increment('word'))).toMatchObject({ code: 'NOT_NUMERIC', status: 409 });
+    expect(await rejection(owner.kv.set('k', null))).toMatchObject({ code: 'INVALID_BODY', status: 400 });
+    expect(await rejection(owner.kv.set('k'.repeat(600), 1))).toMatchObject({ code: 'KEY_TOO_LARGE', status: 413 });
+    expect(await rejection(owner.kv.get('..'))).toMatchObject({ code: 'INVALID_BODY', status: 400 });
+  });
+
+  test('kv.user is each viewer\'s own; a shared key named "user" stays shared', async () => {
+    const c = await makeCast(app);
+    const viewer = sdk('viewer', c);
+    const viewer2 = sdk('viewer2', c);
+    const owner = sdk('owner', c);
+    expect(await viewer.kv.user.set('theme', 'dark')).toEqual({ ok: true });
+    await viewer2.kv.user.set('theme', 'light');
+    expect(await viewer.kv.user.get('theme')).toBe('dark');
+    expect(await viewer2.kv.user.get('theme')).toBe('light');
+    expect(await rejection(owner.kv.user.get('theme'))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await viewer.kv.user.increment('visits')).toBe(1);
+    expect(await viewer.kv.user.increment('visits', 2)).toBe(3);
+    expect(await viewer.kv.user.list()).toEqual({ entries: [{ key: 'theme', value: 'dark' }, { key: 'visits', value: 3 }], nextCursor: null });
+    expect((await viewer2.kv.user.list()).entries).toEqual([{ key: 'theme', value: 'light' }]);
+    // Shared scope untouched; `user` as a shared key name.
+    expect((await owner.kv.list()).entries).toEqual([]);
+    await owner.kv.set('user', 'shared value');
+    expect(await viewer.kv.get('user')).toBe('shared value');
+    expect(await owner.kv.increment('user-count')).toBe(1);
+    expect(await rejection(viewer.kv.user.get('user'))).toMatchObject({ code: 'NOT_FOUND' });
+    await viewer.kv.user.delete('theme');
+    expect(await rejection(viewer.kv.user.get('theme'))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('files', () => {
+  test('upload, list, url, rename, delete', async () => {
+    const c = await makeCast(app);
+    const editor = sdk('editor', c);
+    const up = await editor.files.upload(new File(['hello file'], 'hello.txt', { type: 'text/plain' }));
+    expect(up).toEqual({ id: expect.any(String), name: 'hello.txt', size: 10, url: `${app.base}/v1/c/${c.canvas.slug}/files/${up.id}/content` });
+    expect(editor.files.url(up.id)).toBe(up.url);
+    const listed = await sdk('viewer', c).files.list();
+    expect(listed).toEqual([{ id: up.id, name: 'hello.txt', size: 10, mime: 'text/plain', createdAt: expect.any(Number), scope: 'shared', uploadedBy: c.ids.editor }]);
+    const content = await fetch(up.url, { headers: { cookie: c.cookie.viewer } });
+    expect(await content.text()).toBe('hello file');
+    expect(await editor.files.rename(up.id, 'renamed.txt')).toMatchObject({ id: up.id, name: 'renamed.txt' });
+    expect(await editor.files.delete(up.id)).toEqual({ ok: true });
+    expect(await editor.files.list()).toEqual([]);
+  });
+
+  test('a viewer uploads a submission, not a shared file; a Blob without a name is `upload`', async () => {
+    const c = await makeCast(app);
+    const viewer = sdk('viewer', c);
+    expect(await rejection(viewer.files.upload(new Blob(['x'])))).toBeInstanceOf(PermissionDeniedError);
+    const mine = await viewer.files.upload(new Blob(['x']), { scope: 'submission' });
+    expect(mine.name).toBe('upload');
+    expect((await viewer.files.list()).map((f) => [f.id, f.scope])).toEqual([[mine.id, 'submission']]);
+    expect(await sdk('viewer2', c).files.list()).toEqual([]);
+  });
+
+  test('over the canvas quota: QuotaExceededError (QUOTA_EXCEEDED, 409)', async () => {
+    const c = await makeCast(app);
+    const admin = await app.signIn(ADMIN, 'Admin');
+    const res = await app.request('/api/admin/settings', { method: 'PATCH', cookie: admin, json: { filesBytesCanvas: 4 } });
+    expect(res.status).toBe(200);
+    try {
+      const err = await rejection(sdk('owner', c).files.upload(new Blob(['more than four bytes'])));
+      expect(err).toBeInstanceOf(QuotaExceededError);
+      expect([err.name, err.code, err.status]).toEqual(['QuotaExceededError', 'QUOTA_EXCEEDED', 409]);
+      expect(err).not.toHaveProperty('scope');
+    } finally {
+      await app.request('/api/admin/settings', { method: 'PATCH', cookie: admin, json: { filesBytesCanvas: null } });
+    }
+  });
+});
+
+describe('errors', () => {
+  test('no session: {error: "unauthorized"} becomes UNAUTHORIZED (401)', async () => {
+    const err = await rejection(clientFor('').me());
+    expect(err).toBeInstanceOf(EaselError);
+    expect([err.name, err.code, err.status]).toEqual(['EaselError', 'UNAUTHORIZED', 401]);
+  });
+
+  test('nothing listening: NETWORK_ERROR with status 0', async () => {
+    const client = createClient({ version: 'x', target: () => ({ apiBase: 'http://127.0.0.1:9', slug: 's' }) });
+    expect(await rejection(client.kv.get('k'))).toMatchObject({ name: 'EaselError', code: 'NETWORK_ERROR', status: 0 });
+  });
+
+  test('a capability switched off: CapabilityDisabledError with capability, reason and hint', async () => {
+    const c = await makeCast(app);
+    app.ctx.canvases.update(c.canvas.id, { cap_kv: 0 }, app.ctx.now());
+    const err = await rejection(sdk('viewer', c).kv.get('k'));
+    expect(err).toBeInstanceOf(CapabilityDisabledError);
+    expect(err).toBeInstanceOf(EaselError);
+    expect(err).toBeInstanceOf(Error);
+    expect({ name: err.name, code: err.code, status: err.status, capability: err.capability, reason: err.reason }).toEqual({
+      name: 'CapabilityDisabledError',
+      code: 'CAPABILITY_DISABLED',
+      status: 403,
+      capability: 'kv',
+      reason: 'feature_off',
+    });
+    expect(err.hint).toEqual(expect.any(String));
+  });
+
+  test('response mapping: {code}, {error}, non-JSON, redirects', async () => {
+    const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    expect(await errorFromResponse(json(429, { error: 'rate_limited' }))).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    expect(await errorFromResponse(json(429, { code: 'GUEST_AI_CAP', message: 'm', scope: 'guest' }))).toBeInstanceOf(QuotaExceededError);
+    expect(await errorFromResponse(json(413, { code: 'BODY_TOO_LARGE', message: 'm' }))).toBeInstanceOf(QuotaExceededError);
+    expect(await errorFromResponse(new Response('<html>bad gateway</html>', { status: 502 }))).toMatchObject({ name: 'EaselError', code: 'HTTP_ERROR', status: 502 });
+    const redirected = createClient({
+      version: 'x',
+      target: () => ({ apiBase: 'http://localhost', slug: 's' }),
+      fetch: async () => new Response(null, { status: 302, headers: { location: '/auth/login' } }),
+    });
+    expect(await rejection(redirected.me())).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+  });
+});
+
+describe('slug and API base from the page URL', () => {
+  const page = (href: string) => {
+    const u = new URL(href);
+    return { href, origin: u.origin, hostname: u.hostname, pathname: u.pathname, protocol: u.protocol, host: u.host };
+  };
+
+  test('path mode: /c/{slug}/… on the same origin', () => {
+    expect(detectTarget(page('https://easel.example.com/c/team-notes/sub/page.html'), 'https://easel.example.com/sdk/v1.js')).toEqual({
+      apiBase: 'https://easel.example.com',
+      slug: 'team-notes',
+    });
+    expect(detectTarget(page('http://localhost:8080/c/my%20slug/'), null)).toEqual({ apiBase: 'http://localhost:8080', slug: 'my slug' });
+  });
+
+  test('subdomain mode: the slug is the first label, the API base the script\'s origin', () => {
+    expect(detectTarget(page('https://team-notes.canvas.example.com/index.html'), 'https://easel.example.com/sdk/v1.js')).toEqual({
+      apiBase: 'https://easel.example.com',
+      slug: 'team-notes',
+    });
+    // A script served from the canvas host itself: the API is on the parent host.
+    expect(detectTarget(page('https://notes.example.com:8443/'), 'https://notes.example.com:8443/sdk/v1.js')).toEqual({ apiBase: 'https://example.com:8443', slug: 'notes' });
+  });
+
+  test('not a canvas page: NOT_A_CANVAS, only when used', () => {
+    expect(() => detectTarget(page('http://localhost:8080/dashboard'), null)).toThrow(EaselError);
+  });
+});
+
+describe('realtime through the SDK', () => {
+  test('subscribe, publish (own message included), presence, join and leave between two people', async () => {
+    const c = await makeCast(app);
+    const owner = sdk('owner', c);
+    const viewer = sdk('viewer', c);
+    const ownerGot: RealtimeMessage[] = [];
+    const viewerGot: RealtimeMessage[] = [];
+    const joined: unknown[] = [];
+    const left: unknown[] = [];
+    const room = owner.realtime.channel('participants:room');
+    room.onJoin((u) => joined.push(u));
+    room.onLeave((u) => left.push(u));
+    await room.subscribe((m) => ownerGot.push(m));
+    expect(await room.presence()).toEqual([{ id: c.ids.owner, name: c.names.owner }]);
+
+    const vroom = viewer.realtime.channel('participants:room');
+    await vroom.subscribe((m) => viewerGot.push(m));
+    await until(() => joined.length === 1);
+    expect(joined).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
+    expect(await vroom.presence()).toEqual([
+      { id: c.ids.owner, name: c.names.owner },
+      { id: c.ids.viewer, name: c.names.viewer },
+    ]);
+
+    await room.publish('chat', { text: 'hello' });
+    await vroom.publish('chat', { text: 'hi back' });
+    await until(() => ownerGot.length === 2 && viewerGot.length === 2);
+    const expected: RealtimeMessage[] = [
+      { channel: 'participants:room', event: 'chat', data: { text: 'hello' }, from: { id: c.ids.owner, name: c.names.owner, canvasRole: 'owner' } },
+      { channel: 'participants:room', event: 'chat', data: { text: 'hi back' }, from: { id: c.ids.viewer, name: c.names.viewer, canvasRole: 'viewer' } },
+    ];
+    expect(ownerGot).toEqual(expected);
+    expect(viewerGot).toEqual(expected);
+
+    vroom.close();
+    await until(() => left.length === 1);
+    expect(left).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
+    await room.publish('chat', 'after');
+    await Bun.sleep(50);
+    expect(viewerGot).toHaveLength(2);
+    // A closed channel object is finished; a new one from channel() works.
+    expect(await rejection(vroom.publish('x'))).toMatchObject({ code: 'CHANNEL_CLOSED' });
+    room.close();
+  });
+
+  test('close() leaves only that channel', async () => {
+    const c = await makeCast(app);
+    const owner = sdk('owner', c);
+    const a: unknown[] = [];
+    const b: unknown[] = [];
+    const chA = owner.realtime.channel('a');
+    const chB = owner.realtime.channel('b');
+    await chA.subscribe((m) => a.push(m.data));
+    await chB.subscribe((m) => b.push(m.data));
+    chA.close();
+    await chB.publish('e', 1);
+    const other = owner.realtime.channel('a');
+    await other.publish('e', 2);
+    await Bun.sleep(30);
+    expect(a).toEqual([]);
+    expect(b).toEqual([1]);
+    chB.close();
+    other.close();
+  });
+
+  test('a refused publish rejects with PermissionDeniedError; onError reports the frame', async () => {
+    const c = await makeCast(app);
+    const viewer = sdk('viewer', c);
+    const errors: RealtimeErrorEvent[] = [];
+    viewer.realtime.onError((e) => errors.push(e));
+    const room = viewer.realtime.channel('room');
+    await room.subscribe(() => {});
+    const err = await rejection(room.publish('e', 1));
+    expect(err).toBeInstanceOf(PermissionDeniedError);
+    expect([err.name, err.code, err.status]).toEqual(['PermissionDeniedError', 'PERMISSION_DENIED', 403]);
+    expect(errors).toEqual([{ code: 'PERMISSION_DENIED', channel: 'room', message: expect.any(String) }]);
+    // The socket is still good.
+    expect(await room.presence()).toHaveLength(1);
+    room.close();
+  });
+
+  test('a frame over 16 KiB is refused before it is sent: MESSAGE_TOO_LARGE', async () => {
+    const room = sdk('owner').realtime.channel('big');
+    expect(await rejection(room.publish('e', 'x'.repeat(17_000)))).toMatchObject({ code: 'MESSAGE_TOO_LARGE', status: 413 });
+    room.close();
+  });
+
+  test('realtime off: CapabilityDisabledError, onClose reports 4403 without a reconnect', async () => {
+    const c = await makeCast(app);
+    app.ctx.canvases.update(c.canvas.id, { cap_realtime: 0 }, app.ctx.now());
+    const sockets: WebSocket[] = [];
+    const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets);
+    const closes: RealtimeCloseEvent[] = [];
+    client.realtime.onClose((e) => closes.push(e));
+    const err = await rejection(client.realtime.channel('room').subscribe(() => {}));
+    expect(err).toBeInstanceOf(CapabilityDisabledError);
+    expect({ code: err.code, status: err.status, capability: err.capability }).toEqual({ code: 'CAPABILITY_DISABLED', status: 403, capability: 'realtime' });
+    expect(closes).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
+    // Terminal: later calls reject at once, with no new socket.
+    expect(await rejection(client.realtime.channel('other').presence())).toBe(err);
+    await Bun.sleep(150);
+    expect(sockets).toHaveLength(1);
+  });
+
+  test('access lost (4401) is terminal; the 4429 of a full canvas too', async () => {
+    const c = await makeCast(app);
+    const client = sdk('viewer', c);
+    const closes: RealtimeCloseEvent[] = [];
+    client.realtime.onClose((e) => closes.push(e));
+    const room = client.realtime.channel('room');
+    await room.subscribe(() => {});
+    app.ctx.events.emit('canvas.unpublished', { canvasId: c.canvas.id });
+    await until(() => closes.length === 1);
+    expect(closes[0]).toMatchObject({ code: 4401, willReconnect: false });
+    expect(await rejection(room.presence())).toMatchObject({ code: 'ACCESS_LOST', status: 401 });
+
+    const full = await makeCast(app);
+    const holders = Array.from({ length: 30 }, () => sdk('owner', full).realtime.channel('x'));
+    await Promise.all(holders.map((h) => h.subscribe(() => {})));
+    const late = sdk('viewer', full);
+    expect(await rejection(late.realtime.channel('x').subscribe(() => {}))).toMatchObject({ code: 'TOO_MANY_CONNECTIONS', status: 429 });
+    for (const h of holders) h.close();
+  });
+
+  test('a dropped connection reconnects and resubscribes', async () => {
+    const c = await makeCast(app);
+    const sockets: WebSocket[] = [];
+    const viewer = clientFor(c.cookie.viewer, c.canvas.slug, sockets);
+    const owner = sdk('owner', c);
+    const got: unknown[] = [];
+    const closes: RealtimeCloseEvent[] = [];
+    viewer.realtime.onClose((e) => closes.push(e));
+    await viewer.realtime.channel('room').subscribe((m) => got.push(m.data));
+    sockets[0]!.close(4000, 'network blip');
+    await until(() => sockets.length === 2 && sockets[1]!.readyState === WebSocket.OPEN);
+    expect(closes[0]).toMatchObject({ willReconnect: true });
+    const room = owner.realtime.channel('room');
+    // Replies come in order: once presence answers, the resubscription is in.
+    expect(await viewer.realtime.channel('room').presence()).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
+    await room.publish('e', 'after the blip');
+    await until(() => got.length === 1);
+    expect(got).toEqual(['after the blip']);
+    room.close();
+  });
+
+  test('a refused handshake: the HTTP refusal (asked of /me) rejects the subscription', async () => {
+    const c = await makeCast(app);
+    const err = await rejection(sdk('stranger', c).realtime.channel('room').subscribe(() => {}));
+    expect(err).toMatchObject({ name: 'EaselError', code: 'OWNER_ONLY', status: 404 });
+  });
+});

@@ -1,0 +1,401 @@
+// Canvas files: paths and index rules, content types, validators, ranges, compression, caching, URL modes.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, statSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { Canvas } from '../src/canvases/record.ts';
+import { canvasUrl } from '../src/canvases/url.ts';
+import { sha256Hex } from '../src/ids.ts';
+import { canvasServerOf } from '../src/serve/routes.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { makeCast, makePublished, pageCode, publish, setAccess, type Cast } from './serve-fixtures.ts';
+
+let app: TestApp;
+let cast: Cast;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  cast = await makeCast(app);
+});
+afterAll(() => app.close());
+
+const JS = `// app\n${Array.from({ length: 200 }, (_, i) => `export const value${i} = ${i} * 2; // some repeated text to compress`).join('\n')}\n`;
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(3000).fill(7)]);
+
+const get = (path: string, headers: Record<string, string> = {}, cookie = cast.cookie.viewer) => app.request(path, { cookie, headers });
+
+describe('paths', () => {
+  let site: Canvas;
+  beforeAll(async () => {
+    site = await makePublished(app, cast, {
+      'index.html': '<h1>home</h1>',
+      'about.html': '<h1>about</h1>',
+      'docs/index.html': '<h1>docs</h1>',
+      'docs/guide/index.html': '<h1>guide</h1>',
+      'my file.txt': 'spaced',
+      '404.html': '<h1>custom missing</h1>',
+    });
+  });
+
+  test('/c/{slug} → 301 to the slash, query kept', async () => {
+    const res = await get(`/c/${site.slug}?a=1&b=two`);
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe(`/c/${site.slug}/?a=1&b=two`);
+    // Before any access check: it says nothing about the canvas.
+    const unknown = await app.request('/c/no-such-canvas');
+    expect(unknown.status).toBe(301);
+  });
+
+  test('root and directories serve their index.html; `dir` → 301 `dir/`, query kept', async () => {
+    expect(await (await get(`/c/${site.slug}/`)).text()).toBe('<h1>home</h1>');
+    expect(await (await get(`/c/${site.slug}/docs/`)).text()).toBe('<h1>docs</h1>');
+    expect(await (await get(`/c/${site.slug}/docs/guide/`)).text()).toBe('<h1>guide</h1>');
+    const redirect = await get(`/c/${site.slug}/docs/guide?x=1`);
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get('location')).toBe(`/c/${site.slug}/docs/guide/?x=1`);
+  });
+
+  test('`page` serves `page.html`; percent-encoded names are decoded', async () => {
+    expect(await (await get(`/c/${site.slug}/about`)).text()).toBe('<h1>about</h1>');
+    expect(await (await get(`/c/${site.slug}/about.html`)).text()).toBe('<h1>about</h1>');
+    expect(await (await get(`/c/${site.slug}/my%20file.txt`)).text()).toBe('spaced');
+  });
+
+  test("a missing path answers 404 with the canvas's own 404.html", async () => {
+    // (Dot segments never get here: the URL parser resolves them, as a browser does.)
+    for (const path of ['nope', 'docs/nope/', '%E0%A4%A', 'docs/..%2Findex.html', 'docs%2Findex.html', 'nul%00.html']) {
+      const res = await get(`/c/${site.slug}/${path}`);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await res.text()).toBe('<h1>custom missing</h1>');
+    }
+  });
+
+  test('without a 404.html, a small Easel page; a root without index.html is missing too', async () => {
+    const bare = await makePublished(app, cast, { 'a.html': 'a', 'b.html': 'b' });
+    const res = await get(`/c/${bare.slug}/`);
+    expect(res.status).toBe(404);
+    const html = await res.text();
+    expect(pageCode(html)).toBe('NOT_FOUND');
+    expect(html).toContain('no page at this address');
+  });
+
+  test('the only HTML file answers at the root', async () => {
+    const single = await makePublished(app, cast, { 'page.html': '<h1>only</h1>', 'app.js': 'x' });
+    expect(await (await get(`/c/${single.slug}/`)).text()).toBe('<h1>only</h1>');
+    const nested = await makePublished(app, cast, { 'sub/deck.html': '<h1>deck</h1>' });
+    expect(await (await get(`/c/${nested.slug}/`)).text()).toBe('<h1>deck</h1>');
+  });
+
+  test('methods other than GET and HEAD: 405 with Allow', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH', 'POST']) {
+      const res = await app.request(`/c/${site.slug}/index.html`, { method, cookie: cast.cookie.viewer, body: method === 'DELETE' ? undefined : 'x' });
+      expect({ method, status: res.status }).toEqual({ method, status: 405 });
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+    }
+  });
+
+  test('HEAD: the GET headers without a body', async () => {
+    const res = await app.request(`/c/${site.slug}/about.html`, { method: 'HEAD', cookie: cast.cookie.viewer });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(res.headers.get('content-length')).toBe('14');
+    expect(await res.text()).toBe('');
+  });
+});
+
+describe('content types and headers', () => {
+  test('the stored type is served, with nosniff and the framing headers', async () => {
+    const files = {
+      'index.html': '<h1>x</h1>',
+      's.css': 'body{}',
+      'a.js': 'let a;',
+      'd.json': '{}',
+      'i.svg': '<svg/>',
+      'p.png': PNG,
+      'm.wasm': new Uint8Array([0, 97, 115, 109]),
+      'x.php': '<?php echo 1;',
+      'README': 'no extension',
+    };
+    const canvas = await makePublished(app, cast, files);
+    const expected: Record<string, string> = {
+      'index.html': 'text/html; charset=utf-8',
+      's.css': 'text/css; charset=utf-8',
+      'a.js': 'text/javascript; charset=utf-8',
+      'd.json': 'application/json; charset=utf-8',
+      'i.svg': 'image/svg+xml',
+      'p.png': 'image/png',
+      'm.wasm': 'application/wasm',
+      'x.php': 'text/plain; charset=utf-8',
+      README: 'text/plain; charset=utf-8',
+    };
+    for (const [path, type] of Object.entries(expected)) {
+      const res = await get(`/c/${canvas.slug}/${path}`);
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 200, type });
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+      expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
+      expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    }
+  });
+
+  test('Cache-Control: private for content behind sign-in, public for an open Public link canvas', async () => {
+    const canvas = await makePublished(app, cast);
+    expect((await get(`/c/${canvas.slug}/`)).headers.get('cache-control')).toBe('private, no-cache');
+    setAccess(app, canvas, { access_mode: 'public_link' });
+    expect((await get(`/c/${canvas.slug}/`, {}, '')).headers.get('cache-control')).toBe('public, no-cache');
+    expect((await get(`/c/${canvas.slug}/`)).headers.get('cache-control')).toBe('public, no-cache');
+  });
+
+  test("the dashboard's own page refuses to be framed", async () => {
+    const res = await app.request('/');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe('validators and ranges', () => {
+  let canvas: Canvas;
+  const BODY = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const hash = sha256Hex(BODY);
+  beforeAll(async () => {
+    canvas = await makePublished(app, cast, { 'index.html': 'i', 'alpha.txt': BODY });
+  });
+  const url = () => `/c/${canvas.slug}/alpha.txt`;
+
+  test('ETag is the quoted sha256; If-None-Match → 304 (strong, weak, lists, *)', async () => {
+    const res = await get(url());
+    expect(res.headers.get('etag')).toBe(`"${hash}"`);
+    for (const inm of [`"${hash}"`, `W/"${hash}"`, `"other", "${hash}"`, '*', `"${hash}-br"`]) {
+      const r = await get(url(), { 'if-none-match': inm });
+      expect({ inm, status: r.status }).toEqual({ inm, status: 304 });
+      expect(await r.text()).toBe('');
+      expect(r.headers.get('cache-control')).toBe('private, no-cache');
+    }
+    expect((await get(url(), { 'if-none-match': '"other"' })).status).toBe(200);
+  });
+
+  test('a 304 still needs access', async () => {
+    const r = await get(url(), { 'if-none-match': `"${hash}"` }, cast.cookie.stranger);
+    expect(r.status).toBe(404);
+  });
+
+  test('Range: 206 for one range, 416 when unsatisfiable, full 200 for several or a stale If-Range', async () => {
+    const cases: Array<[string, number, string | null, string]> = [
+      ['bytes=0-9', 206, 'bytes 0-9/36', 'abcdefghij'],
+      ['bytes=30-', 206, 'bytes 30-35/36', '456789'],
+      ['bytes=-4', 206, 'bytes 32-35/36', '6789'],
+      ['bytes=10-1000', 206, 'bytes 10-35/36', BODY.slice(10)],
+      ['bytes=36-', 416, 'bytes */36', ''],
+      ['bytes=-0', 416, 'bytes */36', ''],
+      ['bytes=0-1,4-5', 200, null, BODY],
+      ['bytes=5-2', 200, null, BODY],
+      ['items=0-1', 200, null, BODY],
+    ];
+    for (const [range, status, contentRange, text] of cases) {
+      const r = await get(url(), { range, 'accept-encoding': 'br, gzip' });
+      expect({ range, status: r.status, cr: r.headers.get('content-range') }).toEqual({ range, status, cr: contentRange });
+      expect(await r.text()).toBe(text);
+      expect(r.headers.get('content-encoding')).toBeNull();
+    }
+    expect((await get(url(), { range: 'bytes=0-1', 'if-range': `"${hash}"` })).status).toBe(206);
+    expect((await get(url(), { range: 'bytes=0-1', 'if-range': '"stale"' })).status).toBe(200);
+  });
+});
+
+describe('compression', () => {
+  test('gzip and brotli round-trip to the original bytes; each copy is made once and reused', async () => {
+    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS });
+    const hash = sha256Hex(JS);
+    const server = canvasServerOf(app.ctx);
+    const path = `/c/${canvas.slug}/app.js`;
+
+    const br = await get(path, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('vary')).toBe('Accept-Encoding');
+    expect(br.headers.get('etag')).toBe(`"${hash}-br"`);
+    const brBytes = new Uint8Array(await br.arrayBuffer());
+    expect(brBytes.byteLength).toBeLessThan(JS.length / 3);
+    expect(brotliDecompressSync(brBytes).toString()).toBe(JS);
+
+    const gz = await get(path, { 'accept-encoding': 'gzip' });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(new Uint8Array(await gz.arrayBuffer())).toString()).toBe(JS);
+
+    const brFile = server.compressed.pathOf(hash, 'br');
+    const gzFile = server.compressed.pathOf(hash, 'gzip');
+    expect(brFile.startsWith(`${app.dataDir}/blobs-compressed/`)).toBe(true);
+    expect(existsSync(brFile) && existsSync(gzFile)).toBe(true);
+    const made = statSync(brFile).mtimeMs;
+    const inode = statSync(brFile).ino;
+    // Forget the in-memory knowledge too: the file on disk is found, not remade.
+    server.compressed.reset();
+    for (let i = 0; i < 3; i++) expect((await get(path, { 'accept-encoding': 'br' })).headers.get('content-encoding')).toBe('br');
+    expect(statSync(brFile).mtimeMs).toBe(made);
+    expect(statSync(brFile).ino).toBe(inode);
+
+    // 304 for the compressed representation too.
+    expect((await get(path, { 'accept-encoding': 'br', 'if-none-match': `"${hash}-br"` })).status).toBe(304);
+  });
+
+  test('identity when the client does not ask, refuses with q=0, for small files and for already-compressed types', async () => {
+    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS, 'tiny.js': 'let a = 1;', 'p.png': PNG });
+    const path = `/c/${canvas.slug}/app.js`;
+    expect((await get(path)).headers.get('content-encoding')).toBeNull();
+    expect((await get(path, { 'accept-encoding': 'identity' })).headers.get('content-encoding')).toBeNull();
+    expect((await get(path, { 'accept-encoding': 'br;q=0, gzip' })).headers.get('content-encoding')).toBe('gzip');
+    expect((await get(path, { 'accept-encoding': '*;q=0' })).headers.get('content-encoding')).toBeNull();
+    const identity = await get(path);
+    expect(identity.headers.get('etag')).toBe(`"${sha256Hex(JS)}"`);
+    expect(await identity.text()).toBe(JS);
+    const tiny = await get(`/c/${canvas.slug}/tiny.js`, { 'accept-encoding': 'br' });
+    expect(tiny.headers.get('content-encoding')).toBeNull();
+    expect(tiny.headers.get('vary')).toBeNull();
+    const png = await get(`/c/${canvas.slug}/p.png`, { 'accept-encoding': 'br' });
+    expect(png.headers.get('content-encoding')).toBeNull();
+  });
+
+  test('a big file is served as is while its compressed copy is made in the background', async () => {
+    const big = JS.repeat(Math.ceil((1.2 * 1024 * 1024) / JS.length));
+    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'big.js': big });
+    const path = `/c/${canvas.slug}/big.js`;
+    const first = await get(path, { 'accept-encoding': 'gzip' });
+    expect(first.headers.get('content-encoding')).toBeNull();
+    expect((await first.text()).length).toBe(big.length);
+    let encoded: Response | null = null;
+    for (let i = 0; i < 100 && !encoded; i++) {
+      await Bun.sleep(20);
+      const r = await get(path, { 'accept-encoding': 'gzip' });
+      if (r.headers.get('content-encoding') === 'gzip') encoded = r;
+    }
+    expect(encoded).not.toBeNull();
+    expect(gunzipSync(new Uint8Array(await encoded!.arrayBuffer())).toString()).toBe(big);
+  });
+
+  test('a custom 404.html is compressed like any page', async () => {
+    const big404 = `<h1>missing</h1>${'<p>filler text for compression</p>'.repeat(100)}`;
+    const canvas = await makePublished(app, cast, { 'index.html': 'i', '404.html': big404 });
+    const res = await get(`/c/${canvas.slug}/nope`, { 'accept-encoding': 'gzip' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(new Uint8Array(await res.arrayBuffer())).toString()).toBe(big404);
+  });
+});
+
+describe('live version changes', () => {
+  test('a deploy shows at once (event), and so does a pointer moved without one', async () => {
+    const canvas = await makePublished(app, cast, { 'index.html': 'v1' });
+    expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v1');
+    await publish(app, canvas, { 'index.html': 'v2' });
+    expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v2');
+    // A third version, with the pointer flipped behind the cache's back.
+    const v2 = app.ctx.canvases.byId(canvas.id)!.currentVersionId!;
+    const v3 = await publish(app, canvas, { 'index.html': 'v3' });
+    app.ctx.canvases.update(canvas.id, { current_version_id: v2 }, app.ctx.now());
+    expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v2');
+    app.ctx.canvases.update(canvas.id, { current_version_id: v3 }, app.ctx.now());
+    expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v3');
+  });
+});
+
+describe('subdomain mode', () => {
+  let sub: TestApp;
+  let people: Cast;
+  let canvas: Canvas;
+  const HOST = 'easel.test:8080';
+  const at = (slug: string, path: string, cookie = '', headers: Record<string, string> = {}, method = 'GET', body?: string) =>
+    sub.request(path, { method, cookie, body, headers: { host: `${slug}.${HOST}`, ...headers } });
+
+  beforeAll(async () => {
+    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
+    people = await makeCast(sub);
+    canvas = await makePublished(sub, people, { 'index.html': '<h1>sub</h1>', 'docs/index.html': 'docs' });
+  });
+  afterAll(() => sub.close());
+
+  test('canvases answer on {slug}.{canvas host}; the URL the API gives is that host', async () => {
+    expect(canvasUrl(sub.ctx.config, canvas.slug)).toBe(`http://${canvas.slug}.${HOST}/`);
+    const res = await at(canvas.slug, '/', people.cookie.viewer);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('<h1>sub</h1>');
+    expect(res.headers.get('content-security-policy')).toBe(`frame-ancestors 'self' http://${HOST}`);
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect((await at(canvas.slug, '/docs', people.cookie.viewer)).headers.get('location')).toBe('/docs/');
+    expect(sub.logs.some((l) => l.msg === 'request' && l.path === '/docs' && l.status === 301)).toBe(true);
+  });
+
+  test('the base host keeps the dashboard; its /c/{slug}/ links move to the canvas host', async () => {
+    const dash = await sub.request('/', { headers: { host: HOST } });
+    expect(dash.status).toBe(200);
+    expect(dash.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const old = await sub.request(`/c/${canvas.slug}/docs/?a=1`, { headers: { host: HOST } });
+    expect(old.status).toBe(301);
+    expect(old.headers.get('location')).toBe(`http://${canvas.slug}.${HOST}/docs/?a=1`);
+  });
+
+  test('anonymous visitors go to sign-in on the base host and come back to the canvas host', async () => {
+    const res = await at(canvas.slug, '/docs/?x=1');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`http://${HOST}/auth/login?returnTo=${encodeURIComponent(`http://${canvas.slug}.${HOST}/docs/?x=1`)}`);
+    expect((await at('no-such-canvas', '/', people.cookie.viewer)).status).toBe(404);
+    expect((await at(canvas.slug, '/', people.cookie.stranger)).status).toBe(404);
+  });
+
+  test('the gate lives at /__easel/gate and its pass is scoped to EASEL_COOKIE_DOMAIN', async () => {
+    const hash = await Bun.password.hash('pw', { algorithm: 'argon2id' });
+    setAccess(sub, canvas, { password_hash: hash, password_version: 1 });
+    const form = await at(canvas.slug, '/', people.cookie.viewer);
+    expect(form.status).toBe(403);
+    expect(await form.text()).toContain('action="/__easel/gate"');
+    const res = await at(canvas.slug, '/__easel/gate', people.cookie.viewer, { 'content-type': 'application/x-www-form-urlencoded' }, 'POST', 'password=pw');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    expect(res.headers.get('set-cookie')).toContain('; Domain=easel.test;');
+    const pass = res.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await at(canvas.slug, '/', `${people.cookie.viewer}; ${pass}`)).status).toBe(200);
+    setAccess(sub, canvas, { password_hash: null });
+  });
+
+  test('anonymous visitors of a Public link canvas get the page and, from it, the SDK', async () => {
+    const open = setAccess(sub, await makePublished(sub, people), { access_mode: 'public_link' });
+    const res = await at(open.slug, '/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, no-cache');
+    const { anonymousSdkVisitor } = await import('../src/serve/sdk-admission.ts');
+    const admit = anonymousSdkVisitor(sub.ctx);
+    const sdk = (referer: string) => admit(new Request(`http://${HOST}/sdk/v1.js`, { headers: { referer } }));
+    expect(sdk(`http://${open.slug}.${HOST}/`)).toBe(true);
+    expect(sdk(`http://${canvas.slug}.${HOST}/`)).toBe(false);
+    expect(sdk(`http://${HOST}/c/${open.slug}/`)).toBe(false);
+  });
+});
+
+describe('over a real socket', () => {
+  test('compression, HEAD and ranges survive Bun’s server; a blob lost from disk is a plain 500', async () => {
+    const live = await startTestApp({ listen: true });
+    try {
+      const people = await makeCast(live);
+      const canvas = await makePublished(live, people, { 'index.html': 'i', 'app.js': JS, 'gone.txt': 'soon gone' });
+      const url = `${live.base}/c/${canvas.slug}/app.js`;
+      const headers = { cookie: people.cookie.viewer };
+      const br = await fetch(url, { headers: { ...headers, 'accept-encoding': 'br' } });
+      expect(br.headers.get('content-encoding')).toBe('br');
+      expect(await br.text()).toBe(JS); // fetch decodes it
+      const head = await fetch(url, { method: 'HEAD', headers: { ...headers, 'accept-encoding': 'identity' } });
+      expect(head.headers.get('content-length')).toBe(String(JS.length));
+      expect(await head.text()).toBe('');
+      const range = await fetch(url, { headers: { ...headers, range: 'bytes=3-7' } });
+      expect(range.status).toBe(206);
+      expect(await range.text()).toBe(JS.slice(3, 8));
+
+      const { rmSync } = await import('node:fs');
+      rmSync(live.ctx.blobs.pathOf(sha256Hex('soon gone')));
+      const lost = await fetch(`${live.base}/c/${canvas.slug}/gone.txt`, { headers });
+      expect(lost.status).toBe(500);
+      const text = await lost.text();
+      expect(pageCode(text)).toBe('INTERNAL');
+      expect(text).not.toContain(live.dataDir);
+    } finally {
+      await live.close();
+    }
+  });
+});

@@ -1,0 +1,112 @@
+// The pure pieces of page serving: ranges, encodings, hosts, paths, gate passes.
+import { describe, expect, test } from 'bun:test';
+import { isCompressible, preferredEncodings } from '../src/serve/compress.ts';
+import { decodePasses, encodePasses } from '../src/serve/gate-pass.ts';
+import { canvasSlugFromHost } from '../src/serve/host.ts';
+import { decodeCanvasPath } from '../src/serve/resolve.ts';
+import { matchingEtag, parseRange } from '../src/serve/send-file.ts';
+import { safeNext } from '../src/serve/canvas-server.ts';
+
+describe('parseRange', () => {
+  test.each([
+    ['bytes=0-0', 10, { start: 0, end: 0 }],
+    ['bytes=0-', 10, { start: 0, end: 9 }],
+    ['bytes=9-20', 10, { start: 9, end: 9 }],
+    ['bytes=-3', 10, { start: 7, end: 9 }],
+    ['bytes=-30', 10, { start: 0, end: 9 }],
+    [' bytes=2-3 ', 10, { start: 2, end: 3 }],
+    ['bytes=10-', 10, 'unsatisfiable'],
+    ['bytes=-0', 10, 'unsatisfiable'],
+    ['bytes=0-', 0, 'unsatisfiable'],
+    ['bytes=-', 10, null],
+    ['bytes=3-2', 10, null],
+    ['bytes=0-1,3-4', 10, null],
+    ['bits=0-1', 10, null],
+    ['bytes=a-b', 10, null],
+  ] as const)('%s of %d', (header, size, expected) => {
+    expect(parseRange(header, size)).toEqual(expected as never);
+  });
+});
+
+describe('encodings', () => {
+  test('preferredEncodings honours q-values and prefers brotli', () => {
+    expect(preferredEncodings(null)).toEqual([]);
+    expect(preferredEncodings('gzip, deflate, br')).toEqual(['br', 'gzip']);
+    expect(preferredEncodings('gzip;q=1.0, br;q=0')).toEqual(['gzip']);
+    expect(preferredEncodings('*')).toEqual(['br', 'gzip']);
+    expect(preferredEncodings('*;q=0, gzip')).toEqual(['gzip']);
+    expect(preferredEncodings('identity')).toEqual([]);
+    expect(preferredEncodings('x-gzip')).toEqual(['gzip']);
+    expect(preferredEncodings('BR;Q=0.5')).toEqual(['br']);
+  });
+
+  test('isCompressible: text, scripts, data, svg, wasm; not images, archives or video', () => {
+    for (const t of ['text/html; charset=utf-8', 'text/css', 'text/javascript', 'application/javascript', 'application/json', 'application/manifest+json', 'image/svg+xml', 'application/xml', 'application/wasm', 'application/ld+json', 'font/ttf', 'application/vnd.api+json']) {
+      expect({ t, c: isCompressible(t) }).toEqual({ t, c: true });
+    }
+    for (const t of ['image/png', 'image/jpeg', 'image/webp', 'font/woff2', 'application/zip', 'video/mp4', 'application/octet-stream', 'application/pdf']) {
+      expect({ t, c: isCompressible(t) }).toEqual({ t, c: false });
+    }
+  });
+
+  test('matchingEtag: any representation of the blob, weak or strong', () => {
+    const h = 'a'.repeat(64);
+    expect(matchingEtag(`"${h}"`, h)).toBe(`"${h}"`);
+    expect(matchingEtag(`W/"${h}-br"`, h)).toBe(`"${h}-br"`);
+    expect(matchingEtag(`"x", "${h}-gz"`, h)).toBe(`"${h}-gz"`);
+    expect(matchingEtag('*', h)).toBe(`"${h}"`);
+    expect(matchingEtag('"x"', h)).toBeNull();
+  });
+});
+
+describe('hosts and paths', () => {
+  const config = { urlMode: 'subdomain' as const, canvasHost: 'easel.test:8080' };
+  test('canvasSlugFromHost', () => {
+    expect(canvasSlugFromHost(config, 'demo.easel.test:8080')).toBe('demo');
+    expect(canvasSlugFromHost(config, 'Demo.EASEL.test:8080')).toBe('demo');
+    expect(canvasSlugFromHost(config, 'easel.test:8080')).toBeNull();
+    expect(canvasSlugFromHost(config, 'demo.easel.test')).toBeNull();
+    expect(canvasSlugFromHost(config, 'a.b.easel.test:8080')).toBeNull();
+    expect(canvasSlugFromHost(config, '-x.easel.test:8080')).toBeNull();
+    expect(canvasSlugFromHost(config, 'demo.evileasel.test:8080')).toBeNull();
+    expect(canvasSlugFromHost(config, null)).toBeNull();
+    expect(canvasSlugFromHost({ ...config, urlMode: 'path' }, 'demo.easel.test:8080')).toBeNull();
+  });
+
+  test('decodeCanvasPath', () => {
+    expect(decodeCanvasPath('')).toBe('');
+    expect(decodeCanvasPath('a/b%20c.html')).toBe('a/b c.html');
+    expect(decodeCanvasPath('caf%C3%A9/')).toBe('café/');
+    expect(decodeCanvasPath('%E0%A4%A')).toBeNull();
+    expect(decodeCanvasPath('a/%2e%2e/b')).toBeNull();
+    expect(decodeCanvasPath('a%2Fb')).toBeNull();
+    expect(decodeCanvasPath('a%00')).toBeNull();
+  });
+
+  test('safeNext stays inside the canvas', () => {
+    expect(safeNext('/c/demo/x?y=1', '/c/demo/')).toBe('/c/demo/x?y=1');
+    expect(safeNext(null, '/c/demo/')).toBe('/c/demo/');
+    expect(safeNext('/c/demox/', '/c/demo/')).toBe('/c/demo/');
+    expect(safeNext('//evil.example/', '/')).toBe('/');
+    expect(safeNext('/a\r\nSet-Cookie: x', '/')).toBe('/');
+    expect(safeNext('/ok/path', '/')).toBe('/ok/path');
+  });
+});
+
+describe('gate passes', () => {
+  const secret = Buffer.alloc(32, 1);
+  test('round-trip, and nothing survives a wrong secret or an edit', () => {
+    const passes = [
+      { canvasId: 'abc123', passwordVersion: 3, issuedAt: 1_700_000_000_000 },
+      { canvasId: 'def456', passwordVersion: 1, issuedAt: 1_700_000_000_001 },
+    ];
+    const value = encodePasses(secret, passes);
+    expect(decodePasses(secret, value)).toEqual(passes);
+    expect(decodePasses(Buffer.alloc(32, 2), value)).toEqual([]);
+    expect(decodePasses(secret, value.replace('abc123', 'abc124'))).toEqual([]);
+    expect(decodePasses(secret, value.slice(0, -2))).toEqual([]);
+    expect(decodePasses(secret, undefined)).toEqual([]);
+    expect(decodePasses(secret, 'no-dot')).toEqual([]);
+    expect(decodePasses(secret, 'x'.repeat(5000))).toEqual([]);
+  });
+});

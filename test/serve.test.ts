@@ -1,0 +1,398 @@
+// Canvas pages: who gets which answer (the sharing ladder as HTML pages), and the password gate.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Canvas } from '../src/canvases/record.ts';
+import { gatePassed, PASS_TTL_MS } from '../src/serve/gate-pass.ts';
+import { GATE_ATTEMPTS_PER_MIN } from '../src/serve/canvas-server.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { ADMIN_EMAIL, guestCookieFor, makeCast, makePublished, PEOPLE, pageCode, setAccess, setPassword, unpublish, type Cast, type Person } from './serve-fixtures.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+type Expect = number | [number, string];
+const LOGIN = 302;
+
+/** Expected answer per person for GET {canvas}/: a status, or [status, easel-code of the page]. */
+type Row = Record<Person, Expect>;
+
+const NF: Expect = [404, 'NOT_FOUND'];
+
+let app: TestApp;
+let cast: Cast;
+
+beforeAll(async () => {
+  app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
+  cast = await makeCast(app);
+});
+afterAll(() => app.close());
+
+function setUserColumn(userId: string, column: 'can_publish_public' | 'org_id', value: string | number | null): void {
+  app.ctx.db.query(`UPDATE users SET ${column} = ? WHERE id = ?`).run(value, userId);
+  app.ctx.events.emit('user.changed', { userId });
+}
+
+async function expectAnswer(res: Response, expected: Expect, label: string): Promise<string> {
+  const [status, code] = typeof expected === 'number' ? [expected, null] : expected;
+  const text = await res.text();
+  expect({ label, status: res.status }).toEqual({ label, status });
+  if (code) expect({ label, code: pageCode(text) }).toEqual({ label, code });
+  if (status === 200) expect(text).toContain('<h1>hello</h1>');
+  if (status === LOGIN) expect(res.headers.get('location')).toMatch(/^\/auth\/login\?returnTo=%2Fc%2F/);
+  return text;
+}
+
+describe('access matrix for a canvas page', () => {
+  const scenarios: Array<[string, (c: Canvas) => Promise<unknown> | unknown, Row]> = [
+    ['restricted', () => {}, { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF }],
+    ['whole_org', (c) => setAccess(app, c, { access_mode: 'whole_org' }), { anonymous: LOGIN, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 }],
+    ['public_link', (c) => setAccess(app, c, { access_mode: 'public_link' }), { anonymous: 200, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 }],
+    [
+      'public_link, public links off for the instance',
+      (c) => {
+        setAccess(app, c, { access_mode: 'public_link' });
+        app.ctx.settings.update({ publicLinks: false });
+      },
+      { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF },
+    ],
+    [
+      'public_link, owner may not publish public links',
+      (c) => {
+        setAccess(app, c, { access_mode: 'public_link' });
+        setUserColumn(c.ownerId, 'can_publish_public', 0);
+      },
+      { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF },
+    ],
+    ['password', (c) => setPassword(app, c, PASSWORD), { anonymous: LOGIN, stranger: NF, viewer: [403, 'PASSWORD_REQUIRED'], editor: 200, owner: 200, admin: NF }],
+    [
+      'public_link with a password',
+      async (c) => {
+        await setPassword(app, c, PASSWORD);
+        setAccess(app, c, { access_mode: 'public_link' });
+      },
+      { anonymous: [403, 'PASSWORD_REQUIRED'], stranger: [403, 'PASSWORD_REQUIRED'], viewer: [403, 'PASSWORD_REQUIRED'], editor: 200, owner: 200, admin: [403, 'PASSWORD_REQUIRED'] },
+    ],
+    ['expired', (c) => setAccess(app, c, { expires_at: app.ctx.now() - 1000 }), { anonymous: LOGIN, stranger: NF, viewer: [404, 'SHARE_EXPIRED'], editor: 200, owner: 200, admin: NF }],
+    [
+      'expired public_link',
+      (c) => setAccess(app, c, { access_mode: 'public_link', expires_at: app.ctx.now() - 1000 }),
+      { anonymous: LOGIN, stranger: [404, 'SHARE_EXPIRED'], viewer: [404, 'SHARE_EXPIRED'], editor: 200, owner: 200, admin: [404, 'SHARE_EXPIRED'] },
+    ],
+    ['archived', (c) => setAccess(app, c, { archived_at: app.ctx.now() }), { anonymous: LOGIN, stranger: NF, viewer: [404, 'ARCHIVED'], editor: [404, 'ARCHIVED'], owner: [404, 'ARCHIVED'], admin: NF }],
+    ['disabled', (c) => setAccess(app, c, { disabled_at: app.ctx.now(), disabled_reason: 'abuse' }), { anonymous: LOGIN, stranger: NF, viewer: [403, 'DISABLED'], editor: [403, 'DISABLED'], owner: [403, 'DISABLED'], admin: NF }],
+    ['unpublished', (c) => unpublish(app, c), { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF }],
+    [
+      'deleted',
+      (c) => {
+        setAccess(app, c, { deleted_at: app.ctx.now() });
+        app.ctx.events.emit('canvas.deleted', { canvasId: c.id });
+      },
+      { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF },
+    ],
+  ];
+
+  for (const [name, arrange, row] of scenarios) {
+    test(name, async () => {
+      const canvas = await makePublished(app, cast);
+      // Warm the manifest cache first, so the change must invalidate it.
+      expect((await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.owner })).status).toBe(200);
+      try {
+        await arrange(canvas);
+        for (const who of PEOPLE) {
+          const res = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie[who] });
+          await expectAnswer(res, row[who], `${name} / ${who}`);
+        }
+      } finally {
+        app.ctx.settings.update({ publicLinks: null });
+        setUserColumn(canvas.ownerId, 'can_publish_public', 1);
+      }
+    });
+  }
+
+  test('a guest gets into its own canvas only, without the password form', async () => {
+    const mine = await makePublished(app, cast);
+    const other = await makePublished(app, cast);
+    const guest = guestCookieFor(app, mine, cast.ids.owner);
+    await expectAnswer(await app.request(`/c/${mine.slug}/`, { cookie: guest }), 200, 'own');
+    await expectAnswer(await app.request(`/c/${other.slug}/`, { cookie: guest }), NF, 'other');
+    await setPassword(app, mine, PASSWORD);
+    await expectAnswer(await app.request(`/c/${mine.slug}/`, { cookie: guest }), 200, 'own with password');
+  });
+
+  test('"no such canvas" and "no route in" are the same page, byte for byte', async () => {
+    const canvas = await makePublished(app, cast);
+    const refused = await (await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.stranger })).text();
+    const unknown = await (await app.request('/c/no-such-canvas-here/', { cookie: cast.cookie.stranger })).text();
+    const deep = await (await app.request(`/c/${canvas.slug}/deep/page.html`, { cookie: cast.cookie.stranger })).text();
+    expect(refused).toBe(unknown);
+    expect(deep).toBe(unknown);
+    // Anonymous visitors are sent to sign in either way.
+    const a = await app.request(`/c/${canvas.slug}/x?y=1`);
+    const b = await app.request('/c/no-such-canvas-here/x?y=1');
+    expect(a.status).toBe(302);
+    expect(b.status).toBe(302);
+    expect(a.headers.get('location')).toBe(`/auth/login?returnTo=${encodeURIComponent(`/c/${canvas.slug}/x?y=1`)}`);
+  });
+
+  test('refusal pages are HTML, not cached, and carry the canvas security headers', async () => {
+    const canvas = await makePublished(app, cast);
+    const res = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.stranger });
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
+  });
+
+  test('a page view writes nothing to the database', async () => {
+    const canvas = await makePublished(app, cast, { 'index.html': '<h1>hello</h1>', 'a.js': 'let a = 1;' });
+    await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.viewer });
+    const changes = () => app.ctx.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n;
+    const before = changes();
+    for (let i = 0; i < 20; i++) {
+      expect((await app.request(`/c/${canvas.slug}/a.js`, { cookie: cast.cookie.viewer })).status).toBe(200);
+      expect((await app.request(`/c/${canvas.slug}/missing`, { cookie: cast.cookie.viewer })).status).toBe(404);
+    }
+    expect(changes()).toBe(before);
+  });
+});
+
+describe('whole_org under tenancy', () => {
+  test("admits members of the owner's org only", async () => {
+    const t = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_TENANCY: 'on' } });
+    try {
+      const c = await makeCast(t);
+      for (const org of ['org-a', 'org-b']) t.ctx.db.query('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, 0)').run(org, org);
+      const setOrg = (id: string, org: string | null) => t.ctx.db.query('UPDATE users SET org_id = ? WHERE id = ?').run(org, id);
+      setOrg(c.ids.owner, 'org-a');
+      setOrg(c.ids.stranger, 'org-a');
+      setOrg(c.ids.admin, 'org-b');
+      const canvas = await makePublished(t, c);
+      t.ctx.canvases.update(canvas.id, { access_mode: 'whole_org' }, t.ctx.now());
+      t.ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
+      const status = async (who: Person) => (await t.request(`/c/${canvas.slug}/`, { cookie: c.cookie[who] })).status;
+      expect(await status('stranger')).toBe(200); // same org, not on the list
+      expect(await status('admin')).toBe(404); // another org
+      expect(await status('viewer')).toBe(200); // no org, but on the list
+      expect(await status('anonymous')).toBe(302);
+      setOrg(c.ids.stranger, null);
+      expect(await status('stranger')).toBe(404);
+      setOrg(c.ids.owner, null); // an owner without an org: nobody beyond the list
+      setOrg(c.ids.stranger, null);
+      expect(await status('stranger')).toBe(404);
+      expect(await status('viewer')).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('proxy mode', () => {
+  test('no identity: 401 page instead of a redirect; Public link canvases stay open', async () => {
+    const t = await startTestApp({ env: { EASEL_AUTH_MODE: 'proxy' } });
+    try {
+      const owner = t.ctx.users.ensure('owner@example.com', 'Owner');
+      const { makeCanvas, publish } = await import('./serve-fixtures.ts');
+      const canvas = makeCanvas(t, owner.id);
+      await publish(t, canvas, { 'index.html': '<h1>hello</h1>' });
+      const res = await t.request(`/c/${canvas.slug}/`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(pageCode(await res.text())).toBe('UNAUTHORIZED');
+      expect((await t.request('/c/nothing-here/')).status).toBe(401);
+      t.ctx.canvases.update(canvas.id, { access_mode: 'public_link' }, t.ctx.now());
+      expect((await t.request(`/c/${canvas.slug}/`)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('password gate', () => {
+  const gatePost = (slug: string, password: string | undefined, cookie: string, extra: Record<string, string> = {}) => {
+    const form = new URLSearchParams(extra);
+    if (password !== undefined) form.set('password', password);
+    return app.request(`/c/${slug}/__easel/gate`, { method: 'POST', cookie, body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  };
+  const gateCookie = (res: Response) => res.headers.get('set-cookie')!.split(';')[0]!;
+  const join = (...cookies: string[]) => cookies.filter(Boolean).join('; ');
+
+  test('form → wrong password 403 → right password 303 with the pass → page; a new password voids the pass', async () => {
+    const canvas = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const form = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.viewer });
+    expect(form.status).toBe(403);
+    const html = await form.text();
+    expect(pageCode(html)).toBe('PASSWORD_REQUIRED');
+    expect(html).toContain(`action="/c/${canvas.slug}/__easel/gate"`);
+    expect(html).toContain('name="password"');
+
+    const wrong = await gatePost(canvas.slug, 'nope', cast.cookie.viewer);
+    expect(wrong.status).toBe(403);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const wrongHtml = await wrong.text();
+    expect(pageCode(wrongHtml)).toBe('PASSWORD_REQUIRED');
+    expect(wrongHtml).toContain('not right');
+    expect(wrongHtml).not.toContain('nope');
+
+    const right = await gatePost(canvas.slug, PASSWORD, cast.cookie.viewer);
+    expect(right.status).toBe(303);
+    expect(right.headers.get('location')).toBe(`/c/${canvas.slug}/`);
+    const setCookie = right.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/^__easel_gate=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const pass = gateCookie(right);
+
+    await expectAnswer(await app.request(`/c/${canvas.slug}/`, { cookie: join(cast.cookie.viewer, pass) }), 200, 'with pass');
+    // The runtime API checks the same pass.
+    const req = new Request(`http://localhost/v1/c/${canvas.slug}/me`, { headers: { cookie: join(cast.cookie.viewer, pass) } });
+    expect(gatePassed(app.ctx, req, app.ctx.canvases.byId(canvas.id)!)).toBe(true);
+
+    await setPassword(app, canvas, 'a new password');
+    const after = await app.request(`/c/${canvas.slug}/`, { cookie: join(cast.cookie.viewer, pass) });
+    expect(after.status).toBe(403);
+    expect(gatePassed(app.ctx, req, app.ctx.canvases.byId(canvas.id)!)).toBe(false);
+  });
+
+  test('one cookie holds passes for several canvases; a tampered cookie holds none', async () => {
+    const a = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const b = await setPassword(app, await makePublished(app, cast), 'other secret');
+    const first = gateCookie(await gatePost(a.slug, PASSWORD, cast.cookie.viewer));
+    const both = gateCookie(await gatePost(b.slug, 'other secret', join(cast.cookie.viewer, first)));
+    for (const c of [a, b]) expect((await app.request(`/c/${c.slug}/`, { cookie: join(cast.cookie.viewer, both) })).status).toBe(200);
+    // Changing one canvas's password leaves the other's pass alone.
+    await setPassword(app, a, 'changed');
+    expect((await app.request(`/c/${a.slug}/`, { cookie: join(cast.cookie.viewer, both) })).status).toBe(403);
+    expect((await app.request(`/c/${b.slug}/`, { cookie: join(cast.cookie.viewer, both) })).status).toBe(200);
+    // Any change to the value breaks the signature.
+    const value = both.slice('__easel_gate='.length);
+    const forged = `__easel_gate=${value.replace(/-(\d+)-/, (_, v) => `-${Number(v) + 1}-`)}`;
+    expect((await app.request(`/c/${b.slug}/`, { cookie: join(cast.cookie.viewer, forged) })).status).toBe(403);
+    expect((await app.request(`/c/${b.slug}/`, { cookie: join(cast.cookie.viewer, '__easel_gate=garbage') })).status).toBe(403);
+  });
+
+  test('anonymous visitors of a Public link canvas pass the gate too; the page is then private to caches', async () => {
+    const canvas = setAccess(app, await setPassword(app, await makePublished(app, cast), PASSWORD), { access_mode: 'public_link' });
+    expect((await app.request(`/c/${canvas.slug}/`)).status).toBe(403);
+    const right = await gatePost(canvas.slug, PASSWORD, '');
+    expect(right.status).toBe(303);
+    const res = await app.request(`/c/${canvas.slug}/`, { cookie: gateCookie(right) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+  });
+
+  test('the gate reveals nothing to people without a route in, and is a no-op for those who need no pass', async () => {
+    const canvas = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const stranger = await gatePost(canvas.slug, PASSWORD, cast.cookie.stranger);
+    expect(stranger.status).toBe(404);
+    expect(stranger.headers.get('set-cookie')).toBeNull();
+    expect((await gatePost('no-such-canvas-here', PASSWORD, cast.cookie.stranger)).status).toBe(404);
+    const anonymous = await gatePost(canvas.slug, PASSWORD, '');
+    expect(anonymous.status).toBe(302);
+    const owner = await gatePost(canvas.slug, undefined, cast.cookie.owner);
+    expect(owner.status).toBe(303);
+    expect(owner.headers.get('set-cookie')).toBeNull();
+  });
+
+  test('`next` returns to the page asked for, never outside the canvas', async () => {
+    const canvas = await setPassword(app, await makePublished(app, cast, { 'index.html': '<h1>hello</h1>', 'b.html': 'b' }), PASSWORD);
+    const form = await (await app.request(`/c/${canvas.slug}/b.html?x=1`, { cookie: cast.cookie.viewer })).text();
+    expect(form).toContain(`name="next" value="/c/${canvas.slug}/b.html?x=1"`);
+    const ok = await gatePost(canvas.slug, PASSWORD, cast.cookie.viewer, { next: `/c/${canvas.slug}/b.html?x=1` });
+    expect(ok.headers.get('location')).toBe(`/c/${canvas.slug}/b.html?x=1`);
+    for (const next of ['//evil.example/', 'https://evil.example/', '/c/other/', `/c/${canvas.slug}/\\evil`]) {
+      const res = await gatePost(canvas.slug, PASSWORD, cast.cookie.viewer, { next });
+      expect(res.headers.get('location')).toBe(`/c/${canvas.slug}/`);
+    }
+  });
+
+  test('multipart forms work; missing, empty and oversized passwords are wrong passwords', async () => {
+    const canvas = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const fd = new FormData();
+    fd.set('password', PASSWORD);
+    const multipart = await app.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', cookie: cast.cookie.viewer, body: fd });
+    expect(multipart.status).toBe(303);
+    expect(multipart.headers.get('set-cookie')).toStartWith('__easel_gate=');
+    expect((await gatePost(canvas.slug, undefined, cast.cookie.viewer)).status).toBe(403);
+    expect((await gatePost(canvas.slug, '', cast.cookie.viewer)).status).toBe(403);
+    const huge = await app.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', cookie: cast.cookie.viewer, body: `password=${'x'.repeat(20_000)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(huge.status).toBe(403);
+  });
+
+  test(`more than ${GATE_ATTEMPTS_PER_MIN} attempts a minute: 429 with Retry-After`, async () => {
+    let now = Date.UTC(2030, 0, 1, 0, 0, 5);
+    const t = await startTestApp({ now: () => now, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    try {
+      const c = await makeCast(t);
+      const canvas = await setPassword(t, await makePublished(t, c), PASSWORD);
+      const post = (password: string) =>
+        t.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', cookie: c.cookie.viewer, body: `password=${encodeURIComponent(password)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      for (let i = 0; i < GATE_ATTEMPTS_PER_MIN; i++) expect((await post('wrong')).status).toBe(403);
+      const limited = await post(PASSWORD);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(pageCode(await limited.text())).toBe('RATE_LIMITED');
+      now += 60_000;
+      expect((await post(PASSWORD)).status).toBe(303);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('the password and the pass never reach the log or a page', async () => {
+    const secret = 'log-canary-password-1234';
+    const canvas = await setPassword(app, await makePublished(app, cast), secret);
+    const res = await gatePost(canvas.slug, secret, cast.cookie.viewer);
+    const pass = gateCookie(res).split('=')[1]!;
+    await gatePost(canvas.slug, `${secret}-wrong`, cast.cookie.viewer);
+    const logs = JSON.stringify(app.logs);
+    expect(logs).not.toContain(secret);
+    expect(logs).not.toContain(pass);
+    expect(app.logs.some((l) => l.msg === 'gate passed' && l.canvasId === canvas.id)).toBe(true);
+  });
+});
+
+describe('anonymous visitors and /sdk/v1.js', () => {
+  test('admitted only from a page of a canvas they may see right now', async () => {
+    const { anonymousSdkVisitor } = await import('../src/serve/sdk-admission.ts');
+    const admit = anonymousSdkVisitor(app.ctx);
+    const canvas = setAccess(app, await makePublished(app, cast), { access_mode: 'public_link' });
+    const restricted = await makePublished(app, cast);
+    const from = (referer: string | null, cookie = '') => {
+      const headers: Record<string, string> = cookie ? { cookie } : {};
+      if (referer !== null) headers.referer = referer;
+      return admit(new Request('http://localhost/sdk/v1.js', { headers }));
+    };
+    const base = app.ctx.config.baseUrl;
+    expect(from(`${base}/c/${canvas.slug}/page.html`)).toBe(true);
+    expect(from(`${base}/c/${restricted.slug}/`)).toBe(false);
+    expect(from(`${base}/c/no-such-canvas/`)).toBe(false);
+    expect(from(`https://elsewhere.example/c/${canvas.slug}/`)).toBe(false);
+    expect(from(null)).toBe(false);
+    expect(from('not a url')).toBe(false);
+    await setPassword(app, canvas, PASSWORD);
+    expect(from(`${base}/c/${canvas.slug}/`)).toBe(false);
+    const res = await app.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', body: `password=${encodeURIComponent(PASSWORD)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(true);
+    app.ctx.settings.update({ publicLinks: false });
+    try {
+      expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(false);
+    } finally {
+      app.ctx.settings.update({ publicLinks: null });
+    }
+  });
+});
+
+describe('pass lifetime', () => {
+  test(`a pass lasts ${PASS_TTL_MS / 86_400_000} days`, async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const t = await startTestApp({ now: () => now });
+    try {
+      const c = await makeCast(t);
+      const canvas = setAccess(t, await setPassword(t, await makePublished(t, c), PASSWORD), { access_mode: 'public_link' });
+      const res = await t.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', body: `password=${encodeURIComponent(PASSWORD)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const pass = res.headers.get('set-cookie')!.split(';')[0]!;
+      now += PASS_TTL_MS - 1000;
+      expect((await t.request(`/c/${canvas.slug}/`, { cookie: pass })).status).toBe(200);
+      now += 2000;
+      expect((await t.request(`/c/${canvas.slug}/`, { cookie: pass })).status).toBe(403);
+    } finally {
+      await t.close();
+    }
+  });
+});
