@@ -16,6 +16,7 @@ import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
 import { runtimeRoutes } from './runtime/routes.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
+import { anonymousSdkVisitor } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
 import { canvasHostHandler, serveRoutes } from './serve/routes.ts';
 
@@ -30,7 +31,7 @@ export function createApp(ctx: AppContext) {
     .use(deployRoutes(ctx))
     .use(uploadRoutes(ctx))
     .use(adminRoutes(ctx))
-    .use(sdkRoutes(ctx))
+    .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx) }))
     .use(serveRoutes(ctx))
     .use(dashboardRoutes(ctx))
     .use(runtimeRoutes(ctx))

@@ -198,6 +198,20 @@ describe('Connection profiles: admin API', () => {
     expect(actions).toEqual(['connection.grant', 'connection.revoke']);
   });
 
+  test("GET /me lists the canvas's usable granted Connections: granted and enabled", async () => {
+    await post({ name: 'me-a', origin: 'https://me-a.example', methods: ['GET'] });
+    await post({ name: 'me-b', origin: 'https://me-b.example', methods: ['GET'] });
+    const canvas = makeCanvas(app, userId);
+    const connectionsOnMe = async () => (await body(await app.request(`/v1/c/${canvas.slug}/me`, { cookie: user }))).resources.connections;
+    expect(await connectionsOnMe()).toEqual([]);
+    for (const name of ['me-b', 'me-a']) await app.request(`/api/admin/canvases/${canvas.id}/connections/${name}`, { method: 'PUT', cookie: admin });
+    expect(await connectionsOnMe()).toEqual(['me-a', 'me-b']);
+    await patch('me-a', { enabled: false });
+    expect(await connectionsOnMe()).toEqual(['me-b']);
+    await app.request(`/api/admin/canvases/${canvas.id}/connections/me-b`, { method: 'DELETE', cookie: admin });
+    expect(await connectionsOnMe()).toEqual([]);
+  });
+
   test('DELETE removes the profile, its sealed headers and its grants', async () => {
     await post({ name: 'gone', origin: 'https://gone.example', methods: ['GET'], protectedHeaders: { 'x-k': 'v-secret' } });
     const canvas = makeCanvas(app, userId);

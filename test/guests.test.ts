@@ -32,6 +32,15 @@ describe('legacy guests', () => {
     expect((await body(unknown)).code).toBe('NOT_FOUND');
   });
 
+  test('POST /auth/logout ends a guest session too and clears the guest cookie', async () => {
+    const guest = await guestCookie(app, w.canvas.id, w.cookie.owner);
+    expect((await me(guest.cookie)).status).toBe(200);
+    const res = await app.request('/auth/logout', { method: 'POST', cookie: guest.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('easel_guest=;') && c.includes('Max-Age=0'))).toBe(true);
+    expect((await me(guest.cookie)).status).toBe(401);
+  });
+
   test('a bad body is 400 INVALID_BODY', async () => {
     for (const json of [{ name: '' }, { name: 'x'.repeat(101) }, { name: 5 }, { other: 1 }, [1]]) {
       const res = await invite(w.cookie.owner, json);

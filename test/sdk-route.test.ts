@@ -6,6 +6,7 @@ import { renderError } from '../src/http/on-error.ts';
 import { SdkBundle } from '../src/serve/sdk-bundle.ts';
 import { sdkRoutes, type SdkRouteOptions } from '../src/serve/sdk-route.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
+import { makeCast, makePublished, setAccess } from './serve-fixtures.ts';
 
 describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
   let app: TestApp;
@@ -86,5 +87,18 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
     const get = mount({ admitAnonymousVisitor: (request) => request.headers.get('referer') === 'http://localhost/c/open/' });
     expect((await get('/sdk/v1.js', { referer: 'http://localhost/c/open/' })).status).toBe(200);
     expect((await get('/sdk/v1.js', { referer: 'http://localhost/c/closed/' })).status).toBe(401);
+  });
+
+  test('an anonymous visitor of an open Public link canvas loads the SDK from its page; nobody else without a session', async () => {
+    const cast = await makeCast(app);
+    const open = setAccess(app, await makePublished(app, cast), { access_mode: 'public_link' });
+    const closed = await makePublished(app, cast);
+    const from = (slug: string) => app.request('/sdk/v1.js', { headers: { referer: `${app.ctx.config.baseUrl}/c/${slug}/index.html` } });
+    const admitted = await from(open.slug);
+    expect(admitted.status).toBe(200);
+    expect(await admitted.text()).toContain('globalThis.easel=');
+    expect((await from(closed.slug)).status).toBe(401);
+    expect((await from('no-such-canvas')).status).toBe(401);
+    expect((await app.request('/sdk/v1.js', { headers: { referer: `http://elsewhere.example/c/${open.slug}/` } })).status).toBe(401);
   });
 });

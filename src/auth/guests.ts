@@ -104,6 +104,10 @@ export class GuestStore implements GuestSessionResolver {
     return token;
   }
 
+  destroySession(token: string): void {
+    this.db.query('DELETE FROM guest_sessions WHERE token_hash = ?').run(sha256Hex(token));
+  }
+
   /** The guest behind a session token, or null (unknown, expired, or invite revoked). */
   resolve(token: string): GuestIdentity | null {
     const r = this.db

@@ -1,3 +1,5 @@
+import type { Config } from '../config.ts';
+import { canvasSlugFromHost } from '../hosts.ts';
 import { escapeHtml } from '../http/respond.ts';
 
 /** The dev-mode sign-in form: posts JSON to /auth/dev/login, then goes to returnTo. */
@@ -33,8 +35,21 @@ export function proxyLoginPage(): string {
 <body><p>${escapeHtml('This Easel instance signs you in through your organization\'s proxy. Reload the page through it.')}</p></body></html>`;
 }
 
-/** Only same-site relative paths are followed after sign-in. */
-export function safeReturnTo(value: string | null | undefined): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/';
-  return value;
+/**
+ * Where to go after sign-in: a same-site relative path, or (subdomain mode)
+ * an absolute URL on a canvas host of this instance with the base URL's
+ * scheme. Anything else — other sites included — falls back to "/".
+ */
+export function safeReturnTo(value: string | null | undefined, config: Pick<Config, 'urlMode' | 'canvasHost' | 'baseUrl'>): string {
+  if (!value || value.includes('\\')) return '/';
+  if (value.startsWith('/')) return value.startsWith('//') ? '/' : value;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return '/';
+  }
+  const sameScheme = url.protocol === new URL(config.baseUrl).protocol;
+  if (!sameScheme || url.username || url.password || canvasSlugFromHost(config, url.host) === null) return '/';
+  return url.href;
 }

@@ -77,7 +77,15 @@ export class Authenticator {
   }
 
   clearedSessionCookie(): string {
-    return serializeCookie(SESSION_COOKIE, '', {
+    return this.cleared(SESSION_COOKIE);
+  }
+
+  clearedGuestCookie(): string {
+    return this.cleared(GUEST_COOKIE);
+  }
+
+  private cleared(name: string): string {
+    return serializeCookie(name, '', {
       maxAgeSeconds: 0,
       secure: this.config.baseUrl.startsWith('https:'),
       domain: this.config.cookieDomain,

@@ -5,6 +5,7 @@ import { parseCookies } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { html, json } from '../http/respond.ts';
 import { devLoginPage, proxyLoginPage, safeReturnTo } from './login-page.ts';
+import { GUEST_COOKIE } from './guests.ts';
 import { SESSION_COOKIE } from './sessions.ts';
 import { EMAIL } from './users.ts';
 
@@ -12,7 +13,7 @@ export function authRoutes(ctx: AppContext) {
   const dev = ctx.config.authMode === 'dev';
   return new Elysia({ name: 'auth-routes' })
     .get('/auth/login', ({ query }) => {
-      const returnTo = safeReturnTo(query.returnTo);
+      const returnTo = safeReturnTo(query.returnTo, ctx.config);
       if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
       return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
     }, { query: t.Object({ returnTo: t.Optional(t.String()) }) })
@@ -28,9 +29,13 @@ export function authRoutes(ctx: AppContext) {
       return json(200, { id: user.id, email: user.email, name: user.name });
     }, { body: t.Object({ email: t.String({ maxLength: 320 }), name: t.Optional(t.String({ maxLength: 200 })) }) })
     .post('/auth/logout', ({ request }) => {
-      const token = parseCookies(request.headers.get('cookie')).get(SESSION_COOKIE);
+      const cookies = parseCookies(request.headers.get('cookie'));
+      const token = cookies.get(SESSION_COOKIE);
       if (token) ctx.sessions.destroy(token);
-      metaOf(request).cookies.push(ctx.auth.clearedSessionCookie());
+      // A legacy guest signs out the same way.
+      const guestToken = cookies.get(GUEST_COOKIE);
+      if (guestToken) ctx.guests.destroySession(guestToken);
+      metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
       return json(200, { ok: true });
     });
 }

@@ -1,3 +1,4 @@
+import { grantedConnectionNames } from '../../connections/effective.ts';
 import type { AppContext } from '../../context.ts';
 import { isEffective } from '../capabilities.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
@@ -42,8 +43,7 @@ export function identityOf(ctx: AppContext, caller: RuntimeCaller): RuntimeIdent
     },
     resources: {
       ...policyNames(canvas.runtimePolicy),
-      // Granted Connection profiles arrive with the Connections feature.
-      connections: [],
+      connections: grantedConnectionNames(ctx, canvas.id),
     },
   };
 }
