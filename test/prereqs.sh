@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# What the test suite needs beyond Bun and node_modules, installed from
+# Debian's packages when missing: Chromium for the browser tests (when
+# test/browser.enabled exists) and openssl for the Connections TLS fixtures.
+# Run by `bun run ci` (and so by .ci/run) before the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=()
+if [ -f test/browser.enabled ] && [ ! -x /usr/bin/chromium ]; then packages+=(chromium); fi
+if ! command -v openssl >/dev/null 2>&1; then packages+=(openssl); fi
+[ ${#packages[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "tests need: ${packages[*]} (apt-get install -y ${packages[*]} as root)" >&2
+    exit 1
+  fi
+  sudo="sudo"
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "tests need: ${packages[*]}; install them with your package manager (Chromium at /usr/bin/chromium)" >&2
+  exit 1
+fi
+echo "installing ${packages[*]} from Debian's packages" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq "${packages[@]}" >/dev/null
