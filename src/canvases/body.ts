@@ -9,29 +9,16 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError } from '../errors.ts';
+import { readTextCapped as readCappedText } from '../http/read-capped.ts';
 
 /** Management bodies are small; anything larger is refused while reading. */
 export const MANAGEMENT_BODY_MAX = 256 * 1024;
 
 /** The body as text, never more than `maxBytes` (413 past it, chunked bodies included). */
 export async function readTextCapped(request: Request, maxBytes = MANAGEMENT_BODY_MAX): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const text = await readCappedText(request, maxBytes);
+  if (text === null) throw tooLarge(maxBytes);
+  return text;
 }
 
 function tooLarge(maxBytes: number): AppError {

@@ -3,6 +3,7 @@
 // answers the spec's codes (INVALID_MANIFEST at begin, INVALID_REQUEST at
 // finalize) instead of Elysia's generic parse error.
 import { AppError, type ErrorCode } from '../errors.ts';
+import { readTextCapped } from '../http/read-capped.ts';
 
 /** A 2000-entry manifest with long paths stays well under this. */
 export const BEGIN_BODY_MAX = 4 * 1024 * 1024;
@@ -11,27 +12,6 @@ export const FINALIZE_BODY_MAX = 16 * 1024;
 
 const BEGIN_FIELDS = new Set(['manifest', 'releaseId', 'expectedPublicationToken']);
 const FINALIZE_FIELDS = new Set(['releaseId', 'expectedPublicationToken']);
-
-/** The body as text, or null once the declared length or the bytes sent pass `maxBytes` (chunked bodies included). */
-async function readCapped(request: Request, maxBytes: number): Promise<string | null> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > maxBytes) return null;
-  if (!request.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
 
 function parseObject(text: string, code: ErrorCode, what: string): Record<string, unknown> | undefined {
   let value: unknown;
@@ -52,7 +32,7 @@ function rejectUnknown(body: Record<string, unknown>, allowed: Set<string>): voi
 
 /** `{manifest, releaseId?, expectedPublicationToken?}`. */
 export async function readBeginBody(request: Request): Promise<Record<string, unknown>> {
-  const text = await readCapped(request, BEGIN_BODY_MAX);
+  const text = await readTextCapped(request, BEGIN_BODY_MAX);
   if (text === null) throw new AppError('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`, {}, { status: 413 });
   const body = parseObject(text, 'INVALID_MANIFEST', 'the body');
   if (body === undefined) throw new AppError('INVALID_MANIFEST', 'the body is not valid JSON');
@@ -62,7 +42,7 @@ export async function readBeginBody(request: Request): Promise<Record<string, un
 
 /** Optional `{expectedPublicationToken?, releaseId?}`; an empty body is `{}`. */
 export async function readFinalizeBody(request: Request): Promise<Record<string, unknown>> {
-  const text = await readCapped(request, FINALIZE_BODY_MAX);
+  const text = await readTextCapped(request, FINALIZE_BODY_MAX);
   if (text === null) throw new AppError('INVALID_REQUEST', 'the finalize body is larger than 16 KB', {}, { status: 413 });
   if (text.trim() === '') return {};
   const body = parseObject(text, 'INVALID_REQUEST', 'the finalize body');

@@ -1,3 +1,5 @@
+import { readBytesCapped } from '../http/read-capped.ts';
+
 /** The gate form is tiny; anything bigger is not a password form. */
 export const MAX_FORM_BYTES = 8 * 1024;
 
@@ -6,22 +8,10 @@ export const MAX_FORM_BYTES = 8 * 1024;
  * while streaming (chunked bodies included); null when it is too big or not a form.
  */
 export async function readForm(request: Request): Promise<URLSearchParams | FormData | null> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_FORM_BYTES || !request.body) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_FORM_BYTES) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = Buffer.concat(chunks);
+  if (!request.body) return null;
+  const read = await readBytesCapped(request, MAX_FORM_BYTES);
+  if (read === null) return null;
+  const bytes = Buffer.from(read);
   const type = request.headers.get('content-type') ?? '';
   try {
     // The boundary is case-sensitive: pass the header on as it came.

@@ -6,6 +6,7 @@ import { proxyConnection } from '../../connections/proxy.ts';
 import { clientResponse } from '../../connections/response-shape.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { readBytesCapped } from '../../http/read-capped.ts';
 import { rawSegments, runtimeRequest, safeDecode } from '../http.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -45,24 +46,10 @@ function rawQuery(url: string): string | null {
   return q < 0 ? null : url.slice(q + 1);
 }
 
-/** The body as bytes: Content-Length checked first, then counted while reading (chunked bodies too). */
+/** The body as bytes (null when there is none): BODY_TOO_LARGE past the cap, checked while reading. */
 async function readBody(request: Request, maxBytes: number): Promise<Uint8Array | null> {
-  const tooLarge = () => new AppError('BODY_TOO_LARGE', `the request body may be at most ${maxBytes / 1024} KiB`);
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   if (!request.body) return null;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  const bytes = await readBytesCapped(request, maxBytes);
+  if (bytes === null) throw new AppError('BODY_TOO_LARGE', `the request body may be at most ${maxBytes / 1024} KiB`);
+  return bytes;
 }

@@ -2,7 +2,7 @@ import { Value } from '@sinclair/typebox/value';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { readTextCapped } from '../body.ts';
+import { readTextCapped } from '../../http/read-capped.ts';
 import { rawSegments, runtimeJson, runtimeRequest } from '../http.ts';
 import { usageOf } from '../usage.ts';
 import { contentDisposition } from './disposition.ts';

@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 import { enforceRate, requireUser } from '../../http/guards.ts';
 import { metaOf } from '../../http/meta.ts';
 import { escapeHtml, html, json } from '../../http/respond.ts';
-import { readTextCapped } from '../body.ts';
+import { readTextCapped } from '../../http/read-capped.ts';
 import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
 
 const inviteView = (i: GuestInvite) => ({ inviteId: i.inviteId, name: i.name, createdBy: i.createdBy, createdAt: i.createdAt, revokedAt: i.revokedAt });

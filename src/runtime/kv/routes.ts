@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { readTextCapped } from '../body.ts';
+import { readTextCapped } from '../../http/read-capped.ts';
 import { rawSegments, runtimeRaw, runtimeRequest, safeDecode } from '../http.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { usageOf } from '../usage.ts';
