@@ -465,7 +465,7 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('redirects: up to three on the same origin are followed (protected headers kept); a fourth is 502 CONNECTION_TOO_MANY_REDIRECTS', async () => {
     fresh();
-    upstream.handle((req, r) => {
+    upstream.handle((_req, r) => {
       const m = /^\/r\/(\d+)/.exec(r.path);
       if (!m) return Response.json({ final: r.path, method: r.method, auth: r.headers.authorization === SECRET });
       const n = Number(m[1]);

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import type { AccessMode, Audience, Canvas, CanvasRole, CapabilitySwitch } from './record.ts';
+import type { AccessMode, Audience, Canvas, CanvasRole } from './record.ts';
 
 interface CanvasRow {
   id: string;

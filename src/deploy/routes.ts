@@ -4,6 +4,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { readTextCapped } from '../http/read-capped.ts';
 import { json } from '../http/respond.ts';
 import { scheduleBlobSweeps } from './blob-gc.ts';
 import { authenticateDeployKey, enforceDeployRate } from './key-auth.ts';
@@ -93,25 +94,8 @@ function coordinationQuery(query: URLSearchParams): { releaseId?: unknown; expec
 
 /** `{version: positive integer}`, read whatever the Content-Type; anything else is `{error: "invalid_body"}`. */
 async function readRollbackVersion(request: Request): Promise<number> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > ROLLBACK_BODY_MAX) throw invalidBody();
-  let text = '';
-  if (request.body) {
-    const reader = request.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > ROLLBACK_BODY_MAX) {
-        await reader.cancel().catch(() => {});
-        throw invalidBody();
-      }
-      chunks.push(value);
-    }
-    text = new TextDecoder().decode(Buffer.concat(chunks));
-  }
+  const text = await readTextCapped(request, ROLLBACK_BODY_MAX);
+  if (text === null) throw invalidBody();
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -133,7 +133,8 @@ function resolve(ctx: AppContext, request: Request, slug: string, principal: Pri
   return { canvas: canvas!, role: decision.effectiveRole };
 }
 
-function viewerOf(ctx: AppContext, canvas: Canvas, principal: Principal): Viewer {
+/** The access decision's view of a principal (shared with the realtime revalidation). */
+export function viewerOf(ctx: AppContext, canvas: Canvas, principal: Principal): Viewer {
   switch (principal.kind) {
     case 'user':
       return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: ctx.canvases.roleOf(canvas, principal.user.id) };

@@ -3,10 +3,10 @@
 // revalidates live roles"; close 4401 when access is lost, 4403 when realtime
 // is switched off). Rate limiting and isolation belong to the upgrade only.
 import type { Principal } from '../../auth/principal.ts';
-import { decideAccess, type Viewer } from '../../canvases/access.ts';
+import { decideAccess } from '../../canvases/access.ts';
 import type { Canvas, CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
-import { capabilityRefusal } from '../pipeline.ts';
+import { capabilityRefusal, viewerOf } from '../pipeline.ts';
 import { gatePassed } from '../gate-check.ts';
 import { CLOSE } from './limits.ts';
 
@@ -70,13 +70,3 @@ export function recheck(ctx: AppContext, id: SocketIdentity): Recheck {
   return { ok: true, canvas, role: decision.effectiveRole, name };
 }
 
-function viewerOf(ctx: AppContext, canvas: Canvas, principal: Principal): Viewer {
-  switch (principal.kind) {
-    case 'user':
-      return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: ctx.canvases.roleOf(canvas, principal.user.id) };
-    case 'guest':
-      return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
-    case 'anonymous':
-      return { kind: 'anonymous' };
-  }
-}
