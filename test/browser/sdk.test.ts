@@ -3,14 +3,11 @@
 // contexts (the owner and a viewer). Needs Debian's chromium at
 // /usr/bin/chromium (.ci/run installs it because test/browser.enabled exists).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { sha256Hex } from '../../src/ids.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../harness.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+import { api as call, deploy, eventually, launchChromium, openCanvas } from './helpers.ts';
 
 /** The example canvas is the README's: the first html block after its heading. */
 function readmeExample(): string {
@@ -28,62 +25,21 @@ const cookies: Record<keyof typeof people, string> = { alice: '', bob: '' };
 let canvas: { id: string; slug: string; url: string };
 const contexts: BrowserContext[] = [];
 
-async function api(method: string, path: string, init: { cookie?: string; json?: unknown; key?: string; body?: BodyInit } = {}): Promise<any> {
-  const headers: Record<string, string> = {};
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/octet-stream';
-  const res = await app.request(path, { method, cookie: init.cookie, json: init.json, body: init.body, headers });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = (method: string, path: string, init: Parameters<typeof call>[3] = {}) => call(app, method, path, init);
 
-/** The staged Deploy API: begin with the manifest, send the missing blobs, finalize. */
-async function deploy(id: string, key: string, files: Record<string, string>): Promise<void> {
-  const manifest = Object.entries(files).map(([path, text]) => ({ path, hash: sha256Hex(text), size: Buffer.byteLength(text) }));
-  const begun = await api('POST', `/v1/canvases/${id}/uploads`, { key, json: { manifest } });
-  for (const hash of begun.missingHashes as string[]) {
-    const text = Object.values(files).find((t) => sha256Hex(t) === hash)!;
-    await api('PUT', `/v1/canvases/${id}/uploads/${begun.uploadId}/blobs/${hash}`, { key, body: text });
-  }
-  const result = await api('POST', `/v1/canvases/${id}/uploads/${begun.uploadId}/finalize`, { key, json: {} });
-  expect(result.outcome).toBe('published');
-}
-
-async function pageFor(who: keyof typeof people): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const [name, value] = cookies[who].split('=') as [string, string];
-  await context.addCookies([{ name, value, url: app.base }]);
-  const page = await context.newPage();
-  page.on('pageerror', (err) => console.error(`[${who}] page error:`, err.message));
-  await page.goto(`${app.base}/c/${canvas.slug}/`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
-  return page;
-}
+const pageFor = (who: keyof typeof people): Promise<Page> => openCanvas(browser, app, { cookie: cookies[who], slug: canvas.slug, label: who, contexts });
 
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
 
-async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await Bun.sleep(25);
-  }
-}
-
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium); .ci/run does when test/browser.enabled exists`);
-  }
   app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
   cookies.alice = await app.signIn(people.alice.email, people.alice.name);
   cookies.bob = await app.signIn(people.bob.email, people.bob.name);
   const created = await api('POST', '/api/canvases', { cookie: cookies.alice, json: { title: 'Team room' } });
   canvas = { id: created.id, slug: created.slug, url: created.url };
   await api('PUT', `/api/canvases/${canvas.id}/members`, { cookie: cookies.alice, json: { email: people.bob.email, role: 'viewer' } });
-  await deploy(canvas.id, created.apiKey, { 'index.html': readmeExample() });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  await deploy(app, canvas.id, created.apiKey, { 'index.html': readmeExample() });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

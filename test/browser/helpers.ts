@@ -1,0 +1,72 @@
+// What the Chromium suites share: launching Debian's chromium, calling the
+// app's HTTP API as a signed-in person or with a canvas key, deploying a
+// canvas through the staged Deploy API, and opening a canvas page in its own
+// browser context with someone's session cookie.
+import { expect } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { sha256Hex } from '../../src/ids.ts';
+import type { TestApp } from '../harness.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Headless Chromium; a clear failure (never a skip) when it is not installed. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium); .ci/run does when test/browser.enabled exists`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
+/** One HTTP call to the app; throws on any status from 300 up, returns the parsed JSON body (or null). */
+export async function api(app: TestApp, method: string, path: string, init: { cookie?: string; json?: unknown; key?: string; body?: BodyInit } = {}): Promise<any> {
+  const headers: Record<string, string> = {};
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/octet-stream';
+  const res = await app.request(path, { method, cookie: init.cookie, json: init.json, body: init.body, headers });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** The staged Deploy API: begin with the manifest, send the missing blobs, finalize. */
+export async function deploy(app: TestApp, id: string, key: string, files: Record<string, string>): Promise<void> {
+  const manifest = Object.entries(files).map(([path, text]) => ({ path, hash: sha256Hex(text), size: Buffer.byteLength(text) }));
+  const begun = await api(app, 'POST', `/v1/canvases/${id}/uploads`, { key, json: { manifest } });
+  for (const hash of begun.missingHashes as string[]) {
+    const text = Object.values(files).find((t) => sha256Hex(t) === hash)!;
+    await api(app, 'PUT', `/v1/canvases/${id}/uploads/${begun.uploadId}/blobs/${hash}`, { key, body: text });
+  }
+  const result = await api(app, 'POST', `/v1/canvases/${id}/uploads/${begun.uploadId}/finalize`, { key, json: {} });
+  expect(result.outcome).toBe('published');
+}
+
+/**
+ * A canvas page in a fresh browser context signed in with `cookie` (a
+ * `name=value` Cookie header), once the page has set body[data-ready="true"].
+ * The context is pushed onto `contexts` for the suite to close.
+ */
+export async function openCanvas(
+  browser: Browser,
+  app: TestApp,
+  opts: { cookie: string; slug: string; label: string; contexts: BrowserContext[] },
+): Promise<Page> {
+  const context = await browser.newContext();
+  opts.contexts.push(context);
+  const at = opts.cookie.indexOf('=');
+  await context.addCookies([{ name: opts.cookie.slice(0, at), value: opts.cookie.slice(at + 1), url: app.base }]);
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`[${opts.label}] page error:`, err.message));
+  await page.goto(`${app.base}/c/${opts.slug}/`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+  return page;
+}
+
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await Bun.sleep(25);
+  }
+}
