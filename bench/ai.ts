@@ -29,7 +29,7 @@ const token = ctx.sessions.create(user.id);
 const server = startServer(ctx);
 const url = `${server.url}/v1/c/bench/ai/chat`;
 const cookie = `easel_session=${token}`;
-const body = JSON.stringify({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hello' }] });
+const body = JSON.stringify({ model: 'claude-haiku-5-5', messages: [{ role: 'user', content: 'hello' }] });
 const chunks = Array.from({ length: CHUNKS }, (_, i) => `word${i} `);
 
 async function call(): Promise<{ first: number; total: number }> {

@@ -145,7 +145,7 @@ const cidrList = typed(
 // RFC 9110 token characters.
 const headerName = typed('an HTTP header name', Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }), (r) => r.trim(), (v) => v.toLowerCase());
 
-export const DEFAULT_AI_MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'];
+export const DEFAULT_AI_MODELS = ['claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-5-5'];
 
 function read<T>(env: Env, name: string, parser: Parser<T>): T | undefined;
 function read<T>(env: Env, name: string, parser: Parser<T>, fallback: T): T;

@@ -20,9 +20,10 @@ export interface InstanceSettings {
 }
 
 export const DEFAULT_AI_PRICES: Record<string, ModelPrice> = {
-  'claude-sonnet-4-5': { input: 3, output: 15 },
-  'claude-haiku-4-5': { input: 1, output: 5 },
-  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-sonnet-5-5': { input: 2, output: 10 },
+  // Haiku 5.5 bills prompts over 100,000 tokens at 5x; one rate per model here, so long prompts are under-counted (the admin can raise it).
+  'claude-haiku-5-5': { input: 0.1, output: 0.5 },
+  'claude-opus-5-5': { input: 4, output: 20 },
 };
 
 type Key = keyof InstanceSettings;

@@ -197,8 +197,8 @@ describe('instance settings', () => {
     const fired: number[] = [];
     const off = app.ctx.events.on('settings.changed', () => fired.push(1));
     const patch = {
-      aiModels: ['claude-haiku-4-5'],
-      aiPrices: { 'claude-haiku-4-5': { input: 1.5, output: 6 } },
+      aiModels: ['claude-haiku-5-5'],
+      aiPrices: { 'claude-haiku-5-5': { input: 1.5, output: 6 } },
       aiApiKey: 'sk-admin-set-secret-123',
       aiUserDailyUsd: 1.25,
       aiCanvasMonthlyUsd: 10,

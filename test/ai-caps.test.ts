@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { makeCanvas } from './runtime-fixtures.ts';
 import { ask, calls, expectError, makeAiWorld, recordSpend, sseEvents, type AiWorld } from './ai-fixtures.ts';
 
-/** One default fake answer (20 in, 7 out) on claude-sonnet-4-5. */
-const CALL_COST = (20 * 3 + 7 * 15) / 1e6;
+/** One default fake answer (20 in, 7 out) on MODEL. */
+const CALL_COST = (20 * 2 + 7 * 10) / 1e6;
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -5,14 +5,15 @@ import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId } from '../src/ids.ts';
 import { aiOf } from '../src/runtime/ai/index.ts';
+import { DEFAULT_AI_PRICES } from '../src/settings.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';
 
 export const AI_KEY = 'sk-ant-test-0123456789-secret';
-export const MODEL = 'claude-sonnet-4-5';
-/** claude-sonnet-4-5 in DEFAULT_AI_PRICES: USD per million tokens. */
-export const PRICE = { input: 3, output: 15 };
+export const MODEL = 'claude-sonnet-5-5';
+/** MODEL's default price: USD per million tokens. */
+export const PRICE = DEFAULT_AI_PRICES[MODEL]!;
 
 export type Person = 'owner' | 'editor' | 'viewer' | 'viewer2' | 'stranger' | 'admin' | 'guest';
 

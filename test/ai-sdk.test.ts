@@ -64,7 +64,7 @@ describe('sdk/ai.ts against the running app', () => {
     expect(result).toEqual({
       text: 'Hello, world!',
       usage: { inputTokens: 20, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-      cost: (20 * 3 + 7 * 15) / 1e6,
+      cost: (20 * 2 + 7 * 10) / 1e6,
     });
     expect(t.sent.at(-1)).toEqual({ model: MODEL, messages, system: 'Be brief.', maxTokens: 20_000 });
     expect(w.fake.requests[0]!.body.max_tokens).toBe(8192);

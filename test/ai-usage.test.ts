@@ -13,7 +13,7 @@ describe('AI usage views (management API)', () => {
     w.setCanvas({ guest_ai: 1 });
     // Two real calls today (editor, guest), plus history.
     for (const who of ['editor', 'guest'] as const) await sseEvents(await w.chat(ask(), who));
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.5, at: at('2025-05-02T08:00:00.000Z'), model: 'claude-haiku-4-5' });
+    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.5, at: at('2025-05-02T08:00:00.000Z'), model: 'claude-haiku-5-5' });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 2, at: at('2025-04-30T23:00:00.000Z') });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 1, at: w.clock.now, state: 'reserved' });
     otherCanvasId = makeCanvas(w.app, w.ids.stranger, { cap_ai: 1 }).id;
@@ -32,13 +32,13 @@ describe('AI usage views (management API)', () => {
       const r = await body(res);
       expect(r).toMatchObject({ canvasId: w.canvas.id, from: '2025-05-01', to: '2025-05-20' });
       expect(r.totals.calls).toBe(3);
-      expect(r.totals.costUsd).toBeCloseTo(0.5 + 2 * (20 * 3 + 7 * 15) / 1e6, 9);
+      expect(r.totals.costUsd).toBeCloseTo(0.5 + 2 * (20 * 2 + 7 * 10) / 1e6, 9);
       expect(r.totals.inputTokens).toBe(40);
       expect(r.byDay.map((d: any) => [d.day, d.calls])).toEqual([
         ['2025-05-02', 1],
         ['2025-05-20', 2],
       ]);
-      expect(r.byModel.map((m: any) => m.model).sort()).toEqual(['claude-haiku-4-5', MODEL]);
+      expect(r.byModel.map((m: any) => m.model).sort()).toEqual(['claude-haiku-5-5', MODEL]);
       const users = Object.fromEntries(r.byUser.map((u: any) => [u.actorId, u]));
       expect(users[w.ids.owner]).toMatchObject({ actorKind: 'member', name: 'owner', calls: 1 });
       expect(users[w.ids.editor]).toMatchObject({ actorKind: 'member', name: 'editor', calls: 1 });
@@ -46,7 +46,7 @@ describe('AI usage views (management API)', () => {
       expect(r.byUser[0].email).toBeUndefined();
       expect(r.inFlight).toEqual({ calls: 1, reservedUsd: 1 });
       expect(r.budget).toMatchObject({ month: '2025-05', capUsd: 50, guestCapUsd: 0 });
-      expect(r.budget.spentUsd).toBeCloseTo(1.5 + 2 * (20 * 3 + 7 * 15) / 1e6, 9);
+      expect(r.budget.spentUsd).toBeCloseTo(1.5 + 2 * (20 * 2 + 7 * 10) / 1e6, 9);
       expect(r.byCanvas).toBeUndefined();
     }
   });

@@ -210,7 +210,7 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
       usage: { inputTokens: 3400, outputTokens: 250, cacheCreationInputTokens: 400, cacheReadInputTokens: 2000 },
       cost: expect.closeTo(cost, 12),
     });
-    expect(got.ok!.cost).toBe(0.00885);
+    expect(got.ok!.cost).toBe(0.0059);
 
     // What the provider received: the model, the system prompt, max_tokens, the conversation (with the spec's cache breakpoints), the key.
     expect(fake.requests).toHaveLength(1);
