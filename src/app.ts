@@ -21,7 +21,12 @@ import { sdkRoutes } from './serve/sdk-route.ts';
 import { canvasHostHandler, serveRoutes } from './serve/routes.ts';
 
 /** Every feature's routes, in one visible list. onError comes first so it covers them all. */
-export function createApp(ctx: AppContext) {
+export interface AppOptions {
+  /** Bundle the SDK at start rather than on its first request (the server; tests leave it off). */
+  warmSdk?: boolean;
+}
+
+export function createApp(ctx: AppContext, options: AppOptions = {}) {
   return new Elysia({ name: 'easel' })
     .onError(({ request, error, code }) => renderError(ctx, request, error, code))
     .use(healthRoutes(ctx))
@@ -31,7 +36,7 @@ export function createApp(ctx: AppContext) {
     .use(deployRoutes(ctx))
     .use(uploadRoutes(ctx))
     .use(adminRoutes(ctx))
-    .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx) }))
+    .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx), warm: options.warmSdk }))
     .use(serveRoutes(ctx))
     .use(dashboardRoutes(ctx))
     .use(runtimeRoutes(ctx))
@@ -42,8 +47,8 @@ export function createApp(ctx: AppContext) {
 }
 
 /** The fetch handler the server (and in-process tests) call. */
-export function createHandler(ctx: AppContext): FetchHandler {
-  const app = createApp(ctx);
+export function createHandler(ctx: AppContext, options: AppOptions = {}): FetchHandler {
+  const app = createApp(ctx, options);
   // Subdomain mode: a canvas's own host never reaches the app's routes.
   const canvasHost = canvasHostHandler(ctx);
   // The realtime socket upgrades on Bun's server itself, before Elysia.

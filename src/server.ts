@@ -68,7 +68,7 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
   }) as Server<unknown>;
   const port = server.port ?? ctx.config.port;
   withBoundPort(ctx.config, port);
-  handler = createHandler(ctx);
+  handler = createHandler(ctx, { warmSdk: true });
   const host = server.hostname?.includes(':') ? `[${server.hostname}]` : server.hostname;
 
   let stopping: Promise<void> | null = null;

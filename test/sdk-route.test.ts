@@ -83,6 +83,22 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
     expect(errors).toEqual(['bundle', 'types']);
   });
 
+  test('warm: the bundle is built when the routes are made, before any request; without it, on the first request', async () => {
+    let builds = 0;
+    class CountingBundle extends SdkBundle {
+      override js() {
+        builds++;
+        return super.js();
+      }
+    }
+    mount({ bundle: new CountingBundle(), warm: true });
+    expect(builds).toBe(1);
+    const lazy = mount({ bundle: new CountingBundle() });
+    expect(builds).toBe(1);
+    await lazy('/sdk/v1.js', { cookie });
+    expect(builds).toBe(2);
+  });
+
   test('admitAnonymousVisitor is the one way in without a session', async () => {
     const get = mount({ admitAnonymousVisitor: (request) => request.headers.get('referer') === 'http://localhost/c/open/' });
     expect((await get('/sdk/v1.js', { referer: 'http://localhost/c/open/' })).status).toBe(200);

@@ -13,6 +13,8 @@ export interface SdkRouteOptions {
    * feature supplies it, nobody without a session is admitted.
    */
   admitAnonymousVisitor?: (request: Request) => boolean;
+  /** Build the bundle now instead of on the first request (the server does; in-process tests need not). */
+  warm?: boolean;
 }
 
 const NOT_BUILT = 'The SDK bundle has not been built (run `bun run build`, or check the server log).\n';
@@ -24,6 +26,7 @@ const NOT_BUILT = 'The SDK bundle has not been built (run `bun run build`, or ch
 export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
   const bundle = options.bundle ?? new SdkBundle({ onError: (what, err) => ctx.log.error('sdk unavailable', { what, error: err instanceof Error ? err.message : String(err) }) });
   const admitAnonymous = options.admitAnonymousVisitor ?? (() => false);
+  if (options.warm) void bundle.js();
 
   const gateway = (request: Request): void => {
     if (principalOf(ctx, request) || admitAnonymous(request)) return;
