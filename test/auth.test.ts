@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sessionTokenHash } from '../src/auth/sessions.ts';
+import { sha256Hex } from '../src/ids.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 
 describe('dev sign-in and sessions', () => {
@@ -82,7 +84,66 @@ describe('dev sign-in and sessions', () => {
   });
 });
 
+describe('sessions held in memory (the app caches resolved sessions)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  const tokenOf = (cookie: string) => cookie.split('=')[1]!;
+
+  test('the stored hash is the same SHA-256 as everywhere else', async () => {
+    const token = tokenOf(await app.signIn('hash@example.com'));
+    expect(sessionTokenHash(token)).toBe(sha256Hex(token));
+    expect(app.ctx.db.query('SELECT 1 FROM sessions WHERE token_hash = ?').get(sha256Hex(token))).not.toBeNull();
+  });
+
+  test('a session deleted or a user deactivated behind the store\'s back stops resolving at once', async () => {
+    const token = tokenOf(await app.signIn('eve@example.com'));
+    const eve = app.ctx.users.byEmail('eve@example.com')!;
+    for (let i = 0; i < 3; i++) expect(app.ctx.sessions.resolve(token)?.user.id).toBe(eve.id);
+    app.ctx.db.query('UPDATE users SET active = 0 WHERE id = ?').run(eve.id);
+    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    app.ctx.db.query('UPDATE users SET active = 1 WHERE id = ?').run(eve.id);
+    expect(app.ctx.sessions.resolve(token)?.user.id).toBe(eve.id);
+    app.ctx.db.query('DELETE FROM sessions WHERE token_hash = ?').run(sha256Hex(token));
+    expect(app.ctx.sessions.resolve(token)).toBeNull();
+  });
+
+  test('destroyAllFor ends every session of the user at once, and only theirs', async () => {
+    const a1 = tokenOf(await app.signIn('fay@example.com'));
+    const a2 = tokenOf(await app.signIn('fay@example.com'));
+    const other = tokenOf(await app.signIn('gus@example.com'));
+    for (const t of [a1, a2, other]) expect(app.ctx.sessions.resolve(t)).not.toBeNull();
+    app.ctx.sessions.destroyAllFor(app.ctx.users.byEmail('fay@example.com')!.id);
+    expect(app.ctx.sessions.resolve(a1)).toBeNull();
+    expect(app.ctx.sessions.resolve(a2)).toBeNull();
+    expect(app.ctx.sessions.resolve(other)?.user.email).toBe('gus@example.com');
+  });
+
+  test('a renamed user shows the new name on the next request', async () => {
+    const cookie = await app.signIn('hal@example.com', 'Hal');
+    expect(app.ctx.sessions.resolve(tokenOf(cookie))?.user.name).toBe('Hal');
+    await app.signIn('hal@example.com', 'Hal 9000');
+    expect(app.ctx.sessions.resolve(tokenOf(cookie))?.user.name).toBe('Hal 9000');
+  });
+});
+
 describe('proxy sign-in', () => {
+  test('over a real socket, the client address is still checked against the trusted ranges', async () => {
+    const trusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy' } });
+    const untrusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy', EASEL_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' } });
+    try {
+      const me = (app: TestApp) => app.request('/api/me', { headers: { 'x-forwarded-email': 'ivy@example.com' } });
+      expect((await me(trusted)).status).toBe(200);
+      expect((await me(untrusted)).status).toBe(401);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
+    }
+  });
+
   test('headers count only from trusted addresses', async () => {
     const trusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy' } });
     const untrusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy', EASEL_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' } });

@@ -45,6 +45,17 @@ describe('paths', () => {
     expect(unknown.status).toBe(301);
   });
 
+  test('pages are answered before the router, yet `/c/` without a slug stays an unknown route', async () => {
+    for (const path of ['/c/', '/c']) {
+      const res = await app.request(path);
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 404, body: { code: 'NOT_FOUND', message: 'no such route' } });
+    }
+    const res = await get(`/c/${site.slug}/about`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^[a-z0-9]{20}$/);
+    expect(app.logs.some((l) => l.msg === 'request' && l.path === `/c/${site.slug}/about` && l.status === 200)).toBe(true);
+  });
+
   test('root and directories serve their index.html; `dir` → 301 `dir/`, query kept', async () => {
     expect(await (await get(`/c/${site.slug}/`)).text()).toBe('<h1>home</h1>');
     expect(await (await get(`/c/${site.slug}/docs/`)).text()).toBe('<h1>docs</h1>');
@@ -235,6 +246,24 @@ describe('compression', () => {
 
     // 304 for the compressed representation too.
     expect((await get(path, { 'accept-encoding': 'br', 'if-none-match': `"${hash}-br"` })).status).toBe(304);
+  });
+
+  test('a collected blob deployed again serves compressed once more (the store forgets the removed copy)', async () => {
+    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS });
+    const hash = sha256Hex(JS);
+    const path = `/c/${canvas.slug}/app.js`;
+    expect((await get(path, { 'accept-encoding': 'br' })).headers.get('content-encoding')).toBe('br');
+    const brFile = canvasServerOf(app.ctx).compressed.pathOf(hash, 'br');
+    expect(existsSync(brFile)).toBe(true);
+    // Garbage collection removes the blob and its copies; then the same bytes arrive again.
+    app.ctx.blobs.delete(hash);
+    expect(existsSync(brFile)).toBe(false);
+    await app.ctx.blobs.putBytes(new TextEncoder().encode(JS));
+    const again = await get(path, { 'accept-encoding': 'br' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('content-encoding')).toBe('br');
+    expect(brotliDecompressSync(new Uint8Array(await again.arrayBuffer())).toString()).toBe(JS);
+    expect(existsSync(brFile)).toBe(true);
   });
 
   test('identity when the client does not ask, refuses with q=0, for small files and for already-compressed types', async () => {

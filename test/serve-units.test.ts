@@ -1,6 +1,11 @@
 // The pure pieces of page serving: ranges, encodings, hosts, paths, gate passes.
-import { describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isCompressible, preferredEncodings } from '../src/serve/compress.ts';
+import { parseCookies } from '../src/http/cookies.ts';
+import { BodyCache } from '../src/serve/body-cache.ts';
 import { decodePasses, encodePasses } from '../src/serve/gate-pass.ts';
 import { canvasSlugFromHost } from '../src/serve/host.ts';
 import { decodeCanvasPath } from '../src/serve/resolve.ts';
@@ -81,6 +86,11 @@ describe('hosts and paths', () => {
     expect(decodeCanvasPath('a/%2e%2e/b')).toBeNull();
     expect(decodeCanvasPath('a%2Fb')).toBeNull();
     expect(decodeCanvasPath('a%00')).toBeNull();
+    // Nothing to decode: answered without decoding, with the same refusals.
+    expect(decodeCanvasPath('assets/app.js')).toBe('assets/app.js');
+    expect(decodeCanvasPath('dir/')).toBe('dir/');
+    expect(decodeCanvasPath('..a/b..c/.d')).toBe('..a/b..c/.d');
+    for (const bad of ['..', '.', 'a/..', 'a/../b', './a', 'a/./b', '../a', 'a\0b']) expect({ bad, r: decodeCanvasPath(bad) }).toEqual({ bad, r: null });
   });
 
   test('safeNext stays inside the canvas', () => {
@@ -108,5 +118,63 @@ describe('gate passes', () => {
     expect(decodePasses(secret, undefined)).toEqual([]);
     expect(decodePasses(secret, 'no-dot')).toEqual([]);
     expect(decodePasses(secret, 'x'.repeat(5000))).toEqual([]);
+  });
+});
+
+describe('cookies', () => {
+  test('parseCookies: first of a name wins, quotes stripped, escapes decoded (bad ones kept raw)', () => {
+    const m = parseCookies(' easel_session=abc ; other="q%20v"; easel_session=second; bad=%E0%A4%A; empty=; noeq; =x');
+    expect(m.get('easel_session')).toBe('abc');
+    expect(m.get('other')).toBe('q v');
+    expect(m.get('bad')).toBe('%E0%A4%A');
+    expect(m.get('empty')).toBe('');
+    expect(m.has('noeq')).toBe(false);
+    expect(m.size).toBe(4);
+    expect(parseCookies(null).size).toBe(0);
+    expect(parseCookies('a="').get('a')).toBe('"');
+  });
+});
+
+describe('BodyCache', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'easel-body-cache-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, size: number): string => {
+    const path = join(dir, name);
+    writeFileSync(path, new Uint8Array(size).fill(name.charCodeAt(0)));
+    return path;
+  };
+
+  test('small files become in-memory Blobs, answered without a promise once held', async () => {
+    const cache = new BodyCache(1024, 512);
+    const path = file('a', 100);
+    let asked = 0;
+    const first = await cache.get('a', 100, () => (asked++, path));
+    expect(first).toBeInstanceOf(Blob);
+    expect(first.size).toBe(100);
+    unlinkSync(path);
+    const again = cache.get('a', 100, () => (asked++, path));
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(asked).toBe(1);
+    expect(await new Response(again as Blob).arrayBuffer()).toEqual(new Uint8Array(100).fill(97).buffer);
+    expect(cache.size).toBe(100);
+  });
+
+  test('big files are streamed from disk, never held; the least recently used go first past the byte cap', async () => {
+    const cache = new BodyCache(1000, 600);
+    const big = cache.get('big', 700, () => file('big', 700));
+    expect(big).not.toBeInstanceOf(Promise);
+    expect((big as Blob).size).toBe(700);
+    expect(cache.size).toBe(0);
+
+    const paths = { x: file('x', 400), y: file('y', 400), z: file('z', 400) };
+    await cache.get('x', 400, () => paths.x);
+    await cache.get('y', 400, () => paths.y);
+    cache.get('x', 400, () => paths.x); // x is now the most recent
+    await cache.get('z', 400, () => paths.z);
+    expect(cache.size).toBe(800);
+    let reread = false;
+    await cache.get('y', 400, () => ((reread = true), paths.y));
+    expect(reread).toBe(true);
+    expect(cache.get('z', 400, () => paths.z)).not.toBeInstanceOf(Promise);
   });
 });

@@ -31,9 +31,13 @@ export class BlobHashMismatchError extends Error {
 export class BlobStore {
   readonly root: string;
   private readonly tmp: string;
+  /** Where the serving path keeps compressed copies (mirrors src/serve/compress.ts: `ab/<hash>.br|.gz`). */
+  readonly compressedRoot: string;
+  private readonly deleteListeners: Array<(hash: string) => void> = [];
 
   constructor(dataDir: string) {
     this.root = join(dataDir, 'blobs');
+    this.compressedRoot = join(dataDir, 'blobs-compressed');
     this.tmp = join(this.root, 'tmp');
     mkdirSync(this.tmp, { recursive: true });
     // Leftovers of writes interrupted by a crash are never referenced.
@@ -118,8 +122,36 @@ export class BlobStore {
     renameSync(tmpPath, target);
   }
 
+  /** Files derived from a blob that must go with it: its cached compressed copies. */
+  derivedPaths(hash: string): string[] {
+    const dir = join(this.compressedRoot, hash.slice(0, 2));
+    return [join(dir, `${hash}.br`), join(dir, `${hash}.gz`)];
+  }
+
+  /**
+   * Removes the blob and its derived copies, then tells the listeners (a
+   * cache that remembers a copy's path must forget it: the same bytes may
+   * come back later under the same hash).
+   */
   delete(hash: string): void {
     rmSync(this.pathOf(hash), { force: true });
+    for (const path of this.derivedPaths(hash)) rmSync(path, { force: true });
+    for (const listener of this.deleteListeners) {
+      try {
+        listener(hash);
+      } catch {
+        // A listener's failure must not stop a collection half-way.
+      }
+    }
+  }
+
+  /** Called with each hash `delete` removed; answers the unsubscribe function. */
+  onDelete(listener: (hash: string) => void): () => void {
+    this.deleteListeners.push(listener);
+    return () => {
+      const i = this.deleteListeners.indexOf(listener);
+      if (i >= 0) this.deleteListeners.splice(i, 1);
+    };
   }
 
   /** Every stored hash (walks the fan-out folders). */
@@ -149,7 +181,19 @@ export class BlobStore {
       this.delete(hash);
       removed++;
     }
+    this.sweepOrphanCopies();
     return removed;
+  }
+
+  /** Compressed copies whose blob is gone (deleted before its copies were, or by a crash in between). */
+  private sweepOrphanCopies(): void {
+    for (const a of safeList(this.compressedRoot)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const name of safeList(join(this.compressedRoot, a))) {
+        const hash = /^([0-9a-f]{64})\.(?:br|gz)$/.exec(name)?.[1];
+        if (hash && !this.has(hash)) this.delete(hash);
+      }
+    }
   }
 }
 

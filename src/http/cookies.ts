@@ -1,19 +1,32 @@
+/** Name → value of a Cookie header; the first of a name wins. Runs on every request, so it scans instead of splitting. */
 export function parseCookies(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
   if (!header) return out;
-  for (const part of header.split(';')) {
+  let start = 0;
+  while (start < header.length) {
+    let end = header.indexOf(';', start);
+    if (end < 0) end = header.length;
+    // Search '=' in this pair only: searching the rest of the header would make many '='-less pairs quadratic.
+    const part = header.slice(start, end);
     const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (!name || out.has(name)) continue;
-    const raw = part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-    try {
-      out.set(name, decodeURIComponent(raw));
-    } catch {
-      out.set(name, raw);
+    if (eq >= 0) {
+      const name = part.slice(0, eq).trim();
+      if (name && !out.has(name)) out.set(name, cookieValue(part.slice(eq + 1).trim()));
     }
+    start = end + 1;
   }
   return out;
+}
+
+function cookieValue(raw: string): string {
+  const value = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  // Most values (session tokens) have nothing to decode.
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 export interface CookieOptions {

@@ -1,7 +1,7 @@
 import type { Server } from 'bun';
 import type { Logger } from '../log.ts';
-import { newId } from '../ids.ts';
-import { attachMeta, requestIdFrom } from './meta.ts';
+import { attachMeta, requestIdFrom, type RequestMeta } from './meta.ts';
+import { newRequestId } from './request-id.ts';
 
 export type FetchHandler = (request: Request, server?: Server<unknown> | null) => Promise<Response>;
 
@@ -14,8 +14,8 @@ export type FetchHandler = (request: Request, server?: Server<unknown> | null) =
 export function wrapHandler(inner: (request: Request) => Response | Promise<Response>, log: Logger): FetchHandler {
   return async (request, server) => {
     const start = performance.now();
-    const id = requestIdFrom(request, newId);
-    const meta = { id, ip: server?.requestIP(request)?.address ?? null, start, cookies: [] as string[] };
+    const id = requestIdFrom(request, newRequestId);
+    const meta = requestMeta(request, server, id, start);
     attachMeta(request, meta);
     let response = await inner(request);
     try {
@@ -39,5 +39,23 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
       durationMs: Math.round((performance.now() - start) * 100) / 100,
     });
     return response;
+  };
+}
+
+/**
+ * The client address is looked up on first use: most requests (a canvas
+ * page with a session) never ask, and the lookup was a tenth of a page
+ * view's CPU time.
+ */
+function requestMeta(request: Request, server: Server<unknown> | null | undefined, id: string, start: number): RequestMeta {
+  let ip: string | null | undefined;
+  return {
+    id,
+    start,
+    cookies: [],
+    get ip(): string | null {
+      if (ip === undefined) ip = server?.requestIP(request)?.address ?? null;
+      return ip;
+    },
   };
 }

@@ -9,6 +9,8 @@ import { html } from '../http/respond.ts';
 import { RateLimiter } from '../ratelimit.ts';
 import { accessFacts } from './access-facts.ts';
 import { CompressedStore } from './compress.ts';
+import { DataVersion } from './data-version.ts';
+import { AccessFactsCache } from './facts-cache.ts';
 import { gateCookieWith, gatePassed } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './host.ts';
 import { ManifestCache } from './manifest.ts';
@@ -36,9 +38,11 @@ type Admission =
 /**
  * Serves canvas pages in both URL modes: the access ladder (the same
  * decideAccess as the runtime pipeline), the password gate, and files of the
- * live version from the blob store. A page view costs the session read and
- * the canvas, owner and member reads; the manifest comes from memory, and
- * nothing is written.
+ * live version from the blob store. A signed-in page view reads no database
+ * row while nothing changed: the session, the canvas with its owner, the
+ * member role come from memory, trusted only while DataVersion is unchanged;
+ * the manifest is checked against the live version id; small files are held
+ * in memory. Nothing is written (but the hourly session renewal).
  */
 export class CanvasServer {
   readonly manifests: ManifestCache;
@@ -49,15 +53,20 @@ export class CanvasServer {
   private readonly present = new Set<string>();
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
+  private readonly facts: AccessFactsCache;
 
   constructor(private readonly ctx: AppContext) {
     this.manifests = new ManifestCache(ctx.db);
-    this.compressed = new CompressedStore(ctx.config.dataDir, (hash) => ctx.blobs.pathOf(hash), (err) =>
+    this.compressed = new CompressedStore(ctx.blobs, (err) =>
       ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
     );
     this.security = canvasSecurityHeaders(ctx.config);
-    this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (path, size) => this.bodies.get(path, size) };
+    this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (key, size, path) => this.bodies.get(key, size, path) };
     this.gateLimiter = new RateLimiter(true, 50_000, ctx.now);
+    this.facts = new AccessFactsCache(ctx);
+    // Sessions are resolved on every page view: keep them in memory on the same
+    // terms (any write to sessions or users makes every entry stale).
+    ctx.sessions.cacheWith(DataVersion.of(ctx.db));
     const drop = ({ canvasId }: { canvasId: string }) => this.manifests.invalidate(canvasId);
     ctx.events.on('canvas.published', drop);
     ctx.events.on('canvas.unpublished', drop);
@@ -141,8 +150,9 @@ export class CanvasServer {
    */
   private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Admission {
     const principal = principalOf(this.ctx, request);
-    const canvas = this.ctx.canvases.bySlug(mount.slug);
-    const facts = accessFacts(this.ctx, canvas);
+    const found = this.facts.bySlug(mount.slug);
+    const canvas = found?.canvas ?? null;
+    const facts = accessFacts(this.ctx, canvas, found?.owner ?? null);
     const decision = decideAccess({
       ...facts,
       viewer: canvas && principal ? this.viewerOf(canvas, principal) : { kind: 'anonymous' },
@@ -173,7 +183,7 @@ export class CanvasServer {
   private viewerOf(canvas: Canvas, principal: Principal): Viewer {
     switch (principal.kind) {
       case 'user':
-        return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: this.ctx.canvases.roleOf(canvas, principal.user.id) };
+        return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: this.facts.roleOf(canvas, principal.user.id) };
       case 'guest':
         return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
       case 'anonymous':

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } f
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { BlobStore } from '../blobs/store.ts';
 import { newId } from '../ids.ts';
 
 export type Encoding = 'br' | 'gzip';
@@ -29,9 +30,25 @@ export function isCompressible(mime: string): boolean {
   return COMPRESSIBLE.test(mime);
 }
 
+/** Answers by header value: browsers send one of a handful, and parsing it was a tenth of a page view. */
+const parsedAccepts = new Map<string, readonly Encoding[]>();
+const MAX_PARSED_ACCEPTS = 256;
+const NONE: readonly Encoding[] = [];
+
 /** The best encoding the client accepts (brotli first), honouring `q=0`. */
-export function preferredEncodings(acceptEncoding: string | null): Encoding[] {
-  if (!acceptEncoding) return [];
+export function preferredEncodings(acceptEncoding: string | null): readonly Encoding[] {
+  if (!acceptEncoding) return NONE;
+  let parsed = parsedAccepts.get(acceptEncoding);
+  if (!parsed) {
+    // Clearing beats bookkeeping here: a full table means someone is sending odd headers.
+    if (parsedAccepts.size >= MAX_PARSED_ACCEPTS) parsedAccepts.clear();
+    parsed = parseAcceptEncoding(acceptEncoding);
+    parsedAccepts.set(acceptEncoding, parsed);
+  }
+  return parsed;
+}
+
+function parseAcceptEncoding(acceptEncoding: string): readonly Encoding[] {
   const q = new Map<string, number>();
   for (const part of acceptEncoding.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -56,13 +73,18 @@ export function preferredEncodings(acceptEncoding: string | null): Encoding[] {
 export class CompressedStore {
   readonly root: string;
   private readonly tmp: string;
-  private readonly known = new Map<string, Variant | null>();
+  private readonly knownVariants = new Map<string, Variant | null>();
   private readonly pending = new Map<string, Promise<Variant | null>>();
   private readonly queue: Array<() => void> = [];
   private running = 0;
 
-  constructor(dataDir: string, private readonly blobPath: (hash: string) => string, private readonly onError: (err: unknown) => void = () => {}) {
-    this.root = join(dataDir, 'blobs-compressed');
+  constructor(private readonly blobs: BlobStore, private readonly onError: (err: unknown) => void = () => {}) {
+    // The blob store owns the folder: a collected blob takes its copies along, and this store forgets them.
+    this.root = blobs.compressedRoot;
+    blobs.onDelete((hash) => {
+      this.knownVariants.delete(`${hash}.br`);
+      this.knownVariants.delete(`${hash}.gzip`);
+    });
     this.tmp = join(this.root, 'tmp');
     mkdirSync(this.tmp, { recursive: true });
     for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
@@ -72,19 +94,24 @@ export class CompressedStore {
     return join(this.root, hash.slice(0, 2), `${hash}.${encoding === 'br' ? 'br' : 'gz'}`);
   }
 
+  /** What is already known without a look at the disk: the copy, null (not worth it), or undefined (ask variant()). */
+  known(hash: string, encoding: Encoding): Variant | null | undefined {
+    return this.knownVariants.get(`${hash}.${encoding}`);
+  }
+
   /**
    * The compressed copy's path when it exists or can be made now; null when
    * it is not worth it or still being made in the background (serve identity).
    */
   async variant(hash: string, size: number, encoding: Encoding): Promise<Variant | null> {
     const key = `${hash}.${encoding}`;
-    const known = this.known.get(key);
+    const known = this.knownVariants.get(key);
     if (known !== undefined) return known;
     const path = this.pathOf(hash, encoding);
     const onDisk = statSync(path, { throwIfNoEntry: false });
     if (onDisk) {
       const found = { path, size: onDisk.size };
-      this.known.set(key, found);
+      this.knownVariants.set(key, found);
       return found;
     }
     let job = this.pending.get(key);
@@ -97,14 +124,14 @@ export class CompressedStore {
 
   /** Forgets what it knows (tests; after a sweep removed files). */
   reset(): void {
-    this.known.clear();
+    this.knownVariants.clear();
   }
 
   private async make(hash: string, size: number, encoding: Encoding, background: boolean): Promise<Variant | null> {
     const key = `${hash}.${encoding}`;
     if (background) await this.slot();
     try {
-      const input = await Bun.file(this.blobPath(hash)).bytes();
+      const input = await Bun.file(this.blobs.pathOf(hash)).bytes();
       const output =
         encoding === 'br'
           ? await brotli(input, {
@@ -116,7 +143,7 @@ export class CompressedStore {
           : await gz(input, { level: 9 });
       // Not worth a header when it saves under 5%.
       if (output.byteLength >= input.byteLength * 0.95) {
-        this.known.set(key, null);
+        this.knownVariants.set(key, null);
         return null;
       }
       const path = this.pathOf(hash, encoding);
@@ -125,7 +152,7 @@ export class CompressedStore {
       writeFileSync(tmpPath, output);
       renameSync(tmpPath, path);
       const made = { path, size: output.byteLength };
-      this.known.set(key, made);
+      this.knownVariants.set(key, made);
       return made;
     } catch (err) {
       // A missing or unreadable blob: serve identity and let the next request try again.

@@ -47,11 +47,37 @@ export function decodePasses(secret: Buffer, value: string | undefined): GatePas
   return passes;
 }
 
+/** Cookie values whose signature verified, per secret (oldest first, bounded). */
+const verified = new WeakMap<Buffer, Map<string, readonly GatePass[]>>();
+const MAX_VERIFIED = 10_000;
+
+/**
+ * decodePasses, remembered: a visitor sends the same cookie with every file
+ * of a gated canvas, and the HMAC check costs more than the rest of the page
+ * view. The value carries its own signature, so the same string under the
+ * same secret always decodes the same; only values that verified are kept.
+ */
+function decodeVerified(secret: Buffer, value: string): readonly GatePass[] {
+  let known = verified.get(secret);
+  if (!known) {
+    known = new Map();
+    verified.set(secret, known);
+  }
+  const hit = known.get(value);
+  if (hit) return hit;
+  const passes = decodePasses(secret, value);
+  if (passes.length > 0) {
+    known.set(value, passes);
+    if (known.size > MAX_VERIFIED) known.delete(known.keys().next().value as string);
+  }
+  return passes;
+}
+
 function passesOf(ctx: AppContext, request: Request): GatePass[] {
   const value = parseCookies(request.headers.get('cookie')).get(GATE_COOKIE);
   if (!value) return [];
   const now = ctx.now();
-  return decodePasses(instanceSecret(ctx.db, ctx.now), value).filter((p) => p.issuedAt <= now && now - p.issuedAt < PASS_TTL_MS);
+  return decodeVerified(instanceSecret(ctx.db, ctx.now), value).filter((p) => p.issuedAt <= now && now - p.issuedAt < PASS_TTL_MS);
 }
 
 /**

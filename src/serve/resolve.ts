@@ -6,9 +6,15 @@ export type Resolution =
   | { kind: 'redirect'; to: string }
   | { kind: 'missing' };
 
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
 /** Percent-decodes each segment; null for malformed escapes, NUL bytes or dot segments (never in a manifest). */
 export function decodeCanvasPath(raw: string): string | null {
   if (raw === '') return '';
+  if (!raw.includes('%')) {
+    // Nothing to decode (most requests): only dot segments and NUL are refused.
+    return DOT_SEGMENT.test(raw) || raw.includes('\0') ? null : raw;
+  }
   const out: string[] = [];
   for (const seg of raw.split('/')) {
     let s: string;

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
+import { json } from '../http/respond.ts';
 import { CanvasServer } from './canvas-server.ts';
 import { canvasSlugFromHost } from './host.ts';
 
@@ -25,48 +26,69 @@ function splitUrl(url: string): { path: string; query: string } {
 }
 
 /**
- * Path mode: `{base}/c/{slug}/…` (and `/c/{slug}` → 301 to the slash, query
- * kept). In subdomain mode the same paths redirect to the canvas's own host,
- * so old links keep working without sharing the dashboard's origin.
+ * `/c/{slug}…` on the base host. Path mode: the canvas's pages (and
+ * `/c/{slug}` → 301 to the slash, query kept). Subdomain mode: 301 to the
+ * canvas's own host, so old links keep working without sharing the
+ * dashboard's origin. Null for any other path.
  */
-export function serveRoutes(ctx: AppContext) {
-  const server = canvasServerOf(ctx);
+function pathPages(ctx: AppContext, server: CanvasServer): (request: Request, path: string, query: string) => Response | Promise<Response> | null {
   const subdomain = ctx.config.urlMode === 'subdomain';
-
-  const handle = (request: Request): Response | Promise<Response> => {
-    const { path, query } = splitUrl(request.url);
+  return (request, path, query) => {
+    if (!path.startsWith('/c/')) return null;
     const afterPrefix = path.slice('/c/'.length);
     const slash = afterPrefix.indexOf('/');
     const slug = slash < 0 ? afterPrefix : afterPrefix.slice(0, slash);
-    const base = `/c/${slug}/`;
+    // Elysia's `/c/:slug` never matched an empty slug: those stay its 404.
+    if (slug === '') return null;
     if (subdomain) {
       const rest = slash < 0 ? '' : afterPrefix.slice(slash + 1);
       return new Response(null, { status: 301, headers: { location: canvasUrl(ctx.config, slug) + rest + query } });
     }
+    const base = `/c/${slug}/`;
     if (slash < 0) return new Response(null, { status: 301, headers: { location: base + query } });
-    return server.handle(request, { slug, base }, afterPrefix.slice(slash + 1), query);
+    return server.handle(request, { slug, base }, afterPrefix.slice(slash + 1), query).catch((err: unknown) => renderError(ctx, request, err, undefined));
   };
+}
 
+/**
+ * The same `/c/{slug}…` answers as Elysia routes, for an app used without
+ * createHandler's dispatch (canvasHostHandler answers them first).
+ */
+export function serveRoutes(ctx: AppContext) {
+  const pages = pathPages(ctx, canvasServerOf(ctx));
+  const handle = (request: Request): Response | Promise<Response> => {
+    const { path, query } = splitUrl(request.url);
+    // An empty slug: what the router answers for a path it does not know.
+    return pages(request, path, query) ?? json(404, { code: 'NOT_FOUND', message: 'no such route' });
+  };
   return new Elysia({ name: 'serve' })
     .all('/c/:slug', ({ request }) => handle(request), { parse: 'none' })
     .all('/c/:slug/*', ({ request }) => handle(request), { parse: 'none' });
 }
 
 /**
- * Subdomain mode: requests whose Host is `{slug}.{EASEL_CANVAS_HOST}` belong
- * to that canvas entirely and never reach the app's routes. Returns null for
- * every other host (the dashboard and the APIs on the base host).
+ * Canvas requests answered before Elysia's router (which added ~1.3 µs to a
+ * ~4 µs page view when measured in process): in subdomain mode,
+ * every request whose Host is `{slug}.{EASEL_CANVAS_HOST}` (those belong to
+ * the canvas entirely and never reach the app's routes); in both modes,
+ * `/c/{slug}…` on the base host. Null for everything else (the dashboard and
+ * the APIs).
  */
-export function canvasHostHandler(ctx: AppContext): (request: Request) => Promise<Response> | null {
-  if (ctx.config.urlMode !== 'subdomain') return () => null;
+export function canvasHostHandler(ctx: AppContext): (request: Request) => Response | Promise<Response> | null {
   const server = canvasServerOf(ctx);
+  const pages = pathPages(ctx, server);
+  const subdomain = ctx.config.urlMode === 'subdomain';
   return (request) => {
     const { path, query } = splitUrl(request.url);
-    const host = request.headers.get('host') ?? request.url.slice(request.url.indexOf('//') + 2, request.url.indexOf('/', request.url.indexOf('//') + 2));
-    const slug = canvasSlugFromHost(ctx.config, host);
-    if (slug === null) return null;
-    return server
-      .handle(request, { slug, base: '/' }, path.slice(1), query)
-      .catch((err: unknown) => renderError(ctx, request, err, undefined));
+    if (subdomain) {
+      const host = request.headers.get('host') ?? request.url.slice(request.url.indexOf('//') + 2, request.url.indexOf('/', request.url.indexOf('//') + 2));
+      const slug = canvasSlugFromHost(ctx.config, host);
+      if (slug !== null) {
+        return server
+          .handle(request, { slug, base: '/' }, path.slice(1), query)
+          .catch((err: unknown) => renderError(ctx, request, err, undefined));
+      }
+    }
+    return pages(request, path, query);
   };
 }

@@ -10,10 +10,14 @@ export interface SendOptions {
   headers: Record<string, string>;
 }
 
-/** Where the bytes come from: a path on disk and its size → memory (small files) or the file itself. */
+/** Where the bytes come from: memory (small files) or the file itself. */
 export interface FileSource {
   blobPath(hash: string): string;
-  body(path: string, size: number): Promise<Body>;
+  /**
+   * The bytes kept under a stable key (the blob hash, a compressed copy's
+   * path), read from `path()` on a miss; a hit is answered without a promise.
+   */
+  body(key: string, size: number, path: () => string): Body | Promise<Body>;
 }
 
 const ENCODING_SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' };
@@ -50,57 +54,120 @@ export function parseRange(header: string, size: number): ByteRange {
   return { start, end };
 }
 
+/** What a file's full-body answers share, worked out on its first request. */
+interface FileHeaders {
+  compressible: boolean;
+  /** The security headers these were built with (one CanvasServer's). */
+  base: Record<string, string>;
+  /** By Cache-Control, then by slot (status and encoding, see fullHeaders). */
+  sets: Map<string, Array<Headers | undefined>>;
+}
+
+/**
+ * Per manifest file (manifests are cached, so these objects live as long as
+ * their version is live). A Response copies a ready Headers object in about
+ * half the time it builds one from a plain object, and page views of the
+ * same file ask for the same few header sets.
+ */
+const fileHeaders = new WeakMap<ManifestFile, FileHeaders>();
+
+function headersOf(file: ManifestFile, o: SendOptions): FileHeaders {
+  let known = fileHeaders.get(file);
+  if (!known || known.base !== o.headers) {
+    known = { compressible: isCompressible(file.mime) && file.size >= MIN_COMPRESS_BYTES, base: o.headers, sets: new Map() };
+    fileHeaders.set(file, known);
+  }
+  return known;
+}
+
+/** The headers of a full-body answer (200 or the canvas's 404), built once per file and variant. */
+function fullHeaders(file: ManifestFile, known: FileHeaders, o: SendOptions, encoding: Encoding | null): Headers {
+  // No key string is built per request: Cache-Control is one of a few constant strings, the rest an index.
+  let slots = known.sets.get(o.cacheControl);
+  if (!slots) {
+    slots = [];
+    known.sets.set(o.cacheControl, slots);
+  }
+  const slot = (o.status === 200 ? 0 : 3) + (encoding === null ? 0 : encoding === 'br' ? 1 : 2);
+  let headers = slots[slot];
+  if (!headers) {
+    const h: Record<string, string> = { ...o.headers, 'content-type': file.mime, 'cache-control': o.cacheControl };
+    if (known.compressible) h.vary = 'Accept-Encoding';
+    if (encoding) h['content-encoding'] = encoding;
+    if (o.status === 200) {
+      h['accept-ranges'] = 'bytes';
+      h.etag = encoding ? `"${file.hash}${ENCODING_SUFFIX[encoding]}"` : `"${file.hash}"`;
+    }
+    headers = new Headers(h);
+    slots[slot] = headers;
+  }
+  return headers;
+}
+
 /**
  * One file of a live version: validators (ETag = the blob's sha256), 304,
  * single byte ranges (206/416), and a cached brotli or gzip copy when the
- * client accepts one. Range answers are never compressed.
+ * client accepts one. Range answers are never compressed. The common answer
+ * (the whole file from memory) is made without a promise.
  */
-export async function sendFile(request: Request, file: ManifestFile, source: FileSource, compressed: CompressedStore, o: SendOptions): Promise<Response> {
-  const compressible = isCompressible(file.mime) && file.size >= MIN_COMPRESS_BYTES;
-  const headers: Record<string, string> = { ...o.headers, 'content-type': file.mime, 'cache-control': o.cacheControl };
-  if (compressible) headers.vary = 'Accept-Encoding';
-  const identityTag = `"${file.hash}"`;
+export function sendFile(request: Request, file: ManifestFile, source: FileSource, compressed: CompressedStore, o: SendOptions): Response | Promise<Response> {
+  const known = headersOf(file, o);
 
   if (o.status === 200) {
-    headers['accept-ranges'] = 'bytes';
     const inm = request.headers.get('if-none-match');
     const rangeHeader = request.headers.get('range');
     const matched = inm === null ? null : matchingEtag(inm, file.hash);
-    if (matched) {
-      // The client's copy is current, whichever encoding it holds: confirm the tag it sent.
-      headers.etag = matched;
-      return new Response(null, { status: 304, headers });
-    }
-    if (rangeHeader !== null && request.method === 'GET') {
+    if (matched || (rangeHeader !== null && request.method === 'GET')) {
+      const headers = { ...o.headers, 'content-type': file.mime, 'cache-control': o.cacheControl, ...(known.compressible ? { vary: 'Accept-Encoding' } : {}), 'accept-ranges': 'bytes' };
+      if (matched) {
+        // The client's copy is current, whichever encoding it holds: confirm the tag it sent.
+        return new Response(null, { status: 304, headers: { ...headers, etag: matched } });
+      }
+      const identityTag = `"${file.hash}"`;
       const ifRange = request.headers.get('if-range');
-      const range = ifRange === null || ifRange.trim() === identityTag ? parseRange(rangeHeader, file.size) : null;
+      const range = ifRange === null || ifRange.trim() === identityTag ? parseRange(rangeHeader!, file.size) : null;
       if (range === 'unsatisfiable') {
         return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${file.size}`, etag: identityTag } });
       }
       if (range) {
-        headers.etag = identityTag;
-        headers['content-range'] = `bytes ${range.start}-${range.end}/${file.size}`;
-        const body = await source.body(source.blobPath(file.hash), file.size);
-        return respond(request, sliceBody(body, range.start, range.end + 1), range.end - range.start + 1, 206, headers);
+        const partial = { ...headers, etag: identityTag, 'content-range': `bytes ${range.start}-${range.end}/${file.size}` };
+        return Promise.resolve(source.body(file.hash, file.size, () => source.blobPath(file.hash))).then((body) =>
+          respond(request, sliceBody(body, range.start, range.end + 1), range.end - range.start + 1, 206, partial),
+        );
       }
     }
   }
 
-  if (compressible) {
-    for (const encoding of preferredEncodings(request.headers.get('accept-encoding'))) {
-      const variant = await compressed.variant(file.hash, file.size, encoding);
-      if (!variant) continue;
-      headers['content-encoding'] = encoding;
-      if (o.status === 200) headers.etag = `"${file.hash}${ENCODING_SUFFIX[encoding]}"`;
-      return respond(request, () => source.body(variant.path, variant.size), variant.size, o.status, headers);
+  if (known.compressible) {
+    const encodings = preferredEncodings(request.headers.get('accept-encoding'));
+    for (const encoding of encodings) {
+      const variant = compressed.known(file.hash, encoding);
+      // Not worked out yet for this blob: find (or make) the copy, then answer.
+      if (variant === undefined) return sendCompressed(request, file, known, source, compressed, o, encodings);
+      if (variant) return sendWhole(request, source, variant.path, variant.size, () => variant.path, fullHeaders(file, known, o, encoding), o.status);
     }
   }
-  if (o.status === 200) headers.etag = identityTag;
-  return respond(request, () => source.body(source.blobPath(file.hash), file.size), file.size, o.status, headers);
+  return sendWhole(request, source, file.hash, file.size, () => source.blobPath(file.hash), fullHeaders(file, known, o, null), o.status);
+}
+
+/** The first accepted encoding with a copy worth sending, else identity. */
+async function sendCompressed(request: Request, file: ManifestFile, known: FileHeaders, source: FileSource, compressed: CompressedStore, o: SendOptions, encodings: readonly Encoding[]): Promise<Response> {
+  for (const encoding of encodings) {
+    const variant = await compressed.variant(file.hash, file.size, encoding);
+    if (!variant) continue;
+    return sendWhole(request, source, variant.path, variant.size, () => variant.path, fullHeaders(file, known, o, encoding), o.status);
+  }
+  return sendWhole(request, source, file.hash, file.size, () => source.blobPath(file.hash), fullHeaders(file, known, o, null), o.status);
+}
+
+function sendWhole(request: Request, source: FileSource, key: string, size: number, path: () => string, headers: Headers, status: number): Response | Promise<Response> {
+  if (request.method === 'HEAD') return respond(request, null, size, status, Object.fromEntries(headers));
+  const body = source.body(key, size, path);
+  return body instanceof Promise ? body.then((b) => new Response(b, { status, headers })) : new Response(body, { status, headers });
 }
 
 /** HEAD gets the GET headers, Content-Length included, and no body (also when called in process, without Bun's server). */
-async function respond(request: Request, body: Body | (() => Promise<Body>), length: number, status: number, headers: Record<string, string>): Promise<Response> {
-  if (request.method !== 'HEAD') return new Response(typeof body === 'function' ? await body() : body, { status, headers });
+function respond(request: Request, body: Body | null, length: number, status: number, headers: Record<string, string>): Response {
+  if (request.method !== 'HEAD') return new Response(body, { status, headers });
   return new Response(null, { status, headers: { ...headers, 'content-length': String(length) } });
 }

@@ -1,0 +1,306 @@
+// Page views answer from memory (sessions, canvases with their owners, member
+// roles, manifests, small files). These suites warm those caches and then
+// change the world through the real APIs, and behind their backs with direct
+// writes: the very next page view must see every change.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Canvas } from '../src/canvases/record.ts';
+import { DataVersion } from '../src/serve/data-version.ts';
+import { VersionedCache } from '../src/serve/versioned-cache.ts';
+import { createDeployCanvas, deploy, zipOf } from './deploy-fixtures.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { ADMIN_EMAIL, makeCanvas, makeCast, makePublished, pageCode, publish, type Cast, type Person } from './serve-fixtures.ts';
+
+const HOUR = 3600_000;
+
+let app: TestApp;
+let cast: Cast;
+let clock = Date.now();
+
+beforeAll(async () => {
+  app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL }, now: () => clock });
+  cast = await makeCast(app);
+});
+afterAll(() => app.close());
+
+function page(c: Pick<Canvas, 'slug'>, who: Person | string, path = ''): Promise<Response> {
+  const cookie = who in cast.cookie ? cast.cookie[who as Person] : who;
+  return app.request(`/c/${c.slug}/${path}`, { cookie });
+}
+
+/** Three views in a row: whatever a page view caches is cached after this. */
+async function warm(c: Pick<Canvas, 'slug'>, who: Person | string, path = ''): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const res = await page(c, who, path);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  }
+}
+
+async function code(res: Response): Promise<[number, string | null]> {
+  return [res.status, pageCode(await res.text())];
+}
+
+function api(path: string, who: Person, method: string, json?: unknown): Promise<Response> {
+  return app.request(path, { method, cookie: cast.cookie[who], json });
+}
+
+describe('access changes show on the next page view', () => {
+  test('a member removed through the API, or straight in the store, is refused at once', async () => {
+    const c = await makePublished(app, cast);
+    await warm(c, 'viewer');
+    expect((await api(`/api/canvases/${c.id}/members/${cast.ids.viewer}`, 'owner', 'DELETE')).status).toBe(200);
+    expect(await code(await page(c, 'viewer'))).toEqual([404, 'NOT_FOUND']);
+
+    app.ctx.canvases.setMember(c.id, cast.ids.viewer, 'viewer', clock);
+    await warm(c, 'viewer');
+    // No event, no service: the write alone must be enough.
+    app.ctx.canvases.removeMember(c.id, cast.ids.viewer);
+    expect(await code(await page(c, 'viewer'))).toEqual([404, 'NOT_FOUND']);
+  });
+
+  test('a member added is let in at once (a cached "not on the list" does not linger)', async () => {
+    const c = await makePublished(app, cast);
+    expect((await page(c, 'stranger')).status).toBe(404);
+    expect((await page(c, 'stranger')).status).toBe(404);
+    const email = app.ctx.users.byId(cast.ids.stranger)!.email;
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    expect((await page(c, 'stranger')).status).toBe(200);
+    app.ctx.canvases.removeMember(c.id, cast.ids.stranger);
+  });
+
+  test('a deactivated user (admin API, or the store) is signed out of pages at once, and back when reactivated', async () => {
+    const c = await makePublished(app, cast);
+    const user = `/api/admin/users/${cast.ids.viewer}`;
+    await warm(c, 'viewer');
+    expect((await api(user, 'admin', 'PATCH', { active: false })).status).toBe(200);
+    const refused = await page(c, 'viewer');
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get('location')).toStartWith('/auth/login?returnTo=');
+    expect((await api('/api/me', 'viewer', 'GET')).status).toBe(401);
+    expect((await api(user, 'admin', 'PATCH', { active: true })).status).toBe(200);
+    await warm(c, 'viewer');
+
+    app.ctx.users.update(cast.ids.viewer, { active: false });
+    expect((await page(c, 'viewer')).status).toBe(302);
+    app.ctx.users.update(cast.ids.viewer, { active: true });
+    expect((await page(c, 'viewer')).status).toBe(200);
+  });
+
+  test('logout ends the session for pages at once', async () => {
+    const c = await makePublished(app, cast);
+    const email = `leaver-${c.id}@example.com`;
+    const cookie = await app.signIn(email);
+    app.ctx.canvases.setMember(c.id, app.ctx.users.byEmail(email)!.id, 'viewer', clock);
+    await warm(c, cookie);
+    expect((await app.request('/auth/logout', { method: 'POST', cookie })).status).toBe(200);
+    expect((await page(c, cookie)).status).toBe(302);
+  });
+
+  test('a password set through the API gates a warmed-up viewer; a new password voids the pass', async () => {
+    const c = await makePublished(app, cast);
+    await warm(c, 'viewer');
+    expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { password: 'first' })).status).toBe(200);
+    expect(await code(await page(c, 'viewer'))).toEqual([403, 'PASSWORD_REQUIRED']);
+
+    const gate = await app.request(`/c/${c.slug}/__easel/gate`, {
+      method: 'POST',
+      cookie: cast.cookie.viewer,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'password=first',
+    });
+    expect(gate.status).toBe(303);
+    const withPass = `${cast.cookie.viewer}; ${gate.headers.get('set-cookie')!.split(';')[0]}`;
+    await warm(c, withPass);
+
+    expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { password: 'second' })).status).toBe(200);
+    expect(await code(await page(c, withPass))).toEqual([403, 'PASSWORD_REQUIRED']);
+    expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { password: null })).status).toBe(200);
+    expect((await page(c, 'viewer')).status).toBe(200);
+  });
+
+  test('archive, restore and disable apply at once', async () => {
+    const c = await makePublished(app, cast);
+    await warm(c, 'viewer');
+    expect((await api(`/api/canvases/${c.id}/archive`, 'owner', 'POST')).status).toBe(200);
+    expect(await code(await page(c, 'viewer'))).toEqual([404, 'ARCHIVED']);
+    expect((await api(`/api/canvases/${c.id}/restore`, 'owner', 'POST')).status).toBe(200);
+    await warm(c, 'viewer');
+    expect((await api(`/api/admin/canvases/${c.id}/disable`, 'admin', 'POST', {})).status).toBe(200);
+    expect(await code(await page(c, 'viewer'))).toEqual([403, 'DISABLED']);
+  });
+
+  test("a deactivated owner's Public link canvas closes to anonymous visitors at once, and so does the instance switch", async () => {
+    const c = await makePublished(app, cast);
+    expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { accessMode: 'public_link' })).status).toBe(200);
+    await warm(c, 'anonymous');
+    expect((await api('/api/admin/settings', 'admin', 'PATCH', { publicLinks: false })).status).toBe(200);
+    expect((await page(c, 'anonymous')).status).toBe(302);
+    expect((await api('/api/admin/settings', 'admin', 'PATCH', { publicLinks: null })).status).toBe(200);
+    await warm(c, 'anonymous');
+    expect((await api(`/api/admin/users/${cast.ids.owner}`, 'admin', 'PATCH', { canPublishPublic: false })).status).toBe(200);
+    expect((await page(c, 'anonymous')).status).toBe(302);
+    expect((await api(`/api/admin/users/${cast.ids.owner}`, 'admin', 'PATCH', { canPublishPublic: true })).status).toBe(200);
+    expect((await page(c, 'anonymous')).status).toBe(200);
+  });
+
+  test('an unknown slug is not remembered: a canvas created under it later is found', async () => {
+    const slug = `later-${Date.now().toString(36)}`;
+    expect(await code(await page({ slug }, 'owner'))).toEqual([404, 'NOT_FOUND']);
+    const c = makeCanvas(app, cast.ids.owner, slug);
+    await publish(app, c, { 'index.html': 'late' });
+    const res = await page(c, 'owner');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('late');
+  });
+
+  test('a slug renamed through the API: the old one is gone, the new one answers', async () => {
+    const c = await makePublished(app, cast);
+    await warm(c, 'viewer');
+    const slug = `renamed-${c.id.slice(0, 8)}`;
+    expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { slug })).status).toBe(200);
+    expect((await page(c, 'viewer')).status).toBe(404);
+    expect((await page({ slug }, 'viewer')).status).toBe(200);
+  });
+});
+
+describe('publications show on the next page view', () => {
+  test('a redeploy through the Deploy API serves the new bytes and validators at once', async () => {
+    const email = `deployer-${Date.now()}@example.com`;
+    const c = createDeployCanvas(app.ctx, email);
+    const owner = await app.signIn(email);
+    expect((await deploy(app, c, zipOf({ 'index.html': 'one', 'app.js': 'const v = 1;' }))).status).toBe(200);
+    await warm(c, owner, 'app.js');
+    const first = await page(c, owner, 'app.js');
+    expect(await first.text()).toBe('const v = 1;');
+
+    expect((await deploy(app, c, zipOf({ 'index.html': 'two', 'app.js': 'const v = 2;' }))).status).toBe(200);
+    const second = await page(c, owner, 'app.js');
+    expect(await second.text()).toBe('const v = 2;');
+    expect(second.headers.get('etag')).not.toBe(first.headers.get('etag'));
+    expect(await (await page(c, owner)).text()).toBe('two');
+    // The old validator no longer matches: the client gets the new bytes, not a 304.
+    const revalidated = await app.request(`/c/${c.slug}/app.js`, { cookie: owner, headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(revalidated.status).toBe(200);
+  });
+
+  test('a live pointer moved by a direct write (no event) shows at once', async () => {
+    const c = await makePublished(app, cast, { 'index.html': 'before' });
+    await warm(c, 'viewer');
+    const old = app.ctx.canvases.byId(c.id)!.currentVersionId;
+    await publish(app, c, { 'index.html': 'after' });
+    expect(await (await page(c, 'viewer')).text()).toBe('after');
+    app.ctx.canvases.update(c.id, { current_version_id: old }, clock);
+    expect(await (await page(c, 'viewer')).text()).toBe('before');
+  });
+});
+
+describe('sessions stay correct while cached', () => {
+  test('a hit neither reads nor writes the sessions table', async () => {
+    const c = await makePublished(app, cast);
+    await warm(c, 'viewer');
+    const version = DataVersion.of(app.ctx.db);
+    const before = version.current();
+    for (let i = 0; i < 5; i++) expect((await page(c, 'viewer')).status).toBe(200);
+    expect(version.current()).toBe(before);
+  });
+});
+
+describe('DataVersion', () => {
+  test('moves on every insert, update and delete of the watched tables, raw SQL included, and on nothing else', () => {
+    const db = app.ctx.db;
+    const version = DataVersion.of(db);
+    expect(DataVersion.of(db)).toBe(version);
+    const moved = (write: () => void): boolean => {
+      const before = version.current();
+      write();
+      return version.current() !== before;
+    };
+    const c = makeCanvas(app, cast.ids.owner);
+    expect(moved(() => db.query("UPDATE users SET name = name || '' WHERE id = ?").run(cast.ids.viewer))).toBe(true);
+    expect(moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', c.id))).toBe(true);
+    expect(moved(() => app.ctx.canvases.setMember(c.id, cast.ids.stranger, 'viewer', clock))).toBe(true);
+    expect(moved(() => db.query('DELETE FROM canvas_members WHERE canvas_id = ?').run(c.id))).toBe(true);
+    expect(moved(() => app.ctx.sessions.create(cast.ids.viewer))).toBe(true);
+    expect(moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', 'no-such-canvas'))).toBe(false);
+    expect(moved(() => app.ctx.audit.record({ actorId: cast.ids.owner, actorKind: 'user', canvasId: c.id, action: 'test' }))).toBe(false);
+    expect(moved(() => db.query('SELECT * FROM canvases').all())).toBe(false);
+  });
+
+  test('nothing read inside a transaction is stored: a rolled-back row is never served afterwards', () => {
+    const db = app.ctx.db;
+    const version = DataVersion.of(db);
+    const cache = new VersionedCache<string>(version, () => clock, 10);
+    const c = makeCanvas(app, cast.ids.owner);
+    const title = () => cache.get(c.id, () => app.ctx.canvases.byId(c.id)!.title);
+    expect(title()).toBe(c.title);
+
+    expect(() =>
+      db.transaction(() => {
+        expect(version.storable()).toBe(false);
+        db.query('UPDATE canvases SET title = ? WHERE id = ?').run('uncommitted', c.id);
+        expect(title()).toBe('uncommitted');
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(version.storable()).toBe(true);
+    expect(title()).toBe(c.title);
+    expect(cache.size).toBe(1);
+  });
+
+  test('entries are trusted for ten seconds at most (writes by another process are not seen)', () => {
+    const cache = new VersionedCache<number>(DataVersion.of(app.ctx.db), () => clock, 10);
+    let loads = 0;
+    const get = () => cache.get('k', () => ++loads);
+    expect(get()).toBe(1);
+    expect(get()).toBe(1);
+    clock += 10_001;
+    expect(get()).toBe(2);
+  });
+});
+
+describe('subdomain mode shares the caches', () => {
+  test('a member removed is refused on the canvas host at once', async () => {
+    const HOST = 'easel.test:8080';
+    const sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
+    try {
+      const people = await makeCast(sub);
+      const c = await makePublished(sub, people);
+      const view = () => sub.request('/', { cookie: people.cookie.viewer, headers: { host: `${c.slug}.${HOST}` } });
+      for (let i = 0; i < 3; i++) expect((await view()).status).toBe(200);
+      sub.ctx.canvases.removeMember(c.id, people.ids.viewer);
+      expect((await view()).status).toBe(404);
+    } finally {
+      await sub.close();
+    }
+  });
+});
+
+// Last: it moves the shared clock past every session's lifetime.
+describe('sessions stay correct while cached (clock moves)', () => {
+  test('renewal still slides the expiry at most hourly, and expiry still ends the session', async () => {
+    const c = await makePublished(app, cast);
+    const email = `slider-${c.id}@example.com`;
+    const cookie = await app.signIn(email);
+    app.ctx.canvases.setMember(c.id, app.ctx.users.byEmail(email)!.id, 'viewer', clock);
+    const renewedAt = () => app.ctx.db.query<{ renewed_at: number }, []>(`SELECT renewed_at FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = '${email}')`).get()!.renewed_at;
+    const start = renewedAt();
+
+    await warm(c, cookie);
+    clock += 59 * 60_000;
+    const quiet = await page(c, cookie);
+    expect(quiet.status).toBe(200);
+    expect(quiet.headers.get('set-cookie')).toBeNull();
+    expect(renewedAt()).toBe(start);
+
+    clock += 2 * 60_000;
+    const renewed = await page(c, cookie);
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers.get('set-cookie')).toStartWith('easel_session=');
+    expect(renewedAt()).toBe(clock);
+    for (let i = 0; i < 3; i++) expect((await page(c, cookie)).headers.get('set-cookie')).toBeNull();
+
+    clock += app.ctx.config.sessionTtlHours * HOUR + 1;
+    expect((await page(c, cookie)).status).toBe(302);
+  });
+
+});
