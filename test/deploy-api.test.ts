@@ -2,11 +2,15 @@
 // rollback, unpublish, the deploy-class rate, retention and blob collection,
 // concurrency, audit and log hygiene.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { sweepAllBlobs } from '../src/deploy/blob-gc.ts';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
+import { randomBase62, sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { createDeployCanvas, deploy, get, post, sharing, site, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
+import { connect, makeCast } from './realtime-helpers.ts';
+import { begin, createKeyedCanvas, site as site2, stagedDeploy } from './upload-fixtures.ts';
+import { createDeployCanvas, deploy, get, post, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
 
 let app: TestApp;
 let clock = Date.now();
@@ -87,6 +91,40 @@ describe('key auth', () => {
       expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
       expect(res.headers.get('set-cookie')).toBeNull();
     }
+  });
+
+  test('no CORS on any route or answer: preflights, refusals and writes carry no access-control-* header', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    const cors = { origin: 'https://evil.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization' };
+    const answers: Response[] = [];
+    for (const path of ['/deploy', '', '/versions', '/files', '/uploads', '/rollback', '/unpublish']) {
+      answers.push(await app.request(`/v1/canvases/${c.id}${path}`, { method: 'OPTIONS', headers: cors }));
+    }
+    answers.push(await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: 'garbage', headers: { origin: 'https://evil.example' } }));
+    answers.push(await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: 'garbage', headers: { origin: 'https://evil.example', authorization: `Bearer ${c.key}` } }));
+    answers.push(await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: site({ 'o.js': 'origin' }), headers: { origin: 'https://evil.example', authorization: `Bearer ${c.key}` } }));
+    for (const res of answers) {
+      expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+      // A preflight is never answered as if it could succeed.
+      if (res.status < 300) expect(res.headers.get('allow')).toBeNull();
+    }
+    expect(answers.slice(0, 7).every((res) => res.status >= 400)).toBe(true);
+  });
+
+  test('a cookie beside the key changes nothing: the write is the owner\'s, audited as the key', async () => {
+    const c = fresh();
+    const stranger = await app.signIn('stranger-with-cookie@example.test', 'Stranger');
+    const res = await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: site(), cookie: stranger, headers: { authorization: `Bearer ${c.key}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const versionId = ((await res.json()) as { versionId: string }).versionId;
+    expect((await get(app, c, '/versions')).body.versions[0]).toMatchObject({ id: versionId, createdBy: c.ownerId });
+    expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.deploy', actorKind: 'key', actorId: c.ownerId });
+    // And a cookie of the owner without the key is still nothing.
+    const owner = await app.signIn('owner@example.test', 'Owner');
+    expect((await app.request(`/v1/canvases/${c.id}/unpublish`, { method: 'POST', cookie: owner })).status).toBe(401);
+    expect(sharing(app.ctx, c.id).current_version_id).toBe(versionId);
   });
 });
 
@@ -484,6 +522,134 @@ describe('retention', () => {
   });
 });
 
+describe('retention: pruning and collection', () => {
+  test('a pruned release is gone from history: deploying it again publishes', async () => {
+    const c = fresh();
+    await deploy(app, c, site(), { releaseId: 'old-release' });
+    for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `${i}` }));
+    expect(versionRows(c)[0]).toBe(2);
+    const again = await deploy(app, c, site(), { releaseId: 'old-release' });
+    expect(again.body).toMatchObject({ outcome: 'published', version: 12, releaseId: 'old-release' });
+  });
+
+  test('pruning runs inside the transaction that activates the new version: if it fails, nothing changes', async () => {
+    const c = fresh();
+    for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `tx ${i}` }));
+    const before = sharing(app.ctx, c.id);
+    const audits = auditRows(c).length;
+    app.ctx.db.run("CREATE TEMP TRIGGER refuse_prune BEFORE DELETE ON versions BEGIN SELECT RAISE(ABORT, 'prune refused'); END");
+    try {
+      const r = await deploy(app, c, site({ 'n.js': `tx ${c.id} eleven` }));
+      expect(r.status).toBe(500);
+    } finally {
+      app.ctx.db.run('DROP TRIGGER refuse_prune');
+    }
+    expect(sharing(app.ctx, c.id)).toEqual(before);
+    expect(versionRows(c)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(auditRows(c).length).toBe(audits);
+    // The failed deploy's new blob went with it.
+    expect(app.ctx.blobs.has(hashOf(`tx ${c.id} eleven`))).toBe(false);
+    expect((await deploy(app, c, site({ 'n.js': 'after' }))).body.version).toBe(11);
+    expect(versionRows(c)[0]).toBe(2);
+  });
+
+  test('a blob a runtime file still uses (the files table) is never collected', async () => {
+    const c = fresh();
+    const content = `runtime file bytes ${c.id}`;
+    await deploy(app, c, site({ 'shared.txt': content }));
+    app.ctx.db
+      .query('INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(`f-${c.id}`, c.id, 'upload.txt', content.length, 'text/plain', hashOf(content), 'shared', c.ownerId, clock);
+    const old = new Date(Date.now() - 7_200_000);
+    utimesSync(app.ctx.blobs.pathOf(hashOf(content)), old, old);
+    for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `files ${i}` }));
+    expect(versionRows(c)[0]).toBe(2);
+    const start = clock;
+    try {
+      clock = Date.now() + 7_200_000;
+      sweepAllBlobs(app.ctx);
+      expect(app.ctx.blobs.has(hashOf(content))).toBe(true);
+      app.ctx.db.query('DELETE FROM files WHERE id = ?').run(`f-${c.id}`);
+      sweepAllBlobs(app.ctx);
+      expect(app.ctx.blobs.has(hashOf(content))).toBe(false);
+    } finally {
+      clock = start;
+    }
+  });
+
+  test('collection never races an in-flight deploy: a sweep while its body is still arriving spares the blobs it has written', async () => {
+    const c = fresh();
+    const early = `written before the body ends ${c.id}`;
+    // The same bytes already sit in the store, unreferenced and old: a sweep would take them...
+    const orphan = await app.ctx.blobs.putBytes(text(early));
+    const old = new Date(Date.now() - 7_200_000);
+    utimesSync(app.ctx.blobs.pathOf(orphan.hash), old, old);
+    const zip = zipOf({ 'early.txt': early, 'index.html': '<h1>late</h1>', 'late.bin': crypto.getRandomValues(new Uint8Array(200_000)) }, 0);
+    // ...the deploy sends the first entry, then waits before the rest.
+    const cut = Buffer.from(zip).indexOf(Buffer.from('PK\x03\x04', 'latin1'), 4);
+    expect(cut).toBeGreaterThan(early.length);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      async start(ctl) {
+        ctl.enqueue(zip.subarray(0, cut));
+        await gate;
+        ctl.enqueue(zip.subarray(cut));
+        ctl.close();
+      },
+    });
+    const pending = deploy(app, c, body);
+    const start = clock;
+    try {
+      await Bun.sleep(30);
+      clock = Date.now() + 7_200_000;
+      sweepAllBlobs(app.ctx);
+      expect(app.ctx.blobs.has(orphan.hash)).toBe(true);
+    } finally {
+      clock = start;
+      release();
+    }
+    const r = await pending;
+    expect(r.status).toBe(200);
+    const res = await app.request(`/v1/canvases/${c.id}/files?path=early.txt`, { headers: { authorization: `Bearer ${c.key}` } });
+    expect(await res.text()).toBe(early);
+  });
+
+  test('a collected blob takes its cached compressed copies along, and listeners hear of it', async () => {
+    const c = fresh();
+    const content = `compressible ${c.id} `.repeat(200);
+    await deploy(app, c, site({ 'big.txt': content }));
+    const hash = hashOf(content);
+    const copies = app.ctx.blobs.derivedPaths(hash);
+    expect(copies.map((p) => p.slice(app.dataDir.length))).toEqual([`/blobs-compressed/${hash.slice(0, 2)}/${hash}.br`, `/blobs-compressed/${hash.slice(0, 2)}/${hash}.gz`]);
+    mkdirSync(dirname(copies[0]!), { recursive: true });
+    for (const p of copies) writeFileSync(p, 'compressed');
+    // An orphan copy (its blob long gone) is swept too.
+    const orphan = hashOf(`never stored ${c.id}`);
+    const orphanCopy = app.ctx.blobs.derivedPaths(orphan)[0]!;
+    mkdirSync(dirname(orphanCopy), { recursive: true });
+    writeFileSync(orphanCopy, 'stale');
+    const heard: string[] = [];
+    const off = app.ctx.blobs.onDelete((h) => heard.push(h));
+    const old = new Date(Date.now() - 7_200_000);
+    utimesSync(app.ctx.blobs.pathOf(hash), old, old);
+    const start = clock;
+    try {
+      clock = Date.now() + 7_200_000;
+      for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `copies ${i}` }));
+      expect(app.ctx.blobs.has(hash)).toBe(false);
+      for (const p of copies) expect(existsSync(p)).toBe(false);
+      expect(heard).toContain(hash);
+      sweepAllBlobs(app.ctx);
+      expect(existsSync(orphanCopy)).toBe(false);
+      expect(heard).toContain(orphan);
+    } finally {
+      clock = start;
+      off();
+    }
+  });
+});
+
 describe('the deploy-class rate', () => {
   let limited: TestApp;
   beforeAll(async () => {
@@ -517,6 +683,33 @@ describe('the deploy-class rate', () => {
     }
     expect((await deploy(limited, c, site())).status).toBe(200);
   });
+
+  test('refused keys on begin, finalize and rollback spend nothing either; another canvas\'s key is refused before counting', async () => {
+    const c = createDeployCanvas(limited.ctx);
+    const other = createDeployCanvas(limited.ctx);
+    for (const key of [`easel_sk_${'y'.repeat(40)}`, other.key]) {
+      for (const path of ['/uploads', '/uploads/some-upload/finalize', '/rollback']) {
+        const r = await post(limited, c, path, { version: 1, manifest: [] }, { key });
+        expect(r.body).toEqual({ error: 'unauthorized' });
+      }
+    }
+    // The whole budget of 3 is still there, spent by one of each class member.
+    expect((await deploy(limited, c, site())).status).toBe(200);
+    const s = await post(limited, c, '/uploads', { manifest: [{ path: 'index.html', hash: hashOf('<h1>hi</h1>'), size: 11 }] });
+    expect(s.status).toBe(200);
+    expect((await post(limited, c, '/rollback', { version: 1 })).status).toBe(200);
+    const over = await post(limited, c, `/uploads/${s.body.uploadId}/finalize`, {});
+    expect([over.status, over.body]).toEqual([429, { error: 'rate_limited' }]);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Staging a blob and the reads are not counted.
+    const staged = await limited.request(`/v1/canvases/${c.id}/uploads/${s.body.uploadId}/blobs/${hashOf('<h1>hi</h1>')}`, {
+      method: 'PUT',
+      body: '<h1>hi</h1>',
+      headers: { authorization: `Bearer ${c.key}` },
+    });
+    expect(staged.status).toBe(204);
+    expect((await get(limited, c, '/versions')).status).toBe(200);
+  });
 });
 
 describe('secrets', () => {
@@ -533,5 +726,56 @@ describe('secrets', () => {
     const bodies = JSON.stringify([(await get(app, c)).body, (await get(app, c, '/versions')).body, (await get(app, c, '/files')).body]);
     expect(bodies).not.toContain(c.key);
     expect(bodies).not.toContain(hashOf(c.key));
+  });
+});
+
+describe('unpublish through the Deploy API, end to end', () => {
+  let live: TestApp;
+  beforeAll(async () => {
+    live = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  });
+  afterAll(() => live.close());
+
+  test('drops the canvas\'s realtime sockets (4401) through the hook, other canvases\' stay; the page stops serving', async () => {
+    const cast = await makeCast(live);
+    const other = await makeCast(live);
+    const key = 'easel_sk_' + randomBase62(40);
+    live.ctx.db.query('UPDATE canvases SET key_hash = ? WHERE id = ?').run(sha256Hex(key), cast.canvas.id);
+    const c: DeployCanvas = { id: cast.canvas.id, slug: cast.canvas.slug, key, ownerId: cast.ids.owner };
+    expect((await deploy(live, c, site())).status).toBe(200);
+    const page = await live.request(`/c/${c.slug}/`, { cookie: cast.cookie.viewer });
+    expect(page.status).toBe(200);
+    const owner = await connect(live, c.slug, cast.cookie.owner);
+    const viewer = await connect(live, c.slug, cast.cookie.viewer);
+    const elsewhere = await connect(live, other.canvas.slug, other.cookie.viewer);
+    expect(await owner.opened).toBe(true);
+    expect((await post(live, c, '/unpublish')).status).toBe(200);
+    expect((await owner.closed).code).toBe(4401);
+    expect((await viewer.closed).code).toBe(4401);
+    expect((await elsewhere.ask({ type: 'presence', channel: 'x' })).type).toBe('presence');
+    await elsewhere.close();
+    expect((await live.request(`/c/${c.slug}/`, { cookie: cast.cookie.viewer })).status).toBe(404);
+  });
+});
+
+describe('DeployResult is the same on every path', () => {
+  test('a ZIP deploy and a staged upload of the same site answer the same shape and numbers (the key lint is ZIP-only)', async () => {
+    const files = { 'index.html': '<h1>same</h1>', 'app.js': 'let same = 1', 'notes.xyz': 'unknown', 'secret.txt': `key: easel_sk_${'A'.repeat(40)}` };
+    const a = fresh();
+    const b = createKeyedCanvas(app.ctx);
+    const viaZip = await deploy(app, a, zipOf(files), { releaseId: 'same-release' });
+    const viaUpload = await stagedDeploy(app, b, files, { releaseId: 'same-release' });
+    expect(viaZip.status).toBe(200);
+    expect(viaUpload.status).toBe(200);
+    expect(Object.keys(viaUpload.body).sort()).toEqual(Object.keys(viaZip.body).sort());
+    const numbers = (r: { body: Record<string, unknown> }) => ({ outcome: r.body.outcome, version: r.body.version, releaseId: r.body.releaseId, fileCount: r.body.fileCount, totalBytes: r.body.totalBytes });
+    expect(numbers(viaUpload)).toEqual(numbers(viaZip));
+    expect(viaZip.body.warnings).toEqual(['notes.xyz will be served as text/plain', 'secret.txt may contain a canvas API key']);
+    expect(viaUpload.body.warnings).toEqual(['notes.xyz will be served as text/plain']);
+    // already_current is the same shape too, with the live version's fields.
+    const againZip = await deploy(app, a, zipOf(files), { releaseId: 'same-release' });
+    const againUpload = await begin(app, b, { manifest: site2(files).manifest, releaseId: 'same-release' });
+    expect(againZip.body).toEqual({ ...viaZip.body, outcome: 'already_current', warnings: [] });
+    expect(againUpload.body).toEqual({ ...viaUpload.body, outcome: 'already_current', warnings: [] });
   });
 });

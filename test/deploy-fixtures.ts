@@ -45,10 +45,14 @@ export interface RawEntry {
   flags?: number;
   /** Unix mode for the external attributes (e.g. 0o120777 for a symlink). */
   unixMode?: number;
+  /** What only the central record says (the local header keeps the truth): a lying table of contents. */
+  central?: { crc?: number; declaredSize?: number; name?: string };
+  /** Sizes and CRC after the data (flag bit 3), zeros in the local header, as streaming zippers write them. */
+  dataDescriptor?: boolean;
 }
 
 /** A ZIP written byte by byte, so headers can say what the content is not. `zip64` writes the ZIP64 forms of sizes, offsets and the end record. */
-export function rawZip(entries: RawEntry[], opts: { eocdCount?: number; zip64?: boolean } = {}): Bytes {
+export function rawZip(entries: RawEntry[], opts: { eocdCount?: number; zip64?: boolean; extraCentral?: Array<{ of: number; name: string }> } = {}): Bytes {
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
   let offset = 0;
@@ -59,17 +63,28 @@ export function rawZip(entries: RawEntry[], opts: { eocdCount?: number; zip64?: 
     const data = method === 8 ? deflateRawSync(content) : content;
     const crc = e.crc ?? Bun.hash.crc32(content);
     const size = e.declaredSize ?? content.byteLength;
-    const flags = e.flags ?? 0x800;
+    const flags = (e.flags ?? 0x800) | (e.dataDescriptor ? 0x8 : 0);
     const local = new DataView(new ArrayBuffer(30));
     local.setUint32(0, 0x04034b50, true);
     local.setUint16(4, 20, true);
     local.setUint16(6, flags, true);
     local.setUint16(8, method, true);
-    local.setUint32(14, crc, true);
-    local.setUint32(18, data.byteLength, true);
-    local.setUint32(22, size, true);
+    local.setUint32(14, e.dataDescriptor ? 0 : crc, true);
+    local.setUint32(18, e.dataDescriptor ? 0 : data.byteLength, true);
+    local.setUint32(22, e.dataDescriptor ? 0 : size, true);
     local.setUint16(26, name.byteLength, true);
     locals.push(new Uint8Array(local.buffer), name, data);
+    let descriptorBytes = 0;
+    if (e.dataDescriptor) {
+      const dd = new DataView(new ArrayBuffer(16));
+      dd.setUint32(0, 0x08074b50, true);
+      dd.setUint32(4, crc, true);
+      dd.setUint32(8, data.byteLength, true);
+      dd.setUint32(12, size, true);
+      locals.push(new Uint8Array(dd.buffer));
+      descriptorBytes = 16;
+    }
+    const centralName = e.central?.name !== undefined ? text(e.central.name) : name;
     const central = new DataView(new ArrayBuffer(46));
     const big = opts.zip64 ? 0xffffffff : null;
     central.setUint32(0, 0x02014b50, true);
@@ -77,10 +92,10 @@ export function rawZip(entries: RawEntry[], opts: { eocdCount?: number; zip64?: 
     central.setUint16(6, opts.zip64 ? 45 : 20, true);
     central.setUint16(8, flags, true);
     central.setUint16(10, method, true);
-    central.setUint32(16, crc, true);
+    central.setUint32(16, e.central?.crc ?? crc, true);
     central.setUint32(20, big ?? data.byteLength, true);
-    central.setUint32(24, big ?? size, true);
-    central.setUint16(28, name.byteLength, true);
+    central.setUint32(24, big ?? e.central?.declaredSize ?? size, true);
+    central.setUint16(28, centralName.byteLength, true);
     central.setUint32(38, e.unixMode !== undefined ? (e.unixMode << 16) >>> 0 : 0, true);
     central.setUint32(42, big ?? offset, true);
     let extra = new Uint8Array(0);
@@ -94,11 +109,19 @@ export function rawZip(entries: RawEntry[], opts: { eocdCount?: number; zip64?: 
       extra = new Uint8Array(x.buffer);
       central.setUint16(30, extra.byteLength, true);
     }
-    centrals.push(new Uint8Array(central.buffer), name, extra);
-    offset += 30 + name.byteLength + data.byteLength;
+    centrals.push(new Uint8Array(central.buffer), centralName, extra);
+    offset += 30 + name.byteLength + data.byteLength + descriptorBytes;
+  }
+  // More central records pointing at an entry already listed: two names sharing one body of bytes.
+  for (const extra of opts.extraCentral ?? []) {
+    const i = extra.of * 3;
+    const copy = new Uint8Array(centrals[i]!);
+    const name = text(extra.name);
+    new DataView(copy.buffer).setUint16(28, name.byteLength, true);
+    centrals.push(copy, name, new Uint8Array(0));
   }
   const cdSize = centrals.reduce((n, c) => n + c.byteLength, 0);
-  const count = opts.eocdCount ?? entries.length;
+  const count = opts.eocdCount ?? entries.length + (opts.extraCentral?.length ?? 0);
   const tail: Uint8Array[] = [];
   if (opts.zip64) {
     const rec = new DataView(new ArrayBuffer(56));

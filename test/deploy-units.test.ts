@@ -1,8 +1,8 @@
 // Pure pieces of the deploy path: coordination validation, entry names,
 // mime types, warnings, and the blob writer's durability paths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync } from 'node:fs';
-import { holdBlobs } from '../src/deploy/blob-gc.ts';
+import { readdirSync, readFileSync, utimesSync } from 'node:fs';
+import { holdBlobs, sweepAllBlobs } from '../src/deploy/blob-gc.ts';
 import { DeployBlobWriter } from '../src/deploy/blob-writer.ts';
 import { canSyncFilesystem } from '../src/deploy/durable.ts';
 import { isServedAsText, mimeFor } from '../src/deploy/mime.ts';
@@ -152,6 +152,40 @@ describe('blob writer', () => {
     writer.discard();
     expect(app.ctx.blobs.has(hash)).toBe(true);
     other.release();
+  });
+
+  test('keepOnly drops staged blobs a later check did not use; they never reach the store', async () => {
+    const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
+    const kept = writer.write(new TextEncoder().encode('kept by the plan'));
+    const dropped = writer.write(new TextEncoder().encode('extracted ahead, then not used'));
+    writer.keepOnly(new Set([kept]));
+    await writer.commit();
+    writer.release();
+    expect(app.ctx.blobs.has(kept)).toBe(true);
+    expect(app.ctx.blobs.has(dropped)).toBe(false);
+    expect(readdirSync(deployTmpDir(app.ctx)).filter((n) => n.startsWith('blob-'))).toEqual([]);
+  });
+
+  test('a whole-store sweep past the grace period never takes a blob an unfinished deploy holds', async () => {
+    let clock = Date.now();
+    const timed = await startTestApp({ now: () => clock });
+    try {
+      const bytes = new TextEncoder().encode('held through a sweep');
+      const stored = await timed.ctx.blobs.putBytes(bytes);
+      const old = new Date(Date.now() - 24 * 3600 * 1000);
+      utimesSync(timed.ctx.blobs.pathOf(stored.hash), old, old);
+      const writer = new DeployBlobWriter(timed.ctx, deployTmpDir(timed.ctx));
+      expect(writer.write(bytes)).toBe(stored.hash);
+      // Re-use refreshed its age, but the hold alone must be enough: sweep as if hours had passed.
+      clock += 3 * 3600 * 1000;
+      sweepAllBlobs(timed.ctx);
+      expect(timed.ctx.blobs.has(stored.hash)).toBe(true);
+      writer.release();
+      sweepAllBlobs(timed.ctx);
+      expect(timed.ctx.blobs.has(stored.hash)).toBe(false);
+    } finally {
+      await timed.close();
+    }
   });
 
   test('syncfs is available on this Linux host', () => {

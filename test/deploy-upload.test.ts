@@ -568,13 +568,43 @@ describe('finalize', () => {
     }
   });
 
-  test('two parallel finalizes of one handle: one publishes, the other is refused', async () => {
-    const { c, uploadId } = await ready();
+  test('two parallel finalizes of one handle: one publishes, the other answers 409 UPLOAD_IN_PROGRESS', async () => {
+    const { c, uploadId } = await ready({ 'index.html': HTML + 'par', 'a.css': 'a{}', 'b.js': 'let b' });
     const results = await Promise.all([finalize(app, c, uploadId), finalize(app, c, uploadId)]);
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 409]);
-    expect(['UPLOAD_IN_PROGRESS', 'UPLOAD_ALREADY_FINALIZED']).toContain(results.find((r) => r.status === 409)!.body.code);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(results.find((r) => r.status === 409)!.body).toEqual({ code: 'UPLOAD_IN_PROGRESS', message: expect.any(String) });
     expect(app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
+    // Once the winner is done, a late retry hears that the handle was used.
+    expect((await finalize(app, c, uploadId)).body.code).toBe('UPLOAD_ALREADY_FINALIZED');
+  });
+
+  test('N parallel finalizes of one handle over real sockets: exactly one publishes, the rest are refused', async () => {
+    const live = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    try {
+      const c = createKeyedCanvas(live.ctx);
+      const s = site({ 'index.html': HTML + 'sockets', 'x.js': 'let x' });
+      const b = await begin(live, c, { manifest: s.manifest });
+      for (const h of b.body.missingHashes) await stage(live, c, b.body.uploadId, h, s.byHash.get(h)!);
+      const results = await Promise.all(Array.from({ length: 6 }, () => finalize(live, c, b.body.uploadId)));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      const refused = results.filter((r) => r.status !== 200);
+      expect(refused).toHaveLength(5);
+      for (const r of refused) expect(['UPLOAD_IN_PROGRESS', 'UPLOAD_ALREADY_FINALIZED']).toContain(r.body.code);
+      expect(live.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
+    } finally {
+      await live.close();
+    }
+  });
+
+  test('a refused finalize (missing blob) lets go of the lease at once', async () => {
+    const c = canvas();
+    const s = site({ 'index.html': HTML + 'lease', 'late.css': 'late{}' });
+    const b = await begin(app, c, { manifest: s.manifest });
+    await stage(app, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
+    expect((await finalize(app, c, b.body.uploadId)).body.code).toBe('UPLOAD_MISSING_BLOB');
+    await stage(app, c, b.body.uploadId, s.files[1]!.hash, s.files[1]!.bytes);
+    // No 60-second wait: the clock has not moved.
+    expect((await finalize(app, c, b.body.uploadId)).status).toBe(200);
   });
 
   test('404 UPLOAD_HANDLE_INVALID when the beginning owner is no longer active or no longer the owner', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Zip, ZipDeflate } from 'fflate';
 import { startTestApp, type TestApp } from './harness.ts';
 import { createDeployCanvas, deploy, get, rawZip, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const fresh = (): DeployCanvas => createDeployCanvas(app.ctx);
+const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher('sha256').update(data).digest('hex');
 const versionCount = (c: DeployCanvas) => app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n;
 
 /** Deploys and expects the `{code, message, path?}` failure shape. */
@@ -76,6 +78,44 @@ describe('a valid archive', () => {
     expect(r.body).toMatchObject({ fileCount: 3, totalBytes: 10 + 2 + 3 });
     const listing = (await get(app, c, '/files')).body;
     expect(listing.files.map((f: { path: string }) => f.path)).toEqual(['a/b.js', 'c.css', 'index.html']);
+    // Nothing of what was dropped reached the blob store, not even the link's target text.
+    for (const dropped of ['SECRET=1', '[core]', '/etc/passwd']) expect(app.ctx.blobs.has(sha256(dropped))).toBe(false);
+  });
+
+  test('entries with data descriptors (sizes after the data, as streaming zippers write them) are read', async () => {
+    const c = fresh();
+    const big = crypto.getRandomValues(new Uint8Array(300_000));
+    const zip = rawZip([
+      { name: 'index.html', content: text('<h1>dd</h1>'), dataDescriptor: true },
+      { name: 'big.bin', content: big, method: 0, dataDescriptor: true },
+      { name: 'app.js', content: text('let dd = 1;'.repeat(100)), dataDescriptor: true },
+    ]);
+    const r = await deploy(app, c, zip);
+    expect([r.status, r.body.fileCount, r.body.totalBytes]).toEqual([200, 3, 11 + big.byteLength + 1100]);
+    const back = await app.request(`/v1/canvases/${c.id}/files?path=big.bin`, { headers: { authorization: `Bearer ${c.key}` } });
+    expect(Buffer.from(await back.arrayBuffer()).equals(Buffer.from(big))).toBe(true);
+  });
+
+  test("fflate's streaming zipper (data descriptors, deflate) round-trips", async () => {
+    const c = fresh();
+    const chunks: Uint8Array[] = [];
+    const zipper = new Zip((err, chunk) => {
+      if (err) throw err;
+      chunks.push(chunk);
+    });
+    const files: Record<string, string> = { 'index.html': '<h1>stream</h1>', 'js/app.js': 'console.log("streamed")'.repeat(50) };
+    for (const [name, content] of Object.entries(files)) {
+      const entry = new ZipDeflate(name, { level: 6 });
+      zipper.add(entry);
+      entry.push(text(content), true);
+    }
+    zipper.end();
+    const r = await deploy(app, c, Buffer.concat(chunks));
+    expect([r.status, r.body.fileCount]).toEqual([200, 2]);
+    for (const [name, content] of Object.entries(files)) {
+      const back = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${c.key}` } });
+      expect(await back.text()).toBe(content);
+    }
   });
 
   test('ZIP64 archives (64-bit sizes, offsets and end record) are read', async () => {
@@ -150,6 +190,48 @@ describe('EMPTY_DEPLOY', () => {
 });
 
 describe('INVALID_ZIP', () => {
+  test('two central records sharing one entry\'s bytes (overlapping entries)', async () => {
+    const c = fresh();
+    const zip = rawZip([{ name: 'index.html', content: text('<h1>shared bytes</h1>') }], { extraCentral: [{ of: 0, name: 'index.html' }] });
+    // The second record's name must match the local header, so it repeats it: caught as an overlap (or a duplicate path).
+    const r = await deploy(app, c, zip);
+    expect([r.status, r.body.code]).toEqual([400, 'INVALID_ZIP']);
+    const other = rawZip([
+      { name: 'a.html', content: text('<h1>a</h1>') },
+      { name: 'b.html', content: text('<h1>b</h1>') },
+    ]);
+    // Point b.html's central record at a.html's local header: b's name then disagrees with the local one.
+    const view = Buffer.from(other);
+    const cd = view.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), view.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 4);
+    view.writeUInt32LE(0, cd + 42);
+    await refused(c, view, 400, 'INVALID_ZIP');
+    expect(versionCount(c)).toBe(0);
+  });
+
+  test('a table of contents that disagrees with a self-consistent entry (CRC or size): refused, and nothing extracted early is kept', async () => {
+    for (const central of [{ crc: 0x1234567 }, { declaredSize: 3 }]) {
+      const c = fresh();
+      const content = text(`honest local bytes ${JSON.stringify(central)}`);
+      const zip = rawZip([
+        { name: 'index.html', content: text('<h1>ok</h1>') },
+        { name: 'lies.js', content, central },
+      ]);
+      await refused(c, zip, 400, 'INVALID_ZIP', 'lies.js');
+      expect(versionCount(c)).toBe(0);
+      expect(app.ctx.blobs.has(sha256(content))).toBe(false);
+    }
+  });
+
+  test('a central name that differs from the local one (the local name is never what gets deployed)', async () => {
+    const c = fresh();
+    const zip = rawZip([
+      { name: 'index.html', content: text('<h1>ok</h1>') },
+      { name: 'innocent.js', content: text('evil()'), central: { name: 'other.js' } },
+    ]);
+    await refused(c, zip, 400, 'INVALID_ZIP');
+    expect(app.ctx.blobs.has(sha256('evil()'))).toBe(false);
+  });
+
   test('garbage', () => refused(fresh(), crypto.getRandomValues(new Uint8Array(5000)), 400, 'INVALID_ZIP'));
   test('text', () => refused(fresh(), 'hello, this is not a zip', 400, 'INVALID_ZIP'));
   test('a local-header magic followed by garbage', () => refused(fresh(), Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), 400, 'INVALID_ZIP'));

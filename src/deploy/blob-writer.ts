@@ -21,6 +21,8 @@ export class DeployBlobWriter {
   private readonly pending = new Map<string, string>();
   /** Blobs this deploy created, with the mtime it left them with. */
   private readonly created = new Map<string, number>();
+  /** Fan-out folders known to exist (made as soon as a new blob needs one, not all at commit). */
+  private readonly dirs = new Set<string>();
 
   /** `perFile` forces the file-by-file fallback (systems without syncfs; tests). */
   constructor(
@@ -54,25 +56,40 @@ export class DeployBlobWriter {
       closeSync(fd);
     }
     this.pending.set(hash, tmp);
+    const dir = dirname(target);
+    if (!this.dirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.dirs.add(dir);
+    }
     return hash;
+  }
+
+  /** Drops staged blobs outside `hashes` (written ahead of a check that then did not use them). */
+  keepOnly(hashes: Set<string>): void {
+    for (const [hash, tmp] of this.pending) {
+      if (hashes.has(hash)) continue;
+      rmSync(tmp, { force: true });
+      this.pending.delete(hash);
+    }
   }
 
   /** Makes every new blob durable, then moves it into the store (and makes the names durable too). */
   async commit(): Promise<void> {
     if (this.options.perFile || !syncFilesystem(this.tmpDir)) await syncEach([...this.pending.values()]);
-    const dirs = new Set<string>();
     for (const [hash, tmp] of this.pending) {
       const target = this.ctx.blobs.pathOf(hash);
       if (existsSync(target)) {
         rmSync(tmp, { force: true });
         continue;
       }
-      const dir = dirname(target);
-      if (!dirs.has(dir)) {
-        mkdirSync(dir, { recursive: true });
-        dirs.add(dir);
+      try {
+        renameSync(tmp, target);
+      } catch (err) {
+        // Its folder went away meanwhile (nothing removes them today): make it again.
+        if ((err as { code?: string }).code !== 'ENOENT') throw err;
+        mkdirSync(dirname(target), { recursive: true });
+        renameSync(tmp, target);
       }
-      renameSync(tmp, target);
       this.created.set(hash, statSync(target).mtimeMs);
     }
     this.pending.clear();

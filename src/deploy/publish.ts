@@ -103,7 +103,8 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
   let pruned: string[] = [];
   const result = immediate(ctx.db, () => {
     const canvas = ctx.canvases.byId(canvasId);
-    if (!canvas || canvas.archivedAt !== null || canvas.disabledAt !== null) throw new AppError('unauthorized');
+    // Archived, disabled or deleted while the upload ran: the key no longer counts.
+    if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw new AppError('unauthorized');
     const current = checkCoordination(ctx, canvas, opts);
     if (current) return current;
     const now = ctx.now();
@@ -136,10 +137,19 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
   if (result.outcome === 'published') {
     afterCommit(ctx, () => {
       ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
-      if (pruned.length > 0) collectBlobs(ctx, pruned);
+      if (pruned.length > 0) collectPruned(ctx, pruned);
     });
   }
   return result;
+}
+
+function collectPruned(ctx: AppContext, hashes: string[]): void {
+  try {
+    collectBlobs(ctx, hashes);
+  } catch (err) {
+    // The database may have closed meanwhile (shutdown); the periodic sweep catches up.
+    ctx.log.warn('collecting pruned blobs failed', { error: String(err) });
+  }
 }
 
 export function resultOf(ctx: AppContext, canvas: Canvas, v: VersionRecord, outcome: DeployResult['outcome'], warnings: string[]): DeployResult {

@@ -49,7 +49,7 @@ export function uploadRoutes(ctx: AppContext) {
         const canvas = authenticateDeployKey(ctx, request, params.id);
         enforceDeployRate(ctx, canvas.id);
         const body = await readFinalizeBody(request);
-        return json(200, uploads.finalize(canvas, canvas.ownerId, params.uploadId, body));
+        return json(200, await uploads.finalize(canvas, canvas.ownerId, params.uploadId, body));
       },
       { parse: 'none', params: UploadParams },
     );

@@ -23,6 +23,8 @@ export const FINALIZE_LEASE_MS = 60 * 1000;
 export const UPLOAD_RETENTION_MS = 60 * 60 * 1000;
 const SWEEP_EVERY_MS = 60 * 1000;
 const HASH = /^[0-9a-f]{64}$/;
+/** Blobs finalize checks on disk before letting other requests run. */
+const BLOB_CHECKS_PER_TURN = 500;
 
 export interface BeginInput {
   manifest?: unknown;
@@ -70,8 +72,8 @@ export class UploadService {
     const blobs = [...manifest.blobs].map(([hash, size]) => ({
       hash,
       size,
-      // A hash whose stored bytes have another size is asked for again; staging then reports the mismatch.
-      staged: held.has(hash) && this.ctx.blobs.size(hash) === size,
+      // A hash declared with another size than the canvas holds it with is asked for again; staging then reports the mismatch.
+      staged: held.get(hash) === size,
     }));
     const uploadId = newToken();
     this.store.insert({
@@ -120,11 +122,14 @@ export class UploadService {
   }
 
   /**
-   * Publishes the session's manifest. The finalize lease keeps a second
-   * finalize out; a refused finalize (missing blob, stale token) leaves the
-   * session open for another try.
+   * Publishes the session's manifest. The finalize lease is taken before the
+   * staged blobs are checked on disk (off the event loop), so a second
+   * finalize of the same handle meanwhile answers UPLOAD_IN_PROGRESS; a
+   * refused finalize (missing blob, stale token) leaves the session open for
+   * another try. The decision order and the live switch then run in one
+   * BEGIN IMMEDIATE transaction.
    */
-  finalize(canvas: Canvas, actorId: string, uploadId: string, input: FinalizeInput, options: FinalizeOptions = {}): DeployResult {
+  async finalize(canvas: Canvas, actorId: string, uploadId: string, input: FinalizeInput, options: FinalizeOptions = {}): Promise<DeployResult> {
     const asked = validateCoordination(input);
     const session = this.sessionFor(canvas.id, actorId, uploadId);
     this.requireActor(canvas, session.actorId);
@@ -147,13 +152,18 @@ export class UploadService {
         releaseId: session.releaseId,
         expectedPublicationToken: asked.expectedPublicationToken ?? session.expectedToken,
       };
+      const missing = await this.missingBlobs(session);
       const result = immediate(this.ctx.db, () => {
         const current = checkCoordination(this.ctx, canvas, coordination);
         if (current) {
           this.store.consume(uploadId, current.versionId, now);
           return current;
         }
-        this.requireBlobs(session);
+        if (missing.length > 0) {
+          throw new AppError('UPLOAD_MISSING_BLOB', `${missing.length} blob(s) not staged yet`, { missingHashes: missing });
+        }
+        const total = session.files.reduce((sum, f) => sum + f.size, 0);
+        if (total > UPLOAD_LIMITS.canvasBytes) throw new AppError('CANVAS_TOO_LARGE', 'more than 100 MB in total', {}, { status: 413 });
         const published = publishVersion(this.ctx, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
@@ -211,18 +221,22 @@ export class UploadService {
     }
   }
 
-  /** Every hash staged and still on disk with its declared size; the manifest sum within the cap. */
-  private requireBlobs(session: UploadSession): void {
+  /**
+   * The hashes not staged yet, or no longer on disk with their declared size
+   * (the disk is the truth: a blob the canvas held at begin may have gone
+   * since; stage it again). Checked in batches, yielding between them.
+   */
+  private async missingBlobs(session: UploadSession): Promise<string[]> {
     const missing: string[] = [];
-    for (const b of this.store.blobs(session.id)) {
-      // The disk is the truth: a blob the canvas held at begin may have gone since (stage it again).
-      if (!b.staged || this.ctx.blobs.size(b.hash) !== b.size) missing.push(b.hash);
+    const blobs = this.store.blobs(session.id);
+    for (let i = 0; i < blobs.length; i += BLOB_CHECKS_PER_TURN) {
+      // Other requests run between batches; the lease keeps other finalizes of this handle out meanwhile.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const b of blobs.slice(i, i + BLOB_CHECKS_PER_TURN)) {
+        if (!b.staged || this.ctx.blobs.size(b.hash) !== b.size) missing.push(b.hash);
+      }
     }
-    if (missing.length > 0) {
-      throw new AppError('UPLOAD_MISSING_BLOB', `${missing.length} blob(s) not staged yet`, { missingHashes: missing });
-    }
-    const total = session.files.reduce((sum, f) => sum + f.size, 0);
-    if (total > UPLOAD_LIMITS.canvasBytes) throw new AppError('CANVAS_TOO_LARGE', 'more than 100 MB in total', {}, { status: 413 });
+    return missing;
   }
 }
 

@@ -107,20 +107,26 @@ export class UploadStore {
   }
 
   /**
-   * Which of `hashes` the canvas itself holds: files of its versions, or
-   * blobs staged through its upload sessions. Other canvases' blobs never
-   * count, so begin reveals nothing about them. One statement for the whole
-   * list (a query per hash costs ten times more on a 2000-file manifest).
+   * Which of `hashes` the canvas itself holds, with their size: files of its
+   * versions, or blobs staged through its upload sessions. Other canvases'
+   * blobs never count, so begin reveals nothing about them. One statement
+   * for the whole list (a query per hash costs ten times more on a
+   * 2000-file manifest). Finalize still checks the disk.
    */
-  heldByCanvas(canvasId: string, hashes: string[]): Set<string> {
+  heldByCanvas(canvasId: string, hashes: string[]): Map<string, number> {
     const rows = this.db
-      .query<{ hash: string }, [string, string]>(
-        `SELECT j.value AS hash FROM json_each(?1) j
-         WHERE EXISTS (SELECT 1 FROM version_files f JOIN versions v ON v.id = f.version_id WHERE f.hash = j.value AND v.canvas_id = ?2)
-            OR EXISTS (SELECT 1 FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = j.value AND b.staged = 1 AND s.canvas_id = ?2)`,
+      .query<{ hash: string; size: number | null }, [string, string]>(
+        `SELECT j.value AS hash,
+                COALESCE(
+                  (SELECT f.size FROM version_files f JOIN versions v ON v.id = f.version_id WHERE f.hash = j.value AND v.canvas_id = ?2 LIMIT 1),
+                  (SELECT b.size FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = j.value AND b.staged = 1 AND s.canvas_id = ?2 LIMIT 1)
+                ) AS size
+         FROM json_each(?1) j`,
       )
       .all(JSON.stringify(hashes), canvasId);
-    return new Set(rows.map((r) => r.hash));
+    const held = new Map<string, number>();
+    for (const r of rows) if (r.size !== null) held.set(r.hash, r.size);
+    return held;
   }
 
   /** Takes the finalize lease unless another finalize holds an unexpired one. */

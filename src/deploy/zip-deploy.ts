@@ -17,6 +17,7 @@ import { checkCoordination, publishVersion, type Coordination, type DeployResult
 import { spoolBody, SpoolLimitError } from './spool.ts';
 import { deployWarnings } from './warnings.ts';
 import { entryName } from './zip-paths.ts';
+import { ZipFollower } from './zip-follow.ts';
 import { ZipFile, ZipFormatError, type ZipEntry } from './zip-reader.ts';
 
 const MiB = 1024 * 1024;
@@ -66,25 +67,29 @@ export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableS
   mkdirSync(dir, { recursive: true });
   const spoolPath = join(dir, `body-${newId()}.zip`);
   const started = performance.now();
-  let size: number;
-  try {
-    size = await spoolBody(body, spoolPath, ZIP_LIMITS.bodyBytes);
-  } catch (err) {
-    if (err instanceof SpoolLimitError) throw tooLargeBody();
-    throw err;
-  }
   const writer = new DeployBlobWriter(ctx, dir);
+  // Entries are extracted while the rest of the body is still arriving; the checks below decide what is kept.
+  const follower = new ZipFollower(spoolPath, writer, { fileBytes: ZIP_LIMITS.fileBytes, compressedBytes: MAX_COMPRESSED, canvasBytes: ZIP_LIMITS.canvasBytes, files: ZIP_LIMITS.files }, inflateCapped);
   let zip: ZipFile | null = null;
   try {
+    let size: number;
+    try {
+      size = await spoolBody(body, spoolPath, ZIP_LIMITS.bodyBytes, (spooled) => follower.advance(spooled));
+    } catch (err) {
+      if (err instanceof SpoolLimitError) throw tooLargeBody();
+      throw err;
+    }
+    follower.close();
     if (size === 0) throw new AppError('EMPTY_DEPLOY', 'the request body is empty: send a ZIP archive');
     zip = new ZipFile(spoolPath);
     const spooled = performance.now();
     const planned = plan(zip.entries());
-    const { files, keyLintPaths } = await extract(zip, planned, writer);
+    const { files, keyLintPaths, followed } = await extract(zip, planned, writer, follower);
     // The spool goes first: its dirty pages must not ride along in the flush.
     zip.close();
     zip = null;
     rmSync(spoolPath, { force: true });
+    writer.keepOnly(new Set(files.map((f) => f.hash)));
     const inflated = performance.now();
     await writer.commit();
     const extracted = performance.now();
@@ -101,7 +106,8 @@ export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableS
       outcome: result.outcome,
       bodyBytes: size,
       files: files.length,
-      spoolMs: Math.round(spooled - started),
+      extractedWhileReceiving: followed,
+      receiveMs: Math.round(spooled - started),
       extractMs: Math.round(inflated - spooled),
       syncMs: Math.round(extracted - inflated),
       publishMs: Math.round(performance.now() - extracted),
@@ -113,6 +119,7 @@ export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableS
     if (err instanceof ZipFormatError) throw new AppError('INVALID_ZIP', `unreadable ZIP archive: ${err.message}`);
     throw err;
   } finally {
+    follower.close();
     zip?.close();
     rmSync(spoolPath, { force: true });
   }
@@ -143,34 +150,55 @@ function plan(entries: ZipEntry[]): PlannedFile[] {
   return files;
 }
 
-/** Inflates, verifies and stores each planned file, in archive order (sequential reads of the spool). */
-async function extract(zip: ZipFile, planned: PlannedFile[], writer: DeployBlobWriter): Promise<{ files: ManifestFile[]; keyLintPaths: string[] }> {
+/**
+ * Stores each planned file, in archive order: taken from the follower when it
+ * extracted exactly this entry already, else inflated and verified here
+ * (sequential reads of the spool). Answers how many came from the follower.
+ */
+async function extract(
+  zip: ZipFile,
+  planned: PlannedFile[],
+  writer: DeployBlobWriter,
+  follower: ZipFollower,
+): Promise<{ files: ManifestFile[]; keyLintPaths: string[]; followed: number }> {
   const ordered = [...planned].sort((a, b) => a.entry.localOffset - b.entry.localOffset);
   const files: ManifestFile[] = [];
   const keyLintPaths: string[] = [];
   let previousEnd = 0;
   let sinceYield = 0;
   let total = 0;
+  let followed = 0;
   for (const { entry, path, mime } of ordered) {
-    const raw = zip.rawData(entry);
+    const range = zip.localRange(entry);
     // Entries sharing bytes are how the worst bombs multiply; no real archive does it.
-    if (raw.start < previousEnd) throw new AppError('INVALID_ZIP', 'entries overlap', { path });
-    previousEnd = raw.end;
-    const bytes = inflate(entry, raw.data, path);
-    if (bytes.byteLength !== entry.uncompressedSize) throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
-    if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
-    total += bytes.byteLength;
+    if (range.start < previousEnd) throw new AppError('INVALID_ZIP', 'entries overlap', { path });
+    previousEnd = range.end;
+    let hash: string;
+    let size: number;
+    const ahead = follower.take(entry, path);
+    if (ahead) {
+      followed++;
+      ({ hash, size } = { hash: ahead.hash, size: ahead.uncompressedSize });
+      if (ahead.keyLint) keyLintPaths.push(path);
+    } else {
+      const raw = zip.rawData(entry);
+      const bytes = inflate(entry, raw.data, path);
+      if (bytes.byteLength !== entry.uncompressedSize) throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
+      if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
+      hash = writer.write(bytes);
+      size = bytes.byteLength;
+      if (isTextType(mime) && CANVAS_KEY_PATTERN.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))) keyLintPaths.push(path);
+      sinceYield += bytes.byteLength + raw.data.byteLength;
+    }
+    total += size;
     if (total > ZIP_LIMITS.canvasBytes) throw tooLargeTotal();
-    const hash = writer.write(bytes);
-    if (isTextType(mime) && CANVAS_KEY_PATTERN.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))) keyLintPaths.push(path);
-    files.push({ path, hash, size: bytes.byteLength, mime });
-    sinceYield += bytes.byteLength + raw.data.byteLength;
+    files.push({ path, hash, size, mime });
     if (sinceYield >= YIELD_EVERY_BYTES) {
       sinceYield = 0;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
-  return { files, keyLintPaths };
+  return { files, keyLintPaths, followed };
 }
 
 function inflate(entry: ZipEntry, data: Buffer, path: string): Uint8Array {
@@ -179,12 +207,16 @@ function inflate(entry: ZipEntry, data: Buffer, path: string): Uint8Array {
     return data;
   }
   try {
-    // maxOutputLength doubles as the bomb cap: past 25 MB inflating stops with a RangeError.
-    return inflateRawSync(data, { maxOutputLength: ZIP_LIMITS.fileBytes });
+    return inflateCapped(data, ZIP_LIMITS.fileBytes);
   } catch (err) {
     if (err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw bomb(path);
     throw new AppError('INVALID_ZIP', 'entry data is not valid deflate (corrupt archive)', { path });
   }
+}
+
+/** Raw inflate that stops past `maxBytes` (maxOutputLength doubles as the bomb cap: a RangeError). */
+function inflateCapped(data: Buffer, maxBytes: number): Uint8Array {
+  return inflateRawSync(data, { maxOutputLength: maxBytes });
 }
 
 const bomb = (path: string) => new AppError('ZIP_BOMB_REJECTED', 'an entry declares or inflates to more than 25 MB', { path });

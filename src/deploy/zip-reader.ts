@@ -94,13 +94,12 @@ export class ZipFile {
   }
 
   /**
-   * The entry's stored (compressed) bytes, after checking its local header
-   * matches the central record and the data lies before the central directory.
-   * Answers the byte range too, for the caller's overlap check. `data` is a
-   * view of a scratch buffer reused by the next call (fresh buffers per
-   * entry cost more in page faults than the reads themselves).
+   * Where the entry's stored bytes lie, after checking its local header
+   * matches the central record and the data ends before the central
+   * directory. `start` is the local header's offset (for the caller's
+   * overlap check), `dataStart`..`end` the stored bytes.
    */
-  rawData(entry: ZipEntry): { data: Buffer; start: number; end: number } {
+  localRange(entry: ZipEntry): { start: number; dataStart: number; end: number } {
     if (entry.localOffset + 30 > this.cdOffset) throw new ZipFormatError('entry out of bounds');
     const local = this.read(entry.localOffset, 30);
     if (local.readUInt32LE(0) !== SIG_LOCAL) throw new ZipFormatError('bad local header');
@@ -109,10 +108,20 @@ export class ZipFile {
     if (local.readUInt16LE(8) !== entry.method) throw new ZipFormatError('local header disagrees with the central directory');
     const name = this.read(entry.localOffset + 30, nameLen);
     if (!name.equals(entry.nameBytes)) throw new ZipFormatError('local header disagrees with the central directory');
-    const start = entry.localOffset + 30 + nameLen + extraLen;
-    const end = start + entry.compressedSize;
+    const dataStart = entry.localOffset + 30 + nameLen + extraLen;
+    const end = dataStart + entry.compressedSize;
     if (end > this.cdOffset) throw new ZipFormatError('entry data runs past the central directory (truncated archive)');
-    return { data: this.read(start, entry.compressedSize, true), start: entry.localOffset, end };
+    return { start: entry.localOffset, dataStart, end };
+  }
+
+  /**
+   * The entry's stored (compressed) bytes (see localRange for the checks).
+   * `data` is a view of a scratch buffer reused by the next call (fresh
+   * buffers per entry cost more in page faults than the reads themselves).
+   */
+  rawData(entry: ZipEntry): { data: Buffer; start: number; end: number } {
+    const { start, dataStart, end } = this.localRange(entry);
+    return { data: this.read(dataStart, entry.compressedSize, true), start, end };
   }
 
   private eocdAt = 0;
@@ -168,7 +177,7 @@ export class ZipFile {
 }
 
 /** ZIP64 extended information (0x0001): 64-bit values for the fields stored as 0xFFFFFFFF, in order. */
-function applyZip64Extra(entry: ZipEntry, extra: Buffer): void {
+export function applyZip64Extra(entry: ZipEntry, extra: Buffer): void {
   const needs = entry.uncompressedSize === 0xffffffff || entry.compressedSize === 0xffffffff || entry.localOffset === 0xffffffff;
   if (!needs) return;
   for (let p = 0; p + 4 <= extra.byteLength; ) {
