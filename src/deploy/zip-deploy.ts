@@ -18,7 +18,7 @@ import { spoolBody, SpoolLimitError } from './spool.ts';
 import { deployWarnings } from './warnings.ts';
 import { entryName } from './zip-paths.ts';
 import { ZipFollower } from './zip-follow.ts';
-import { ZipFile, ZipFormatError, type ZipEntry } from './zip-reader.ts';
+import { METHOD_DEFLATE, METHOD_STORED, ZipFile, ZipFormatError, type ZipEntry } from './zip-reader.ts';
 
 const MiB = 1024 * 1024;
 /** Deploy API limits (spec Limits; binary units per CONTRACT §9). */
@@ -33,8 +33,6 @@ const MAX_COMPRESSED = ZIP_LIMITS.fileBytes + MiB;
 /** Let other requests run between entries once this much was inflated. */
 const YIELD_EVERY_BYTES = 8 * MiB;
 
-const METHOD_STORED = 0;
-const METHOD_DEFLATE = 8;
 
 export const tooLargeBody = () => new AppError('CANVAS_TOO_LARGE', 'the request body is over 110 MB', {}, { status: 413 });
 

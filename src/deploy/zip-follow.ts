@@ -14,14 +14,10 @@ import { CANVAS_KEY_PATTERN } from '../canvases/keys.ts';
 import type { DeployBlobWriter } from './blob-writer.ts';
 import { isTextType, mimeFor } from './mime.ts';
 import { entryName } from './zip-paths.ts';
-import { applyZip64Extra, type ZipEntry } from './zip-reader.ts';
+import { applyZip64Extra, FLAG_UTF8, METHOD_DEFLATE, METHOD_STORED, SIG_LOCAL, type ZipEntry } from './zip-reader.ts';
 
-const SIG_LOCAL = 0x04034b50;
 const FLAG_ENCRYPTED = 0x1;
 const FLAG_DATA_DESCRIPTOR = 0x8;
-const FLAG_UTF8 = 0x800;
-const METHOD_STORED = 0;
-const METHOD_DEFLATE = 8;
 
 export interface FollowLimits {
   fileBytes: number;

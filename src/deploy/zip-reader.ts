@@ -25,7 +25,11 @@ export interface ZipEntry {
   externalAttrs: number;
 }
 
-const SIG_LOCAL = 0x04034b50;
+export const SIG_LOCAL = 0x04034b50;
+/** General-purpose flag bit 11: the name is UTF-8. */
+export const FLAG_UTF8 = 0x800;
+export const METHOD_STORED = 0;
+export const METHOD_DEFLATE = 8;
 const SIG_CENTRAL = 0x02014b50;
 const SIG_EOCD = 0x06054b50;
 const SIG_ZIP64_EOCD = 0x06064b50;
@@ -75,7 +79,7 @@ export class ZipFile {
       if (end > cd.byteLength) throw new ZipFormatError('truncated central directory');
       const entry: ZipEntry = {
         nameBytes: cd.subarray(p + 46, p + 46 + nameLen),
-        utf8: (cd.readUInt16LE(p + 8) & 0x800) !== 0,
+        utf8: (cd.readUInt16LE(p + 8) & FLAG_UTF8) !== 0,
         flags: cd.readUInt16LE(p + 8),
         method: cd.readUInt16LE(p + 10),
         crc32: cd.readUInt32LE(p + 16),
