@@ -14,6 +14,8 @@ export interface EventMap {
   'canvas.capabilities-changed': { canvasId: string };
   /** Deactivated, or lost the right to publish public links. */
   'user.changed': { userId: string };
+  /** Somebody signed out (a session or a guest session ended): sockets it opened must go. */
+  'session.ended': Record<string, never>;
   /** Instance settings changed (public links, AI, file quotas). */
   'settings.changed': Record<string, never>;
 }

@@ -244,7 +244,9 @@ describe('revalidation closes sockets', () => {
     await api('PATCH', `/api/canvases/${c.canvas.id}/capabilities`, c.cookie.owner, { realtime: false });
     for (const s of [owner, viewer]) {
       await closedWith(s, 4403);
-      expect(s.frames).toEqual([{ type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', message: expect.any(String) }]);
+      expect(s.frames).toEqual([
+        { type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', backendEnabled: true, reason: 'feature_off', hint: expect.stringMatching(/\S/), message: expect.any(String) },
+      ]);
     }
   });
 
@@ -254,7 +256,62 @@ describe('revalidation closes sockets', () => {
     app.ctx.canvases.update(c.canvas.id, { cap_backend: 0 }, app.ctx.now());
     viewer.send({ type: 'subscribe', channel: 'x' });
     await closedWith(viewer, 4403);
-    expect(viewer.frames).toEqual([{ type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', message: expect.any(String) }]);
+    expect(viewer.frames).toEqual([
+      { type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', backendEnabled: false, reason: 'backend_off', hint: expect.stringMatching(/\S/), message: expect.any(String) },
+    ]);
+  });
+});
+
+describe('receivers are re-checked before a fan-out', () => {
+  test('a listener who signed out elsewhere is closed with 4401 at once, and hears nothing more', async () => {
+    const c = await makeCast(app);
+    const owner = await open(c, 'owner');
+    const viewer = await open(c, 'viewer');
+    await join(owner, 'room');
+    await join(viewer, 'room');
+    await owner.next((f) => f.type === 'join');
+    // The viewer's own socket sends nothing: the sign-out itself closes it.
+    expect((await app.request('/auth/logout', { method: 'POST', cookie: c.cookie.viewer })).status).toBe(200);
+    expect((await viewer.closed).code).toBe(4401);
+    expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
+    owner.send({ type: 'publish', channel: 'room', event: 'after' });
+    expect((await owner.next((f) => f.type === 'message')).event).toBe('after');
+    expect(viewer.frames.filter((f) => f.type === 'message')).toEqual([]);
+  });
+
+  test('a session ended straight in the store (no event): the next publish closes the listener instead of reaching it', async () => {
+    const c = await makeCast(app);
+    const owner = await open(c, 'owner');
+    const viewer = await open(c, 'viewer');
+    await join(owner, 'room');
+    await join(viewer, 'room');
+    await owner.next((f) => f.type === 'join');
+    app.ctx.db.query('DELETE FROM sessions WHERE user_id = ?').run(c.ids.viewer);
+    owner.send({ type: 'publish', channel: 'room', event: 'secret' });
+    expect((await owner.next((f) => f.type === 'message')).event).toBe('secret');
+    expect((await viewer.closed).code).toBe(4401);
+    expect(viewer.frames.filter((f) => f.type === 'message')).toEqual([]);
+  });
+
+  test('a share that expires with time alone: viewers are closed by the next publish, editors keep listening', async () => {
+    let clock = Date.now();
+    const own = await startTestApp({ listen: true, now: () => clock, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    try {
+      const c = await makeCast(own);
+      const patch = await own.request(`/api/canvases/${c.canvas.id}`, { method: 'PATCH', cookie: c.cookie.owner, json: { expiresAt: clock + 60_000 } });
+      expect(patch.status).toBe(200);
+      const owner = await connect(own, c.canvas.slug, c.cookie.owner);
+      const editor = await connect(own, c.canvas.slug, c.cookie.editor);
+      const viewer = await connect(own, c.canvas.slug, c.cookie.viewer);
+      for (const s of [owner, editor, viewer]) await s.subscribe('room');
+      clock += 120_000;
+      owner.send({ type: 'publish', channel: 'room', event: 'late' });
+      expect((await editor.next((f) => f.type === 'message')).event).toBe('late');
+      expect((await viewer.closed).code).toBe(4401);
+      expect(viewer.frames.filter((f) => f.type === 'message')).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 });
 

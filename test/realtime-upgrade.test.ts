@@ -120,10 +120,13 @@ describe('the canvas rate limit applies to upgrades', () => {
 });
 
 describe('realtime switched off: 101, an error frame, then 4403', () => {
-  const expectRefused = async (client: Client) => {
+  // The frame carries the same details as the HTTP refusal, so the SDK can show the hint.
+  const expectRefused = async (client: Client, reason: string, backendEnabled = true) => {
     const closed = await client.closed;
     expect(closed.code).toBe(4403);
-    expect(client.frames).toEqual([{ type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', message: expect.any(String) }]);
+    expect(client.frames).toEqual([
+      { type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', backendEnabled, reason, hint: expect.stringMatching(/\S/), message: expect.any(String) },
+    ]);
   };
 
   test('the canvas switch, and the backend switch', async () => {
@@ -132,9 +135,9 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
       const cast = await makeCast(app);
       app.ctx.canvases.update(cast.canvas.id, { cap_realtime: 0 }, app.ctx.now());
       expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
-      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.owner));
+      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.owner), 'feature_off');
       app.ctx.canvases.update(cast.canvas.id, { cap_realtime: 1, cap_backend: 0 }, app.ctx.now());
-      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer));
+      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer), 'backend_off', false);
       // A plain GET answers the capability refusal over HTTP.
       const res = await app.request(`/v1/c/${cast.canvas.slug}/realtime`, { cookie: cast.cookie.viewer });
       expect(res.status).toBe(403);
@@ -148,7 +151,7 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
     const app = await startTestApp({ listen: true, env: { EASEL_REALTIME: 'off' } });
     try {
       const cast = await makeCast(app);
-      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer));
+      await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer), 'operator_disabled');
     } finally {
       await app.close();
     }

@@ -4,7 +4,7 @@
 // writes: the very next page view must see every change.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Canvas } from '../src/canvases/record.ts';
-import { DataVersion } from '../src/serve/data-version.ts';
+import { DataVersion } from '../src/db/data-version.ts';
 import { VersionedCache } from '../src/serve/versioned-cache.ts';
 import { createDeployCanvas, deploy, zipOf } from './deploy-fixtures.ts';
 import { startTestApp, type TestApp } from './harness.ts';

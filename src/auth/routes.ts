@@ -36,6 +36,7 @@ export function authRoutes(ctx: AppContext) {
       const guestToken = cookies.get(GUEST_COOKIE);
       if (guestToken) ctx.guests.destroySession(guestToken);
       metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
+      if (token || guestToken) ctx.events.emit('session.ended', {});
       return json(200, { ok: true });
     });
 }

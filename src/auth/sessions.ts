@@ -17,7 +17,7 @@ export interface ResolvedSession {
 }
 
 /**
- * Says whether cached sessions are still current (src/serve/data-version.ts):
+ * Says whether cached sessions are still current (src/db/data-version.ts):
  * a number that moves on every write to the sessions and users tables (and
  * possibly others), and whether rows read now may be stored (not inside a
  * transaction).

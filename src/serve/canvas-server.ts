@@ -9,7 +9,7 @@ import { html } from '../http/respond.ts';
 import { RateLimiter } from '../ratelimit.ts';
 import { accessFacts } from './access-facts.ts';
 import { CompressedStore } from './compress.ts';
-import { DataVersion } from './data-version.ts';
+import { DataVersion } from '../db/data-version.ts';
 import { AccessFactsCache } from './facts-cache.ts';
 import { gateCookieWith, gatePassed } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './host.ts';

@@ -1,7 +1,7 @@
 import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { ownerFacts, type OwnerFacts } from './access-facts.ts';
-import { DataVersion } from './data-version.ts';
+import { DataVersion } from '../db/data-version.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
 export interface CanvasFacts {

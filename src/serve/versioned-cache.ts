@@ -1,4 +1,4 @@
-import type { DataVersion } from './data-version.ts';
+import type { DataVersion } from '../db/data-version.ts';
 
 /** Longest an entry is trusted without a look at the database (writes by another process). */
 export const VERSIONED_TTL_MS = 10_000;

@@ -168,12 +168,12 @@ describe('the README example canvas in Chromium, two people', () => {
     await eventually(async () => (await closes()).length > 0);
     expect(await closes()).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
     const rtOff = await alice.evaluate(() =>
-      easel.realtime.channel('participants:chat').presence().catch((e) => ({ name: e.name, code: e.code, capability: e.capability })),
+      easel.realtime.channel('participants:chat').presence().catch((e) => ({ name: e.name, code: e.code, capability: e.capability, reason: e.reason, hint: e.hint })),
     );
-    expect(rtOff).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', capability: 'realtime' });
+    expect(rtOff).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', capability: 'realtime', reason: 'feature_off', hint: expect.stringMatching(/realtime/) });
 
     // A fresh page shows the hint instead of the chat.
     const again = await pageFor('alice');
-    expect(await text(again, '#status')).toMatch(/^realtime is off: /);
+    expect(await text(again, '#status')).toMatch(/^realtime is off: The canvas owner can turn on realtime/);
   });
 });

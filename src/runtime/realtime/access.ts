@@ -6,6 +6,7 @@ import type { Principal } from '../../auth/principal.ts';
 import { decideAccess } from '../../canvases/access.ts';
 import type { Canvas, CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
+import type { AppError } from '../../errors.ts';
 import { capabilityRefusal, viewerOf } from '../pipeline.ts';
 import { gatePassed } from '../gate-check.ts';
 import { CLOSE } from './limits.ts';
@@ -24,7 +25,7 @@ export interface SocketIdentity {
 export type Recheck =
   | { ok: true; canvas: Canvas; role: CanvasRole; name: string }
   | { ok: false; close: typeof CLOSE.accessLost }
-  | { ok: false; close: typeof CLOSE.capabilityDisabled; message: string };
+  | { ok: false; close: typeof CLOSE.capabilityDisabled; refusal: AppError };
 
 const LOST = { ok: false, close: CLOSE.accessLost } as const;
 
@@ -65,7 +66,7 @@ export function recheck(ctx: AppContext, id: SocketIdentity): Recheck {
   // Static-only means the canvas became a live Public link: its runtime API is for owners and editors.
   if (!decision.ok || decision.staticOnly) return LOST;
   const refusal = capabilityRefusal(ctx, canvas, 'realtime');
-  if (refusal) return { ok: false, close: CLOSE.capabilityDisabled, message: refusal.message };
+  if (refusal) return { ok: false, close: CLOSE.capabilityDisabled, refusal };
   const name = principal.kind === 'user' ? principal.user.name : principal.kind === 'guest' ? principal.name : '';
   return { ok: true, canvas, role: decision.effectiveRole, name };
 }

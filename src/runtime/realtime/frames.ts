@@ -63,5 +63,7 @@ export const frames = {
   membership: (type: 'join' | 'leave', channel: string, user: PresenceUser) => JSON.stringify({ type, channel, user: { id: user.id, name: user.name } }),
   error: (code: string, message: string) => JSON.stringify({ type: 'error', code, message }),
   denied: (channel: string, message: string) => JSON.stringify({ type: 'error', code: 'PERMISSION_DENIED', channel, message }),
-  capabilityDisabled: (message: string) => JSON.stringify({ type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', message }),
+  /** With the HTTP refusal's details (capability, backendEnabled, reason, hint), so the SDK's CapabilityDisabledError is the same either way. */
+  capabilityDisabled: (refusal: { message: string; extra: Record<string, unknown> }) =>
+    JSON.stringify({ type: 'error', code: 'CAPABILITY_DISABLED', message: refusal.message, ...refusal.extra, capability: 'realtime' }),
 };

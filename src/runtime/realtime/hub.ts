@@ -5,10 +5,14 @@
 // its live role may subscribe, and on its presence topic only while it may
 // see presence. Policy, role and access changes (ctx.events) recompute that
 // membership for every open socket of the canvas, so they apply at once;
-// every operation also re-checks its sender against the store.
+// every operation also re-checks its sender against the store, and the
+// receivers too before anything fans out, whenever the store changed or a
+// second passed (shares, sessions and invites also expire with time alone).
+// A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
 import type { CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
+import { DataVersion } from '../../db/data-version.ts';
 import { newId } from '../../ids.ts';
 import { RateLimiter } from '../../ratelimit.ts';
 import { recheck, type Recheck, type SocketIdentity } from './access.ts';
@@ -56,6 +60,11 @@ interface Participant {
 
 type Live = Extract<Recheck, { ok: true }>;
 
+/** Receivers are re-checked before a fan-out at least this often, even when the store did not change. */
+const RECEIVERS_RECHECK_MS = 1000;
+/** Idle sockets are re-checked this often (access that ran out with time alone). */
+const SWEEP_EVERY_MS = 15_000;
+
 const topic = {
   messages: (canvasId: string, channel: string) => `rt|${canvasId}|m|${channel}`,
   presence: (canvasId: string, channel: string) => `rt|${canvasId}|p|${channel}`,
@@ -69,9 +78,16 @@ export class RealtimeHub {
   /** Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false. */
   private readonly limiter: RateLimiter;
   private readonly unsubscribe: Array<() => void> = [];
+  private readonly dataVersion: DataVersion;
+  /** canvasId → when and at which data version its receivers were last re-checked. */
+  private readonly receiversChecked = new Map<string, { version: number; at: number }>();
+  private readonly sweep: ReturnType<typeof setInterval>;
 
   constructor(private readonly ctx: AppContext) {
     this.limiter = new RateLimiter(true, 100_000, ctx.now);
+    this.dataVersion = DataVersion.of(ctx.db);
+    this.sweep = setInterval(() => this.revalidateAll(), SWEEP_EVERY_MS);
+    this.sweep.unref();
     const { events } = ctx;
     this.unsubscribe.push(
       events.on('canvas.unpublished', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was unpublished')),
@@ -81,6 +97,7 @@ export class RealtimeHub {
       // A user's status can change what they may do anywhere, and an owner's what everyone may do on their canvases.
       events.on('user.changed', () => this.revalidateAll()),
       events.on('settings.changed', () => this.revalidateAll()),
+      events.on('session.ended', () => this.revalidateAll()),
     );
     ctx.onShutdown.push(() => this.shutdown());
   }
@@ -111,7 +128,10 @@ export class RealtimeHub {
     for (const channel of [...conn.channels.keys()]) this.leave(conn, channel);
     const set = this.byCanvas.get(conn.canvasId);
     set?.delete(conn);
-    if (set?.size === 0) this.byCanvas.delete(conn.canvasId);
+    if (set?.size === 0) {
+      this.byCanvas.delete(conn.canvasId);
+      this.receiversChecked.delete(conn.canvasId);
+    }
     this.ctx.log.debug('realtime close', { canvasId: conn.canvasId, connectionId: conn.id, code });
   }
 
@@ -145,6 +165,8 @@ export class RealtimeHub {
   private subscribe(conn: Connection, channel: string): void {
     const live = this.refresh(conn);
     if (!live) return;
+    // A join is announced to the channel: only to those still allowed to hear it.
+    this.recheckReceivers(conn.canvasId);
     const rights = channelRights(live.canvas.runtimePolicy, channel, live.role);
     if (!rights.subscribe) return this.send(conn, frames.denied(channel, 'your role may not subscribe to this channel'));
     if (!conn.channels.has(channel)) {
@@ -163,6 +185,7 @@ export class RealtimeHub {
     if (!channelRights(live.canvas.runtimePolicy, channel, live.role).publish) {
       return this.send(conn, frames.denied(channel, 'your role may not publish on this channel'));
     }
+    this.recheckReceivers(conn.canvasId);
     const json = frames.message(channel, event, data, { id: conn.actorId, name: live.name, canvasRole: live.role });
     this.server?.publish(topic.messages(conn.canvasId, channel), json);
     // The sender always hears its own message (that is how the SDK knows a publish went out), subscribed or not.
@@ -264,7 +287,7 @@ export class RealtimeHub {
     if (conn.closed) return null;
     const live = recheck(this.ctx, conn.identity);
     if (!live.ok) {
-      if (live.close === CLOSE.capabilityDisabled) this.send(conn, frames.capabilityDisabled(live.message));
+      if (live.close === CLOSE.capabilityDisabled) this.send(conn, frames.capabilityDisabled(live.refusal));
       this.close(conn, live.close, live.close === CLOSE.accessLost ? 'access to the canvas was lost' : 'realtime is switched off for this canvas');
       return null;
     }
@@ -282,6 +305,18 @@ export class RealtimeHub {
 
   private revalidateCanvas(canvasId: string): void {
     for (const conn of [...(this.byCanvas.get(canvasId) ?? [])]) this.refresh(conn);
+    this.receiversChecked.set(canvasId, { version: this.dataVersion.current(), at: this.ctx.now() });
+  }
+
+  /**
+   * Before a fan-out: re-checks every socket of the canvas unless nothing in
+   * the store changed since the last time and that was under a second ago.
+   * Topic publishing then reaches only sockets that may still listen.
+   */
+  private recheckReceivers(canvasId: string): void {
+    const last = this.receiversChecked.get(canvasId);
+    if (last && last.version === this.dataVersion.current() && this.ctx.now() - last.at < RECEIVERS_RECHECK_MS) return;
+    this.revalidateCanvas(canvasId);
   }
 
   private revalidateAll(): void {
@@ -307,6 +342,7 @@ export class RealtimeHub {
   }
 
   private shutdown(): void {
+    clearInterval(this.sweep);
     for (const off of this.unsubscribe) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
   }

@@ -24,8 +24,8 @@ interface SocketData {
   hub: RealtimeHub;
   identity: SocketIdentity;
   initial: { role: CanvasRole; name: string };
-  /** Set when realtime is off for the canvas: the message of the CAPABILITY_DISABLED frame. */
-  refusal: string | null;
+  /** Set when realtime is off for the canvas: what the CAPABILITY_DISABLED frame says. */
+  refusal: AppError | null;
   conn: Connection | null;
 }
 
@@ -86,7 +86,7 @@ export function realtimeUpgrade(ctx: AppContext): RealtimeUpgrade {
         hub,
         identity: { canvasId: caller.canvas.id, actorId: caller.actorId, url: request.url, headers: identityHeaders(ctx, request), ip: metaOf(request).ip },
         initial: { role: caller.role, name: caller.actorName },
-        refusal: refusal?.message ?? null,
+        refusal,
         conn: null,
       };
       // A renewed session cookie rides on the 101.
