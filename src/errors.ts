@@ -1,6 +1,7 @@
 // The error catalog: every code of the spec's Errors section with its usual
 // HTTP status, and AppError, the one thing services throw. Rendering into the
-// spec's three body shapes happens in src/http/errors-render.ts.
+// spec's three body shapes happens in src/http/respond.ts (errorResponse),
+// reached through src/http/on-error.ts.
 
 export const ERROR_STATUS = {
   // Deploy API {error} shape (values are the lowercase wire strings)

@@ -3,6 +3,7 @@ import { websocket as elysiaWebsocket } from 'elysia/ws';
 import { createHandler } from './app.ts';
 import { withBoundPort } from './config.ts';
 import type { AppContext } from './context.ts';
+import { newRequestId } from './http/request-id.ts';
 import { MAX_PAYLOAD_BYTES } from './runtime/realtime/limits.ts';
 
 /** Above every body cap (110 MB deploys), so our own checks answer first. */
@@ -61,9 +62,15 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
     reusePort: false,
     fetch: (request, srv) => handler!(request, srv),
     websocket,
+    // Last resort for a throw outside the app's own error handling: the same
+    // body as renderError, with a fresh id that ties the answer to the log line.
     error(err) {
-      ctx.log.error('server error', { error: err.message });
-      return new Response(JSON.stringify({ code: 'INTERNAL', message: 'internal error' }), { status: 500, headers: { 'content-type': 'application/json' } });
+      const requestId = newRequestId();
+      ctx.log.error('server error', { requestId, error: err.message, stack: err.stack });
+      return new Response(JSON.stringify({ code: 'INTERNAL', message: 'internal error', requestId }), {
+        status: 500,
+        headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+      });
     },
   }) as Server<unknown>;
   const port = server.port ?? ctx.config.port;

@@ -157,6 +157,12 @@ describe('proxy sign-in', () => {
       // The dev login route does not exist in proxy mode.
       const dev = await trusted.request('/auth/dev/login', { method: 'POST', json: { email: 'x@example.com' } });
       expect(dev.status).toBe(404);
+      expect(await dev.json()).toEqual({ code: 'NOT_FOUND', message: 'no such route' });
+      // Whatever the body: a malformed one is not a validation error of a route that is not there.
+      for (const bad of ['{nope', JSON.stringify({ email: 42 })]) {
+        const res = await trusted.request('/auth/dev/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: bad });
+        expect(res.status).toBe(404);
+      }
     } finally {
       await trusted.close();
       await untrusted.close();
@@ -178,6 +184,27 @@ describe('errors and request ids', () => {
       const health = await app.request('/healthz');
       expect(await body(health)).toEqual({ ok: true, version: app.ctx.version });
       expect(health.headers.get('x-request-id')).toMatch(/^[a-z0-9]{20}$/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('an unexpected exception: 500 {code: INTERNAL, message, requestId}; the details only in the log', async () => {
+    const app = await startTestApp();
+    try {
+      const cookie = await app.signIn('ann@example.com');
+      app.ctx.canvases.listFor = () => {
+        throw new Error('disk on fire at /secret/path');
+      };
+      const res = await app.request('/api/canvases', { cookie, headers: { 'x-request-id': 'req-500' } });
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ code: 'INTERNAL', message: 'internal error', requestId: 'req-500' });
+      expect(text).not.toContain('/secret/path');
+      expect(res.headers.get('x-request-id')).toBe('req-500');
+      const logged = app.logs.find((l) => l.msg === 'unhandled error')!;
+      expect(logged).toMatchObject({ level: 'error', requestId: 'req-500', path: '/api/canvases', error: 'disk on fire at /secret/path' });
+      expect(app.logs.find((l) => l.msg === 'request' && l.requestId === 'req-500')).toMatchObject({ status: 500 });
     } finally {
       await app.close();
     }

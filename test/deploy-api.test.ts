@@ -462,6 +462,20 @@ describe('unpublish', () => {
     expect(r.body).toMatchObject({ outcome: 'published', version: 2 });
     expect((await get(app, c)).body).toMatchObject({ publicationState: 'published', accessMode: 'restricted' });
   });
+
+  test('sharing widened while in draft still comes back Restricted; a first publish keeps what the owner set', async () => {
+    const c = fresh();
+    await deploy(app, c, site());
+    await post(app, c, '/unpublish');
+    app.ctx.canvases.update(c.id, { access_mode: 'whole_org' }, clock);
+    expect((await deploy(app, c, site())).body.outcome).toBe('published');
+    expect((await get(app, c)).body.accessMode).toBe('restricted');
+
+    const first = fresh();
+    app.ctx.canvases.update(first.id, { access_mode: 'whole_org' }, clock);
+    expect((await deploy(app, first, site())).body.outcome).toBe('published');
+    expect((await get(app, first)).body.accessMode).toBe('whole_org');
+  });
 });
 
 describe('deploys are audited as the owner', () => {

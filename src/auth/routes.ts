@@ -17,17 +17,8 @@ export function authRoutes(ctx: AppContext) {
       if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
       return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
     }, { query: t.Object({ returnTo: t.Optional(t.String()) }) })
-    .post('/auth/dev/login', ({ body, request }) => {
-      if (!dev) throw new AppError('NOT_FOUND', 'no such route');
-      const email = body.email.trim();
-      if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
-      const user = ctx.users.ensure(email, body.name);
-      if (!user.active) throw new AppError('unauthorized');
-      const token = ctx.sessions.create(user.id);
-      metaOf(request).cookies.push(ctx.auth.sessionCookie(token));
-      ctx.log.info('sign-in', { userId: user.id, mode: 'dev' });
-      return json(200, { id: user.id, email: user.email, name: user.name });
-    }, { body: t.Object({ email: t.String({ maxLength: 320 }), name: t.Optional(t.String({ maxLength: 200 })) }) })
+    // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
+    .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
     .post('/auth/logout', ({ request }) => {
       const cookies = parseCookies(request.headers.get('cookie'));
       const token = cookies.get(SESSION_COOKIE);
@@ -39,4 +30,18 @@ export function authRoutes(ctx: AppContext) {
       if (token || guestToken) ctx.events.emit('session.ended', {});
       return json(200, { ok: true });
     });
+}
+
+function devLoginRoute(ctx: AppContext) {
+  return new Elysia({ name: 'auth-dev-login' })
+    .post('/auth/dev/login', ({ body, request }) => {
+      const email = body.email.trim();
+      if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
+      const user = ctx.users.ensure(email, body.name);
+      if (!user.active) throw new AppError('unauthorized');
+      const token = ctx.sessions.create(user.id);
+      metaOf(request).cookies.push(ctx.auth.sessionCookie(token));
+      ctx.log.info('sign-in', { userId: user.id, mode: 'dev' });
+      return json(200, { id: user.id, email: user.email, name: user.name });
+    }, { body: t.Object({ email: t.String({ maxLength: 320 }), name: t.Optional(t.String({ maxLength: 200 })) }) });
 }

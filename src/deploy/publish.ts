@@ -108,6 +108,9 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
     const current = checkCoordination(ctx, canvas, opts);
     if (current) return current;
     const now = ctx.now();
+    // Spec: "Publish after unpublish returns the canvas Restricted", even when
+    // sharing was changed while in draft. A first publish keeps what the owner set.
+    const republish = canvas.currentVersionId === null && versions.hasReady(canvasId);
     const version: VersionRecord = {
       id: newId(),
       canvasId,
@@ -122,7 +125,11 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
     };
     versions.insert(version, files);
     const token = newToken();
-    ctx.canvases.update(canvasId, { current_version_id: version.id, publication_token: token }, now);
+    ctx.canvases.update(
+      canvasId,
+      republish ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' } : { current_version_id: version.id, publication_token: token },
+      now,
+    );
     pruned = versions.prune(canvasId, KEPT_VERSIONS, version.id);
     const actor = opts.actor ?? { id: canvas.ownerId, kind: 'key' };
     ctx.audit.record({

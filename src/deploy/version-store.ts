@@ -76,6 +76,11 @@ export class VersionStore {
     return this.db.query<VersionRow, [string]>('SELECT * FROM versions WHERE canvas_id = ? ORDER BY number DESC').all(canvasId).map(toVersion);
   }
 
+  /** Whether the canvas was ever published (pruning always keeps the newest ready versions). */
+  hasReady(canvasId: string): boolean {
+    return this.db.query("SELECT 1 FROM versions WHERE canvas_id = ? AND status = 'ready' LIMIT 1").get(canvasId) !== null;
+  }
+
   nextNumber(canvasId: string): number {
     const r = this.db.query<{ n: number | null }, [string]>('SELECT MAX(number) AS n FROM versions WHERE canvas_id = ?').get(canvasId);
     return (r?.n ?? 0) + 1;
