@@ -62,10 +62,10 @@ export function createClient(options: ClientOptions): Easel {
 }
 
 /** Why a realtime handshake failed, when the HTTP API says it is not worth retrying (401, 403, 404…; not 429 or 5xx). */
-async function probe(t: Transport): Promise<EaselError | null> {
+async function probe(t: Transport): Promise<EaselError | 'answered' | null> {
   try {
     await t.request('GET', '/me');
-    return null;
+    return 'answered';
   } catch (err) {
     if (err instanceof EaselError && err.status >= 400 && err.status < 500 && err.status !== 429) return err;
     return null;

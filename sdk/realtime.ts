@@ -68,14 +68,24 @@ export interface RealtimeOptions {
   /** ws:// or wss:// URL of /v1/c/{slug}/realtime. */
   url: () => string;
   openSocket?: (url: string) => WebSocket;
-  /** After a refused handshake: the HTTP refusal behind it, if it is one that retrying cannot fix. */
-  probe?: () => Promise<EaselError | null>;
+  /**
+   * After a refused handshake, asks the HTTP API: its refusal when retrying
+   * cannot fix it, 'answered' when the API let the caller in (the refusal
+   * was the socket's own), null when the API could not be asked.
+   */
+  probe?: () => Promise<EaselError | 'answered' | null>;
   /** Backoff bounds in ms. */
   retry?: { minMs: number; maxMs: number };
 }
 
 const MAX_FRAME_BYTES = 16 * 1024;
 const TERMINAL = new Set([4401, 4403, 4429]);
+/**
+ * Handshakes refused in a row while the HTTP API lets the caller in: a
+ * refusal only sockets get (an Origin or Host a proxy rewrote), which
+ * retrying will not fix. A server that is down is retried for ever.
+ */
+const SOCKET_ONLY_REFUSALS = 3;
 const STATUS: Record<string, number> = {
   MESSAGE_TOO_LARGE: 413,
   INVALID_FRAME: 400,
@@ -159,6 +169,7 @@ export function createRealtime(options: RealtimeOptions): Realtime {
   let reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   /** Asking the HTTP API why a handshake was refused. */
   let probing = false;
+  let socketOnlyRefusals = 0;
 
   const active = () => channels.size > 0 || inflight.length > 0 || outbox.length > 0;
 
@@ -177,6 +188,7 @@ export function createRealtime(options: RealtimeOptions): Realtime {
       opened = true;
       open = true;
       attempts = 0;
+      socketOnlyRefusals = 0;
       // Channels this page is on come back first, then whatever waited for the socket.
       const queued = outbox;
       outbox = [];
@@ -219,8 +231,15 @@ export function createRealtime(options: RealtimeOptions): Realtime {
     if (!opened && options.probe) {
       // The handshake was refused: a browser cannot read why, the HTTP API can.
       probing = true;
-      const settle = (refusal: EaselError | null) => {
+      const settle = (answer: EaselError | 'answered' | null) => {
         probing = false;
+        socketOnlyRefusals = answer === 'answered' ? socketOnlyRefusals + 1 : 0;
+        const refusal =
+          answer instanceof EaselError
+            ? answer
+            : socketOnlyRefusals >= SOCKET_ONLY_REFUSALS
+              ? errorFor('CROSS_SITE_FORBIDDEN', 403, 'the server refuses realtime sockets from this page although its API answers: a proxy in front of Easel may be rewriting the Origin or Host header')
+              : null;
         emitClose(code, reason, refusal === null);
         if (refusal) fail(refusal);
         else scheduleReconnect();
@@ -338,7 +357,7 @@ export function createRealtime(options: RealtimeOptions): Realtime {
       capabilityError = error;
       return;
     }
-    if (channel !== undefined && head?.channel !== channel) {
+    if (channel !== undefined && (f.unsubscribed === true || head?.channel !== channel)) {
       // Not a reply: the server took this channel away (the role or the policy changed).
       if (ch) {
         ch.subscribed = false;

@@ -1,7 +1,7 @@
 // Realtime frames between several people: subscribe, presence, join/leave,
 // publish with server-stamped `from`, every error frame, and the limits.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
+import { MAX_PAYLOAD_BYTES, REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { connect, makeCast, type Cast, type Client, type Person } from './realtime-helpers.ts';
 
@@ -237,6 +237,18 @@ describe('error frames (the socket stays open)', () => {
     // Bytes, not characters: 6,000 euro signs are 18,000 bytes.
     expect(await s.ask({ type: 'publish', channel: 'big', event: 'e', data: '€'.repeat(6000) })).toEqual(error('MESSAGE_TOO_LARGE'));
     expect(s.closeInfo).toBeNull();
+  });
+
+  test('a frame over 1 MiB is not read at all: the socket closes with 1009 (message too big)', async () => {
+    const c = await makeCast(app);
+    const big = await open('owner', c);
+    const bystander = await open('viewer', c);
+    // Up to 1 MiB the frame is read and refused like any other oversized one.
+    expect(await big.ask({ type: 'publish', channel: 'x', event: 'e', data: 'y'.repeat(MAX_PAYLOAD_BYTES - 100) })).toEqual(error('MESSAGE_TOO_LARGE'));
+    big.send({ type: 'publish', channel: 'x', event: 'e', data: 'y'.repeat(MAX_PAYLOAD_BYTES) });
+    expect((await big.closed).code).toBe(1009);
+    // Only that socket: the canvas's others are untouched.
+    expect(await bystander.ask({ type: 'subscribe', channel: 'x' })).toEqual({ type: 'subscribed', channel: 'x' });
   });
 
   test('CHANNEL_NAME_TOO_LARGE: over 128 bytes (UTF-8)', async () => {

@@ -103,7 +103,8 @@ describe('changes apply to open sockets', () => {
     expect(await owner.next()).toEqual({ type: 'join', channel: 'room', user: user(c, 'viewer') });
 
     await setChannels(c, { room: { subscribe: 'editors', publish: 'editors', seePresence: 'viewers', participatePresence: 'viewers' } });
-    expect(await viewer.next()).toEqual({ type: 'error', code: 'PERMISSION_DENIED', channel: 'room', message: expect.any(String) });
+    // Not a reply to anything the viewer sent: `unsubscribed: true` says so.
+    expect(await viewer.next()).toEqual({ type: 'error', code: 'PERMISSION_DENIED', channel: 'room', message: expect.any(String), unsubscribed: true });
     expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
     owner.send({ type: 'publish', channel: 'room', event: 'secret', data: 1 });
     await owner.next((f) => f.type === 'message');
@@ -128,10 +129,14 @@ describe('changes apply to open sockets', () => {
     expect(await viewer.quiet(80)).toEqual([]);
     expect(await owner.quiet(10)).toEqual([]);
 
-    // Back to the defaults: both viewers appear (join) and see others again.
+    // Back to the defaults: both viewers appear (join) and see others again,
+    // starting from a snapshot of who is there now.
     await setChannels(c, {});
     const joins = [await owner.next(), await owner.next()].map((f) => f.user.id).sort();
     expect(joins).toEqual([c.ids.viewer, c.ids.viewer2].sort());
+    const snapshot = await viewer2.next((f) => f.type === 'presence');
+    expect(snapshot.channel).toBe('room');
+    expect(snapshot.users.map((u: { id: string }) => u.id).sort()).toEqual([c.ids.owner, c.ids.viewer, c.ids.viewer2].sort());
     await Bun.sleep(30);
     viewer.frames.splice(0);
     await owner.close();
@@ -174,6 +179,19 @@ describe('revalidation closes sockets', () => {
     const owner = await open(c, 'owner');
     await api('DELETE', `/api/canvases/${c.canvas.id}`, c.cookie.owner);
     await closedWith(owner, 4401);
+  });
+
+  test('a revoked guest invite: its guest is closed with 4401, the others stay and hear leave', async () => {
+    const c = await makeCast(app);
+    const owner = await open(c, 'owner');
+    const guest = await open(c, 'guest');
+    await join(owner, 'room');
+    await join(guest, 'room');
+    await owner.next((f) => f.type === 'join');
+    const inviteId = c.ids.guest.slice('guest:'.length);
+    await api('DELETE', `/api/canvases/${c.canvas.id}/guest-invites/${inviteId}`, c.cookie.owner);
+    await closedWith(guest, 4401);
+    expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'guest') });
   });
 
   test('a removed member: 4401 for them, the others stay and hear leave', async () => {

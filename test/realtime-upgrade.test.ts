@@ -68,6 +68,36 @@ describe('the upgrade runs the runtime pipeline first', () => {
     expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.editor })).status).toBe(101);
   });
 
+  test('a password gate: 403 PASSWORD_REQUIRED without the gate cookie, 101 for editors', async () => {
+    const other = await makeCast(app);
+    const res = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, {
+      method: 'PATCH',
+      headers: { cookie: other.cookie.owner, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'open sesame' }),
+    });
+    expect(res.status).toBe(200);
+    const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.viewer });
+    expect([refused.status, refused.body.code]).toEqual([403, 'PASSWORD_REQUIRED']);
+    expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.editor })).status).toBe(101);
+  });
+
+  test('an expired share: 404 SHARE_EXPIRED for viewers, 101 for owners and editors', async () => {
+    const other = await makeCast(app);
+    app.ctx.canvases.update(other.canvas.id, { expires_at: app.ctx.now() - 1000 }, app.ctx.now());
+    const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.viewer });
+    expect([refused.status, refused.body.code]).toEqual([404, 'SHARE_EXPIRED']);
+    expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.owner })).status).toBe(101);
+    expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.editor })).status).toBe(101);
+  });
+
+  test('a deleted canvas: 404 NOT_FOUND, owners included', async () => {
+    const other = await makeCast(app);
+    const del = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, { method: 'DELETE', headers: { cookie: other.cookie.owner } });
+    expect(del.status).toBe(200);
+    const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
+    expect([refused.status, refused.body.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
   test('a legacy guest of another canvas: 404 NOT_INVITED', async () => {
     const other = await makeCast(app);
     const res = await handshake(app, other.canvas.slug, { cookie: cast.cookie.guest });

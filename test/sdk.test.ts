@@ -339,6 +339,26 @@ describe('realtime through the SDK', () => {
     room.close();
   });
 
+  test('a channel taken away while a publish is in flight: the publish still resolves, the channel is off', async () => {
+    const c = await makeCast(app);
+    const viewer = sdk('viewer', c);
+    const errors: RealtimeErrorEvent[] = [];
+    viewer.realtime.onError((e) => errors.push(e));
+    const got: unknown[] = [];
+    const room = viewer.realtime.channel('participants:room');
+    await room.subscribe((m) => got.push(m.data));
+    // Viewers may still publish but no longer listen. Written straight to the
+    // store, so the server notices while handling the publish below: the
+    // unsolicited denial reaches the SDK with that publish in flight.
+    const channels = { 'participants:room': { subscribe: 'editors', publish: 'viewers', seePresence: 'viewers', participatePresence: 'viewers' } };
+    app.ctx.canvases.update(c.canvas.id, { runtime_policy: JSON.stringify({ channels }), runtime_policy_revision: 'rev-taken-away' }, app.ctx.now());
+    await room.publish('e', 1);
+    expect(errors).toEqual([{ code: 'PERMISSION_DENIED', channel: 'participants:room', message: expect.any(String) }]);
+    // The channel knows it is off: a new subscribe asks the server again and is refused.
+    expect(await rejection(room.subscribe(() => {}))).toBeInstanceOf(PermissionDeniedError);
+    room.close();
+  });
+
   test('a frame over 16 KiB is refused before it is sent: MESSAGE_TOO_LARGE', async () => {
     const room = sdk('owner').realtime.channel('big');
     expect(await rejection(room.publish('e', 'x'.repeat(17_000)))).toMatchObject({ code: 'MESSAGE_TOO_LARGE', status: 413 });
@@ -403,9 +423,87 @@ describe('realtime through the SDK', () => {
     room.close();
   });
 
+  test('a handshake only sockets are refused (Origin rewritten by a proxy) stops after 3 tries: CROSS_SITE_FORBIDDEN', async () => {
+    const c = await makeCast(app);
+    let opened = 0;
+    const client = createClient({
+      version: 'test',
+      target: () => ({ apiBase: app.base, slug: c.canvas.slug }),
+      fetch: (input, init) => {
+        const headers = new Headers(init.headers);
+        headers.set('cookie', c.cookie.viewer);
+        return fetch(input, { ...init, headers });
+      },
+      openSocket: (url) => {
+        opened++;
+        return new WebSocket(url, { headers: { cookie: c.cookie.viewer, origin: 'https://elsewhere.example' } } as unknown as string[]);
+      },
+      retry: { minMs: 10, maxMs: 20 },
+    });
+    const closes: RealtimeCloseEvent[] = [];
+    client.realtime.onClose((e) => closes.push(e));
+    const err = await rejection(client.realtime.channel('room').subscribe(() => {}));
+    expect(err).toMatchObject({ name: 'EaselError', code: 'CROSS_SITE_FORBIDDEN', status: 403 });
+    expect(opened).toBe(3);
+    expect(closes.map((e) => e.willReconnect)).toEqual([true, true, false]);
+  });
+
   test('a refused handshake: the HTTP refusal (asked of /me) rejects the subscription', async () => {
     const c = await makeCast(app);
     const err = await rejection(sdk('stranger', c).realtime.channel('room').subscribe(() => {}));
     expect(err).toMatchObject({ name: 'EaselError', code: 'OWNER_ONLY', status: 404 });
+  });
+});
+
+describe('a server restart', () => {
+  test('shutdown closes with 1001; the SDK reconnects to the new process and resubscribes', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'easel-sdk-restart-'));
+    let server = await startTestApp({ listen: true, dataDir, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    try {
+      const c = await makeCast(server);
+      // Sessions live in the database: the same cookie works after the restart.
+      const client = createClient({
+        version: 'test',
+        target: () => ({ apiBase: server.base, slug: c.canvas.slug }),
+        fetch: (input, init) => {
+          const headers = new Headers(init.headers);
+          headers.set('cookie', c.cookie.viewer);
+          return fetch(input, { ...init, headers });
+        },
+        openSocket: (url) => new WebSocket(url, { headers: { cookie: c.cookie.viewer } } as unknown as string[]),
+        retry: { minMs: 20, maxMs: 50 },
+      });
+      const closes: RealtimeCloseEvent[] = [];
+      client.realtime.onClose((e) => closes.push(e));
+      const got: unknown[] = [];
+      const room = client.realtime.channel('room');
+      await room.subscribe((m) => got.push(m.data));
+
+      await server.close();
+      await until(() => closes.length > 0);
+      expect(closes[0]).toMatchObject({ code: 1001, willReconnect: true });
+      server = await startTestApp({ listen: true, dataDir, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+
+      // Replies come in order: once presence answers on the new socket, the resubscription is in.
+      expect(await room.presence()).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
+      const owner = createClient({
+        version: 'test',
+        target: () => ({ apiBase: server.base, slug: c.canvas.slug }),
+        fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: c.cookie.owner } }),
+        openSocket: (url) => new WebSocket(url, { headers: { cookie: c.cookie.owner } } as unknown as string[]),
+      });
+      const ownerRoom = owner.realtime.channel('room');
+      await ownerRoom.publish('e', 'after the restart');
+      await until(() => got.length === 1);
+      expect(got).toEqual(['after the restart']);
+      ownerRoom.close();
+      room.close();
+    } finally {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

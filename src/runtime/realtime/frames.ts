@@ -63,6 +63,13 @@ export const frames = {
   membership: (type: 'join' | 'leave', channel: string, user: PresenceUser) => JSON.stringify({ type, channel, user: { id: user.id, name: user.name } }),
   error: (code: string, message: string) => JSON.stringify({ type: 'error', code, message }),
   denied: (channel: string, message: string) => JSON.stringify({ type: 'error', code: 'PERMISSION_DENIED', channel, message }),
+  /**
+   * Not a reply: the server took the channel away (role or policy changed).
+   * `unsubscribed: true` tells it apart from the refusal of an operation the
+   * client has in flight on the same channel.
+   */
+  revoked: (channel: string) =>
+    JSON.stringify({ type: 'error', code: 'PERMISSION_DENIED', channel, message: 'your role may no longer subscribe to this channel', unsubscribed: true }),
   /** With the HTTP refusal's details (capability, backendEnabled, reason, hint), so the SDK's CapabilityDisabledError is the same either way. */
   capabilityDisabled: (refusal: { message: string; extra: Record<string, unknown> }) =>
     JSON.stringify({ type: 'error', code: 'CAPABILITY_DISABLED', message: refusal.message, ...refusal.extra, capability: 'realtime' }),

@@ -223,14 +223,19 @@ export class RealtimeHub {
   private rejoin(conn: Connection, channel: string, before: ChannelRights, after: ChannelRights): void {
     if (!after.subscribe) {
       this.leave(conn, channel);
-      return this.send(conn, frames.denied(channel, 'your role may no longer subscribe to this channel'));
+      return this.send(conn, frames.revoked(channel));
     }
     conn.channels.set(channel, after);
+    // Blind before it departs (it must not hear its own leave), seeing after it arrives.
     const presenceTopic = topic.presence(conn.canvasId, channel);
-    if (after.seePresence && !before.seePresence) conn.ws.subscribe(presenceTopic);
     if (!after.seePresence && before.seePresence) this.unsubscribeTopic(conn, presenceTopic);
     if (after.participatePresence && !before.participatePresence) this.arrive(conn, channel);
     if (!after.participatePresence && before.participatePresence) this.depart(conn, channel);
+    if (after.seePresence && !before.seePresence) {
+      conn.ws.subscribe(presenceTopic);
+      // The joins and leaves it missed while blind: start it from a snapshot, as a subscribe does.
+      this.send(conn, frames.presence(channel, this.users(conn.canvasId, channel)));
+    }
   }
 
   private unsubscribeTopic(conn: Connection, name: string): void {
