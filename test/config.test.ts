@@ -28,7 +28,7 @@ const ROWS: Row[] = [
   { variable: 'EASEL_PORT', field: 'port', default: 8080, good: [['0', 0], ['9000', 9000]], bad: ['abc', '70000', '-1', '80.5'] },
   { variable: 'EASEL_BASE_URL', field: 'baseUrl', default: 'http://localhost:8080', good: [['https://Easel.Example.com/', 'https://easel.example.com']], bad: ['easel.example.com', 'https://easel.example.com/sub', 'ftp://easel.example.com'] },
   { variable: 'EASEL_API_BASE_URL', field: 'apiBaseUrl', default: 'http://localhost:8080', good: [['https://api.example.com', 'https://api.example.com']], bad: ['api.example.com', 'https://api.example.com/?x=1'] },
-  { variable: 'EASEL_URL_MODE', field: 'urlMode', default: 'path', good: [['subdomain', 'subdomain'], ['PATH', 'path']], bad: ['host'] },
+  { variable: 'EASEL_URL_MODE', field: 'urlMode', default: 'path', good: [['PATH', 'path']], bad: ['host'] },
   { variable: 'EASEL_CANVAS_HOST', field: 'canvasHost', default: 'localhost:8080', good: [['Canvas.Example.com', 'canvas.example.com'], ['canvas.test:8443', 'canvas.test:8443']], bad: ['https://canvas.example.com', 'a b'] },
   { variable: 'EASEL_AUTH_MODE', field: 'authMode', default: 'dev', good: [['proxy', 'proxy'], ['dev', 'dev']], bad: ['ldap', 'oidc'] },
   { variable: 'EASEL_ADMIN_EMAILS', field: 'adminEmails', default: [], good: [['Ann@Example.com, bob@example.org', ['ann@example.com', 'bob@example.org']]], bad: ['not-an-email', 'a@b.c,,x y@z'] },
@@ -118,6 +118,26 @@ describe('configuration rules across variables', () => {
     expect([c.baseUrl, c.apiBaseUrl, c.canvasHost]).toEqual(['http://localhost:9000', 'http://localhost:9000', 'localhost:9000']);
     const d = loadConfig({ EASEL_BASE_URL: 'https://easel.example.com' });
     expect([d.apiBaseUrl, d.canvasHost]).toEqual(['https://easel.example.com', 'easel.example.com']);
+  });
+
+  test('subdomain mode needs a cookie domain covering the base, API and canvas hosts (proxy sign-in may go without)', () => {
+    const sub = { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com', EASEL_CANVAS_HOST: 'apps.example.com' };
+    expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com' })).toMatchObject({ urlMode: 'subdomain', cookieDomain: 'example.com' });
+    expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: '.example.com' }).cookieDomain).toBe('example.com');
+    // The canvas host defaults to the base URL's host.
+    expect(loadConfig({ EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com:8443', EASEL_COOKIE_DOMAIN: 'easel.example.com' }).canvasHost).toBe('easel.example.com:8443');
+    expect(loadConfig({ ...sub, EASEL_AUTH_MODE: 'proxy' }).cookieDomain).toBeNull();
+
+    const missing = refusal(sub);
+    expect(missing.variable).toBe('EASEL_COOKIE_DOMAIN');
+    expect(missing.message).toContain('easel.example.com, apps.example.com');
+    expect(missing.message).not.toContain('\n');
+    for (const wrong of ['apps.example.com', 'other.com']) {
+      expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: wrong }).variable).toBe('EASEL_COOKIE_DOMAIN');
+    }
+    expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com', EASEL_API_BASE_URL: 'https://api.elsewhere.net' }).variable).toBe('EASEL_COOKIE_DOMAIN');
+    // Path mode does not use it.
+    expect(loadConfig({ EASEL_COOKIE_DOMAIN: 'other.com' }).urlMode).toBe('path');
   });
 
   test('oidc is refused for now, saying why', () => {

@@ -27,13 +27,13 @@ describe('where sign-in returns to', () => {
   describe('in subdomain mode, end to end', () => {
     let app: TestApp;
     beforeAll(async () => {
-      app = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test:8080', EASEL_CANVAS_HOST: 'canvas.test:8080' } });
+      app = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test:8080', EASEL_CANVAS_HOST: 'apps.easel.test:8080', EASEL_COOKIE_DOMAIN: 'easel.test' } });
     });
     afterAll(() => app.close());
 
     test("the login form keeps a canvas page's absolute URL and drops another site's", async () => {
-      const kept = await (await app.request(`/auth/login?returnTo=${encodeURIComponent('http://demo.canvas.test:8080/page')}`)).text();
-      expect(kept).toContain('"http://demo.canvas.test:8080/page"');
+      const kept = await (await app.request(`/auth/login?returnTo=${encodeURIComponent('http://demo.apps.easel.test:8080/page')}`)).text();
+      expect(kept).toContain('"http://demo.apps.easel.test:8080/page"');
       const dropped = await (await app.request(`/auth/login?returnTo=${encodeURIComponent('http://evil.test/page')}`)).text();
       expect(dropped).not.toContain('evil.test');
     });

@@ -568,6 +568,36 @@ describe('requests from canvas pages are refused on the management API', () => {
   });
 });
 
+describe('guest invites go through the same door', () => {
+  test('from a canvas page: 403 on create, list and revoke, and nothing is minted or revoked', async () => {
+    const c = await makeCanvas(app, p);
+    const invites = () => app.ctx.guests.invites(c.id);
+    const existing = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, json: { name: 'Kept' } });
+    expect(existing.status).toBe(201);
+    const { inviteId } = await body(existing);
+    const fromCanvas: Array<Record<string, string>> = [
+      { 'sec-fetch-site': 'same-site', origin: 'http://evil.canvas.example' },
+      { referer: `http://localhost/c/${c.slug}/`, 'sec-fetch-site': 'same-origin' },
+    ];
+    for (const headers of fromCanvas) {
+      const create = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' });
+      expect(create.status).toBe(403);
+      expect(await create.text()).not.toContain('token=');
+      expect((await app.request(`/api/canvases/${c.id}/guest-invites`, { cookie: p.cookie.owner, headers })).status).toBe(403);
+      expect((await app.request(`/api/canvases/${c.id}/guest-invites/${inviteId}`, { method: 'DELETE', cookie: p.cookie.owner, headers })).status).toBe(403);
+    }
+    expect(invites().map((i) => [i.inviteId, i.revokedAt])).toEqual([[inviteId, null]]);
+  });
+
+  test('an admin acting on someone else\'s canvas is audited as admin', async () => {
+    const c = await makeCanvas(app, p);
+    const res = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.admin, json: {} });
+    expect(res.status).toBe(201);
+    const row = app.ctx.db.query<{ actor_kind: string; actor_id: string }, [string]>("SELECT actor_kind, actor_id FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.created'").get(c.id);
+    expect(row).toEqual({ actor_kind: 'admin', actor_id: p.id.admin });
+  });
+});
+
 describe('management rate limit', () => {
   test('per user: 429 {error: rate_limited} with Retry-After, across /api/* routes; others unaffected; the window resets', async () => {
     let now = Date.UTC(2030, 5, 1, 12, 0, 0);

@@ -234,13 +234,13 @@ describe('connections per canvas', () => {
 
 describe('subdomain mode', () => {
   test('the socket must come from the canvas\'s own origin (or send none)', async () => {
-    const app = await startTestApp({ listen: true, env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_CANVAS_HOST: 'canvas.test' } });
+    const app = await startTestApp({ listen: true, env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_CANVAS_HOST: 'apps.easel.test', EASEL_COOKIE_DOMAIN: 'easel.test' } });
     try {
       const cast = await makeCast(app);
       const cookie = cast.cookie.viewer;
-      expect((await handshake(app, cast.canvas.slug, { cookie, origin: `http://${cast.canvas.slug}.canvas.test` })).status).toBe(101);
+      expect((await handshake(app, cast.canvas.slug, { cookie, origin: `http://${cast.canvas.slug}.apps.easel.test` })).status).toBe(101);
       expect((await handshake(app, cast.canvas.slug, { cookie })).status).toBe(101);
-      const other = await handshake(app, cast.canvas.slug, { cookie, origin: 'http://someone-else.canvas.test' });
+      const other = await handshake(app, cast.canvas.slug, { cookie, origin: 'http://someone-else.apps.easel.test' });
       expect([other.status, other.body.code]).toEqual([403, 'CROSS_CANVAS_FORBIDDEN']);
     } finally {
       await app.close();

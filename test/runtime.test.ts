@@ -301,7 +301,7 @@ describe('runtime pipeline (subdomain mode)', () => {
   let app: TestApp;
   let w: World;
   beforeAll(async () => {
-    app = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.test', EASEL_CANVAS_HOST: 'apps.easel.test:8443' } });
+    app = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.test', EASEL_CANVAS_HOST: 'apps.easel.test:8443', EASEL_COOKIE_DOMAIN: 'easel.test' } });
     w = await makeWorld(app);
   });
   afterAll(() => app.close());

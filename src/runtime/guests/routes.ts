@@ -1,12 +1,11 @@
 import { Value } from '@sinclair/typebox/value';
 import { Elysia } from 'elysia';
 import { DEFAULT_GUEST_NAME, guestCookie, type GuestInvite } from '../../auth/guests.ts';
-import type { User } from '../../auth/users.ts';
-import type { Canvas } from '../../canvases/record.ts';
+import { actorKind, managedCanvas, type Actor, type Managed } from '../../canvases/authority.ts';
+import { managementActor } from '../../canvases/guard.ts';
 import { canvasUrl } from '../../canvases/url.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { enforceRate, requireUser } from '../../http/guards.ts';
 import { metaOf } from '../../http/meta.ts';
 import { escapeHtml, html, json } from '../../http/respond.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
@@ -19,21 +18,18 @@ const inviteView = (i: GuestInvite) => ({ inviteId: i.inviteId, name: i.name, cr
  * and instance admins (anyone else gets 404), opened at /auth/guest?token=….
  */
 export function guestRoutes(ctx: AppContext) {
-  /** The canvas, when the caller may manage its invites; 404 for everyone else. */
-  const manageable = (request: Request, id: string): { user: User; canvas: Canvas } => {
-    const user = requireUser(ctx, request);
-    enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
-    const canvas = ctx.canvases.byId(id);
-    const role = canvas ? ctx.canvases.roleOf(canvas, user.id) : null;
-    if (!canvas || (role !== 'owner' && role !== 'editor' && !ctx.auth.isAdmin(user))) throw new AppError('NOT_FOUND', 'no such canvas');
-    return { user, canvas };
+  /** The canvas, when the caller may manage it; 404 for everyone else, and no request from a canvas page. */
+  const manageable = (request: Request, id: string): Managed & { actor: Actor } => {
+    const actor = managementActor(ctx, request);
+    return { ...managedCanvas(ctx, actor, id, 'manage'), actor };
   };
 
   return new Elysia({ name: 'guest-invites' })
     .post(
       '/api/canvases/:id/guest-invites',
       async ({ request, params }) => {
-        const { user, canvas } = manageable(request, params.id);
+        const m = manageable(request, params.id);
+        const { canvas } = m;
         const text = await readTextCapped(request, 4096);
         let body: unknown = {};
         try {
@@ -43,8 +39,8 @@ export function guestRoutes(ctx: AppContext) {
           throw new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}');
         }
         if (!Value.Check(CreateInviteBody, body)) throw new AppError('INVALID_BODY', 'name: 1 to 100 characters');
-        const { invite, token } = ctx.guests.createInvite(canvas.id, user.id, body.name?.trim() || DEFAULT_GUEST_NAME);
-        ctx.audit.record({ actorId: user.id, actorKind: 'user', canvasId: canvas.id, action: 'guest.invite.created', detail: { inviteId: invite.inviteId } });
+        const { invite, token } = ctx.guests.createInvite(canvas.id, m.actor.user.id, body.name?.trim() || DEFAULT_GUEST_NAME);
+        ctx.audit.record({ actorId: m.actor.user.id, actorKind: actorKind(m), canvasId: canvas.id, action: 'guest.invite.created', detail: { inviteId: invite.inviteId } });
         // The token rides in the query string, which request logs never record.
         return json(201, { inviteId: invite.inviteId, url: `${ctx.config.baseUrl}/auth/guest?token=${token}` });
       },
@@ -57,9 +53,10 @@ export function guestRoutes(ctx: AppContext) {
     .delete(
       '/api/canvases/:id/guest-invites/:inviteId',
       ({ request, params }) => {
-        const { user, canvas } = manageable(request, params.id);
+        const m = manageable(request, params.id);
+        const { canvas } = m;
         if (!ctx.guests.revoke(canvas.id, params.inviteId)) throw new AppError('NOT_FOUND', 'no such invite');
-        ctx.audit.record({ actorId: user.id, actorKind: 'user', canvasId: canvas.id, action: 'guest.invite.revoked', detail: { inviteId: params.inviteId } });
+        ctx.audit.record({ actorId: m.actor.user.id, actorKind: actorKind(m), canvasId: canvas.id, action: 'guest.invite.revoked', detail: { inviteId: params.inviteId } });
         ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
         return json(200, { ok: true });
       },
