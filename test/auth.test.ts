@@ -170,6 +170,29 @@ describe('proxy sign-in', () => {
   });
 });
 
+describe('duplicate credential cookies (cookie tossing)', () => {
+  test('two sessions of different people: nobody is signed in; a stale duplicate of the same person is harmless', async () => {
+    const app = await startTestApp();
+    try {
+      const victim = await app.signIn('victim@example.com');
+      const attacker = await app.signIn('attacker@example.com');
+      const me = (cookie: string) => app.request('/api/me', { cookie });
+      // The attacker's cookie, planted with a longer Path, comes first.
+      expect((await me(`${attacker}; ${victim}`)).status).toBe(401);
+      expect((await me(`${victim}; ${attacker}`)).status).toBe(401);
+      expect((await body(await me(`easel_session=stale-or-unknown; ${victim}`))).email).toBe('victim@example.com');
+      const again = await app.signIn('victim@example.com');
+      expect((await body(await me(`${again}; ${victim}`))).email).toBe('victim@example.com');
+      // Signing out ends every session the browser sent.
+      await app.request('/auth/logout', { method: 'POST', cookie: `${attacker}; ${victim}` });
+      expect((await me(victim)).status).toBe(401);
+      expect((await me(attacker)).status).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('errors and request ids', () => {
   test('unknown routes answer JSON 404 and every response carries X-Request-Id', async () => {
     const app = await startTestApp();

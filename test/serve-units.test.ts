@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isCompressible, preferredEncodings } from '../src/serve/compress.ts';
-import { parseCookies } from '../src/http/cookies.ts';
+import { cookieValues } from '../src/http/cookies.ts';
 import { BodyCache } from '../src/serve/body-cache.ts';
 import { decodePasses, encodePasses } from '../src/serve/gate-pass.ts';
 import { canvasSlugFromHost } from '../src/serve/host.ts';
@@ -122,16 +122,15 @@ describe('gate passes', () => {
 });
 
 describe('cookies', () => {
-  test('parseCookies: first of a name wins, quotes stripped, escapes decoded (bad ones kept raw)', () => {
-    const m = parseCookies(' easel_session=abc ; other="q%20v"; easel_session=second; bad=%E0%A4%A; empty=; noeq; =x');
-    expect(m.get('easel_session')).toBe('abc');
-    expect(m.get('other')).toBe('q v');
-    expect(m.get('bad')).toBe('%E0%A4%A');
-    expect(m.get('empty')).toBe('');
-    expect(m.has('noeq')).toBe(false);
-    expect(m.size).toBe(4);
-    expect(parseCookies(null).size).toBe(0);
-    expect(parseCookies('a="').get('a')).toBe('"');
+  test('cookieValues: every value of a name in order, quotes stripped, escapes decoded (bad ones kept raw)', () => {
+    const header = ' easel_session=abc ; other="q%20v"; easel_session=second; bad=%E0%A4%A; empty=; noeq; =x; my_easel_session=no';
+    expect(cookieValues(header, 'easel_session')).toEqual(['abc', 'second']);
+    expect(cookieValues(header, 'other')).toEqual(['q v']);
+    expect(cookieValues(header, 'bad')).toEqual(['%E0%A4%A']);
+    expect(cookieValues(header, 'empty')).toEqual(['']);
+    expect(cookieValues(header, 'noeq')).toEqual([]);
+    expect(cookieValues(null, 'a')).toEqual([]);
+    expect(cookieValues('a="', 'a')).toEqual(['"']);
   });
 });
 

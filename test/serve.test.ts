@@ -266,6 +266,14 @@ describe('password gate', () => {
     expect((await app.request(`/c/${b.slug}/`, { cookie: join(cast.cookie.viewer, '__easel_gate=garbage') })).status).toBe(403);
   });
 
+  test('a second __easel_gate sent first (tossed by a sibling host) does not hide the real passes', async () => {
+    const a = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const real = gateCookie(await gatePost(a.slug, PASSWORD, cast.cookie.viewer));
+    for (const tossed of ['__easel_gate=garbage', '__easel_gate=']) {
+      expect((await app.request(`/c/${a.slug}/`, { cookie: join(cast.cookie.viewer, tossed, real) })).status).toBe(200);
+    }
+  });
+
   test('anonymous visitors of a Public link canvas pass the gate too; the page is then private to caches', async () => {
     const canvas = setAccess(app, await setPassword(app, await makePublished(app, cast), PASSWORD), { access_mode: 'public_link' });
     expect((await app.request(`/c/${canvas.slug}/`)).status).toBe(403);

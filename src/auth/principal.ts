@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { parseCookies, serializeCookie } from '../http/cookies.ts';
+import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { ipInAny } from './cidr.ts';
 import { GUEST_COOKIE, type GuestSessionResolver } from './guests.ts';
 import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
@@ -40,21 +40,19 @@ export class Authenticator {
       const fromProxy = this.fromProxy(request, ip);
       if (fromProxy) return { principal: fromProxy };
     }
-    const token = parseCookies(request.headers.get('cookie')).get(SESSION_COOKIE);
-    if (token) {
-      const session = this.sessions.resolve(token);
-      if (session) {
-        return {
-          principal: { kind: 'user', user: session.user, via: 'session' },
-          setCookie: session.renewed ? this.sessionCookie(token) : undefined,
-        };
-      }
+    const header = request.headers.get('cookie');
+    const session = unambiguous(cookieValues(header, SESSION_COOKIE), (token) => this.sessions.resolve(token), (s) => s.user.id);
+    if (session) {
+      return {
+        principal: { kind: 'user', user: session.value.user, via: 'session' },
+        setCookie: session.value.renewed ? this.sessionCookie(session.token) : undefined,
+      };
     }
     // A signed-in user always acts as themselves; the guest cookie counts only without one.
-    const guestToken = this.guests ? parseCookies(request.headers.get('cookie')).get(GUEST_COOKIE) : undefined;
-    if (guestToken) {
-      const guest = this.guests!.resolve(guestToken);
-      if (guest) return { principal: { kind: 'guest', ...guest } };
+    if (this.guests) {
+      const guests = this.guests;
+      const guest = unambiguous(cookieValues(header, GUEST_COOKIE), (token) => guests.resolve(token), (g) => g.inviteId);
+      if (guest) return { principal: { kind: 'guest', ...guest.value } };
     }
     return { principal: null };
   }
@@ -91,4 +89,21 @@ export class Authenticator {
       domain: this.config.cookieDomain,
     });
   }
+}
+
+/**
+ * The one identity behind a credential cookie sent once or several times.
+ * Several valid values for different identities mean one was tossed by a
+ * sibling canvas host to make its owner's calls run as the attacker: then
+ * nobody is signed in (a stale duplicate of the same person is harmless).
+ */
+function unambiguous<T>(tokens: string[], resolve: (token: string) => T | null, identity: (value: T) => string): { token: string; value: T } | null {
+  let found: { token: string; value: T } | null = null;
+  for (const token of tokens) {
+    const value = resolve(token);
+    if (value === null) continue;
+    if (found && identity(found.value) !== identity(value)) return null;
+    found ??= { token, value };
+  }
+  return found;
 }

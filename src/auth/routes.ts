@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { parseCookies } from '../http/cookies.ts';
+import { cookieValues } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { html, json } from '../http/respond.ts';
 import { devLoginPage, proxyLoginPage, safeReturnTo } from './login-page.ts';
@@ -20,14 +20,14 @@ export function authRoutes(ctx: AppContext) {
     // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
     .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
     .post('/auth/logout', ({ request }) => {
-      const cookies = parseCookies(request.headers.get('cookie'));
-      const token = cookies.get(SESSION_COOKIE);
-      if (token) ctx.sessions.destroy(token);
+      const header = request.headers.get('cookie');
+      const tokens = cookieValues(header, SESSION_COOKIE);
+      for (const token of tokens) ctx.sessions.destroy(token);
       // A legacy guest signs out the same way.
-      const guestToken = cookies.get(GUEST_COOKIE);
-      if (guestToken) ctx.guests.destroySession(guestToken);
+      const guestTokens = cookieValues(header, GUEST_COOKIE);
+      for (const token of guestTokens) ctx.guests.destroySession(token);
       metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
-      if (token || guestToken) ctx.events.emit('session.ended', {});
+      if (tokens.length > 0 || guestTokens.length > 0) ctx.events.emit('session.ended', {});
       return json(200, { ok: true });
     });
 }

@@ -1,18 +1,19 @@
-/** Name → value of a Cookie header; the first of a name wins. Runs on every request, so it scans instead of splitting. */
-export function parseCookies(header: string | null): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!header) return out;
+/**
+ * Every value sent under `name`, in header order. A sibling canvas host can
+ * plant ("toss") a cookie of the same name with a longer Path or a narrower
+ * Domain, which browsers send first: credential readers look at them all
+ * instead of trusting the first.
+ */
+export function cookieValues(header: string | null, name: string): string[] {
+  const out: string[] = [];
+  if (!header || !header.includes(name)) return out;
   let start = 0;
   while (start < header.length) {
     let end = header.indexOf(';', start);
     if (end < 0) end = header.length;
-    // Search '=' in this pair only: searching the rest of the header would make many '='-less pairs quadratic.
     const part = header.slice(start, end);
     const eq = part.indexOf('=');
-    if (eq >= 0) {
-      const name = part.slice(0, eq).trim();
-      if (name && !out.has(name)) out.set(name, cookieValue(part.slice(eq + 1).trim()));
-    }
+    if (eq >= 0 && part.slice(0, eq).trim() === name) out.push(cookieValue(part.slice(eq + 1).trim()));
     start = end + 1;
   }
   return out;
