@@ -181,31 +181,24 @@ describe('revalidation closes sockets', () => {
     await closedWith(owner, 4401);
   });
 
-  test('a revoked guest invite: its guest is closed with 4401, the others stay and hear leave', async () => {
-    const c = await makeCast(app);
-    const owner = await open(c, 'owner');
-    const guest = await open(c, 'guest');
-    await join(owner, 'room');
-    await join(guest, 'room');
-    await owner.next((f) => f.type === 'join');
-    const inviteId = c.ids.guest.slice('guest:'.length);
-    await api('DELETE', `/api/canvases/${c.canvas.id}/guest-invites/${inviteId}`, c.cookie.owner);
-    await closedWith(guest, 4401);
-    expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'guest') });
-  });
-
-  test('a removed member: 4401 for them, the others stay and hear leave', async () => {
-    const c = await makeCast(app);
-    const owner = await open(c, 'owner');
-    const viewer = await open(c, 'viewer');
-    await join(owner, 'room');
-    await join(viewer, 'room');
-    await owner.next((f) => f.type === 'join');
-    await api('DELETE', `/api/canvases/${c.canvas.id}/members/${c.ids.viewer}`, c.cookie.owner);
-    await closedWith(viewer, 4401);
-    expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
-    expect(owner.closeInfo).toBeNull();
-  });
+  const removals: Array<[string, Person, (c: Cast) => string]> = [
+    ['a removed member', 'viewer', (c) => `/api/canvases/${c.canvas.id}/members/${c.ids.viewer}`],
+    ['a revoked guest invite', 'guest', (c) => `/api/canvases/${c.canvas.id}/guest-invites/${c.ids.guest.slice('guest:'.length)}`],
+  ];
+  for (const [what, who, route] of removals) {
+    test(`${what}: 4401 for them, the others stay and hear leave`, async () => {
+      const c = await makeCast(app);
+      const owner = await open(c, 'owner');
+      const removed = await open(c, who);
+      await join(owner, 'room');
+      await join(removed, 'room');
+      await owner.next((f) => f.type === 'join');
+      await api('DELETE', route(c), c.cookie.owner);
+      await closedWith(removed, 4401);
+      expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, who) });
+      expect(owner.closeInfo).toBeNull();
+    });
+  }
 
   test('the canvas became a Public link: viewers 4401 (static-only), editors stay', async () => {
     const c = await makeCast(app);

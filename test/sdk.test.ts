@@ -20,22 +20,30 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+interface ClientOptions {
+  /** The server's base URL, read on every request (a restarted server has a new port). */
+  base?: () => string;
+  /** Extra handshake headers (an Origin a proxy rewrote). */
+  socketHeaders?: Record<string, string>;
+  retry?: { minMs: number; maxMs: number };
+}
+
 /** A client for `cookie` on canvas `slug`; `sockets` collects the WebSockets it opens. */
-function clientFor(cookie: string, slug = cast.canvas.slug, sockets: WebSocket[] = []): Easel {
+function clientFor(cookie: string, slug = cast.canvas.slug, sockets: WebSocket[] = [], o: ClientOptions = {}): Easel {
   return createClient({
     version: 'test',
-    target: () => ({ apiBase: app.base, slug }),
+    target: () => ({ apiBase: (o.base ?? (() => app.base))(), slug }),
     fetch: (input, init) => {
       const headers = new Headers(init.headers);
       if (cookie) headers.set('cookie', cookie);
       return fetch(input, { ...init, headers });
     },
     openSocket: (url) => {
-      const ws = new WebSocket(url, { headers: cookie ? { cookie } : {} } as unknown as string[]);
+      const ws = new WebSocket(url, { headers: { ...(cookie ? { cookie } : {}), ...o.socketHeaders } } as unknown as string[]);
       sockets.push(ws);
       return ws;
     },
-    retry: { minMs: 20, maxMs: 100 },
+    retry: o.retry ?? { minMs: 20, maxMs: 100 },
   });
 }
 
@@ -425,26 +433,13 @@ describe('realtime through the SDK', () => {
 
   test('a handshake only sockets are refused (Origin rewritten by a proxy) stops after 3 tries: CROSS_SITE_FORBIDDEN', async () => {
     const c = await makeCast(app);
-    let opened = 0;
-    const client = createClient({
-      version: 'test',
-      target: () => ({ apiBase: app.base, slug: c.canvas.slug }),
-      fetch: (input, init) => {
-        const headers = new Headers(init.headers);
-        headers.set('cookie', c.cookie.viewer);
-        return fetch(input, { ...init, headers });
-      },
-      openSocket: (url) => {
-        opened++;
-        return new WebSocket(url, { headers: { cookie: c.cookie.viewer, origin: 'https://elsewhere.example' } } as unknown as string[]);
-      },
-      retry: { minMs: 10, maxMs: 20 },
-    });
+    const sockets: WebSocket[] = [];
+    const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets, { socketHeaders: { origin: 'https://elsewhere.example' }, retry: { minMs: 10, maxMs: 20 } });
     const closes: RealtimeCloseEvent[] = [];
     client.realtime.onClose((e) => closes.push(e));
     const err = await rejection(client.realtime.channel('room').subscribe(() => {}));
     expect(err).toMatchObject({ name: 'EaselError', code: 'CROSS_SITE_FORBIDDEN', status: 403 });
-    expect(opened).toBe(3);
+    expect(sockets).toHaveLength(3);
     expect(closes.map((e) => e.willReconnect)).toEqual([true, true, false]);
   });
 
@@ -465,17 +460,7 @@ describe('a server restart', () => {
     try {
       const c = await makeCast(server);
       // Sessions live in the database: the same cookie works after the restart.
-      const client = createClient({
-        version: 'test',
-        target: () => ({ apiBase: server.base, slug: c.canvas.slug }),
-        fetch: (input, init) => {
-          const headers = new Headers(init.headers);
-          headers.set('cookie', c.cookie.viewer);
-          return fetch(input, { ...init, headers });
-        },
-        openSocket: (url) => new WebSocket(url, { headers: { cookie: c.cookie.viewer } } as unknown as string[]),
-        retry: { minMs: 20, maxMs: 50 },
-      });
+      const client = clientFor(c.cookie.viewer, c.canvas.slug, [], { base: () => server.base, retry: { minMs: 20, maxMs: 50 } });
       const closes: RealtimeCloseEvent[] = [];
       client.realtime.onClose((e) => closes.push(e));
       const got: unknown[] = [];
@@ -489,12 +474,7 @@ describe('a server restart', () => {
 
       // Replies come in order: once presence answers on the new socket, the resubscription is in.
       expect(await room.presence()).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
-      const owner = createClient({
-        version: 'test',
-        target: () => ({ apiBase: server.base, slug: c.canvas.slug }),
-        fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: c.cookie.owner } }),
-        openSocket: (url) => new WebSocket(url, { headers: { cookie: c.cookie.owner } } as unknown as string[]),
-      });
+      const owner = clientFor(c.cookie.owner, c.canvas.slug, [], { base: () => server.base });
       const ownerRoom = owner.realtime.channel('room');
       await ownerRoom.publish('e', 'after the restart');
       await until(() => got.length === 1);
