@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 
-export type ActorKind = 'user' | 'admin' | 'key' | 'token' | 'system';
+export type ActorKind = 'user' | 'guest' | 'admin' | 'key' | 'token' | 'system';
 
 export interface AuditEvent {
   actorId: string | null;

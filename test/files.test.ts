@@ -130,6 +130,18 @@ describe('runtime files', () => {
     expect(again.status).toBe(304);
   });
 
+  test('If-None-Match matches as for pages: weak tags, lists and * answer 304; other tags 200', async () => {
+    const up = await uploadOk([filePart('etag variants')]);
+    const etag = (await app.request(up.url, { cookie: w.cookie.viewer })).headers.get('etag')!;
+    const other = `"${'0'.repeat(64)}"`;
+    const status = async (ifNoneMatch: string) => (await app.request(up.url, { cookie: w.cookie.viewer, headers: { 'if-none-match': ifNoneMatch } })).status;
+    for (const inm of [`W/${etag}`, `${other}, ${etag}`, `W/${other}, W/${etag}`, `${other},${etag}`, '*']) expect({ inm, status: await status(inm) }).toEqual({ inm, status: 304 });
+    for (const inm of [other, `W/${other}`, `${other}, W/"nope"`]) expect({ inm, status: await status(inm) }).toEqual({ inm, status: 200 });
+    const res = await app.request(up.url, { cookie: w.cookie.viewer, headers: { 'if-none-match': `W/${etag}` } });
+    expect(res.headers.get('etag')).toBe(etag);
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+  });
+
   test('the streaming parser survives any chunking, delimiters split included', async () => {
     const data = 'line one\r\n--not-the-boundary\r\n' + '\r\n--' + BOUNDARY.slice(0, 10) + ' tail';
     const whole = multipart([field('scope', 'shared'), filePart(data, 'chunky.txt'), field('ignored', 'x')]);
@@ -271,6 +283,21 @@ describe('runtime files', () => {
     expect(JSON.stringify(app.ctx.audit.forCanvas(w.canvas.id, 1000))).not.toContain('secret-plan');
   });
 
+  test("a legacy guest's uploads, renames and deletes are audited with actorKind guest; a member's with user", async () => {
+    const sub = await uploadOk([field('scope', 'submission'), filePart('from a guest')], w.cookie.guest);
+    expect((await files(`/${sub.id}`, { method: 'PATCH', cookie: w.cookie.guest, json: { name: 'renamed' } })).status).toBe(200);
+    expect((await files(`/${sub.id}`, { method: 'DELETE', cookie: w.cookie.guest })).status).toBe(200);
+    const events = app.ctx.audit.forCanvas(w.canvas.id, 1000).filter((e) => (e.detail as any)?.fileId === sub.id);
+    expect(events.map((e) => [e.action, e.actorKind, e.actorId]).sort()).toEqual([
+      ['file.deleted', 'guest', w.ids.guest],
+      ['file.renamed', 'guest', w.ids.guest],
+      ['file.uploaded', 'guest', w.ids.guest],
+    ]);
+    const mine = await uploadOk([field('scope', 'submission'), filePart('from a viewer')], w.cookie.viewer);
+    const member = app.ctx.audit.forCanvas(w.canvas.id, 1000).find((e) => e.action === 'file.uploaded' && (e.detail as any)?.fileId === mine.id);
+    expect([member?.actorKind, member?.actorId]).toEqual(['user', w.ids.viewer]);
+  });
+
   describe('role matrix', () => {
     const want: Record<Who, { read: number; shared: number; submit: number }> = {
       anonymous: { read: 401, shared: 401, submit: 401 },
@@ -366,6 +393,42 @@ describe('runtime file quotas', () => {
     const before = app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
     const res = await app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie: w.cookie.editor, body: stream, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
     await expectCode(res, 413, 'FILE_TOO_LARGE');
+    expect(pulled).toBeLessThan(1024 * 1024);
+    expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
+    app.ctx.settings.update({ filesBytesFile: null });
+  });
+
+  test('every byte of a chunked body counts: a junk part after a small file is cut off at the cap (413 FILE_TOO_LARGE), nothing is stored', async () => {
+    app.ctx.settings.update({ filesBytesFile: 64 * 1024 });
+    const enc = new TextEncoder();
+    const head = enc.encode(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="small.txt"\r\n\r\nsmall\r\n` +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="junk"\r\n\r\n`,
+    );
+    const tail = enc.encode(`\r\n--${BOUNDARY}--\r\n`);
+    const chunk = new Uint8Array(16 * 1024).fill(0x6a);
+    const junkBytes = 32 * 1024 * 1024;
+    let pulled = 0;
+    let stage: 'head' | 'junk' | 'tail' | 'done' = 'head';
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (stage === 'head') {
+          stage = 'junk';
+          controller.enqueue(head);
+        } else if (stage === 'junk') {
+          pulled += chunk.byteLength;
+          controller.enqueue(chunk);
+          if (pulled >= junkBytes) stage = 'tail';
+        } else if (stage === 'tail') {
+          stage = 'done';
+          controller.enqueue(tail);
+        } else controller.close();
+      },
+    });
+    const before = app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
+    const res = await app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie: w.cookie.editor, body: stream, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    const b = await expectCode(res, 413, 'FILE_TOO_LARGE');
+    expect(b.quota).toBe('files.bytes.file');
     expect(pulled).toBeLessThan(1024 * 1024);
     expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
     app.ctx.settings.update({ filesBytesFile: null });

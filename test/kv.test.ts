@@ -106,6 +106,30 @@ describe('KV', () => {
     await expectCode(await putRaw('/huge', '"' + 'x'.repeat(2 * 1024 * 1024) + '"'), 413, 'VALUE_TOO_LARGE');
   });
 
+  test('the body is checked before the value size: a large body that is not JSON is 400, a large valid value 413, past the 4 MiB ceiling 413 unread', async () => {
+    const twoMiB = 2 * 1024 * 1024;
+    await expectCode(await putRaw('/large', '{' + 'x'.repeat(twoMiB)), 400, 'INVALID_BODY');
+    await expectCode(await putRaw('/large', '["' + 'x'.repeat(twoMiB)), 400, 'INVALID_BODY');
+    await expectCode(await putRaw('/large', ' '.repeat(twoMiB) + 'null'), 400, 'INVALID_BODY');
+    await expectCode(await putRaw('/large', '"' + 'x'.repeat(twoMiB) + '"'), 413, 'VALUE_TOO_LARGE');
+    // A small value in a large body fits: the value is measured serialized.
+    expect((await putRaw('/large', ' '.repeat(twoMiB) + '{"small":true}')).status).toBe(200);
+    expect(await get('/large')).toEqual({ value: { small: true } });
+    // Past the hard ceiling the body is not parsed, whether declared or streamed.
+    await expectCode(await putRaw('/large', '{' + 'x'.repeat(5 * 1024 * 1024)), 413, 'VALUE_TOO_LARGE');
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 64 * 1024;
+        if (pulled > 64 * 1024 * 1024) controller.close();
+        else controller.enqueue(new Uint8Array(64 * 1024).fill(0x7b));
+      },
+    });
+    await expectCode(await kv('/large', { method: 'PUT', cookie: w.cookie.editor, body: endless }), 413, 'VALUE_TOO_LARGE');
+    expect(pulled).toBeLessThan(8 * 1024 * 1024);
+    expect(await get('/large')).toEqual({ value: { small: true } });
+  });
+
   test('checks run in order: key size, body, value size, key count', async () => {
     clear();
     insertRows('shared', '', 10_000, 'fill');
@@ -199,6 +223,27 @@ describe('KV', () => {
     await put('/huge', 1.7e308);
     await expectCode(await kv('/huge/increment', { method: 'POST', cookie: w.cookie.editor, body: '{"by":1.7e308}' }), 400, 'INVALID_BODY');
     expect(await get('/huge')).toEqual({ value: 1.7e308 });
+  });
+
+  test('increment results and stored numbers are spelled as JSON.stringify (and so PUT) spells them: 0, not 0.0', async () => {
+    clear();
+    const inc = async (key: string, by: number) => (await kv(`/${key}/increment`, { method: 'POST', cookie: w.cookie.editor, body: JSON.stringify({ by }) })).text();
+    const raw = async (key: string) => (await kv(`/${key}`, { cookie: w.cookie.viewer })).text();
+    const stored = (key: string) => app.ctx.db.query<{ value: string }, [string, string]>("SELECT value FROM kv WHERE canvas_id = ? AND scope = 'shared' AND key = ?").get(w.canvas.id, key)!.value;
+    expect(await inc('f', 0.5)).toBe('{"value":0.5}');
+    expect(await inc('f', 0.5)).toBe('{"value":1}');
+    expect(await inc('f', -1)).toBe('{"value":0}');
+    expect(await raw('f')).toBe('{"value":0}');
+    expect(stored('f')).toBe('0');
+    await put('/large', 1e300);
+    expect(await inc('large', 1e300)).toBe('{"value":2e+300}');
+    expect(await raw('large')).toBe('{"value":2e+300}');
+    expect(await (await kv('/?prefix=large', { cookie: w.cookie.viewer })).text()).toBe('{"entries":[{"key":"large","value":2e+300}],"nextCursor":null}');
+    // Past 2^53 the sum is the double a PUT of it would store, not SQLite's exact integer.
+    await put('/edge', 2 ** 53);
+    expect(await inc('edge', 1)).toBe('{"value":9007199254740992}');
+    expect(stored('edge')).toBe('9007199254740992');
+    clear();
   });
 
   test('concurrent increments never lose a count', async () => {

@@ -7,6 +7,13 @@
 
 export class MultipartError extends Error {}
 
+/** The body as a whole (every part, drained or not, and the framing) passed the `maxBytes` given to readMultipart. */
+export class MultipartTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the multipart body is over ${maxBytes} bytes`);
+  }
+}
+
 export interface PartInfo {
   /** The form field name (null when the part has none). */
   name: string | null;
@@ -37,7 +44,12 @@ export function boundaryOf(contentType: string | null): string | null {
 class Bytes {
   buf: Buffer = Buffer.from(CRLF); // a virtual CRLF makes the first delimiter look like the others
   private ended = false;
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  /** Bytes read from the body so far. */
+  private total = 0;
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly maxBytes: number,
+  ) {}
 
   /** Appends the next chunk; false at the end of the body. */
   async more(): Promise<boolean> {
@@ -47,6 +59,8 @@ class Bytes {
       this.ended = true;
       return false;
     }
+    this.total += value.byteLength;
+    if (this.total > this.maxBytes) throw new MultipartTooLargeError(this.maxBytes);
     const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     return true;
@@ -57,10 +71,15 @@ class Bytes {
   }
 }
 
-export async function* readMultipart(stream: ReadableStream<Uint8Array>, boundary: string): AsyncGenerator<Part> {
+/**
+ * The parts of `stream`. Every byte of the body counts against `maxBytes`,
+ * parts the caller skips (drained here) included, so a chunked body cannot
+ * stream junk forever: past it, reading throws MultipartTooLargeError.
+ */
+export async function* readMultipart(stream: ReadableStream<Uint8Array>, boundary: string, maxBytes: number): AsyncGenerator<Part> {
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const reader = stream.getReader();
-  const bytes = new Bytes(reader);
+  const bytes = new Bytes(reader, maxBytes);
   try {
     // Preamble: everything before the first delimiter is ignored.
     for (;;) {

@@ -3,17 +3,20 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
+import { matchingEtag } from '../../serve/send-file.ts';
 import { rawSegments, runtimeJson, runtimeRequest } from '../http.ts';
 import { usageOf } from '../usage.ts';
 import { contentDisposition } from './disposition.ts';
 import { FILE_ID, RenameBody } from './model.ts';
-import { boundaryOf, MultipartError, readMultipart } from './multipart.ts';
+import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from './multipart.ts';
 import { FileService } from './service.ts';
 import { FileStore } from './store.ts';
 
 const MAX_RENAME_BODY = 4096;
 /** Room for the form's other parts and headers around the file itself. */
 const MULTIPART_OVERHEAD = 64 * 1024;
+
+const fileTooLarge = (cap: number) => new AppError('FILE_TOO_LARGE', `files are at most ${cap} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
 
 function fileId(raw: string): string {
   if (!FILE_ID.test(raw)) throw new AppError('INVALID_BODY', 'malformed file id');
@@ -48,15 +51,16 @@ export function fileRoutes(ctx: AppContext) {
         runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
           const boundary = boundaryOf(request.headers.get('content-type'));
           if (!boundary || !request.body) throw new AppError('INVALID_BODY', 'upload a file as multipart/form-data with a `file` part');
+          // The whole body, declared or streamed (chunked), is held to the file cap plus room for the rest of the form.
           const declared = Number(request.headers.get('content-length') ?? 0);
           const { filesBytesFile } = ctx.settings.get();
-          if (declared > filesBytesFile + MULTIPART_OVERHEAD) {
-            throw new AppError('FILE_TOO_LARGE', `files are at most ${filesBytesFile} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
-          }
+          const maxBody = filesBytesFile + MULTIPART_OVERHEAD;
+          if (declared > maxBody) throw fileTooLarge(filesBytesFile);
           try {
-            return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary)));
+            return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary, maxBody)));
           } catch (err) {
             if (err instanceof MultipartError) throw new AppError('INVALID_BODY', err.message);
+            if (err instanceof MultipartTooLargeError) throw fileTooLarge(filesBytesFile);
             throw err;
           }
         }),
@@ -84,7 +88,9 @@ export function fileRoutes(ctx: AppContext) {
           'cache-control': 'private, no-cache',
           etag,
         };
-        if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+        // Weak tags, lists and `*` match as for pages (weak comparison, RFC 9110 §13.1.2).
+        const ifNoneMatch = request.headers.get('if-none-match');
+        if (ifNoneMatch !== null && matchingEtag(ifNoneMatch, file.hash)) return new Response(null, { status: 304, headers });
         return new Response(blob, { status: 200, headers });
       }),
     )

@@ -1,4 +1,4 @@
-import type { AuditLog } from '../../audit.ts';
+import type { ActorKind, AuditLog } from '../../audit.ts';
 import type { BlobStore } from '../../blobs/store.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -32,6 +32,9 @@ const SCOPE_FIELDS = ['scope', 'group', 'collection', 'recordId'] as const;
 type ScopeFields = Partial<Record<(typeof SCOPE_FIELDS)[number], string>>;
 
 const isManager = (c: RuntimeCaller) => c.role === 'owner' || c.role === 'editor';
+
+/** The audit actor kind: 'guest' for a legacy guest (actorId `guest:<inviteId>`), else 'user'. */
+const actorKindOf = (c: RuntimeCaller): ActorKind => (c.kind === 'guest' ? 'guest' : 'user');
 
 /**
  * Runtime files. Shared files: everyone admitted reads, owners and editors
@@ -83,7 +86,7 @@ export class FileService {
     // An unreferenced blob left by a refusal here is collected by the blob sweep.
     if (!this.store.insert(file, filesBytesCanvas)) throw quotaExceeded(filesBytesCanvas);
     this.usage.add(caller.canvas.id, 'fileBytesIn', file.size);
-    this.audit.record({ actorId: caller.actorId, actorKind: 'user', canvasId: caller.canvas.id, action: 'file.uploaded', detail: { fileId: file.id, size: file.size, scope } });
+    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action: 'file.uploaded', detail: { fileId: file.id, size: file.size, scope } });
     return { id: file.id, name: file.name, size: file.size, url: `/v1/c/${caller.canvas.slug}/files/${file.id}/content` };
   }
 
@@ -108,14 +111,14 @@ export class FileService {
   rename(caller: RuntimeCaller, id: string, name: string): FileRecord {
     const file = this.changeable(caller, id);
     this.store.rename(caller.canvas.id, file.id, name);
-    this.audit.record({ actorId: caller.actorId, actorKind: 'user', canvasId: caller.canvas.id, action: 'file.renamed', detail: { fileId: file.id } });
+    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action: 'file.renamed', detail: { fileId: file.id } });
     return recordOf({ ...file, name });
   }
 
   delete(caller: RuntimeCaller, id: string): void {
     const file = this.changeable(caller, id);
     this.store.delete(caller.canvas.id, file.id);
-    this.audit.record({ actorId: caller.actorId, actorKind: 'user', canvasId: caller.canvas.id, action: 'file.deleted', detail: { fileId: file.id, size: file.size } });
+    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action: 'file.deleted', detail: { fileId: file.id, size: file.size } });
   }
 
   private readable(caller: RuntimeCaller, id: string): StoredFile {

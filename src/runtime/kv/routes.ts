@@ -9,10 +9,16 @@ import { KV_LIMITS, KvService, valueTooLarge } from './service.ts';
 import { KvStore, type KvScope } from './store.ts';
 
 /**
- * A pretty-printed value may be larger than its serialized form, so the read
- * cap is above the 64 KiB value cap; past it the body is not read further.
+ * The hard ceiling on a PUT body. The spec checks the body before the value
+ * size, and the value size is that of the serialized value (a pretty-printed
+ * body can be much larger than its value). So a body up to this ceiling is
+ * read and parsed: not JSON (or null) is 400 INVALID_BODY however large, and
+ * only a parsed value over 64 KiB is 413 VALUE_TOO_LARGE. Past the ceiling
+ * (64 times the value cap, declared or streamed) the body is neither read
+ * further nor parsed and the answer is 413 VALUE_TOO_LARGE: memory stays
+ * bounded, and no value that fits would plausibly arrive in a body that size.
  */
-const MAX_BODY = 1024 * 1024;
+const MAX_BODY = 4 * 1024 * 1024;
 
 /**
  * What a path below /kv names. Keys are one URL-encoded segment. The
@@ -74,7 +80,7 @@ export function kvRoutes(ctx: AppContext) {
           return runtimeRaw(200, OK);
         }
         const body = await readTextCapped(request, MAX_BODY);
-        if (body === null) throw valueTooLarge();
+        if (body === null) throw valueTooLarge(); // past the hard ceiling: not parsed (see MAX_BODY)
         kv.put(caller, target.scope, key, body);
         return runtimeRaw(200, OK);
       }

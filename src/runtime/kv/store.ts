@@ -21,35 +21,27 @@ export type IncrementOutcome = { value: string } | 'not_numeric' | 'key_limit' |
 const WHERE_KEY = 'canvas_id = ?1 AND scope = ?2 AND owner_id = ?3 AND key = ?4';
 const WHERE_SPACE = 'canvas_id = ?1 AND scope = ?2 AND owner_id = ?3';
 
-class NotFinite extends Error {}
-
 /**
  * SQL for KV. Writes that depend on what is stored (quota on new keys,
- * increments) run in one BEGIN IMMEDIATE transaction, and the increment
- * itself is a single UPDATE, so concurrent increments never lose a count.
+ * increments) run in one BEGIN IMMEDIATE transaction: the write lock is held
+ * from the read to the write, so concurrent increments never lose a count.
  */
 export class KvStore {
   private readonly getQ: Statement<{ value: string }, [string, string, string, string]>;
-  private readonly existsQ: Statement<{ one: number }, [string, string, string, string]>;
   private readonly countQ: Statement<{ n: number }, [string, string, string]>;
   private readonly updateQ: Statement<unknown, [string, string, string, string, string, number]>;
   private readonly insertQ: Statement<unknown, [string, string, string, string, string, number]>;
   private readonly deleteQ: Statement<unknown, [string, string, string, string]>;
-  private readonly incrementQ: Statement<{ value: string }, [string, string, string, string, number, number]>;
   private readonly listQ: Statement<KvRow, [string, string, string, string, string, number]>;
   private readonly putTx: (space: KvSpace, key: string, value: string, quota: number, now: number) => PutOutcome;
   private readonly incrementTx: (space: KvSpace, key: string, by: number, quota: number, now: number) => IncrementOutcome;
 
   constructor(db: Database) {
     this.getQ = db.query(`SELECT value FROM kv WHERE ${WHERE_KEY}`);
-    this.existsQ = db.query(`SELECT 1 AS one FROM kv WHERE ${WHERE_KEY}`);
     this.countQ = db.query(`SELECT COUNT(*) AS n FROM kv WHERE ${WHERE_SPACE}`);
     this.updateQ = db.query(`UPDATE kv SET value = ?5, updated_at = ?6 WHERE ${WHERE_KEY}`);
     this.insertQ = db.query('INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)');
     this.deleteQ = db.query(`DELETE FROM kv WHERE ${WHERE_KEY}`);
-    this.incrementQ = db.query(
-      `UPDATE kv SET value = json(value + ?5), updated_at = ?6 WHERE ${WHERE_KEY} AND json_type(value) IN ('integer', 'real') RETURNING value`,
-    );
     // ?4 = cursor (exclusive), ?5 = prefix: substr compares characters on both sides, so any prefix is exact.
     this.listQ = db.query(
       `SELECT key, value FROM kv WHERE ${WHERE_SPACE} AND key > ?4 AND key >= ?5 AND substr(key, 1, length(?5)) = ?5
@@ -65,28 +57,26 @@ export class KvStore {
     });
     this.putTx = (space, key, value, quota, now) => putTx.immediate(space, key, value, quota, now);
 
+    // The sum is computed in JavaScript, not SQL, so the stored text is what a
+    // PUT of the same number stores (`0`, `2e+300`; SQLite would write `0.0`, `2.0e+300`).
     const incrementTx = db.transaction((space: KvSpace, key: string, by: number, quota: number, now: number): IncrementOutcome => {
       const a = args(space, key);
-      const row = this.incrementQ.get(...a, by, now);
+      const row = this.getQ.get(...a);
       if (row) {
-        // Past the float range SQLite writes 9e999; roll back rather than store Infinity.
-        if (!Number.isFinite(JSON.parse(row.value))) throw new NotFinite();
-        return { value: row.value };
+        const current = numberOf(row.value);
+        if (current === null) return 'not_numeric';
+        const sum = current + by;
+        if (!Number.isFinite(sum)) return 'not_finite';
+        const value = JSON.stringify(sum);
+        this.updateQ.run(...a, value, now);
+        return { value };
       }
-      if (this.existsQ.get(...a)) return 'not_numeric';
       if (this.count(space) >= quota) return 'key_limit';
       const value = JSON.stringify(by);
       this.insertQ.run(...a, value, now);
       return { value };
     });
-    this.incrementTx = (space, key, by, quota, now) => {
-      try {
-        return incrementTx.immediate(space, key, by, quota, now);
-      } catch (err) {
-        if (err instanceof NotFinite) return 'not_finite';
-        throw err;
-      }
-    };
+    this.incrementTx = (space, key, by, quota, now) => incrementTx.immediate(space, key, by, quota, now);
   }
 
   get(space: KvSpace, key: string): string | null {
@@ -115,6 +105,17 @@ export class KvStore {
   /** Adds `by` to a numeric value; a missing key starts at 0 (and counts against `quota`). */
   increment(space: KvSpace, key: string, by: number, quota: number, now: number): IncrementOutcome {
     return this.incrementTx(space, key, by, quota, now);
+  }
+}
+
+/** A stored value that is a JSON number, as a number; null for anything else (null, strings, objects, bad JSON). */
+function numberOf(text: string): number | null {
+  if (!/^\s*-?\d/.test(text)) return null; // not a number: no need to parse a large object
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'number' ? value : null;
+  } catch {
+    return null;
   }
 }
 
