@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { applyCorsHeaders, corsHeaders } from '../src/runtime/isolation.ts';
 import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { gateCookieWith } from '../src/serve/gate-pass.ts';
 import { usageOf, utcDay } from '../src/runtime/usage.ts';
@@ -349,6 +350,63 @@ describe('runtime pipeline (subdomain mode)', () => {
     const refused = await me(w.cookie.owner, { origin: offOrigin }, off.slug);
     await expectCode(refused, 403, 'CAPABILITY_DISABLED');
     expect(refused.headers.get('access-control-allow-origin')).toBe(offOrigin);
+  });
+
+  test("a 429 RATE_LIMITED to the canvas's own origin exposes Retry-After and the X-RateLimit headers", async () => {
+    const c = makeCanvas(app, w.ids.owner);
+    app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', Date.now());
+    const origin = `https://${c.slug}.apps.easel.test:8443`;
+    for (let i = 0; i < app.ctx.config.rateLimitCanvasApiPerMin; i++) expect((await me(w.cookie.viewer, { origin }, c.slug)).status).toBe(200);
+    const res = await me(w.cookie.viewer, { origin }, c.slug);
+    await expectCode(res, 429, 'RATE_LIMITED');
+    expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+    expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-easel-connection-response']));
+    // A success exposes them too (the same list on every answer to the canvas).
+    const ok = await me(w.cookie.viewer, { origin: own() });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-expose-headers')).toBe(res.headers.get('access-control-expose-headers'));
+  });
+
+  test('Vary: Origin on every answer, whatever the Origin: successes, refusals, 304s of file content, preflights', async () => {
+    const varies = (res: Response, label: string) => {
+      const vary = (res.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase());
+      expect({ label, origin: vary.includes('origin') }).toEqual({ label, origin: true });
+    };
+    const evil = { origin: 'https://evil.example' };
+    varies(await me(w.cookie.viewer, {}), 'no Origin, 200');
+    varies(await me(w.cookie.viewer, evil), 'other Origin, 403 CROSS_CANVAS_FORBIDDEN');
+    varies(await me('', {}), 'no session, 401');
+    varies(await me('', evil), 'no session, other Origin, 401');
+    varies(await me(w.cookie.viewer, {}, 'no-such-canvas'), 'unknown canvas, 404');
+    varies(await me(w.cookie.stranger, {}), 'no route in, 404');
+    varies(await app.request(`/v1/c/${w.slug}/kv/absent`, { cookie: w.cookie.viewer }), 'route refusal, 404');
+    varies(await app.request(`/v1/c/${w.slug}`, { cookie: w.cookie.viewer }), 'the bare canvas path, 404');
+    varies(await app.request(`/v1/c/${w.slug}/kv/x`, { method: 'OPTIONS' }), 'preflight without Origin');
+    const form = new FormData();
+    form.append('file', new Blob(['vary me'], { type: 'text/plain' }), 'a.txt');
+    const up = await app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie: w.cookie.editor, body: form });
+    expect(up.status).toBe(201);
+    const { url } = (await body(up)) as { url: string };
+    const first = await app.request(url, { cookie: w.cookie.viewer });
+    expect(first.status).toBe(200);
+    varies(first, 'file content, 200');
+    const etag = first.headers.get('etag')!;
+    const revalidations: Array<[Record<string, string>, number]> = [[{}, 304], [{ origin: own() }, 304], [evil, 403]];
+    for (const [headers, status] of revalidations) {
+      const again = await app.request(url, { cookie: w.cookie.viewer, headers: { ...headers, 'if-none-match': etag } });
+      expect(again.status).toBe(status);
+      varies(again, `file content revalidated, ${JSON.stringify(headers)}`);
+    }
+  });
+
+  test("the CORS list headers are added to a handler's own, never replacing them (the Connections proxy exposes its kept headers)", () => {
+    const headers = new Headers({ vary: 'Accept-Encoding', 'access-control-expose-headers': 'x-easel-connection-response, etag, retry-after' });
+    applyCorsHeaders(headers, corsHeaders(app.ctx.config, new Request('https://easel.test/', { headers: { origin: own() } }), w.slug));
+    expect(headers.get('vary')).toBe('Accept-Encoding, Origin');
+    expect(headers.get('access-control-expose-headers')).toBe('x-easel-connection-response, etag, retry-after, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
+    expect(headers.get('access-control-allow-origin')).toBe(own());
   });
 
   test('preflight: credentialed headers only when the Origin matches', async () => {

@@ -18,10 +18,13 @@ const NF: Expect = [404, 'NOT_FOUND'];
 
 let app: TestApp;
 let cast: Cast;
+/** A legacy guest session scoped to a canvas of its own, visiting the matrix's canvases. */
+let guestElsewhere: string;
 
 beforeAll(async () => {
   app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
   cast = await makeCast(app);
+  guestElsewhere = guestCookieFor(app, await makePublished(app, cast), cast.ids.owner);
 });
 afterAll(() => app.close());
 
@@ -100,6 +103,9 @@ describe('access matrix for a canvas page', () => {
           const res = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie[who] });
           await expectAnswer(res, row[who], `${name} / ${who}`);
         }
+        // A guest of another canvas is nobody here: exactly what an anonymous visitor gets (CONTRACT §5).
+        const res = await app.request(`/c/${canvas.slug}/`, { cookie: guestElsewhere });
+        await expectAnswer(res, row.anonymous, `${name} / guest of another canvas`);
       } finally {
         app.ctx.settings.update({ publicLinks: null });
         setUserColumn(canvas.ownerId, 'can_publish_public', 1);
@@ -112,9 +118,24 @@ describe('access matrix for a canvas page', () => {
     const other = await makePublished(app, cast);
     const guest = guestCookieFor(app, mine, cast.ids.owner);
     await expectAnswer(await app.request(`/c/${mine.slug}/`, { cookie: guest }), 200, 'own');
-    await expectAnswer(await app.request(`/c/${other.slug}/`, { cookie: guest }), NF, 'other');
+    // Elsewhere the guest session counts for nothing: sent to sign in like anyone without a session.
+    await expectAnswer(await app.request(`/c/${other.slug}/`, { cookie: guest }), LOGIN, 'other');
+    await expectAnswer(await app.request('/c/no-such-canvas-here/', { cookie: guest }), LOGIN, 'unknown');
     await setPassword(app, mine, PASSWORD);
     await expectAnswer(await app.request(`/c/${mine.slug}/`, { cookie: guest }), 200, 'own with password');
+  });
+
+  test("a guest of another canvas: an open Public link page serves, the canvas's runtime API stays NOT_INVITED", async () => {
+    const mine = await makePublished(app, cast);
+    const pub = await makePublished(app, cast);
+    setAccess(app, pub, { access_mode: 'public_link' });
+    const guest = guestCookieFor(app, mine, cast.ids.owner);
+    const page = await app.request(`/c/${pub.slug}/`, { cookie: guest });
+    await expectAnswer(page, 200, 'public link page');
+    expect(page.headers.get('cache-control')).toBe('public, no-cache');
+    const api = await app.request(`/v1/c/${pub.slug}/me`, { cookie: guest });
+    expect(api.status).toBe(404);
+    expect(((await api.json()) as { code: string }).code).toBe('NOT_INVITED');
   });
 
   test('"no such canvas" and "no route in" are the same page, byte for byte', async () => {

@@ -73,6 +73,7 @@ export function decideAccess(input: AccessInput): AccessDecision {
   const canvas = input.canvas;
   if (canvas === null || canvas.deletedAt !== null) return { ok: false, code: 'NOT_FOUND' };
   const v = input.viewer;
+  // The runtime API's answer; canvas pages never get here with such a guest (they count it as anonymous).
   if (v.kind === 'guest' && v.canvasId !== canvas.id) return { ok: false, code: 'NOT_INVITED' };
 
   const route = routeIn(input, canvas);

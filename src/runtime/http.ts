@@ -1,11 +1,13 @@
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { applyCorsHeaders } from './isolation.ts';
 import { runPipeline, type PipelineOptions, type RuntimeCaller } from './pipeline.ts';
 
 /**
  * Runs the pipeline, then the route's handler, and puts the pipeline's CORS
- * headers on whatever comes out: the success response and the handler's
- * refusals alike (a canvas on its own subdomain must be able to read a 404).
+ * headers on whatever comes out: the success response (a 304 included) and
+ * the handler's refusals alike (a canvas on its own subdomain must be able to
+ * read a 404). Vary and the exposed names are added to the handler's own.
  */
 export async function runtimeRequest(
   ctx: AppContext,
@@ -22,7 +24,7 @@ export async function runtimeRequest(
     if (err instanceof AppError) Object.assign(err.headers, headers);
     throw err;
   }
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  applyCorsHeaders(response.headers, headers);
   return response;
 }
 

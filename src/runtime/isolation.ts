@@ -11,14 +11,58 @@ const CORS_METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS';
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
 /**
- * The credentialed CORS headers for a request whose Origin is exactly this
- * canvas's origin in subdomain mode; empty otherwise (path mode sends none).
+ * Response headers beyond the CORS-safelisted ones that a canvas on its own
+ * origin must be able to read: the rate-limit answer (Retry-After and the
+ * X-RateLimit-* trio, on 429s) and the Connections proxy's mark of an
+ * upstream answer (the SDK's `connections.fetch` reads it).
+ */
+export const EXPOSED_HEADERS = ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Easel-Connection-Response'].join(', ');
+
+/**
+ * The CORS headers of a runtime API answer. Subdomain mode: `Vary: Origin`
+ * always (the answer depends on the Origin, so a cache must never hand an
+ * answer without CORS headers to a CORS request), plus the credentialed
+ * headers and the exposed names when the Origin is exactly this canvas's
+ * origin. Path mode: none.
  */
 export function corsHeaders(config: Config, request: Request, slug: string): Record<string, string> {
   if (config.urlMode !== 'subdomain') return {};
   const origin = request.headers.get('origin');
-  if (origin === null || origin !== canvasOrigin(config, slug)) return {};
-  return { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' };
+  if (origin === null || origin !== canvasOrigin(config, slug)) return { vary: 'Origin' };
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    vary: 'Origin',
+  };
+}
+
+/** Headers whose value is a comma-separated list: adding to them keeps what the response already says. */
+const LIST_HEADERS = new Set(['vary', 'access-control-expose-headers']);
+
+/**
+ * Puts the CORS headers on a response a handler built: list headers (Vary,
+ * Access-Control-Expose-Headers) are merged with the response's own, any
+ * other header is set.
+ */
+export function applyCorsHeaders(target: Headers, cors: Record<string, string>): void {
+  for (const [name, value] of Object.entries(cors)) {
+    const current = LIST_HEADERS.has(name) ? target.get(name) : null;
+    target.set(name, current ? mergeList(current, value) : value);
+  }
+}
+
+function mergeList(current: string, extra: string): string {
+  const items = current.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const seen = new Set(items.map((s) => s.toLowerCase()));
+  if (seen.has('*')) return current;
+  for (const item of extra.split(',').map((s) => s.trim())) {
+    if (item !== '' && !seen.has(item.toLowerCase())) {
+      seen.add(item.toLowerCase());
+      items.push(item);
+    }
+  }
+  return items.join(', ');
 }
 
 /** The 204 preflight answer: before the auth gateway, so it never says 401. */

@@ -15,6 +15,10 @@ import { meRoutes } from './me/routes.ts';
  */
 export function runtimeRoutes(ctx: AppContext) {
   const slugOf = (request: Request) => rawSegments(request, '').slug;
+  const noSuchRoute = (request: Request) =>
+    runtimeRequest(ctx, request, slugOf(request), { capability: 'identity', skipCapability: true }, () => {
+      throw new AppError('NOT_FOUND', 'no such route');
+    });
   return (
     new Elysia({ name: 'runtime' })
       // Step 0: preflight, before the auth gateway; never 401.
@@ -24,14 +28,9 @@ export function runtimeRoutes(ctx: AppContext) {
       .use(kvRoutes(ctx))
       .use(fileRoutes(ctx))
       .use(guestRoutes(ctx))
-      // Any other path under a canvas still answers in pipeline order: 401, 429, 404 of the canvas… then "no such route".
-      .all(
-        '/v1/c/:slug/*',
-        ({ request }) =>
-          runtimeRequest(ctx, request, slugOf(request), { capability: 'identity', skipCapability: true }, () => {
-            throw new AppError('NOT_FOUND', 'no such route');
-          }),
-        { parse: 'none' },
-      )
+      // Any other path under a canvas (the bare /v1/c/{slug} included) still answers in pipeline order:
+      // 401, 429, 404 of the canvas… then "no such route", with the pipeline's CORS headers and Vary.
+      .all('/v1/c/:slug', ({ request }) => noSuchRoute(request), { parse: 'none' })
+      .all('/v1/c/:slug/*', ({ request }) => noSuchRoute(request), { parse: 'none' })
   );
 }

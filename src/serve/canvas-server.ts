@@ -149,9 +149,9 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Admission {
-    const principal = principalOf(this.ctx, request);
     const found = this.facts.bySlug(mount.slug);
     const canvas = found?.canvas ?? null;
+    const principal = pagePrincipal(principalOf(this.ctx, request), canvas);
     const facts = accessFacts(this.ctx, canvas, found?.owner ?? null);
     const decision = decideAccess({
       ...facts,
@@ -220,6 +220,18 @@ export class CanvasServer {
     if (p?.kind === 'guest') return `guest:${p.inviteId}`;
     return `ip:${metaOf(request).ip ?? 'unknown'}`;
   }
+}
+
+/**
+ * Who a page visitor is for this canvas. A legacy guest session is scoped to
+ * one canvas: on any other canvas's pages it counts for nothing, so the guest
+ * gets what an anonymous visitor gets (an open Public link page, else the way
+ * to sign in), whether or not that canvas exists. The runtime API keeps
+ * refusing such a guest with NOT_INVITED (CONTRACT §5; runtime pipeline).
+ */
+function pagePrincipal(principal: Principal | null, canvas: Canvas | null): Principal | null {
+  if (principal?.kind === 'guest' && (canvas === null || principal.canvasId !== canvas.id)) return null;
+  return principal;
 }
 
 /** Where the gate sends the visitor back: a path inside this canvas, else its root. */
