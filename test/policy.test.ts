@@ -138,20 +138,32 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     const c = await makeCanvas(app, p);
     const fired: string[] = [];
     const off = app.ctx.events.on('canvas.capabilities-changed', (e) => fired.push(e.canvasId));
-    const v = await body(await caps(c.id, { backend: false, kv: false, files: false, ai: true, realtime: false, authoring: true, aiAudience: 'viewers', connectionsAudience: 'viewers', guestAi: true, guestAiMonthlyUsd: 2.5 }, 'editor'));
+    const v = await body(await caps(c.id, { backend: false, kv: false, files: false, ai: true, realtime: false, authoring: true, aiAudience: 'viewers', connectionsAudience: 'viewers' }, 'editor'));
     expect(v.capabilities).toEqual({ backend: false, kv: false, files: false, ai: true, realtime: false, authoring: true });
     expect([v.aiAudience, v.connectionsAudience]).toEqual(['viewers', 'viewers']);
     expect(v.runtimePolicyRevision).toBeNull();
-    const stored = app.ctx.canvases.byId(c.id)!;
-    expect([stored.guestAi, stored.guestAiMonthlyUsd]).toEqual([true, 2.5]);
     expect(fired).toEqual([c.id]);
+    // Guest AI spends the canvas's budget on guests: the owner's (or an admin's) call, not an editor's.
+    const unchanged = snapshot(app, c.id);
+    for (const guestPatch of [{ guestAi: true }, { guestAiMonthlyUsd: 2.5 }, { ai: false, guestAi: true }]) {
+      const refused = await caps(c.id, guestPatch, 'editor');
+      expect({ guestPatch, status: refused.status, code: (await body(refused)).code }).toEqual({ guestPatch, status: 403, code: 'PERMISSION_DENIED' });
+    }
+    expect(snapshot(app, c.id)).toBe(unchanged);
+    expect((await caps(c.id, { guestAi: true, guestAiMonthlyUsd: 2.5 }, 'owner')).status).toBe(200);
+    let stored = app.ctx.canvases.byId(c.id)!;
+    expect([stored.guestAi, stored.guestAiMonthlyUsd]).toEqual([true, 2.5]);
+    expect((await caps(c.id, { guestAiMonthlyUsd: 1 }, 'admin')).status).toBe(200);
+    stored = app.ctx.canvases.byId(c.id)!;
+    expect(stored.guestAiMonthlyUsd).toBe(1);
+    expect(fired).toEqual([c.id, c.id, c.id]);
     const before = snapshot(app, c.id);
     for (const bad of [{ ai: 'yes' }, { aiAudience: 'everyone' }, { connectionsAudience: 'owners' }, { guestAiMonthlyUsd: -1 }, { ai: true, telemetry: true }, { backend: null }]) {
       const res = await caps(c.id, bad);
       expect({ bad, status: res.status, code: (await body(res)).code }).toEqual({ bad, status: 400, code: 'INVALID_BODY' });
     }
     expect(snapshot(app, c.id)).toBe(before);
-    expect(fired).toEqual([c.id]);
+    expect(fired).toEqual([c.id, c.id, c.id]);
     off();
   });
 

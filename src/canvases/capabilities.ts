@@ -37,9 +37,14 @@ function conflict(current: string | null, message: string): AppError {
   return new AppError('POLICY_CONFLICT', message, { current });
 }
 
-/** Owners, editors and admins. Validation (400) comes before the revision check (409). */
+/**
+ * Owners, editors and admins; guest AI (which spends the canvas's AI budget on
+ * guests) only the owner or an admin ("AI is off unless the owner opted in").
+ * Validation (400) comes before the revision check (409).
+ */
 export function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch: CapabilitiesPatch): CanvasWithRole {
-  const m = managedCanvas(ctx, actor, id, 'manage');
+  const guestAi = patch.guestAi !== undefined || patch.guestAiMonthlyUsd !== undefined;
+  const m = managedCanvas(ctx, actor, id, guestAi ? 'own' : 'manage');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof CapabilitiesPatch] !== undefined && k !== 'expectedRuntimePolicy');
   const hasPolicy = patch.runtimePolicy !== undefined;
   const document: PolicyDocument | null | undefined = !hasPolicy ? undefined : patch.runtimePolicy === null ? null : validatePolicyDocument(patch.runtimePolicy);
