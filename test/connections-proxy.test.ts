@@ -154,6 +154,9 @@ describe('Connections through a local HTTPS upstream', () => {
         upgrade: 'h2c',
         'proxy-authorization': 'Basic eA==',
         'proxy-connection': 'keep-alive',
+        'x-http-method-override': 'DELETE',
+        'x-method-override': 'DELETE',
+        'x-original-url': '/admin',
         'x-custom': 'kept',
         'user-agent': 'canvas-agent/1',
         accept: 'application/json',
@@ -162,7 +165,7 @@ describe('Connections through a local HTTPS upstream', () => {
     });
     expect(res.status).toBe(200);
     const got = upstream.received.at(-1)!.headers;
-    for (const h of ['cookie', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-email', 'forwarded', 'x-real-ip', 'via', 'true-client-ip', 'origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-ch-ua', 'x-hop', 'keep-alive', 'te', 'upgrade', 'proxy-authorization', 'proxy-connection']) {
+    for (const h of ['cookie', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-email', 'forwarded', 'x-real-ip', 'via', 'true-client-ip', 'origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-ch-ua', 'x-hop', 'keep-alive', 'te', 'upgrade', 'proxy-authorization', 'proxy-connection', 'x-http-method-override', 'x-method-override', 'x-original-url']) {
       expect({ h, value: got[h] }).toEqual({ h, value: undefined });
     }
     expect(got.authorization).toBe(SECRET);

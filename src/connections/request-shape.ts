@@ -34,6 +34,14 @@ const STRIPPED = new Set([
   // the browser context of the canvas page
   'origin',
   'referer',
+  // method and URL overrides: an upstream framework honouring them would run
+  // another method or path than the one the policy and the grant approved
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-url',
+  'x-rewrite-url',
+  'x-original-method',
 ]);
 const STRIPPED_PREFIXES = ['proxy-', 'x-forwarded-', 'sec-'];
 
@@ -48,7 +56,8 @@ export function isReservedProtectedHeader(name: string): boolean {
  * The caller's headers that go upstream. `alsoStrip` holds the identity
  * headers of proxy sign-in (they may be named anything). Limits count what is
  * left after stripping, as `name: value\r\n` bytes: a browser's cookies do not
- * count against a Connection.
+ * count against a Connection. A name sent several times arrives combined into
+ * one field (RFC 9110 §5.3) and counts once, with all its bytes.
  */
 export function outboundHeaders(incoming: Headers, alsoStrip: string[], limits: { maxHeaders: number; maxHeaderBytes: number }): Headers {
   const hopByHop = new Set(
