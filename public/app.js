@@ -70,8 +70,12 @@ function renderCanvases(canvases) {
     role.textContent = c.role || '';
     const status = document.createElement('td');
     status.textContent = [c.status, c.publicationState, c.accessMode].filter(Boolean).join(' · ');
-    row.append(title, address, role, status);
+    const spend = document.createElement('td');
+    spend.className = 'ai-spend';
+    row.append(title, address, role, status, spend);
     tbody.append(row);
+    // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
+    if (c.role !== 'viewer') loadCanvasSpend(c.id, spend);
   }
   $('empty').hidden = canvases.length > 0;
   $('canvases').hidden = canvases.length === 0;
@@ -85,6 +89,48 @@ async function loadCanvases() {
   }
   $('list').hidden = false;
   renderCanvases(res.data.canvases || []);
+}
+
+const usd = (n) => `$${Number(n).toFixed(n > 0 && n < 0.01 ? 4 : 2)}`;
+
+async function loadCanvasSpend(id, cell) {
+  const res = await api('GET', `/api/canvases/${encodeURIComponent(id)}/ai-usage`);
+  if (res.status !== 200) return;
+  const b = res.data.budget;
+  cell.textContent = `${usd(b.spentUsd)} of ${usd(b.capUsd)}`;
+  cell.title = `${res.data.totals.calls} AI calls in ${b.month}`;
+}
+
+function cell(row, text) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  row.append(td);
+}
+
+/** Instance admins: this month's AI spend by canvas, person and model. */
+async function loadInstanceSpend() {
+  const res = await api('GET', '/api/admin/ai-usage');
+  if (res.status !== 200) return;
+  const r = res.data;
+  $('ai-total').textContent =
+    `${usd(r.totals.costUsd)} in ${r.totals.calls} calls from ${r.from} to ${r.to}; caps ${usd(r.caps.userDailyUsd)} per person per day, ${usd(r.caps.canvasMonthlyUsd)} per canvas per month.`;
+  const tbody = $('ai-breakdown').querySelector('tbody');
+  tbody.replaceChildren();
+  const rows = [
+    ...(r.byCanvas || []).map((x) => ['canvas', x.title || x.slug || x.canvasId, x]),
+    ...r.byUser.map((x) => [x.actorKind === 'guest' ? 'guest' : 'person', x.name || x.email || x.actorId, x]),
+    ...r.byModel.map((x) => ['model', x.model, x]),
+  ];
+  for (const [kind, name, x] of rows) {
+    const row = document.createElement('tr');
+    cell(row, kind);
+    cell(row, name);
+    cell(row, String(x.calls));
+    cell(row, usd(x.costUsd));
+    tbody.append(row);
+  }
+  $('ai-breakdown').hidden = rows.length === 0;
+  $('ai').hidden = false;
 }
 
 function showCreated(canvas, apiKey) {
@@ -132,6 +178,7 @@ async function start() {
   $('create').hidden = false;
   wireCreateForm();
   await loadCanvases();
+  if (me.data.isAdmin) await loadInstanceSpend();
 }
 
 start().catch((err) => notice(`Something went wrong: ${err.message}`));

@@ -422,3 +422,40 @@ describe('easel.connections.fetch in Chromium through a local HTTPS upstream', (
     expect(upstream.received.length).toBe(before);
   });
 });
+
+describe('the dashboard shows AI spend', () => {
+  const dashboard = async (cookie: string): Promise<Page> => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const at = cookie.indexOf('=');
+    await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: app.base }]);
+    const page = await context.newPage();
+    await page.goto(`${app.base}/`);
+    return page;
+  };
+  const spendCell = (page: Page) => page.evaluate(() => document.querySelector('#canvases tbody tr td.ai-spend')?.textContent ?? null);
+
+  test("owners see the canvas's month against its cap; viewers see no figure; admins get the instance breakdown", async () => {
+    const usage = await api('GET', `/api/canvases/${canvas.id}/ai-usage`, { cookie: cookies.alice });
+    expect(usage.budget.spentUsd).toBeGreaterThan(0);
+    const expected = `$${usage.budget.spentUsd.toFixed(usage.budget.spentUsd < 0.01 ? 4 : 2)} of $${usage.budget.capUsd.toFixed(2)}`;
+
+    const owner = await dashboard(cookies.alice);
+    await eventually(async () => (await spendCell(owner)) === expected);
+    expect(await owner.evaluate(() => (document.getElementById('ai') as HTMLElement).hidden)).toBe(true);
+
+    const viewer = await dashboard(cookies.bob);
+    await eventually(async () => (await spendCell(viewer)) !== null);
+    await Bun.sleep(100);
+    expect(await spendCell(viewer)).toBe('');
+
+    const admin = await dashboard(cookies.admin);
+    await eventually(() => admin.evaluate(() => !(document.getElementById('ai') as HTMLElement).hidden));
+    const instance = await api('GET', '/api/admin/ai-usage', { cookie: cookies.admin });
+    const rows = await admin.evaluate(() => [...document.querySelectorAll('#ai-breakdown tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(rows).toContainEqual(['canvas', 'Ask', String(instance.byCanvas[0].calls), expect.stringMatching(/^\$\d/)]);
+    expect(rows).toContainEqual(['model', MODEL, String(instance.byModel.find((m: { model: string }) => m.model === MODEL).calls), expect.stringMatching(/^\$\d/)]);
+    expect(rows.some((r) => r[0] === 'person' && r[1] === 'Carol')).toBe(true);
+    expect(await admin.evaluate(() => document.getElementById('ai-total')!.textContent)).toContain(`in ${instance.totals.calls} calls`);
+  });
+});
