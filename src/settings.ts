@@ -28,6 +28,28 @@ export const DEFAULT_AI_PRICES: Record<string, ModelPrice> = {
 
 type Key = keyof InstanceSettings;
 
+/** An `aiPrices` change: per model, a price to set, or null to remove that model's price. */
+export type PricePatch = Record<string, ModelPrice | null>;
+
+/**
+ * A settings change: null resets a key to its env default. `aiPrices` is
+ * merged per model into the effective table rather than replacing it.
+ */
+export type SettingsUpdate = Partial<{ [K in Exclude<Key, 'aiPrices'>]: InstanceSettings[K] | null }> & { aiPrices?: PricePatch | null };
+
+/**
+ * The effective price table: the built-in prices with the admin's changes
+ * on top (a null entry removes that model's price).
+ */
+export function effectivePrices(overrides: PricePatch): Record<string, ModelPrice> {
+  const prices: Record<string, ModelPrice> = { ...DEFAULT_AI_PRICES };
+  for (const [model, price] of Object.entries(overrides)) {
+    if (price === null) delete prices[model];
+    else prices[model] = price;
+  }
+  return prices;
+}
+
 /**
  * Instance settings: env gives the defaults, an admin's changes live in the
  * `settings` table and take effect at once. Reads come from memory.
@@ -54,21 +76,34 @@ export class SettingsService {
     if (this.cache) return this.cache;
     const merged: Record<string, unknown> = { ...this.defaults() };
     for (const row of this.db.query<{ key: string; value: string }, []>('SELECT key, value FROM settings').all()) {
-      if (row.key in merged) merged[row.key] = JSON.parse(row.value);
+      if (!(row.key in merged)) continue;
+      // The stored aiPrices are the admin's changes, not the whole table.
+      merged[row.key] = row.key === 'aiPrices' ? effectivePrices(JSON.parse(row.value) as PricePatch) : JSON.parse(row.value);
     }
     this.cache = merged as unknown as InstanceSettings;
     return this.cache;
   }
 
-  /** Saves the given keys (null resets a key to its env default). */
-  update(patch: Partial<{ [K in Key]: InstanceSettings[K] | null }>): InstanceSettings {
+  /**
+   * Saves the given keys (null resets a key to its env default). `aiPrices`
+   * merges per model: a price sets that model's price, null removes it, and
+   * models not named keep theirs (built-in ones included); `aiPrices: null`
+   * puts the whole table back to the built-in prices.
+   */
+  update(patch: SettingsUpdate): InstanceSettings {
     const upsert = this.db.query('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at');
     const remove = this.db.query('DELETE FROM settings WHERE key = ?');
+    const stored = this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?');
     this.db.transaction(() => {
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue;
         if (value === null) remove.run(key);
-        else upsert.run(key, JSON.stringify(value), this.now());
+        else if (key === 'aiPrices') {
+          const row = stored.get(key);
+          const overrides = mergePrices(row ? (JSON.parse(row.value) as PricePatch) : {}, value as PricePatch);
+          if (Object.keys(overrides).length === 0) remove.run(key);
+          else upsert.run(key, JSON.stringify(overrides), this.now());
+        } else upsert.run(key, JSON.stringify(value), this.now());
       }
     })();
     this.cache = null;
@@ -80,4 +115,15 @@ export class SettingsService {
     const { aiApiKey, ...rest } = this.get();
     return { ...rest, aiApiKeySet: aiApiKey !== null && aiApiKey !== '' };
   }
+}
+
+/** The admin's stored price changes with `patch` applied. A removal is kept only where it hides a built-in price. */
+function mergePrices(overrides: PricePatch, patch: PricePatch): PricePatch {
+  const next: PricePatch = { ...overrides };
+  for (const [model, price] of Object.entries(patch)) {
+    if (price !== null) next[model] = price;
+    else if (Object.hasOwn(DEFAULT_AI_PRICES, model)) next[model] = null;
+    else delete next[model];
+  }
+  return next;
 }

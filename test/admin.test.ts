@@ -1,3 +1,4 @@
+import { DEFAULT_AI_PRICES } from '../src/settings.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, ANON, expectOutcome, makeCanvas, people, ROLES, snapshot, type Made, type Outcome, type People, type Who } from './management-fixtures.ts';
@@ -211,7 +212,8 @@ describe('instance settings', () => {
     expect(res.status).toBe(200);
     expect(text).not.toContain('sk-admin-set-secret-123');
     const { aiApiKey, ...visible } = patch;
-    expect(JSON.parse(text)).toEqual({ ...visible, aiApiKeySet: true });
+    // Prices merge per model into the built-in table.
+    expect(JSON.parse(text)).toEqual({ ...visible, aiPrices: { ...DEFAULT_AI_PRICES, ...visible.aiPrices }, aiApiKeySet: true });
     expect(app.ctx.settings.get().aiApiKey).toBe(aiApiKey);
     expect(fired).toEqual([1]);
     // Takes effect without a restart: the public link switch is live for canvas management.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { DEFAULT_AI_PRICES } from '../src/settings.ts';
 import { body } from './harness.ts';
 import { makeCanvas } from './runtime-fixtures.ts';
 import { AI_KEY, ask, calls, expectError, makeAiWorld, MODEL, PRICE, recordSpend, sseEvents, type AiWorld } from './ai-fixtures.ts';
@@ -70,6 +71,8 @@ describe('AI chat: checks before the stream', () => {
     ['content not a string', JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })],
     ['a message that is not an object', JSON.stringify({ model: MODEL, messages: ['hi'] })],
     ['only empty messages', JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: '' }] })],
+    ['only whitespace messages', JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: '  \n\t ' }, { role: 'assistant', content: ' ' }] })],
+    ['only empty and whitespace messages, with a system prompt', JSON.stringify({ model: MODEL, system: 'Be brief.', messages: [{ role: 'user', content: '' }, { role: 'user', content: '\u00a0\r\n' }] })],
     ['system not a string', JSON.stringify({ ...ask(), system: ['x'] })],
     ['maxTokens 0', JSON.stringify({ ...ask(), maxTokens: 0 })],
     ['maxTokens negative', JSON.stringify({ ...ask(), maxTokens: -5 })],
@@ -299,6 +302,29 @@ describe('AI chat: the stream and what is sent to the provider', () => {
     expect(two.messages.filter((m: any) => Array.isArray(m.content))).toHaveLength(1);
   });
 
+  test('whitespace-only text counts as empty: left out, never a breakpoint, never the newest user turn; a blank system prompt is not sent', async () => {
+    const messages = [
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'second question' },
+      { role: 'assistant', content: ' \n\t ' },
+      { role: 'user', content: 'newest question' },
+      { role: 'assistant', content: '   ' },
+      { role: 'user', content: '\n\n' },
+    ];
+    const res = await w.chat({ model: MODEL, system: '  \n ', messages });
+    expect(res.status).toBe(200);
+    await res.text();
+    const sent = w.fake.requests[0]!.body;
+    expect(sent.system).toBeUndefined();
+    expect(sent.messages).toEqual([
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: [{ type: 'text', text: 'second question', cache_control: { type: 'ephemeral' } }] },
+      { role: 'user', content: 'newest question' },
+    ]);
+  });
+
   test('maxTokens: default 1024, kept up to 8192, clamped above', async () => {
     const cases: Array<[number | undefined, number]> = [
       [undefined, 1024],
@@ -318,5 +344,66 @@ describe('AI chat: the stream and what is sent to the provider', () => {
     w.fake.script({ kind: 'stream', chunks: [], usage: { input: 5, output: 0 } });
     const events = await sseEvents(await w.chat(ask()));
     expect(events).toEqual([{ type: 'done', usage: { inputTokens: 5, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, cost: 10 / 1e6 }]);
+  });
+});
+
+describe('AI chat: the admin price table (PATCH /api/admin/settings)', () => {
+  let w: AiWorld;
+  beforeAll(async () => {
+    w = await makeAiWorld();
+  });
+  afterAll(() => w.close());
+  beforeEach(() => {
+    w.fake.reset();
+    w.app.ctx.settings.update({ aiModels: null, aiPrices: null });
+  });
+  const patch = async (json: unknown) => {
+    const res = await w.app.request('/api/admin/settings', { method: 'PATCH', cookie: w.cookie.admin, json });
+    expect(res.status).toBe(200);
+    return body(res);
+  };
+  const view = async () => body(await w.app.request('/api/admin/settings', { cookie: w.cookie.admin }));
+  const chatStatus = async (model: string) => {
+    const res = await w.chat(ask('hi', { model }));
+    await res.text();
+    return res.status;
+  };
+
+  test('a price for a new model is merged in: the built-in prices stay, and the default models keep working', async () => {
+    const added = { input: 1, output: 3 };
+    const models = [...w.app.ctx.config.aiModels, 'claude-new'];
+    const after = await patch({ aiModels: models, aiPrices: { 'claude-new': added } });
+    expect(after.aiPrices).toEqual({ ...DEFAULT_AI_PRICES, 'claude-new': added });
+    expect((await view()).aiPrices).toEqual({ ...DEFAULT_AI_PRICES, 'claude-new': added });
+    expect(await chatStatus(MODEL)).toBe(200);
+    expect(await chatStatus('claude-new')).toBe(200);
+    // A second change touches only the model it names.
+    const changed = await patch({ aiPrices: { [MODEL]: { input: 7, output: 70 } } });
+    expect(changed.aiPrices).toEqual({ ...DEFAULT_AI_PRICES, [MODEL]: { input: 7, output: 70 }, 'claude-new': added });
+    expect(w.app.ctx.settings.get().aiPrices['claude-new']).toEqual(added);
+  });
+
+  test('null for a model removes its price (built-in or not); aiPrices: null puts the built-in table back', async () => {
+    await patch({ aiModels: [...w.app.ctx.config.aiModels, 'claude-new'], aiPrices: { 'claude-new': { input: 1, output: 3 } } });
+    const removed = await patch({ aiPrices: { [MODEL]: null, 'claude-new': null } });
+    const { [MODEL]: _gone, ...rest } = DEFAULT_AI_PRICES;
+    expect(removed.aiPrices).toEqual(rest);
+    expect((await view()).aiPrices).toEqual(rest);
+    await expectError(await w.chat(ask()), 403, 'MODEL_NOT_ALLOWED');
+    await expectError(await w.chat(ask('hi', { model: 'claude-new' })), 403, 'MODEL_NOT_ALLOWED');
+    // Other changes leave the removal in place.
+    expect((await patch({ aiUserDailyUsd: 4 })).aiPrices).toEqual(rest);
+    const reset = await patch({ aiPrices: null, aiUserDailyUsd: null });
+    expect(reset.aiPrices).toEqual(DEFAULT_AI_PRICES);
+    expect(await chatStatus(MODEL)).toBe(200);
+  });
+
+  test('bad prices are refused and nothing changes', async () => {
+    const before = (await view()).aiPrices;
+    for (const json of [{ aiPrices: { [MODEL]: { input: 1 } } }, { aiPrices: { [MODEL]: 5 } }, { aiPrices: { [MODEL]: { input: -1, output: 1 } } }]) {
+      const res = await w.app.request('/api/admin/settings', { method: 'PATCH', cookie: w.cookie.admin, json });
+      expect(res.status).toBe(400);
+    }
+    expect((await view()).aiPrices).toEqual(before);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { DEFAULT_TUNING } from '../src/runtime/ai/chat-run.ts';
 import { aiOf } from '../src/runtime/ai/index.ts';
 import { ask, calls, eventually, expectError, makeAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';
 
@@ -15,9 +16,11 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   afterAll(() => w.close());
   beforeEach(() => {
     w.fake.reset();
-    aiOf(w.app.ctx).tuning.usageTimeoutMs = 5_000;
+    // Every test starts from the defaults (the fixtures shorten the retry back-off).
+    Object.assign(aiOf(w.app.ctx).tuning, { ...DEFAULT_TUNING, retryDelaysMs: [5, 5] });
   });
   const lastCall = () => calls(w.app, w.canvas.id).at(-1);
+  const tune = (t: Partial<typeof DEFAULT_TUNING>) => Object.assign(aiOf(w.app.ctx).tuning, t);
 
   test('a transient error before the first byte is retried: 529, 500, then a stream → 200', async () => {
     w.fake.script({ kind: 'status', status: 529 }, { kind: 'status', status: 500 });
@@ -134,6 +137,115 @@ describe('AI chat: provider failures, retries, timeouts', () => {
     const events = await sseEvents(await w.chat(ask()));
     expect(events.at(-1)).toEqual({ type: 'done', usage: ZERO, cost: 0 });
     expect(lastCall().outcome).toBe('usage_timeout');
+  });
+
+  // The SDK drops `ping` itself; an event type it does not know (the API may add some) reaches the runner.
+  test.each([
+    ['pings', 'ping'],
+    ['events of an unknown type', 'keepalive'],
+  ])('%s after the text ends do not hold the call open: done with 0 tokens within the usage timeout, recorded once', async (_name, event) => {
+    tune({ usageTimeoutMs: 300 });
+    w.fake.script({ kind: 'stream', stallBeforeUsage: true, keepAliveMs: 50, keepAliveEvent: event, usage: { input: 500, output: 500 } });
+    const started = Date.now();
+    const events = await sseEvents(await w.chat(ask()));
+    const took = Date.now() - started;
+    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
+    expect(events.at(-1)).toEqual({ type: 'done', usage: ZERO, cost: 0 });
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(1_500);
+    const row = lastCall();
+    expect(row).toMatchObject({ state: 'settled', outcome: 'usage_timeout', input_tokens: 0, output_tokens: 0, cost_usd: 0, reserved_usd: expect.any(Number) });
+    await eventually(() => w.fake.requests[0]!.aborted);
+    await Bun.sleep(50);
+    expect(settleLines(w, row.id)).toHaveLength(1);
+  }, 10_000);
+
+  test('events of an unknown type mid-answer do not reset the idle timer: an error event', async () => {
+    tune({ idleTimeoutMs: 300 });
+    w.fake.script({ kind: 'stream', hangAfter: 2, keepAliveMs: 50, keepAliveEvent: 'keepalive' });
+    const started = Date.now();
+    const events = await sseEvents(await w.chat(ask()));
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'error']);
+    expect(lastCall().outcome).toBe('upstream_error');
+    await eventually(() => w.fake.requests[0]!.aborted);
+  }, 10_000);
+
+  test.each([
+    ['ends there', false],
+    ['sends only pings', true],
+  ])('usage arrived but the message never ends (the provider %s): done with the usage within the usage timeout, recorded ok', async (_name, pings) => {
+    tune({ usageTimeoutMs: 300, idleTimeoutMs: 2_000 });
+    w.fake.script({ kind: 'stream', stallBeforeStop: true, usage: { input: 30, output: 9 }, ...(pings ? { keepAliveMs: 50 } : {}) });
+    const started = Date.now();
+    const events = await sseEvents(await w.chat(ask()));
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
+    const usage = { inputTokens: 30, outputTokens: 9, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+    expect(events.at(-1)).toEqual({ type: 'done', usage, cost: expect.any(Number) });
+    expect(events.at(-1).cost).toBeGreaterThan(0);
+    const row = lastCall();
+    expect(row).toMatchObject({ state: 'settled', outcome: 'ok', input_tokens: 30, output_tokens: 9 });
+    expect(row.cost_usd).toBeCloseTo(events.at(-1).cost, 12);
+    await eventually(() => w.fake.requests[0]!.aborted);
+    expect(settleLines(w, row.id)).toHaveLength(1);
+  }, 10_000);
+
+  test.each([
+    ['answers with headers and pings but no text', { kind: 'stream', hangAfter: 0, keepAliveMs: 30 } as const],
+    ['answers with headers and unknown events but no text', { kind: 'stream', hangAfter: 0, keepAliveMs: 30, keepAliveEvent: 'keepalive' } as const],
+    ['never answers at all', { kind: 'silent' } as const],
+  ])('a provider that stalls on every attempt (%s): 502 AI_UPSTREAM_ERROR after three attempts, within the pre-stream budget', async (_name, script) => {
+    tune({ firstDeltaTimeoutMs: 150, preStreamBudgetMs: 1_500, idleTimeoutMs: 3_000 });
+    w.fake.script(script, script, script);
+    const started = Date.now();
+    const b = await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
+    const took = Date.now() - started;
+    expect(b.message).toContain('in time');
+    expect(took).toBeGreaterThanOrEqual(3 * 150);
+    expect(took).toBeLessThan(1_500);
+    expect(w.fake.requests.length).toBe(3);
+    for (const r of w.fake.requests) await eventually(() => r.aborted);
+    const row = lastCall();
+    expect(row).toMatchObject({ state: 'settled', outcome: 'upstream_error' });
+    expect(settleLines(w, row.id)).toHaveLength(1);
+  }, 15_000);
+
+  test('the pre-stream budget bounds the attempts and the waits between them: 502 when it runs out', async () => {
+    tune({ firstDeltaTimeoutMs: 300, preStreamBudgetMs: 500, idleTimeoutMs: 3_000 });
+    const stall = { kind: 'stream', hangAfter: 0, keepAliveMs: 30 } as const;
+    w.fake.script(stall, stall, stall);
+    const started = Date.now();
+    await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(450);
+    expect(took).toBeLessThan(900);
+    // 300 ms, then the rest of the budget; no third attempt that could not finish in time.
+    expect(w.fake.requests.length).toBe(2);
+    // A provider-requested wait past the budget is not waited for either.
+    w.fake.reset();
+    tune({ maxRetryDelayMs: 5_000 });
+    w.fake.script({ kind: 'status', status: 529, headers: { 'retry-after': '2' } });
+    const t0 = Date.now();
+    await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
+    expect(Date.now() - t0).toBeLessThan(400);
+    expect(w.fake.requests.length).toBe(1);
+  }, 15_000);
+
+  test('a slow first delta inside the per-attempt wait is not a failure', async () => {
+    tune({ firstDeltaTimeoutMs: 400, preStreamBudgetMs: 1_000 });
+    w.fake.script({ kind: 'stream', delayMs: 150 });
+    const events = await sseEvents(await w.chat(ask()));
+    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
+    expect(w.fake.requests.length).toBe(1);
+  });
+
+  test('the default pre-stream timings fit well inside the server socket idle timeout (60 s)', () => {
+    const t = aiOf(w.app.ctx).tuning;
+    expect(t.firstDeltaTimeoutMs).toBe(15_000);
+    expect(t.preStreamBudgetMs).toBeLessThanOrEqual(50_000);
+    expect(t.preStreamBudgetMs).toBeGreaterThanOrEqual(2 * t.firstDeltaTimeoutMs);
+    expect(t.idleTimeoutMs).toBeLessThan(60_000);
   });
 
   test('the default usage timeout is 5 s', () => {

@@ -18,6 +18,8 @@ export interface FakeUsage {
 export type FakeScript =
   /** An HTTP error before any stream (e.g. 529 overloaded, 500, 400). */
   | { kind: 'status'; status: number; type?: string; headers?: Record<string, string> }
+  /** Accept the request and never answer, not even the headers, until the caller goes away. */
+  | { kind: 'silent' }
   | {
       kind: 'stream';
       chunks?: string[];
@@ -36,6 +38,12 @@ export type FakeScript =
       stallBeforeUsage?: boolean;
       /** Leave out message_delta's usage (message_stop still comes). */
       omitUsage?: boolean;
+      /** After message_delta (with its usage): send nothing more and wait (message_stop never comes). */
+      stallBeforeStop?: boolean;
+      /** While hanging or stalled (hangAfter, stallBeforeUsage, stallBeforeStop): an event every this many ms until the caller goes away. */
+      keepAliveMs?: number;
+      /** The keep-alive event's name (and data type): `ping` by default; another name stands for an event type the API may add. */
+      keepAliveEvent?: string;
     };
 
 export interface RecordedRequest {
@@ -108,6 +116,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         const type = script.type ?? (script.status === 529 ? 'overloaded_error' : 'api_error');
         return json(script.status, { type: 'error', error: { type, message: `fake ${script.status}` } }, script.headers);
       }
+      if (script.kind === 'silent') return;
       void stream(res, rec, script);
     });
   });
@@ -136,7 +145,16 @@ async function stream(res: ServerResponse, rec: RecordedRequest, script: Extract
   const send = (event: string, data: unknown) => {
     if (!gone()) res.write(frame(event, data));
   };
-  const untilGone = () => new Promise<void>((r) => (gone() ? r() : res.on('close', () => r())));
+  const untilGone = async () => {
+    if (script.keepAliveMs) {
+      const name = script.keepAliveEvent ?? 'ping';
+      while (!gone()) {
+        send(name, { type: name });
+        await sleep(script.keepAliveMs);
+      }
+    }
+    await new Promise<void>((r) => (gone() ? r() : res.on('close', () => r())));
+  };
   /** Lets what was written reach the client before the next step (a cut must not swallow it). */
   const flush = () => sleep(15);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
@@ -178,6 +196,7 @@ async function stream(res: ServerResponse, rec: RecordedRequest, script: Extract
     delta: { stop_reason: 'end_turn', stop_sequence: null },
     ...(script.omitUsage ? {} : { usage: { output_tokens: usage.output } }),
   });
+  if (script.stallBeforeStop) return untilGone();
   send('message_stop', { type: 'message_stop' });
   if (!gone()) res.end();
 }

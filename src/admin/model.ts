@@ -24,7 +24,8 @@ export const DisableBody = t.Object({ reason: t.Optional(t.String({ maxLength: 5
 export const PatchSettingsBody = t.Object(
   {
     aiModels: orReset(t.Array(t.String({ pattern: MODEL }), { minItems: 1, maxItems: 50, uniqueItems: true })),
-    aiPrices: orReset(t.Record(t.String({ pattern: MODEL }), t.Object({ input: usd, output: usd }, closed), { maxProperties: 100 })),
+    // Merged per model into the price table; null for a model removes its price.
+    aiPrices: orReset(t.Record(t.String({ pattern: MODEL }), t.Union([t.Object({ input: usd, output: usd }, closed), t.Null()]), { maxProperties: 100 })),
     aiApiKey: orReset(t.String({ minLength: 1, maxLength: 1000 })),
     aiUserDailyUsd: orReset(usd),
     aiCanvasMonthlyUsd: orReset(usd),

@@ -6,7 +6,7 @@ import { viewRoleFor } from '../canvases/authority.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { InstanceSettings } from '../settings.ts';
+import type { SettingsUpdate } from '../settings.ts';
 
 export interface AdminUserView {
   id: string;
@@ -84,7 +84,7 @@ export function setCanvasDisabled(ctx: AppContext, actor: Actor, id: string, dis
   return { canvas: updated, role: viewRoleFor(ctx, actor, updated) ?? 'admin' };
 }
 
-export type SettingsPatch = Partial<{ [K in keyof InstanceSettings]: InstanceSettings[K] | null }>;
+export type SettingsPatch = SettingsUpdate;
 
 const MODEL = /^[A-Za-z0-9._:-]{1,100}$/;
 

@@ -59,7 +59,7 @@ export function parseChatRequest(text: string): ChatRequest {
   if (typeof body.model !== 'string' || body.model.trim() === '') throw invalid('model is required (a string)');
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalid('messages must be a non-empty array');
   const messages = body.messages.map((m, i) => messageOf(m, i));
-  if (messages.every((m) => m.content === '')) throw invalid('at least one message must have content');
+  if (messages.every((m) => isBlank(m.content))) throw invalid('at least one message must have content (not only whitespace)');
   if (body.system !== undefined && body.system !== null && typeof body.system !== 'string') throw invalid('system must be a string');
   return {
     model: body.model,
@@ -67,6 +67,15 @@ export function parseChatRequest(text: string): ChatRequest {
     system: typeof body.system === 'string' ? body.system : '',
     maxTokens: maxTokensOf(body.maxTokens),
   };
+}
+
+/**
+ * Text with nothing but whitespace counts as empty: such a message is not
+ * sent (the provider refuses whitespace-only text blocks), gets no cache
+ * breakpoint, and a blank system prompt is left out.
+ */
+export function isBlank(text: string): boolean {
+  return text.trim() === '';
 }
 
 function messageOf(m: unknown, i: number): ChatMessage {
