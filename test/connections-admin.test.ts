@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectionsOf } from '../src/connections/feature.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
@@ -250,7 +250,12 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
     expect(await body(await other.request('/api/admin/connections/sealed', { cookie: c2 }))).toMatchObject({ usable: true });
     other.ctx.db.close();
     const back = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
-    expect(await body(await back.request('/api/admin/connections/sealed', { cookie: await back.signIn(ADMIN_EMAIL) }))).toMatchObject({ usable: false, unusableReason: 'secret_key_changed' });
-    await back.close();
+    try {
+      expect(await body(await back.request('/api/admin/connections/sealed', { cookie: await back.signIn(ADMIN_EMAIL) }))).toMatchObject({ usable: false, unusableReason: 'secret_key_changed' });
+    } finally {
+      await back.close();
+      // Apps given a dataDir leave it in place: this one was the first app's.
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
