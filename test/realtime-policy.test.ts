@@ -35,6 +35,16 @@ async function setChannels(c: Cast, channels: Record<string, Policy>): Promise<v
 const user = (c: Cast, who: Person) => ({ id: c.ids[who], name: c.names[who] });
 const denied = (channel: string) => ({ type: 'error', code: 'PERMISSION_DENIED', channel, message: expect.any(String) });
 
+/** The owner and a viewer both on channel `room`, the owner past the viewer's join. */
+async function ownerAndViewerInRoom(c: Cast): Promise<{ owner: Client; viewer: Client }> {
+  const owner = await open(c, 'owner');
+  const viewer = await open(c, 'viewer');
+  await join(owner, 'room');
+  await join(viewer, 'room');
+  await owner.next((f) => f.type === 'join');
+  return { owner, viewer };
+}
+
 async function open(c: Cast, who: Person): Promise<Client> {
   return connect(app, c.canvas.slug, c.cookie[who]);
 }
@@ -276,11 +286,7 @@ describe('revalidation closes sockets', () => {
 describe('receivers are re-checked before a fan-out', () => {
   test('a listener who signed out elsewhere is closed with 4401 at once, and hears nothing more', async () => {
     const c = await makeCast(app);
-    const owner = await open(c, 'owner');
-    const viewer = await open(c, 'viewer');
-    await join(owner, 'room');
-    await join(viewer, 'room');
-    await owner.next((f) => f.type === 'join');
+    const { owner, viewer } = await ownerAndViewerInRoom(c);
     // The viewer's own socket sends nothing: the sign-out itself closes it.
     expect((await app.request('/auth/logout', { method: 'POST', cookie: c.cookie.viewer })).status).toBe(200);
     expect((await viewer.closed).code).toBe(4401);
@@ -292,11 +298,7 @@ describe('receivers are re-checked before a fan-out', () => {
 
   test('a session ended straight in the store (no event): the next publish closes the listener instead of reaching it', async () => {
     const c = await makeCast(app);
-    const owner = await open(c, 'owner');
-    const viewer = await open(c, 'viewer');
-    await join(owner, 'room');
-    await join(viewer, 'room');
-    await owner.next((f) => f.type === 'join');
+    const { owner, viewer } = await ownerAndViewerInRoom(c);
     app.ctx.db.query('DELETE FROM sessions WHERE user_id = ?').run(c.ids.viewer);
     owner.send({ type: 'publish', channel: 'room', event: 'secret' });
     expect((await owner.next((f) => f.type === 'message')).event).toBe('secret');
