@@ -1,6 +1,7 @@
-import { writeSync } from 'node:fs';
 // One JSON line per event to stdout. Callers pass only metadata: never a key,
 // token, password, cookie or stored value.
+import { writeSync } from 'node:fs';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 

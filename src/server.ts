@@ -4,6 +4,7 @@ import { createHandler } from './app.ts';
 import { withBoundPort } from './config.ts';
 import type { AppContext } from './context.ts';
 import { newRequestId } from './http/request-id.ts';
+import { json } from './http/respond.ts';
 import { MAX_PAYLOAD_BYTES } from './runtime/realtime/limits.ts';
 
 /** Above every body cap (110 MB deploys), so our own checks answer first. */
@@ -67,10 +68,7 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
     error(err) {
       const requestId = newRequestId();
       ctx.log.error('server error', { requestId, error: err.message, stack: err.stack });
-      return new Response(JSON.stringify({ code: 'INTERNAL', message: 'internal error', requestId }), {
-        status: 500,
-        headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-      });
+      return json(500, { code: 'INTERNAL', message: 'internal error', requestId }, { 'x-request-id': requestId });
     },
   }) as Server<unknown>;
   const port = server.port ?? ctx.config.port;

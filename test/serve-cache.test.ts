@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Canvas } from '../src/canvases/record.ts';
 import { DataVersion } from '../src/db/data-version.ts';
-import { VersionedCache } from '../src/serve/versioned-cache.ts';
+import { VersionedCache } from '../src/db/versioned-cache.ts';
 import { createDeployCanvas, deploy, zipOf } from './deploy-fixtures.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, makeCanvas, makeCast, makePublished, pageCode, publish, type Cast, type Person } from './serve-fixtures.ts';

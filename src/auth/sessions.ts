@@ -1,4 +1,6 @@
 import type { Database } from 'bun:sqlite';
+import { DataVersion } from '../db/data-version.ts';
+import { VersionedCache } from '../db/versioned-cache.ts';
 import { randomBase62 } from '../ids.ts';
 import { USER_COLUMNS, toUser, type User } from './users.ts';
 
@@ -6,8 +8,6 @@ export const SESSION_COOKIE = 'easel_session';
 
 /** Renew (slide the expiry) at most this often per session: one write per hour, not per request. */
 const RENEW_EVERY_MS = 60 * 60 * 1000;
-/** Longest a cached session is trusted without a look at the database (writes by another process). */
-const CACHE_TTL_MS = 10_000;
 const CACHE_MAX_ENTRIES = 10_000;
 
 export interface ResolvedSession {
@@ -16,23 +16,10 @@ export interface ResolvedSession {
   renewed: boolean;
 }
 
-/**
- * Says whether cached sessions are still current (src/db/data-version.ts):
- * a number that moves on every write to the sessions and users tables (and
- * possibly others), and whether rows read now may be stored (not inside a
- * transaction).
- */
-export interface CacheGuard {
-  current(): number;
-  storable(): boolean;
-}
-
 interface Cached {
   user: User;
   expiresAt: number;
   renewedAt: number;
-  version: number;
-  cachedAt: number;
 }
 
 type SessionRow = { user_id: string; expires_at: number; renewed_at: number };
@@ -50,27 +37,23 @@ export function sessionTokenHash(token: string): string {
 const SESSION_BY_HASH = 'SELECT user_id, expires_at, renewed_at FROM sessions WHERE token_hash = ?';
 const USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?`;
 
-/** Sessions stored as SHA-256 of the cookie value, with a sliding expiry. */
+/**
+ * Sessions stored as SHA-256 of the cookie value, with a sliding expiry.
+ * Resolved sessions stay in memory while DataVersion says neither sessions
+ * nor users changed: a request then costs a hash and a Map lookup instead of
+ * two reads. Logout, deactivation and renewal are writes, so each one makes
+ * every entry stale at once.
+ */
 export class SessionStore {
-  private guard: CacheGuard | null = null;
-  /** By token hash: the raw token is never kept. Map order is insertion order, oldest first. */
-  private readonly cache = new Map<string, Cached>();
+  /** By token hash: the raw token is never kept. */
+  private readonly cache: VersionedCache<Cached>;
 
   constructor(
     private readonly db: Database,
     private readonly ttlMs: number,
     private readonly now: () => number,
-  ) {}
-
-  /**
-   * Keeps resolved sessions in memory while `guard` says neither sessions nor
-   * users changed: a page view then costs a hash and a Map lookup instead of
-   * two reads. Logout, deactivation and renewal are writes, so each one makes
-   * every entry stale at once.
-   */
-  cacheWith(guard: CacheGuard): void {
-    this.guard = guard;
-    this.cache.clear();
+  ) {
+    this.cache = new VersionedCache(DataVersion.of(db), now, CACHE_MAX_ENTRIES);
   }
 
   create(userId: string): string {
@@ -86,14 +69,9 @@ export class SessionStore {
   resolve(token: string): ResolvedSession | null {
     const hash = sessionTokenHash(token);
     const now = this.now();
-    const hit = this.cache.get(hash);
-    if (hit) {
-      // Near expiry or renewal, fall through: those are decided on the rows, like an uncached lookup.
-      if (hit.version === this.guard?.current() && now - hit.cachedAt < CACHE_TTL_MS && hit.expiresAt > now && now - hit.renewedAt < RENEW_EVERY_MS) {
-        return { user: hit.user, renewed: false };
-      }
-      this.cache.delete(hash);
-    }
+    const hit = this.cache.peek(hash);
+    // Near expiry or renewal, fall through: those are decided on the rows, like an uncached lookup.
+    if (hit && hit.expiresAt > now && now - hit.renewedAt < RENEW_EVERY_MS) return { user: hit.user, renewed: false };
     // Two primary-key reads: measured about 3x faster than the equivalent JOIN in bun:sqlite.
     const row = this.db.query<SessionRow, [string]>(SESSION_BY_HASH).get(hash);
     if (!row) return null;
@@ -112,29 +90,20 @@ export class SessionStore {
       renewed = true;
     }
     const user = toUser(userRow);
-    this.remember(hash, { user, expiresAt, renewedAt, cachedAt: now });
+    // Tagged with the version after the renewal's own write.
+    this.cache.put(hash, { user, expiresAt, renewedAt });
     return { user, renewed };
   }
 
   destroy(token: string): void {
-    const hash = sessionTokenHash(token);
-    this.cache.delete(hash);
-    this.db.query('DELETE FROM sessions WHERE token_hash = ?').run(hash);
+    this.db.query('DELETE FROM sessions WHERE token_hash = ?').run(sessionTokenHash(token));
   }
 
   destroyAllFor(userId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.user.id === userId) this.cache.delete(hash);
     this.db.query('DELETE FROM sessions WHERE user_id = ?').run(userId);
   }
 
   purgeExpired(): number {
     return this.db.query('DELETE FROM sessions WHERE expires_at <= ?').run(this.now()).changes;
-  }
-
-  /** Stored with the version read after this lookup's own writes (a renewal moves it). */
-  private remember(hash: string, entry: Omit<Cached, 'version'>): void {
-    if (!this.guard?.storable()) return;
-    this.cache.set(hash, { ...entry, version: this.guard.current() });
-    if (this.cache.size > CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
   }
 }

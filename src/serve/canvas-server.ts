@@ -9,7 +9,6 @@ import { html } from '../http/respond.ts';
 import { RateLimiter } from '../ratelimit.ts';
 import { accessFacts } from './access-facts.ts';
 import { CompressedStore } from './compress.ts';
-import { DataVersion } from '../db/data-version.ts';
 import { AccessFactsCache } from './facts-cache.ts';
 import { gateCookieWith, gatePassed } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './host.ts';
@@ -39,8 +38,8 @@ type Admission =
  * Serves canvas pages in both URL modes: the access ladder (the same
  * decideAccess as the runtime pipeline), the password gate, and files of the
  * live version from the blob store. A signed-in page view reads no database
- * row while nothing changed: the session, the canvas with its owner, the
- * member role come from memory, trusted only while DataVersion is unchanged;
+ * row while nothing changed: the session (SessionStore), the canvas with its
+ * owner, the member role come from memory, trusted only while DataVersion is unchanged;
  * the manifest is checked against the live version id; small files are held
  * in memory. Nothing is written (but the hourly session renewal).
  */
@@ -64,9 +63,6 @@ export class CanvasServer {
     this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (key, size, path) => this.bodies.get(key, size, path) };
     this.gateLimiter = new RateLimiter(true, 50_000, ctx.now);
     this.facts = new AccessFactsCache(ctx);
-    // Sessions are resolved on every page view: keep them in memory on the same
-    // terms (any write to sessions or users makes every entry stale).
-    ctx.sessions.cacheWith(DataVersion.of(ctx.db));
     const drop = ({ canvasId }: { canvasId: string }) => this.manifests.invalidate(canvasId);
     ctx.events.on('canvas.published', drop);
     ctx.events.on('canvas.unpublished', drop);

@@ -2,7 +2,7 @@ import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { ownerFacts, type OwnerFacts } from './access-facts.ts';
 import { DataVersion } from '../db/data-version.ts';
-import { VersionedCache } from './versioned-cache.ts';
+import { VersionedCache } from '../db/versioned-cache.ts';
 
 export interface CanvasFacts {
   canvas: Canvas;

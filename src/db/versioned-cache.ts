@@ -1,0 +1,60 @@
+import type { DataVersion } from './data-version.ts';
+
+/** Longest an entry is trusted without a look at the database (writes by another process). */
+export const VERSIONED_TTL_MS = 10_000;
+
+interface Entry<V> {
+  value: V;
+  version: number;
+  at: number;
+}
+
+/**
+ * A bounded Map whose entries count only while the DataVersion they were
+ * read at is still current: any write to the watched tables makes them all
+ * stale at once, so nothing has to remember to invalidate them. The oldest
+ * stored entry goes first when full.
+ */
+export class VersionedCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+
+  constructor(
+    private readonly version: DataVersion,
+    private readonly now: () => number,
+    private readonly maxEntries: number,
+  ) {}
+
+  /** The cached value, or `load()`'s, remembered when `keep` says so (e.g. not "unknown", which may appear later). */
+  get(key: string, load: () => V, keep: (value: V) => boolean = () => true): V {
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
+    const value = load();
+    if (keep(value)) this.put(key, value);
+    return value;
+  }
+
+  /** The value stored under `key` while it is still current, else undefined. */
+  peek(key: string): V | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.version === this.version.current() && this.now() - hit.at < VERSIONED_TTL_MS) return hit.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /**
+   * Remembers `value`, read from the database just now, tagged with the
+   * current version: reads and writes are synchronous on this connection, so
+   * the version after a load (its own writes included) is the one it saw.
+   * Not inside a transaction, whose rows may still be rolled back.
+   */
+  put(key: string, value: V): void {
+    if (!this.version.storable()) return;
+    this.entries.set(key, { value, version: this.version.current(), at: this.now() });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
