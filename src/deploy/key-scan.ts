@@ -2,9 +2,17 @@
 // is searched together with the tail of the previous one, so a key split
 // across chunks is still seen.
 import { CANVAS_KEY_PATTERN } from '../canvases/keys.ts';
+import { isTextType } from './mime.ts';
 
 /** A key is `easel_sk_` + 40 characters: a match never spans more than this. */
 const KEY_LENGTH = 'easel_sk_'.length + 40;
+
+/** Whether a whole file (in memory) of a text type holds the canvas-key shape. */
+export function textMentionsKey(bytes: Uint8Array, mime: string): boolean {
+  if (!isTextType(mime)) return false;
+  // latin1 maps every byte to one character, so binary input cannot throw and ASCII stays ASCII.
+  return CANVAS_KEY_PATTERN.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'));
+}
 
 export class KeyScanner {
   private tail = '';

@@ -6,13 +6,13 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import { CANVAS_KEY_PATTERN } from '../canvases/keys.ts';
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { DeployBlobWriter } from './blob-writer.ts';
-import { isTextType, mimeFor } from './mime.ts';
+import { textMentionsKey } from './key-scan.ts';
+import { mimeFor } from './mime.ts';
 import { checkCoordination, publishVersion, type Coordination, type DeployResult, type ManifestFile } from './publish.ts';
 import { spoolBody, SpoolLimitError } from './spool.ts';
 import { deployWarnings } from './warnings.ts';
@@ -32,7 +32,6 @@ export const ZIP_LIMITS = {
 const MAX_COMPRESSED = ZIP_LIMITS.fileBytes + MiB;
 /** Let other requests run between entries once this much was inflated. */
 const YIELD_EVERY_BYTES = 8 * MiB;
-
 
 export const tooLargeBody = () => new AppError('CANVAS_TOO_LARGE', 'the request body is over 110 MB', {}, { status: 413 });
 
@@ -176,7 +175,8 @@ async function extract(
     const ahead = follower.take(entry, path);
     if (ahead) {
       followed++;
-      ({ hash, size } = { hash: ahead.hash, size: ahead.uncompressedSize });
+      hash = ahead.hash;
+      size = ahead.uncompressedSize;
       if (ahead.keyLint) keyLintPaths.push(path);
     } else {
       const raw = zip.rawData(entry);
@@ -185,7 +185,7 @@ async function extract(
       if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
       hash = writer.write(bytes);
       size = bytes.byteLength;
-      if (isTextType(mime) && CANVAS_KEY_PATTERN.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))) keyLintPaths.push(path);
+      if (textMentionsKey(bytes, mime)) keyLintPaths.push(path);
       sinceYield += bytes.byteLength + raw.data.byteLength;
     }
     total += size;

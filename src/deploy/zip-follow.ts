@@ -10,9 +10,9 @@
 // CRC) simply stops the following: the regular path then meets the problem
 // and reports it with its own code.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { CANVAS_KEY_PATTERN } from '../canvases/keys.ts';
 import type { DeployBlobWriter } from './blob-writer.ts';
-import { isTextType, mimeFor } from './mime.ts';
+import { textMentionsKey } from './key-scan.ts';
+import { mimeFor } from './mime.ts';
 import { entryName } from './zip-paths.ts';
 import { applyZip64Extra, FLAG_UTF8, METHOD_DEFLATE, METHOD_STORED, SIG_LOCAL, type ZipEntry } from './zip-reader.ts';
 
@@ -82,11 +82,6 @@ export class ZipFollower {
     return same ? f : null;
   }
 
-  /** Hashes of every entry extracted (some may not be taken). */
-  hashes(): Set<string> {
-    return new Set([...this.found.values()].map((f) => f.hash));
-  }
-
   close(): void {
     this.stop();
     if (this.fd !== null) closeSync(this.fd);
@@ -143,7 +138,7 @@ export class ZipFollower {
     const bytes: Uint8Array = method === METHOD_STORED ? data : this.inflate(data, fileBytes);
     if (bytes.byteLength !== entry.uncompressedSize || Bun.hash.crc32(bytes) !== entry.crc32) return this.halt();
     const hash = this.writer.write(bytes);
-    const keyLint = isTextType(mimeFor(name.path)) && CANVAS_KEY_PATTERN.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'));
+    const keyLint = textMentionsKey(bytes, mimeFor(name.path));
     this.found.set(at, { nameBytes: tail.subarray(0, nameLen), path: name.path, method, crc32: entry.crc32, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize, hash, keyLint });
     this.files++;
     this.total += entry.uncompressedSize;
