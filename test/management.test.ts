@@ -575,16 +575,20 @@ describe('guest invites go through the same door', () => {
     const existing = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, json: { name: 'Kept' } });
     expect(existing.status).toBe(201);
     const { inviteId } = await body(existing);
-    const fromCanvas: Array<Record<string, string>> = [
-      { 'sec-fetch-site': 'same-site', origin: 'http://evil.canvas.example' },
-      { referer: `http://localhost/c/${c.slug}/`, 'sec-fetch-site': 'same-origin' },
+    const fromCanvas: Array<[Record<string, string>, string]> = [
+      [{ 'sec-fetch-site': 'same-site', origin: 'http://evil.canvas.example' }, 'CROSS_SITE_FORBIDDEN'],
+      [{ referer: `http://localhost/c/${c.slug}/`, 'sec-fetch-site': 'same-origin' }, 'CROSS_CANVAS_FORBIDDEN'],
     ];
-    for (const headers of fromCanvas) {
-      const create = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' });
-      expect(create.status).toBe(403);
-      expect(await create.text()).not.toContain('token=');
-      expect((await app.request(`/api/canvases/${c.id}/guest-invites`, { cookie: p.cookie.owner, headers })).status).toBe(403);
-      expect((await app.request(`/api/canvases/${c.id}/guest-invites/${inviteId}`, { method: 'DELETE', cookie: p.cookie.owner, headers })).status).toBe(403);
+    const refused = async (res: Response, code: string) => {
+      expect(res.status).toBe(403);
+      const text = await res.text();
+      expect(text).not.toContain('token=');
+      expect(JSON.parse(text)).toEqual({ code, message: expect.any(String) });
+    };
+    for (const [headers, code] of fromCanvas) {
+      await refused(await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' }), code);
+      await refused(await app.request(`/api/canvases/${c.id}/guest-invites`, { cookie: p.cookie.owner, headers }), code);
+      await refused(await app.request(`/api/canvases/${c.id}/guest-invites/${inviteId}`, { method: 'DELETE', cookie: p.cookie.owner, headers }), code);
     }
     expect(invites().map((i) => [i.inviteId, i.revokedAt])).toEqual([[inviteId, null]]);
   });

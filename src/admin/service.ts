@@ -84,16 +84,14 @@ export function setCanvasDisabled(ctx: AppContext, actor: Actor, id: string, dis
   return { canvas: updated, role: viewRoleFor(ctx, actor, updated) ?? 'admin' };
 }
 
-export type SettingsPatch = SettingsUpdate;
-
 const MODEL = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /** Saves instance settings (null: back to the env default); they apply at once, without a restart. */
-export function updateSettings(ctx: AppContext, actor: Actor, patch: SettingsPatch): ReturnType<AppContext['settings']['publicView']> {
+export function updateSettings(ctx: AppContext, actor: Actor, patch: SettingsUpdate): ReturnType<AppContext['settings']['publicView']> {
   for (const model of Object.keys(patch.aiPrices ?? {})) {
     if (!MODEL.test(model)) throw new AppError('INVALID_BODY', `aiPrices.${model.slice(0, 100)}: not a model name`);
   }
-  const fields = Object.keys(patch).filter((k) => patch[k as keyof SettingsPatch] !== undefined);
+  const fields = Object.keys(patch).filter((k) => patch[k as keyof SettingsUpdate] !== undefined);
   if (fields.length > 0) {
     ctx.settings.update(patch);
     ctx.events.emit('settings.changed', {});
