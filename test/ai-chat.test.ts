@@ -1,23 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { DEFAULT_AI_PRICES } from '../src/settings.ts';
 import { body } from './harness.ts';
 import { makeCanvas } from './runtime-fixtures.ts';
-import { AI_KEY, ask, calls, expectError, makeAiWorld, MODEL, PRICE, recordSpend, sseEvents, type AiWorld } from './ai-fixtures.ts';
+import { AI_KEY, ask, calls, expectError, makeAiWorld, MODEL, PRICE, recordSpend, sseEvents, useAiWorld, type AiWorld } from './ai-fixtures.ts';
 
 const BIG = 256 * 1024;
 
 describe('AI chat: checks before the stream', () => {
   let w: AiWorld;
-  beforeAll(async () => {
-    w = await makeAiWorld();
-  });
-  afterAll(() => w.close());
-  beforeEach(() => {
-    w.fake.reset();
-    w.app.ctx.db.query('DELETE FROM ai_calls').run();
-    w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
-    w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
-  });
+  useAiWorld(
+    (world) => (w = world),
+    (w) => {
+      w.app.ctx.db.query('DELETE FROM ai_calls').run();
+      w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
+      w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
+    },
+  );
 
   test('the pipeline comes first: anonymous 401, a stranger 404 OWNER_ONLY, even with an oversized body', async () => {
     const huge = 'x'.repeat(BIG + 1);
@@ -198,11 +196,7 @@ describe('AI chat: checks before the stream', () => {
 
 describe('AI chat: the stream and what is sent to the provider', () => {
   let w: AiWorld;
-  beforeAll(async () => {
-    w = await makeAiWorld();
-  });
-  afterAll(() => w.close());
-  beforeEach(() => w.fake.reset());
+  useAiWorld((world) => (w = world));
 
   test('200 text/event-stream: one JSON data line per event, deltas then done with usage and cost', async () => {
     const res = await w.chat(ask('Say hello'));
@@ -349,14 +343,10 @@ describe('AI chat: the stream and what is sent to the provider', () => {
 
 describe('AI chat: the admin price table (PATCH /api/admin/settings)', () => {
   let w: AiWorld;
-  beforeAll(async () => {
-    w = await makeAiWorld();
-  });
-  afterAll(() => w.close());
-  beforeEach(() => {
-    w.fake.reset();
-    w.app.ctx.settings.update({ aiModels: null, aiPrices: null });
-  });
+  useAiWorld(
+    (world) => (w = world),
+    (w) => w.app.ctx.settings.update({ aiModels: null, aiPrices: null }),
+  );
   const patch = async (json: unknown) => {
     const res = await w.app.request('/api/admin/settings', { method: 'PATCH', cookie: w.cookie.admin, json });
     expect(res.status).toBe(200);

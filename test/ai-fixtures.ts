@@ -1,6 +1,7 @@
 // The AI tests' world: the real app pointed at a local fake Anthropic API,
 // an injectable clock, an owner, an editor, two viewers, a stranger, an
 // admin and a legacy guest around a canvas with AI on.
+import { afterAll, beforeAll, beforeEach } from 'bun:test';
 import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId } from '../src/ids.ts';
@@ -34,6 +35,24 @@ export interface AiWorld {
 }
 
 let counter = 0;
+
+/**
+ * One AiWorld for a describe block: made before its tests and closed after
+ * them; before each test the fake forgets its script and `reset` puts back
+ * whatever else the block's tests change. `bind` hands the world over.
+ */
+export function useAiWorld(bind: (w: AiWorld) => void, reset: (w: AiWorld) => void = () => {}): void {
+  let world: AiWorld;
+  beforeAll(async () => {
+    world = await makeAiWorld();
+    bind(world);
+  });
+  afterAll(() => world.close());
+  beforeEach(() => {
+    world.fake.reset();
+    reset(world);
+  });
+}
 
 export async function makeAiWorld(options: { listen?: boolean; env?: Record<string, string>; start?: number } = {}): Promise<AiWorld> {
   const fake = await startFakeAnthropic();

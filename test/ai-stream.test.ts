@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { DEFAULT_TUNING } from '../src/runtime/ai/chat-run.ts';
 import { aiOf } from '../src/runtime/ai/index.ts';
-import { ask, calls, eventually, expectError, makeAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';
+import { ask, calls, eventually, expectError, makeAiWorld, useAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
 
@@ -10,15 +10,11 @@ const settleLines = (w: AiWorld, callId: string) => w.app.logs.filter((l) => l.m
 
 describe('AI chat: provider failures, retries, timeouts', () => {
   let w: AiWorld;
-  beforeAll(async () => {
-    w = await makeAiWorld();
-  });
-  afterAll(() => w.close());
-  beforeEach(() => {
-    w.fake.reset();
-    // Every test starts from the defaults (the fixtures shorten the retry back-off).
-    Object.assign(aiOf(w.app.ctx).tuning, { ...DEFAULT_TUNING, retryDelaysMs: [5, 5] });
-  });
+  // Every test starts from the default timings (the fixtures shorten the retry back-off).
+  useAiWorld(
+    (world) => (w = world),
+    (w) => Object.assign(aiOf(w.app.ctx).tuning, { ...DEFAULT_TUNING, retryDelaysMs: [5, 5] }),
+  );
   const lastCall = () => calls(w.app, w.canvas.id).at(-1);
   const tune = (t: Partial<typeof DEFAULT_TUNING>) => Object.assign(aiOf(w.app.ctx).tuning, t);
 
