@@ -110,7 +110,8 @@ beforeAll(async () => {
 
   browser = await launchChromium();
   for (const who of Object.keys(people) as Who[]) pages[who] = await open(who);
-});
+  // Chromium's first start plus four signed-in pages outlasts bun's 5 s hook default on a cold 2-core machine.
+}, 60_000);
 
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => {});
