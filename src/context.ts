@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { AuditLog } from './audit.ts';
+import { AuditLog } from './audit/store.ts';
 import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
 import { SessionStore } from './auth/sessions.ts';
@@ -10,8 +10,8 @@ import type { Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { EventBus } from './events.ts';
 import { createLogger, type Logger } from './log.ts';
-import { RateLimiter } from './ratelimit.ts';
-import { SettingsService } from './settings.ts';
+import { RateLimiter } from './http/ratelimit.ts';
+import { SettingsService } from './settings/service.ts';
 
 export const VERSION = '0.1.0';
 

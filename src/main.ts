@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext, VERSION } from './context.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
-import type { RunningServer } from './server.ts';
+import type { RunningServer } from './http/listener.ts';
 
 const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
@@ -23,7 +23,7 @@ function fail(message: string, code: number): never {
 }
 
 async function serve(): Promise<void> {
-  const { startServer } = await import('./server.ts');
+  const { startServer } = await import('./http/listener.ts');
   let config;
   try {
     config = loadConfig(process.env);

@@ -1,4 +1,4 @@
-import { DEFAULT_AI_PRICES } from '../src/settings.ts';
+import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, ANON, expectOutcome, makeCanvas, people, ROLES, snapshot, type Made, type Outcome, type People, type Who } from './management-fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_AI_PRICES } from '../src/settings.ts';
+import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { body } from './harness.ts';
 import { makeCanvas } from './runtime-fixtures.ts';
 import { AI_KEY, ask, calls, expectError, makeAiWorld, MODEL, PRICE, recordSpend, sseEvents, useAiWorld, type AiWorld } from './ai-fixtures.ts';

@@ -6,7 +6,7 @@ import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId } from '../src/ids.ts';
 import { aiOf } from '../src/runtime/ai/index.ts';
-import { DEFAULT_AI_PRICES } from '../src/settings.ts';
+import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { sweepAllBlobs } from '../src/deploy/blob-gc.ts';
+import { sweepAllBlobs } from '../src/blobs/gc.ts';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
 import { randomBase62, sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';

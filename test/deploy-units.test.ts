@@ -2,15 +2,15 @@
 // mime types, warnings, and the blob writer's durability paths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, utimesSync } from 'node:fs';
-import { holdBlobs, sweepAllBlobs } from '../src/deploy/blob-gc.ts';
-import { DeployBlobWriter } from '../src/deploy/blob-writer.ts';
+import { holdBlobs, sweepAllBlobs } from '../src/blobs/gc.ts';
+import { DeployBlobWriter } from '../src/blobs/writer.ts';
 import { canSyncFilesystem } from '../src/deploy/durable.ts';
 import { isServedAsText, mimeFor } from '../src/deploy/mime.ts';
 import { validateCoordination } from '../src/deploy/publish.ts';
 import { deployWarnings } from '../src/deploy/warnings.ts';
-import { deployTmpDir } from '../src/deploy/zip-deploy.ts';
-import { entryName } from '../src/deploy/zip-paths.ts';
-import type { ZipEntry } from '../src/deploy/zip-reader.ts';
+import { deployTmpDir } from '../src/deploy/zip/deploy.ts';
+import { entryName } from '../src/deploy/zip/paths.ts';
+import type { ZipEntry } from '../src/deploy/zip/reader.ts';
 import { AppError } from '../src/errors.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isReferencedByUpload, uploadBlobReferences } from '../src/deploy/upload-service.ts';
+import { isReferencedByUpload, uploadBlobReferences } from '../src/deploy/upload/service.ts';
 import { sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { begin, blobPuts, createKeyedCanvas, fakeHash, finalize, site, stage, stagedDeploy, tokenOf, type KeyedCanvas } from './upload-fixtures.ts';

@@ -7,7 +7,7 @@ import { createHandler } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
+import { startServer, type RunningServer } from '../src/http/listener.ts';
 
 export interface TestApp {
   ctx: AppContext;

@@ -7,7 +7,7 @@ import { isCompressible, preferredEncodings } from '../src/serve/compress.ts';
 import { cookieValues } from '../src/http/cookies.ts';
 import { BodyCache } from '../src/serve/body-cache.ts';
 import { decodePasses, encodePasses } from '../src/serve/gate-pass.ts';
-import { canvasSlugFromHost } from '../src/serve/host.ts';
+import { canvasSlugFromHost } from '../src/http/canvas-host.ts';
 import { decodeCanvasPath } from '../src/serve/resolve.ts';
 import { matchingEtag, parseRange } from '../src/serve/send-file.ts';
 import { safeNext } from '../src/serve/canvas-server.ts';

@@ -2,7 +2,7 @@
 // Anyone but an instance admin gets 404, as if the routes did not exist.
 // (Connection profile routes live with the Connections feature.)
 import { Elysia } from 'elysia';
-import { jsonBody, rawBody } from '../canvases/body.ts';
+import { jsonBody, rawBody } from '../http/json-body.ts';
 import { managementActor } from '../canvases/guard.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';

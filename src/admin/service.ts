@@ -6,7 +6,7 @@ import { viewRoleFor } from '../canvases/authority.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { SettingsUpdate } from '../settings.ts';
+import type { SettingsUpdate } from '../settings/service.ts';
 
 export interface AdminUserView {
   id: string;

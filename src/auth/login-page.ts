@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { canvasSlugFromHost } from '../hosts.ts';
+import { canvasSlugFromHost } from '../http/canvas-host.ts';
 import { escapeHtml } from '../http/respond.ts';
 
 /** The dev-mode sign-in form: posts JSON to /auth/dev/login, then goes to returnTo. */

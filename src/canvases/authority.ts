@@ -1,6 +1,6 @@
 // Who may manage a canvas (CONTRACT §4, §9 "Management routes answer 404 to
 // anyone who may not manage the canvas"). Plain data in and out.
-import type { ActorKind } from '../audit.ts';
+import type { ActorKind } from '../audit/store.ts';
 import type { User } from '../auth/users.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';

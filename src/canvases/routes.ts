@@ -5,7 +5,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { json } from '../http/respond.ts';
 import { managedCanvas, type Need } from './authority.ts';
-import { jsonBody, rawBody } from './body.ts';
+import { jsonBody, rawBody } from '../http/json-body.ts';
 import { setCapabilities } from './capabilities.ts';
 import { managementActor } from './guard.ts';
 import { listMembers, putMember, removeMember } from './members.ts';

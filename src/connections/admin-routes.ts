@@ -2,7 +2,7 @@
 // an instance admin gets 404, as if the routes did not exist; the body is
 // looked at only after that.
 import { Elysia } from 'elysia';
-import { jsonBody, rawBody } from '../canvases/body.ts';
+import { jsonBody, rawBody } from '../http/json-body.ts';
 import { managementActor } from '../canvases/guard.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';

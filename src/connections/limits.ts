@@ -2,7 +2,7 @@
 // Connections"). They stay on with EASEL_RATELIMIT_ENABLED=false (CONTRACT
 // §9): that switch lifts the HTTP classes only, so this limiter is its own.
 import { AppError } from '../errors.ts';
-import { RateLimiter } from '../ratelimit.ts';
+import { RateLimiter } from '../http/ratelimit.ts';
 import type { ConnectionsTuning } from './tuning.ts';
 
 export type LimitScope = 'actor' | 'profile' | 'canvas_concurrency' | 'process_concurrency';

@@ -2,7 +2,7 @@
 // version goes live. Every deploy path (PUT deploy, staged finalize) ends in
 // publishVersion; the token check and the live switch share one BEGIN
 // IMMEDIATE transaction, so two deploys holding the same token cannot both win.
-import type { ActorKind } from '../audit.ts';
+import type { ActorKind } from '../audit/store.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
@@ -10,7 +10,7 @@ import { immediate } from '../db/tx.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { afterCommit } from './after-commit.ts';
-import { collectBlobs } from './blob-gc.ts';
+import { collectBlobs } from '../blobs/gc.ts';
 import { VersionStore, type VersionRecord } from './version-store.ts';
 
 export interface ManifestFile {

@@ -1,17 +1,17 @@
 // The Deploy API (spec "Endpoints / Deploy API") except the staged upload
-// (upload-routes.ts): PUT deploy, read-back, rollback, unpublish. Every route
+// (upload/routes.ts): PUT deploy, read-back, rollback, unpublish. Every route
 // authenticates with the canvas key only: no cookies, no CORS.
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { readTextCapped } from '../http/read-capped.ts';
 import { json } from '../http/respond.ts';
-import { scheduleBlobSweeps } from './blob-gc.ts';
+import { scheduleBlobSweeps } from '../blobs/gc.ts';
 import { authenticateDeployKey, enforceDeployRate } from './key-auth.ts';
 import { rollback, unpublish } from './lifecycle.ts';
 import { validateCoordination } from './publish.ts';
 import { canvasView, fileListing, liveFile, versionList } from './views.ts';
-import { deployZip, resetDeployTmp, tooLargeBody, ZIP_LIMITS } from './zip-deploy.ts';
+import { deployZip, resetDeployTmp, tooLargeBody, ZIP_LIMITS } from './zip/deploy.ts';
 
 const CanvasParams = t.Object({ id: t.String() });
 /** A rollback body is one small object. */

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { fileRoutes } from './files/routes.ts';
 import { guestRoutes } from './guests/routes.ts';
-import { rawSegments, runtimeRequest } from './http.ts';
+import { rawSegments, runtimeRequest } from './runtime-request.ts';
 import { preflightResponse } from './isolation.ts';
 import { kvRoutes } from './kv/routes.ts';
 import { meRoutes } from './me/routes.ts';

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
 import { json } from '../http/respond.ts';
 import { CanvasServer } from './canvas-server.ts';
-import { canvasSlugFromHost } from './host.ts';
+import { canvasSlugFromHost } from '../http/canvas-host.ts';
 
 const servers = new WeakMap<AppContext, CanvasServer>();
 

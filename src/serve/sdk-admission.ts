@@ -2,7 +2,7 @@ import { decideAccess } from '../canvases/access.ts';
 import type { AppContext } from '../context.ts';
 import { accessFacts } from './access-facts.ts';
 import { gatePassed } from './gate-pass.ts';
-import { canvasSlugFromHost } from './host.ts';
+import { canvasSlugFromHost } from '../http/canvas-host.ts';
 
 /** The canvas a browser request comes from, by its Referer (path mode: `/c/{slug}/…` on the base origin; subdomain mode: the canvas host). */
 export function refererSlug(ctx: AppContext, request: Request): string | null {

@@ -1,4 +1,4 @@
-import type { ModelPrice } from '../../settings.ts';
+import type { ModelPrice } from '../../settings/service.ts';
 import type { ChatRequest, ChatUsage } from './model.ts';
 
 const PER_TOKEN = 1 / 1_000_000;

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRequest } from '../http.ts';
+import { rawSegments, runtimeRequest } from '../runtime-request.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { chatEvents, type StreamEvent } from './chat-run.ts';
 import { aiOf } from './index.ts';

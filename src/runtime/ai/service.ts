@@ -3,7 +3,7 @@ import { immediate } from '../../db/tx.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Logger } from '../../log.ts';
-import type { InstanceSettings, ModelPrice } from '../../settings.ts';
+import type { InstanceSettings, ModelPrice } from '../../settings/service.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { utcDay } from '../usage.ts';
 import { ZERO_USAGE, type ChatRequest, type ChatUsage } from './model.ts';

@@ -7,7 +7,7 @@ import { clientResponse } from '../../connections/response-shape.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { readBytesCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRequest, safeDecode } from '../http.ts';
+import { rawSegments, runtimeRequest, safeDecode } from '../runtime-request.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

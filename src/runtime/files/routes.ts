@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
 import { matchingEtag } from '../../serve/send-file.ts';
-import { rawSegments, runtimeJson, runtimeRequest } from '../http.ts';
+import { rawSegments, runtimeJson, runtimeRequest } from '../runtime-request.ts';
 import { usageOf } from '../usage.ts';
 import { contentDisposition } from './disposition.ts';
 import { FILE_ID, RenameBody } from './model.ts';

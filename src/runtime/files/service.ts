@@ -1,8 +1,8 @@
-import type { ActorKind, AuditLog } from '../../audit.ts';
+import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import type { BlobStore } from '../../blobs/store.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import type { InstanceSettings } from '../../settings.ts';
+import type { InstanceSettings } from '../../settings/service.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
 import { cleanMime, cleanUploadName } from './disposition.ts';

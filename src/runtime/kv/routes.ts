@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRaw, runtimeRequest, safeDecode } from '../http.ts';
+import { rawSegments, runtimeRaw, runtimeRequest, safeDecode } from '../runtime-request.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { usageOf } from '../usage.ts';
 import { KV_LIMITS, KvService, valueTooLarge } from './service.ts';

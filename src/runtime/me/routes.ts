@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
-import { rawSegments, runtimeJson, runtimeRequest } from '../http.ts';
+import { rawSegments, runtimeJson, runtimeRequest } from '../runtime-request.ts';
 import { identityOf } from './service.ts';
 
 /** GET /v1/c/{slug}/me: the identity capability. */

@@ -14,7 +14,7 @@ import type { CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { DataVersion } from '../../db/data-version.ts';
 import { newId } from '../../ids.ts';
-import { RateLimiter } from '../../ratelimit.ts';
+import { RateLimiter } from '../../http/ratelimit.ts';
 import { recheck, type Recheck, type SocketIdentity } from './access.ts';
 import { frames, parseFrame, type PresenceUser } from './frames.ts';
 import { CLOSE, REALTIME_LIMITS } from './limits.ts';

@@ -2,7 +2,7 @@
 // the full runtime pipeline runs before the upgrade and a refusal answers
 // with its HTTP error; realtime switched off is the exception (CONTRACT §9):
 // the socket opens, hears CAPABILITY_DISABLED and is closed with 4403.
-// Handlers travel in the upgrade's `data` (server.ts dispatches
+// Handlers travel in the upgrade's `data` (http/listener.ts dispatches
 // open/message/close to `ws.data`, Elysia's convention).
 import type { Server } from 'bun';
 import type { CanvasRole } from '../../canvases/record.ts';
@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { renderError } from '../../http/on-error.ts';
-import { safeDecode } from '../http.ts';
+import { safeDecode } from '../runtime-request.ts';
 import { capabilityRefusal, runPipeline } from '../pipeline.ts';
 import { identityHeaders, type SocketIdentity } from './access.ts';
 import { frames } from './frames.ts';

@@ -6,19 +6,19 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import type { Canvas } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
-import { newId } from '../ids.ts';
-import { DeployBlobWriter } from './blob-writer.ts';
-import { textMentionsKey } from './key-scan.ts';
-import { mimeFor } from './mime.ts';
-import { checkCoordination, publishVersion, type Coordination, type DeployResult, type ManifestFile } from './publish.ts';
-import { spoolBody, SpoolLimitError } from './spool.ts';
-import { deployWarnings } from './warnings.ts';
-import { entryName } from './zip-paths.ts';
-import { ZipFollower } from './zip-follow.ts';
-import { METHOD_DEFLATE, METHOD_STORED, ZipFile, ZipFormatError, type ZipEntry } from './zip-reader.ts';
+import type { Canvas } from '../../canvases/record.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { DeployBlobWriter } from '../../blobs/writer.ts';
+import { textMentionsKey } from '../key-scan.ts';
+import { mimeFor } from '../mime.ts';
+import { checkCoordination, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
+import { spoolBody, SpoolLimitError } from '../spool.ts';
+import { deployWarnings } from '../warnings.ts';
+import { entryName } from './paths.ts';
+import { ZipFollower } from './follow.ts';
+import { METHOD_DEFLATE, METHOD_STORED, ZipFile, ZipFormatError, type ZipEntry } from './reader.ts';
 
 const MiB = 1024 * 1024;
 /** Deploy API limits (spec Limits; binary units per CONTRACT §9). */

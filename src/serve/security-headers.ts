@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
 
-export { canvasSlugFromHost } from '../hosts.ts';
 
 /** Headers every canvas response carries: canvases may not frame the dashboard, nor be framed by other sites. */
 export function canvasSecurityHeaders(config: Pick<Config, 'urlMode' | 'baseUrl'>): Record<string, string> {

@@ -9,8 +9,8 @@ import { closeSync, existsSync, fdatasync, mkdirSync, openSync, renameSync, rmSy
 import { dirname, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { newId } from '../ids.ts';
-import { collectBlobs, holdBlobs } from './blob-gc.ts';
-import { syncFilesystem } from './durable.ts';
+import { collectBlobs, holdBlobs } from './gc.ts';
+import { syncFilesystem } from '../deploy/durable.ts';
 
 /** File-by-file fallback: syncs in flight at once. */
 const PARALLEL_SYNCS = 16;

@@ -3,18 +3,18 @@
 // wait: the follower reads each local header as soon as its bytes are in the
 // spool and, when the entry is plainly fine, inflates, verifies and stores
 // it meanwhile. Nothing it does is trusted on its own: once the whole body is
-// in, the central directory is checked against every rule (zip-deploy.ts),
+// in, the central directory is checked against every rule (zip/deploy.ts),
 // and an entry is taken from the follower only when its local record agrees
 // with the central one byte for byte (offset, name, method, CRC, sizes).
 // Anything unusual (a data descriptor, encryption, a bad name, a cap, a bad
 // CRC) simply stops the following: the regular path then meets the problem
 // and reports it with its own code.
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { DeployBlobWriter } from './blob-writer.ts';
-import { textMentionsKey } from './key-scan.ts';
-import { mimeFor } from './mime.ts';
-import { entryName } from './zip-paths.ts';
-import { applyZip64Extra, FLAG_UTF8, METHOD_DEFLATE, METHOD_STORED, SIG_LOCAL, type ZipEntry } from './zip-reader.ts';
+import type { DeployBlobWriter } from '../../blobs/writer.ts';
+import { textMentionsKey } from '../key-scan.ts';
+import { mimeFor } from '../mime.ts';
+import { entryName } from './paths.ts';
+import { applyZip64Extra, FLAG_UTF8, METHOD_DEFLATE, METHOD_STORED, SIG_LOCAL, type ZipEntry } from './reader.ts';
 
 const FLAG_ENCRYPTED = 0x1;
 const FLAG_DATA_DESCRIPTOR = 0x8;

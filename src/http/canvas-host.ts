@@ -1,4 +1,4 @@
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 

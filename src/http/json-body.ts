@@ -9,14 +9,14 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError } from '../errors.ts';
-import { readTextCapped as readCappedText } from '../http/read-capped.ts';
+import { readTextCapped } from './read-capped.ts';
 
 /** Management bodies are small; anything larger is refused while reading. */
 export const MANAGEMENT_BODY_MAX = 256 * 1024;
 
 /** The body as text, never more than `maxBytes` (413 past it, chunked bodies included). */
-export async function readTextCapped(request: Request, maxBytes = MANAGEMENT_BODY_MAX): Promise<string> {
-  const text = await readCappedText(request, maxBytes);
+async function readManagementText(request: Request, maxBytes = MANAGEMENT_BODY_MAX): Promise<string> {
+  const text = await readTextCapped(request, maxBytes);
   if (text === null) throw tooLarge(maxBytes);
   return text;
 }
@@ -31,7 +31,7 @@ const TOO_LARGE = Symbol('too large');
 /** Route option: hand the handler the raw (capped) body text instead of letting Elysia parse it. */
 export const rawBody = {
   parse: ({ request }: { request: Request }) =>
-    readTextCapped(request).catch((err: unknown) => {
+    readManagementText(request).catch((err: unknown) => {
       if (err instanceof AppError && err.status === 413) return TOO_LARGE;
       throw err;
     }),

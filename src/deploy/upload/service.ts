@@ -2,19 +2,19 @@
 // and answers the hashes the canvas still lacks, stage streams one blob in,
 // finalize publishes the manifest as a version (source `upload`). Plain
 // arguments in, plain data out; callers authenticate and rate-limit.
-import type { ActorKind } from '../audit.ts';
-import { BlobHashMismatchError, BlobLimitError } from '../blobs/store.ts';
-import type { Canvas } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
-import { immediate } from '../db/tx.ts';
-import { AppError } from '../errors.ts';
-import { newToken } from '../ids.ts';
-import { KeyScanner } from './key-scan.ts';
-import { isTextType } from './mime.ts';
-import { checkCoordination, publishVersion, validateCoordination, type Coordination, type DeployResult } from './publish.ts';
-import { normalizeManifest, UPLOAD_LIMITS } from './upload-manifest.ts';
-import { UploadStore, type UploadSession } from './upload-store.ts';
-import { deployWarnings } from './warnings.ts';
+import type { ActorKind } from '../../audit/store.ts';
+import { BlobHashMismatchError, BlobLimitError } from '../../blobs/store.ts';
+import type { Canvas } from '../../canvases/record.ts';
+import type { AppContext } from '../../context.ts';
+import { immediate } from '../../db/tx.ts';
+import { AppError } from '../../errors.ts';
+import { newToken } from '../../ids.ts';
+import { KeyScanner } from '../key-scan.ts';
+import { isTextType } from '../mime.ts';
+import { checkCoordination, publishVersion, validateCoordination, type Coordination, type DeployResult } from '../publish.ts';
+import { normalizeManifest, UPLOAD_LIMITS } from './manifest.ts';
+import { UploadStore, type UploadSession } from './store.ts';
+import { deployWarnings } from '../warnings.ts';
 
 /** Spec Limits: a handle lives 15 minutes from begin; a finalize holds its lease 60 seconds. */
 export const UPLOAD_TTL_MS = 15 * 60 * 1000;

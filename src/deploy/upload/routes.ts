@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia';
-import type { AppContext } from '../context.ts';
-import { json } from '../http/respond.ts';
-import { authenticateDeployKey, enforceDeployRate } from './key-auth.ts';
-import { readBeginBody, readFinalizeBody } from './upload-body.ts';
-import { UploadService } from './upload-service.ts';
+import type { AppContext } from '../../context.ts';
+import { json } from '../../http/respond.ts';
+import { authenticateDeployKey, enforceDeployRate } from '../key-auth.ts';
+import { readBeginBody, readFinalizeBody } from './body.ts';
+import { UploadService } from './service.ts';
 
 const CanvasParams = t.Object({ id: t.String() });
 const UploadParams = t.Object({ id: t.String(), uploadId: t.String() });

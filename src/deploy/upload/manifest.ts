@@ -1,8 +1,8 @@
 // Validation and normalization of a staged-upload manifest (spec "Begin
 // rules", CONTRACT §9 Manifest). Pure: no IO.
-import { AppError } from '../errors.ts';
-import { mimeFor } from './mime.ts';
-import type { ManifestFile } from './publish.ts';
+import { AppError } from '../../errors.ts';
+import { mimeFor } from '../mime.ts';
+import type { ManifestFile } from '../publish.ts';
 
 const MiB = 1024 * 1024;
 /** Deploy API limits (spec Limits; binary units per CONTRACT §9). */

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
 
 /** Per-model prices in USD per million tokens. */
 export interface ModelPrice {

@@ -1,7 +1,7 @@
 // Entry-name rules of PUT deploy (spec "PUT deploy rules" 3 and 4). Names
 // arrive raw (BUN-NOTES "ZIP"): `..`, leading `/`, backslashes, drive letters.
-import { AppError } from '../errors.ts';
-import type { ZipEntry } from './zip-reader.ts';
+import { AppError } from '../../errors.ts';
+import type { ZipEntry } from './reader.ts';
 
 /** Longer paths come from no real site and only bloat the manifest. */
 export const MAX_PATH_CHARS = 1024;

@@ -1,6 +1,6 @@
 // SQL for staged upload sessions and their blobs. Rules live in upload-service.ts.
 import type { Database } from 'bun:sqlite';
-import type { ManifestFile } from './publish.ts';
+import type { ManifestFile } from '../publish.ts';
 
 export interface UploadSession {
   id: string;

@@ -2,8 +2,8 @@
 // `parse: 'none'`) so the key is checked before the body, and so a bad body
 // answers the spec's codes (INVALID_MANIFEST at begin, INVALID_REQUEST at
 // finalize) instead of Elysia's generic parse error.
-import { AppError, type ErrorCode } from '../errors.ts';
-import { readTextCapped } from '../http/read-capped.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
+import { readTextCapped } from '../../http/read-capped.ts';
 
 /** A 2000-entry manifest with long paths stays well under this. */
 export const BEGIN_BODY_MAX = 4 * 1024 * 1024;

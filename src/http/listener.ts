@@ -1,11 +1,11 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from 'bun';
 import { websocket as elysiaWebsocket } from 'elysia/ws';
-import { createHandler } from './app.ts';
-import { withBoundPort } from './config.ts';
-import type { AppContext } from './context.ts';
-import { newRequestId } from './http/request-id.ts';
-import { json } from './http/respond.ts';
-import { MAX_PAYLOAD_BYTES } from './runtime/realtime/limits.ts';
+import { createHandler } from '../app.ts';
+import { withBoundPort } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { newRequestId } from './request-id.ts';
+import { json } from './respond.ts';
+import { MAX_PAYLOAD_BYTES } from '../runtime/realtime/limits.ts';
 
 /** Above every body cap (110 MB deploys), so our own checks answer first. */
 export const MAX_REQUEST_BODY = 128 * 1024 * 1024;
