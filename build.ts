@@ -60,7 +60,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const size = Bun.file(outfile).size;
-  console.log(`build: ${relative(root, outfile)} (${(size / 1024 / 1024).toFixed(1)} MiB, ${embeds.length} embedded files) in ${Math.round(performance.now() - started)} ms`);
+  console.log(
+    `build: ${relative(root, outfile)} (${(size / 1024 / 1024).toFixed(1)} MiB, ${embeds.length} embedded files) in ${Math.round(performance.now() - started)} ms`,
+  );
 }
 
 await main();

@@ -20,10 +20,27 @@ const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
 const fake = await startFakeAnthropic();
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-ai-'));
 const ctx = createContext(
-  loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'warn', EASEL_RATELIMIT_ENABLED: 'false', EASEL_AI_API_KEY: 'bench', EASEL_AI_BASE_URL: fake.url, EASEL_AI_USER_DAILY_USD: '1000000', EASEL_AI_CANVAS_MONTHLY_USD: '1000000' }),
+  loadConfig({
+    EASEL_DATA_DIR: dataDir,
+    EASEL_PORT: '0',
+    EASEL_LOG_LEVEL: 'warn',
+    EASEL_RATELIMIT_ENABLED: 'false',
+    EASEL_AI_API_KEY: 'bench',
+    EASEL_AI_BASE_URL: fake.url,
+    EASEL_AI_USER_DAILY_USD: '1000000',
+    EASEL_AI_CANVAS_MONTHLY_USD: '1000000',
+  }),
 );
 const user = ctx.users.ensure('bench@bench.test', 'Bench');
-const canvas = ctx.canvases.insert({ id: newId(), slug: 'bench', title: 'bench', ownerId: user.id, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now: Date.now() });
+const canvas = ctx.canvases.insert({
+  id: newId(),
+  slug: 'bench',
+  title: 'bench',
+  ownerId: user.id,
+  keyHash: sha256Hex(newToken()),
+  publicationToken: newToken(),
+  now: Date.now(),
+});
 ctx.canvases.update(canvas.id, { cap_ai: 1 }, Date.now());
 const token = ctx.sessions.create(user.id);
 const server = startServer(ctx);
@@ -50,12 +67,30 @@ async function call(): Promise<{ first: number; total: number }> {
   return { first, total: performance.now() - start };
 }
 
-const pct = (xs: number[], p: number) => xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!.toFixed(2);
+const pct = (xs: number[], p: number) =>
+  xs
+    .slice()
+    .sort((a, b) => a - b)
+    [Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!.toFixed(2);
 
 for (let i = 0; i < 20; i++) await call(); // warm-up
 const seq: Array<{ first: number; total: number }> = [];
 for (let i = 0; i < CALLS; i++) seq.push(await call());
-console.log(`sequential, ${CHUNKS} deltas per answer: first delta p50 ${pct(seq.map((s) => s.first), 50)} ms p99 ${pct(seq.map((s) => s.first), 99)} ms; done p50 ${pct(seq.map((s) => s.total), 50)} ms p99 ${pct(seq.map((s) => s.total), 99)} ms`);
+console.log(
+  `sequential, ${CHUNKS} deltas per answer: first delta p50 ${pct(
+    seq.map((s) => s.first),
+    50,
+  )} ms p99 ${pct(
+    seq.map((s) => s.first),
+    99,
+  )} ms; done p50 ${pct(
+    seq.map((s) => s.total),
+    50,
+  )} ms p99 ${pct(
+    seq.map((s) => s.total),
+    99,
+  )} ms`,
+);
 
 let next = 0;
 const started = performance.now();

@@ -19,10 +19,18 @@ async function once(command: string[]): Promise<number> {
   const cwd = mkdtempSync(join(tmpdir(), 'easel-bench-'));
   const port = await freePort();
   const t0 = performance.now();
-  const proc = Bun.spawn(command, { cwd, env: { PATH: process.env.PATH!, EASEL_PORT: String(port), EASEL_LOG_LEVEL: 'warn' }, stdout: 'ignore', stderr: 'ignore' });
+  const proc = Bun.spawn(command, {
+    cwd,
+    env: { PATH: process.env.PATH!, EASEL_PORT: String(port), EASEL_LOG_LEVEL: 'warn' },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
   let ms = -1;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) {
       ms = performance.now() - t0;
       break;
@@ -38,7 +46,9 @@ async function once(command: string[]): Promise<number> {
 
 function stats(label: string, xs: number[]): void {
   const s = [...xs].sort((a, b) => a - b);
-  console.log(`${label}: median ${s[Math.floor(s.length / 2)]!.toFixed(0)} ms, min ${s[0]!.toFixed(0)} ms, max ${s.at(-1)!.toFixed(0)} ms (${runs} runs)`);
+  console.log(
+    `${label}: median ${s[Math.floor(s.length / 2)]!.toFixed(0)} ms, min ${s[0]!.toFixed(0)} ms, max ${s.at(-1)!.toFixed(0)} ms (${runs} runs)`,
+  );
 }
 
 const binary = join(root, 'dist/easel');

@@ -64,7 +64,15 @@ const api = `http://127.0.0.1:${server.port}`;
 
 const owner = ctx.users.ensure('bench@example.test', 'Bench');
 const key = 'easel_sk_' + randomBase62(40);
-const canvas = ctx.canvases.insert({ id: newId(), slug: 'bench', title: 'bench', ownerId: owner.id, keyHash: sha256Hex(key), publicationToken: newToken(), now: Date.now() });
+const canvas = ctx.canvases.insert({
+  id: newId(),
+  slug: 'bench',
+  title: 'bench',
+  ownerId: owner.id,
+  keyHash: sha256Hex(key),
+  publicationToken: newToken(),
+  now: Date.now(),
+});
 const env = { ...process.env, EASEL_CANVAS_KEY: key };
 const args = ['deploy', siteDir, '--canvas', canvas.id, '--api', api, '--json'];
 
@@ -97,7 +105,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 console.log(`site: ${FILES} files, ${mb(siteBytes)}`);
 reset();
 const firstMs = await spawnDeploy();
-console.log(`first deploy (CLI process): ${firstMs.toFixed(0)} ms, ${requests} requests, blobs ${mb(blobBytes)}, all bodies ${mb(bodyBytes)}`);
+console.log(
+  `first deploy (CLI process): ${firstMs.toFixed(0)} ms, ${requests} requests, blobs ${mb(blobBytes)}, all bodies ${mb(bodyBytes)}`,
+);
 
 const changed = join(siteDir, 'index.html');
 const spawned: number[] = [];
@@ -113,9 +123,15 @@ for (let run = 0; run < RUNS; run++) {
   inProc.push(await inProcessDeploy());
 }
 console.log(`redeploy, one file changed (${last.changedSize} B):`);
-console.log(`  sent: ${last.requests} requests; blob bytes ${last.blobBytes} B; all request bodies ${kb(last.bodyBytes)} (the rest is the ${FILES}-entry manifest)`);
-console.log(`  wall time, CLI process (bun start-up included): median ${median(spawned).toFixed(0)} ms  [${spawned.map((x) => x.toFixed(0)).join(', ')}]`);
-console.log(`  wall time, command in process:                  median ${median(inProc).toFixed(0)} ms  [${inProc.map((x) => x.toFixed(0)).join(', ')}]`);
+console.log(
+  `  sent: ${last.requests} requests; blob bytes ${last.blobBytes} B; all request bodies ${kb(last.bodyBytes)} (the rest is the ${FILES}-entry manifest)`,
+);
+console.log(
+  `  wall time, CLI process (bun start-up included): median ${median(spawned).toFixed(0)} ms  [${spawned.map((x) => x.toFixed(0)).join(', ')}]`,
+);
+console.log(
+  `  wall time, command in process:                  median ${median(inProc).toFixed(0)} ms  [${inProc.map((x) => x.toFixed(0)).join(', ')}]`,
+);
 
 await server.stop(true);
 ctx.db.close();

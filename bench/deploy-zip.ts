@@ -27,7 +27,8 @@ function buildZip(n: number): string {
   input['index.html'] = [new TextEncoder().encode('<!doctype html><h1>bench</h1>'), { level: 6 }];
   for (let i = 1; i < FILES; i++) {
     const bytes = new Uint8Array(FILE_BYTES);
-    for (let off = 0; off < bytes.byteLength; off += 65536) crypto.getRandomValues(bytes.subarray(off, Math.min(off + 65536, bytes.byteLength)));
+    for (let off = 0; off < bytes.byteLength; off += 65536)
+      crypto.getRandomValues(bytes.subarray(off, Math.min(off + 65536, bytes.byteLength)));
     input[`assets/${String(i).padStart(4, '0')}.bin`] = [bytes, { level: i % 2 === 0 ? 0 : 6 }];
   }
   const path = join(work, `site-${n}.zip`);
@@ -71,13 +72,21 @@ try {
     const seconds = (performance.now() - started) / 1000;
     if (res.status !== 200) throw new Error(`deploy failed: ${res.status} ${JSON.stringify(result)}`);
     rates.push(zipBytes / 1e6 / seconds);
-    console.log(`deploy: ${res.status} ${result.outcome}, ${result.fileCount} files in ${seconds.toFixed(2)} s = ${rates.at(-1)!.toFixed(0)} MB/s`);
+    console.log(
+      `deploy: ${res.status} ${result.outcome}, ${result.fileCount} files in ${seconds.toFixed(2)} s = ${rates.at(-1)!.toFixed(0)} MB/s`,
+    );
   }
   const sorted = [...rates].sort((a, b) => a - b);
-  console.log(`throughput: median ${sorted[Math.floor(RUNS / 2)]!.toFixed(0)} MB/s, best ${sorted.at(-1)!.toFixed(0)} MB/s end to end (target >= 150)`);
+  console.log(
+    `throughput: median ${sorted[Math.floor(RUNS / 2)]!.toFixed(0)} MB/s, best ${sorted.at(-1)!.toFixed(0)} MB/s end to end (target >= 150)`,
+  );
   console.log(`server peak RSS (VmHWM): ${vm(pid, 'VmHWM').toFixed(0)} MB (target < 200)`);
 } finally {
   await stopEasel(easel);
   rmSync(work, { recursive: true, force: true });
 }
-for (const line of easel.stdout().split('\n').filter((l) => l.includes('"zip deployed"'))) console.log(`server phases: ${line}`);
+for (const line of easel
+  .stdout()
+  .split('\n')
+  .filter((l) => l.includes('"zip deployed"')))
+  console.log(`server phases: ${line}`);

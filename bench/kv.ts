@@ -30,7 +30,15 @@ const SLUG = 'bench';
   const owner = ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();
-  const canvas = ctx.canvases.insert({ id: newId(), slug: SLUG, title: 'bench', ownerId: owner.id, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  const canvas = ctx.canvases.insert({
+    id: newId(),
+    slug: SLUG,
+    title: 'bench',
+    ownerId: owner.id,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now,
+  });
   ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
   const put = ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
   for (let i = 0; i < SHARED_KEYS; i++) put.run(canvas.id, `k${i}`, JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] }), now);
@@ -40,7 +48,13 @@ const SLUG = 'bench';
 const logFile = join(dataDir, 'server.log');
 const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
   cwd: ROOT,
-  env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', EASEL_LOG_LEVEL: LOG_LEVEL },
+  env: {
+    PATH: process.env.PATH ?? '',
+    EASEL_DATA_DIR: dataDir,
+    EASEL_PORT: '0',
+    EASEL_RATELIMIT_ENABLED: 'false',
+    EASEL_LOG_LEVEL: LOG_LEVEL,
+  },
   stdin: 'ignore',
   stdout: Bun.file(logFile),
   stderr: 'ignore',

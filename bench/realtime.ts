@@ -32,7 +32,15 @@ const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`
   const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const users = emails.map((e, i) => ctx.users.ensure(e, `Person ${i}`));
   const now = Date.now();
-  const canvas = ctx.canvases.insert({ id: newId(), slug: SLUG, title: 'bench', ownerId: users[0]!.id, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  const canvas = ctx.canvases.insert({
+    id: newId(),
+    slug: SLUG,
+    title: 'bench',
+    ownerId: users[0]!.id,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now,
+  });
   for (const u of users.slice(1)) ctx.canvases.setMember(canvas.id, u.id, 'viewer', now);
   ctx.db.close();
 }
@@ -40,7 +48,13 @@ const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`
 const logFile = join(dataDir, 'server.log');
 const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
   cwd: ROOT,
-  env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', EASEL_LOG_LEVEL: 'warn' },
+  env: {
+    PATH: process.env.PATH ?? '',
+    EASEL_DATA_DIR: dataDir,
+    EASEL_PORT: '0',
+    EASEL_RATELIMIT_ENABLED: 'false',
+    EASEL_LOG_LEVEL: 'warn',
+  },
   stdin: 'ignore',
   stdout: Bun.file(logFile),
   stderr: 'ignore',
@@ -64,7 +78,11 @@ if (!port) throw new Error('server did not start');
 const base = `http://127.0.0.1:${port}`;
 
 async function signIn(email: string): Promise<string> {
-  const res = await fetch(`${base}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  const res = await fetch(`${base}/auth/dev/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
 
@@ -124,9 +142,13 @@ const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 const totalDelivered = rounds.reduce((s, r) => s + r.delivered, 0);
 const totalSeconds = rounds.reduce((s, r) => s + r.seconds, 0);
 const expected = ROUNDS * PER_ROUND * SOCKETS;
-console.log(`realtime fan-out: ${SOCKETS} subscribers (publisher included), ${RATE} publishes/s, ${ROUNDS} rounds of ${PER_ROUND} (after 1 warm-up round)`);
+console.log(
+  `realtime fan-out: ${SOCKETS} subscribers (publisher included), ${RATE} publishes/s, ${ROUNDS} rounds of ${PER_ROUND} (after 1 warm-up round)`,
+);
 console.log(`  delivered ${totalDelivered}/${expected} messages, ${(totalDelivered / totalSeconds).toFixed(0)} messages/s`);
-console.log(`  latency ms: p50 ${pct(50).toFixed(2)}  p90 ${pct(90).toFixed(2)}  p99 ${pct(99).toFixed(2)}  max ${sorted.at(-1)?.toFixed(2)}`);
+console.log(
+  `  latency ms: p50 ${pct(50).toFixed(2)}  p90 ${pct(90).toFixed(2)}  p99 ${pct(99).toFixed(2)}  max ${sorted.at(-1)?.toFixed(2)}`,
+);
 console.log(`  target p99 < 10 ms: ${pct(99) < 10 ? 'met' : 'NOT met'}`);
 
 server.kill('SIGTERM');

@@ -63,15 +63,29 @@ let cookie: string;
   const owner = ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();
-  const canvas = ctx.canvases.insert({ id: newId(), slug: SLUG, title: 'bench', ownerId: owner.id, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  const canvas = ctx.canvases.insert({
+    id: newId(),
+    slug: SLUG,
+    title: 'bench',
+    ownerId: owner.id,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now,
+  });
   ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
   const files = { 'index.html': new TextEncoder().encode('<script src="assets/app.js"></script>'), [ASSET]: jsBytes };
   const versionId = newId();
-  ctx.db.query(`INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, 1, 'api', 'ready', ?, ?, 2, ?)`).run(versionId, canvas.id, owner.id, now, jsBytes.length);
+  ctx.db
+    .query(
+      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, 1, 'api', 'ready', ?, ?, 2, ?)`,
+    )
+    .run(versionId, canvas.id, owner.id, now, jsBytes.length);
   for (const [path, bytes] of Object.entries(files)) {
     const { hash, size } = await ctx.blobs.putBytes(bytes);
     const mime = path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8';
-    ctx.db.query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)').run(versionId, path, hash, size, mime);
+    ctx.db
+      .query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)')
+      .run(versionId, path, hash, size, mime);
   }
   ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
   cookie = `easel_session=${ctx.sessions.create(viewer.id)}`;
@@ -140,7 +154,10 @@ try {
   // (a) bare Bun.serve
   {
     const port = await freePort();
-    const bare = Bun.spawn([process.execPath, import.meta.path, '--bare', String(port), assetFile], { stdout: 'ignore', stderr: 'inherit' });
+    const bare = Bun.spawn([process.execPath, import.meta.path, '--bare', String(port), assetFile], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+    });
     children.push(bare);
     await waitFor(`http://127.0.0.1:${port}/`);
     results.push(await wrk('bare Bun.serve (memory)', `http://127.0.0.1:${port}/${ASSET}`));
@@ -169,7 +186,11 @@ http {
 }
 `,
     );
-    const nginx = Bun.spawn(['nginx', '-p', prefix, '-c', conf, '-g', 'daemon off;'], { stdout: 'ignore', stderr: 'inherit', env: { PATH: `${process.env.PATH}:/usr/sbin` } });
+    const nginx = Bun.spawn(['nginx', '-p', prefix, '-c', conf, '-g', 'daemon off;'], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+      env: { PATH: `${process.env.PATH}:/usr/sbin` },
+    });
     children.push(nginx);
     await waitFor(`http://127.0.0.1:${port}/${ASSET}`);
     results.push(await wrk('nginx (disk, 1 worker)', `http://127.0.0.1:${port}/${ASSET}`));
@@ -197,10 +218,14 @@ http {
 }
 
 const bare = results[0]!;
-console.log(`\n10 KB JS asset, wrk -t${THREADS} -c${CONNECTIONS} -d${SECONDS}s on loopback (${navigator.hardwareConcurrency} CPUs, shared with the load generator)\n`);
+console.log(
+  `\n10 KB JS asset, wrk -t${THREADS} -c${CONNECTIONS} -d${SECONDS}s on loopback (${navigator.hardwareConcurrency} CPUs, shared with the load generator)\n`,
+);
 console.log('server                          req/s      p99 ms   vs bare Bun');
 for (const r of results) {
-  console.log(`${r.name.padEnd(30)} ${r.rps.toFixed(0).padStart(8)} ${r.p99Ms.toFixed(2).padStart(10)} ${((r.rps / bare.rps) * 100).toFixed(0).padStart(10)}%${r.errors ? `   (${r.errors})` : ''}`);
+  console.log(
+    `${r.name.padEnd(30)} ${r.rps.toFixed(0).padStart(8)} ${r.p99Ms.toFixed(2).padStart(10)} ${((r.rps / bare.rps) * 100).toFixed(0).padStart(10)}%${r.errors ? `   (${r.errors})` : ''}`,
+  );
 }
 const easel = results.find((r) => r.name.includes('warn'));
 const nginx = results.find((r) => r.name.startsWith('nginx'));

@@ -14,7 +14,11 @@ async function api(method, path, body) {
   const res = await fetch(path, init);
   const text = await res.text();
   let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
   return { status: res.status, data };
 }
 
@@ -137,8 +141,7 @@ function showCreated(canvas, apiKey) {
   $('created-title').textContent = canvas.title;
   $('created-key').textContent = apiKey;
   const deploy = new URL(`/v1/canvases/${encodeURIComponent(canvas.id)}/deploy`, location.origin).href;
-  $('created-curl').textContent =
-    `curl -X PUT --data-binary @site.zip \\\n  -H "Authorization: Bearer ${apiKey}" \\\n  ${deploy}`;
+  $('created-curl').textContent = `curl -X PUT --data-binary @site.zip \\\n  -H "Authorization: Bearer ${apiKey}" \\\n  ${deploy}`;
   $('created').hidden = false;
 }
 

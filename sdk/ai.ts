@@ -48,9 +48,7 @@ export interface AiTransport {
 }
 
 type StreamEvent =
-  | { type: 'delta'; text: string }
-  | { type: 'done'; usage: AiUsage; cost: number }
-  | { type: 'error'; code: string; message: string };
+  { type: 'delta'; text: string } | { type: 'done'; usage: AiUsage; cost: number } | { type: 'error'; code: string; message: string };
 
 export function createAi(transport: AiTransport): AiApi {
   /** The server's events, ending with `done`; an `error` event, a bad frame or a cut stream throw. */
@@ -80,7 +78,8 @@ export function createAi(transport: AiTransport): AiApi {
           buffer = buffer.slice(end + 2);
           const event = parseBlock(block, transport);
           if (!event) continue;
-          if (event.type === 'error') throw transport.error(event.code || 'AI_UPSTREAM_ERROR', 502, event.message || 'the AI provider failed');
+          if (event.type === 'error')
+            throw transport.error(event.code || 'AI_UPSTREAM_ERROR', 502, event.message || 'the AI provider failed');
           yield event;
           if (event.type === 'done') return;
         }
@@ -88,7 +87,8 @@ export function createAi(transport: AiTransport): AiApi {
         if (chunk.done) {
           // A last event without its blank line still counts.
           const event = buffer.trim() ? parseBlock(buffer, transport) : null;
-          if (event?.type === 'error') throw transport.error(event.code || 'AI_UPSTREAM_ERROR', 502, event.message || 'the AI provider failed');
+          if (event?.type === 'error')
+            throw transport.error(event.code || 'AI_UPSTREAM_ERROR', 502, event.message || 'the AI provider failed');
           if (event?.type === 'done') {
             yield event;
             return;
@@ -156,7 +156,11 @@ function parseBlock(block: string, transport: AiTransport): StreamEvent | null {
       if (typeof e.usage !== 'object' || e.usage === null || typeof e.cost !== 'number') throw malformed();
       return { type: 'done', usage: e.usage as AiUsage, cost: e.cost };
     case 'error':
-      return { type: 'error', code: typeof e.code === 'string' ? e.code : 'AI_UPSTREAM_ERROR', message: typeof e.message === 'string' ? e.message : '' };
+      return {
+        type: 'error',
+        code: typeof e.code === 'string' ? e.code : 'AI_UPSTREAM_ERROR',
+        message: typeof e.message === 'string' ? e.message : '',
+      };
     default:
       if (typeof e.type !== 'string') throw malformed();
       return null;

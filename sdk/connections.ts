@@ -37,7 +37,8 @@ export function createConnections(deps: ConnectionsDeps): ConnectionsApi {
   const send = deps.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   return {
     async fetch(profile, path = '', init = {}) {
-      if (typeof profile !== 'string' || profile === '') throw new EaselError('INVALID_BODY', 400, 'connections.fetch: name a Connection profile');
+      if (typeof profile !== 'string' || profile === '')
+        throw new EaselError('INVALID_BODY', 400, 'connections.fetch: name a Connection profile');
       if (typeof path !== 'string') throw new EaselError('INVALID_BODY', 400, 'connections.fetch: the path is a string');
       const method = (init.method ?? 'GET').toUpperCase();
       const relative = path.startsWith('/') ? path.slice(1) : path;

@@ -57,7 +57,11 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /** The class for a code; `body` may carry the capability details. */
 export function errorFor(code: string, status: number, message?: string, body: Record<string, unknown> = {}): EaselError {
   if (code === 'CAPABILITY_DISABLED') {
-    return new CapabilityDisabledError(code, status, message, { capability: str(body.capability), reason: str(body.reason), hint: str(body.hint) });
+    return new CapabilityDisabledError(code, status, message, {
+      capability: str(body.capability),
+      reason: str(body.reason),
+      hint: str(body.hint),
+    });
   }
   if (code === 'PERMISSION_DENIED') return new PermissionDeniedError(code, status, message);
   if (QUOTA_CODES.has(code)) return new QuotaExceededError(code, status, message);

@@ -143,7 +143,12 @@ function frameError(f: Frame): EaselError {
 
 function closeError(code: number, reason: string, capability: EaselError | null): EaselError {
   if (code === 4403) {
-    return capability ?? new CapabilityDisabledError('CAPABILITY_DISABLED', 403, reason || 'realtime is switched off for this canvas', { capability: 'realtime' });
+    return (
+      capability ??
+      new CapabilityDisabledError('CAPABILITY_DISABLED', 403, reason || 'realtime is switched off for this canvas', {
+        capability: 'realtime',
+      })
+    );
   }
   if (code === 4429) return new EaselError('TOO_MANY_CONNECTIONS', 429, reason || 'the canvas has too many realtime connections');
   return new EaselError('ACCESS_LOST', 401, reason || 'access to the canvas was lost');
@@ -238,7 +243,11 @@ export function createRealtime(options: RealtimeOptions): Realtime {
           answer instanceof EaselError
             ? answer
             : socketOnlyRefusals >= SOCKET_ONLY_REFUSALS
-              ? errorFor('CROSS_SITE_FORBIDDEN', 403, 'the server refuses realtime sockets from this page although its API answers: a proxy in front of Easel may be rewriting the Origin or Host header')
+              ? errorFor(
+                  'CROSS_SITE_FORBIDDEN',
+                  403,
+                  'the server refuses realtime sockets from this page although its API answers: a proxy in front of Easel may be rewriting the Origin or Host header',
+                )
               : null;
         emitClose(code, reason, refusal === null);
         if (refusal) fail(refusal);
@@ -255,10 +264,13 @@ export function createRealtime(options: RealtimeOptions): Realtime {
     if (terminal || reconnectTimer || ws || probing || !active()) return;
     const base = Math.min(retry.maxMs, retry.minMs * 2 ** attempts);
     attempts++;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = null;
-      if (active()) connect();
-    }, base / 2 + (Math.random() * base) / 2);
+    reconnectTimer = setTimeout(
+      () => {
+        reconnectTimer = null;
+        if (active()) connect();
+      },
+      base / 2 + (Math.random() * base) / 2,
+    );
   }
 
   /** Terminal: every waiting promise rejects, and so will every later call. */
@@ -330,7 +342,12 @@ export function createRealtime(options: RealtimeOptions): Realtime {
         return;
       case 'message': {
         const message: RealtimeMessage = { channel: channel ?? '', event: String(f.event ?? ''), data: f.data, from: f.from as Sender };
-        if (head?.kind === 'publish' && head.channel === channel && head.event === message.event && head.data === JSON.stringify(f.data ?? null)) {
+        if (
+          head?.kind === 'publish' &&
+          head.channel === channel &&
+          head.event === message.event &&
+          head.data === JSON.stringify(f.data ?? null)
+        ) {
           inflight.shift();
           head.resolve(undefined);
         }
@@ -419,7 +436,11 @@ export function createRealtime(options: RealtimeOptions): Realtime {
       publish(event: string, data?: unknown): Promise<void> {
         const payload = data === undefined ? null : data;
         const name = event === undefined || event === null ? '' : String(event);
-        return request<void>('publish', { type: 'publish', channel: ch.name, event: name, data: payload }, { event: name, data: JSON.stringify(payload) });
+        return request<void>(
+          'publish',
+          { type: 'publish', channel: ch.name, event: name, data: payload },
+          { event: name, data: JSON.stringify(payload) },
+        );
       },
       presence(): Promise<PresenceUser[]> {
         return request<PresenceUser[]>('presence', { type: 'presence', channel: ch.name });

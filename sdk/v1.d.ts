@@ -17,7 +17,12 @@ export declare class CapabilityDisabledError extends EaselError {
   readonly capability: string | null;
   readonly reason: string | null;
   readonly hint: string | null;
-  constructor(code: string, status: number, message?: string, details?: { capability?: string | null; reason?: string | null; hint?: string | null });
+  constructor(
+    code: string,
+    status: number,
+    message?: string,
+    details?: { capability?: string | null; reason?: string | null; hint?: string | null },
+  );
 }
 
 /** PERMISSION_DENIED: the viewer's role may not do this. */

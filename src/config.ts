@@ -55,7 +55,11 @@ export interface Config {
 const SECRET_VARIABLES = new Set(['EASEL_SECRET_KEY', 'EASEL_AI_API_KEY', 'EASEL_OIDC_CLIENT_SECRET']);
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, expected: string, value: string) {
+  constructor(
+    readonly variable: string,
+    expected: string,
+    value: string,
+  ) {
     const shown = SECRET_VARIABLES.has(variable) ? `a value of ${value.length} characters (not shown)` : JSON.stringify(value);
     super(`${variable}: expected ${expected}, got ${shown}`);
     this.name = 'ConfigError';
@@ -73,7 +77,12 @@ interface Parser<T> {
   parse(raw: string): T | undefined;
 }
 
-function typed<S extends TSchema, T = Static<S>>(expected: string, schema: S, prepare: (raw: string) => unknown = (r) => r.trim(), finish: (v: Static<S>) => T | undefined = (v) => v as unknown as T): Parser<T> {
+function typed<S extends TSchema, T = Static<S>>(
+  expected: string,
+  schema: S,
+  prepare: (raw: string) => unknown = (r) => r.trim(),
+  finish: (v: Static<S>) => T | undefined = (v) => v as unknown as T,
+): Parser<T> {
   return {
     expected,
     parse(raw) {
@@ -86,45 +95,86 @@ function typed<S extends TSchema, T = Static<S>>(expected: string, schema: S, pr
 const str = typed('a non-empty string', Type.String({ minLength: 1 }));
 const bool = typed('on/off, true/false, 1/0 or yes/no', Type.Boolean(), (r) => {
   const v = r.trim().toLowerCase();
-  return ({ on: true, yes: true, true: true, '1': true, off: false, no: false, false: false, '0': false } as Record<string, boolean | undefined>)[v] ?? v;
+  return (
+    (
+      { on: true, yes: true, true: true, '1': true, off: false, no: false, false: false, '0': false } as Record<string, boolean | undefined>
+    )[v] ?? v
+  );
 });
 const int = (minimum: number, maximum: number) =>
-  typed(`an integer from ${minimum} to ${maximum}`, Type.Integer({ minimum, maximum }), (r) => (/^\d+$/.test(r.trim()) ? Number(r.trim()) : Number.NaN));
-const usd = typed('a non-negative number of US dollars', Type.Number({ minimum: 0 }), (r) => (/^\d+(\.\d+)?$/.test(r.trim()) ? Number(r.trim()) : Number.NaN));
+  typed(`an integer from ${minimum} to ${maximum}`, Type.Integer({ minimum, maximum }), (r) =>
+    /^\d+$/.test(r.trim()) ? Number(r.trim()) : Number.NaN,
+  );
+const usd = typed('a non-negative number of US dollars', Type.Number({ minimum: 0 }), (r) =>
+  /^\d+(\.\d+)?$/.test(r.trim()) ? Number(r.trim()) : Number.NaN,
+);
 const oneOf = <T extends string>(...values: T[]) =>
   typed(values.join(' or '), Type.Union(values.map((v) => Type.Literal(v))), (r) => r.trim().toLowerCase()) as Parser<T>;
 const list = (item: RegExp, what: string) =>
   typed(`a comma-separated list of ${what}`, Type.Array(Type.String({ pattern: item.source }), { minItems: 1 }), (r) =>
-    r.split(',').map((s) => s.trim()).filter(Boolean),
+    r
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   );
 const urlOf = (expected: string, accept: (u: URL) => boolean, finish: (u: URL, raw: string) => string) =>
-  typed(expected, Type.String({ pattern: '^https?://' }), (r) => r.trim(), (raw) => {
-    try {
-      const u = new URL(raw);
-      return accept(u) ? finish(u, raw) : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+  typed(
+    expected,
+    Type.String({ pattern: '^https?://' }),
+    (r) => r.trim(),
+    (raw) => {
+      try {
+        const u = new URL(raw);
+        return accept(u) ? finish(u, raw) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  );
 const httpUrl = urlOf(
   'an http(s) URL without path, query or fragment',
   (u) => (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username,
   (u) => u.origin,
 );
-const anyUrl = urlOf('an http(s) URL', () => true, (_u, raw) => raw.replace(/\/+$/, ''));
-const hostname = typed('a host name, optionally with :port', Type.String({ pattern: '^[a-z0-9.-]+(:\\d{1,5})?$' }), (r) => r.trim().toLowerCase());
+const anyUrl = urlOf(
+  'an http(s) URL',
+  () => true,
+  (_u, raw) => raw.replace(/\/+$/, ''),
+);
+const hostname = typed('a host name, optionally with :port', Type.String({ pattern: '^[a-z0-9.-]+(:\\d{1,5})?$' }), (r) =>
+  r.trim().toLowerCase(),
+);
 // A cookie Domain attribute carries no port; one leading dot is legacy syntax browsers ignore.
-const cookieDomain = typed('a domain name such as example.com', Type.String({ pattern: '^\\.?[a-z0-9-]+(\\.[a-z0-9-]+)*$' }), (r) => r.trim().toLowerCase(), (v) => v.replace(/^\./, ''));
+const cookieDomain = typed(
+  'a domain name such as example.com',
+  Type.String({ pattern: '^\\.?[a-z0-9-]+(\\.[a-z0-9-]+)*$' }),
+  (r) => r.trim().toLowerCase(),
+  (v) => v.replace(/^\./, ''),
+);
 // Checked at start so a typo fails now, not at the first outbound call.
-const existingFile = typed('the path of an existing file', Type.String({ minLength: 1 }), (r) => r.trim(), (v) => (isFile(v) ? v : undefined));
-const secretKey = typed('32 bytes as base64 or hex', Type.String({ pattern: '^[A-Za-z0-9+/_=-]+$' }), (r) => r.trim(), (v) => {
-  const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
-  return bytes.length === 32 ? Uint8Array.from(bytes) : undefined;
-});
+const existingFile = typed(
+  'the path of an existing file',
+  Type.String({ minLength: 1 }),
+  (r) => r.trim(),
+  (v) => (isFile(v) ? v : undefined),
+);
+const secretKey = typed(
+  '32 bytes as base64 or hex',
+  Type.String({ pattern: '^[A-Za-z0-9+/_=-]+$' }),
+  (r) => r.trim(),
+  (v) => {
+    const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+    return bytes.length === 32 ? Uint8Array.from(bytes) : undefined;
+  },
+);
 const resolvePins = typed(
   'host:port:address entries separated by commas',
   Type.Array(Type.String({ pattern: '^[a-z0-9.-]+:\\d{1,5}:(\\[[0-9a-f:.]+\\]|[0-9a-f:.]+)$' }), { minItems: 1 }),
-  (r) => r.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+  (r) =>
+    r
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
   (v) => v.join(','),
 );
 const cidr = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]+)(\/\d{1,3})?$/;
@@ -139,11 +189,20 @@ function plausibleCidr(entry: string): boolean {
 const cidrList = typed(
   'a comma-separated list of IP addresses or CIDR ranges',
   Type.Array(Type.String({ pattern: cidr.source }), { minItems: 1 }),
-  (r) => r.split(',').map((s) => s.trim()).filter(Boolean),
+  (r) =>
+    r
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   (v) => (v.every(plausibleCidr) ? v : undefined),
 );
 // RFC 9110 token characters.
-const headerName = typed('an HTTP header name', Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }), (r) => r.trim(), (v) => v.toLowerCase());
+const headerName = typed(
+  'an HTTP header name',
+  Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }),
+  (r) => r.trim(),
+  (v) => v.toLowerCase(),
+);
 
 export const DEFAULT_AI_MODELS = ['claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-5-5'];
 

@@ -60,8 +60,11 @@ async function serve(): Promise<void> {
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   // startServer filled in the real port when EASEL_PORT=0.
-  process.stdout.write(`easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}, auth: ${config.authMode}, urls: ${config.urlMode})\n`);
-  if (config.authMode === 'dev') process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');
+  process.stdout.write(
+    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
+  );
+  if (config.authMode === 'dev')
+    process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -34,7 +34,12 @@ function canvas(over: Partial<Canvas> = {}): Canvas {
   };
 }
 
-const user = (role: CanvasRole | null, orgId: string | null = null): Viewer => ({ kind: 'user', userId: `u-${role ?? 'none'}`, orgId, role });
+const user = (role: CanvasRole | null, orgId: string | null = null): Viewer => ({
+  kind: 'user',
+  userId: `u-${role ?? 'none'}`,
+  orgId,
+  role,
+});
 const OWNER = user('owner');
 const EDITOR = user('editor');
 const VIEWER = user('viewer');
@@ -131,9 +136,19 @@ describe('decideAccess', () => {
     expect(d(EDITOR)).toEqual({ ok: true, role: 'editor', effectiveRole: 'editor', staticOnly: false });
     expect(d(OWNER)).toEqual({ ok: true, role: 'owner', effectiveRole: 'owner', staticOnly: false });
     // Public links off: Restricted, with the runtime API for the list.
-    expect(d(VIEWER, { instance: { publicLinks: false, tenancy: false } })).toEqual({ ok: true, role: 'viewer', effectiveRole: 'viewer', staticOnly: false });
+    expect(d(VIEWER, { instance: { publicLinks: false, tenancy: false } })).toEqual({
+      ok: true,
+      role: 'viewer',
+      effectiveRole: 'viewer',
+      staticOnly: false,
+    });
     expect(decideAccess(input({ viewer: VIEWER }))).toEqual({ ok: true, role: 'viewer', effectiveRole: 'viewer', staticOnly: false });
-    expect(decideAccess(input({ viewer: user(null), c: { accessMode: 'whole_org' } }))).toEqual({ ok: true, role: null, effectiveRole: 'viewer', staticOnly: false });
+    expect(decideAccess(input({ viewer: user(null), c: { accessMode: 'whole_org' } }))).toEqual({
+      ok: true,
+      role: null,
+      effectiveRole: 'viewer',
+      staticOnly: false,
+    });
     expect(decideAccess(input({ viewer: GUEST }))).toEqual({ ok: true, role: null, effectiveRole: 'viewer', staticOnly: false });
   });
 

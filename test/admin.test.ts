@@ -1,13 +1,27 @@
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
-import { ADMIN_EMAIL, ANON, expectOutcome, makeCanvas, people, ROLES, snapshot, type Made, type Outcome, type People, type Who } from './management-fixtures.ts';
+import {
+  ADMIN_EMAIL,
+  ANON,
+  expectOutcome,
+  makeCanvas,
+  people,
+  ROLES,
+  snapshot,
+  type Made,
+  type Outcome,
+  type People,
+  type Who,
+} from './management-fixtures.ts';
 
 let app: TestApp;
 let p: People;
 
 beforeAll(async () => {
-  app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: `other-admin@example.com, ${ADMIN_EMAIL}`, EASEL_AI_API_KEY: 'sk-env-provider-key' } });
+  app = await startTestApp({
+    env: { EASEL_ADMIN_EMAILS: `other-admin@example.com, ${ADMIN_EMAIL}`, EASEL_AI_API_KEY: 'sk-env-provider-key' },
+  });
   p = await people(app);
 });
 afterAll(() => app.close());
@@ -31,15 +45,28 @@ interface AdminRoute {
   state: (c: Made) => string;
 }
 
-const usersState = () => JSON.stringify(app.ctx.db.query('SELECT * FROM users ORDER BY id').all()) + JSON.stringify(app.ctx.db.query('SELECT * FROM orgs').all());
+const usersState = () =>
+  JSON.stringify(app.ctx.db.query('SELECT * FROM users ORDER BY id').all()) + JSON.stringify(app.ctx.db.query('SELECT * FROM orgs').all());
 const settingsState = () => JSON.stringify(app.ctx.db.query('SELECT * FROM settings ORDER BY key').all());
 const auditCount = () => app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM audit_log').get()!.n;
 
 const routes: AdminRoute[] = [
   { name: 'GET users', method: 'GET', path: () => '/api/admin/users', state: usersState },
   { name: 'GET user', method: 'GET', path: () => `/api/admin/users/${p.id.viewer}`, state: usersState },
-  { name: 'PATCH user', method: 'PATCH', path: () => `/api/admin/users/${p.id.stranger}`, json: { canPublishPublic: false, orgId: 'matrix-org' }, state: usersState },
-  { name: 'disable canvas', method: 'POST', path: (c) => `/api/admin/canvases/${c.id}/disable`, json: { reason: 'abuse report 7' }, state: (c) => snapshot(app, c.id) },
+  {
+    name: 'PATCH user',
+    method: 'PATCH',
+    path: () => `/api/admin/users/${p.id.stranger}`,
+    json: { canPublishPublic: false, orgId: 'matrix-org' },
+    state: usersState,
+  },
+  {
+    name: 'disable canvas',
+    method: 'POST',
+    path: (c) => `/api/admin/canvases/${c.id}/disable`,
+    json: { reason: 'abuse report 7' },
+    state: (c) => snapshot(app, c.id),
+  },
   { name: 'enable canvas', method: 'POST', path: (c) => `/api/admin/canvases/${c.id}/enable`, state: (c) => snapshot(app, c.id) },
   { name: 'GET settings', method: 'GET', path: () => '/api/admin/settings', state: settingsState },
   { name: 'PATCH settings', method: 'PATCH', path: () => '/api/admin/settings', json: { aiUserDailyUsd: 7 }, state: settingsState },
@@ -113,14 +140,22 @@ describe('users', () => {
     const q = await people(app);
     const c = await makeCanvas(app, q);
     await app.request(`/api/admin/users/${q.id.owner}`, { method: 'PATCH', cookie: q.cookie.admin, json: { canPublishPublic: false } });
-    const res = await app.request(`/api/canvases/${c.id}`, { method: 'PATCH', cookie: q.cookie.owner, json: { accessMode: 'public_link' } });
+    const res = await app.request(`/api/canvases/${c.id}`, {
+      method: 'PATCH',
+      cookie: q.cookie.owner,
+      json: { accessMode: 'public_link' },
+    });
     expect(res.status).toBe(403);
     expect((await body(res)).code).toBe('PUBLIC_NOT_ALLOWED');
     expect((await body(await app.request('/api/me', { cookie: q.cookie.owner }))).canPublishPublic).toBe(false);
   });
 
   test('orgId creates the org and null clears it; bad bodies and self-deactivation are refused without a change', async () => {
-    let res = await app.request(`/api/admin/users/${p.id.viewer}`, { method: 'PATCH', cookie: p.cookie.admin, json: { orgId: 'Acme.Corp' } });
+    let res = await app.request(`/api/admin/users/${p.id.viewer}`, {
+      method: 'PATCH',
+      cookie: p.cookie.admin,
+      json: { orgId: 'Acme.Corp' },
+    });
     expect((await body(res)).orgId).toBe('Acme.Corp');
     expect(app.ctx.users.orgName('Acme.Corp')).toBe('Acme.Corp');
     res = await app.request(`/api/admin/users/${p.id.viewer}`, { method: 'PATCH', cookie: p.cookie.admin, json: { orgId: null } });
@@ -148,7 +183,11 @@ describe('disable and enable canvases', () => {
     const c = await makeCanvas(app, q);
     const events: string[] = [];
     const off = app.ctx.events.on('canvas.access-changed', (e) => events.push(e.canvasId));
-    let res = await app.request(`/api/admin/canvases/${c.id}/disable`, { method: 'POST', cookie: q.cookie.admin, json: { reason: 'phishing' } });
+    let res = await app.request(`/api/admin/canvases/${c.id}/disable`, {
+      method: 'POST',
+      cookie: q.cookie.admin,
+      json: { reason: 'phishing' },
+    });
     let v = await body(res);
     expect([v.status, v.role]).toEqual(['disabled', 'admin']);
     expect(app.ctx.canvases.byId(c.id)!.disabledReason).toBe('phishing');
@@ -160,8 +199,14 @@ describe('disable and enable canvases', () => {
     expect(app.ctx.canvases.byId(c.id)!.disabledReason).toBeNull();
     expect(events).toEqual([c.id, c.id]);
     off();
-    const actions = app.ctx.audit.forCanvas(c.id).slice(0, 2).map((r) => [r.action, r.actorKind, r.detail]);
-    expect(actions).toEqual([['canvas.enable', 'admin', null], ['canvas.disable', 'admin', { fields: ['reason'] }]]);
+    const actions = app.ctx.audit
+      .forCanvas(c.id)
+      .slice(0, 2)
+      .map((r) => [r.action, r.actorKind, r.detail]);
+    expect(actions).toEqual([
+      ['canvas.enable', 'admin', null],
+      ['canvas.disable', 'admin', { fields: ['reason'] }],
+    ]);
     expect(JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all())).not.toContain('phishing');
   });
 
@@ -190,8 +235,26 @@ describe('instance settings', () => {
     const text = await res.text();
     expect(text).not.toContain('sk-env-provider-key');
     const s = JSON.parse(text);
-    expect(Object.keys(s).sort()).toEqual(['aiApiKeySet', 'aiCanvasMonthlyUsd', 'aiModels', 'aiPrices', 'aiUserDailyUsd', 'filesBytesCanvas', 'filesBytesFile', 'publicLinks'].sort());
-    expect(s).toMatchObject({ aiApiKeySet: true, aiUserDailyUsd: 5, aiCanvasMonthlyUsd: 50, publicLinks: true, filesBytesFile: 25 * 1024 * 1024, filesBytesCanvas: 1024 ** 3 });
+    expect(Object.keys(s).sort()).toEqual(
+      [
+        'aiApiKeySet',
+        'aiCanvasMonthlyUsd',
+        'aiModels',
+        'aiPrices',
+        'aiUserDailyUsd',
+        'filesBytesCanvas',
+        'filesBytesFile',
+        'publicLinks',
+      ].sort(),
+    );
+    expect(s).toMatchObject({
+      aiApiKeySet: true,
+      aiUserDailyUsd: 5,
+      aiCanvasMonthlyUsd: 50,
+      publicLinks: true,
+      filesBytesFile: 25 * 1024 * 1024,
+      filesBytesCanvas: 1024 ** 3,
+    });
   });
 
   test('PATCH applies at once, persists in the database, null returns to the env default', async () => {
@@ -218,19 +281,35 @@ describe('instance settings', () => {
     expect(fired).toEqual([1]);
     // Takes effect without a restart: the public link switch is live for canvas management.
     const c = await makeCanvas(app, p);
-    const refused = await app.request(`/api/canvases/${c.id}`, { method: 'PATCH', cookie: p.cookie.owner, json: { accessMode: 'public_link' } });
+    const refused = await app.request(`/api/canvases/${c.id}`, {
+      method: 'PATCH',
+      cookie: p.cookie.owner,
+      json: { accessMode: 'public_link' },
+    });
     expect((await body(refused)).code).toBe('PUBLIC_LINKS_DISABLED');
     // Persisted in the settings table, not only in memory.
     const row = app.ctx.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('aiUserDailyUsd');
     expect(JSON.parse(row!.value)).toBe(1.25);
 
-    const reset = await body(await app.request('/api/admin/settings', { method: 'PATCH', cookie: p.cookie.admin, json: { aiApiKey: null, publicLinks: null, aiUserDailyUsd: null } }));
+    const reset = await body(
+      await app.request('/api/admin/settings', {
+        method: 'PATCH',
+        cookie: p.cookie.admin,
+        json: { aiApiKey: null, publicLinks: null, aiUserDailyUsd: null },
+      }),
+    );
     expect(reset).toMatchObject({ aiApiKeySet: true, publicLinks: true, aiUserDailyUsd: 5 });
     expect(app.ctx.settings.get().aiApiKey).toBe('sk-env-provider-key');
-    await app.request('/api/admin/settings', { method: 'PATCH', cookie: p.cookie.admin, json: Object.fromEntries(Object.keys(patch).map((k) => [k, null])) });
+    await app.request('/api/admin/settings', {
+      method: 'PATCH',
+      cookie: p.cookie.admin,
+      json: Object.fromEntries(Object.keys(patch).map((k) => [k, null])),
+    });
     off();
 
-    const rows = app.ctx.db.query<{ detail: string }, []>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id").all();
+    const rows = app.ctx.db
+      .query<{ detail: string }, []>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id")
+      .all();
     expect(JSON.parse(rows.at(-3)!.detail)).toEqual({ fields: Object.keys(patch) });
     const audit = JSON.stringify(rows);
     expect(audit + JSON.stringify(app.logs)).not.toContain('sk-admin-set-secret-123');

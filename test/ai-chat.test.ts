@@ -2,7 +2,19 @@ import { describe, expect, test } from 'bun:test';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { body } from './harness.ts';
 import { makeCanvas } from './runtime-fixtures.ts';
-import { AI_KEY, ask, calls, expectError, makeAiWorld, MODEL, PRICE, recordSpend, sseEvents, useAiWorld, type AiWorld } from './ai-fixtures.ts';
+import {
+  AI_KEY,
+  ask,
+  calls,
+  expectError,
+  makeAiWorld,
+  MODEL,
+  PRICE,
+  recordSpend,
+  sseEvents,
+  useAiWorld,
+  type AiWorld,
+} from './ai-fixtures.ts';
 
 const BIG = 256 * 1024;
 
@@ -69,8 +81,27 @@ describe('AI chat: checks before the stream', () => {
     ['content not a string', JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })],
     ['a message that is not an object', JSON.stringify({ model: MODEL, messages: ['hi'] })],
     ['only empty messages', JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: '' }] })],
-    ['only whitespace messages', JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: '  \n\t ' }, { role: 'assistant', content: ' ' }] })],
-    ['only empty and whitespace messages, with a system prompt', JSON.stringify({ model: MODEL, system: 'Be brief.', messages: [{ role: 'user', content: '' }, { role: 'user', content: '\u00a0\r\n' }] })],
+    [
+      'only whitespace messages',
+      JSON.stringify({
+        model: MODEL,
+        messages: [
+          { role: 'user', content: '  \n\t ' },
+          { role: 'assistant', content: ' ' },
+        ],
+      }),
+    ],
+    [
+      'only empty and whitespace messages, with a system prompt',
+      JSON.stringify({
+        model: MODEL,
+        system: 'Be brief.',
+        messages: [
+          { role: 'user', content: '' },
+          { role: 'user', content: '\u00a0\r\n' },
+        ],
+      }),
+    ],
     ['system not a string', JSON.stringify({ ...ask(), system: ['x'] })],
     ['maxTokens 0', JSON.stringify({ ...ask(), maxTokens: 0 })],
     ['maxTokens negative', JSON.stringify({ ...ask(), maxTokens: -5 })],
@@ -105,7 +136,8 @@ describe('AI chat: checks before the stream', () => {
 
   test('MODEL_NOT_ALLOWED comes before GUEST_AI_DISABLED, CAPABILITY_DISABLED and the audience', async () => {
     w.setCanvas({ cap_ai: 0 });
-    for (const who of ['guest', 'viewer', 'editor'] as const) await expectError(await w.chat(ask('hi', { model: 'nope' }), who), 403, 'MODEL_NOT_ALLOWED');
+    for (const who of ['guest', 'viewer', 'editor'] as const)
+      await expectError(await w.chat(ask('hi', { model: 'nope' }), who), 403, 'MODEL_NOT_ALLOWED');
   });
 
   test('403 GUEST_AI_DISABLED unless the owner opted guests in; before the caps, the capability and the audience', async () => {
@@ -140,7 +172,10 @@ describe('AI chat: checks before the stream', () => {
     const off = await expectError(await w.chat(ask(), 'viewer'), 403, 'CAPABILITY_DISABLED');
     expect(off).toMatchObject({ capability: 'ai', backendEnabled: true, reason: 'feature_off', hint: expect.any(String) });
     w.setCanvas({ cap_ai: 1, cap_backend: 0 });
-    expect(await expectError(await w.chat(ask(), 'editor'), 403, 'CAPABILITY_DISABLED')).toMatchObject({ reason: 'backend_off', backendEnabled: false });
+    expect(await expectError(await w.chat(ask(), 'editor'), 403, 'CAPABILITY_DISABLED')).toMatchObject({
+      reason: 'backend_off',
+      backendEnabled: false,
+    });
     w.setCanvas({ cap_backend: 1 });
     w.app.ctx.settings.update({ aiApiKey: '' });
     expect(await expectError(await w.chat(ask(), 'owner'), 403, 'CAPABILITY_DISABLED')).toMatchObject({ reason: 'operator_disabled' });
@@ -209,10 +244,24 @@ describe('AI chat: the stream and what is sent to the provider', () => {
       { type: 'delta', text: ', ' },
       { type: 'delta', text: 'world' },
       { type: 'delta', text: '!' },
-      { type: 'done', usage: { inputTokens: 20, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, cost: (20 * PRICE.input + 7 * PRICE.output) / 1e6 },
+      {
+        type: 'done',
+        usage: { inputTokens: 20, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+        cost: (20 * PRICE.input + 7 * PRICE.output) / 1e6,
+      },
     ]);
     const row = calls(w.app, w.canvas.id).at(-1);
-    expect(row).toMatchObject({ state: 'settled', outcome: 'ok', model: MODEL, actor_id: w.ids.editor, actor_kind: 'member', input_tokens: 20, output_tokens: 7, day: '2025-01-15', month: '2025-01' });
+    expect(row).toMatchObject({
+      state: 'settled',
+      outcome: 'ok',
+      model: MODEL,
+      actor_id: w.ids.editor,
+      actor_kind: 'member',
+      input_tokens: 20,
+      output_tokens: 7,
+      day: '2025-01-15',
+      month: '2025-01',
+    });
     expect(row.cost_usd).toBeCloseTo((20 * 2 + 7 * 10) / 1e6, 12);
   });
 
@@ -337,7 +386,9 @@ describe('AI chat: the stream and what is sent to the provider', () => {
   test('an answer with no text still ends with done', async () => {
     w.fake.script({ kind: 'stream', chunks: [], usage: { input: 5, output: 0 } });
     const events = await sseEvents(await w.chat(ask()));
-    expect(events).toEqual([{ type: 'done', usage: { inputTokens: 5, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, cost: 10 / 1e6 }]);
+    expect(events).toEqual([
+      { type: 'done', usage: { inputTokens: 5, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, cost: 10 / 1e6 },
+    ]);
   });
 });
 
@@ -390,7 +441,11 @@ describe('AI chat: the admin price table (PATCH /api/admin/settings)', () => {
 
   test('bad prices are refused and nothing changes', async () => {
     const before = (await view()).aiPrices;
-    for (const json of [{ aiPrices: { [MODEL]: { input: 1 } } }, { aiPrices: { [MODEL]: 5 } }, { aiPrices: { [MODEL]: { input: -1, output: 1 } } }]) {
+    for (const json of [
+      { aiPrices: { [MODEL]: { input: 1 } } },
+      { aiPrices: { [MODEL]: 5 } },
+      { aiPrices: { [MODEL]: { input: -1, output: 1 } } },
+    ]) {
       const res = await w.app.request('/api/admin/settings', { method: 'PATCH', cookie: w.cookie.admin, json });
       expect(res.status).toBe(400);
     }

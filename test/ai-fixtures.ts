@@ -125,7 +125,11 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
   return world;
 }
 
-export const ask = (text = 'Hi there', extra: Record<string, unknown> = {}) => ({ model: MODEL, messages: [{ role: 'user', content: text }], ...extra });
+export const ask = (text = 'Hi there', extra: Record<string, unknown> = {}) => ({
+  model: MODEL,
+  messages: [{ role: 'user', content: text }],
+  ...extra,
+});
 
 /** The SSE events of a response, checking that every event is exactly one `data:` line. */
 export async function sseEvents(res: Response): Promise<any[]> {
@@ -145,7 +149,18 @@ function expectFraming(text: string): void {
 }
 
 /** A settled (or reserved) spend row, as if a call had happened at `at`. */
-export function recordSpend(app: TestApp, row: { canvasId: string; actorId: string; usd: number; at: number; kind?: 'member' | 'guest'; state?: 'settled' | 'reserved'; model?: string }): string {
+export function recordSpend(
+  app: TestApp,
+  row: {
+    canvasId: string;
+    actorId: string;
+    usd: number;
+    at: number;
+    kind?: 'member' | 'guest';
+    state?: 'settled' | 'reserved';
+    model?: string;
+  },
+): string {
   const id = newId();
   const day = new Date(row.at).toISOString().slice(0, 10);
   const settled = (row.state ?? 'settled') === 'settled';
@@ -154,7 +169,21 @@ export function recordSpend(app: TestApp, row: { canvasId: string; actorId: stri
       `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, cost_usd, day, month, created_at, settled_at, outcome)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, row.canvasId, row.actorId, row.kind ?? 'member', row.model ?? MODEL, settled ? 'settled' : 'reserved', row.usd, settled ? row.usd : 0, day, day.slice(0, 7), row.at, settled ? row.at : null, settled ? 'ok' : null);
+    .run(
+      id,
+      row.canvasId,
+      row.actorId,
+      row.kind ?? 'member',
+      row.model ?? MODEL,
+      settled ? 'settled' : 'reserved',
+      row.usd,
+      settled ? row.usd : 0,
+      day,
+      day.slice(0, 7),
+      row.at,
+      settled ? row.at : null,
+      settled ? 'ok' : null,
+    );
   return id;
 }
 

@@ -6,7 +6,11 @@ import { createAi, type AiTransport } from '../sdk/ai.ts';
 import { ask, calls, eventually, makeAiWorld, MODEL, type AiWorld } from './ai-fixtures.ts';
 
 class SdkError extends Error {
-  constructor(readonly code: string, readonly status: number, message: string) {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -125,16 +129,22 @@ describe('sdk/ai.ts frame rules (crafted answers)', () => {
             await Bun.sleep(2);
           },
         });
-        return new Response(body, { status: status ?? 200, headers: { 'content-type': status ? 'application/json' : 'text/event-stream' } });
+        return new Response(body, {
+          status: status ?? 200,
+          headers: { 'content-type': status ? 'application/json' : 'text/event-stream' },
+        });
       },
     });
   });
   afterAll(() => server.stop(true));
   const ai = () => createAi(transportFor((path) => `http://127.0.0.1:${server.port}${path}`));
-  const done = 'data: {"type":"done","usage":{"inputTokens":1,"outputTokens":2,"cacheCreationInputTokens":0,"cacheReadInputTokens":0},"cost":0.5}\n\n';
+  const done =
+    'data: {"type":"done","usage":{"inputTokens":1,"outputTokens":2,"cacheCreationInputTokens":0,"cacheReadInputTokens":0},"cost":0.5}\n\n';
 
   test('frames split anywhere (mid-line, mid-character), CRLF, comments and unknown events are fine', async () => {
-    const whole = ': keep-alive\r\n\r\ndata: {"type":"delta","text":"héllo "}\r\n\r\nevent: x\ndata: {"type":"ping"}\n\ndata: {"type":"delta","text":"wörld"}\n\n' + done;
+    const whole =
+      ': keep-alive\r\n\r\ndata: {"type":"delta","text":"héllo "}\r\n\r\nevent: x\ndata: {"type":"ping"}\n\ndata: {"type":"delta","text":"wörld"}\n\n' +
+      done;
     const bytes = enc.encode(whole);
     // Every 7 bytes: characters (é, ö are two bytes), lines and CRLF pairs break across chunks.
     const chunks: Uint8Array[] = [];
@@ -169,7 +179,14 @@ describe('sdk/ai.ts frame rules (crafted answers)', () => {
   });
 
   test('an unparseable or misshapen frame: MALFORMED_FRAME (502)', async () => {
-    for (const bad of ['data: {"type":"delta","text":\n\n', 'data: not json\n\n', 'data: {"type":"delta","text":5}\n\n', 'data: [1,2]\n\n', 'data: {"type":"done","usage":{}}\n\n', 'data: "text"\n\n']) {
+    for (const bad of [
+      'data: {"type":"delta","text":\n\n',
+      'data: not json\n\n',
+      'data: {"type":"delta","text":5}\n\n',
+      'data: [1,2]\n\n',
+      'data: {"type":"done","usage":{}}\n\n',
+      'data: "text"\n\n',
+    ]) {
       answer = { chunks: ['data: {"type":"delta","text":"ok"}\n\n', bad, done] };
       const { deltas, error } = await collect(ai().stream(messages, { model: MODEL }));
       expect(deltas).toEqual(['ok']);

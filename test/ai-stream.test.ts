@@ -95,7 +95,10 @@ describe('AI chat: provider failures, retries, timeouts', () => {
     w.fake.reset();
     w.fake.script({ kind: 'stream', endAfter: 1 });
     const events = await sseEvents(await w.chat(ask()));
-    expect(events).toEqual([{ type: 'delta', text: 'Hello' }, { type: 'error', code: 'AI_UPSTREAM_ERROR', message: expect.stringContaining('early') }]);
+    expect(events).toEqual([
+      { type: 'delta', text: 'Hello' },
+      { type: 'error', code: 'AI_UPSTREAM_ERROR', message: expect.stringContaining('early') },
+    ]);
     expect(w.fake.requests.length).toBe(1);
   });
 
@@ -139,22 +142,33 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   test.each([
     ['pings', 'ping'],
     ['events of an unknown type', 'keepalive'],
-  ])('%s after the text ends do not hold the call open: done with 0 tokens within the usage timeout, recorded once', async (_name, event) => {
-    tune({ usageTimeoutMs: 300 });
-    w.fake.script({ kind: 'stream', stallBeforeUsage: true, keepAliveMs: 50, keepAliveEvent: event, usage: { input: 500, output: 500 } });
-    const started = Date.now();
-    const events = await sseEvents(await w.chat(ask()));
-    const took = Date.now() - started;
-    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
-    expect(events.at(-1)).toEqual({ type: 'done', usage: ZERO, cost: 0 });
-    expect(took).toBeGreaterThanOrEqual(250);
-    expect(took).toBeLessThan(1_500);
-    const row = lastCall();
-    expect(row).toMatchObject({ state: 'settled', outcome: 'usage_timeout', input_tokens: 0, output_tokens: 0, cost_usd: 0, reserved_usd: expect.any(Number) });
-    await eventually(() => w.fake.requests[0]!.aborted);
-    await Bun.sleep(50);
-    expect(settleLines(w, row.id)).toHaveLength(1);
-  }, 10_000);
+  ])(
+    '%s after the text ends do not hold the call open: done with 0 tokens within the usage timeout, recorded once',
+    async (_name, event) => {
+      tune({ usageTimeoutMs: 300 });
+      w.fake.script({ kind: 'stream', stallBeforeUsage: true, keepAliveMs: 50, keepAliveEvent: event, usage: { input: 500, output: 500 } });
+      const started = Date.now();
+      const events = await sseEvents(await w.chat(ask()));
+      const took = Date.now() - started;
+      expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
+      expect(events.at(-1)).toEqual({ type: 'done', usage: ZERO, cost: 0 });
+      expect(took).toBeGreaterThanOrEqual(250);
+      expect(took).toBeLessThan(1_500);
+      const row = lastCall();
+      expect(row).toMatchObject({
+        state: 'settled',
+        outcome: 'usage_timeout',
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        reserved_usd: expect.any(Number),
+      });
+      await eventually(() => w.fake.requests[0]!.aborted);
+      await Bun.sleep(50);
+      expect(settleLines(w, row.id)).toHaveLength(1);
+    },
+    10_000,
+  );
 
   test('events of an unknown type mid-answer do not reset the idle timer: an error event', async () => {
     tune({ idleTimeoutMs: 300 });
@@ -170,42 +184,53 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   test.each([
     ['ends there', false],
     ['sends only pings', true],
-  ])('usage arrived but the message never ends (the provider %s): done with the usage within the usage timeout, recorded ok', async (_name, pings) => {
-    tune({ usageTimeoutMs: 300, idleTimeoutMs: 2_000 });
-    w.fake.script({ kind: 'stream', stallBeforeStop: true, usage: { input: 30, output: 9 }, ...(pings ? { keepAliveMs: 50 } : {}) });
-    const started = Date.now();
-    const events = await sseEvents(await w.chat(ask()));
-    expect(Date.now() - started).toBeLessThan(1_500);
-    expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
-    const usage = { inputTokens: 30, outputTokens: 9, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
-    expect(events.at(-1)).toEqual({ type: 'done', usage, cost: expect.any(Number) });
-    expect(events.at(-1).cost).toBeGreaterThan(0);
-    const row = lastCall();
-    expect(row).toMatchObject({ state: 'settled', outcome: 'ok', input_tokens: 30, output_tokens: 9 });
-    expect(row.cost_usd).toBeCloseTo(events.at(-1).cost, 12);
-    await eventually(() => w.fake.requests[0]!.aborted);
-    expect(settleLines(w, row.id)).toHaveLength(1);
-  }, 10_000);
+  ])(
+    'usage arrived but the message never ends (the provider %s): done with the usage within the usage timeout, recorded ok',
+    async (_name, pings) => {
+      tune({ usageTimeoutMs: 300, idleTimeoutMs: 2_000 });
+      w.fake.script({ kind: 'stream', stallBeforeStop: true, usage: { input: 30, output: 9 }, ...(pings ? { keepAliveMs: 50 } : {}) });
+      const started = Date.now();
+      const events = await sseEvents(await w.chat(ask()));
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
+      const usage = { inputTokens: 30, outputTokens: 9, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+      expect(events.at(-1)).toEqual({ type: 'done', usage, cost: expect.any(Number) });
+      expect(events.at(-1).cost).toBeGreaterThan(0);
+      const row = lastCall();
+      expect(row).toMatchObject({ state: 'settled', outcome: 'ok', input_tokens: 30, output_tokens: 9 });
+      expect(row.cost_usd).toBeCloseTo(events.at(-1).cost, 12);
+      await eventually(() => w.fake.requests[0]!.aborted);
+      expect(settleLines(w, row.id)).toHaveLength(1);
+    },
+    10_000,
+  );
 
   test.each([
     ['answers with headers and pings but no text', { kind: 'stream', hangAfter: 0, keepAliveMs: 30 } as const],
-    ['answers with headers and unknown events but no text', { kind: 'stream', hangAfter: 0, keepAliveMs: 30, keepAliveEvent: 'keepalive' } as const],
+    [
+      'answers with headers and unknown events but no text',
+      { kind: 'stream', hangAfter: 0, keepAliveMs: 30, keepAliveEvent: 'keepalive' } as const,
+    ],
     ['never answers at all', { kind: 'silent' } as const],
-  ])('a provider that stalls on every attempt (%s): 502 AI_UPSTREAM_ERROR after three attempts, within the pre-stream budget', async (_name, script) => {
-    tune({ firstDeltaTimeoutMs: 150, preStreamBudgetMs: 1_500, idleTimeoutMs: 3_000 });
-    w.fake.script(script, script, script);
-    const started = Date.now();
-    const b = await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
-    const took = Date.now() - started;
-    expect(b.message).toContain('in time');
-    expect(took).toBeGreaterThanOrEqual(3 * 150);
-    expect(took).toBeLessThan(1_500);
-    expect(w.fake.requests.length).toBe(3);
-    for (const r of w.fake.requests) await eventually(() => r.aborted);
-    const row = lastCall();
-    expect(row).toMatchObject({ state: 'settled', outcome: 'upstream_error' });
-    expect(settleLines(w, row.id)).toHaveLength(1);
-  }, 15_000);
+  ])(
+    'a provider that stalls on every attempt (%s): 502 AI_UPSTREAM_ERROR after three attempts, within the pre-stream budget',
+    async (_name, script) => {
+      tune({ firstDeltaTimeoutMs: 150, preStreamBudgetMs: 1_500, idleTimeoutMs: 3_000 });
+      w.fake.script(script, script, script);
+      const started = Date.now();
+      const b = await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
+      const took = Date.now() - started;
+      expect(b.message).toContain('in time');
+      expect(took).toBeGreaterThanOrEqual(3 * 150);
+      expect(took).toBeLessThan(1_500);
+      expect(w.fake.requests.length).toBe(3);
+      for (const r of w.fake.requests) await eventually(() => r.aborted);
+      const row = lastCall();
+      expect(row).toMatchObject({ state: 'settled', outcome: 'upstream_error' });
+      expect(settleLines(w, row.id)).toHaveLength(1);
+    },
+    15_000,
+  );
 
   test('the pre-stream budget bounds the attempts and the waits between them: 502 when it runs out', async () => {
     tune({ firstDeltaTimeoutMs: 300, preStreamBudgetMs: 500, idleTimeoutMs: 3_000 });

@@ -13,7 +13,13 @@ describe('AI usage views (management API)', () => {
     w.setCanvas({ guest_ai: 1 });
     // Two real calls today (editor, guest), plus history.
     for (const who of ['editor', 'guest'] as const) await sseEvents(await w.chat(ask(), who));
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.5, at: at('2025-05-02T08:00:00.000Z'), model: 'claude-haiku-5-5' });
+    recordSpend(w.app, {
+      canvasId: w.canvas.id,
+      actorId: w.ids.owner,
+      usd: 0.5,
+      at: at('2025-05-02T08:00:00.000Z'),
+      model: 'claude-haiku-5-5',
+    });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 2, at: at('2025-04-30T23:00:00.000Z') });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 1, at: w.clock.now, state: 'reserved' });
     otherCanvasId = makeCanvas(w.app, w.ids.stranger, { cap_ai: 1 }).id;
@@ -32,7 +38,7 @@ describe('AI usage views (management API)', () => {
       const r = await body(res);
       expect(r).toMatchObject({ canvasId: w.canvas.id, from: '2025-05-01', to: '2025-05-20' });
       expect(r.totals.calls).toBe(3);
-      expect(r.totals.costUsd).toBeCloseTo(0.5 + 2 * (20 * 2 + 7 * 10) / 1e6, 9);
+      expect(r.totals.costUsd).toBeCloseTo(0.5 + (2 * (20 * 2 + 7 * 10)) / 1e6, 9);
       expect(r.totals.inputTokens).toBe(40);
       expect(r.byDay.map((d: any) => [d.day, d.calls])).toEqual([
         ['2025-05-02', 1],
@@ -46,7 +52,7 @@ describe('AI usage views (management API)', () => {
       expect(r.byUser[0].email).toBeUndefined();
       expect(r.inFlight).toEqual({ calls: 1, reservedUsd: 1 });
       expect(r.budget).toMatchObject({ month: '2025-05', capUsd: 50, guestCapUsd: 0 });
-      expect(r.budget.spentUsd).toBeCloseTo(1.5 + 2 * (20 * 2 + 7 * 10) / 1e6, 9);
+      expect(r.budget.spentUsd).toBeCloseTo(1.5 + (2 * (20 * 2 + 7 * 10)) / 1e6, 9);
       expect(r.byCanvas).toBeUndefined();
     }
   });
@@ -65,14 +71,12 @@ describe('AI usage views (management API)', () => {
     expect(await body(anon)).toEqual({ error: 'unauthorized' });
   });
 
-  test.each([
-    ['?from=2025-5-1'],
-    ['?to=yesterday'],
-    ['?from=2025-02-30'],
-    ['?from=2025-06-01&to=2025-05-01'],
-  ])('400 INVALID_BODY for a bad range %s', async (query) => {
-    await expectError(await canvasUsage('owner', query), 400, 'INVALID_BODY');
-  });
+  test.each([['?from=2025-5-1'], ['?to=yesterday'], ['?from=2025-02-30'], ['?from=2025-06-01&to=2025-05-01']])(
+    '400 INVALID_BODY for a bad range %s',
+    async (query) => {
+      await expectError(await canvasUsage('owner', query), 400, 'INVALID_BODY');
+    },
+  );
 
   test('the instance report: admins only, per canvas, user, model and day', async () => {
     const res = await get('/api/admin/ai-usage?from=2025-05-01&to=2025-05-31', 'admin');
@@ -82,9 +86,13 @@ describe('AI usage views (management API)', () => {
     const canvases = Object.fromEntries(r.byCanvas.map((c: any) => [c.canvasId, c]));
     expect(canvases[w.canvas.id]).toMatchObject({ slug: w.canvas.slug, calls: 3 });
     expect(canvases[otherCanvasId].costUsd).toBeCloseTo(0.25, 9);
-    expect(r.byUser.find((u: any) => u.actorId === w.ids.stranger)).toMatchObject({ name: 'stranger', email: expect.stringContaining('@example.com') });
+    expect(r.byUser.find((u: any) => u.actorId === w.ids.stranger)).toMatchObject({
+      name: 'stranger',
+      email: expect.stringContaining('@example.com'),
+    });
     expect(r.caps).toEqual({ userDailyUsd: 5, canvasMonthlyUsd: 50 });
-    for (const who of ['owner', 'editor', 'viewer', 'stranger'] as const) await expectError(await get('/api/admin/ai-usage', who), 404, 'NOT_FOUND');
+    for (const who of ['owner', 'editor', 'viewer', 'stranger'] as const)
+      await expectError(await get('/api/admin/ai-usage', who), 404, 'NOT_FOUND');
     expect((await get('/api/admin/ai-usage', 'anonymous')).status).toBe(401);
   });
 

@@ -99,7 +99,7 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
     expect(app.ctx.db.query('SELECT 1 FROM sessions WHERE token_hash = ?').get(sha256Hex(token))).not.toBeNull();
   });
 
-  test('a session deleted or a user deactivated behind the store\'s back stops resolving at once', async () => {
+  test("a session deleted or a user deactivated behind the store's back stops resolving at once", async () => {
     const token = tokenOf(await app.signIn('eve@example.com'));
     const eve = app.ctx.users.byEmail('eve@example.com')!;
     for (let i = 0; i < 3; i++) expect(app.ctx.sessions.resolve(token)?.user.id).toBe(eve.id);
@@ -148,10 +148,16 @@ describe('proxy sign-in', () => {
     const trusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy' } });
     const untrusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy', EASEL_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' } });
     try {
-      const ok = trusted.ctx.auth.authenticate(new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com', 'x-forwarded-user': 'Pat' } }), '127.0.0.1');
+      const ok = trusted.ctx.auth.authenticate(
+        new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com', 'x-forwarded-user': 'Pat' } }),
+        '127.0.0.1',
+      );
       expect(ok.principal?.kind === 'user' && ok.principal.user.email).toBe('pat@example.com');
       expect(ok.principal?.kind === 'user' && ok.principal.user.name).toBe('Pat');
-      const ignored = untrusted.ctx.auth.authenticate(new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com' } }), '127.0.0.1');
+      const ignored = untrusted.ctx.auth.authenticate(
+        new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com' } }),
+        '127.0.0.1',
+      );
       expect(ignored.principal).toBeNull();
       expect(untrusted.ctx.users.byEmail('pat@example.com')).toBeNull();
       // The dev login route does not exist in proxy mode.
@@ -160,7 +166,11 @@ describe('proxy sign-in', () => {
       expect(await dev.json()).toEqual({ code: 'NOT_FOUND', message: 'no such route' });
       // Whatever the body: a malformed one is not a validation error of a route that is not there.
       for (const bad of ['{nope', JSON.stringify({ email: 42 })]) {
-        const res = await trusted.request('/auth/dev/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: bad });
+        const res = await trusted.request('/auth/dev/login', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: bad,
+        });
         expect(res.status).toBe(404);
       }
     } finally {

@@ -39,7 +39,11 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
     expect(await page.text()).toContain('/assets/app.js');
     expect((await fetch(`${easel.url}/assets/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
 
-    const login = await fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"bin@example.com"}' });
+    const login = await fetch(`${easel.url}/auth/dev/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"bin@example.com"}',
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const sdk = await fetch(`${easel.url}/sdk/v1.js`, { headers: { cookie } });
     expect(sdk.status).toBe(200);
@@ -50,6 +54,8 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
 
     expect(await stopEasel(easel)).toBe(0);
     expect(existsSync(join(cwd, 'data', 'easel.db'))).toBe(true);
-    console.log(`binary: ${(statSync(BINARY).size / 1024 / 1024).toFixed(1)} MiB, spawn → first /healthz 200 in ${coldStartMs.toFixed(0)} ms`);
+    console.log(
+      `binary: ${(statSync(BINARY).size / 1024 / 1024).toFixed(1)} MiB, spawn → first /healthz 200 in ${coldStartMs.toFixed(0)} ms`,
+    );
   });
 });

@@ -39,7 +39,11 @@ function cli(c: KeyedCanvas, args: string[], key = c.key) {
 }
 
 /** deployCommand in this process, with captured output. */
-async function inProcess(args: string[], env: Record<string, string>, options: { isTTY?: boolean; sleep?: (ms: number) => Promise<void> } = {}) {
+async function inProcess(
+  args: string[],
+  env: Record<string, string>,
+  options: { isTTY?: boolean; sleep?: (ms: number) => Promise<void> } = {},
+) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: options.isTTY ?? false };
@@ -214,7 +218,11 @@ describe('retries and progress (in process)', () => {
     const deadBase = `http://127.0.0.1:${probe.port}`;
     await probe.stop(true);
     const waits: number[] = [];
-    const r = await inProcess([dir, '--canvas', c.id, '--api', deadBase], { EASEL_CANVAS_KEY: c.key }, { sleep: async (ms) => void waits.push(ms) });
+    const r = await inProcess(
+      [dir, '--canvas', c.id, '--api', deadBase],
+      { EASEL_CANVAS_KEY: c.key },
+      { sleep: async (ms) => void waits.push(ms) },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('easel deploy: NETWORK_ERROR: cannot reach');
     expect(waits).toHaveLength(4);

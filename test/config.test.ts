@@ -25,44 +25,203 @@ interface Row {
 const ROWS: Row[] = [
   { variable: 'EASEL_DATA_DIR', field: 'dataDir', default: './data', good: [['/var/lib/easel/data', '/var/lib/easel/data']], bad: ['   '] },
   { variable: 'EASEL_HOST', field: 'host', default: '127.0.0.1', good: [['0.0.0.0', '0.0.0.0']], bad: ['  '] },
-  { variable: 'EASEL_PORT', field: 'port', default: 8080, good: [['0', 0], ['9000', 9000]], bad: ['abc', '70000', '-1', '80.5'] },
-  { variable: 'EASEL_BASE_URL', field: 'baseUrl', default: 'http://localhost:8080', good: [['https://Easel.Example.com/', 'https://easel.example.com']], bad: ['easel.example.com', 'https://easel.example.com/sub', 'ftp://easel.example.com'] },
-  { variable: 'EASEL_API_BASE_URL', field: 'apiBaseUrl', default: 'http://localhost:8080', good: [['https://api.example.com', 'https://api.example.com']], bad: ['api.example.com', 'https://api.example.com/?x=1'] },
+  {
+    variable: 'EASEL_PORT',
+    field: 'port',
+    default: 8080,
+    good: [
+      ['0', 0],
+      ['9000', 9000],
+    ],
+    bad: ['abc', '70000', '-1', '80.5'],
+  },
+  {
+    variable: 'EASEL_BASE_URL',
+    field: 'baseUrl',
+    default: 'http://localhost:8080',
+    good: [['https://Easel.Example.com/', 'https://easel.example.com']],
+    bad: ['easel.example.com', 'https://easel.example.com/sub', 'ftp://easel.example.com'],
+  },
+  {
+    variable: 'EASEL_API_BASE_URL',
+    field: 'apiBaseUrl',
+    default: 'http://localhost:8080',
+    good: [['https://api.example.com', 'https://api.example.com']],
+    bad: ['api.example.com', 'https://api.example.com/?x=1'],
+  },
   { variable: 'EASEL_URL_MODE', field: 'urlMode', default: 'path', good: [['PATH', 'path']], bad: ['host'] },
-  { variable: 'EASEL_CANVAS_HOST', field: 'canvasHost', default: 'localhost:8080', good: [['Canvas.Example.com', 'canvas.example.com'], ['canvas.test:8443', 'canvas.test:8443']], bad: ['https://canvas.example.com', 'a b'] },
-  { variable: 'EASEL_AUTH_MODE', field: 'authMode', default: 'dev', good: [['proxy', 'proxy'], ['dev', 'dev']], bad: ['ldap', 'oidc'] },
-  { variable: 'EASEL_ADMIN_EMAILS', field: 'adminEmails', default: [], good: [['Ann@Example.com, bob@example.org', ['ann@example.com', 'bob@example.org']]], bad: ['not-an-email', 'a@b.c,,x y@z'] },
-  { variable: 'EASEL_COOKIE_DOMAIN', field: 'cookieDomain', default: null, good: [['.Example.com', 'example.com']], bad: ['example.com:8080', 'https://example.com'] },
-  { variable: 'EASEL_TENANCY', field: 'tenancy', default: false, good: [['on', true], ['OFF', false]], bad: ['maybe'] },
-  { variable: 'EASEL_PUBLIC_LINKS', field: 'publicLinks', default: true, good: [['off', false], ['yes', true]], bad: ['2'] },
-  { variable: 'EASEL_RATELIMIT_ENABLED', field: 'rateLimitEnabled', default: true, good: [['false', false], ['1', true]], bad: ['nope'] },
+  {
+    variable: 'EASEL_CANVAS_HOST',
+    field: 'canvasHost',
+    default: 'localhost:8080',
+    good: [
+      ['Canvas.Example.com', 'canvas.example.com'],
+      ['canvas.test:8443', 'canvas.test:8443'],
+    ],
+    bad: ['https://canvas.example.com', 'a b'],
+  },
+  {
+    variable: 'EASEL_AUTH_MODE',
+    field: 'authMode',
+    default: 'dev',
+    good: [
+      ['proxy', 'proxy'],
+      ['dev', 'dev'],
+    ],
+    bad: ['ldap', 'oidc'],
+  },
+  {
+    variable: 'EASEL_ADMIN_EMAILS',
+    field: 'adminEmails',
+    default: [],
+    good: [['Ann@Example.com, bob@example.org', ['ann@example.com', 'bob@example.org']]],
+    bad: ['not-an-email', 'a@b.c,,x y@z'],
+  },
+  {
+    variable: 'EASEL_COOKIE_DOMAIN',
+    field: 'cookieDomain',
+    default: null,
+    good: [['.Example.com', 'example.com']],
+    bad: ['example.com:8080', 'https://example.com'],
+  },
+  {
+    variable: 'EASEL_TENANCY',
+    field: 'tenancy',
+    default: false,
+    good: [
+      ['on', true],
+      ['OFF', false],
+    ],
+    bad: ['maybe'],
+  },
+  {
+    variable: 'EASEL_PUBLIC_LINKS',
+    field: 'publicLinks',
+    default: true,
+    good: [
+      ['off', false],
+      ['yes', true],
+    ],
+    bad: ['2'],
+  },
+  {
+    variable: 'EASEL_RATELIMIT_ENABLED',
+    field: 'rateLimitEnabled',
+    default: true,
+    good: [
+      ['false', false],
+      ['1', true],
+    ],
+    bad: ['nope'],
+  },
   { variable: 'EASEL_RATELIMIT_DEPLOY_PER_MIN', field: 'rateLimitDeployPerMin', default: 10, good: [['30', 30]], bad: ['0', 'ten'] },
   { variable: 'EASEL_RATELIMIT_AI_PER_MIN', field: 'rateLimitAiPerMin', default: 10, good: [['5', 5]], bad: ['1.5'] },
   { variable: 'EASEL_RATELIMIT_CANVAS_API_PER_MIN', field: 'rateLimitCanvasApiPerMin', default: 120, good: [['600', 600]], bad: ['lots'] },
   { variable: 'EASEL_RATELIMIT_MANAGEMENT_PER_MIN', field: 'rateLimitManagementPerMin', default: 600, good: [['60', 60]], bad: ['-5'] },
   { variable: 'EASEL_AI_API_KEY', field: 'aiApiKey', default: null, good: [['sk-ant-test', 'sk-ant-test']], bad: ['   '] },
-  { variable: 'EASEL_AI_BASE_URL', field: 'aiBaseUrl', default: null, good: [['http://127.0.0.1:9999/', 'http://127.0.0.1:9999']], bad: ['127.0.0.1:9999'] },
-  { variable: 'EASEL_AI_MODELS', field: 'aiModels', default: DEFAULT_AI_MODELS, good: [['claude-a, claude-b', ['claude-a', 'claude-b']]], bad: ['bad model!'] },
-  { variable: 'EASEL_AI_USER_DAILY_USD', field: 'aiUserDailyUsd', default: 5, good: [['2.5', 2.5], ['0', 0]], bad: ['-1', 'five'] },
+  {
+    variable: 'EASEL_AI_BASE_URL',
+    field: 'aiBaseUrl',
+    default: null,
+    good: [['http://127.0.0.1:9999/', 'http://127.0.0.1:9999']],
+    bad: ['127.0.0.1:9999'],
+  },
+  {
+    variable: 'EASEL_AI_MODELS',
+    field: 'aiModels',
+    default: DEFAULT_AI_MODELS,
+    good: [['claude-a, claude-b', ['claude-a', 'claude-b']]],
+    bad: ['bad model!'],
+  },
+  {
+    variable: 'EASEL_AI_USER_DAILY_USD',
+    field: 'aiUserDailyUsd',
+    default: 5,
+    good: [
+      ['2.5', 2.5],
+      ['0', 0],
+    ],
+    bad: ['-1', 'five'],
+  },
   { variable: 'EASEL_AI_CANVAS_MONTHLY_USD', field: 'aiCanvasMonthlyUsd', default: 50, good: [['100', 100]], bad: ['1e9'] },
   { variable: 'EASEL_REALTIME', field: 'realtime', default: true, good: [['off', false]], bad: ['sometimes'] },
   { variable: 'EASEL_AUTHORING', field: 'authoring', default: false, good: [['on', true]], bad: ['enabled'] },
-  { variable: 'EASEL_AUTHORING_ALLOWED_RUNGS', field: 'authoringAllowedRungs', default: ['private', 'specific_people', 'whole_org', 'public_link'], good: [['private, whole_org', ['private', 'whole_org']]], bad: ['public'] },
+  {
+    variable: 'EASEL_AUTHORING_ALLOWED_RUNGS',
+    field: 'authoringAllowedRungs',
+    default: ['private', 'specific_people', 'whole_org', 'public_link'],
+    good: [['private, whole_org', ['private', 'whole_org']]],
+    bad: ['public'],
+  },
   { variable: 'EASEL_AUTHORING_MAX_EXPIRY_DAYS', field: 'authoringMaxExpiryDays', default: 0, good: [['30', 30]], bad: ['-1'] },
   { variable: 'EASEL_AUTHORING_REQUIRE_EXPIRY', field: 'authoringRequireExpiry', default: false, good: [['yes', true]], bad: ['y'] },
   { variable: 'EASEL_AUTHORING_USER_DAILY_MAX', field: 'authoringUserDailyMax', default: 20, good: [['0', 0]], bad: ['x'] },
   { variable: 'EASEL_AUTHORING_USER_TOTAL_MAX', field: 'authoringUserTotalMax', default: 200, good: [['1000', 1000]], bad: ['1e3'] },
-  { variable: 'EASEL_SECRET_KEY', field: 'secretKey', default: null, good: [[HEX_KEY, new Uint8Array(32).fill(0xab)], [B64_KEY, new Uint8Array(32).fill(7)]], bad: ['tooshort', 'ab'.repeat(31)] },
-  { variable: 'EASEL_CONNECTIONS_CA_FILE', field: 'connectionsCaFile', default: null, good: [[caFile, caFile]], bad: [join(dir, 'missing.pem'), dir] },
-  { variable: 'EASEL_CONNECTIONS_RESOLVE', field: 'connectionsResolve', default: null, good: [['API.internal:443:10.0.0.5, b.internal:80:[::1]', 'api.internal:443:10.0.0.5,b.internal:80:[::1]']], bad: ['api.internal:10.0.0.5'] },
-  { variable: 'EASEL_PROXY_EMAIL_HEADER', field: 'proxyEmailHeader', default: 'x-forwarded-email', good: [['X-Auth-Request-Email', 'x-auth-request-email']], bad: ['X Auth Email'] },
-  { variable: 'EASEL_PROXY_NAME_HEADER', field: 'proxyNameHeader', default: 'x-forwarded-user', good: [['X-Auth-Request-User', 'x-auth-request-user']], bad: ['name:'] },
-  { variable: 'EASEL_PROXY_TRUSTED_CIDRS', field: 'proxyTrustedCidrs', default: ['127.0.0.0/8', '::1/128'], good: [['10.0.0.0/8, 192.168.1.1, fd00::/8', ['10.0.0.0/8', '192.168.1.1', 'fd00::/8']]], bad: ['everyone', '300.1.1.1', '10.0.0.0/40'] },
-  { variable: 'EASEL_OIDC_ISSUER', field: 'oidcIssuer', default: null, good: [['https://id.example.com/', 'https://id.example.com']], bad: ['id.example.com'] },
+  {
+    variable: 'EASEL_SECRET_KEY',
+    field: 'secretKey',
+    default: null,
+    good: [
+      [HEX_KEY, new Uint8Array(32).fill(0xab)],
+      [B64_KEY, new Uint8Array(32).fill(7)],
+    ],
+    bad: ['tooshort', 'ab'.repeat(31)],
+  },
+  {
+    variable: 'EASEL_CONNECTIONS_CA_FILE',
+    field: 'connectionsCaFile',
+    default: null,
+    good: [[caFile, caFile]],
+    bad: [join(dir, 'missing.pem'), dir],
+  },
+  {
+    variable: 'EASEL_CONNECTIONS_RESOLVE',
+    field: 'connectionsResolve',
+    default: null,
+    good: [['API.internal:443:10.0.0.5, b.internal:80:[::1]', 'api.internal:443:10.0.0.5,b.internal:80:[::1]']],
+    bad: ['api.internal:10.0.0.5'],
+  },
+  {
+    variable: 'EASEL_PROXY_EMAIL_HEADER',
+    field: 'proxyEmailHeader',
+    default: 'x-forwarded-email',
+    good: [['X-Auth-Request-Email', 'x-auth-request-email']],
+    bad: ['X Auth Email'],
+  },
+  {
+    variable: 'EASEL_PROXY_NAME_HEADER',
+    field: 'proxyNameHeader',
+    default: 'x-forwarded-user',
+    good: [['X-Auth-Request-User', 'x-auth-request-user']],
+    bad: ['name:'],
+  },
+  {
+    variable: 'EASEL_PROXY_TRUSTED_CIDRS',
+    field: 'proxyTrustedCidrs',
+    default: ['127.0.0.0/8', '::1/128'],
+    good: [['10.0.0.0/8, 192.168.1.1, fd00::/8', ['10.0.0.0/8', '192.168.1.1', 'fd00::/8']]],
+    bad: ['everyone', '300.1.1.1', '10.0.0.0/40'],
+  },
+  {
+    variable: 'EASEL_OIDC_ISSUER',
+    field: 'oidcIssuer',
+    default: null,
+    good: [['https://id.example.com/', 'https://id.example.com']],
+    bad: ['id.example.com'],
+  },
   { variable: 'EASEL_OIDC_CLIENT_ID', field: 'oidcClientId', default: null, good: [['easel', 'easel']], bad: ['  '] },
   { variable: 'EASEL_OIDC_CLIENT_SECRET', field: 'oidcClientSecret', default: null, good: [['s3cret', 's3cret']], bad: ['  '] },
   { variable: 'EASEL_SESSION_TTL_HOURS', field: 'sessionTtlHours', default: 336, good: [['24', 24]], bad: ['0', '9000'] },
-  { variable: 'EASEL_LOG_LEVEL', field: 'logLevel', default: 'info', good: [['debug', 'debug'], ['silent', 'silent']], bad: ['verbose'] },
+  {
+    variable: 'EASEL_LOG_LEVEL',
+    field: 'logLevel',
+    default: 'info',
+    good: [
+      ['debug', 'debug'],
+      ['silent', 'silent'],
+    ],
+    bad: ['verbose'],
+  },
 ];
 
 function refusal(env: Record<string, string>): ConfigError {
@@ -125,7 +284,13 @@ describe('configuration rules across variables', () => {
     expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com' })).toMatchObject({ urlMode: 'subdomain', cookieDomain: 'example.com' });
     expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: '.example.com' }).cookieDomain).toBe('example.com');
     // The canvas host defaults to the base URL's host.
-    expect(loadConfig({ EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com:8443', EASEL_COOKIE_DOMAIN: 'easel.example.com' }).canvasHost).toBe('easel.example.com:8443');
+    expect(
+      loadConfig({
+        EASEL_URL_MODE: 'subdomain',
+        EASEL_BASE_URL: 'https://easel.example.com:8443',
+        EASEL_COOKIE_DOMAIN: 'easel.example.com',
+      }).canvasHost,
+    ).toBe('easel.example.com:8443');
     expect(loadConfig({ ...sub, EASEL_AUTH_MODE: 'proxy' }).cookieDomain).toBeNull();
 
     const missing = refusal(sub);
@@ -135,7 +300,9 @@ describe('configuration rules across variables', () => {
     for (const wrong of ['apps.example.com', 'other.com']) {
       expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: wrong }).variable).toBe('EASEL_COOKIE_DOMAIN');
     }
-    expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com', EASEL_API_BASE_URL: 'https://api.elsewhere.net' }).variable).toBe('EASEL_COOKIE_DOMAIN');
+    expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com', EASEL_API_BASE_URL: 'https://api.elsewhere.net' }).variable).toBe(
+      'EASEL_COOKIE_DOMAIN',
+    );
     // Path mode does not use it.
     expect(loadConfig({ EASEL_COOKIE_DOMAIN: 'other.com' }).urlMode).toBe('path');
   });
@@ -145,7 +312,11 @@ describe('configuration rules across variables', () => {
   });
 
   test('secret values are never echoed in a refusal', () => {
-    for (const [variable, raw] of [['EASEL_SECRET_KEY', 'hunter2-not-a-key'], ['EASEL_AI_API_KEY', '   '], ['EASEL_OIDC_CLIENT_SECRET', '   ']] as const) {
+    for (const [variable, raw] of [
+      ['EASEL_SECRET_KEY', 'hunter2-not-a-key'],
+      ['EASEL_AI_API_KEY', '   '],
+      ['EASEL_OIDC_CLIENT_SECRET', '   '],
+    ] as const) {
       const err = refusal({ [variable]: raw });
       expect(err.message).toContain('(not shown)');
       if (raw.trim()) expect(err.message).not.toContain(raw);

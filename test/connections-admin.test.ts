@@ -39,10 +39,16 @@ describe('Connection profiles: admin API', () => {
   afterAll(() => app.close());
 
   const post = (json: unknown, cookie = admin) => app.request('/api/admin/connections', { method: 'POST', cookie, json });
-  const patch = (name: string, json: unknown, cookie = admin) => app.request(`/api/admin/connections/${name}`, { method: 'PATCH', cookie, json });
+  const patch = (name: string, json: unknown, cookie = admin) =>
+    app.request(`/api/admin/connections/${name}`, { method: 'PATCH', cookie, json });
 
   test('POST creates a profile (201); protected values are never returned, only header names', async () => {
-    const res = await post({ name: 'weather', origin: 'https://API.Weather.example/', methods: ['POST', 'GET'], protectedHeaders: { Authorization: SECRET, 'X-Tenant': SECRET2 } });
+    const res = await post({
+      name: 'weather',
+      origin: 'https://API.Weather.example/',
+      methods: ['POST', 'GET'],
+      protectedHeaders: { Authorization: SECRET, 'X-Tenant': SECRET2 },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const text = await res.text();
@@ -72,13 +78,19 @@ describe('Connection profiles: admin API', () => {
     expect(diskText(app)).not.toContain(SECRET);
     expect(diskText(app)).not.toContain('sk-live-TOP-SECRET');
     expect(diskText(app)).not.toContain(SECRET2);
-    const rows = app.ctx.db.query<{ header: string; nonce: Uint8Array; ciphertext: Uint8Array }, []>('SELECT header, nonce, ciphertext FROM connection_protected_headers').all();
+    const rows = app.ctx.db
+      .query<{ header: string; nonce: Uint8Array; ciphertext: Uint8Array }, []>(
+        'SELECT header, nonce, ciphertext FROM connection_protected_headers',
+      )
+      .all();
     expect(rows.length).toBe(2);
     for (const r of rows) expect(r.nonce.byteLength).toBe(12);
     expect(Buffer.from(rows[0]!.nonce).equals(Buffer.from(rows[1]!.nonce))).toBe(false);
     // Same value twice: different ciphertexts.
     await post({ name: 'twin', origin: 'https://twin.example', methods: ['GET'], protectedHeaders: { a: 'same-value', b: 'same-value' } });
-    const twin = app.ctx.db.query<{ ciphertext: Uint8Array }, []>("SELECT ciphertext FROM connection_protected_headers WHERE profile_name = 'twin'").all();
+    const twin = app.ctx.db
+      .query<{ ciphertext: Uint8Array }, []>("SELECT ciphertext FROM connection_protected_headers WHERE profile_name = 'twin'")
+      .all();
     expect(Buffer.from(twin[0]!.ciphertext).equals(Buffer.from(twin[1]!.ciphertext))).toBe(false);
     const audit = JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all());
     expect(audit).toContain('connection.create');
@@ -162,11 +174,23 @@ describe('Connection profiles: admin API', () => {
 
   test('PATCH: origin, methods, enabled; protected headers merge (a string sets, null removes); unknown profile 404', async () => {
     await post({ name: 'p1', origin: 'https://p1.example', methods: ['GET'], protectedHeaders: { 'x-key': 'old-secret-value' } });
-    const res = await patch('p1', { origin: 'https://p1-new.example:8443', methods: ['GET', 'DELETE'], enabled: false, protectedHeaders: { 'x-key': null, 'x-other': 'new-secret-value' } });
+    const res = await patch('p1', {
+      origin: 'https://p1-new.example:8443',
+      methods: ['GET', 'DELETE'],
+      enabled: false,
+      protectedHeaders: { 'x-key': null, 'x-other': 'new-secret-value' },
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).not.toContain('new-secret-value');
-    expect(JSON.parse(text)).toMatchObject({ origin: 'https://p1-new.example:8443', methods: ['GET', 'DELETE'], enabled: false, protectedHeaders: ['x-other'], usable: false, unusableReason: 'disabled' });
+    expect(JSON.parse(text)).toMatchObject({
+      origin: 'https://p1-new.example:8443',
+      methods: ['GET', 'DELETE'],
+      enabled: false,
+      protectedHeaders: ['x-other'],
+      usable: false,
+      unusableReason: 'disabled',
+    });
     expect((await body(await patch('p1', { enabled: true }))).usable).toBe(true);
     await expectCode(await patch('p1', { origin: 'https://10.0.0.1' }), 400, 'INVALID_BODY');
     await expectCode(await patch('p1', { name: 'renamed' }), 400, 'INVALID_BODY');
@@ -185,16 +209,29 @@ describe('Connection profiles: admin API', () => {
     expect(granted).toMatchObject({ canvasId: canvas.id, name: 'g1' });
     const again = await body(await app.request(`/api/admin/canvases/${canvas.id}/connections/g1`, { method: 'PUT', cookie: admin }));
     expect(again.grantedAt).toBe(granted.grantedAt);
-    expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections`, { cookie: admin }))).toEqual({ connections: [{ name: 'g1', grantedAt: granted.grantedAt }] });
+    expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections`, { cookie: admin }))).toEqual({
+      connections: [{ name: 'g1', grantedAt: granted.grantedAt }],
+    });
     expect((await body(await app.request('/api/admin/connections/g1', { cookie: admin }))).canvasIds).toEqual([canvas.id]);
     await expectCode(await app.request(`/api/admin/canvases/nope/connections/g1`, { method: 'PUT', cookie: admin }), 404, 'NOT_FOUND');
-    await expectCode(await app.request(`/api/admin/canvases/${canvas.id}/connections/nope`, { method: 'PUT', cookie: admin }), 404, 'NOT_FOUND');
+    await expectCode(
+      await app.request(`/api/admin/canvases/${canvas.id}/connections/nope`, { method: 'PUT', cookie: admin }),
+      404,
+      'NOT_FOUND',
+    );
     await expectCode(await app.request(`/api/admin/canvases/nope/connections`, { cookie: admin }), 404, 'NOT_FOUND');
-    expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections/g1`, { method: 'DELETE', cookie: admin }))).toEqual({ ok: true });
-    expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections/g1`, { method: 'DELETE', cookie: admin }))).toEqual({ ok: true });
+    expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections/g1`, { method: 'DELETE', cookie: admin }))).toEqual({
+      ok: true,
+    });
+    expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections/g1`, { method: 'DELETE', cookie: admin }))).toEqual({
+      ok: true,
+    });
     await expectCode(await app.request(`/api/admin/canvases/nope/connections/g1`, { method: 'DELETE', cookie: admin }), 404, 'NOT_FOUND');
     expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections`, { cookie: admin }))).toEqual({ connections: [] });
-    const actions = app.ctx.db.query<{ action: string }, [string]>('SELECT action FROM audit_log WHERE canvas_id = ? ORDER BY id').all(canvas.id).map((r) => r.action);
+    const actions = app.ctx.db
+      .query<{ action: string }, [string]>('SELECT action FROM audit_log WHERE canvas_id = ? ORDER BY id')
+      .all(canvas.id)
+      .map((r) => r.action);
     expect(actions).toEqual(['connection.grant', 'connection.revoke']);
   });
 
@@ -204,7 +241,8 @@ describe('Connection profiles: admin API', () => {
     const canvas = makeCanvas(app, userId);
     const connectionsOnMe = async () => (await body(await app.request(`/v1/c/${canvas.slug}/me`, { cookie: user }))).resources.connections;
     expect(await connectionsOnMe()).toEqual([]);
-    for (const name of ['me-b', 'me-a']) await app.request(`/api/admin/canvases/${canvas.id}/connections/${name}`, { method: 'PUT', cookie: admin });
+    for (const name of ['me-b', 'me-a'])
+      await app.request(`/api/admin/canvases/${canvas.id}/connections/${name}`, { method: 'PUT', cookie: admin });
     expect(await connectionsOnMe()).toEqual(['me-a', 'me-b']);
     await patch('me-a', { enabled: false });
     expect(await connectionsOnMe()).toEqual(['me-b']);
@@ -229,19 +267,54 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
     const keyed = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
     const dataDir = keyed.dataDir;
     const admin = await keyed.signIn(ADMIN_EMAIL);
-    expect((await keyed.request('/api/admin/connections', { method: 'POST', cookie: admin, json: { name: 'sealed', origin: 'https://s.example', methods: ['GET'], protectedHeaders: { 'x-k': 'value' } } })).status).toBe(201);
+    expect(
+      (
+        await keyed.request('/api/admin/connections', {
+          method: 'POST',
+          cookie: admin,
+          json: { name: 'sealed', origin: 'https://s.example', methods: ['GET'], protectedHeaders: { 'x-k': 'value' } },
+        })
+      ).status,
+    ).toBe(201);
     keyed.ctx.db.close();
 
     const bare = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
     const cookie = await bare.signIn(ADMIN_EMAIL);
-    await expectCode(await bare.request('/api/admin/connections', { method: 'POST', cookie, json: { name: 'x', origin: 'https://x.example', methods: ['GET'], protectedHeaders: { 'x-k': 'v' } } }), 409, 'SECRET_KEY_MISSING');
+    await expectCode(
+      await bare.request('/api/admin/connections', {
+        method: 'POST',
+        cookie,
+        json: { name: 'x', origin: 'https://x.example', methods: ['GET'], protectedHeaders: { 'x-k': 'v' } },
+      }),
+      409,
+      'SECRET_KEY_MISSING',
+    );
     expect((await bare.request('/api/admin/connections/x', { cookie })).status).toBe(404);
-    await expectCode(await bare.request('/api/admin/connections/sealed', { method: 'PATCH', cookie, json: { protectedHeaders: { 'x-new': 'v' } } }), 409, 'SECRET_KEY_MISSING');
+    await expectCode(
+      await bare.request('/api/admin/connections/sealed', { method: 'PATCH', cookie, json: { protectedHeaders: { 'x-new': 'v' } } }),
+      409,
+      'SECRET_KEY_MISSING',
+    );
     // Without protected headers no key is needed.
-    expect((await bare.request('/api/admin/connections', { method: 'POST', cookie, json: { name: 'plain', origin: 'https://p.example', methods: ['GET'] } })).status).toBe(201);
-    expect(await body(await bare.request('/api/admin/connections/sealed', { cookie }))).toMatchObject({ usable: false, unusableReason: 'secret_key_missing' });
+    expect(
+      (
+        await bare.request('/api/admin/connections', {
+          method: 'POST',
+          cookie,
+          json: { name: 'plain', origin: 'https://p.example', methods: ['GET'] },
+        })
+      ).status,
+    ).toBe(201);
+    expect(await body(await bare.request('/api/admin/connections/sealed', { cookie }))).toMatchObject({
+      usable: false,
+      unusableReason: 'secret_key_missing',
+    });
     // Removing the protected header needs no key, and makes it usable again.
-    expect(await body(await bare.request('/api/admin/connections/sealed', { method: 'PATCH', cookie, json: { protectedHeaders: { 'x-k': null } } }))).toMatchObject({ usable: true, protectedHeaders: [] });
+    expect(
+      await body(
+        await bare.request('/api/admin/connections/sealed', { method: 'PATCH', cookie, json: { protectedHeaders: { 'x-k': null } } }),
+      ),
+    ).toMatchObject({ usable: true, protectedHeaders: [] });
     bare.ctx.db.close();
 
     const other = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: 'b2'.repeat(32) } });
@@ -251,7 +324,10 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
     other.ctx.db.close();
     const back = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
     try {
-      expect(await body(await back.request('/api/admin/connections/sealed', { cookie: await back.signIn(ADMIN_EMAIL) }))).toMatchObject({ usable: false, unusableReason: 'secret_key_changed' });
+      expect(await body(await back.request('/api/admin/connections/sealed', { cookie: await back.signIn(ADMIN_EMAIL) }))).toMatchObject({
+        usable: false,
+        unusableReason: 'secret_key_changed',
+      });
     } finally {
       await back.close();
       // Apps given a dataDir leave it in place: this one was the first app's.

@@ -96,7 +96,11 @@ describe('Connections through a local HTTPS upstream', () => {
   }
 
   function setPolicy(doc: unknown, audience: 'editors' | 'viewers' = 'editors'): void {
-    app.ctx.canvases.update(w.canvas.id, { runtime_policy: doc === null ? null : JSON.stringify(doc), connections_audience: audience }, clock);
+    app.ctx.canvases.update(
+      w.canvas.id,
+      { runtime_policy: doc === null ? null : JSON.stringify(doc), connections_audience: audience },
+      clock,
+    );
   }
 
   const fresh = () => {
@@ -165,7 +169,30 @@ describe('Connections through a local HTTPS upstream', () => {
     });
     expect(res.status).toBe(200);
     const got = upstream.received.at(-1)!.headers;
-    for (const h of ['cookie', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-email', 'forwarded', 'x-real-ip', 'via', 'true-client-ip', 'origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-ch-ua', 'x-hop', 'keep-alive', 'te', 'upgrade', 'proxy-authorization', 'proxy-connection', 'x-http-method-override', 'x-method-override', 'x-original-url']) {
+    for (const h of [
+      'cookie',
+      'x-forwarded-for',
+      'x-forwarded-host',
+      'x-forwarded-email',
+      'forwarded',
+      'x-real-ip',
+      'via',
+      'true-client-ip',
+      'origin',
+      'referer',
+      'sec-fetch-site',
+      'sec-fetch-mode',
+      'sec-ch-ua',
+      'x-hop',
+      'keep-alive',
+      'te',
+      'upgrade',
+      'proxy-authorization',
+      'proxy-connection',
+      'x-http-method-override',
+      'x-method-override',
+      'x-original-url',
+    ]) {
       expect({ h, value: got[h] }).toEqual({ h, value: undefined });
     }
     expect(got.authorization).toBe(SECRET);
@@ -181,7 +208,9 @@ describe('Connections through a local HTTPS upstream', () => {
   test('status and body pass through unchanged, 4xx and 5xx included', async () => {
     fresh();
     for (const status of [201, 204, 400, 404, 418, 429, 500, 503]) {
-      upstream.handle(() => new Response(status === 204 ? null : `upstream says ${status}`, { status, headers: { 'content-type': 'text/plain' } }));
+      upstream.handle(
+        () => new Response(status === 204 ? null : `upstream says ${status}`, { status, headers: { 'content-type': 'text/plain' } }),
+      );
       const res = await conn('owner', 'api/s');
       expect(res.status).toBe(status);
       expect(res.headers.get(MARK)).toBe('upstream');
@@ -221,7 +250,7 @@ describe('Connections through a local HTTPS upstream', () => {
             'www-authenticate': 'Basic realm="x"',
             link: '<https://evil.example/x.js>; rel=preload',
             'strict-transport-security': 'max-age=63072000',
-            'content-security-policy': "default-src *",
+            'content-security-policy': 'default-src *',
             'x-frame-options': 'ALLOW-FROM https://evil.example',
             'keep-alive': 'timeout=5',
             'x-upstream-custom': 'dropped',
@@ -238,8 +267,27 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(h.get('last-modified')).toBe('Wed, 21 Oct 2015 07:28:00 GMT');
     expect(h.get('retry-after')).toBe('7');
     expect(h.get('accept-ranges')).toBe('bytes');
-    expect(h.get('access-control-expose-headers')).toBe('x-easel-connection-response, content-disposition, content-range, accept-ranges, etag, retry-after');
-    for (const name of ['set-cookie', 'location', 'content-location', 'access-control-allow-origin', 'access-control-allow-credentials', 'server', 'x-powered-by', 'via', 'expires', 'vary', 'www-authenticate', 'link', 'strict-transport-security', 'x-frame-options', 'keep-alive', 'x-upstream-custom']) {
+    expect(h.get('access-control-expose-headers')).toBe(
+      'x-easel-connection-response, content-disposition, content-range, accept-ranges, etag, retry-after',
+    );
+    for (const name of [
+      'set-cookie',
+      'location',
+      'content-location',
+      'access-control-allow-origin',
+      'access-control-allow-credentials',
+      'server',
+      'x-powered-by',
+      'via',
+      'expires',
+      'vary',
+      'www-authenticate',
+      'link',
+      'strict-transport-security',
+      'x-frame-options',
+      'keep-alive',
+      'x-upstream-custom',
+    ]) {
       expect({ name, value: h.get(name) }).toEqual({ name, value: null });
     }
     expect(h.get('cache-control')).toBe('no-store');
@@ -249,7 +297,12 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('HEAD answers the upstream status and length without a body', async () => {
     fresh();
-    upstream.handle((req) => new Response(req.method === 'HEAD' ? null : 'x'.repeat(1234), { headers: { 'content-length': '1234', 'content-type': 'text/plain' } }));
+    upstream.handle(
+      (req) =>
+        new Response(req.method === 'HEAD' ? null : 'x'.repeat(1234), {
+          headers: { 'content-length': '1234', 'content-type': 'text/plain' },
+        }),
+    );
     const res = await conn('owner', 'api/file', { method: 'HEAD' });
     expect(res.status).toBe(200);
     expect(res.headers.get(MARK)).toBe('upstream');
@@ -261,7 +314,11 @@ describe('Connections through a local HTTPS upstream', () => {
   test('POST, PUT, PATCH and DELETE carry their bodies', async () => {
     fresh();
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      const res = await conn('owner', 'api/things', { method, body: JSON.stringify({ method }), headers: { 'content-type': 'application/json' } });
+      const res = await conn('owner', 'api/things', {
+        method,
+        body: JSON.stringify({ method }),
+        headers: { 'content-type': 'application/json' },
+      });
       const echo = await res.json();
       expect(echo.method).toBe(method);
       expect(echo.body).toBe(JSON.stringify({ method }));
@@ -356,7 +413,18 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('the relative path stays under the origin: escapes are 400 CONNECTION_PATH_INVALID, @ and : stay in the path', async () => {
     const before = fresh();
-    for (const path of ['api/a/..%2F..%2Fadmin', 'api/%2e%2e%2Fadmin', 'api/%2F%2Fevil.example/x', 'api/..%5Cevil', 'api/a%5C..%5Cb', 'api/a%00b', 'api/a%0d%0aX-Injected:1', 'api/%E0%A4%A', 'api/.%2Fx', 'api/x?a=%23#frag']) {
+    for (const path of [
+      'api/a/..%2F..%2Fadmin',
+      'api/%2e%2e%2Fadmin',
+      'api/%2F%2Fevil.example/x',
+      'api/..%5Cevil',
+      'api/a%5C..%5Cb',
+      'api/a%00b',
+      'api/a%0d%0aX-Injected:1',
+      'api/%E0%A4%A',
+      'api/.%2Fx',
+      'api/x?a=%23#frag',
+    ]) {
       if (path.includes('#')) continue;
       await expectCode(await conn('owner', path), 400, 'CONNECTION_PATH_INVALID');
     }
@@ -374,7 +442,11 @@ describe('Connections through a local HTTPS upstream', () => {
     const raw = async (path: string) => {
       let out = '';
       const { promise, resolve } = Promise.withResolvers<void>();
-      const sock = await Bun.connect({ hostname: '127.0.0.1', port: Number(port), socket: { data: (_s, d) => void (out += d.toString()), close: () => resolve(), error: () => resolve() } });
+      const sock = await Bun.connect({
+        hostname: '127.0.0.1',
+        port: Number(port),
+        socket: { data: (_s, d) => void (out += d.toString()), close: () => resolve(), error: () => resolve() },
+      });
       sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${w.cookie.owner}\r\nConnection: close\r\n\r\n`);
       await promise;
       return out;
@@ -398,8 +470,14 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('caller headers: at most 32 and 16 KiB after stripping, else 431 CONNECTION_HEADERS_TOO_LARGE', async () => {
     const before = fresh();
-    const many = (n: number) => ({ accept: '*/*', 'user-agent': 'ua', ...Object.fromEntries(Array.from({ length: n - 2 }, (_, i) => [`x-h${i}`, 'v'])) });
-    const ok = await conn('owner', 'api/h', { headers: { ...many(32), 'x-forwarded-for': '1.2.3.4', referer: `${app.base}/c/${w.slug}/` } });
+    const many = (n: number) => ({
+      accept: '*/*',
+      'user-agent': 'ua',
+      ...Object.fromEntries(Array.from({ length: n - 2 }, (_, i) => [`x-h${i}`, 'v'])),
+    });
+    const ok = await conn('owner', 'api/h', {
+      headers: { ...many(32), 'x-forwarded-for': '1.2.3.4', referer: `${app.base}/c/${w.slug}/` },
+    });
     expect(ok.status).toBe(200);
     const sent = Object.keys(upstream.received.at(-1)!.headers).filter((h) => h.startsWith('x-h')).length;
     expect(sent).toBe(30);
@@ -413,7 +491,9 @@ describe('Connections through a local HTTPS upstream', () => {
     const tooBig = await expectCode(await conn('owner', 'api/h', { headers: big }), 431, 'CONNECTION_HEADERS_TOO_LARGE');
     expect(tooBig.maxBytes).toBe(4096);
     // The caller's cookies and other stripped headers do not count.
-    expect((await conn('owner', 'api/h', { headers: { 'x-big0': 'b'.repeat(3000), 'x-forwarded-for': 'f'.repeat(3000) } })).status).toBe(200);
+    expect((await conn('owner', 'api/h', { headers: { 'x-big0': 'b'.repeat(3000), 'x-forwarded-for': 'f'.repeat(3000) } })).status).toBe(
+      200,
+    );
     tuning.maxHeaderBytes = DEFAULT_TUNING.maxHeaderBytes;
     expect(upstream.received.length).toBe(before + 2);
   });
@@ -608,7 +688,8 @@ describe('Connections through a local HTTPS upstream', () => {
     const sdk = (who: Who) =>
       createConnections({
         url: (path) => `${app.base}/v1/c/${w.slug}${path}`,
-        fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: w.cookie[who] } }),
+        fetch: (input, init) =>
+          fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: w.cookie[who] } }),
       });
     const owner = sdk('owner');
     const ok = await owner.fetch('api', '/v1/items?x=1', { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
@@ -621,7 +702,9 @@ describe('Connections through a local HTTPS upstream', () => {
     const refusal = await owner.fetch('nope', 'x').catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(CapabilityDisabledError);
     expect(refusal).toMatchObject({ code: 'CAPABILITY_DISABLED', status: 403, capability: 'connections', reason: 'operator_disabled' });
-    const denied = await sdk('viewer').fetch('api', 'x').catch((e: unknown) => e);
+    const denied = await sdk('viewer')
+      .fetch('api', 'x')
+      .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(PermissionDeniedError);
     const failure = await owner.fetch('down', 'x').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(EaselError);

@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const fresh = (): DeployCanvas => createDeployCanvas(app.ctx);
-const versionRows = (c: DeployCanvas) => app.ctx.db.query<{ number: number }, [string]>('SELECT number FROM versions WHERE canvas_id = ? ORDER BY number').all(c.id).map((r) => r.number);
+const versionRows = (c: DeployCanvas) =>
+  app.ctx.db
+    .query<{ number: number }, [string]>('SELECT number FROM versions WHERE canvas_id = ? ORDER BY number')
+    .all(c.id)
+    .map((r) => r.number);
 const auditRows = (c: DeployCanvas) => app.ctx.audit.forCanvas(c.id);
 const hashOf = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('hex');
 
@@ -96,14 +100,32 @@ describe('key auth', () => {
   test('no CORS on any route or answer: preflights, refusals and writes carry no access-control-* header', async () => {
     const c = fresh();
     await deploy(app, c, site());
-    const cors = { origin: 'https://evil.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization' };
+    const cors = {
+      origin: 'https://evil.example',
+      'access-control-request-method': 'PUT',
+      'access-control-request-headers': 'authorization',
+    };
     const answers: Response[] = [];
     for (const path of ['/deploy', '', '/versions', '/files', '/uploads', '/rollback', '/unpublish']) {
       answers.push(await app.request(`/v1/canvases/${c.id}${path}`, { method: 'OPTIONS', headers: cors }));
     }
-    answers.push(await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: 'garbage', headers: { origin: 'https://evil.example' } }));
-    answers.push(await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: 'garbage', headers: { origin: 'https://evil.example', authorization: `Bearer ${c.key}` } }));
-    answers.push(await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: site({ 'o.js': 'origin' }), headers: { origin: 'https://evil.example', authorization: `Bearer ${c.key}` } }));
+    answers.push(
+      await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: 'garbage', headers: { origin: 'https://evil.example' } }),
+    );
+    answers.push(
+      await app.request(`/v1/canvases/${c.id}/deploy`, {
+        method: 'PUT',
+        body: 'garbage',
+        headers: { origin: 'https://evil.example', authorization: `Bearer ${c.key}` },
+      }),
+    );
+    answers.push(
+      await app.request(`/v1/canvases/${c.id}/deploy`, {
+        method: 'PUT',
+        body: site({ 'o.js': 'origin' }),
+        headers: { origin: 'https://evil.example', authorization: `Bearer ${c.key}` },
+      }),
+    );
     for (const res of answers) {
       expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
       // A preflight is never answered as if it could succeed.
@@ -112,10 +134,15 @@ describe('key auth', () => {
     expect(answers.slice(0, 7).every((res) => res.status >= 400)).toBe(true);
   });
 
-  test('a cookie beside the key changes nothing: the write is the owner\'s, audited as the key', async () => {
+  test("a cookie beside the key changes nothing: the write is the owner's, audited as the key", async () => {
     const c = fresh();
     const stranger = await app.signIn('stranger-with-cookie@example.test', 'Stranger');
-    const res = await app.request(`/v1/canvases/${c.id}/deploy`, { method: 'PUT', body: site(), cookie: stranger, headers: { authorization: `Bearer ${c.key}` } });
+    const res = await app.request(`/v1/canvases/${c.id}/deploy`, {
+      method: 'PUT',
+      body: site(),
+      cookie: stranger,
+      headers: { authorization: `Bearer ${c.key}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('set-cookie')).toBeNull();
     const versionId = ((await res.json()) as { versionId: string }).versionId;
@@ -159,12 +186,38 @@ describe('read-back', () => {
     clock += 1000;
     const v2 = await deploy(app, c, zipOf({ 'index.html': 'two', 'z.js': 'z', 'a/b.css': 'b', 'B.txt': 'B' }));
     const view = (await get(app, c)).body;
-    expect(view).toMatchObject({ publicationState: 'published', currentVersionId: v2.body.versionId, publicationToken: v2.body.publicationToken });
+    expect(view).toMatchObject({
+      publicationState: 'published',
+      currentVersionId: v2.body.versionId,
+      publicationToken: v2.body.publicationToken,
+    });
     expect(view.currentVersion).toEqual({ id: v2.body.versionId, number: 2, releaseId: null, createdAt: clock });
     const versions = (await get(app, c, '/versions')).body.versions;
     expect(versions).toEqual([
-      { id: v2.body.versionId, number: 2, source: 'api', status: 'ready', createdBy: c.ownerId, createdAt: clock, fileCount: 4, totalBytes: 6, releaseId: null, current: true },
-      { id: v1.body.versionId, number: 1, source: 'api', status: 'ready', createdBy: c.ownerId, createdAt: clock - 1000, fileCount: 2, totalBytes: 25, releaseId: 'build-1', current: false },
+      {
+        id: v2.body.versionId,
+        number: 2,
+        source: 'api',
+        status: 'ready',
+        createdBy: c.ownerId,
+        createdAt: clock,
+        fileCount: 4,
+        totalBytes: 6,
+        releaseId: null,
+        current: true,
+      },
+      {
+        id: v1.body.versionId,
+        number: 1,
+        source: 'api',
+        status: 'ready',
+        createdBy: c.ownerId,
+        createdAt: clock - 1000,
+        fileCount: 2,
+        totalBytes: 25,
+        releaseId: 'build-1',
+        current: false,
+      },
     ]);
     const listing = (await get(app, c, '/files')).body;
     expect(listing).toEqual({
@@ -182,7 +235,9 @@ describe('read-back', () => {
   test('?path= answers the raw bytes with their type, a quoted sha256 ETag and Cache-Control no-store', async () => {
     const c = fresh();
     await deploy(app, c, zipOf({ 'index.html': '<h1>hello</h1>', 'a/b c.css': 'body{}' }));
-    const res = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('a/b c.css')}`, { headers: { authorization: `Bearer ${c.key}` } });
+    const res = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('a/b c.css')}`, {
+      headers: { authorization: `Bearer ${c.key}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect(res.headers.get('etag')).toBe(`"${hashOf('body{}')}"`);
@@ -239,7 +294,12 @@ describe('coordination', () => {
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('RELEASE_NOT_CURRENT');
     expect(r.body.release).toEqual({ versionId: r1.body.versionId, version: 1 });
-    expect(r.body.current).toEqual({ publicationToken: sharing(app.ctx, c.id).publication_token, versionId: null, version: null, releaseId: null });
+    expect(r.body.current).toEqual({
+      publicationToken: sharing(app.ctx, c.id).publication_token,
+      versionId: null,
+      version: null,
+      releaseId: null,
+    });
   });
 
   test('a stale token: 409 PUBLICATION_CHANGED, live site unchanged, nothing kept', async () => {
@@ -256,7 +316,12 @@ describe('coordination', () => {
     expect(v1.status).toBe(200);
     const stale = await deploy(app, c, site({ 'n.js': 'new' }), { expectedPublicationToken: token0 });
     expect(stale.status).toBe(409);
-    expect(stale.body.current).toEqual({ publicationToken: v1.body.publicationToken, versionId: v1.body.versionId, version: 1, releaseId: 'a' });
+    expect(stale.body.current).toEqual({
+      publicationToken: v1.body.publicationToken,
+      versionId: v1.body.versionId,
+      version: 1,
+      releaseId: 'a',
+    });
     expect(versionRows(c)).toEqual([1]);
     const v2 = await deploy(app, c, site(), { expectedPublicationToken: v1.body.publicationToken });
     expect(v2.body.outcome).toBe('published');
@@ -269,7 +334,11 @@ describe('coordination', () => {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ code: 'INVALID_RELEASE_ID', message: expect.any(String) });
     }
-    const raw = await app.request(`/v1/canvases/${c.id}/deploy?releaseId=`, { method: 'PUT', body: site(), headers: { authorization: `Bearer ${c.key}` } });
+    const raw = await app.request(`/v1/canvases/${c.id}/deploy?releaseId=`, {
+      method: 'PUT',
+      body: site(),
+      headers: { authorization: `Bearer ${c.key}` },
+    });
     expect(raw.status).toBe(400);
     expect(versionRows(c)).toEqual([]);
     // 200 characters (counted as characters, not UTF-16 units) is fine, and stored verbatim.
@@ -282,7 +351,11 @@ describe('coordination', () => {
   test('INVALID_REQUEST: a coordination field that is not a string (repeated in the query)', async () => {
     const c = fresh();
     for (const qs of ['releaseId=a&releaseId=b', 'expectedPublicationToken=a&expectedPublicationToken=b']) {
-      const res = await app.request(`/v1/canvases/${c.id}/deploy?${qs}`, { method: 'PUT', body: site(), headers: { authorization: `Bearer ${c.key}` } });
+      const res = await app.request(`/v1/canvases/${c.id}/deploy?${qs}`, {
+        method: 'PUT',
+        body: site(),
+        headers: { authorization: `Bearer ${c.key}` },
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ code: 'INVALID_REQUEST', message: expect.any(String) });
     }
@@ -376,7 +449,19 @@ describe('rollback', () => {
   test('a bad body: 400 {error: invalid_body}', async () => {
     const c = fresh();
     await deploy(app, c, site());
-    const bodies = ['', 'null', '[]', '{}', '{"version":0}', '{"version":-1}', '{"version":1.5}', '{"version":"1"}', '{"version":null}', 'not json', `{"version":${2 ** 60}}`];
+    const bodies = [
+      '',
+      'null',
+      '[]',
+      '{}',
+      '{"version":0}',
+      '{"version":-1}',
+      '{"version":1.5}',
+      '{"version":"1"}',
+      '{"version":null}',
+      'not json',
+      `{"version":${2 ** 60}}`,
+    ];
     for (const body of bodies) {
       const r = await post(app, c, '/rollback', undefined, { body });
       expect({ body, status: r.status }).toEqual({ body, status: 400 });
@@ -389,7 +474,11 @@ describe('rollback', () => {
   test('reads JSON whatever the Content-Type', async () => {
     const c = fresh();
     await deploy(app, c, site());
-    const res = await app.request(`/v1/canvases/${c.id}/rollback`, { method: 'POST', body: '{"version":1}', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await app.request(`/v1/canvases/${c.id}/rollback`, {
+      method: 'POST',
+      body: '{"version":1}',
+      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -426,17 +515,28 @@ describe('unpublish', () => {
   test('clears the pointer, resets sharing, keeps history, rotates the token and emits events', async () => {
     const c = fresh();
     await deploy(app, c, site());
-    app.ctx.db.query("UPDATE canvases SET access_mode = 'public_link', expires_at = ?, listed_for_access = 1, gallery_listed = 1 WHERE id = ?").run(clock + 1e6, c.id);
+    app.ctx.db
+      .query("UPDATE canvases SET access_mode = 'public_link', expires_at = ?, listed_for_access = 1, gallery_listed = 1 WHERE id = ?")
+      .run(clock + 1e6, c.id);
     const before = sharing(app.ctx, c.id).publication_token;
     const events: string[] = [];
-    const offs = [app.ctx.events.on('canvas.unpublished', () => events.push('unpublished')), app.ctx.events.on('canvas.access-changed', () => events.push('access-changed'))];
+    const offs = [
+      app.ctx.events.on('canvas.unpublished', () => events.push('unpublished')),
+      app.ctx.events.on('canvas.access-changed', () => events.push('access-changed')),
+    ];
     const r = await post(app, c, '/unpublish');
     offs.forEach((off) => off());
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ url: `${app.ctx.config.baseUrl}/c/${c.slug}/`, publicationState: 'draft', currentVersionId: null });
     expect(events).toEqual(['unpublished', 'access-changed']);
     const row = sharing(app.ctx, c.id);
-    expect(row).toMatchObject({ access_mode: 'restricted', expires_at: null, listed_for_access: 0, gallery_listed: 0, current_version_id: null });
+    expect(row).toMatchObject({
+      access_mode: 'restricted',
+      expires_at: null,
+      listed_for_access: 0,
+      gallery_listed: 0,
+      current_version_id: null,
+    });
     expect(row.publication_token).not.toBe(before);
     expect((await get(app, c, '/versions')).body.versions.map((v: { current: boolean }) => v.current)).toEqual([false]);
     expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.unpublish', actorKind: 'key', actorId: c.ownerId });
@@ -598,7 +698,10 @@ describe('retention: pruning and collection', () => {
     const orphan = await app.ctx.blobs.putBytes(text(early));
     const old = new Date(Date.now() - 7_200_000);
     utimesSync(app.ctx.blobs.pathOf(orphan.hash), old, old);
-    const zip = zipOf({ 'early.txt': early, 'index.html': '<h1>late</h1>', 'late.bin': crypto.getRandomValues(new Uint8Array(200_000)) }, 0);
+    const zip = zipOf(
+      { 'early.txt': early, 'index.html': '<h1>late</h1>', 'late.bin': crypto.getRandomValues(new Uint8Array(200_000)) },
+      0,
+    );
     // ...the deploy sends the first entry, then waits before the rest.
     const cut = Buffer.from(zip).indexOf(Buffer.from('PK\x03\x04', 'latin1'), 4);
     expect(cut).toBeGreaterThan(early.length);
@@ -635,7 +738,10 @@ describe('retention: pruning and collection', () => {
     await deploy(app, c, site({ 'big.txt': content }));
     const hash = hashOf(content);
     const copies = app.ctx.blobs.derivedPaths(hash);
-    expect(copies.map((p) => p.slice(app.dataDir.length))).toEqual([`/blobs-compressed/${hash.slice(0, 2)}/${hash}.br`, `/blobs-compressed/${hash.slice(0, 2)}/${hash}.gz`]);
+    expect(copies.map((p) => p.slice(app.dataDir.length))).toEqual([
+      `/blobs-compressed/${hash.slice(0, 2)}/${hash}.br`,
+      `/blobs-compressed/${hash.slice(0, 2)}/${hash}.gz`,
+    ]);
     mkdirSync(dirname(copies[0]!), { recursive: true });
     for (const p of copies) writeFileSync(p, 'compressed');
     // An orphan copy (its blob long gone) is swept too.
@@ -698,7 +804,7 @@ describe('the deploy-class rate', () => {
     expect((await deploy(limited, c, site())).status).toBe(200);
   });
 
-  test('refused keys on begin, finalize and rollback spend nothing either; another canvas\'s key is refused before counting', async () => {
+  test("refused keys on begin, finalize and rollback spend nothing either; another canvas's key is refused before counting", async () => {
     const c = createDeployCanvas(limited.ctx);
     const other = createDeployCanvas(limited.ctx);
     for (const key of [`easel_sk_${'y'.repeat(40)}`, other.key]) {
@@ -750,7 +856,7 @@ describe('unpublish through the Deploy API, end to end', () => {
   });
   afterAll(() => live.close());
 
-  test('drops the canvas\'s realtime sockets (4401) through the hook, other canvases\' stay; the page stops serving', async () => {
+  test("drops the canvas's realtime sockets (4401) through the hook, other canvases' stay; the page stops serving", async () => {
     const cast = await makeCast(live);
     const other = await makeCast(live);
     const key = 'easel_sk_' + randomBase62(40);
@@ -774,7 +880,12 @@ describe('unpublish through the Deploy API, end to end', () => {
 
 describe('DeployResult is the same on every path', () => {
   test('a ZIP deploy and a staged upload of the same site answer the same shape and numbers (the key lint is ZIP-only)', async () => {
-    const files = { 'index.html': '<h1>same</h1>', 'app.js': 'let same = 1', 'notes.xyz': 'unknown', 'secret.txt': `key: easel_sk_${'A'.repeat(40)}` };
+    const files = {
+      'index.html': '<h1>same</h1>',
+      'app.js': 'let same = 1',
+      'notes.xyz': 'unknown',
+      'secret.txt': `key: easel_sk_${'A'.repeat(40)}`,
+    };
     const a = fresh();
     const b = createKeyedCanvas(app.ctx);
     const viaZip = await deploy(app, a, zipOf(files), { releaseId: 'same-release' });
@@ -782,7 +893,13 @@ describe('DeployResult is the same on every path', () => {
     expect(viaZip.status).toBe(200);
     expect(viaUpload.status).toBe(200);
     expect(Object.keys(viaUpload.body).sort()).toEqual(Object.keys(viaZip.body).sort());
-    const numbers = (r: { body: Record<string, unknown> }) => ({ outcome: r.body.outcome, version: r.body.version, releaseId: r.body.releaseId, fileCount: r.body.fileCount, totalBytes: r.body.totalBytes });
+    const numbers = (r: { body: Record<string, unknown> }) => ({
+      outcome: r.body.outcome,
+      version: r.body.version,
+      releaseId: r.body.releaseId,
+      fileCount: r.body.fileCount,
+      totalBytes: r.body.totalBytes,
+    });
     expect(numbers(viaUpload)).toEqual(numbers(viaZip));
     expect(viaZip.body.warnings).toEqual(['notes.xyz will be served as text/plain', 'secret.txt may contain a canvas API key']);
     expect(viaUpload.body.warnings).toEqual(['notes.xyz will be served as text/plain']);

@@ -30,7 +30,15 @@ function createCanvas(dataDir: string): { id: string; key: string } {
   const owner = ctx.users.ensure('crash@example.test', 'Crash');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();
-  ctx.canvases.insert({ id, slug: `crash${randomBase62(6).toLowerCase()}`, title: 'Crash', ownerId: owner.id, keyHash: sha256Hex(key), publicationToken: newToken(), now: Date.now() });
+  ctx.canvases.insert({
+    id,
+    slug: `crash${randomBase62(6).toLowerCase()}`,
+    title: 'Crash',
+    ownerId: owner.id,
+    keyHash: sha256Hex(key),
+    publicationToken: newToken(),
+    now: Date.now(),
+  });
   ctx.db.close();
   return { id, key };
 }
@@ -58,14 +66,24 @@ function storedBlobs(dataDir: string): string[] {
  * integrity check, the spool is empty, and every blob in the store holds the
  * bytes its name promises (nothing partial was ever renamed into place).
  */
-async function expectIntact(easel: Easel, dataDir: string, canvas: { id: string; key: string }, live: { versionId: string; publicationToken: string }, versions: number[]) {
+async function expectIntact(
+  easel: Easel,
+  dataDir: string,
+  canvas: { id: string; key: string },
+  live: { versionId: string; publicationToken: string },
+  versions: number[],
+) {
   const auth = { authorization: `Bearer ${canvas.key}` };
   expect(readdirSync(join(dataDir, 'tmp', 'deploy'))).toEqual([]);
   const view = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}`, { headers: auth })).json()) as Record<string, unknown>;
   expect(view).toMatchObject({ publicationState: 'published', currentVersionId: live.versionId, publicationToken: live.publicationToken });
-  const list = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}/versions`, { headers: auth })).json()) as { versions: Array<{ number: number }> };
+  const list = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}/versions`, { headers: auth })).json()) as {
+    versions: Array<{ number: number }>;
+  };
   expect(list.versions.map((v) => v.number)).toEqual(versions);
-  const listing = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}/files`, { headers: auth })).json()) as { files: Array<{ path: string; hash: string }> };
+  const listing = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}/files`, { headers: auth })).json()) as {
+    files: Array<{ path: string; hash: string }>;
+  };
   for (const f of listing.files.slice(0, 50)) {
     const res = await fetch(`${easel.url}/v1/canvases/${canvas.id}/files?path=${encodeURIComponent(f.path)}`, { headers: auth });
     expect(sha256Hex(new Uint8Array(await res.arrayBuffer()))).toBe(f.hash);
@@ -73,7 +91,9 @@ async function expectIntact(easel: Easel, dataDir: string, canvas: { id: string;
   for (const path of storedBlobs(dataDir)) expect(sha256Hex(readFileSync(path))).toBe(path.slice(-64));
   const db = new Database(join(dataDir, 'easel.db'), { readonly: true });
   expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
-  expect(db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)!.n).toBe(versions.length);
+  expect(db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)!.n).toBe(
+    versions.length,
+  );
   db.close();
 }
 
@@ -88,7 +108,9 @@ test('kill -9 while a 60 MB body is arriving (and being extracted) leaves the li
   const blobsBefore = storedBlobs(dataDir).length;
 
   // A 60 MB archive of twelve 5 MB entries, streamed; the server is killed once half of it is out.
-  const big = rawZip(Array.from({ length: 12 }, (_, i) => ({ name: `part${i}.bin`, content: new Uint8Array(5 * MiB).fill(i + 1), method: 0 as const })));
+  const big = rawZip(
+    Array.from({ length: 12 }, (_, i) => ({ name: `part${i}.bin`, content: new Uint8Array(5 * MiB).fill(i + 1), method: 0 as const })),
+  );
   expect(big.byteLength).toBeGreaterThan(60 * MiB);
   let sent = 0;
   let killed = false;
@@ -110,7 +132,12 @@ test('kill -9 while a 60 MB body is arriving (and being extracted) leaves the li
       ctl.enqueue(chunk);
     },
   });
-  const outcome = await fetch(`${easel.url}/v1/canvases/${canvas.id}/deploy`, { method: 'PUT', body, headers: auth, duplex: 'half' } as RequestInit).then(
+  const outcome = await fetch(`${easel.url}/v1/canvases/${canvas.id}/deploy`, {
+    method: 'PUT',
+    body,
+    headers: auth,
+    duplex: 'half',
+  } as RequestInit).then(
     (res) => `status ${res.status}`,
     () => 'connection lost',
   );
@@ -178,7 +205,9 @@ test('kill -9 while a 2000-file deploy moves its blobs into the store: a consist
   if (outcome === 'connection lost') {
     // Killed before the version row: version 1 is live, the moved blobs are orphans nobody can see.
     await expectIntact(easel, dataDir, canvas, published, [1]);
-    const listing = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}/files`, { headers: auth })).json()) as { files: Array<{ hash: string }> };
+    const listing = (await (await fetch(`${easel.url}/v1/canvases/${canvas.id}/files`, { headers: auth })).json()) as {
+      files: Array<{ hash: string }>;
+    };
     expect(listing.files.some((f) => hashes.includes(f.hash))).toBe(false);
   } else {
     // The kill came a hair too late: then the deploy is whole.

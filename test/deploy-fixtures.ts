@@ -19,7 +19,15 @@ export function createDeployCanvas(ctx: AppContext, ownerEmail = 'owner@example.
   const owner = ctx.users.ensure(ownerEmail, 'Owner');
   const key = 'easel_sk_' + randomBase62(40);
   const slug = `d${randomBase62(10).toLowerCase()}`;
-  const canvas = ctx.canvases.insert({ id: newId(), slug, title: `Canvas ${slug}`, ownerId: owner.id, keyHash: sha256Hex(key), publicationToken: newToken(), now: ctx.now() });
+  const canvas = ctx.canvases.insert({
+    id: newId(),
+    slug,
+    title: `Canvas ${slug}`,
+    ownerId: owner.id,
+    keyHash: sha256Hex(key),
+    publicationToken: newToken(),
+    now: ctx.now(),
+  });
   return { id: canvas.id, slug, key, ownerId: owner.id };
 }
 
@@ -52,7 +60,10 @@ export interface RawEntry {
 }
 
 /** A ZIP written byte by byte, so headers can say what the content is not. `zip64` writes the ZIP64 forms of sizes, offsets and the end record. */
-export function rawZip(entries: RawEntry[], opts: { eocdCount?: number; zip64?: boolean; extraCentral?: Array<{ of: number; name: string }> } = {}): Bytes {
+export function rawZip(
+  entries: RawEntry[],
+  opts: { eocdCount?: number; zip64?: boolean; extraCentral?: Array<{ of: number; name: string }> } = {},
+): Bytes {
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
   let offset = 0;
@@ -160,28 +171,59 @@ async function answer(res: Response): Promise<Answer> {
   return { status: res.status, headers: res.headers, body: await body(res) };
 }
 
-export async function deploy(app: TestApp, c: DeployCanvas, zip: BodyInit | null, query: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<Answer> {
+export async function deploy(
+  app: TestApp,
+  c: DeployCanvas,
+  zip: BodyInit | null,
+  query: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const qs = new URLSearchParams(query).toString();
-  return answer(await app.request(`/v1/canvases/${c.id}/deploy${qs ? `?${qs}` : ''}`, { method: 'PUT', body: zip, headers: { ...auth(c.key), ...headers } }));
+  return answer(
+    await app.request(`/v1/canvases/${c.id}/deploy${qs ? `?${qs}` : ''}`, {
+      method: 'PUT',
+      body: zip,
+      headers: { ...auth(c.key), ...headers },
+    }),
+  );
 }
 
 export async function get(app: TestApp, c: DeployCanvas, path = '', key = c.key): Promise<Answer> {
   return answer(await app.request(`/v1/canvases/${c.id}${path}`, { headers: auth(key) }));
 }
 
-export async function post(app: TestApp, c: DeployCanvas, path: string, json?: unknown, init: { body?: BodyInit; key?: string } = {}): Promise<Answer> {
+export async function post(
+  app: TestApp,
+  c: DeployCanvas,
+  path: string,
+  json?: unknown,
+  init: { body?: BodyInit; key?: string } = {},
+): Promise<Answer> {
   return answer(
-    await app.request(`/v1/canvases/${c.id}${path}`, { method: 'POST', ...(json !== undefined ? { json } : { body: init.body }), headers: auth(init.key ?? c.key) }),
+    await app.request(`/v1/canvases/${c.id}${path}`, {
+      method: 'POST',
+      ...(json !== undefined ? { json } : { body: init.body }),
+      headers: auth(init.key ?? c.key),
+    }),
   );
 }
 
 /** The canvas row's sharing fields straight from the database. */
 export function sharing(ctx: AppContext, id: string) {
   return ctx.db
-    .query<{ access_mode: string; expires_at: number | null; listed_for_access: number; gallery_listed: number; publication_token: string; current_version_id: string | null }, [string]>(
-      'SELECT access_mode, expires_at, listed_for_access, gallery_listed, publication_token, current_version_id FROM canvases WHERE id = ?',
-    )
+    .query<
+      {
+        access_mode: string;
+        expires_at: number | null;
+        listed_for_access: number;
+        gallery_listed: number;
+        publication_token: string;
+        current_version_id: string | null;
+      },
+      [string]
+    >('SELECT access_mode, expires_at, listed_for_access, gallery_listed, publication_token, current_version_id FROM canvases WHERE id = ?')
     .get(id)!;
 }
 
-export const site = (extra: Record<string, string | Uint8Array> = {}) => zipOf({ 'index.html': '<h1>hi</h1>', 'app.js': 'console.log(1)', ...extra });
+export const site = (extra: Record<string, string | Uint8Array> = {}) =>
+  zipOf({ 'index.html': '<h1>hi</h1>', 'app.js': 'console.log(1)', ...extra });

@@ -26,8 +26,14 @@ const codeOf = (fn: () => unknown): string | null => {
 describe('validateCoordination', () => {
   test('absent fields are null; strings pass through verbatim', () => {
     expect(validateCoordination({})).toEqual({ releaseId: null, expectedPublicationToken: null });
-    expect(validateCoordination({ releaseId: null, expectedPublicationToken: null })).toEqual({ releaseId: null, expectedPublicationToken: null });
-    expect(validateCoordination({ releaseId: ' v1 ', expectedPublicationToken: 'tok' })).toEqual({ releaseId: ' v1 ', expectedPublicationToken: 'tok' });
+    expect(validateCoordination({ releaseId: null, expectedPublicationToken: null })).toEqual({
+      releaseId: null,
+      expectedPublicationToken: null,
+    });
+    expect(validateCoordination({ releaseId: ' v1 ', expectedPublicationToken: 'tok' })).toEqual({
+      releaseId: ' v1 ',
+      expectedPublicationToken: 'tok',
+    });
   });
   test('a field that is not a string is INVALID_REQUEST', () => {
     for (const bad of [1, true, {}, ['a']]) {
@@ -64,7 +70,10 @@ describe('entry names', () => {
   test('dropped: directories, dotfiles, dot-directories, symlinks', () => {
     expect(entryName(entry('a/'))).toMatchObject({ kind: 'skip', why: 'directory' });
     expect(entryName(entry('a', { externalAttrs: (0o040755 << 16) >>> 0 }))).toMatchObject({ kind: 'skip', why: 'directory' });
-    expect(entryName(entry('D', { madeByHost: 0, externalAttrs: 0x10, uncompressedSize: 0 }))).toMatchObject({ kind: 'skip', why: 'directory' });
+    expect(entryName(entry('D', { madeByHost: 0, externalAttrs: 0x10, uncompressedSize: 0 }))).toMatchObject({
+      kind: 'skip',
+      why: 'directory',
+    });
     expect(entryName(entry('.htaccess'))).toMatchObject({ kind: 'skip', why: 'dotfile' });
     expect(entryName(entry('.well-known/x'))).toMatchObject({ kind: 'skip', why: 'dotfile' });
     expect(entryName(entry('l', { externalAttrs: (0o120777 << 16) >>> 0 }))).toMatchObject({ kind: 'skip', why: 'symlink' });
@@ -78,7 +87,9 @@ describe('entry names', () => {
     expect(codeOf(() => entryName({ ...entry(''), nameBytes: new Uint8Array([0xff, 0xfe]) }))).toBe('INVALID_ZIP');
   });
   test('legacy (non-UTF-8) names are read as single bytes', () => {
-    expect(entryName({ ...entry(''), utf8: false, flags: 0, nameBytes: new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x6a, 0x73]) })).toEqual({ kind: 'file', path: 'café.js' });
+    expect(
+      entryName({ ...entry(''), utf8: false, flags: 0, nameBytes: new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x6a, 0x73]) }),
+    ).toEqual({ kind: 'file', path: 'café.js' });
   });
 });
 

@@ -8,7 +8,18 @@ import { join } from 'node:path';
 import { isReferencedByUpload, uploadBlobReferences } from '../src/deploy/upload/service.ts';
 import { sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { begin, blobPuts, createKeyedCanvas, fakeHash, finalize, site, stage, stagedDeploy, tokenOf, type KeyedCanvas } from './upload-fixtures.ts';
+import {
+  begin,
+  blobPuts,
+  createKeyedCanvas,
+  fakeHash,
+  finalize,
+  site,
+  stage,
+  stagedDeploy,
+  tokenOf,
+  type KeyedCanvas,
+} from './upload-fixtures.ts';
 
 const MiB = 1024 * 1024;
 const HTML = '<!doctype html><title>hi</title>';
@@ -44,7 +55,7 @@ describe('begin', () => {
     expect(r.body.missingHashes).toEqual([sha256Hex(HTML), sha256Hex('body{}')]);
   });
 
-  test('only this canvas\'s blobs count as stored', async () => {
+  test("only this canvas's blobs count as stored", async () => {
     const a = canvas();
     const b = canvas('other@example.test');
     const files = { 'index.html': HTML + 'shared' };
@@ -82,7 +93,15 @@ describe('begin', () => {
 
   test('paths: one leading ./ or / stripped, empty and "." segments dropped; dotfiles, dot-directories and directory entries skipped', async () => {
     const c = canvas();
-    const s = site({ './index.html': HTML, '/app.js': 'let a=1', 'assets//x.svg': '<svg/>', 'css/./y.css': 'y{}', '.env': 'SECRET=1', '.git/config': '[core]', 'a/.hidden/b.txt': 'h' });
+    const s = site({
+      './index.html': HTML,
+      '/app.js': 'let a=1',
+      'assets//x.svg': '<svg/>',
+      'css/./y.css': 'y{}',
+      '.env': 'SECRET=1',
+      '.git/config': '[core]',
+      'a/.hidden/b.txt': 'h',
+    });
     const manifest = [...s.manifest, { path: 'assets/', hash: '', size: 0 }, { path: '/', hash: 'x', size: -1 }];
     const r = await begin(app, c, { manifest });
     expect(r.status).toBe(200);
@@ -91,7 +110,9 @@ describe('begin', () => {
     const f = await finalize(app, c, r.body.uploadId);
     expect(f.status).toBe(200);
     expect(f.body.fileCount).toBe(4);
-    const paths = app.ctx.db.query<{ path: string; mime: string }, [string]>('SELECT path, mime FROM version_files WHERE version_id = ? ORDER BY path').all(f.body.versionId);
+    const paths = app.ctx.db
+      .query<{ path: string; mime: string }, [string]>('SELECT path, mime FROM version_files WHERE version_id = ? ORDER BY path')
+      .all(f.body.versionId);
     expect(paths.map((p) => p.path)).toEqual(['app.js', 'assets/x.svg', 'css/y.css', 'index.html']);
     expect(paths.find((p) => p.path === 'index.html')!.mime).toContain('text/html');
   });
@@ -142,7 +163,15 @@ describe('begin', () => {
     ['manifest missing', {}],
     ['manifest not an array', { manifest: { path: 'a', hash: h, size: 1 } }],
     ['manifest empty', { manifest: [] }],
-    ['only skipped entries', { manifest: [{ path: '.env', hash: h, size: 1 }, { path: 'dir/', hash: h, size: 0 }] }],
+    [
+      'only skipped entries',
+      {
+        manifest: [
+          { path: '.env', hash: h, size: 1 },
+          { path: 'dir/', hash: h, size: 0 },
+        ],
+      },
+    ],
     ['entry not an object', { manifest: ['index.html'] }],
     ['path not a string', { manifest: [{ path: 5, hash: h, size: 1 }] }],
     ['hash uppercase', { manifest: [{ path: 'a.html', hash: h.toUpperCase(), size: 1 }] }],
@@ -151,9 +180,33 @@ describe('begin', () => {
     ['size negative', { manifest: [{ path: 'a.html', hash: h, size: -1 }] }],
     ['size fractional', { manifest: [{ path: 'a.html', hash: h, size: 1.5 }] }],
     ['size a string', { manifest: [{ path: 'a.html', hash: h, size: '1' }] }],
-    ['one hash, two sizes', { manifest: [{ path: 'a.html', hash: h, size: 1 }, { path: 'b.html', hash: h, size: 2 }] }],
-    ['same path twice', { manifest: [{ path: 'a.html', hash: h, size: 1 }, { path: './a.html', hash: fakeHash('y'), size: 1 }] }],
-    ['same path twice after cleaning', { manifest: [{ path: 'd/a.html', hash: h, size: 1 }, { path: 'd//a.html', hash: h, size: 1 }] }],
+    [
+      'one hash, two sizes',
+      {
+        manifest: [
+          { path: 'a.html', hash: h, size: 1 },
+          { path: 'b.html', hash: h, size: 2 },
+        ],
+      },
+    ],
+    [
+      'same path twice',
+      {
+        manifest: [
+          { path: 'a.html', hash: h, size: 1 },
+          { path: './a.html', hash: fakeHash('y'), size: 1 },
+        ],
+      },
+    ],
+    [
+      'same path twice after cleaning',
+      {
+        manifest: [
+          { path: 'd/a.html', hash: h, size: 1 },
+          { path: 'd//a.html', hash: h, size: 1 },
+        ],
+      },
+    ],
     ['body an array', [{ path: 'a.html', hash: h, size: 1 }]],
   ];
   for (const [name, json] of invalidManifests) {
@@ -168,7 +221,11 @@ describe('begin', () => {
   test('400 INVALID_MANIFEST: body not JSON', async () => {
     const c = canvas();
     for (const raw of ['{"manifest": [', 'not json', '']) {
-      const res = await app.request(`/v1/canvases/${c.id}/uploads`, { method: 'POST', body: raw, headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' } });
+      const res = await app.request(`/v1/canvases/${c.id}/uploads`, {
+        method: 'POST',
+        body: raw,
+        headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe('INVALID_MANIFEST');
     }
@@ -176,7 +233,11 @@ describe('begin', () => {
 
   test('413 INVALID_MANIFEST: a body over 4 MB', async () => {
     const c = canvas();
-    const res = await app.request(`/v1/canvases/${c.id}/uploads`, { method: 'POST', body: '{"manifest":[' + ' '.repeat(4 * MiB) + ']}', headers: { authorization: `Bearer ${c.key}` } });
+    const res = await app.request(`/v1/canvases/${c.id}/uploads`, {
+      method: 'POST',
+      body: '{"manifest":[' + ' '.repeat(4 * MiB) + ']}',
+      headers: { authorization: `Bearer ${c.key}` },
+    });
     expect(res.status).toBe(413);
     expect((await res.json()).code).toBe('INVALID_MANIFEST');
   });
@@ -198,7 +259,12 @@ describe('begin', () => {
   ];
   for (const [path, code, status] of badPaths) {
     test(`${status} ${code}: ${JSON.stringify(path)}`, async () => {
-      const r = await begin(app, canvas(), { manifest: [{ path: 'index.html', hash: fakeHash('i'), size: 1 }, { path, hash: fakeHash('p'), size: 1 }] });
+      const r = await begin(app, canvas(), {
+        manifest: [
+          { path: 'index.html', hash: fakeHash('i'), size: 1 },
+          { path, hash: fakeHash('p'), size: 1 },
+        ],
+      });
       expect(r.status).toBe(status);
       expect(r.body.code).toBe(code);
       expect(r.body.path).toBe(path);
@@ -208,7 +274,12 @@ describe('begin', () => {
   test('413 FILE_TOO_LARGE: an entry declared over 25 MB (exactly 25 MB is fine)', async () => {
     const ok = await begin(app, canvas(), { manifest: [{ path: 'big.bin', hash: fakeHash('b'), size: 25 * MiB }] });
     expect(ok.status).toBe(200);
-    const r = await begin(app, canvas(), { manifest: [{ path: 'index.html', hash: fakeHash('i'), size: 1 }, { path: 'big.bin', hash: fakeHash('b'), size: 25 * MiB + 1 }] });
+    const r = await begin(app, canvas(), {
+      manifest: [
+        { path: 'index.html', hash: fakeHash('i'), size: 1 },
+        { path: 'big.bin', hash: fakeHash('b'), size: 25 * MiB + 1 },
+      ],
+    });
     expect(r.status).toBe(413);
     expect(r.body).toEqual({ code: 'FILE_TOO_LARGE', message: expect.any(String), path: 'big.bin' });
   });
@@ -223,7 +294,9 @@ describe('begin', () => {
   });
 
   test('413 CANVAS_TOO_LARGE: declared sizes over 100 MB in total', async () => {
-    const r = await begin(app, canvas(), { manifest: Array.from({ length: 5 }, (_, i) => ({ path: `p${i}.bin`, hash: fakeHash(`big${i}`), size: 20 * MiB + 1 })) });
+    const r = await begin(app, canvas(), {
+      manifest: Array.from({ length: 5 }, (_, i) => ({ path: `p${i}.bin`, hash: fakeHash(`big${i}`), size: 20 * MiB + 1 })),
+    });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe('CANVAS_TOO_LARGE');
   });
@@ -245,7 +318,7 @@ describe('begin', () => {
     expect((await begin(app, canvas(), { manifest, releaseId: 'x'.repeat(200) })).status).toBe(200);
   });
 
-  test('auth: no key 401, unknown key 401, another canvas\'s key 403 — before the body is read', async () => {
+  test("auth: no key 401, unknown key 401, another canvas's key 403 — before the body is read", async () => {
     const c = canvas();
     const other = canvas('other@example.test');
     const noKey = await app.request(`/v1/canvases/${c.id}/uploads`, { method: 'POST', body: 'garbage' });
@@ -295,7 +368,7 @@ describe('stage', () => {
     expect((await stage(app, c, uploadId, s.files[0]!.hash, s.files[0]!.bytes, other.key)).status).toBe(403);
   });
 
-  test('400 UPLOAD_UNEXPECTED_BLOB: a hash not in the manifest, a malformed hash, a skipped dotfile\'s hash', async () => {
+  test("400 UPLOAD_UNEXPECTED_BLOB: a hash not in the manifest, a malformed hash, a skipped dotfile's hash", async () => {
     const { c, uploadId } = await opened({ 'index.html': HTML + 'u', '.env': 'SECRET' });
     for (const hash of [sha256Hex('other'), 'abc', sha256Hex('SECRET')]) {
       const r = await stage(app, c, uploadId, hash, 'other');
@@ -389,7 +462,11 @@ describe('stage', () => {
 });
 
 describe('finalize', () => {
-  async function ready(files: Record<string, string | Uint8Array<ArrayBuffer>> = { 'index.html': HTML + 'fin' }, coordination: Record<string, string> = {}, c = canvas()) {
+  async function ready(
+    files: Record<string, string | Uint8Array<ArrayBuffer>> = { 'index.html': HTML + 'fin' },
+    coordination: Record<string, string> = {},
+    c = canvas(),
+  ) {
     const s = site(files);
     const b = await begin(app, c, { manifest: s.manifest, ...coordination });
     expect(b.status).toBe(200);
@@ -414,10 +491,18 @@ describe('finalize', () => {
       warnings: ['notes.xyz will be served as text/plain'],
     });
     expect(r.body.publicationToken).not.toBe(tokenBefore);
-    const v = app.ctx.db.query<{ source: string; created_by: string; status: string }, [string]>('SELECT source, created_by, status FROM versions WHERE id = ?').get(r.body.versionId)!;
+    const v = app.ctx.db
+      .query<{ source: string; created_by: string; status: string }, [string]>(
+        'SELECT source, created_by, status FROM versions WHERE id = ?',
+      )
+      .get(r.body.versionId)!;
     expect(v).toEqual({ source: 'upload', created_by: c.ownerId, status: 'ready' });
     expect(app.ctx.canvases.byId(c.id)!.currentVersionId).toBe(r.body.versionId);
-    const audit = app.ctx.db.query<{ actor_id: string; actor_kind: string; detail: string }, [string]>("SELECT actor_id, actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'").all(c.id);
+    const audit = app.ctx.db
+      .query<{ actor_id: string; actor_kind: string; detail: string }, [string]>(
+        "SELECT actor_id, actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'",
+      )
+      .all(c.id);
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor_id: c.ownerId, actor_kind: 'key' });
     expect(JSON.parse(audit[0]!.detail)).toMatchObject({ source: 'upload', versionId: r.body.versionId });
@@ -435,7 +520,11 @@ describe('finalize', () => {
     const b = await begin(app, c, { manifest: s.manifest });
     await stage(app, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
     const r = await finalize(app, c, b.body.uploadId);
-    expect(r).toEqual({ status: 400, headers: expect.anything(), body: { code: 'UPLOAD_MISSING_BLOB', message: expect.any(String), missingHashes: [s.files[1]!.hash] } });
+    expect(r).toEqual({
+      status: 400,
+      headers: expect.anything(),
+      body: { code: 'UPLOAD_MISSING_BLOB', message: expect.any(String), missingHashes: [s.files[1]!.hash] },
+    });
     expect(app.ctx.canvases.byId(c.id)!.currentVersionId).toBeNull();
     await stage(app, c, b.body.uploadId, s.files[1]!.hash, s.files[1]!.bytes);
     expect((await finalize(app, c, b.body.uploadId)).status).toBe(200);
@@ -476,7 +565,7 @@ describe('finalize', () => {
     expect([r.status, r.body.code]).toEqual([409, 'PUBLICATION_CHANGED']);
   });
 
-  test('releaseId: must equal begin\'s; validity is checked before the mismatch', async () => {
+  test("releaseId: must equal begin's; validity is checked before the mismatch", async () => {
     const c = canvas();
     const withRelease = await ready({ 'index.html': HTML + 'rm' }, { releaseId: 'r-a' }, c);
     const mismatch = await finalize(app, c, withRelease.uploadId, { releaseId: 'r-b' });
@@ -518,7 +607,12 @@ describe('finalize', () => {
     const first = await finalize(app, c, released.uploadId);
     const replay = await finalize(app, c, released.uploadId);
     expect(replay.status).toBe(200);
-    expect(replay.body).toMatchObject({ outcome: 'already_current', versionId: first.body.versionId, releaseId: 'rq', publicationToken: first.body.publicationToken });
+    expect(replay.body).toMatchObject({
+      outcome: 'already_current',
+      versionId: first.body.versionId,
+      releaseId: 'rq',
+      publicationToken: first.body.publicationToken,
+    });
     // Once another release is live, the consumed handle is just consumed.
     await stagedDeploy(app, c, { 'index.html': HTML + 'later' }, { releaseId: 'later' });
     expect((await finalize(app, c, released.uploadId)).body.code).toBe('UPLOAD_ALREADY_FINALIZED');
@@ -532,10 +626,18 @@ describe('finalize', () => {
     const published = await finalize(app, c, a.uploadId);
     const current = await finalize(app, c, b.uploadId);
     expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ outcome: 'already_current', versionId: published.body.versionId, publicationToken: published.body.publicationToken });
+    expect(current.body).toMatchObject({
+      outcome: 'already_current',
+      versionId: published.body.versionId,
+      publicationToken: published.body.publicationToken,
+    });
     await stagedDeploy(app, c, { 'index.html': HTML + 'next' }, { releaseId: 'next' });
     const history = await finalize(app, c, late.uploadId);
-    expect([history.status, history.body.code, history.body.release?.versionId]).toEqual([409, 'RELEASE_NOT_CURRENT', published.body.versionId]);
+    expect([history.status, history.body.code, history.body.release?.versionId]).toEqual([
+      409,
+      'RELEASE_NOT_CURRENT',
+      published.body.versionId,
+    ]);
   });
 
   test('400 UPLOAD_EXPIRED after 15 minutes', async () => {
@@ -628,7 +730,10 @@ describe('finalize', () => {
     const { uploadId } = await ready(undefined, {}, c);
     expect(await finalize(app, other, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
     expect(await finalize(app, c, uploadId, undefined, { key: other.key })).toMatchObject({ status: 403, body: { error: 'unauthorized' } });
-    expect(await finalize(app, c, uploadId, undefined, { key: 'easel_sk_nope' })).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+    expect(await finalize(app, c, uploadId, undefined, { key: 'easel_sk_nope' })).toMatchObject({
+      status: 401,
+      body: { error: 'unauthorized' },
+    });
   });
 
   test('413 CANVAS_TOO_LARGE: the manifest sum is checked again at finalize', async () => {

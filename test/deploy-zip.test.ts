@@ -18,7 +18,8 @@ afterAll(() => app.close());
 
 const fresh = (): DeployCanvas => createDeployCanvas(app.ctx);
 const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher('sha256').update(data).digest('hex');
-const versionCount = (c: DeployCanvas) => app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n;
+const versionCount = (c: DeployCanvas) =>
+  app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n;
 
 /** Deploys and expects the `{code, message, path?}` failure shape. */
 async function refused(c: DeployCanvas, zip: BodyInit | null, status: number, code: string, path?: string) {
@@ -35,8 +36,25 @@ describe('a valid archive', () => {
     const c = fresh();
     const r = await deploy(app, c, site({ 'css/site.css': 'body{}' }));
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['fileCount', 'outcome', 'publicationToken', 'releaseId', 'totalBytes', 'url', 'version', 'versionId', 'warnings']);
-    expect(r.body).toMatchObject({ outcome: 'published', version: 1, releaseId: null, fileCount: 3, totalBytes: 11 + 14 + 6, warnings: [] });
+    expect(Object.keys(r.body).sort()).toEqual([
+      'fileCount',
+      'outcome',
+      'publicationToken',
+      'releaseId',
+      'totalBytes',
+      'url',
+      'version',
+      'versionId',
+      'warnings',
+    ]);
+    expect(r.body).toMatchObject({
+      outcome: 'published',
+      version: 1,
+      releaseId: null,
+      fileCount: 3,
+      totalBytes: 11 + 14 + 6,
+      warnings: [],
+    });
     expect(r.body.url).toBe(`${app.ctx.config.baseUrl}/c/${c.slug}/`);
     expect(r.body.publicationToken).toBe(sharing(app.ctx, c.id).publication_token);
     const versions = (await get(app, c, '/versions')).body.versions;
@@ -55,7 +73,9 @@ describe('a valid archive', () => {
     const png = crypto.getRandomValues(new Uint8Array(70_000));
     const r = await deploy(app, c, zipOf({ 'index.html': '<p>x</p>', 'img/logo.png': png, 'docs/ünï cödé.txt': 'hé' }, 0));
     expect(r.status).toBe(200);
-    const res = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('img/logo.png')}`, { headers: { authorization: `Bearer ${c.key}` } });
+    const res = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('img/logo.png')}`, {
+      headers: { authorization: `Bearer ${c.key}` },
+    });
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(png);
     const listing = (await get(app, c, '/files')).body;
     expect(listing.files.map((f: { path: string }) => f.path)).toEqual(['docs/ünï cödé.txt', 'img/logo.png', 'index.html']);
@@ -113,14 +133,26 @@ describe('a valid archive', () => {
     const r = await deploy(app, c, Buffer.concat(chunks));
     expect([r.status, r.body.fileCount]).toEqual([200, 2]);
     for (const [name, content] of Object.entries(files)) {
-      const back = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${c.key}` } });
+      const back = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent(name)}`, {
+        headers: { authorization: `Bearer ${c.key}` },
+      });
       expect(await back.text()).toBe(content);
     }
   });
 
   test('ZIP64 archives (64-bit sizes, offsets and end record) are read', async () => {
     const c = fresh();
-    const r = await deploy(app, c, rawZip([{ name: 'index.html', content: text('<i>64</i>') }, { name: 'a.js', content: text('x'.repeat(3000)), method: 0 }], { zip64: true }));
+    const r = await deploy(
+      app,
+      c,
+      rawZip(
+        [
+          { name: 'index.html', content: text('<i>64</i>') },
+          { name: 'a.js', content: text('x'.repeat(3000)), method: 0 },
+        ],
+        { zip64: true },
+      ),
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ fileCount: 2, totalBytes: 9 + 3000 });
   });
@@ -133,7 +165,20 @@ describe('a valid archive', () => {
 
   test('mime types are decided at deploy time', async () => {
     const c = fresh();
-    await deploy(app, c, zipOf({ 'index.html': 'x', 'a.css': 'x', 'b.mjs': 'x', 'c.svg': '<svg/>', 'd.woff2': 'x', 'e.wasm': 'x', 'f.json': '{}', 'g.PNG': 'x' }));
+    await deploy(
+      app,
+      c,
+      zipOf({
+        'index.html': 'x',
+        'a.css': 'x',
+        'b.mjs': 'x',
+        'c.svg': '<svg/>',
+        'd.woff2': 'x',
+        'e.wasm': 'x',
+        'f.json': '{}',
+        'g.PNG': 'x',
+      }),
+    );
     const mimes = Object.fromEntries((await get(app, c, '/files')).body.files.map((f: { path: string; mime: string }) => [f.path, f.mime]));
     expect(mimes).toEqual({
       'a.css': 'text/css; charset=utf-8',
@@ -150,7 +195,11 @@ describe('a valid archive', () => {
 
 describe('warnings', () => {
   test('text/plain downgrades: unknown extension, no extension, server-side scripts', async () => {
-    const r = await deploy(app, fresh(), site({ 'api.php': '<?php', 'LICENSE': 'MIT', 'data.xyz': '?', 'cgi/run.sh': 'echo', 'x.py': '', 'y.aspx': '' }));
+    const r = await deploy(
+      app,
+      fresh(),
+      site({ 'api.php': '<?php', LICENSE: 'MIT', 'data.xyz': '?', 'cgi/run.sh': 'echo', 'x.py': '', 'y.aspx': '' }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.warnings).toEqual([
       'LICENSE will be served as text/plain',
@@ -186,11 +235,17 @@ describe('EMPTY_DEPLOY', () => {
   test('an empty body', () => refused(fresh(), null, 400, 'EMPTY_DEPLOY'));
   test('a zero-length body', () => refused(fresh(), new Uint8Array(0), 400, 'EMPTY_DEPLOY'));
   test('an archive with no entries', () => refused(fresh(), rawZip([]), 400, 'EMPTY_DEPLOY'));
-  test('an archive of dotfiles and directories only', () => refused(fresh(), rawZip([{ name: 'dir/' }, { name: '.env', content: text('x') }, { name: '.github/ci.yml', content: text('x') }]), 400, 'EMPTY_DEPLOY'));
+  test('an archive of dotfiles and directories only', () =>
+    refused(
+      fresh(),
+      rawZip([{ name: 'dir/' }, { name: '.env', content: text('x') }, { name: '.github/ci.yml', content: text('x') }]),
+      400,
+      'EMPTY_DEPLOY',
+    ));
 });
 
 describe('INVALID_ZIP', () => {
-  test('two central records sharing one entry\'s bytes (overlapping entries)', async () => {
+  test("two central records sharing one entry's bytes (overlapping entries)", async () => {
     const c = fresh();
     const zip = rawZip([{ name: 'index.html', content: text('<h1>shared bytes</h1>') }], { extraCentral: [{ of: 0, name: 'index.html' }] });
     // The second record's name must match the local header, so it repeats it: caught as an overlap (or a duplicate path).
@@ -234,7 +289,8 @@ describe('INVALID_ZIP', () => {
 
   test('garbage', () => refused(fresh(), crypto.getRandomValues(new Uint8Array(5000)), 400, 'INVALID_ZIP'));
   test('text', () => refused(fresh(), 'hello, this is not a zip', 400, 'INVALID_ZIP'));
-  test('a local-header magic followed by garbage', () => refused(fresh(), Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), 400, 'INVALID_ZIP'));
+  test('a local-header magic followed by garbage', () =>
+    refused(fresh(), Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), 400, 'INVALID_ZIP'));
 
   test('a tar archive', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'easel-tar-'));
@@ -254,18 +310,33 @@ describe('INVALID_ZIP', () => {
     }
   });
 
-  test('a backslash in an entry name', () => refused(fresh(), rawZip([{ name: 'index.html', content: text('x') }, { name: 'js\\app.js', content: text('x') }]), 400, 'INVALID_ZIP', 'js\\app.js'));
-  test('a control character in an entry name', () => refused(fresh(), rawZip([{ name: 'a\u0001b.html', content: text('x') }]), 400, 'INVALID_ZIP'));
-  test('a CRC that does not match the content', () => refused(fresh(), rawZip([{ name: 'index.html', content: text('hello'), crc: 12345 }]), 400, 'INVALID_ZIP', 'index.html'));
-  test('a declared size smaller than the content (under the cap)', () => refused(fresh(), rawZip([{ name: 'a.js', content: text('x'.repeat(1000)), declaredSize: 10 }]), 400, 'INVALID_ZIP', 'a.js'));
-  test('a declared size larger than the content', () => refused(fresh(), rawZip([{ name: 'a.js', content: text('xyz'), declaredSize: 5000 }]), 400, 'INVALID_ZIP', 'a.js'));
+  test('a backslash in an entry name', () =>
+    refused(
+      fresh(),
+      rawZip([
+        { name: 'index.html', content: text('x') },
+        { name: 'js\\app.js', content: text('x') },
+      ]),
+      400,
+      'INVALID_ZIP',
+      'js\\app.js',
+    ));
+  test('a control character in an entry name', () =>
+    refused(fresh(), rawZip([{ name: 'a\u0001b.html', content: text('x') }]), 400, 'INVALID_ZIP'));
+  test('a CRC that does not match the content', () =>
+    refused(fresh(), rawZip([{ name: 'index.html', content: text('hello'), crc: 12345 }]), 400, 'INVALID_ZIP', 'index.html'));
+  test('a declared size smaller than the content (under the cap)', () =>
+    refused(fresh(), rawZip([{ name: 'a.js', content: text('x'.repeat(1000)), declaredSize: 10 }]), 400, 'INVALID_ZIP', 'a.js'));
+  test('a declared size larger than the content', () =>
+    refused(fresh(), rawZip([{ name: 'a.js', content: text('xyz'), declaredSize: 5000 }]), 400, 'INVALID_ZIP', 'a.js'));
   test('corrupt deflate data', async () => {
     const zip = rawZip([{ name: 'a.js', content: text('hello world hello world'), method: 8 }]);
     zip[30 + 4] = 0xff;
     zip[30 + 5] = 0xff;
     await refused(fresh(), zip, 400, 'INVALID_ZIP');
   });
-  test('an encrypted entry', () => refused(fresh(), rawZip([{ name: 'a.js', content: text('x'), flags: 0x801 }]), 400, 'INVALID_ZIP', 'a.js'));
+  test('an encrypted entry', () =>
+    refused(fresh(), rawZip([{ name: 'a.js', content: text('x'), flags: 0x801 }]), 400, 'INVALID_ZIP', 'a.js'));
   test('an unsupported compression method', async () => {
     const zip = rawZip([{ name: 'a.js', content: text('x'), method: 0 }]);
     // Method 12 (bzip2) in both headers.
@@ -273,8 +344,19 @@ describe('INVALID_ZIP', () => {
     zip[30 + 4 + 1 + 10] = 12;
     await refused(fresh(), zip, 400, 'INVALID_ZIP');
   });
-  test('two entries with the same path', () => refused(fresh(), rawZip([{ name: 'a.js', content: text('1') }, { name: './a.js', content: text('2') }]), 400, 'INVALID_ZIP', 'a.js'));
-  test('a central directory count that disagrees with its entries', () => refused(fresh(), rawZip([{ name: 'a.js', content: text('1') }], { eocdCount: 3 }), 400, 'INVALID_ZIP'));
+  test('two entries with the same path', () =>
+    refused(
+      fresh(),
+      rawZip([
+        { name: 'a.js', content: text('1') },
+        { name: './a.js', content: text('2') },
+      ]),
+      400,
+      'INVALID_ZIP',
+      'a.js',
+    ));
+  test('a central directory count that disagrees with its entries', () =>
+    refused(fresh(), rawZip([{ name: 'a.js', content: text('1') }], { eocdCount: 3 }), 400, 'INVALID_ZIP'));
   test('a local header whose name disagrees with the central directory', async () => {
     const zip = rawZip([{ name: 'a.js', content: text('1'), method: 0 }]);
     zip[30] = 'b'.charCodeAt(0);
@@ -284,29 +366,69 @@ describe('INVALID_ZIP', () => {
 
 describe('ZIP_SLIP_REJECTED', () => {
   for (const name of ['../evil.html', 'a/../../evil.html', 'a/..', '/etc/passwd', '/index.html', 'C:/Windows/x.js']) {
-    test(JSON.stringify(name), () => refused(fresh(), rawZip([{ name: 'index.html', content: text('x') }, { name, content: text('x') }]), 400, 'ZIP_SLIP_REJECTED', name));
+    test(JSON.stringify(name), () =>
+      refused(
+        fresh(),
+        rawZip([
+          { name: 'index.html', content: text('x') },
+          { name, content: text('x') },
+        ]),
+        400,
+        'ZIP_SLIP_REJECTED',
+        name,
+      ),
+    );
   }
-  test('fflate-built archives with a traversal name are refused too', () => refused(fresh(), zipOf({ 'index.html': 'x', '../../etc/cron.d/x': 'x' }), 400, 'ZIP_SLIP_REJECTED'));
+  test('fflate-built archives with a traversal name are refused too', () =>
+    refused(fresh(), zipOf({ 'index.html': 'x', '../../etc/cron.d/x': 'x' }), 400, 'ZIP_SLIP_REJECTED'));
 });
 
 describe('ZIP_BOMB_REJECTED', () => {
-  test('an entry that declares more than 25 MB (honest deflate of zeros)', () => refused(fresh(), rawZip([{ name: 'index.html', content: text('x') }, { name: 'big.bin', content: new Uint8Array(25 * MiB + 1) }]), 400, 'ZIP_BOMB_REJECTED', 'big.bin'));
+  test('an entry that declares more than 25 MB (honest deflate of zeros)', () =>
+    refused(
+      fresh(),
+      rawZip([
+        { name: 'index.html', content: text('x') },
+        { name: 'big.bin', content: new Uint8Array(25 * MiB + 1) },
+      ]),
+      400,
+      'ZIP_BOMB_REJECTED',
+      'big.bin',
+    ));
 
   test('exactly 25 MB is allowed', async () => {
-    const r = await deploy(app, fresh(), rawZip([{ name: 'index.html', content: text('x') }, { name: 'big.bin', content: new Uint8Array(25 * MiB) }]));
+    const r = await deploy(
+      app,
+      fresh(),
+      rawZip([
+        { name: 'index.html', content: text('x') },
+        { name: 'big.bin', content: new Uint8Array(25 * MiB) },
+      ]),
+    );
     expect(r.status).toBe(200);
     expect(r.body.totalBytes).toBe(25 * MiB + 1);
   });
 
-  test('a stored entry over 25 MB', () => refused(fresh(), rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 1), method: 0 }]), 400, 'ZIP_BOMB_REJECTED', 'big.bin'));
+  test('a stored entry over 25 MB', () =>
+    refused(fresh(), rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 1), method: 0 }]), 400, 'ZIP_BOMB_REJECTED', 'big.bin'));
 
   test('a tiny bomb that lies about its size inflates only to the cap', async () => {
-    const bomb = rawZip([{ name: 'index.html', content: text('x') }, { name: 'bomb.txt', content: new Uint8Array(40 * MiB), declaredSize: 1000 }]);
+    const bomb = rawZip([
+      { name: 'index.html', content: text('x') },
+      { name: 'bomb.txt', content: new Uint8Array(40 * MiB), declaredSize: 1000 },
+    ]);
     expect(bomb.byteLength).toBeLessThan(100 * 1024);
     await refused(fresh(), bomb, 400, 'ZIP_BOMB_REJECTED', 'bomb.txt');
   });
 
-  test('a stored entry whose declared size lies by more than the cap', () => refused(fresh(), rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 10), method: 0, declaredSize: 5 }]), 400, 'ZIP_BOMB_REJECTED', 'big.bin'));
+  test('a stored entry whose declared size lies by more than the cap', () =>
+    refused(
+      fresh(),
+      rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 10), method: 0, declaredSize: 5 }]),
+      400,
+      'ZIP_BOMB_REJECTED',
+      'big.bin',
+    ));
 });
 
 describe('TOO_MANY_FILES', () => {
@@ -423,7 +545,12 @@ describe('over a real socket', () => {
         offset += 64 * 1024;
       },
     });
-    const res = await fetch(`${live.base}/v1/canvases/${c.id}/deploy`, { method: 'PUT', body, headers: { authorization: `Bearer ${c.key}` }, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${live.base}/v1/canvases/${c.id}/deploy`, {
+      method: 'PUT',
+      body,
+      headers: { authorization: `Bearer ${c.key}` },
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { fileCount: number }).fileCount).toBe(3);
   });
@@ -439,7 +566,9 @@ describe('over a real socket', () => {
         socket: {
           open(s) {
             // Only two bytes of the promised 115 MB ever go out.
-            s.write(`PUT /v1/canvases/${c.id}/deploy HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${c.key}\r\nContent-Length: ${115 * MiB}\r\n\r\nPK`);
+            s.write(
+              `PUT /v1/canvases/${c.id}/deploy HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${c.key}\r\nContent-Length: ${115 * MiB}\r\n\r\nPK`,
+            );
           },
           data(s, d) {
             buf += d.toString();
@@ -468,7 +597,12 @@ describe('over a real socket', () => {
         ctl.enqueue(chunk);
       },
     });
-    const res = await fetch(`${live.base}/v1/canvases/${c.id}/deploy`, { method: 'PUT', body, headers: { authorization: `Bearer ${c.key}` }, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${live.base}/v1/canvases/${c.id}/deploy`, {
+      method: 'PUT',
+      body,
+      headers: { authorization: `Bearer ${c.key}` },
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(((await res.json()) as { code: string }).code).toBe('CANVAS_TOO_LARGE');
   });

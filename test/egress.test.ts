@@ -76,7 +76,24 @@ const REFUSED: Array<[string, string]> = [
   ['1:2:3:4:5:6:7:8:9', 'not-an-address'],
 ];
 
-const PUBLIC = ['8.8.8.8', '93.184.216.34', '1.1.1.1', '11.0.0.1', '100.128.0.1', '172.32.0.1', '192.169.0.1', '198.20.0.1', '223.255.255.254', '2606:4700:4700::1111', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7', '[2606:4700::1]'];
+const PUBLIC = [
+  '8.8.8.8',
+  '93.184.216.34',
+  '1.1.1.1',
+  '11.0.0.1',
+  '100.128.0.1',
+  '172.32.0.1',
+  '192.169.0.1',
+  '198.20.0.1',
+  '223.255.255.254',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::1',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+  '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+  '[2606:4700::1]',
+];
 
 describe('address classification', () => {
   test.each(REFUSED)('%s is refused (%s)', (address, range) => {
@@ -126,7 +143,8 @@ describe('hostile targets through the Connections route', () => {
       connects.push(url);
       const u = new URL(url);
       const host = u.hostname.replace(/^\[|\]$/g, '');
-      if (host === FAKE_PUBLIC || host === FAKE_PUBLIC_6) return bunConnector(`https://127.0.0.1:${upstream.port}${u.pathname}${u.search}`, init);
+      if (host === FAKE_PUBLIC || host === FAKE_PUBLIC_6)
+        return bunConnector(`https://127.0.0.1:${upstream.port}${u.pathname}${u.search}`, init);
       return bunConnector(url, init);
     };
     admin = await app.signIn(ADMIN_EMAIL);
@@ -144,7 +162,11 @@ describe('hostile targets through the Connections route', () => {
 
   async function profileFor(origin: string): Promise<string> {
     const name = `p${++n}`;
-    const res = await app.request('/api/admin/connections', { method: 'POST', cookie: admin, json: { name, origin, methods: ['GET', 'POST'], protectedHeaders: { authorization: 'Bearer never-sent' } } });
+    const res = await app.request('/api/admin/connections', {
+      method: 'POST',
+      cookie: admin,
+      json: { name, origin, methods: ['GET', 'POST'], protectedHeaders: { authorization: 'Bearer never-sent' } },
+    });
     if (res.status !== 201) throw new Error(`profile ${origin}: ${res.status} ${await res.text()}`);
     await app.request(`/api/admin/canvases/${canvasId}/connections/${name}`, { method: 'PUT', cookie: admin });
     return name;
@@ -176,7 +198,11 @@ describe('hostile targets through the Connections route', () => {
       const host = `t${n + 1}.hostile.test`;
       answers.set(host, list);
       const name = await profileFor(`https://${host}:${trap.port}`);
-      await expectRefused(name, 'CONNECTION_ADDRESS_REFUSED', list.filter((a) => a !== FAKE_PUBLIC && a !== FAKE_PUBLIC_6));
+      await expectRefused(
+        name,
+        'CONNECTION_ADDRESS_REFUSED',
+        list.filter((a) => a !== FAKE_PUBLIC && a !== FAKE_PUBLIC_6),
+      );
     }
     const warned = app.logs.filter((l) => l.msg === 'connections: address refused');
     expect(warned.length).toBe(hostileAnswers.length);
@@ -215,8 +241,25 @@ describe('hostile targets through the Connections route', () => {
   });
 
   test('IP literals in every spelling cannot even become a profile', async () => {
-    for (const origin of ['https://127.0.0.1', 'https://127.1', 'https://0x7f.0.0.1', 'https://2130706433', 'https://017700000001', 'https://0177.0.0.1', 'https://[::1]', 'https://[::ffff:127.0.0.1]', 'https://[fe80::1]', 'https://169.254.169.254', 'https://0xa9fea9fe', 'https://10.1']) {
-      const res = await app.request('/api/admin/connections', { method: 'POST', cookie: admin, json: { name: 'literal', origin, methods: ['GET'] } });
+    for (const origin of [
+      'https://127.0.0.1',
+      'https://127.1',
+      'https://0x7f.0.0.1',
+      'https://2130706433',
+      'https://017700000001',
+      'https://0177.0.0.1',
+      'https://[::1]',
+      'https://[::ffff:127.0.0.1]',
+      'https://[fe80::1]',
+      'https://169.254.169.254',
+      'https://0xa9fea9fe',
+      'https://10.1',
+    ]) {
+      const res = await app.request('/api/admin/connections', {
+        method: 'POST',
+        cookie: admin,
+        json: { name: 'literal', origin, methods: ['GET'] },
+      });
       const b = await body(res);
       expect({ origin, status: res.status, code: b.code }).toEqual({ origin, status: 400, code: 'INVALID_BODY' });
       expect(b.message).toContain('IP literals');
@@ -226,7 +269,14 @@ describe('hostile targets through the Connections route', () => {
   test('redirects to private addresses (another origin) are refused without a connection to them', async () => {
     answers.set(UPSTREAM_HOST, [FAKE_PUBLIC]);
     const name = await profileFor(`https://${UPSTREAM_HOST}:${upstream.port}`);
-    for (const location of [`https://127.0.0.1:${trap.port}/`, `https://localhost:${trap.port}/`, 'https://169.254.169.254/latest/meta-data/', `https://[::1]:${trap.port}/`, `https://pinned.hostile.test:${trap.port}/`, `https://2130706433:${trap.port}/`]) {
+    for (const location of [
+      `https://127.0.0.1:${trap.port}/`,
+      `https://localhost:${trap.port}/`,
+      'https://169.254.169.254/latest/meta-data/',
+      `https://[::1]:${trap.port}/`,
+      `https://pinned.hostile.test:${trap.port}/`,
+      `https://2130706433:${trap.port}/`,
+    ]) {
       upstream.handle(() => new Response(null, { status: 302, headers: { location } }));
       const before = { connects: connects.length, trap: trap.connections() };
       const res = await app.request(`/v1/c/${slug}/connections/${name}/start`, { cookie: owner });
@@ -242,7 +292,9 @@ describe('hostile targets through the Connections route', () => {
     let lookups = 0;
     answers.set(UPSTREAM_HOST, () => (++lookups === 1 ? [FAKE_PUBLIC] : ['127.0.0.1']));
     const name = await profileFor(`https://${UPSTREAM_HOST}:${upstream.port}`);
-    upstream.handle((_req, r) => (r.path === '/first' ? new Response(null, { status: 302, headers: { location: '/second' } }) : new Response('should not get here')));
+    upstream.handle((_req, r) =>
+      r.path === '/first' ? new Response(null, { status: 302, headers: { location: '/second' } }) : new Response('should not get here'),
+    );
     const before = connects.length;
     const res = await app.request(`/v1/c/${slug}/connections/${name}/first`, { cookie: owner });
     expect((await body(res)).code).toBe('CONNECTION_ADDRESS_REFUSED');

@@ -109,7 +109,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
       };
-      if (req.method !== 'POST' || req.url !== '/v1/messages') return json(404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
+      if (req.method !== 'POST' || req.url !== '/v1/messages')
+        return json(404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
       if (!rec.apiKey && !rec.bearer) return json(401, { type: 'error', error: { type: 'authentication_error', message: 'missing key' } });
       const script = queue.shift() ?? { kind: 'stream' };
       if (script.kind === 'status') {
@@ -168,7 +169,12 @@ async function stream(res: ServerResponse, rec: RecordedRequest, script: Extract
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: usage.input, cache_creation_input_tokens: usage.cacheCreation, cache_read_input_tokens: usage.cacheRead, output_tokens: 1 },
+      usage: {
+        input_tokens: usage.input,
+        cache_creation_input_tokens: usage.cacheCreation,
+        cache_read_input_tokens: usage.cacheRead,
+        output_tokens: 1,
+      },
     },
   });
   send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });

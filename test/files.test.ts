@@ -32,7 +32,10 @@ function multipart(parts: RawPart[]): Uint8Array<ArrayBuffer> {
 }
 
 const filePart = (data: string | Uint8Array, filename: string | null = 'a.txt', type: string | null = 'text/plain'): RawPart => ({
-  headers: [`Content-Disposition: form-data; name="file"${filename === null ? '' : `; filename="${filename}"`}`, ...(type ? [`Content-Type: ${type}`] : [])],
+  headers: [
+    `Content-Disposition: form-data; name="file"${filename === null ? '' : `; filename="${filename}"`}`,
+    ...(type ? [`Content-Type: ${type}`] : []),
+  ],
   data,
 });
 const field = (name: string, value: string): RawPart => ({ headers: [`Content-Disposition: form-data; name="${name}"`], data: value });
@@ -46,9 +49,14 @@ describe('runtime files', () => {
   });
   afterAll(() => app.close());
 
-  const files = (path: string, init: RequestInit & { cookie?: string; json?: unknown } = {}, slug = w.slug) => app.request(`/v1/c/${slug}/files${path}`, init);
+  const files = (path: string, init: RequestInit & { cookie?: string; json?: unknown } = {}, slug = w.slug) =>
+    app.request(`/v1/c/${slug}/files${path}`, init);
   const upload = (parts: RawPart[], cookie = w.cookie.editor, slug = w.slug) =>
-    files('', { method: 'POST', cookie, body: multipart(parts), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } }, slug);
+    files(
+      '',
+      { method: 'POST', cookie, body: multipart(parts), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } },
+      slug,
+    );
   const uploadOk = async (parts: RawPart[], cookie = w.cookie.editor) => {
     const res = await upload(parts, cookie);
     if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
@@ -60,9 +68,22 @@ describe('runtime files', () => {
     const res = await upload([filePart('hello, files')]);
     expect(res.status).toBe(201);
     const up = await body(res);
-    expect(up).toEqual({ id: expect.stringMatching(/^[0-9a-z]{20}$/), name: 'a.txt', size: 12, url: `/v1/c/${w.slug}/files/${up.id}/content` });
+    expect(up).toEqual({
+      id: expect.stringMatching(/^[0-9a-z]{20}$/),
+      name: 'a.txt',
+      size: 12,
+      url: `/v1/c/${w.slug}/files/${up.id}/content`,
+    });
     const record = (await list(w.cookie.viewer)).find((f) => f.id === up.id);
-    expect(record).toEqual({ id: up.id, name: 'a.txt', size: 12, mime: 'text/plain', createdAt: expect.any(Number), scope: 'shared', uploadedBy: w.ids.editor });
+    expect(record).toEqual({
+      id: up.id,
+      name: 'a.txt',
+      size: 12,
+      mime: 'text/plain',
+      createdAt: expect.any(Number),
+      scope: 'shared',
+      uploadedBy: w.ids.editor,
+    });
     const content = await app.request(up.url, { cookie: w.cookie.viewer });
     expect(content.status).toBe(200);
     expect(await content.text()).toBe('hello, files');
@@ -117,7 +138,9 @@ describe('runtime files', () => {
     }
     const weird = await uploadOk([filePart('x', 'r\u00e9sum\u00e9 %22final%22;.html', 'text/html')]);
     const res = await app.request(weird.url, { cookie: w.cookie.viewer });
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="r_sum_ _final__.html"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22%3B.html`);
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename="r_sum_ _final__.html"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22%3B.html`,
+    );
   });
 
   test('content carries an ETag and answers 304 to If-None-Match', async () => {
@@ -134,8 +157,10 @@ describe('runtime files', () => {
     const up = await uploadOk([filePart('etag variants')]);
     const etag = (await app.request(up.url, { cookie: w.cookie.viewer })).headers.get('etag')!;
     const other = `"${'0'.repeat(64)}"`;
-    const status = async (ifNoneMatch: string) => (await app.request(up.url, { cookie: w.cookie.viewer, headers: { 'if-none-match': ifNoneMatch } })).status;
-    for (const inm of [`W/${etag}`, `${other}, ${etag}`, `W/${other}, W/${etag}`, `${other},${etag}`, '*']) expect({ inm, status: await status(inm) }).toEqual({ inm, status: 304 });
+    const status = async (ifNoneMatch: string) =>
+      (await app.request(up.url, { cookie: w.cookie.viewer, headers: { 'if-none-match': ifNoneMatch } })).status;
+    for (const inm of [`W/${etag}`, `${other}, ${etag}`, `W/${other}, W/${etag}`, `${other},${etag}`, '*'])
+      expect({ inm, status: await status(inm) }).toEqual({ inm, status: 304 });
     for (const inm of [other, `W/${other}`, `${other}, W/"nope"`]) expect({ inm, status: await status(inm) }).toEqual({ inm, status: 200 });
     const res = await app.request(up.url, { cookie: w.cookie.viewer, headers: { 'if-none-match': `W/${etag}` } });
     expect(res.headers.get('etag')).toBe(etag);
@@ -154,7 +179,12 @@ describe('runtime files', () => {
           offset += size;
         },
       });
-      const res = await files('', { method: 'POST', cookie: w.cookie.editor, body: stream, headers: { 'content-type': `multipart/form-data; boundary="${BOUNDARY}"` } });
+      const res = await files('', {
+        method: 'POST',
+        cookie: w.cookie.editor,
+        body: stream,
+        headers: { 'content-type': `multipart/form-data; boundary="${BOUNDARY}"` },
+      });
       expect(res.status).toBe(201);
       const up = await body(res);
       expect(up.name).toBe('chunky.txt');
@@ -165,12 +195,34 @@ describe('runtime files', () => {
   test('a missing or non-multipart body, or no file part, is 400 INVALID_BODY', async () => {
     await expectCode(await files('', { method: 'POST', cookie: w.cookie.editor }), 400, 'INVALID_BODY');
     await expectCode(await files('', { method: 'POST', cookie: w.cookie.editor, json: { file: 'x' } }), 400, 'INVALID_BODY');
-    await expectCode(await files('', { method: 'POST', cookie: w.cookie.editor, body: 'x', headers: { 'content-type': 'multipart/form-data' } }), 400, 'INVALID_BODY');
+    await expectCode(
+      await files('', { method: 'POST', cookie: w.cookie.editor, body: 'x', headers: { 'content-type': 'multipart/form-data' } }),
+      400,
+      'INVALID_BODY',
+    );
     await expectCode(await upload([field('scope', 'shared')]), 400, 'INVALID_BODY');
     await expectCode(await upload([filePart('a'), filePart('b')]), 400, 'INVALID_BODY');
     const truncated = multipart([filePart('abc')]).slice(0, 80);
-    await expectCode(await files('', { method: 'POST', cookie: w.cookie.editor, body: truncated, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } }), 400, 'INVALID_BODY');
-    await expectCode(await files('', { method: 'POST', cookie: w.cookie.editor, body: 'no boundary here', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } }), 400, 'INVALID_BODY');
+    await expectCode(
+      await files('', {
+        method: 'POST',
+        cookie: w.cookie.editor,
+        body: truncated,
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      }),
+      400,
+      'INVALID_BODY',
+    );
+    await expectCode(
+      await files('', {
+        method: 'POST',
+        cookie: w.cookie.editor,
+        body: 'no boundary here',
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      }),
+      400,
+      'INVALID_BODY',
+    );
   });
 
   test('scope: omitted is shared (owners and editors); submission for viewers; unknown or combined with group/collection is 400', async () => {
@@ -230,7 +282,15 @@ describe('runtime files', () => {
     const rename = (name: unknown, cookie = w.cookie.editor, id = up.id) => files(`/${id}`, { method: 'PATCH', cookie, json: { name } });
     const res = await rename('  new name.txt ');
     expect(res.status).toBe(200);
-    expect(await body(res)).toEqual({ id: up.id, name: 'new name.txt', size: 1, mime: 'text/plain', createdAt: expect.any(Number), scope: 'shared', uploadedBy: w.ids.editor });
+    expect(await body(res)).toEqual({
+      id: up.id,
+      name: 'new name.txt',
+      size: 1,
+      mime: 'text/plain',
+      createdAt: expect.any(Number),
+      scope: 'shared',
+      uploadedBy: w.ids.editor,
+    });
     expect((await rename('€'.repeat(255))).status).toBe(200);
     for (const bad of ['', '   ', 'x'.repeat(256), 'tab\there', 5, null]) await expectCode(await rename(bad), 400, 'INVALID_BODY');
     await expectCode(await files(`/${up.id}`, { method: 'PATCH', cookie: w.cookie.editor, body: '{oops' }), 400, 'INVALID_BODY');
@@ -294,7 +354,9 @@ describe('runtime files', () => {
       ['file.uploaded', 'guest', w.ids.guest],
     ]);
     const mine = await uploadOk([field('scope', 'submission'), filePart('from a viewer')], w.cookie.viewer);
-    const member = app.ctx.audit.forCanvas(w.canvas.id, 1000).find((e) => e.action === 'file.uploaded' && (e.detail as any)?.fileId === mine.id);
+    const member = app.ctx.audit
+      .forCanvas(w.canvas.id, 1000)
+      .find((e) => e.action === 'file.uploaded' && (e.detail as any)?.fileId === mine.id);
     expect([member?.actorKind, member?.actorId]).toEqual(['user', w.ids.viewer]);
   });
 
@@ -348,7 +410,12 @@ describe('runtime file quotas', () => {
   });
 
   const upload = (data: Uint8Array | string, cookie = w.cookie.editor) =>
-    app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie, body: multipart([filePart(data)]), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    app.request(`/v1/c/${w.slug}/files`, {
+      method: 'POST',
+      cookie,
+      body: multipart([filePart(data)]),
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    });
 
   test('the per-file cap (admin-tunable): at the cap 201, one byte over 413 FILE_TOO_LARGE', async () => {
     app.ctx.settings.update({ filesBytesFile: 1000 });
@@ -391,7 +458,12 @@ describe('runtime file quotas', () => {
       },
     });
     const before = app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
-    const res = await app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie: w.cookie.editor, body: stream, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    const res = await app.request(`/v1/c/${w.slug}/files`, {
+      method: 'POST',
+      cookie: w.cookie.editor,
+      body: stream,
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    });
     await expectCode(res, 413, 'FILE_TOO_LARGE');
     expect(pulled).toBeLessThan(1024 * 1024);
     expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
@@ -426,7 +498,12 @@ describe('runtime file quotas', () => {
       },
     });
     const before = app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
-    const res = await app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie: w.cookie.editor, body: stream, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    const res = await app.request(`/v1/c/${w.slug}/files`, {
+      method: 'POST',
+      cookie: w.cookie.editor,
+      body: stream,
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    });
     const b = await expectCode(res, 413, 'FILE_TOO_LARGE');
     expect(b.quota).toBe('files.bytes.file');
     expect(pulled).toBeLessThan(1024 * 1024);

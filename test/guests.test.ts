@@ -12,7 +12,8 @@ describe('legacy guests', () => {
   });
   afterAll(() => app.close());
 
-  const invite = (cookie: string, json: unknown = {}, canvasId = w.canvas.id) => app.request(`/api/canvases/${canvasId}/guest-invites`, { method: 'POST', cookie, json });
+  const invite = (cookie: string, json: unknown = {}, canvasId = w.canvas.id) =>
+    app.request(`/api/canvases/${canvasId}/guest-invites`, { method: 'POST', cookie, json });
   const me = (cookie: string, slug = w.slug) => app.request(`/v1/c/${slug}/me`, { cookie });
 
   test('owner, editor and admin create invites: 201 {inviteId, url}; everyone else 404, anonymous 401', async () => {
@@ -20,7 +21,10 @@ describe('legacy guests', () => {
       const res = await invite(w.cookie[who]);
       expect(res.status).toBe(201);
       const b = await body(res);
-      expect(b).toEqual({ inviteId: expect.stringMatching(/^[0-9a-z]{20}$/), url: expect.stringMatching(new RegExp(`^${app.ctx.config.baseUrl}/auth/guest\\?token=[A-Za-z0-9]{32}$`)) });
+      expect(b).toEqual({
+        inviteId: expect.stringMatching(/^[0-9a-z]{20}$/),
+        url: expect.stringMatching(new RegExp(`^${app.ctx.config.baseUrl}/auth/guest\\?token=[A-Za-z0-9]{32}$`)),
+      });
     }
     for (const who of ['viewer', 'stranger', 'guest'] as const) {
       const res = await invite(w.cookie[who]);
@@ -47,7 +51,12 @@ describe('legacy guests', () => {
       expect(res.status).toBe(400);
       expect((await body(res)).code).toBe('INVALID_BODY');
     }
-    const broken = await app.request(`/api/canvases/${w.canvas.id}/guest-invites`, { method: 'POST', cookie: w.cookie.owner, body: '{oops', headers: { 'content-type': 'application/json' } });
+    const broken = await app.request(`/api/canvases/${w.canvas.id}/guest-invites`, {
+      method: 'POST',
+      cookie: w.cookie.owner,
+      body: '{oops',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
   });
 
@@ -61,7 +70,9 @@ describe('legacy guests', () => {
     expect(cookie).toMatch(/^easel_guest=[A-Za-z0-9]{32}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
     const identity = await body(await me(cookie.split(';')[0]!));
     expect(identity).toMatchObject({ id: `guest:${inviteId}`, name: 'Visitor', kind: 'guest', canvasRole: 'viewer', email: null });
-    const stored = JSON.stringify(app.ctx.db.query('SELECT * FROM guest_invites').all()) + JSON.stringify(app.ctx.db.query('SELECT * FROM guest_sessions').all());
+    const stored =
+      JSON.stringify(app.ctx.db.query('SELECT * FROM guest_invites').all()) +
+      JSON.stringify(app.ctx.db.query('SELECT * FROM guest_sessions').all());
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(cookie.split(';')[0]!.split('=')[1]!);
     expect(JSON.stringify(app.logs)).not.toContain(token);
@@ -94,7 +105,9 @@ describe('legacy guests', () => {
     const entry = listed.invites.find((i: any) => i.inviteId === g.inviteId);
     expect(entry).toEqual({ inviteId: g.inviteId, name: 'Temp', createdBy: w.ids.owner, createdAt: clock, revokedAt: null });
     expect(JSON.stringify(listed)).not.toContain(new URL(g.url).searchParams.get('token')!);
-    expect((await app.request(`/api/canvases/${w.canvas.id}/guest-invites/${g.inviteId}`, { method: 'DELETE', cookie: w.cookie.viewer })).status).toBe(404);
+    expect(
+      (await app.request(`/api/canvases/${w.canvas.id}/guest-invites/${g.inviteId}`, { method: 'DELETE', cookie: w.cookie.viewer })).status,
+    ).toBe(404);
     const res = await app.request(`/api/canvases/${w.canvas.id}/guest-invites/${g.inviteId}`, { method: 'DELETE', cookie: w.cookie.owner });
     expect(res.status).toBe(200);
     expect(await body(res)).toEqual({ ok: true });
@@ -102,11 +115,23 @@ describe('legacy guests', () => {
     const reopen = await app.request(pathOf(g.url));
     expect(reopen.status).toBe(404);
     expect(reopen.headers.get('set-cookie')).toBeNull();
-    expect((await app.request(`/api/canvases/${w.canvas.id}/guest-invites/${g.inviteId}`, { method: 'DELETE', cookie: w.cookie.owner })).status).toBe(200);
-    const unknown = await app.request(`/api/canvases/${w.canvas.id}/guest-invites/nosuchinvite0000000`, { method: 'DELETE', cookie: w.cookie.owner });
+    expect(
+      (await app.request(`/api/canvases/${w.canvas.id}/guest-invites/${g.inviteId}`, { method: 'DELETE', cookie: w.cookie.owner })).status,
+    ).toBe(200);
+    const unknown = await app.request(`/api/canvases/${w.canvas.id}/guest-invites/nosuchinvite0000000`, {
+      method: 'DELETE',
+      cookie: w.cookie.owner,
+    });
     expect(unknown.status).toBe(404);
     const elsewhere = makeCanvas(app, w.ids.owner);
-    expect((await app.request(`/api/canvases/${elsewhere.id}/guest-invites/${w.ids.guest.slice(6)}`, { method: 'DELETE', cookie: w.cookie.owner })).status).toBe(404);
+    expect(
+      (
+        await app.request(`/api/canvases/${elsewhere.id}/guest-invites/${w.ids.guest.slice(6)}`, {
+          method: 'DELETE',
+          cookie: w.cookie.owner,
+        })
+      ).status,
+    ).toBe(404);
     expect((await me(w.cookie.guest)).status).toBe(200);
   });
 

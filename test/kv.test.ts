@@ -20,7 +20,8 @@ describe('KV', () => {
   afterAll(() => app.close());
 
   const kv = (path: string, init: RequestInit & { cookie?: string; json?: unknown } = {}) => app.request(`/v1/c/${w.slug}/kv${path}`, init);
-  const putRaw = (path: string, raw: string, cookie = w.cookie.editor) => kv(path, { method: 'PUT', cookie, body: raw, headers: { 'content-type': 'application/json' } });
+  const putRaw = (path: string, raw: string, cookie = w.cookie.editor) =>
+    kv(path, { method: 'PUT', cookie, body: raw, headers: { 'content-type': 'application/json' } });
   const put = (path: string, value: unknown, cookie = w.cookie.editor) => putRaw(path, JSON.stringify(value), cookie);
   const get = async (path: string, cookie = w.cookie.viewer) => body(await kv(path, { cookie }));
   const insertRows = (scope: 'shared' | 'user', ownerId: string, count: number, prefix: string) => {
@@ -59,7 +60,9 @@ describe('KV', () => {
   });
 
   test('a stored null reads as null', async () => {
-    app.ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)").run(w.canvas.id);
+    app.ctx.db
+      .query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)")
+      .run(w.canvas.id);
     expect(await get('/nul')).toEqual({ value: null });
     expect((await get('/?prefix=nul')).entries).toEqual([{ key: 'nul', value: null }]);
   });
@@ -176,7 +179,13 @@ describe('KV', () => {
     expect((await get('/?prefix=a%25')).entries.map((e: any) => e.key)).toEqual(['a%']);
     expect((await get('/?prefix=zz')).entries).toEqual([]);
     const p1 = await get('/?prefix=a&limit=2');
-    expect(p1).toEqual({ entries: [{ key: 'a', value: 'a' }, { key: 'a%', value: 'a%' }], nextCursor: 'a%' });
+    expect(p1).toEqual({
+      entries: [
+        { key: 'a', value: 'a' },
+        { key: 'a%', value: 'a%' },
+      ],
+      nextCursor: 'a%',
+    });
     const p2 = await get(`/?prefix=a&limit=2&cursor=${encodeURIComponent(p1.nextCursor)}`);
     expect(p2.entries.map((e: any) => e.key)).toEqual(['a_', 'aa']);
     const p3 = await get(`/?prefix=a&limit=2&cursor=${encodeURIComponent(p2.nextCursor)}`);
@@ -205,11 +214,15 @@ describe('KV', () => {
     clear();
     const inc = (key: string, init: RequestInit = {}) => kv(`/${key}/increment`, { method: 'POST', cookie: w.cookie.editor, ...init });
     expect(await body(await inc('n'))).toEqual({ value: 1 });
-    expect(await body(await inc('n', { body: JSON.stringify({ by: 5 }), headers: { 'content-type': 'application/json' } }))).toEqual({ value: 6 });
+    expect(await body(await inc('n', { body: JSON.stringify({ by: 5 }), headers: { 'content-type': 'application/json' } }))).toEqual({
+      value: 6,
+    });
     expect(await body(await inc('n', { body: JSON.stringify({ by: -2.5 }) }))).toEqual({ value: 3.5 });
-    for (const raw of ['{oops', '[]', '"x"', 'null', '{}']) expect(await body(await inc('m', { body: raw }))).toEqual({ value: expect.any(Number) });
+    for (const raw of ['{oops', '[]', '"x"', 'null', '{}'])
+      expect(await body(await inc('m', { body: raw }))).toEqual({ value: expect.any(Number) });
     expect(await get('/m')).toEqual({ value: 5 });
-    for (const by of ['"2"', 'null', 'true', '{}', '1e400']) await expectCode(await inc('n', { body: `{"by":${by}}` }), 400, 'INVALID_BODY');
+    for (const by of ['"2"', 'null', 'true', '{}', '1e400'])
+      await expectCode(await inc('n', { body: `{"by":${by}}` }), 400, 'INVALID_BODY');
     expect(await get('/n')).toEqual({ value: 3.5 });
   });
 
@@ -218,7 +231,9 @@ describe('KV', () => {
       await putRaw('/nn', value);
       await expectCode(await kv('/nn/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'NOT_NUMERIC');
     }
-    app.ctx.db.query("INSERT OR REPLACE INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)").run(w.canvas.id);
+    app.ctx.db
+      .query("INSERT OR REPLACE INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)")
+      .run(w.canvas.id);
     await expectCode(await kv('/nul/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'NOT_NUMERIC');
     await put('/huge', 1.7e308);
     await expectCode(await kv('/huge/increment', { method: 'POST', cookie: w.cookie.editor, body: '{"by":1.7e308}' }), 400, 'INVALID_BODY');
@@ -227,9 +242,13 @@ describe('KV', () => {
 
   test('increment results and stored numbers are spelled as JSON.stringify (and so PUT) spells them: 0, not 0.0', async () => {
     clear();
-    const inc = async (key: string, by: number) => (await kv(`/${key}/increment`, { method: 'POST', cookie: w.cookie.editor, body: JSON.stringify({ by }) })).text();
+    const inc = async (key: string, by: number) =>
+      (await kv(`/${key}/increment`, { method: 'POST', cookie: w.cookie.editor, body: JSON.stringify({ by }) })).text();
     const raw = async (key: string) => (await kv(`/${key}`, { cookie: w.cookie.viewer })).text();
-    const stored = (key: string) => app.ctx.db.query<{ value: string }, [string, string]>("SELECT value FROM kv WHERE canvas_id = ? AND scope = 'shared' AND key = ?").get(w.canvas.id, key)!.value;
+    const stored = (key: string) =>
+      app.ctx.db
+        .query<{ value: string }, [string, string]>("SELECT value FROM kv WHERE canvas_id = ? AND scope = 'shared' AND key = ?")
+        .get(w.canvas.id, key)!.value;
     expect(await inc('f', 0.5)).toBe('{"value":0.5}');
     expect(await inc('f', 0.5)).toBe('{"value":1}');
     expect(await inc('f', -1)).toBe('{"value":0}');
@@ -238,7 +257,9 @@ describe('KV', () => {
     await put('/large', 1e300);
     expect(await inc('large', 1e300)).toBe('{"value":2e+300}');
     expect(await raw('large')).toBe('{"value":2e+300}');
-    expect(await (await kv('/?prefix=large', { cookie: w.cookie.viewer })).text()).toBe('{"entries":[{"key":"large","value":2e+300}],"nextCursor":null}');
+    expect(await (await kv('/?prefix=large', { cookie: w.cookie.viewer })).text()).toBe(
+      '{"entries":[{"key":"large","value":2e+300}],"nextCursor":null}',
+    );
     // Past 2^53 the sum is the double a PUT of it would store, not SQLite's exact integer.
     await put('/edge', 2 ** 53);
     expect(await inc('edge', 1)).toBe('{"value":9007199254740992}');
@@ -262,13 +283,17 @@ describe('KV', () => {
     expect(await get('/user/', w.cookie.viewer2)).toEqual({ entries: [{ key: 'theme', value: 'light' }], nextCursor: null });
     expect(await body(await kv('/user/theme', { method: 'DELETE', cookie: w.cookie.viewer2 }))).toEqual({ ok: true });
     expect(await get('/user/theme', w.cookie.viewer)).toEqual({ value: 'dark' });
-    const rows = app.ctx.db.query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND scope = 'user'").all(w.canvas.id);
+    const rows = app.ctx.db
+      .query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND scope = 'user'")
+      .all(w.canvas.id);
     expect(rows).toEqual([{ owner_id: w.ids.viewer }]);
   });
 
   test('a guest has its own per-viewer scope keyed guest:<inviteId>', async () => {
     await put('/user/g', 1, w.cookie.guest);
-    const row = app.ctx.db.query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND key = 'g'").get(w.canvas.id);
+    const row = app.ctx.db
+      .query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND key = 'g'")
+      .get(w.canvas.id);
     expect(row?.owner_id).toBe(w.ids.guest);
   });
 

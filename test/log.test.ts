@@ -6,14 +6,25 @@ import { join } from 'node:path';
 const LOG = join(import.meta.dir, '../src/log.ts');
 
 function run(script: string): { lines: Array<Record<string, unknown>>; code: number } {
-  const proc = Bun.spawnSync([process.execPath, '-e', `import { createLogger } from ${JSON.stringify(LOG)};\n${script}`], { stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawnSync([process.execPath, '-e', `import { createLogger } from ${JSON.stringify(LOG)};\n${script}`], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const text = proc.stdout.toString();
-  return { lines: text.split('\n').filter(Boolean).map((l) => JSON.parse(l)), code: proc.exitCode ?? -1 };
+  return {
+    lines: text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+    code: proc.exitCode ?? -1,
+  };
 }
 
 describe('log lines on stdout', () => {
   test('lines logged just before process.exit are all written, in order', () => {
-    const { lines, code } = run(`const log = createLogger('info'); for (let i = 0; i < 5; i++) log.info('line', { i }); log.debug('hidden'); process.exit(3);`);
+    const { lines, code } = run(
+      `const log = createLogger('info'); for (let i = 0; i < 5; i++) log.info('line', { i }); log.debug('hidden'); process.exit(3);`,
+    );
     expect(code).toBe(3);
     expect(lines.map((l) => [l.level, l.msg, l.i])).toEqual([0, 1, 2, 3, 4].map((i) => ['info', 'line', i]));
   });

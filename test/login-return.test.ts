@@ -27,7 +27,14 @@ describe('where sign-in returns to', () => {
   describe('in subdomain mode, end to end', () => {
     let app: TestApp;
     beforeAll(async () => {
-      app = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test:8080', EASEL_CANVAS_HOST: 'apps.easel.test:8080', EASEL_COOKIE_DOMAIN: 'easel.test' } });
+      app = await startTestApp({
+        env: {
+          EASEL_URL_MODE: 'subdomain',
+          EASEL_BASE_URL: 'http://easel.test:8080',
+          EASEL_CANVAS_HOST: 'apps.easel.test:8080',
+          EASEL_COOKIE_DOMAIN: 'easel.test',
+        },
+      });
     });
     afterAll(() => app.close());
 

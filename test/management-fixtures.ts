@@ -42,7 +42,10 @@ export async function makeCanvas(app: TestApp, p: People, title = `Canvas ${++co
   const res = await app.request('/api/canvases', { method: 'POST', cookie: p.cookie.owner, json: { title } });
   expect(res.status).toBe(201);
   const created = await body(res);
-  for (const [who, role] of [['editor', 'editor'], ['viewer', 'viewer']] as const) {
+  for (const [who, role] of [
+    ['editor', 'editor'],
+    ['viewer', 'viewer'],
+  ] as const) {
     const email = app.ctx.users.byId(p.id[who])!.email;
     const put = await app.request(`/api/canvases/${created.id}/members`, { method: 'PUT', cookie: p.cookie.owner, json: { email, role } });
     expect(put.status).toBe(200);

@@ -18,9 +18,26 @@ import {
 } from './management-fixtures.ts';
 
 const VIEW_KEYS = [
-  'id', 'slug', 'url', 'title', 'ownerId', 'role', 'status', 'publicationState', 'accessMode', 'hasPassword', 'expiresAt',
-  'currentVersionId', 'publicationToken', 'capabilities', 'aiAudience', 'connectionsAudience', 'runtimePolicy',
-  'runtimePolicyRevision', 'createdAt', 'updatedAt',
+  'id',
+  'slug',
+  'url',
+  'title',
+  'ownerId',
+  'role',
+  'status',
+  'publicationState',
+  'accessMode',
+  'hasPassword',
+  'expiresAt',
+  'currentVersionId',
+  'publicationToken',
+  'capabilities',
+  'aiAudience',
+  'connectionsAudience',
+  'runtimePolicy',
+  'runtimePolicyRevision',
+  'createdAt',
+  'updatedAt',
 ].sort();
 
 let app: TestApp;
@@ -45,10 +62,30 @@ interface RouteCase {
 
 const routes: RouteCase[] = [
   { name: 'GET canvas', method: 'GET', path: (c) => `/api/canvases/${c.id}`, matrix: MANAGE_MATRIX, viewRole: true },
-  { name: 'PATCH canvas', method: 'PATCH', path: (c) => `/api/canvases/${c.id}`, json: () => ({ title: 'Renamed' }), matrix: MANAGE_MATRIX, viewRole: true },
-  { name: 'PATCH capabilities', method: 'PATCH', path: (c) => `/api/canvases/${c.id}/capabilities`, json: () => ({ ai: true }), matrix: MANAGE_MATRIX, viewRole: true },
+  {
+    name: 'PATCH canvas',
+    method: 'PATCH',
+    path: (c) => `/api/canvases/${c.id}`,
+    json: () => ({ title: 'Renamed' }),
+    matrix: MANAGE_MATRIX,
+    viewRole: true,
+  },
+  {
+    name: 'PATCH capabilities',
+    method: 'PATCH',
+    path: (c) => `/api/canvases/${c.id}/capabilities`,
+    json: () => ({ ai: true }),
+    matrix: MANAGE_MATRIX,
+    viewRole: true,
+  },
   { name: 'GET members', method: 'GET', path: (c) => `/api/canvases/${c.id}/members`, matrix: MANAGE_MATRIX },
-  { name: 'PUT member', method: 'PUT', path: (c) => `/api/canvases/${c.id}/members`, json: () => ({ email: 'new-person@example.com', role: 'viewer' }), matrix: MANAGE_MATRIX },
+  {
+    name: 'PUT member',
+    method: 'PUT',
+    path: (c) => `/api/canvases/${c.id}/members`,
+    json: () => ({ email: 'new-person@example.com', role: 'viewer' }),
+    matrix: MANAGE_MATRIX,
+  },
   { name: 'DELETE member', method: 'DELETE', path: (c) => `/api/canvases/${c.id}/members/${p.id.viewer}`, matrix: MANAGE_MATRIX },
   { name: 'regenerate key', method: 'POST', path: (c) => `/api/canvases/${c.id}/regenerate-key`, matrix: OWNER_MATRIX },
   { name: 'archive', method: 'POST', path: (c) => `/api/canvases/${c.id}/archive`, matrix: OWNER_MATRIX, viewRole: true },
@@ -94,7 +131,13 @@ describe('role matrix: every /api/canvases/{id} route', () => {
     const { invite } = app.ctx.guests.createInvite(c.id, p.id.owner);
     const cookie = `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`;
     const before = snapshot(app, c.id);
-    for (const [method, path] of [['GET', '/api/me'], ['GET', '/api/canvases'], ['GET', `/api/canvases/${c.id}`], ['POST', `/api/canvases/${c.id}/archive`], ['GET', '/api/admin/users']]) {
+    for (const [method, path] of [
+      ['GET', '/api/me'],
+      ['GET', '/api/canvases'],
+      ['GET', `/api/canvases/${c.id}`],
+      ['POST', `/api/canvases/${c.id}/archive`],
+      ['GET', '/api/admin/users'],
+    ]) {
       const res = await app.request(path!, { method, cookie });
       expect({ path, status: res.status, body: await body(res) }).toEqual({ path, status: 401, body: { error: 'unauthorized' } });
     }
@@ -103,8 +146,17 @@ describe('role matrix: every /api/canvases/{id} route', () => {
 
   test('a refused caller with a broken body still gets 401/404, not 400', async () => {
     const c = await makeCanvas(app, p);
-    for (const [who, status] of [['anonymous', 401], ['stranger', 404], ['viewer', 404]] as const) {
-      const res = await app.request(`/api/canvases/${c.id}`, { method: 'PATCH', cookie: p.cookie[who], headers: { 'content-type': 'application/json' }, body: '{broken' });
+    for (const [who, status] of [
+      ['anonymous', 401],
+      ['stranger', 404],
+      ['viewer', 404],
+    ] as const) {
+      const res = await app.request(`/api/canvases/${c.id}`, {
+        method: 'PATCH',
+        cookie: p.cookie[who],
+        headers: { 'content-type': 'application/json' },
+        body: '{broken',
+      });
       expect(res.status).toBe(status);
     }
   });
@@ -163,7 +215,21 @@ describe('POST /api/canvases and GET /api/canvases', () => {
     expect((await body(await make({ title: 'Min', slug: 'abc' }))).slug).toBe('abc');
     expect((await body(await make({ title: 'Max', slug: 'a'.repeat(63) }))).slug).toBe('a'.repeat(63));
 
-    for (const slug of ['ab', 'a'.repeat(64), 'Upper', '-lead', 'trail-', 'under_score', 'sp ace', 'api', 'admin', 'healthz', 'dashboard', 'www', '']) {
+    for (const slug of [
+      'ab',
+      'a'.repeat(64),
+      'Upper',
+      '-lead',
+      'trail-',
+      'under_score',
+      'sp ace',
+      'api',
+      'admin',
+      'healthz',
+      'dashboard',
+      'www',
+      '',
+    ]) {
       const res = await make({ title: 'Bad', slug });
       expect({ slug, status: res.status }).toEqual({ slug, status: 400 });
       expect(await body(res)).toMatchObject({ code: 'INVALID_BODY', reason: 'invalid_slug' });
@@ -205,7 +271,13 @@ describe('POST /api/canvases and GET /api/canvases', () => {
         else controller.close();
       },
     });
-    const res = await app.request('/api/canvases', { method: 'POST', cookie: p.cookie.owner, headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const res = await app.request('/api/canvases', {
+      method: 'POST',
+      cookie: p.cookie.owner,
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(10);
     expect(count()).toBe(before);
@@ -247,7 +319,8 @@ describe('PATCH /api/canvases/{id}', () => {
   beforeAll(async () => {
     c = await makeCanvas(app, p, 'Patch Me');
   });
-  const patch = (json: unknown, who: Who = 'owner', id = c.id) => app.request(`/api/canvases/${id}`, { method: 'PATCH', cookie: p.cookie[who], json });
+  const patch = (json: unknown, who: Who = 'owner', id = c.id) =>
+    app.request(`/api/canvases/${id}`, { method: 'PATCH', cookie: p.cookie[who], json });
 
   test('title and slug; the URL follows the slug; events for access-affecting changes only', async () => {
     const events: string[] = [];
@@ -285,7 +358,12 @@ describe('PATCH /api/canvases/{id}', () => {
   });
 
   test('password: argon2id hash, version bumped on every set and clear, never returned', async () => {
-    const version = () => app.ctx.db.query<{ password_version: number; password_hash: string | null }, [string]>('SELECT password_version, password_hash FROM canvases WHERE id = ?').get(c.id)!;
+    const version = () =>
+      app.ctx.db
+        .query<{ password_version: number; password_hash: string | null }, [string]>(
+          'SELECT password_version, password_hash FROM canvases WHERE id = ?',
+        )
+        .get(c.id)!;
     const v0 = version().password_version;
     let res = await patch({ password: 'correct horse' });
     const text = await res.text();
@@ -364,7 +442,11 @@ describe('tenancy on: whole_org needs the owner home org', () => {
       const q = await people(tenant);
       const c = await makeCanvas(tenant, q);
       const before = snapshot(tenant, c.id);
-      let res = await tenant.request(`/api/canvases/${c.id}`, { method: 'PATCH', cookie: q.cookie.editor, json: { accessMode: 'whole_org' } });
+      let res = await tenant.request(`/api/canvases/${c.id}`, {
+        method: 'PATCH',
+        cookie: q.cookie.editor,
+        json: { accessMode: 'whole_org' },
+      });
       expect(res.status).toBe(409);
       expect((await body(res)).code).toBe('ORG_REQUIRED');
       expect(snapshot(tenant, c.id)).toBe(before);
@@ -385,16 +467,28 @@ describe('members', () => {
     const c = await makeCanvas(app, p);
     let res = await app.request(`/api/canvases/${c.id}/members`, { cookie: p.cookie.editor });
     const { members } = await body(res);
-    expect(members.map((m: any) => [m.userId, m.role])).toEqual([[p.id.owner, 'owner'], [p.id.editor, 'editor'], [p.id.viewer, 'viewer']]);
+    expect(members.map((m: any) => [m.userId, m.role])).toEqual([
+      [p.id.owner, 'owner'],
+      [p.id.editor, 'editor'],
+      [p.id.viewer, 'viewer'],
+    ]);
     expect(Object.keys(members[0]).sort()).toEqual(['email', 'name', 'role', 'userId']);
 
     expect(app.ctx.users.byEmail('brand-new@example.com')).toBeNull();
-    res = await app.request(`/api/canvases/${c.id}/members`, { method: 'PUT', cookie: p.cookie.editor, json: { email: ' Brand-New@Example.com ', role: 'editor' } });
+    res = await app.request(`/api/canvases/${c.id}/members`, {
+      method: 'PUT',
+      cookie: p.cookie.editor,
+      json: { email: ' Brand-New@Example.com ', role: 'editor' },
+    });
     const added = await body(res);
     expect(added).toEqual({ userId: expect.any(String), email: 'brand-new@example.com', name: 'brand-new', role: 'editor' });
     expect(app.ctx.users.byEmail('brand-new@example.com')?.id).toBe(added.userId);
     expect(app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('editor');
-    res = await app.request(`/api/canvases/${c.id}/members`, { method: 'PUT', cookie: p.cookie.owner, json: { email: 'brand-new@example.com', role: 'viewer' } });
+    res = await app.request(`/api/canvases/${c.id}/members`, {
+      method: 'PUT',
+      cookie: p.cookie.owner,
+      json: { email: 'brand-new@example.com', role: 'viewer' },
+    });
     expect((await body(res)).role).toBe('viewer');
     expect(app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('viewer');
   });
@@ -426,7 +520,11 @@ describe('members', () => {
     const events: string[] = [];
     const off = app.ctx.events.on('canvas.access-changed', (e) => events.push(e.canvasId));
     const editorEmail = app.ctx.users.byId(p.id.editor)!.email;
-    await app.request(`/api/canvases/${c.id}/members`, { method: 'PUT', cookie: p.cookie.owner, json: { email: editorEmail, role: 'viewer' } });
+    await app.request(`/api/canvases/${c.id}/members`, {
+      method: 'PUT',
+      cookie: p.cookie.owner,
+      json: { email: editorEmail, role: 'viewer' },
+    });
     expect((await app.request(`/api/canvases/${c.id}`, { cookie: p.cookie.editor })).status).toBe(404);
     const res = await app.request(`/api/canvases/${c.id}/members/${p.id.editor}`, { method: 'DELETE', cookie: p.cookie.owner });
     expect(await body(res)).toEqual({ ok: true });
@@ -449,7 +547,8 @@ describe('regenerate key, archive, restore, delete', () => {
 
   test('archive and restore flip the status (idempotent); a disabled canvas stays disabled', async () => {
     const c = await makeCanvas(app, p);
-    const post = (what: string, who: Who = 'owner') => app.request(`/api/canvases/${c.id}/${what}`, { method: 'POST', cookie: p.cookie[who] });
+    const post = (what: string, who: Who = 'owner') =>
+      app.request(`/api/canvases/${c.id}/${what}`, { method: 'POST', cookie: p.cookie[who] });
     expect((await body(await post('archive'))).status).toBe('archived');
     expect((await body(await post('archive'))).status).toBe('archived');
     expect((await app.request(`/api/canvases/${c.id}`, { cookie: p.cookie.editor })).status).toBe(200);
@@ -464,7 +563,10 @@ describe('regenerate key, archive, restore, delete', () => {
   test('delete: the canvas vanishes everywhere, its slug is free, events fire', async () => {
     const c = await makeCanvas(app, p, 'Doomed Canvas');
     const seen: string[] = [];
-    const offs = [app.ctx.events.on('canvas.deleted', () => seen.push('deleted')), app.ctx.events.on('canvas.access-changed', () => seen.push('access'))];
+    const offs = [
+      app.ctx.events.on('canvas.deleted', () => seen.push('deleted')),
+      app.ctx.events.on('canvas.access-changed', () => seen.push('access')),
+    ];
     expect(await body(await app.request(`/api/canvases/${c.id}`, { method: 'DELETE', cookie: p.cookie.admin }))).toEqual({ ok: true });
     offs.forEach((f) => f());
     expect(seen.sort()).toEqual(['access', 'deleted']);
@@ -474,8 +576,19 @@ describe('regenerate key, archive, restore, delete', () => {
       const list = await body(await app.request('/api/canvases', { cookie: p.cookie[who] }));
       expect(list.canvases.some((x: any) => x.id === c.id)).toBe(false);
     }
-    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['GET', '/members'], ['POST', '/archive'], ['POST', '/regenerate-key']]) {
-      const res = await app.request(`/api/canvases/${c.id}${path}`, { method, cookie: p.cookie.owner, json: method === 'PATCH' ? { title: 'x' } : undefined });
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['GET', '/members'],
+      ['POST', '/archive'],
+      ['POST', '/regenerate-key'],
+    ]) {
+      const res = await app.request(`/api/canvases/${c.id}${path}`, {
+        method,
+        cookie: p.cookie.owner,
+        json: method === 'PATCH' ? { title: 'x' } : undefined,
+      });
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
     }
     const reuse = await app.request('/api/canvases', { method: 'POST', cookie: p.cookie.stranger, json: { title: 'x', slug: c.slug } });
@@ -487,16 +600,23 @@ describe('audit log', () => {
   test('every write is recorded with who, what, which canvas and field names — never values, keys or passwords', async () => {
     const q = await people(app);
     const c = await makeCanvas(app, q, 'Audited');
-    const call = (method: string, path: string, who: Who, json?: unknown) => app.request(`/api/canvases/${c.id}${path}`, { method, cookie: q.cookie[who], json });
+    const call = (method: string, path: string, who: Who, json?: unknown) =>
+      app.request(`/api/canvases/${c.id}${path}`, { method, cookie: q.cookie[who], json });
     await call('PATCH', '', 'editor', { title: 'Audited 2', password: 'hunter2-secret', expiresAt: clock + 1 });
-    await call('PATCH', '/capabilities', 'owner', { ai: true, expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'personal' } } } });
+    await call('PATCH', '/capabilities', 'owner', {
+      ai: true,
+      expectedRuntimePolicy: null,
+      runtimePolicy: { collections: { notes: { preset: 'personal' } } },
+    });
     const { apiKey } = await body(await call('POST', '/regenerate-key', 'admin'));
     await call('POST', '/archive', 'owner');
     await call('POST', '/restore', 'owner');
     await call('DELETE', `/members/${q.id.viewer}`, 'owner');
     await call('DELETE', '', 'owner');
     const rows = app.ctx.db
-      .query<{ actor_id: string; actor_kind: string; action: string; detail: string | null }, [string]>('SELECT actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id')
+      .query<{ actor_id: string; actor_kind: string; action: string; detail: string | null }, [string]>(
+        'SELECT actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id',
+      )
       .all(c.id)
       .map((r) => [r.actor_id, r.actor_kind, r.action, r.detail ? JSON.parse(r.detail) : null]);
     expect(rows).toEqual([
@@ -572,7 +692,11 @@ describe('guest invites go through the same door', () => {
   test('from a canvas page: 403 on create, list and revoke, and nothing is minted or revoked', async () => {
     const c = await makeCanvas(app, p);
     const invites = () => app.ctx.guests.invites(c.id);
-    const existing = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, json: { name: 'Kept' } });
+    const existing = await app.request(`/api/canvases/${c.id}/guest-invites`, {
+      method: 'POST',
+      cookie: p.cookie.owner,
+      json: { name: 'Kept' },
+    });
     expect(existing.status).toBe(201);
     const { inviteId } = await body(existing);
     const fromCanvas: Array<[Record<string, string>, string]> = [
@@ -586,18 +710,33 @@ describe('guest invites go through the same door', () => {
       expect(JSON.parse(text)).toEqual({ code, message: expect.any(String) });
     };
     for (const [headers, code] of fromCanvas) {
-      await refused(await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.owner, headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' }), code);
+      await refused(
+        await app.request(`/api/canvases/${c.id}/guest-invites`, {
+          method: 'POST',
+          cookie: p.cookie.owner,
+          headers: { ...headers, 'content-type': 'text/plain' },
+          body: '{}',
+        }),
+        code,
+      );
       await refused(await app.request(`/api/canvases/${c.id}/guest-invites`, { cookie: p.cookie.owner, headers }), code);
-      await refused(await app.request(`/api/canvases/${c.id}/guest-invites/${inviteId}`, { method: 'DELETE', cookie: p.cookie.owner, headers }), code);
+      await refused(
+        await app.request(`/api/canvases/${c.id}/guest-invites/${inviteId}`, { method: 'DELETE', cookie: p.cookie.owner, headers }),
+        code,
+      );
     }
     expect(invites().map((i) => [i.inviteId, i.revokedAt])).toEqual([[inviteId, null]]);
   });
 
-  test('an admin acting on someone else\'s canvas is audited as admin', async () => {
+  test("an admin acting on someone else's canvas is audited as admin", async () => {
     const c = await makeCanvas(app, p);
     const res = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.admin, json: {} });
     expect(res.status).toBe(201);
-    const row = app.ctx.db.query<{ actor_kind: string; actor_id: string }, [string]>("SELECT actor_kind, actor_id FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.created'").get(c.id);
+    const row = app.ctx.db
+      .query<{ actor_kind: string; actor_id: string }, [string]>(
+        "SELECT actor_kind, actor_id FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.created'",
+      )
+      .get(c.id);
     expect(row).toEqual({ actor_kind: 'admin', actor_id: p.id.admin });
   });
 });
@@ -605,7 +744,10 @@ describe('guest invites go through the same door', () => {
 describe('management rate limit', () => {
   test('per user: 429 {error: rate_limited} with Retry-After, across /api/* routes; others unaffected; the window resets', async () => {
     let now = Date.UTC(2030, 5, 1, 12, 0, 0);
-    const limited = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_MANAGEMENT_PER_MIN: '3' }, now: () => now });
+    const limited = await startTestApp({
+      env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_MANAGEMENT_PER_MIN: '3' },
+      now: () => now,
+    });
     try {
       const ann = await limited.signIn('ann@example.com');
       const bob = await limited.signIn('bob@example.com');
@@ -613,7 +755,11 @@ describe('management rate limit', () => {
       expect((await limited.request('/api/me', { cookie: ann })).status).toBe(200);
       expect((await limited.request('/api/canvases', { cookie: ann })).status).toBe(200);
       expect((await limited.request('/api/canvases', { method: 'POST', cookie: ann, json: { title: 'x' } })).status).toBe(201);
-      for (const [method, path] of [['GET', '/api/me'], ['GET', '/api/canvases'], ['POST', '/api/canvases']]) {
+      for (const [method, path] of [
+        ['GET', '/api/me'],
+        ['GET', '/api/canvases'],
+        ['POST', '/api/canvases'],
+      ]) {
         const res = await limited.request(path!, { method, cookie: ann, json: method === 'POST' ? { title: 'y' } : undefined });
         expect(res.status).toBe(429);
         expect(await body(res)).toEqual({ error: 'rate_limited' });

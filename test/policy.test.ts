@@ -26,7 +26,11 @@ describe('validatePolicyDocument', () => {
       defaultMode: 'participation',
       collections: {
         notes: { preset: 'personal' },
-        'votes:2024.q1_x-y': { preset: 'submissions', overrides: { read: 'viewers', create: 'editors', update: 'none', delete: 'own_and_editors', increment: 'own' }, aggregateCount: 'viewers' },
+        'votes:2024.q1_x-y': {
+          preset: 'submissions',
+          overrides: { read: 'viewers', create: 'editors', update: 'none', delete: 'own_and_editors', increment: 'own' },
+          aggregateCount: 'viewers',
+        },
       },
       fileGroups: { photos: { preset: 'managed', overrides: { delete: 'own' } } },
       channels: { lobby: CHANNEL as never },
@@ -35,12 +39,18 @@ describe('validatePolicyDocument', () => {
     expect(validatePolicyDocument(JSON.parse(JSON.stringify(doc)))).toEqual(doc);
     expect(validatePolicyDocument({})).toEqual({});
     for (const mode of ['read_only', 'participation', 'collaboration']) expect(refusal({ defaultMode: mode })).toBeNull();
-    for (const preset of ['personal', 'submissions', 'contributions', 'managed', 'collaborative']) expect(refusal({ collections: { a: { preset } }, fileGroups: { a: { preset } } })).toBeNull();
+    for (const preset of ['personal', 'submissions', 'contributions', 'managed', 'collaborative'])
+      expect(refusal({ collections: { a: { preset } }, fileGroups: { a: { preset } } })).toBeNull();
   });
 
   test('limits: 50 entries per resource type, names of 1-80 allowed characters', () => {
     for (const type of ['collections', 'fileGroups', 'channels', 'connections'] as const) {
-      const entry = { collections: { preset: 'personal' }, fileGroups: { preset: 'personal' }, channels: CHANNEL, connections: { audience: 'editors' } }[type];
+      const entry = {
+        collections: { preset: 'personal' },
+        fileGroups: { preset: 'personal' },
+        channels: CHANNEL,
+        connections: { audience: 'editors' },
+      }[type];
       expect(refusal({ [type]: many(50, entry) })).toBeNull();
       expect(refusal({ [type]: many(51, entry) })).toBe(`runtimePolicy.${type}: at most 50 entries (got 51)`);
     }
@@ -51,7 +61,15 @@ describe('validatePolicyDocument', () => {
   });
 
   test('Object.prototype names are reserved in every map', () => {
-    for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString']) {
+    for (const name of [
+      'constructor',
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      'isPrototypeOf',
+      'propertyIsEnumerable',
+      'toLocaleString',
+    ]) {
       for (const type of ['collections', 'fileGroups', 'channels', 'connections']) {
         expect(refusal({ [type]: { [name]: {} } })).toBe(`runtimePolicy.${type}.${name}: reserved name`);
       }
@@ -70,26 +88,56 @@ describe('validatePolicyDocument', () => {
       [{ defaultMode: 'readOnly' }, 'runtimePolicy.defaultMode: expected one of read_only, participation, collaboration'],
       [{ collections: [] }, 'runtimePolicy.collections: expected an object'],
       [{ collections: { a: null } }, 'runtimePolicy.collections.a: expected an object'],
-      [{ collections: { a: {} } }, 'runtimePolicy.collections.a.preset: expected one of personal, submissions, contributions, managed, collaborative'],
+      [
+        { collections: { a: {} } },
+        'runtimePolicy.collections.a.preset: expected one of personal, submissions, contributions, managed, collaborative',
+      ],
       [{ collections: { a: { preset: 'open' } } }, 'runtimePolicy.collections.a.preset: expected one of'],
       [{ collections: { a: { preset: 'personal', extra: 1 } } }, 'runtimePolicy.collections.a.extra: unknown field'],
-      [{ collections: { a: { preset: 'personal', overrides: { list: 'own' } } } }, 'runtimePolicy.collections.a.overrides.list: unknown field'],
-      [{ collections: { a: { preset: 'personal', overrides: { read: 'everyone' } } } }, 'runtimePolicy.collections.a.overrides.read: expected one of none, own, editors, own_and_editors, viewers'],
-      [{ collections: { a: { preset: 'personal', overrides: { create: 'own' } } } }, 'runtimePolicy.collections.a.overrides.create: expected one of none, editors, viewers'],
-      [{ collections: { a: { preset: 'personal', overrides: { create: 'own_and_editors' } } } }, 'runtimePolicy.collections.a.overrides.create: expected one of none, editors, viewers'],
+      [
+        { collections: { a: { preset: 'personal', overrides: { list: 'own' } } } },
+        'runtimePolicy.collections.a.overrides.list: unknown field',
+      ],
+      [
+        { collections: { a: { preset: 'personal', overrides: { read: 'everyone' } } } },
+        'runtimePolicy.collections.a.overrides.read: expected one of none, own, editors, own_and_editors, viewers',
+      ],
+      [
+        { collections: { a: { preset: 'personal', overrides: { create: 'own' } } } },
+        'runtimePolicy.collections.a.overrides.create: expected one of none, editors, viewers',
+      ],
+      [
+        { collections: { a: { preset: 'personal', overrides: { create: 'own_and_editors' } } } },
+        'runtimePolicy.collections.a.overrides.create: expected one of none, editors, viewers',
+      ],
       [{ collections: { a: { preset: 'personal', overrides: [] } } }, 'runtimePolicy.collections.a.overrides: expected an object'],
-      [{ collections: { a: { preset: 'personal', aggregateCount: 'own' } } }, 'runtimePolicy.collections.a.aggregateCount: expected one of none, editors, viewers'],
+      [
+        { collections: { a: { preset: 'personal', aggregateCount: 'own' } } },
+        'runtimePolicy.collections.a.aggregateCount: expected one of none, editors, viewers',
+      ],
       [{ fileGroups: { f: { preset: 'managed', aggregateCount: 'viewers' } } }, 'runtimePolicy.fileGroups.f.aggregateCount: unknown field'],
-      [{ fileGroups: { f: { preset: 'managed', overrides: { update: 1 } } } }, 'runtimePolicy.fileGroups.f.overrides.update: expected one of'],
+      [
+        { fileGroups: { f: { preset: 'managed', overrides: { update: 1 } } } },
+        'runtimePolicy.fileGroups.f.overrides.update: expected one of',
+      ],
       [{ channels: { c: { ...CHANNEL, publish: 'own' } } }, 'runtimePolicy.channels.c.publish: expected one of none, editors, viewers'],
       [{ channels: { c: { subscribe: 'viewers' } } }, 'runtimePolicy.channels.c.publish: required'],
       [{ channels: { c: { ...CHANNEL, history: 'none' } } }, 'runtimePolicy.channels.c.history: unknown field'],
       [{ connections: { x: {} } }, 'runtimePolicy.connections.x.audience: expected one of editors, viewers'],
       [{ connections: { x: { audience: 'none' } } }, 'runtimePolicy.connections.x.audience: expected one of editors, viewers'],
       [{ connections: { x: { audience: 'viewers', methods: 'GET' } } }, 'runtimePolicy.connections.x.methods: expected an array'],
-      [{ connections: { x: { audience: 'viewers', methods: ['get'] } } }, 'runtimePolicy.connections.x.methods.0: expected one of GET, HEAD, POST, PUT, PATCH, DELETE'],
-      [{ connections: { x: { audience: 'viewers', methods: ['GET', 'OPTIONS'] } } }, 'runtimePolicy.connections.x.methods.1: expected one of'],
-      [{ connections: { x: { audience: 'viewers', methods: ['GET', 'GET'] } } }, 'runtimePolicy.connections.x.methods: each method at most once'],
+      [
+        { connections: { x: { audience: 'viewers', methods: ['get'] } } },
+        'runtimePolicy.connections.x.methods.0: expected one of GET, HEAD, POST, PUT, PATCH, DELETE',
+      ],
+      [
+        { connections: { x: { audience: 'viewers', methods: ['GET', 'OPTIONS'] } } },
+        'runtimePolicy.connections.x.methods.1: expected one of',
+      ],
+      [
+        { connections: { x: { audience: 'viewers', methods: ['GET', 'GET'] } } },
+        'runtimePolicy.connections.x.methods: each method at most once',
+      ],
       [{ connections: { x: { audience: 'viewers', headers: {} } } }, 'runtimePolicy.connections.x.headers: unknown field'],
     ];
     for (const [doc, message] of cases) expect({ doc, message: refusal(doc) }).toEqual({ doc, message: expect.stringContaining(message) });
@@ -99,17 +147,54 @@ describe('validatePolicyDocument', () => {
 describe('effectiveRights: the Permission presets table', () => {
   test('each preset, increment following the preset update right', () => {
     expect(effectiveRights('personal')).toEqual({ read: 'own', create: 'viewers', update: 'own', delete: 'own', increment: 'own' });
-    expect(effectiveRights('submissions')).toEqual({ read: 'own_and_editors', create: 'viewers', update: 'own_and_editors', delete: 'own_and_editors', increment: 'own_and_editors' });
-    expect(effectiveRights('contributions')).toEqual({ read: 'viewers', create: 'viewers', update: 'own_and_editors', delete: 'own_and_editors', increment: 'own_and_editors' });
-    expect(effectiveRights('managed')).toEqual({ read: 'viewers', create: 'editors', update: 'editors', delete: 'editors', increment: 'editors' });
-    expect(effectiveRights('collaborative')).toEqual({ read: 'viewers', create: 'viewers', update: 'viewers', delete: 'viewers', increment: 'viewers' });
+    expect(effectiveRights('submissions')).toEqual({
+      read: 'own_and_editors',
+      create: 'viewers',
+      update: 'own_and_editors',
+      delete: 'own_and_editors',
+      increment: 'own_and_editors',
+    });
+    expect(effectiveRights('contributions')).toEqual({
+      read: 'viewers',
+      create: 'viewers',
+      update: 'own_and_editors',
+      delete: 'own_and_editors',
+      increment: 'own_and_editors',
+    });
+    expect(effectiveRights('managed')).toEqual({
+      read: 'viewers',
+      create: 'editors',
+      update: 'editors',
+      delete: 'editors',
+      increment: 'editors',
+    });
+    expect(effectiveRights('collaborative')).toEqual({
+      read: 'viewers',
+      create: 'viewers',
+      update: 'viewers',
+      delete: 'viewers',
+      increment: 'viewers',
+    });
   });
 
   test('overrides replace single rights; increment stays with the preset unless overridden itself', () => {
-    expect(effectiveRights('managed', { delete: 'own' })).toEqual({ read: 'viewers', create: 'editors', update: 'editors', delete: 'own', increment: 'editors' });
+    expect(effectiveRights('managed', { delete: 'own' })).toEqual({
+      read: 'viewers',
+      create: 'editors',
+      update: 'editors',
+      delete: 'own',
+      increment: 'editors',
+    });
     expect(effectiveRights('collaborative', { update: 'editors' }).increment).toBe('viewers');
-    expect(effectiveRights('collaborative', { update: 'editors', increment: 'none' })).toMatchObject({ update: 'editors', increment: 'none' });
-    expect(effectiveRights('personal', { read: 'viewers', create: 'none' })).toMatchObject({ read: 'viewers', create: 'none', update: 'own' });
+    expect(effectiveRights('collaborative', { update: 'editors', increment: 'none' })).toMatchObject({
+      update: 'editors',
+      increment: 'none',
+    });
+    expect(effectiveRights('personal', { read: 'viewers', create: 'none' })).toMatchObject({
+      read: 'viewers',
+      create: 'none',
+      update: 'own',
+    });
   });
 });
 
@@ -121,7 +206,8 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     p = await people(app);
   });
   afterAll(() => app.close());
-  const caps = (id: string, json: unknown, who: keyof People['cookie'] = 'owner') => app.request(`/api/canvases/${id}/capabilities`, { method: 'PATCH', cookie: p.cookie[who], json });
+  const caps = (id: string, json: unknown, who: keyof People['cookie'] = 'owner') =>
+    app.request(`/api/canvases/${id}/capabilities`, { method: 'PATCH', cookie: p.cookie[who], json });
 
   test('role matrix for a policy save: owners, editors and admins; nothing changes for the others', async () => {
     for (const who of ROLES) {
@@ -138,7 +224,22 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     const c = await makeCanvas(app, p);
     const fired: string[] = [];
     const off = app.ctx.events.on('canvas.capabilities-changed', (e) => fired.push(e.canvasId));
-    const v = await body(await caps(c.id, { backend: false, kv: false, files: false, ai: true, realtime: false, authoring: true, aiAudience: 'viewers', connectionsAudience: 'viewers' }, 'editor'));
+    const v = await body(
+      await caps(
+        c.id,
+        {
+          backend: false,
+          kv: false,
+          files: false,
+          ai: true,
+          realtime: false,
+          authoring: true,
+          aiAudience: 'viewers',
+          connectionsAudience: 'viewers',
+        },
+        'editor',
+      ),
+    );
     expect(v.capabilities).toEqual({ backend: false, kv: false, files: false, ai: true, realtime: false, authoring: true });
     expect([v.aiAudience, v.connectionsAudience]).toEqual(['viewers', 'viewers']);
     expect(v.runtimePolicyRevision).toBeNull();
@@ -147,7 +248,11 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     const unchanged = snapshot(app, c.id);
     for (const guestPatch of [{ guestAi: true }, { guestAiMonthlyUsd: 2.5 }, { ai: false, guestAi: true }]) {
       const refused = await caps(c.id, guestPatch, 'editor');
-      expect({ guestPatch, status: refused.status, code: (await body(refused)).code }).toEqual({ guestPatch, status: 403, code: 'PERMISSION_DENIED' });
+      expect({ guestPatch, status: refused.status, code: (await body(refused)).code }).toEqual({
+        guestPatch,
+        status: 403,
+        code: 'PERMISSION_DENIED',
+      });
     }
     expect(snapshot(app, c.id)).toBe(unchanged);
     expect((await caps(c.id, { guestAi: true, guestAiMonthlyUsd: 2.5 }, 'owner')).status).toBe(200);
@@ -158,7 +263,14 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     expect(stored.guestAiMonthlyUsd).toBe(1);
     expect(fired).toEqual([c.id, c.id, c.id]);
     const before = snapshot(app, c.id);
-    for (const bad of [{ ai: 'yes' }, { aiAudience: 'everyone' }, { connectionsAudience: 'owners' }, { guestAiMonthlyUsd: -1 }, { ai: true, telemetry: true }, { backend: null }]) {
+    for (const bad of [
+      { ai: 'yes' },
+      { aiAudience: 'everyone' },
+      { connectionsAudience: 'owners' },
+      { guestAiMonthlyUsd: -1 },
+      { ai: true, telemetry: true },
+      { backend: null },
+    ]) {
       const res = await caps(c.id, bad);
       expect({ bad, status: res.status, code: (await body(res)).code }).toEqual({ bad, status: 400, code: 'INVALID_BODY' });
     }
@@ -217,7 +329,10 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     const c = await makeCanvas(app, p);
     const before = snapshot(app, c.id);
     for (const [doc, message] of [
-      [{ collections: { notes: { preset: 'personal', overrides: { create: 'own' } } } }, 'runtimePolicy.collections.notes.overrides.create: expected one of none, editors, viewers'],
+      [
+        { collections: { notes: { preset: 'personal', overrides: { create: 'own' } } } },
+        'runtimePolicy.collections.notes.overrides.create: expected one of none, editors, viewers',
+      ],
       [{ collections: many(51, { preset: 'managed' }) }, 'runtimePolicy.collections: at most 50 entries (got 51)'],
       [{ fileGroups: { toString: { preset: 'managed' } } }, 'runtimePolicy.fileGroups.toString: reserved name'],
       [{ rules: [] }, 'runtimePolicy.rules: unknown field'],

@@ -24,7 +24,11 @@ const freshDir = () => join(scratch, `run-${++n}`);
 const encode = (s: string) => new TextEncoder().encode(s);
 
 async function signIn(easel: Easel, email: string): Promise<string> {
-  const res = await fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  const res = await fetch(`${easel.url}/auth/dev/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
   expect(res.status).toBe(200);
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
@@ -84,8 +88,12 @@ describe('start', () => {
 
   test('the start line reports the configured modes and an explicit base URL as is', async () => {
     const dataDir = freshDir();
-    const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_AUTH_MODE: 'proxy', EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com' } });
-    expect(easel.startLine).toBe(`easel ${VERSION} listening on https://easel.example.com (data: ${dataDir}, auth: proxy, urls: subdomain)`);
+    const easel = await startEasel({
+      env: { EASEL_DATA_DIR: dataDir, EASEL_AUTH_MODE: 'proxy', EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com' },
+    });
+    expect(easel.startLine).toBe(
+      `easel ${VERSION} listening on https://easel.example.com (data: ${dataDir}, auth: proxy, urls: subdomain)`,
+    );
     expect(easel.stderr()).not.toContain('anyone can sign in');
     expect(await stopEasel(easel)).toBe(0);
   });
@@ -165,7 +173,12 @@ describe('graceful shutdown', () => {
     // A sign-in whose body arrives in two halves, with the signal in between.
     let body!: ReadableStreamDefaultController<Uint8Array>;
     const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
-    const pending = fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const pending = fetch(`${easel.url}/auth/dev/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     body.enqueue(encode('{"email":"slow@example.com",'));
     await Bun.sleep(300);
     easel.signal('SIGTERM');
@@ -173,7 +186,10 @@ describe('graceful shutdown', () => {
     // New connections are refused while the old request is still open.
     let refused = false;
     for (let i = 0; i < 40 && !refused; i++) {
-      refused = await fetch(`${easel.url}/healthz`).then(() => false, () => true);
+      refused = await fetch(`${easel.url}/healthz`).then(
+        () => false,
+        () => true,
+      );
       if (!refused) await Bun.sleep(50);
     }
     expect(refused).toBe(true);
@@ -201,7 +217,12 @@ describe('graceful shutdown', () => {
     const easel = await startEasel({ env: { EASEL_DATA_DIR: freshDir() } });
     let body!: ReadableStreamDefaultController<Uint8Array>;
     const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
-    const pending = fetch(`${easel.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit).catch(() => null);
+    const pending = fetch(`${easel.url}/auth/dev/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit).catch(() => null);
     body.enqueue(encode('{"email":'));
     await Bun.sleep(300);
     easel.signal('SIGINT');
@@ -218,7 +239,9 @@ describe('graceful shutdown', () => {
 describe('shutdown, in process', () => {
   test('the drain is bounded: a request that never finishes is cut off, then hooks run and the database closes', async () => {
     const logs: Array<Record<string, unknown>> = [];
-    const ctx = createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), { log: createLogger('debug', (l) => logs.push(JSON.parse(l))) });
+    const ctx = createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), {
+      log: createLogger('debug', (l) => logs.push(JSON.parse(l))),
+    });
     const order: string[] = [];
     ctx.onShutdown.push(() => void order.push('hook 1'));
     ctx.onShutdown.push(() => {
@@ -231,7 +254,12 @@ describe('shutdown, in process', () => {
     const running = startServer(ctx, { drainMs: 300 });
     expect(ctx.config.baseUrl).toBe(`http://localhost:${running.server.port}`);
     const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encode('{"email":')) }); // never closed
-    const hanging = fetch(`${running.url}/auth/dev/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit).then(
+    const hanging = fetch(`${running.url}/auth/dev/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit).then(
       (r) => r.status,
       () => 'cut off',
     );
@@ -269,7 +297,13 @@ describe('data directory', () => {
   test('blobs are content-addressed, written whole or not at all, and survive a reopen', async () => {
     const dataDir = freshDir();
     const store = new BlobStore(dataDir);
-    const chunks = (parts: string[]) => new ReadableStream<Uint8Array>({ start(c) { for (const p of parts) c.enqueue(encode(p)); c.close(); } });
+    const chunks = (parts: string[]) =>
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          for (const p of parts) c.enqueue(encode(p));
+          c.close();
+        },
+      });
     const { hash, size } = await store.put(chunks(['hello ', 'world']));
     expect(hash).toBe(new Bun.CryptoHasher('sha256').update('hello world').digest('hex'));
     expect(size).toBe(11);

@@ -40,7 +40,11 @@ describe('subscribe, presence, join and leave', () => {
     // The joiner does not hear its own join.
     expect(await viewer.quiet()).toEqual([]);
 
-    expect(await viewer.ask({ type: 'presence', channel: 'room' })).toEqual({ type: 'presence', channel: 'room', users: [user('owner', c), user('viewer', c)] });
+    expect(await viewer.ask({ type: 'presence', channel: 'room' })).toEqual({
+      type: 'presence',
+      channel: 'room',
+      users: [user('owner', c), user('viewer', c)],
+    });
     // Presence of a channel one is not on: allowed (unconfigured channels), empty.
     expect(await viewer.ask({ type: 'presence', channel: 'elsewhere' })).toEqual({ type: 'presence', channel: 'elsewhere', users: [] });
   });
@@ -87,7 +91,11 @@ describe('subscribe, presence, join and leave', () => {
     const guest = await open('guest', c);
     await owner.subscribe('room');
     await guest.subscribe('room');
-    expect(await owner.next((f) => f.type === 'join')).toEqual({ type: 'join', channel: 'room', user: { id: c.ids.guest, name: c.names.guest } });
+    expect(await owner.next((f) => f.type === 'join')).toEqual({
+      type: 'join',
+      channel: 'room',
+      user: { id: c.ids.guest, name: c.names.guest },
+    });
     await guest.close();
     expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: { id: c.ids.guest, name: c.names.guest } });
   });
@@ -117,7 +125,13 @@ describe('publish', () => {
     for (const s of [owner, editor, viewer, outsider]) s.frames.splice(0);
 
     editor.send({ type: 'publish', channel: 'room', event: 'chat', data: { text: 'hi', from: { id: 'forged' } } });
-    const expected = { type: 'message', channel: 'room', event: 'chat', data: { text: 'hi', from: { id: 'forged' } }, from: from('editor', 'editor', c) };
+    const expected = {
+      type: 'message',
+      channel: 'room',
+      event: 'chat',
+      data: { text: 'hi', from: { id: 'forged' } },
+      from: from('editor', 'editor', c),
+    };
     for (const s of [owner, editor, viewer]) expect(await s.next()).toEqual(expected);
     expect(await outsider.quiet()).toEqual([]);
   });
@@ -127,7 +141,13 @@ describe('publish', () => {
     const owner = await open('owner', c);
     await owner.subscribe('room');
     await owner.next((f) => f.type === 'presence');
-    expect(await owner.ask({ type: 'publish', channel: 'room' })).toEqual({ type: 'message', channel: 'room', event: '', data: null, from: from('owner', 'owner', c) });
+    expect(await owner.ask({ type: 'publish', channel: 'room' })).toEqual({
+      type: 'message',
+      channel: 'room',
+      event: '',
+      data: null,
+      from: from('owner', 'owner', c),
+    });
     for (const data of [0, 'text', [1, { a: null }], false, { nested: { deep: [true] } }]) {
       expect((await owner.ask({ type: 'publish', channel: 'room', event: 'x', data })).data).toEqual(data);
     }
@@ -213,7 +233,12 @@ describe('error frames (the socket stays open)', () => {
     for (const frame of ['nope', '[1,2]', '"text"', 'null', '{}', JSON.stringify({ channel: 'c' }), JSON.stringify({ type: 7 })]) {
       expect(await s.ask(frame)).toEqual(error('INVALID_FRAME'));
     }
-    for (const frame of [{ type: 'subscribe' }, { type: 'publish', channel: '' }, { type: 'presence', channel: 5 }, { type: 'publish', channel: 'c', event: 5 }]) {
+    for (const frame of [
+      { type: 'subscribe' },
+      { type: 'publish', channel: '' },
+      { type: 'presence', channel: 5 },
+      { type: 'publish', channel: 'c', event: 5 },
+    ]) {
       expect(await s.ask(frame)).toEqual(error('INVALID_FRAME'));
     }
     s.ws.send(new Uint8Array([123, 125]));
@@ -244,7 +269,9 @@ describe('error frames (the socket stays open)', () => {
     const big = await open('owner', c);
     const bystander = await open('viewer', c);
     // Up to 1 MiB the frame is read and refused like any other oversized one.
-    expect(await big.ask({ type: 'publish', channel: 'x', event: 'e', data: 'y'.repeat(MAX_PAYLOAD_BYTES - 100) })).toEqual(error('MESSAGE_TOO_LARGE'));
+    expect(await big.ask({ type: 'publish', channel: 'x', event: 'e', data: 'y'.repeat(MAX_PAYLOAD_BYTES - 100) })).toEqual(
+      error('MESSAGE_TOO_LARGE'),
+    );
     big.send({ type: 'publish', channel: 'x', event: 'e', data: 'y'.repeat(MAX_PAYLOAD_BYTES) });
     expect((await big.closed).code).toBe(1009);
     // Only that socket: the canvas's others are untouched.
@@ -286,7 +313,11 @@ describe('rate limits per connection (on even with EASEL_RATELIMIT_ENABLED=false
     const other = await open('owner', c);
     for (let i = 0; i < REALTIME_LIMITS.publishesPerMinute; i++) s.send({ type: 'publish', channel: 'p', event: 'n', data: i });
     for (let i = 0; i < REALTIME_LIMITS.publishesPerMinute; i++) expect((await s.next()).data).toBe(i);
-    expect(await s.ask({ type: 'publish', channel: 'p', event: 'n', data: 'over' })).toEqual({ type: 'error', code: 'RATE_LIMITED', message: expect.any(String) });
+    expect(await s.ask({ type: 'publish', channel: 'p', event: 'n', data: 'over' })).toEqual({
+      type: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.any(String),
+    });
     // Subscribe and presence have their own bucket.
     expect((await s.ask({ type: 'presence', channel: 'p' })).type).toBe('presence');
     expect((await other.ask({ type: 'publish', channel: 'p', event: 'n', data: 'other' })).type).toBe('message');
@@ -300,8 +331,16 @@ describe('rate limits per connection (on even with EASEL_RATELIMIT_ENABLED=false
     for (let i = 0; i < REALTIME_LIMITS.controlFramesPerMinute; i++) {
       expect((await s.ask({ type: 'presence', channel: `q${i % 3}` })).type).toBe('presence');
     }
-    expect(await s.ask({ type: 'subscribe', channel: 'late' })).toEqual({ type: 'error', code: 'RATE_LIMITED', message: expect.any(String) });
-    expect(await s.ask({ type: 'presence', channel: 'late' })).toEqual({ type: 'error', code: 'RATE_LIMITED', message: expect.any(String) });
+    expect(await s.ask({ type: 'subscribe', channel: 'late' })).toEqual({
+      type: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.any(String),
+    });
+    expect(await s.ask({ type: 'presence', channel: 'late' })).toEqual({
+      type: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.any(String),
+    });
     expect(s.closeInfo).toBeNull();
     clock += 60_000;
     expect((await s.ask({ type: 'subscribe', channel: 'late' })).type).toBe('subscribed');

@@ -127,7 +127,15 @@ export async function makeCast(app: TestApp): Promise<Cast> {
   }
   const now = app.ctx.now();
   const slug = `rt${tag}`.toLowerCase();
-  const canvas = app.ctx.canvases.insert({ id: newId(), slug, title: slug, ownerId: ids.owner, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  const canvas = app.ctx.canvases.insert({
+    id: newId(),
+    slug,
+    title: slug,
+    ownerId: ids.owner,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now,
+  });
   app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
   app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
   app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
@@ -145,10 +153,16 @@ export interface HandshakeAnswer {
 }
 
 /** A raw HTTP upgrade request (a WebSocket client never shows the refusal's status and body). */
-export async function handshake(app: TestApp, slug: string, headers: Record<string, string> = {}, upgrade = true): Promise<HandshakeAnswer> {
+export async function handshake(
+  app: TestApp,
+  slug: string,
+  headers: Record<string, string> = {},
+  upgrade = true,
+): Promise<HandshakeAnswer> {
   const url = new URL(app.base);
   const lines = [`GET /v1/c/${encodeURIComponent(slug)}/realtime HTTP/1.1`, `Host: ${url.host}`];
-  if (upgrade) lines.push('Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${btoa('0123456789abcdef')}`);
+  if (upgrade)
+    lines.push('Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${btoa('0123456789abcdef')}`);
   else lines.push('Connection: close');
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   const raw = await new Promise<string>((resolve, reject) => {

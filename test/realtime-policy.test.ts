@@ -29,7 +29,10 @@ async function api(method: string, path: string, cookie: string, json?: unknown)
 /** PATCH …/capabilities with the full policy document, as the owner. */
 async function setChannels(c: Cast, channels: Record<string, Policy>): Promise<void> {
   const view = await api('GET', `/api/canvases/${c.canvas.id}`, c.cookie.owner);
-  await api('PATCH', `/api/canvases/${c.canvas.id}/capabilities`, c.cookie.owner, { expectedRuntimePolicy: view.runtimePolicyRevision, runtimePolicy: { channels } });
+  await api('PATCH', `/api/canvases/${c.canvas.id}/capabilities`, c.cookie.owner, {
+    expectedRuntimePolicy: view.runtimePolicyRevision,
+    runtimePolicy: { channels },
+  });
 }
 
 const user = (c: Cast, who: Person) => ({ id: c.ids[who], name: c.names[who] });
@@ -72,7 +75,10 @@ describe('configured channels', () => {
     const viewer = await open(c, 'viewer');
 
     // board: viewers subscribe but neither see presence nor appear in it.
-    expect(await join(editor, 'board')).toEqual([{ type: 'subscribed', channel: 'board' }, { type: 'presence', channel: 'board', users: [user(c, 'editor')] }]);
+    expect(await join(editor, 'board')).toEqual([
+      { type: 'subscribed', channel: 'board' },
+      { type: 'presence', channel: 'board', users: [user(c, 'editor')] },
+    ]);
     expect(await join(viewer, 'board')).toEqual([{ type: 'subscribed', channel: 'board' }]);
     expect(await editor.quiet(80)).toEqual([]);
     expect(await viewer.ask({ type: 'presence', channel: 'board' })).toEqual(denied('board'));
@@ -96,7 +102,9 @@ describe('configured channels', () => {
 
   test('a configured `participants:` channel follows its policy, not the prefix default', async () => {
     const c = await makeCast(app);
-    await setChannels(c, { 'participants:q': { subscribe: 'viewers', publish: 'editors', seePresence: 'viewers', participatePresence: 'viewers' } });
+    await setChannels(c, {
+      'participants:q': { subscribe: 'viewers', publish: 'editors', seePresence: 'viewers', participatePresence: 'viewers' },
+    });
     const viewer = await open(c, 'viewer');
     expect(await viewer.ask({ type: 'publish', channel: 'participants:q', event: 'e' })).toEqual(denied('participants:q'));
     expect((await viewer.ask({ type: 'publish', channel: 'participants:other', event: 'e' })).type).toBe('message');
@@ -114,13 +122,23 @@ describe('changes apply to open sockets', () => {
 
     await setChannels(c, { room: { subscribe: 'editors', publish: 'editors', seePresence: 'viewers', participatePresence: 'viewers' } });
     // Not a reply to anything the viewer sent: `unsubscribed: true` says so.
-    expect(await viewer.next()).toEqual({ type: 'error', code: 'PERMISSION_DENIED', channel: 'room', message: expect.any(String), unsubscribed: true });
+    expect(await viewer.next()).toEqual({
+      type: 'error',
+      code: 'PERMISSION_DENIED',
+      channel: 'room',
+      message: expect.any(String),
+      unsubscribed: true,
+    });
     expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
     owner.send({ type: 'publish', channel: 'room', event: 'secret', data: 1 });
     await owner.next((f) => f.type === 'message');
     expect(await viewer.quiet()).toEqual([]);
     expect(viewer.closeInfo).toBeNull();
-    expect(await owner.ask({ type: 'presence', channel: 'room' })).toEqual({ type: 'presence', channel: 'room', users: [user(c, 'owner')] });
+    expect(await owner.ask({ type: 'presence', channel: 'room' })).toEqual({
+      type: 'presence',
+      channel: 'room',
+      users: [user(c, 'owner')],
+    });
   });
 
   test('losing and regaining `seePresence` and `participatePresence`', async () => {
@@ -266,7 +284,15 @@ describe('revalidation closes sockets', () => {
     for (const s of [owner, viewer]) {
       await closedWith(s, 4403);
       expect(s.frames).toEqual([
-        { type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', backendEnabled: true, reason: 'feature_off', hint: expect.stringMatching(/\S/), message: expect.any(String) },
+        {
+          type: 'error',
+          code: 'CAPABILITY_DISABLED',
+          capability: 'realtime',
+          backendEnabled: true,
+          reason: 'feature_off',
+          hint: expect.stringMatching(/\S/),
+          message: expect.any(String),
+        },
       ]);
     }
   });
@@ -278,7 +304,15 @@ describe('revalidation closes sockets', () => {
     viewer.send({ type: 'subscribe', channel: 'x' });
     await closedWith(viewer, 4403);
     expect(viewer.frames).toEqual([
-      { type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', backendEnabled: false, reason: 'backend_off', hint: expect.stringMatching(/\S/), message: expect.any(String) },
+      {
+        type: 'error',
+        code: 'CAPABILITY_DISABLED',
+        capability: 'realtime',
+        backendEnabled: false,
+        reason: 'backend_off',
+        hint: expect.stringMatching(/\S/),
+        message: expect.any(String),
+      },
     ]);
   });
 });
@@ -311,7 +345,11 @@ describe('receivers are re-checked before a fan-out', () => {
     const own = await startTestApp({ listen: true, now: () => clock, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
       const c = await makeCast(own);
-      const patch = await own.request(`/api/canvases/${c.canvas.id}`, { method: 'PATCH', cookie: c.cookie.owner, json: { expiresAt: clock + 60_000 } });
+      const patch = await own.request(`/api/canvases/${c.canvas.id}`, {
+        method: 'PATCH',
+        cookie: c.cookie.owner,
+        json: { expiresAt: clock + 60_000 },
+      });
       expect(patch.status).toBe(200);
       const owner = await connect(own, c.canvas.slug, c.cookie.owner);
       const editor = await connect(own, c.canvas.slug, c.cookie.editor);

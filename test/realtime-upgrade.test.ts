@@ -27,9 +27,24 @@ describe('the upgrade runs the runtime pipeline first', () => {
     ['no session', () => ({}), 401, { error: 'unauthorized' }],
     ['an unknown session cookie', () => ({ cookie: 'easel_session=nope' }), 401, { error: 'unauthorized' }],
     ['a stranger (not on the list)', () => ({ cookie: cast.cookie.stranger }), 404, { code: 'OWNER_ONLY', message: expect.any(String) }],
-    ['a cross-site request (Sec-Fetch-Site)', () => ({ cookie: cast.cookie.viewer, 'sec-fetch-site': 'cross-site' }), 403, { code: 'CROSS_SITE_FORBIDDEN', message: expect.any(String) }],
-    ['another canvas page (Referer)', () => ({ cookie: cast.cookie.viewer, referer: 'http://localhost/c/other/' }), 403, { code: 'CROSS_CANVAS_FORBIDDEN', message: expect.any(String) }],
-    ['a page on another site (Origin)', () => ({ cookie: cast.cookie.viewer, origin: 'https://evil.example' }), 403, { code: 'CROSS_SITE_FORBIDDEN', message: expect.any(String) }],
+    [
+      'a cross-site request (Sec-Fetch-Site)',
+      () => ({ cookie: cast.cookie.viewer, 'sec-fetch-site': 'cross-site' }),
+      403,
+      { code: 'CROSS_SITE_FORBIDDEN', message: expect.any(String) },
+    ],
+    [
+      'another canvas page (Referer)',
+      () => ({ cookie: cast.cookie.viewer, referer: 'http://localhost/c/other/' }),
+      403,
+      { code: 'CROSS_CANVAS_FORBIDDEN', message: expect.any(String) },
+    ],
+    [
+      'a page on another site (Origin)',
+      () => ({ cookie: cast.cookie.viewer, origin: 'https://evil.example' }),
+      403,
+      { code: 'CROSS_SITE_FORBIDDEN', message: expect.any(String) },
+    ],
   ];
   for (const [who, headers, status, body] of refusals) {
     test(`${who}: ${status} with the HTTP error, no upgrade`, async () => {
@@ -46,7 +61,12 @@ describe('the upgrade runs the runtime pipeline first', () => {
   });
 
   test('a page of this instance (Origin = Host) is accepted', async () => {
-    const res = await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer, origin: app.base, 'sec-fetch-site': 'same-origin', referer: `${app.base}/c/${cast.canvas.slug}/` });
+    const res = await handshake(app, cast.canvas.slug, {
+      cookie: cast.cookie.viewer,
+      origin: app.base,
+      'sec-fetch-site': 'same-origin',
+      referer: `${app.base}/c/${cast.canvas.slug}/`,
+    });
     expect(res.status).toBe(101);
   });
 
@@ -155,7 +175,15 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
     const closed = await client.closed;
     expect(closed.code).toBe(4403);
     expect(client.frames).toEqual([
-      { type: 'error', code: 'CAPABILITY_DISABLED', capability: 'realtime', backendEnabled, reason, hint: expect.stringMatching(/\S/), message: expect.any(String) },
+      {
+        type: 'error',
+        code: 'CAPABILITY_DISABLED',
+        capability: 'realtime',
+        backendEnabled,
+        reason,
+        hint: expect.stringMatching(/\S/),
+        message: expect.any(String),
+      },
     ]);
   };
 
@@ -206,7 +234,8 @@ describe('connections per canvas', () => {
       const cast = await makeCast(app);
       const people = ['owner', 'editor', 'viewer', 'viewer2'] as const;
       const open: Client[] = [];
-      for (let i = 0; i < REALTIME_LIMITS.connectionsPerCanvas; i++) open.push(await connect(app, cast.canvas.slug, cast.cookie[people[i % 4]!]));
+      for (let i = 0; i < REALTIME_LIMITS.connectionsPerCanvas; i++)
+        open.push(await connect(app, cast.canvas.slug, cast.cookie[people[i % 4]!]));
       // Each socket is working (the hub registers sockets in order).
       const last = open.at(-1)!;
       expect((await last.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
@@ -233,8 +262,16 @@ describe('connections per canvas', () => {
 });
 
 describe('subdomain mode', () => {
-  test('the socket must come from the canvas\'s own origin (or send none)', async () => {
-    const app = await startTestApp({ listen: true, env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_CANVAS_HOST: 'apps.easel.test', EASEL_COOKIE_DOMAIN: 'easel.test' } });
+  test("the socket must come from the canvas's own origin (or send none)", async () => {
+    const app = await startTestApp({
+      listen: true,
+      env: {
+        EASEL_URL_MODE: 'subdomain',
+        EASEL_BASE_URL: 'http://easel.test',
+        EASEL_CANVAS_HOST: 'apps.easel.test',
+        EASEL_COOKIE_DOMAIN: 'easel.test',
+      },
+    });
     try {
       const cast = await makeCast(app);
       const cookie = cast.cookie.viewer;

@@ -20,9 +20,22 @@ export interface World {
 let counter = 0;
 
 /** A canvas owned by `ownerId`, with columns set afterwards (snake_case, as in the schema). */
-export function makeCanvas(app: TestApp, ownerId: string, columns: Record<string, string | number | null> = {}, slug = `c${++counter}-${newId().slice(0, 6)}`): Canvas {
+export function makeCanvas(
+  app: TestApp,
+  ownerId: string,
+  columns: Record<string, string | number | null> = {},
+  slug = `c${++counter}-${newId().slice(0, 6)}`,
+): Canvas {
   const now = app.ctx.now();
-  const canvas = app.ctx.canvases.insert({ id: newId(), slug, title: slug, ownerId, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now });
+  const canvas = app.ctx.canvases.insert({
+    id: newId(),
+    slug,
+    title: slug,
+    ownerId,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now,
+  });
   if (Object.keys(columns).length) app.ctx.canvases.update(canvas.id, columns, now);
   return app.ctx.canvases.byId(canvas.id)!;
 }
@@ -56,8 +69,17 @@ export async function makeWorld(app: TestApp, columns: Record<string, string | n
 }
 
 /** Creates an invite as `managerCookie` and opens it; returns the guest's cookie. */
-export async function guestCookie(app: TestApp, canvasId: string, managerCookie: string, name?: string): Promise<{ cookie: string; inviteId: string; url: string }> {
-  const res = await app.request(`/api/canvases/${canvasId}/guest-invites`, { method: 'POST', cookie: managerCookie, json: name ? { name } : {} });
+export async function guestCookie(
+  app: TestApp,
+  canvasId: string,
+  managerCookie: string,
+  name?: string,
+): Promise<{ cookie: string; inviteId: string; url: string }> {
+  const res = await app.request(`/api/canvases/${canvasId}/guest-invites`, {
+    method: 'POST',
+    cookie: managerCookie,
+    json: name ? { name } : {},
+  });
   if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${await res.text()}`);
   const { inviteId, url } = await body(res);
   const open = await app.request(pathOf(url));

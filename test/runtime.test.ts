@@ -27,12 +27,18 @@ describe('runtime pipeline (path mode)', () => {
   const me = (cookie: string, headers: Record<string, string> = {}, slug = w.slug) => app.request(`/v1/c/${slug}/me`, { cookie, headers });
 
   test('step 0: a preflight is answered before the gateway: 204 without a session, no CORS origin in path mode', async () => {
-    const res = await app.request(`/v1/c/${w.slug}/kv/x`, { method: 'OPTIONS', headers: { origin: 'http://elsewhere.example', 'access-control-request-method': 'PUT' } });
+    const res = await app.request(`/v1/c/${w.slug}/kv/x`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://elsewhere.example', 'access-control-request-method': 'PUT' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-methods')).toBe(METHODS);
     expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type');
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    const unknown = await app.request('/v1/c/no-such-canvas/me', { method: 'OPTIONS', headers: { 'access-control-request-headers': 'content-type, x-custom' } });
+    const unknown = await app.request('/v1/c/no-such-canvas/me', {
+      method: 'OPTIONS',
+      headers: { 'access-control-request-headers': 'content-type, x-custom' },
+    });
     expect(unknown.status).toBe(204);
     expect(unknown.headers.get('access-control-allow-headers')).toBe('content-type, x-custom');
   });
@@ -119,7 +125,8 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('step 4 (path mode): Sec-Fetch-Site other than same-origin/none is CROSS_SITE_FORBIDDEN', async () => {
-    for (const site of ['cross-site', 'same-site']) await expectCode(await me(w.cookie.viewer, { 'sec-fetch-site': site }), 403, 'CROSS_SITE_FORBIDDEN');
+    for (const site of ['cross-site', 'same-site'])
+      await expectCode(await me(w.cookie.viewer, { 'sec-fetch-site': site }), 403, 'CROSS_SITE_FORBIDDEN');
     for (const site of ['same-origin', 'none']) expect((await me(w.cookie.viewer, { 'sec-fetch-site': site })).status).toBe(200);
   });
 
@@ -131,7 +138,11 @@ describe('runtime pipeline (path mode)', () => {
     for (const ref of [`${base}/c/other/`, `${base}/c/${w.slug}x/`, `${base}/`, `${base}/c/${w.slug}/../other/`]) {
       await expectCode(await me(w.cookie.viewer, { referer: ref }), 403, 'CROSS_CANVAS_FORBIDDEN');
     }
-    await expectCode(await me(w.cookie.viewer, { referer: `${base}/c/other/`, 'sec-fetch-site': 'cross-site' }), 403, 'CROSS_SITE_FORBIDDEN');
+    await expectCode(
+      await me(w.cookie.viewer, { referer: `${base}/c/other/`, 'sec-fetch-site': 'cross-site' }),
+      403,
+      'CROSS_SITE_FORBIDDEN',
+    );
     const ok = await me(w.cookie.viewer, { referer: `${base}/c/${w.slug}/` });
     expect(ok.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -145,7 +156,14 @@ describe('runtime pipeline (path mode)', () => {
   test('step 5: CAPABILITY_DISABLED carries capability, backendEnabled, reason and hint', async () => {
     const off = makeCanvas(app, w.ids.owner, { cap_backend: 0 });
     const b = await expectCode(await me(w.cookie.owner, {}, off.slug), 403, 'CAPABILITY_DISABLED');
-    expect(b).toEqual({ code: 'CAPABILITY_DISABLED', message: expect.any(String), capability: 'identity', backendEnabled: false, reason: 'backend_off', hint: expect.any(String) });
+    expect(b).toEqual({
+      code: 'CAPABILITY_DISABLED',
+      message: expect.any(String),
+      capability: 'identity',
+      backendEnabled: false,
+      reason: 'backend_off',
+      hint: expect.any(String),
+    });
     const noKv = makeCanvas(app, w.ids.owner, { cap_kv: 0, cap_files: 0 });
     expect((await me(w.cookie.owner, {}, noKv.slug)).status).toBe(200);
     const kv = await expectCode(await app.request(`/v1/c/${noKv.slug}/kv/a`, { cookie: w.cookie.owner }), 403, 'CAPABILITY_DISABLED');
@@ -157,8 +175,16 @@ describe('runtime pipeline (path mode)', () => {
   test('step 5 before role checks: a viewer writing shared KV on a kv-off canvas hears CAPABILITY_DISABLED', async () => {
     const c = makeCanvas(app, w.ids.owner, { cap_kv: 0 });
     app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', clock);
-    await expectCode(await app.request(`/v1/c/${c.slug}/kv/a`, { method: 'PUT', cookie: w.cookie.viewer, json: 1 }), 403, 'CAPABILITY_DISABLED');
-    await expectCode(await app.request(`/v1/c/${w.slug}/kv/a`, { method: 'PUT', cookie: w.cookie.viewer, json: 1 }), 403, 'PERMISSION_DENIED');
+    await expectCode(
+      await app.request(`/v1/c/${c.slug}/kv/a`, { method: 'PUT', cookie: w.cookie.viewer, json: 1 }),
+      403,
+      'CAPABILITY_DISABLED',
+    );
+    await expectCode(
+      await app.request(`/v1/c/${w.slug}/kv/a`, { method: 'PUT', cookie: w.cookie.viewer, json: 1 }),
+      403,
+      'PERMISSION_DENIED',
+    );
   });
 
   test('capability effectiveness: ai needs a provider key, realtime EASEL_REALTIME, authoring EASEL_AUTHORING, connections a grant', () => {
@@ -166,12 +192,20 @@ describe('runtime pipeline (path mode)', () => {
     expect(capabilityRefusal(app.ctx, c, 'identity')).toBeNull();
     expect(capabilityRefusal(app.ctx, c, 'kv')).toBeNull();
     expect(capabilityRefusal(app.ctx, c, 'realtime')).toBeNull();
-    expect(capabilityRefusal(app.ctx, c, 'ai')?.body()).toMatchObject({ code: 'CAPABILITY_DISABLED', capability: 'ai', reason: 'operator_disabled' });
+    expect(capabilityRefusal(app.ctx, c, 'ai')?.body()).toMatchObject({
+      code: 'CAPABILITY_DISABLED',
+      capability: 'ai',
+      reason: 'operator_disabled',
+    });
     app.ctx.settings.update({ aiApiKey: 'sk-test' });
     expect(capabilityRefusal(app.ctx, c, 'ai')).toBeNull();
     app.ctx.settings.update({ aiApiKey: null });
     expect(capabilityRefusal(app.ctx, c, 'authoring')?.body()).toMatchObject({ capability: 'authoring', reason: 'operator_disabled' });
-    expect(capabilityRefusal(app.ctx, c, 'connections')?.body()).toMatchObject({ capability: 'connections', reason: 'operator_disabled', backendEnabled: true });
+    expect(capabilityRefusal(app.ctx, c, 'connections')?.body()).toMatchObject({
+      capability: 'connections',
+      reason: 'operator_disabled',
+      backendEnabled: true,
+    });
     const rtOff = refresh(app, makeCanvas(app, w.ids.owner, { cap_realtime: 0 }));
     expect(capabilityRefusal(app.ctx, rtOff, 'realtime')?.body()).toMatchObject({ reason: 'feature_off' });
     app.ctx.config.realtime = false;
@@ -191,7 +225,13 @@ describe('runtime pipeline (path mode)', () => {
       avatarUrl: null,
       kind: 'member',
       canvasRole: 'viewer',
-      permissions: { canWriteSharedKv: false, canUploadSharedFiles: false, canUploadSubmissionFiles: true, canUseAi: false, canCreateCanvas: false },
+      permissions: {
+        canWriteSharedKv: false,
+        canUploadSharedFiles: false,
+        canUploadSubmissionFiles: true,
+        canUseAi: false,
+        canCreateCanvas: false,
+      },
       resources: { collections: [], fileGroups: [], channels: [], connections: [] },
     });
     const editor = await body(await me(w.cookie.editor));
@@ -217,17 +257,33 @@ describe('runtime pipeline (path mode)', () => {
       avatarUrl: null,
       kind: 'guest',
       canvasRole: 'viewer',
-      permissions: { canWriteSharedKv: false, canUploadSharedFiles: false, canUploadSubmissionFiles: true, canUseAi: false, canCreateCanvas: false },
+      permissions: {
+        canWriteSharedKv: false,
+        canUploadSharedFiles: false,
+        canUploadSubmissionFiles: true,
+        canUseAi: false,
+        canCreateCanvas: false,
+      },
       resources: { collections: [], fileGroups: [], channels: [], connections: [] },
     });
   });
 
   test('GET /me: resources list the runtime policy names; canCreateCanvas needs effective authoring and a member', async () => {
-    const policy = { defaultMode: 'participation', collections: { notes: { preset: 'personal' } }, fileGroups: { photos: { preset: 'managed' } }, channels: { lobby: {}, 'participants:chat': {} } };
+    const policy = {
+      defaultMode: 'participation',
+      collections: { notes: { preset: 'personal' } },
+      fileGroups: { photos: { preset: 'managed' } },
+      channels: { lobby: {}, 'participants:chat': {} },
+    };
     const c = makeCanvas(app, w.ids.owner, { runtime_policy: JSON.stringify(policy), cap_authoring: 1 });
     const guest = await guestCookie(app, c.id, w.cookie.owner);
     const off = await body(await me(w.cookie.owner, {}, c.slug));
-    expect(off.resources).toEqual({ collections: ['notes'], fileGroups: ['photos'], channels: ['lobby', 'participants:chat'], connections: [] });
+    expect(off.resources).toEqual({
+      collections: ['notes'],
+      fileGroups: ['photos'],
+      channels: ['lobby', 'participants:chat'],
+      connections: [],
+    });
     expect(off.permissions.canCreateCanvas).toBe(false);
     app.ctx.config.authoring = true;
     expect((await body(await me(w.cookie.owner, {}, c.slug))).permissions.canCreateCanvas).toBe(true);
@@ -302,7 +358,14 @@ describe('runtime pipeline (subdomain mode)', () => {
   let app: TestApp;
   let w: World;
   beforeAll(async () => {
-    app = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.test', EASEL_CANVAS_HOST: 'apps.easel.test:8443', EASEL_COOKIE_DOMAIN: 'easel.test' } });
+    app = await startTestApp({
+      env: {
+        EASEL_URL_MODE: 'subdomain',
+        EASEL_BASE_URL: 'https://easel.test',
+        EASEL_CANVAS_HOST: 'apps.easel.test:8443',
+        EASEL_COOKIE_DOMAIN: 'easel.test',
+      },
+    });
     w = await makeWorld(app);
   });
   afterAll(() => app.close());
@@ -325,7 +388,13 @@ describe('runtime pipeline (subdomain mode)', () => {
   });
 
   test('any other Origin is CROSS_CANVAS_FORBIDDEN (other canvas, other scheme, other port, the dashboard)', async () => {
-    for (const origin of [`https://other.apps.easel.test:8443`, `http://${w.slug}.apps.easel.test:8443`, `https://${w.slug}.apps.easel.test`, 'https://easel.test', 'null']) {
+    for (const origin of [
+      `https://other.apps.easel.test:8443`,
+      `http://${w.slug}.apps.easel.test:8443`,
+      `https://${w.slug}.apps.easel.test`,
+      'https://easel.test',
+      'null',
+    ]) {
       const res = await me(w.cookie.viewer, { origin });
       await expectCode(res, 403, 'CROSS_CANVAS_FORBIDDEN');
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -356,13 +425,22 @@ describe('runtime pipeline (subdomain mode)', () => {
     const c = makeCanvas(app, w.ids.owner);
     app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', Date.now());
     const origin = `https://${c.slug}.apps.easel.test:8443`;
-    for (let i = 0; i < app.ctx.config.rateLimitCanvasApiPerMin; i++) expect((await me(w.cookie.viewer, { origin }, c.slug)).status).toBe(200);
+    for (let i = 0; i < app.ctx.config.rateLimitCanvasApiPerMin; i++)
+      expect((await me(w.cookie.viewer, { origin }, c.slug)).status).toBe(200);
     const res = await me(w.cookie.viewer, { origin }, c.slug);
     await expectCode(res, 429, 'RATE_LIMITED');
     expect(res.headers.get('access-control-allow-origin')).toBe(origin);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
-    expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-easel-connection-response']));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'retry-after',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'x-easel-connection-response',
+      ]),
+    );
     // A success exposes them too (the same list on every answer to the canvas).
     const ok = await me(w.cookie.viewer, { origin: own() });
     expect(ok.status).toBe(200);
@@ -393,7 +471,11 @@ describe('runtime pipeline (subdomain mode)', () => {
     expect(first.status).toBe(200);
     varies(first, 'file content, 200');
     const etag = first.headers.get('etag')!;
-    const revalidations: Array<[Record<string, string>, number]> = [[{}, 304], [{ origin: own() }, 304], [evil, 403]];
+    const revalidations: Array<[Record<string, string>, number]> = [
+      [{}, 304],
+      [{ origin: own() }, 304],
+      [evil, 403],
+    ];
     for (const [headers, status] of revalidations) {
       const again = await app.request(url, { cookie: w.cookie.viewer, headers: { ...headers, 'if-none-match': etag } });
       expect(again.status).toBe(status);
@@ -402,15 +484,23 @@ describe('runtime pipeline (subdomain mode)', () => {
   });
 
   test("the CORS list headers are added to a handler's own, never replacing them (the Connections proxy exposes its kept headers)", () => {
-    const headers = new Headers({ vary: 'Accept-Encoding', 'access-control-expose-headers': 'x-easel-connection-response, etag, retry-after' });
+    const headers = new Headers({
+      vary: 'Accept-Encoding',
+      'access-control-expose-headers': 'x-easel-connection-response, etag, retry-after',
+    });
     applyCorsHeaders(headers, corsHeaders(app.ctx.config, new Request('https://easel.test/', { headers: { origin: own() } }), w.slug));
     expect(headers.get('vary')).toBe('Accept-Encoding, Origin');
-    expect(headers.get('access-control-expose-headers')).toBe('x-easel-connection-response, etag, retry-after, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
+    expect(headers.get('access-control-expose-headers')).toBe(
+      'x-easel-connection-response, etag, retry-after, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+    );
     expect(headers.get('access-control-allow-origin')).toBe(own());
   });
 
   test('preflight: credentialed headers only when the Origin matches', async () => {
-    const ok = await app.request(`/v1/c/${w.slug}/kv/x`, { method: 'OPTIONS', headers: { origin: own(), 'access-control-request-headers': 'content-type' } });
+    const ok = await app.request(`/v1/c/${w.slug}/kv/x`, {
+      method: 'OPTIONS',
+      headers: { origin: own(), 'access-control-request-headers': 'content-type' },
+    });
     expect(ok.status).toBe(204);
     expect(ok.headers.get('access-control-allow-origin')).toBe(own());
     expect(ok.headers.get('access-control-allow-credentials')).toBe('true');

@@ -19,7 +19,9 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
 
   /** The same routes with another bundle or hook, on the same context (real code, other inputs). */
   const mount = (options: SdkRouteOptions) => {
-    const alt = new Elysia().onError(({ request, error, code }) => renderError(app.ctx, request, error, code)).use(sdkRoutes(app.ctx, options));
+    const alt = new Elysia()
+      .onError(({ request, error, code }) => renderError(app.ctx, request, error, code))
+      .use(sdkRoutes(app.ctx, options));
     return (path: string, headers: Record<string, string> = {}) => alt.handle(new Request(`http://localhost${path}`, { headers }));
   };
 
@@ -70,7 +72,11 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
 
   test('503 text/plain when the bundle cannot be built, logged once, still behind the gateway', async () => {
     const errors: string[] = [];
-    const bundle = new SdkBundle({ entry: '/nonexistent/sdk/index.ts', types: '/nonexistent/sdk/v1.d.ts', onError: (what) => errors.push(what) });
+    const bundle = new SdkBundle({
+      entry: '/nonexistent/sdk/index.ts',
+      types: '/nonexistent/sdk/v1.d.ts',
+      onError: (what) => errors.push(what),
+    });
     const get = mount({ bundle });
     expect((await get('/sdk/v1.js')).status).toBe(401);
     for (const path of ['/sdk/v1.js', '/sdk/v1.js', '/sdk/v1.d.ts']) {

@@ -12,7 +12,19 @@ test('the client the bundle builds has every member v1.d.ts declares', () => {
   expect(builtMatchesDeclared).toBe(true);
   const client: Declared = createClient({ version: 'test', target: () => ({ apiBase: 'http://localhost:1', slug: 's' }) });
   expect(Object.keys(client).sort()).toEqual(
-    ['CapabilityDisabledError', 'EaselError', 'PermissionDeniedError', 'QuotaExceededError', 'ai', 'connections', 'files', 'kv', 'me', 'realtime', 'version'].sort(),
+    [
+      'CapabilityDisabledError',
+      'EaselError',
+      'PermissionDeniedError',
+      'QuotaExceededError',
+      'ai',
+      'connections',
+      'files',
+      'kv',
+      'me',
+      'realtime',
+      'version',
+    ].sort(),
   );
   expect(Object.keys(client.kv).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set', 'user']);
   expect(Object.keys(client.kv.user).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set']);
@@ -20,5 +32,13 @@ test('the client the bundle builds has every member v1.d.ts declares', () => {
   expect(Object.keys(client.ai).sort()).toEqual(['chat', 'stream']);
   expect(Object.keys(client.connections)).toEqual(['fetch']);
   expect(Object.keys(client.realtime).sort()).toEqual(['channel', 'onClose', 'onError']);
-  expect(Object.keys(client.realtime.channel('x')).sort()).toEqual(['close', 'name', 'onJoin', 'onLeave', 'presence', 'publish', 'subscribe']);
+  expect(Object.keys(client.realtime.channel('x')).sort()).toEqual([
+    'close',
+    'name',
+    'onJoin',
+    'onLeave',
+    'presence',
+    'publish',
+    'subscribe',
+  ]);
 });

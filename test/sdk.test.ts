@@ -139,7 +139,13 @@ describe('kv', () => {
     expect(await rejection(owner.kv.user.get('theme'))).toMatchObject({ code: 'NOT_FOUND' });
     expect(await viewer.kv.user.increment('visits')).toBe(1);
     expect(await viewer.kv.user.increment('visits', 2)).toBe(3);
-    expect(await viewer.kv.user.list()).toEqual({ entries: [{ key: 'theme', value: 'dark' }, { key: 'visits', value: 3 }], nextCursor: null });
+    expect(await viewer.kv.user.list()).toEqual({
+      entries: [
+        { key: 'theme', value: 'dark' },
+        { key: 'visits', value: 3 },
+      ],
+      nextCursor: null,
+    });
     expect((await viewer2.kv.user.list()).entries).toEqual([{ key: 'theme', value: 'light' }]);
     // Shared scope untouched; `user` as a shared key name.
     expect((await owner.kv.list()).entries).toEqual([]);
@@ -157,10 +163,25 @@ describe('files', () => {
     const c = await makeCast(app);
     const editor = sdk('editor', c);
     const up = await editor.files.upload(new File(['hello file'], 'hello.txt', { type: 'text/plain' }));
-    expect(up).toEqual({ id: expect.any(String), name: 'hello.txt', size: 10, url: `${app.base}/v1/c/${c.canvas.slug}/files/${up.id}/content` });
+    expect(up).toEqual({
+      id: expect.any(String),
+      name: 'hello.txt',
+      size: 10,
+      url: `${app.base}/v1/c/${c.canvas.slug}/files/${up.id}/content`,
+    });
     expect(editor.files.url(up.id)).toBe(up.url);
     const listed = await sdk('viewer', c).files.list();
-    expect(listed).toEqual([{ id: up.id, name: 'hello.txt', size: 10, mime: 'text/plain', createdAt: expect.any(Number), scope: 'shared', uploadedBy: c.ids.editor }]);
+    expect(listed).toEqual([
+      {
+        id: up.id,
+        name: 'hello.txt',
+        size: 10,
+        mime: 'text/plain',
+        createdAt: expect.any(Number),
+        scope: 'shared',
+        uploadedBy: c.ids.editor,
+      },
+    ]);
     const content = await fetch(up.url, { headers: { cookie: c.cookie.viewer } });
     expect(await content.text()).toBe('hello file');
     expect(await editor.files.rename(up.id, 'renamed.txt')).toMatchObject({ id: up.id, name: 'renamed.txt' });
@@ -224,11 +245,16 @@ describe('errors', () => {
   });
 
   test('response mapping: {code}, {error}, non-JSON, redirects', async () => {
-    const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    const json = (status: number, body: unknown) =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
     expect(await errorFromResponse(json(429, { error: 'rate_limited' }))).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(await errorFromResponse(json(429, { code: 'GUEST_AI_CAP', message: 'm', scope: 'guest' }))).toBeInstanceOf(QuotaExceededError);
     expect(await errorFromResponse(json(413, { code: 'BODY_TOO_LARGE', message: 'm' }))).toBeInstanceOf(QuotaExceededError);
-    expect(await errorFromResponse(new Response('<html>bad gateway</html>', { status: 502 }))).toMatchObject({ name: 'EaselError', code: 'HTTP_ERROR', status: 502 });
+    expect(await errorFromResponse(new Response('<html>bad gateway</html>', { status: 502 }))).toMatchObject({
+      name: 'EaselError',
+      code: 'HTTP_ERROR',
+      status: 502,
+    });
     const redirected = createClient({
       version: 'x',
       target: () => ({ apiBase: 'http://localhost', slug: 's' }),
@@ -252,13 +278,16 @@ describe('slug and API base from the page URL', () => {
     expect(detectTarget(page('http://localhost:8080/c/my%20slug/'), null)).toEqual({ apiBase: 'http://localhost:8080', slug: 'my slug' });
   });
 
-  test('subdomain mode: the slug is the first label, the API base the script\'s origin', () => {
+  test("subdomain mode: the slug is the first label, the API base the script's origin", () => {
     expect(detectTarget(page('https://team-notes.canvas.example.com/index.html'), 'https://easel.example.com/sdk/v1.js')).toEqual({
       apiBase: 'https://easel.example.com',
       slug: 'team-notes',
     });
     // A script served from the canvas host itself: the API is on the parent host.
-    expect(detectTarget(page('https://notes.example.com:8443/'), 'https://notes.example.com:8443/sdk/v1.js')).toEqual({ apiBase: 'https://example.com:8443', slug: 'notes' });
+    expect(detectTarget(page('https://notes.example.com:8443/'), 'https://notes.example.com:8443/sdk/v1.js')).toEqual({
+      apiBase: 'https://example.com:8443',
+      slug: 'notes',
+    });
   });
 
   test('not a canvas page: NOT_A_CANVAS, only when used', () => {
@@ -294,8 +323,18 @@ describe('realtime through the SDK', () => {
     await vroom.publish('chat', { text: 'hi back' });
     await until(() => ownerGot.length === 2 && viewerGot.length === 2);
     const expected: RealtimeMessage[] = [
-      { channel: 'participants:room', event: 'chat', data: { text: 'hello' }, from: { id: c.ids.owner, name: c.names.owner, canvasRole: 'owner' } },
-      { channel: 'participants:room', event: 'chat', data: { text: 'hi back' }, from: { id: c.ids.viewer, name: c.names.viewer, canvasRole: 'viewer' } },
+      {
+        channel: 'participants:room',
+        event: 'chat',
+        data: { text: 'hello' },
+        from: { id: c.ids.owner, name: c.names.owner, canvasRole: 'owner' },
+      },
+      {
+        channel: 'participants:room',
+        event: 'chat',
+        data: { text: 'hi back' },
+        from: { id: c.ids.viewer, name: c.names.viewer, canvasRole: 'viewer' },
+      },
     ];
     expect(ownerGot).toEqual(expected);
     expect(viewerGot).toEqual(expected);
@@ -358,8 +397,14 @@ describe('realtime through the SDK', () => {
     // Viewers may still publish but no longer listen. Written straight to the
     // store, so the server notices while handling the publish below: the
     // unsolicited denial reaches the SDK with that publish in flight.
-    const channels = { 'participants:room': { subscribe: 'editors', publish: 'viewers', seePresence: 'viewers', participatePresence: 'viewers' } };
-    app.ctx.canvases.update(c.canvas.id, { runtime_policy: JSON.stringify({ channels }), runtime_policy_revision: 'rev-taken-away' }, app.ctx.now());
+    const channels = {
+      'participants:room': { subscribe: 'editors', publish: 'viewers', seePresence: 'viewers', participatePresence: 'viewers' },
+    };
+    app.ctx.canvases.update(
+      c.canvas.id,
+      { runtime_policy: JSON.stringify({ channels }), runtime_policy_revision: 'rev-taken-away' },
+      app.ctx.now(),
+    );
     await room.publish('e', 1);
     expect(errors).toEqual([{ code: 'PERMISSION_DENIED', channel: 'participants:room', message: expect.any(String) }]);
     // The channel knows it is off: a new subscribe asks the server again and is refused.
@@ -382,7 +427,11 @@ describe('realtime through the SDK', () => {
     client.realtime.onClose((e) => closes.push(e));
     const err = await rejection(client.realtime.channel('room').subscribe(() => {}));
     expect(err).toBeInstanceOf(CapabilityDisabledError);
-    expect({ code: err.code, status: err.status, capability: err.capability }).toEqual({ code: 'CAPABILITY_DISABLED', status: 403, capability: 'realtime' });
+    expect({ code: err.code, status: err.status, capability: err.capability }).toEqual({
+      code: 'CAPABILITY_DISABLED',
+      status: 403,
+      capability: 'realtime',
+    });
     expect(closes).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
     // Terminal: later calls reject at once, with no new socket.
     expect(await rejection(client.realtime.channel('other').presence())).toBe(err);
@@ -434,7 +483,10 @@ describe('realtime through the SDK', () => {
   test('a handshake only sockets are refused (Origin rewritten by a proxy) stops after 3 tries: CROSS_SITE_FORBIDDEN', async () => {
     const c = await makeCast(app);
     const sockets: WebSocket[] = [];
-    const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets, { socketHeaders: { origin: 'https://elsewhere.example' }, retry: { minMs: 10, maxMs: 20 } });
+    const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets, {
+      socketHeaders: { origin: 'https://elsewhere.example' },
+      retry: { minMs: 10, maxMs: 20 },
+    });
     const closes: RealtimeCloseEvent[] = [];
     client.realtime.onClose((e) => closes.push(e));
     const err = await rejection(client.realtime.channel('room').subscribe(() => {}));
@@ -445,7 +497,11 @@ describe('realtime through the SDK', () => {
 
   test('a refused handshake: the HTTP refusal (asked of /me) rejects the subscription', async () => {
     const c = await makeCast(app);
-    const err = await rejection(sdk('stranger', c).realtime.channel('room').subscribe(() => {}));
+    const err = await rejection(
+      sdk('stranger', c)
+        .realtime.channel('room')
+        .subscribe(() => {}),
+    );
     expect(err).toMatchObject({ name: 'EaselError', code: 'OWNER_ONLY', status: 404 });
   });
 });

@@ -179,7 +179,10 @@ describe('publications show on the next page view', () => {
     expect(second.headers.get('etag')).not.toBe(first.headers.get('etag'));
     expect(await (await page(c, owner)).text()).toBe('two');
     // The old validator no longer matches: the client gets the new bytes, not a 304.
-    const revalidated = await app.request(`/c/${c.slug}/app.js`, { cookie: owner, headers: { 'if-none-match': first.headers.get('etag')! } });
+    const revalidated = await app.request(`/c/${c.slug}/app.js`, {
+      cookie: owner,
+      headers: { 'if-none-match': first.headers.get('etag')! },
+    });
     expect(revalidated.status).toBe(200);
   });
 
@@ -261,7 +264,9 @@ describe('DataVersion', () => {
 describe('subdomain mode shares the caches', () => {
   test('a member removed is refused on the canvas host at once', async () => {
     const HOST = 'easel.test:8080';
-    const sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
+    const sub = await startTestApp({
+      env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' },
+    });
     try {
       const people = await makeCast(sub);
       const c = await makePublished(sub, people);
@@ -282,7 +287,12 @@ describe('sessions stay correct while cached (clock moves)', () => {
     const email = `slider-${c.id}@example.com`;
     const cookie = await app.signIn(email);
     app.ctx.canvases.setMember(c.id, app.ctx.users.byEmail(email)!.id, 'viewer', clock);
-    const renewedAt = () => app.ctx.db.query<{ renewed_at: number }, []>(`SELECT renewed_at FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = '${email}')`).get()!.renewed_at;
+    const renewedAt = () =>
+      app.ctx.db
+        .query<{ renewed_at: number }, []>(
+          `SELECT renewed_at FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = '${email}')`,
+        )
+        .get()!.renewed_at;
     const start = renewedAt();
 
     await warm(c, cookie);
@@ -302,5 +312,4 @@ describe('sessions stay correct while cached (clock moves)', () => {
     clock += app.ctx.config.sessionTtlHours * HOUR + 1;
     expect((await page(c, cookie)).status).toBe(302);
   });
-
 });

@@ -48,7 +48,11 @@ describe('paths', () => {
   test('pages are answered before the router, yet `/c/` without a slug stays an unknown route', async () => {
     for (const path of ['/c/', '/c']) {
       const res = await app.request(path);
-      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 404, body: { code: 'NOT_FOUND', message: 'no such route' } });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status: 404,
+        body: { code: 'NOT_FOUND', message: 'no such route' },
+      });
     }
     const res = await get(`/c/${site.slug}/about`);
     expect(res.status).toBe(200);
@@ -99,7 +103,11 @@ describe('paths', () => {
 
   test('methods other than GET and HEAD: 405 with Allow', async () => {
     for (const method of ['PUT', 'DELETE', 'PATCH', 'POST']) {
-      const res = await app.request(`/c/${site.slug}/index.html`, { method, cookie: cast.cookie.viewer, body: method === 'DELETE' ? undefined : 'x' });
+      const res = await app.request(`/c/${site.slug}/index.html`, {
+        method,
+        cookie: cast.cookie.viewer,
+        body: method === 'DELETE' ? undefined : 'x',
+      });
       expect({ method, status: res.status }).toEqual({ method, status: 405 });
       expect(res.headers.get('allow')).toBe('GET, HEAD');
     }
@@ -125,7 +133,7 @@ describe('content types and headers', () => {
       'p.png': PNG,
       'm.wasm': new Uint8Array([0, 97, 115, 109]),
       'x.php': '<?php echo 1;',
-      'README': 'no extension',
+      README: 'no extension',
     };
     const canvas = await makePublished(app, cast, files);
     const expected: Record<string, string> = {
@@ -364,7 +372,9 @@ describe('subdomain mode', () => {
   test('anonymous visitors go to sign-in on the base host and come back to the canvas host', async () => {
     const res = await at(canvas.slug, '/docs/?x=1');
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe(`http://${HOST}/auth/login?returnTo=${encodeURIComponent(`http://${canvas.slug}.${HOST}/docs/?x=1`)}`);
+    expect(res.headers.get('location')).toBe(
+      `http://${HOST}/auth/login?returnTo=${encodeURIComponent(`http://${canvas.slug}.${HOST}/docs/?x=1`)}`,
+    );
     expect((await at('no-such-canvas', '/', people.cookie.viewer)).status).toBe(404);
     expect((await at(canvas.slug, '/', people.cookie.stranger)).status).toBe(404);
   });
@@ -375,7 +385,14 @@ describe('subdomain mode', () => {
     const form = await at(canvas.slug, '/', people.cookie.viewer);
     expect(form.status).toBe(403);
     expect(await form.text()).toContain('action="/__easel/gate"');
-    const res = await at(canvas.slug, '/__easel/gate', people.cookie.viewer, { 'content-type': 'application/x-www-form-urlencoded' }, 'POST', 'password=pw');
+    const res = await at(
+      canvas.slug,
+      '/__easel/gate',
+      people.cookie.viewer,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'POST',
+      'password=pw',
+    );
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/');
     expect(res.headers.get('set-cookie')).toContain('; Domain=easel.test;');

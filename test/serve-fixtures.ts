@@ -33,7 +33,15 @@ export type Files = Record<string, string | Uint8Array | { bytes: string | Uint8
 let counter = 0;
 
 export function makeCanvas(app: TestApp, ownerId: string, slug = `s${++counter}-${newId().slice(0, 6)}`): Canvas {
-  return app.ctx.canvases.insert({ id: newId(), slug, title: slug, ownerId, keyHash: sha256Hex(newToken()), publicationToken: newToken(), now: app.ctx.now() });
+  return app.ctx.canvases.insert({
+    id: newId(),
+    slug,
+    title: slug,
+    ownerId,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now: app.ctx.now(),
+  });
 }
 
 /** Stores the files, records a ready version with them, makes it live, and announces it. */
@@ -48,11 +56,14 @@ export async function publish(app: TestApp, canvas: Canvas, files: Files): Promi
     const stored = await ctx.blobs.putBytes(bytes);
     rows.push({ path, hash: stored.hash, size: stored.size, mime: spec.mime });
   }
-  const number = (ctx.db.query<{ n: number | null }, [string]>('SELECT MAX(number) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)?.n ?? 0) + 1;
+  const number =
+    (ctx.db.query<{ n: number | null }, [string]>('SELECT MAX(number) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)?.n ?? 0) + 1;
   const total = rows.reduce((s, r) => s + r.size, 0);
   ctx.db.transaction(() => {
     ctx.db
-      .query(`INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, ?, 'api', 'ready', ?, ?, ?, ?)`)
+      .query(
+        `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, ?, 'api', 'ready', ?, ?, ?, ?)`,
+      )
       .run(versionId, canvas.id, number, canvas.ownerId, now, rows.length, total);
     const insert = ctx.db.query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)');
     for (const r of rows) insert.run(versionId, r.path, r.hash, r.size, r.mime);

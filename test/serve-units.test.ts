@@ -46,10 +46,32 @@ describe('encodings', () => {
   });
 
   test('isCompressible: text, scripts, data, svg, wasm; not images, archives or video', () => {
-    for (const t of ['text/html; charset=utf-8', 'text/css', 'text/javascript', 'application/javascript', 'application/json', 'application/manifest+json', 'image/svg+xml', 'application/xml', 'application/wasm', 'application/ld+json', 'font/ttf', 'application/vnd.api+json']) {
+    for (const t of [
+      'text/html; charset=utf-8',
+      'text/css',
+      'text/javascript',
+      'application/javascript',
+      'application/json',
+      'application/manifest+json',
+      'image/svg+xml',
+      'application/xml',
+      'application/wasm',
+      'application/ld+json',
+      'font/ttf',
+      'application/vnd.api+json',
+    ]) {
       expect({ t, c: isCompressible(t) }).toEqual({ t, c: true });
     }
-    for (const t of ['image/png', 'image/jpeg', 'image/webp', 'font/woff2', 'application/zip', 'video/mp4', 'application/octet-stream', 'application/pdf']) {
+    for (const t of [
+      'image/png',
+      'image/jpeg',
+      'image/webp',
+      'font/woff2',
+      'application/zip',
+      'video/mp4',
+      'application/octet-stream',
+      'application/pdf',
+    ]) {
       expect({ t, c: isCompressible(t) }).toEqual({ t, c: false });
     }
   });
@@ -90,7 +112,8 @@ describe('hosts and paths', () => {
     expect(decodeCanvasPath('assets/app.js')).toBe('assets/app.js');
     expect(decodeCanvasPath('dir/')).toBe('dir/');
     expect(decodeCanvasPath('..a/b..c/.d')).toBe('..a/b..c/.d');
-    for (const bad of ['..', '.', 'a/..', 'a/../b', './a', 'a/./b', '../a', 'a\0b']) expect({ bad, r: decodeCanvasPath(bad) }).toEqual({ bad, r: null });
+    for (const bad of ['..', '.', 'a/..', 'a/../b', './a', 'a/./b', '../a', 'a\0b'])
+      expect({ bad, r: decodeCanvasPath(bad) }).toEqual({ bad, r: null });
   });
 
   test('safeNext stays inside the canvas', () => {

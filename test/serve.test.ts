@@ -4,7 +4,19 @@ import type { Canvas } from '../src/canvases/record.ts';
 import { gatePassed, PASS_TTL_MS } from '../src/serve/gate-pass.ts';
 import { GATE_ATTEMPTS_PER_MIN } from '../src/serve/canvas-server.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { ADMIN_EMAIL, guestCookieFor, makeCast, makePublished, PEOPLE, pageCode, setAccess, setPassword, unpublish, type Cast, type Person } from './serve-fixtures.ts';
+import {
+  ADMIN_EMAIL,
+  guestCookieFor,
+  makeCast,
+  makePublished,
+  PEOPLE,
+  pageCode,
+  setAccess,
+  setPassword,
+  unpublish,
+  type Cast,
+  type Person,
+} from './serve-fixtures.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -46,8 +58,16 @@ async function expectAnswer(res: Response, expected: Expect, label: string): Pro
 describe('access matrix for a canvas page', () => {
   const scenarios: Array<[string, (c: Canvas) => Promise<unknown> | unknown, Row]> = [
     ['restricted', () => {}, { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF }],
-    ['whole_org', (c) => setAccess(app, c, { access_mode: 'whole_org' }), { anonymous: LOGIN, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 }],
-    ['public_link', (c) => setAccess(app, c, { access_mode: 'public_link' }), { anonymous: 200, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 }],
+    [
+      'whole_org',
+      (c) => setAccess(app, c, { access_mode: 'whole_org' }),
+      { anonymous: LOGIN, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 },
+    ],
+    [
+      'public_link',
+      (c) => setAccess(app, c, { access_mode: 'public_link' }),
+      { anonymous: 200, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 },
+    ],
     [
       'public_link, public links off for the instance',
       (c) => {
@@ -64,23 +84,53 @@ describe('access matrix for a canvas page', () => {
       },
       { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF },
     ],
-    ['password', (c) => setPassword(app, c, PASSWORD), { anonymous: LOGIN, stranger: NF, viewer: [403, 'PASSWORD_REQUIRED'], editor: 200, owner: 200, admin: NF }],
+    [
+      'password',
+      (c) => setPassword(app, c, PASSWORD),
+      { anonymous: LOGIN, stranger: NF, viewer: [403, 'PASSWORD_REQUIRED'], editor: 200, owner: 200, admin: NF },
+    ],
     [
       'public_link with a password',
       async (c) => {
         await setPassword(app, c, PASSWORD);
         setAccess(app, c, { access_mode: 'public_link' });
       },
-      { anonymous: [403, 'PASSWORD_REQUIRED'], stranger: [403, 'PASSWORD_REQUIRED'], viewer: [403, 'PASSWORD_REQUIRED'], editor: 200, owner: 200, admin: [403, 'PASSWORD_REQUIRED'] },
+      {
+        anonymous: [403, 'PASSWORD_REQUIRED'],
+        stranger: [403, 'PASSWORD_REQUIRED'],
+        viewer: [403, 'PASSWORD_REQUIRED'],
+        editor: 200,
+        owner: 200,
+        admin: [403, 'PASSWORD_REQUIRED'],
+      },
     ],
-    ['expired', (c) => setAccess(app, c, { expires_at: app.ctx.now() - 1000 }), { anonymous: LOGIN, stranger: NF, viewer: [404, 'SHARE_EXPIRED'], editor: 200, owner: 200, admin: NF }],
+    [
+      'expired',
+      (c) => setAccess(app, c, { expires_at: app.ctx.now() - 1000 }),
+      { anonymous: LOGIN, stranger: NF, viewer: [404, 'SHARE_EXPIRED'], editor: 200, owner: 200, admin: NF },
+    ],
     [
       'expired public_link',
       (c) => setAccess(app, c, { access_mode: 'public_link', expires_at: app.ctx.now() - 1000 }),
-      { anonymous: LOGIN, stranger: [404, 'SHARE_EXPIRED'], viewer: [404, 'SHARE_EXPIRED'], editor: 200, owner: 200, admin: [404, 'SHARE_EXPIRED'] },
+      {
+        anonymous: LOGIN,
+        stranger: [404, 'SHARE_EXPIRED'],
+        viewer: [404, 'SHARE_EXPIRED'],
+        editor: 200,
+        owner: 200,
+        admin: [404, 'SHARE_EXPIRED'],
+      },
     ],
-    ['archived', (c) => setAccess(app, c, { archived_at: app.ctx.now() }), { anonymous: LOGIN, stranger: NF, viewer: [404, 'ARCHIVED'], editor: [404, 'ARCHIVED'], owner: [404, 'ARCHIVED'], admin: NF }],
-    ['disabled', (c) => setAccess(app, c, { disabled_at: app.ctx.now(), disabled_reason: 'abuse' }), { anonymous: LOGIN, stranger: NF, viewer: [403, 'DISABLED'], editor: [403, 'DISABLED'], owner: [403, 'DISABLED'], admin: NF }],
+    [
+      'archived',
+      (c) => setAccess(app, c, { archived_at: app.ctx.now() }),
+      { anonymous: LOGIN, stranger: NF, viewer: [404, 'ARCHIVED'], editor: [404, 'ARCHIVED'], owner: [404, 'ARCHIVED'], admin: NF },
+    ],
+    [
+      'disabled',
+      (c) => setAccess(app, c, { disabled_at: app.ctx.now(), disabled_reason: 'abuse' }),
+      { anonymous: LOGIN, stranger: NF, viewer: [403, 'DISABLED'], editor: [403, 'DISABLED'], owner: [403, 'DISABLED'], admin: NF },
+    ],
     ['unpublished', (c) => unpublish(app, c), { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF }],
     [
       'deleted',
@@ -230,7 +280,12 @@ describe('password gate', () => {
   const gatePost = (slug: string, password: string | undefined, cookie: string, extra: Record<string, string> = {}) => {
     const form = new URLSearchParams(extra);
     if (password !== undefined) form.set('password', password);
-    return app.request(`/c/${slug}/__easel/gate`, { method: 'POST', cookie, body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    return app.request(`/c/${slug}/__easel/gate`, {
+      method: 'POST',
+      cookie,
+      body: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   };
   const gateCookie = (res: Response) => res.headers.get('set-cookie')!.split(';')[0]!;
   const join = (...cookies: string[]) => cookies.filter(Boolean).join('; ');
@@ -339,7 +394,12 @@ describe('password gate', () => {
     expect(multipart.headers.get('set-cookie')).toStartWith('__easel_gate=');
     expect((await gatePost(canvas.slug, undefined, cast.cookie.viewer)).status).toBe(403);
     expect((await gatePost(canvas.slug, '', cast.cookie.viewer)).status).toBe(403);
-    const huge = await app.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', cookie: cast.cookie.viewer, body: `password=${'x'.repeat(20_000)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const huge = await app.request(`/c/${canvas.slug}/__easel/gate`, {
+      method: 'POST',
+      cookie: cast.cookie.viewer,
+      body: `password=${'x'.repeat(20_000)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(huge.status).toBe(403);
   });
 
@@ -350,7 +410,12 @@ describe('password gate', () => {
       const c = await makeCast(t);
       const canvas = await setPassword(t, await makePublished(t, c), PASSWORD);
       const post = (password: string) =>
-        t.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', cookie: c.cookie.viewer, body: `password=${encodeURIComponent(password)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+        t.request(`/c/${canvas.slug}/__easel/gate`, {
+          method: 'POST',
+          cookie: c.cookie.viewer,
+          body: `password=${encodeURIComponent(password)}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
       for (let i = 0; i < GATE_ATTEMPTS_PER_MIN; i++) expect((await post('wrong')).status).toBe(403);
       const limited = await post(PASSWORD);
       expect(limited.status).toBe(429);
@@ -396,7 +461,11 @@ describe('anonymous visitors and /sdk/v1.js', () => {
     expect(from('not a url')).toBe(false);
     await setPassword(app, canvas, PASSWORD);
     expect(from(`${base}/c/${canvas.slug}/`)).toBe(false);
-    const res = await app.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', body: `password=${encodeURIComponent(PASSWORD)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await app.request(`/c/${canvas.slug}/__easel/gate`, {
+      method: 'POST',
+      body: `password=${encodeURIComponent(PASSWORD)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(true);
     app.ctx.settings.update({ publicLinks: false });
     try {
@@ -414,7 +483,11 @@ describe('pass lifetime', () => {
     try {
       const c = await makeCast(t);
       const canvas = setAccess(t, await setPassword(t, await makePublished(t, c), PASSWORD), { access_mode: 'public_link' });
-      const res = await t.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', body: `password=${encodeURIComponent(PASSWORD)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await t.request(`/c/${canvas.slug}/__easel/gate`, {
+        method: 'POST',
+        body: `password=${encodeURIComponent(PASSWORD)}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       const pass = res.headers.get('set-cookie')!.split(';')[0]!;
       now += PASS_TTL_MS - 1000;
       expect((await t.request(`/c/${canvas.slug}/`, { cookie: pass })).status).toBe(200);

@@ -85,7 +85,10 @@ export async function startEasel(options: RunOptions = {}, timeoutMs = 15_000): 
   const startLine = await Promise.race([
     started,
     exited.then((code) => Promise.reject(new Error(`easel exited with ${code} before starting: ${err.text()}`))),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no start line after ${timeoutMs} ms: ${out.text()} ${err.text()}`)), timeoutMs))),
+    new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new Error(`no start line after ${timeoutMs} ms: ${out.text()} ${err.text()}`)), timeoutMs)),
+    ),
   ]).finally(() => clearTimeout(timer));
   return {
     proc,

@@ -12,10 +12,22 @@ export interface KeyedCanvas {
   ownerId: string;
 }
 
-export function createKeyedCanvas(ctx: AppContext, ownerEmail = 'owner@example.test', slug = `c${randomBase62(8).toLowerCase()}`): KeyedCanvas {
+export function createKeyedCanvas(
+  ctx: AppContext,
+  ownerEmail = 'owner@example.test',
+  slug = `c${randomBase62(8).toLowerCase()}`,
+): KeyedCanvas {
   const owner = ctx.users.ensure(ownerEmail, 'Owner');
   const key = 'easel_sk_' + randomBase62(40);
-  const canvas = ctx.canvases.insert({ id: newId(), slug, title: slug, ownerId: owner.id, keyHash: sha256Hex(key), publicationToken: newToken(), now: ctx.now() });
+  const canvas = ctx.canvases.insert({
+    id: newId(),
+    slug,
+    title: slug,
+    ownerId: owner.id,
+    keyHash: sha256Hex(key),
+    publicationToken: newToken(),
+    now: ctx.now(),
+  });
   return { id: canvas.id, slug, key, ownerId: owner.id };
 }
 
@@ -29,7 +41,11 @@ export interface SiteFile {
 }
 
 /** Files from `{path: content}`; the manifest is `[{path, hash, size}]`. */
-export function site(files: Record<string, string | Bytes>): { files: SiteFile[]; manifest: Array<{ path: string; hash: string; size: number }>; byHash: Map<string, Bytes> } {
+export function site(files: Record<string, string | Bytes>): {
+  files: SiteFile[];
+  manifest: Array<{ path: string; hash: string; size: number }>;
+  byHash: Map<string, Bytes>;
+} {
   const list = Object.entries(files).map(([path, content]) => {
     const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
     return { path, bytes, hash: sha256Hex(bytes), size: bytes.byteLength };
@@ -47,12 +63,30 @@ export async function begin(app: TestApp, c: KeyedCanvas, json: unknown, key = c
   return { status: res.status, headers: res.headers, body: await body(res) };
 }
 
-export async function stage(app: TestApp, c: KeyedCanvas, uploadId: string, hash: string, bytes: BodyInit | null, key = c.key, headers: Record<string, string> = {}) {
-  const res = await app.request(`/v1/canvases/${c.id}/uploads/${uploadId}/blobs/${hash}`, { method: 'PUT', body: bytes, headers: { ...auth(key), ...headers } });
+export async function stage(
+  app: TestApp,
+  c: KeyedCanvas,
+  uploadId: string,
+  hash: string,
+  bytes: BodyInit | null,
+  key = c.key,
+  headers: Record<string, string> = {},
+) {
+  const res = await app.request(`/v1/canvases/${c.id}/uploads/${uploadId}/blobs/${hash}`, {
+    method: 'PUT',
+    body: bytes,
+    headers: { ...auth(key), ...headers },
+  });
   return { status: res.status, body: await body(res) };
 }
 
-export async function finalize(app: TestApp, c: KeyedCanvas, uploadId: string, json?: unknown, init: { body?: BodyInit; key?: string } = {}) {
+export async function finalize(
+  app: TestApp,
+  c: KeyedCanvas,
+  uploadId: string,
+  json?: unknown,
+  init: { body?: BodyInit; key?: string } = {},
+) {
   const res = await app.request(`/v1/canvases/${c.id}/uploads/${uploadId}/finalize`, {
     method: 'POST',
     ...(json !== undefined ? { json } : { body: init.body }),
@@ -62,7 +96,12 @@ export async function finalize(app: TestApp, c: KeyedCanvas, uploadId: string, j
 }
 
 /** Begin, stage every missing blob, finalize: the whole staged deploy. */
-export async function stagedDeploy(app: TestApp, c: KeyedCanvas, files: Record<string, string | Bytes>, coordination: { releaseId?: string; expectedPublicationToken?: string } = {}) {
+export async function stagedDeploy(
+  app: TestApp,
+  c: KeyedCanvas,
+  files: Record<string, string | Bytes>,
+  coordination: { releaseId?: string; expectedPublicationToken?: string } = {},
+) {
   const s = site(files);
   const b = await begin(app, c, { manifest: s.manifest, ...coordination });
   if (b.status !== 200 || b.body.outcome) return b;

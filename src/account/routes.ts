@@ -25,7 +25,11 @@ export interface DashboardIdentity {
 }
 
 export function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean): DashboardIdentity {
-  const orgs = !ctx.config.tenancy ? [{ ...IMPLICIT_ORG }] : user.orgId ? [{ id: user.orgId, name: ctx.users.orgName(user.orgId) ?? user.orgId }] : [];
+  const orgs = !ctx.config.tenancy
+    ? [{ ...IMPLICIT_ORG }]
+    : user.orgId
+      ? [{ id: user.orgId, name: ctx.users.orgName(user.orgId) ?? user.orgId }]
+      : [];
   return {
     id: user.id,
     email: user.email,

@@ -25,7 +25,9 @@ export const PatchSettingsBody = t.Object(
   {
     aiModels: orReset(t.Array(t.String({ pattern: MODEL }), { minItems: 1, maxItems: 50, uniqueItems: true })),
     // Merged per model into the price table; null for a model removes its price.
-    aiPrices: orReset(t.Record(t.String({ pattern: MODEL }), t.Union([t.Object({ input: usd, output: usd }, closed), t.Null()]), { maxProperties: 100 })),
+    aiPrices: orReset(
+      t.Record(t.String({ pattern: MODEL }), t.Union([t.Object({ input: usd, output: usd }, closed), t.Null()]), { maxProperties: 100 }),
+    ),
     aiApiKey: orReset(t.String({ minLength: 1, maxLength: 1000 })),
     aiUserDailyUsd: orReset(usd),
     aiCanvasMonthlyUsd: orReset(usd),

@@ -30,26 +30,42 @@ export function adminRoutes(ctx: AppContext) {
       admin(request);
       return ok(adminUserView(ctx, getUser(ctx, params.id)));
     })
-    .patch('/api/admin/users/:id', ({ request, params, body }) => {
-      const actor = admin(request);
-      return ok(adminUserView(ctx, updateUser(ctx, actor, params.id, jsonBody(PatchUserBody, request, body))));
-    }, rawBody)
-    .post('/api/admin/canvases/:id/disable', ({ request, params, body }) => {
-      const actor = admin(request);
-      const { reason } = jsonBody(DisableBody, request, body, {});
-      return ok(view(setCanvasDisabled(ctx, actor, params.id, true, reason)));
-    }, rawBody)
-    .post('/api/admin/canvases/:id/enable', ({ request, params, body }) => {
-      const actor = admin(request);
-      jsonBody(DisableBody, request, body, {});
-      return ok(view(setCanvasDisabled(ctx, actor, params.id, false)));
-    }, rawBody)
+    .patch(
+      '/api/admin/users/:id',
+      ({ request, params, body }) => {
+        const actor = admin(request);
+        return ok(adminUserView(ctx, updateUser(ctx, actor, params.id, jsonBody(PatchUserBody, request, body))));
+      },
+      rawBody,
+    )
+    .post(
+      '/api/admin/canvases/:id/disable',
+      ({ request, params, body }) => {
+        const actor = admin(request);
+        const { reason } = jsonBody(DisableBody, request, body, {});
+        return ok(view(setCanvasDisabled(ctx, actor, params.id, true, reason)));
+      },
+      rawBody,
+    )
+    .post(
+      '/api/admin/canvases/:id/enable',
+      ({ request, params, body }) => {
+        const actor = admin(request);
+        jsonBody(DisableBody, request, body, {});
+        return ok(view(setCanvasDisabled(ctx, actor, params.id, false)));
+      },
+      rawBody,
+    )
     .get('/api/admin/settings', ({ request }) => {
       admin(request);
       return ok(ctx.settings.publicView());
     })
-    .patch('/api/admin/settings', ({ request, body }) => {
-      const actor = admin(request);
-      return ok(updateSettings(ctx, actor, jsonBody(PatchSettingsBody, request, body)));
-    }, rawBody);
+    .patch(
+      '/api/admin/settings',
+      ({ request, body }) => {
+        const actor = admin(request);
+        return ok(updateSettings(ctx, actor, jsonBody(PatchSettingsBody, request, body)));
+      },
+      rawBody,
+    );
 }

@@ -54,7 +54,8 @@ export interface UserPatch {
  */
 export function updateUser(ctx: AppContext, actor: Actor, id: string, patch: UserPatch): User {
   getUser(ctx, id);
-  if (patch.active === false && id === actor.user.id) throw new AppError('INVALID_BODY', 'active: an admin cannot deactivate their own account');
+  if (patch.active === false && id === actor.user.id)
+    throw new AppError('INVALID_BODY', 'active: an admin cannot deactivate their own account');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof UserPatch] !== undefined);
   if (typeof patch.orgId === 'string') ctx.users.ensureOrg(patch.orgId);
   const user = ctx.users.update(id, patch)!;

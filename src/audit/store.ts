@@ -12,7 +12,10 @@ export interface AuditEvent {
 }
 
 export class AuditLog {
-  constructor(private readonly db: Database, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
 
   record(e: AuditEvent): void {
     this.db
@@ -20,12 +23,21 @@ export class AuditLog {
       .run(this.now(), e.actorId, e.actorKind, e.canvasId, e.action, e.detail ? JSON.stringify(e.detail) : null);
   }
 
-  forCanvas(canvasId: string, limit = 100): Array<{ at: number; actorId: string | null; actorKind: string; action: string; detail: unknown }> {
+  forCanvas(
+    canvasId: string,
+    limit = 100,
+  ): Array<{ at: number; actorId: string | null; actorKind: string; action: string; detail: unknown }> {
     return this.db
       .query<{ at: number; actor_id: string | null; actor_kind: string; action: string; detail: string | null }, [string, number]>(
         'SELECT at, actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id DESC LIMIT ?',
       )
       .all(canvasId, limit)
-      .map((r) => ({ at: r.at, actorId: r.actor_id, actorKind: r.actor_kind, action: r.action, detail: r.detail ? JSON.parse(r.detail) : null }));
+      .map((r) => ({
+        at: r.at,
+        actorId: r.actor_id,
+        actorKind: r.actor_kind,
+        action: r.action,
+        detail: r.detail ? JSON.parse(r.detail) : null,
+      }));
   }
 }

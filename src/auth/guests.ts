@@ -69,17 +69,24 @@ export class GuestStore implements GuestSessionResolver {
   }
 
   invite(canvasId: string, inviteId: string): GuestInvite | null {
-    const r = this.db.query<InviteRow, [string, string]>('SELECT * FROM guest_invites WHERE id = ? AND canvas_id = ?').get(inviteId, canvasId);
+    const r = this.db
+      .query<InviteRow, [string, string]>('SELECT * FROM guest_invites WHERE id = ? AND canvas_id = ?')
+      .get(inviteId, canvasId);
     return r ? toInvite(r) : null;
   }
 
   invites(canvasId: string): GuestInvite[] {
-    return this.db.query<InviteRow, [string]>('SELECT * FROM guest_invites WHERE canvas_id = ? ORDER BY created_at, id').all(canvasId).map(toInvite);
+    return this.db
+      .query<InviteRow, [string]>('SELECT * FROM guest_invites WHERE canvas_id = ? ORDER BY created_at, id')
+      .all(canvasId)
+      .map(toInvite);
   }
 
   /** The live (not revoked) invite behind a link token. */
   inviteByToken(token: string): GuestInvite | null {
-    const r = this.db.query<InviteRow, [string]>('SELECT * FROM guest_invites WHERE token_hash = ? AND revoked_at IS NULL').get(sha256Hex(token));
+    const r = this.db
+      .query<InviteRow, [string]>('SELECT * FROM guest_invites WHERE token_hash = ? AND revoked_at IS NULL')
+      .get(sha256Hex(token));
     return r ? toInvite(r) : null;
   }
 

@@ -32,7 +32,7 @@ document.getElementById('f').addEventListener('submit', async (e) => {
 
 export function proxyLoginPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Easel</title></head>
-<body><p>${escapeHtml('This Easel instance signs you in through your organization\'s proxy. Reload the page through it.')}</p></body></html>`;
+<body><p>${escapeHtml("This Easel instance signs you in through your organization's proxy. Reload the page through it.")}</p></body></html>`;
 }
 
 /**

@@ -41,7 +41,11 @@ export class Authenticator {
       if (fromProxy) return { principal: fromProxy };
     }
     const header = request.headers.get('cookie');
-    const session = unambiguous(cookieValues(header, SESSION_COOKIE), (token) => this.sessions.resolve(token), (s) => s.user.id);
+    const session = unambiguous(
+      cookieValues(header, SESSION_COOKIE),
+      (token) => this.sessions.resolve(token),
+      (s) => s.user.id,
+    );
     if (session) {
       return {
         principal: { kind: 'user', user: session.value.user, via: 'session' },
@@ -51,7 +55,11 @@ export class Authenticator {
     // A signed-in user always acts as themselves; the guest cookie counts only without one.
     if (this.guests) {
       const guests = this.guests;
-      const guest = unambiguous(cookieValues(header, GUEST_COOKIE), (token) => guests.resolve(token), (g) => g.inviteId);
+      const guest = unambiguous(
+        cookieValues(header, GUEST_COOKIE),
+        (token) => guests.resolve(token),
+        (g) => g.inviteId,
+      );
       if (guest) return { principal: { kind: 'guest', ...guest.value } };
     }
     return { principal: null };
@@ -97,7 +105,11 @@ export class Authenticator {
  * sibling canvas host to make its owner's calls run as the attacker: then
  * nobody is signed in (a stale duplicate of the same person is harmless).
  */
-function unambiguous<T>(tokens: string[], resolve: (token: string) => T | null, identity: (value: T) => string): { token: string; value: T } | null {
+function unambiguous<T>(
+  tokens: string[],
+  resolve: (token: string) => T | null,
+  identity: (value: T) => string,
+): { token: string; value: T } | null {
   let found: { token: string; value: T } | null = null;
   for (const token of tokens) {
     const value = resolve(token);

@@ -11,30 +11,37 @@ import { EMAIL } from './users.ts';
 
 export function authRoutes(ctx: AppContext) {
   const dev = ctx.config.authMode === 'dev';
-  return new Elysia({ name: 'auth-routes' })
-    .get('/auth/login', ({ query }) => {
-      const returnTo = safeReturnTo(query.returnTo, ctx.config);
-      if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
-      return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
-    }, { query: t.Object({ returnTo: t.Optional(t.String()) }) })
-    // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
-    .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
-    .post('/auth/logout', ({ request }) => {
-      const header = request.headers.get('cookie');
-      const tokens = cookieValues(header, SESSION_COOKIE);
-      for (const token of tokens) ctx.sessions.destroy(token);
-      // A legacy guest signs out the same way.
-      const guestTokens = cookieValues(header, GUEST_COOKIE);
-      for (const token of guestTokens) ctx.guests.destroySession(token);
-      metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
-      if (tokens.length > 0 || guestTokens.length > 0) ctx.events.emit('session.ended', {});
-      return json(200, { ok: true });
-    });
+  return (
+    new Elysia({ name: 'auth-routes' })
+      .get(
+        '/auth/login',
+        ({ query }) => {
+          const returnTo = safeReturnTo(query.returnTo, ctx.config);
+          if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
+          return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
+        },
+        { query: t.Object({ returnTo: t.Optional(t.String()) }) },
+      )
+      // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
+      .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
+      .post('/auth/logout', ({ request }) => {
+        const header = request.headers.get('cookie');
+        const tokens = cookieValues(header, SESSION_COOKIE);
+        for (const token of tokens) ctx.sessions.destroy(token);
+        // A legacy guest signs out the same way.
+        const guestTokens = cookieValues(header, GUEST_COOKIE);
+        for (const token of guestTokens) ctx.guests.destroySession(token);
+        metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
+        if (tokens.length > 0 || guestTokens.length > 0) ctx.events.emit('session.ended', {});
+        return json(200, { ok: true });
+      })
+  );
 }
 
 function devLoginRoute(ctx: AppContext) {
-  return new Elysia({ name: 'auth-dev-login' })
-    .post('/auth/dev/login', ({ body, request }) => {
+  return new Elysia({ name: 'auth-dev-login' }).post(
+    '/auth/dev/login',
+    ({ body, request }) => {
       const email = body.email.trim();
       if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
       const user = ctx.users.ensure(email, body.name);
@@ -43,5 +50,7 @@ function devLoginRoute(ctx: AppContext) {
       metaOf(request).cookies.push(ctx.auth.sessionCookie(token));
       ctx.log.info('sign-in', { userId: user.id, mode: 'dev' });
       return json(200, { id: user.id, email: user.email, name: user.name });
-    }, { body: t.Object({ email: t.String({ maxLength: 320 }), name: t.Optional(t.String({ maxLength: 200 })) }) });
+    },
+    { body: t.Object({ email: t.String({ maxLength: 320 }), name: t.Optional(t.String({ maxLength: 200 })) }) },
+  );
 }

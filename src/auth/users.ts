@@ -46,7 +46,10 @@ export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 /** Users: created on first sign-in (or when added as a member by email). */
 export class UserStore {
-  constructor(private readonly db: Database, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
 
   byId(id: string): User | null {
     const r = this.db.query<UserRow, [string]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(id);

@@ -39,10 +39,13 @@ export function holdBlobs(ctx: AppContext): { add(hash: string): void; release()
 
 /** A reference test over every known user of the blob store (built once per collection). */
 export function referenceChecker(ctx: AppContext): (hash: string) => boolean {
-  const tables = REFERENCING_TABLES.filter((name) => ctx.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null);
+  const tables = REFERENCING_TABLES.filter(
+    (name) => ctx.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null,
+  );
   const queries = tables.map((name) => ctx.db.query<unknown, [string]>(`SELECT 1 FROM ${name} WHERE hash = ? LIMIT 1`));
   const held = holds.get(ctx);
-  return (hash) => (held?.has(hash) ?? false) || queries.some((q) => q.get(hash) !== null) || blobReferenceChecks.some((check) => check(ctx, hash));
+  return (hash) =>
+    (held?.has(hash) ?? false) || queries.some((q) => q.get(hash) !== null) || blobReferenceChecks.some((check) => check(ctx, hash));
 }
 
 /**

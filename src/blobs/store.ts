@@ -18,7 +18,10 @@ export class BlobLimitError extends Error {
 }
 
 export class BlobHashMismatchError extends Error {
-  constructor(readonly expected: string, readonly actual: string) {
+  constructor(
+    readonly expected: string,
+    readonly actual: string,
+  ) {
     super('blob bytes do not match the expected sha256');
   }
 }
@@ -70,7 +73,10 @@ export class BlobStore {
    * BlobLimitError as soon as more than `maxBytes` arrive, and with
    * BlobHashMismatchError when `expectedHash` is given and does not match.
    */
-  async put(source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, opts: { maxBytes?: number; expectedHash?: string } = {}): Promise<StoredBlob> {
+  async put(
+    source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+    opts: { maxBytes?: number; expectedHash?: string } = {},
+  ): Promise<StoredBlob> {
     const tmpPath = join(this.tmp, newId());
     const handle = await open(tmpPath, 'w');
     const hasher = new Bun.CryptoHasher('sha256');

@@ -48,7 +48,7 @@ export class DeployBlobWriter {
     const tmp = join(this.tmpDir, `blob-${newId()}`);
     const fd = openSync(tmp, 'w');
     try {
-      for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done, bytes.byteLength - done);
+      for (let done = 0; done < bytes.byteLength;) done += writeSync(fd, bytes, done, bytes.byteLength - done);
     } catch (err) {
       rmSync(tmp, { force: true });
       throw err;

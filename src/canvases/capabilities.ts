@@ -47,7 +47,11 @@ export function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch
   const m = managedCanvas(ctx, actor, id, guestAi ? 'own' : 'manage');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof CapabilitiesPatch] !== undefined && k !== 'expectedRuntimePolicy');
   const hasPolicy = patch.runtimePolicy !== undefined;
-  const document: PolicyDocument | null | undefined = !hasPolicy ? undefined : patch.runtimePolicy === null ? null : validatePolicyDocument(patch.runtimePolicy);
+  const document: PolicyDocument | null | undefined = !hasPolicy
+    ? undefined
+    : patch.runtimePolicy === null
+      ? null
+      : validatePolicyDocument(patch.runtimePolicy);
   if (patch.guestAiMonthlyUsd !== undefined && !(Number.isFinite(patch.guestAiMonthlyUsd) && patch.guestAiMonthlyUsd >= 0)) {
     throw new AppError('INVALID_BODY', 'guestAiMonthlyUsd: a non-negative number of US dollars');
   }

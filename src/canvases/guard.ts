@@ -36,7 +36,8 @@ function refuseCanvasPages(ctx: AppContext, request: Request): void {
   if (referer === null) return;
   try {
     const path = new URL(referer).pathname;
-    if (path.startsWith('/c/') || path.startsWith('/v1/c/')) throw new AppError('CROSS_CANVAS_FORBIDDEN', 'management requests must come from the dashboard');
+    if (path.startsWith('/c/') || path.startsWith('/v1/c/'))
+      throw new AppError('CROSS_CANVAS_FORBIDDEN', 'management requests must come from the dashboard');
   } catch (err) {
     if (err instanceof AppError) throw err;
   }

@@ -29,11 +29,18 @@ export function putMember(ctx: AppContext, actor: Actor, id: string, input: { em
   const email = input.email.trim();
   if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
   const existing = ctx.users.byEmail(email);
-  if (existing?.id === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'email: the owner is always on the list and cannot be given another role');
+  if (existing?.id === m.canvas.ownerId)
+    throw new AppError('INVALID_BODY', 'email: the owner is always on the list and cannot be given another role');
   const user = existing ?? ctx.users.ensure(email);
   ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
-  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: m.canvas.id, action: 'canvas.member.put', detail: { userId: user.id, fields: ['role'] } });
+  ctx.audit.record({
+    actorId: actor.user.id,
+    actorKind: actorKind(m),
+    canvasId: m.canvas.id,
+    action: 'canvas.member.put',
+    detail: { userId: user.id, fields: ['role'] },
+  });
   return { userId: user.id, email: user.email, name: user.name, role: input.role };
 }
 
@@ -42,5 +49,11 @@ export function removeMember(ctx: AppContext, actor: Actor, id: string, userId: 
   if (userId === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'userId: the owner cannot be removed');
   if (!ctx.canvases.removeMember(m.canvas.id, userId)) throw new AppError('NOT_FOUND', 'not a member of this canvas');
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
-  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: m.canvas.id, action: 'canvas.member.remove', detail: { userId } });
+  ctx.audit.record({
+    actorId: actor.user.id,
+    actorKind: actorKind(m),
+    canvasId: m.canvas.id,
+    action: 'canvas.member.remove',
+    detail: { userId },
+  });
 }

@@ -37,4 +37,7 @@ export const CapabilitiesBody = t.Object(
   closed,
 );
 
-export const PutMemberBody = t.Object({ email: t.String({ maxLength: 320 }), role: t.Union([t.Literal('editor'), t.Literal('viewer')]) }, closed);
+export const PutMemberBody = t.Object(
+  { email: t.String({ maxLength: 320 }), role: t.Union([t.Literal('editor'), t.Literal('viewer')]) },
+  closed,
+);

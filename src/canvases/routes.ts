@@ -10,7 +10,16 @@ import { setCapabilities } from './capabilities.ts';
 import { managementActor } from './guard.ts';
 import { listMembers, putMember, removeMember } from './members.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from './model.ts';
-import { createCanvas, deleteCanvas, getCanvas, listCanvases, regenerateKey, setArchived, updateCanvas, type CanvasWithRole } from './service.ts';
+import {
+  createCanvas,
+  deleteCanvas,
+  getCanvas,
+  listCanvases,
+  regenerateKey,
+  setArchived,
+  updateCanvas,
+  type CanvasWithRole,
+} from './service.ts';
 import { canvasView } from './view.ts';
 
 export function canvasRoutes(ctx: AppContext) {
@@ -25,33 +34,49 @@ export function canvasRoutes(ctx: AppContext) {
   };
 
   return new Elysia({ name: 'canvas-management' })
-    .post('/api/canvases', ({ request, body }) => {
-      const a = actor(request);
-      const created = createCanvas(ctx, a, jsonBody(CreateCanvasBody, request, body));
-      return ok({ ...view(created), apiKey: created.apiKey }, 201);
-    }, rawBody)
+    .post(
+      '/api/canvases',
+      ({ request, body }) => {
+        const a = actor(request);
+        const created = createCanvas(ctx, a, jsonBody(CreateCanvasBody, request, body));
+        return ok({ ...view(created), apiKey: created.apiKey }, 201);
+      },
+      rawBody,
+    )
     .get('/api/canvases', ({ request }) => ok({ canvases: listCanvases(ctx, actor(request)).map(view) }))
     .get('/api/canvases/:id', ({ request, params }) => ok(view(getCanvas(ctx, actor(request), params.id))))
-    .patch('/api/canvases/:id', async ({ request, params, body }) => {
-      const a = authorized(request, params.id, 'manage');
-      return ok(view(await updateCanvas(ctx, a, params.id, jsonBody(PatchCanvasBody, request, body))));
-    }, rawBody)
+    .patch(
+      '/api/canvases/:id',
+      async ({ request, params, body }) => {
+        const a = authorized(request, params.id, 'manage');
+        return ok(view(await updateCanvas(ctx, a, params.id, jsonBody(PatchCanvasBody, request, body))));
+      },
+      rawBody,
+    )
     .delete('/api/canvases/:id', ({ request, params }) => {
       deleteCanvas(ctx, actor(request), params.id);
       return ok({ ok: true });
     })
-    .patch('/api/canvases/:id/capabilities', ({ request, params, body }) => {
-      const a = authorized(request, params.id, 'manage');
-      return ok(view(setCapabilities(ctx, a, params.id, jsonBody(CapabilitiesBody, request, body))));
-    }, rawBody)
+    .patch(
+      '/api/canvases/:id/capabilities',
+      ({ request, params, body }) => {
+        const a = authorized(request, params.id, 'manage');
+        return ok(view(setCapabilities(ctx, a, params.id, jsonBody(CapabilitiesBody, request, body))));
+      },
+      rawBody,
+    )
     .post('/api/canvases/:id/regenerate-key', ({ request, params }) => ok(regenerateKey(ctx, actor(request), params.id)))
     .post('/api/canvases/:id/archive', ({ request, params }) => ok(view(setArchived(ctx, actor(request), params.id, true))))
     .post('/api/canvases/:id/restore', ({ request, params }) => ok(view(setArchived(ctx, actor(request), params.id, false))))
     .get('/api/canvases/:id/members', ({ request, params }) => ok({ members: listMembers(ctx, actor(request), params.id) }))
-    .put('/api/canvases/:id/members', ({ request, params, body }) => {
-      const a = authorized(request, params.id, 'manage');
-      return ok(putMember(ctx, a, params.id, jsonBody(PutMemberBody, request, body)));
-    }, rawBody)
+    .put(
+      '/api/canvases/:id/members',
+      ({ request, params, body }) => {
+        const a = authorized(request, params.id, 'manage');
+        return ok(putMember(ctx, a, params.id, jsonBody(PutMemberBody, request, body)));
+      },
+      rawBody,
+    )
     .delete('/api/canvases/:id/members/:userId', ({ request, params }) => {
       removeMember(ctx, actor(request), params.id, params.userId);
       return ok({ ok: true });

@@ -32,7 +32,11 @@ function isUniqueViolation(err: unknown): boolean {
 const slugTaken = () => new AppError('SLUG_TAKEN', 'slug is already in use');
 
 /** Creates a restricted canvas owned by the actor; the key is returned here and never again. */
-export function createCanvas(ctx: AppContext, actor: Actor, input: { title: string; slug?: string }): { canvas: Canvas; role: ViewRole; apiKey: string } {
+export function createCanvas(
+  ctx: AppContext,
+  actor: Actor,
+  input: { title: string; slug?: string },
+): { canvas: Canvas; role: ViewRole; apiKey: string } {
   const title = cleanTitle(input.title);
   const given = input.slug === undefined ? null : checkSlug(input.slug);
   const key = newCanvasKey();
@@ -51,9 +55,23 @@ export function createCanvas(ctx: AppContext, actor: Actor, input: { title: stri
         }
       }
     }
-    return ctx.canvases.insert({ id, slug, title, ownerId: actor.user.id, keyHash: key.hash, publicationToken: newToken(), now: ctx.now() });
+    return ctx.canvases.insert({
+      id,
+      slug,
+      title,
+      ownerId: actor.user.id,
+      keyHash: key.hash,
+      publicationToken: newToken(),
+      now: ctx.now(),
+    });
   });
-  ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'canvas.create', detail: { fields: input.slug === undefined ? ['title'] : ['title', 'slug'] } });
+  ctx.audit.record({
+    actorId: actor.user.id,
+    actorKind: 'user',
+    canvasId: canvas.id,
+    action: 'canvas.create',
+    detail: { fields: input.slug === undefined ? ['title'] : ['title', 'slug'] },
+  });
   return { canvas, role: 'owner', apiKey: key.key };
 }
 
@@ -90,7 +108,8 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
     throw new AppError('INVALID_BODY', `password: 1-${PASSWORD_MAX} characters`);
   }
   // Hashing is slow on purpose: do it before the write transaction, never inside.
-  const passwordHash = typeof patch.password === 'string' ? await Bun.password.hash(patch.password, { algorithm: 'argon2id' }) : patch.password;
+  const passwordHash =
+    typeof patch.password === 'string' ? await Bun.password.hash(patch.password, { algorithm: 'argon2id' }) : patch.password;
 
   const canvas = immediate(ctx.db, () => {
     const current = ctx.canvases.byId(id);
@@ -150,7 +169,12 @@ export function setArchived(ctx: AppContext, actor: Actor, id: string, archived:
     ctx.canvases.update(id, { archived_at: archived ? ctx.now() : null }, ctx.now());
     ctx.events.emit('canvas.access-changed', { canvasId: id });
   }
-  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: archived ? 'canvas.archive' : 'canvas.restore' });
+  ctx.audit.record({
+    actorId: actor.user.id,
+    actorKind: actorKind(m),
+    canvasId: id,
+    action: archived ? 'canvas.archive' : 'canvas.restore',
+  });
   return { canvas: ctx.canvases.byId(id)!, role: m.viewRole };
 }
 

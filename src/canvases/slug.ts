@@ -6,10 +6,49 @@ export const SLUG = /^[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]$/;
 
 /** Paths and host names the instance uses or may use; shorter ones (c, v1) fail SLUG anyway. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
-  'api', 'auth', 'sdk', 'v1', 'v2', 'c', 'admin', 'healthz', 'mcp', 'static', 'assets', 'www', 'dashboard',
-  'login', 'logout', 'signin', 'signup', 'app', 'public', 'easel', 'help', 'docs', 'status', 'settings',
-  'account', 'accounts', 'oauth', 'oidc', 'callback', 'sso', 'mail', 'smtp', 'imap', 'ftp', 'cdn',
-  'localhost', 'favicon', 'robots', 'system', 'internal', 'root', 'support', 'billing',
+  'api',
+  'auth',
+  'sdk',
+  'v1',
+  'v2',
+  'c',
+  'admin',
+  'healthz',
+  'mcp',
+  'static',
+  'assets',
+  'www',
+  'dashboard',
+  'login',
+  'logout',
+  'signin',
+  'signup',
+  'app',
+  'public',
+  'easel',
+  'help',
+  'docs',
+  'status',
+  'settings',
+  'account',
+  'accounts',
+  'oauth',
+  'oidc',
+  'callback',
+  'sso',
+  'mail',
+  'smtp',
+  'imap',
+  'ftp',
+  'cdn',
+  'localhost',
+  'favicon',
+  'robots',
+  'system',
+  'internal',
+  'root',
+  'support',
+  'billing',
 ]);
 
 export function isValidSlug(slug: string): boolean {
@@ -19,7 +58,9 @@ export function isValidSlug(slug: string): boolean {
 /** A given slug (create or PATCH): 400 INVALID_BODY with reason invalid_slug when it breaks the rules. */
 export function checkSlug(slug: string): string {
   if (!SLUG.test(slug)) {
-    throw new AppError('INVALID_BODY', 'slug: 3-63 lowercase letters, digits and hyphens, starting and ending with a letter or digit', { reason: 'invalid_slug' });
+    throw new AppError('INVALID_BODY', 'slug: 3-63 lowercase letters, digits and hyphens, starting and ending with a letter or digit', {
+      reason: 'invalid_slug',
+    });
   }
   if (RESERVED_SLUGS.has(slug)) throw new AppError('INVALID_BODY', `slug: "${slug}" is reserved`, { reason: 'invalid_slug' });
   return slug;

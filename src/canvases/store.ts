@@ -113,7 +113,10 @@ export class CanvasStore {
   }
 
   passwordHash(id: string): string | null {
-    return this.db.query<{ password_hash: string | null }, [string]>('SELECT password_hash FROM canvases WHERE id = ?').get(id)?.password_hash ?? null;
+    return (
+      this.db.query<{ password_hash: string | null }, [string]>('SELECT password_hash FROM canvases WHERE id = ?').get(id)?.password_hash ??
+      null
+    );
   }
 
   /** Writes the given columns (snake_case names from the schema) and bumps updated_at. */
@@ -126,7 +129,9 @@ export class CanvasStore {
   /** The user's role on the canvas: owner, a member role, or null. */
   roleOf(canvas: Pick<Canvas, 'id' | 'ownerId'>, userId: string): CanvasRole | null {
     if (canvas.ownerId === userId) return 'owner';
-    const r = this.db.query<{ role: 'editor' | 'viewer' }, [string, string]>('SELECT role FROM canvas_members WHERE canvas_id = ? AND user_id = ?').get(canvas.id, userId);
+    const r = this.db
+      .query<{ role: 'editor' | 'viewer' }, [string, string]>('SELECT role FROM canvas_members WHERE canvas_id = ? AND user_id = ?')
+      .get(canvas.id, userId);
     return r?.role ?? null;
   }
 
@@ -142,7 +147,9 @@ export class CanvasStore {
 
   setMember(canvasId: string, userId: string, role: 'editor' | 'viewer', now: number): void {
     this.db
-      .query('INSERT INTO canvas_members (canvas_id, user_id, role, added_at) VALUES (?, ?, ?, ?) ON CONFLICT(canvas_id, user_id) DO UPDATE SET role = excluded.role')
+      .query(
+        'INSERT INTO canvas_members (canvas_id, user_id, role, added_at) VALUES (?, ?, ?, ?) ON CONFLICT(canvas_id, user_id) DO UPDATE SET role = excluded.role',
+      )
       .run(canvasId, userId, role, now);
   }
 

@@ -1,6 +1,14 @@
 // The management API's canvas view (CONTRACT §4). Never carries the key hash or the password hash.
 import type { Config } from '../config.ts';
-import { statusOf, type AccessMode, type Audience, type Canvas, type CanvasRole, type CanvasStatus, type CapabilitySwitch } from './record.ts';
+import {
+  statusOf,
+  type AccessMode,
+  type Audience,
+  type Canvas,
+  type CanvasRole,
+  type CanvasStatus,
+  type CapabilitySwitch,
+} from './record.ts';
 import { canvasUrl } from './url.ts';
 
 /** The caller's role, or `admin` for an instance admin who reaches the canvas without managing it themselves. */

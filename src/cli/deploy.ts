@@ -15,7 +15,12 @@ export interface DeployDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export async function deployCommand(argv: string[], env: Record<string, string | undefined>, io: CliIO, deps: DeployDeps = {}): Promise<number> {
+export async function deployCommand(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIO,
+  deps: DeployDeps = {},
+): Promise<number> {
   let opts: DeployOptions;
   try {
     const parsed = parseDeployArgs(argv, env);

@@ -74,7 +74,9 @@ export class Progress {
     const ratio = this.totalBytes > 0 ? this.bytes / this.totalBytes : this.total > 0 ? this.done / this.total : 1;
     const filled = Math.round(Math.min(1, ratio) * BAR_WIDTH);
     const bar = '#'.repeat(filled) + '-'.repeat(BAR_WIDTH - filled);
-    this.io.stderr(`\r\x1b[2K${this.label} [${bar}] ${this.done}/${this.total} files, ${formatBytes(this.bytes)} of ${formatBytes(this.totalBytes)}`);
+    this.io.stderr(
+      `\r\x1b[2K${this.label} [${bar}] ${this.done}/${this.total} files, ${formatBytes(this.bytes)} of ${formatBytes(this.totalBytes)}`,
+    );
     this.drawn = true;
   }
 }

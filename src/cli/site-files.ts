@@ -59,7 +59,10 @@ export async function hashFile(absolute: string, sizeHint: number): Promise<{ ha
 }
 
 /** Hashes every file in order; `onHashed` sees each as it completes. */
-export async function hashSite(files: Array<Omit<LocalFile, 'hash'>>, onHashed: (file: LocalFile) => void = () => {}): Promise<LocalFile[]> {
+export async function hashSite(
+  files: Array<Omit<LocalFile, 'hash'>>,
+  onHashed: (file: LocalFile) => void = () => {},
+): Promise<LocalFile[]> {
   const result: LocalFile[] = [];
   for (const f of files) {
     const hashed = { ...f, ...(await hashFile(f.absolute, f.size)) };

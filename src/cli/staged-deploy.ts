@@ -17,7 +17,13 @@ export interface DeployOutcome {
 export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliIO): Promise<DeployOutcome> {
   const listed = listSite(opts.source, (path, why) => io.stderr(`skipping ${path}: ${why}\n`));
   if (listed.length === 0) throw new ApiError('EMPTY_DEPLOY', `no files to deploy in ${opts.source} (dotfiles are skipped)`, 0, null);
-  const hashing = new Progress(io, 'hashing', listed.length, listed.reduce((n, f) => n + f.size, 0), 1);
+  const hashing = new Progress(
+    io,
+    'hashing',
+    listed.length,
+    listed.reduce((n, f) => n + f.size, 0),
+    1,
+  );
   const files = await hashSite(listed, (f) => hashing.advance(f.size));
   hashing.finish();
 
@@ -61,7 +67,12 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
       .catch((err: unknown) => {
         // The first try went through but its answer was lost: say so rather than leave a bare code.
         if (retried && err instanceof ApiError && err.code === 'UPLOAD_ALREADY_FINALIZED') {
-          throw new ApiError(err.code, `${err.message}: an earlier try whose answer was lost has most likely published; rerun with --release-id to make retries answer already_current`, err.status, err.body);
+          throw new ApiError(
+            err.code,
+            `${err.message}: an earlier try whose answer was lost has most likely published; rerun with --release-id to make retries answer already_current`,
+            err.status,
+            err.body,
+          );
         }
         throw err;
       });
@@ -92,7 +103,12 @@ async function sendBlobs(
     return file;
   });
   if (queue.length === 0) return;
-  const progress = new Progress(io, 'uploading', queue.length, queue.reduce((n, f) => n + f.size, 0));
+  const progress = new Progress(
+    io,
+    'uploading',
+    queue.length,
+    queue.reduce((n, f) => n + f.size, 0),
+  );
   let next = 0;
   let failure: unknown = null;
   async function worker(): Promise<void> {
@@ -124,5 +140,10 @@ async function sendBlobs(
 /** Blob errors carry no path on the wire (blobs are addressed by hash); the CLI knows which file it was. */
 function withPath(err: ApiError, path: string): ApiError {
   if (err.body && typeof err.body.path === 'string') return err;
-  return new ApiError(err.code, `${err.message} (${path})`, err.status, err.body ? { ...err.body, path } : { code: err.code, message: err.message, path });
+  return new ApiError(
+    err.code,
+    `${err.message} (${path})`,
+    err.status,
+    err.body ? { ...err.body, path } : { code: err.code, message: err.message, path },
+  );
 }

@@ -8,7 +8,17 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { json } from '../http/respond.ts';
 import { CreateProfileBody, PatchProfileBody } from './model.ts';
-import { createProfile, deleteProfile, getProfile, grantProfile, grantsOfCanvas, listProfiles, profileView, revokeProfile, updateProfile } from './profiles.ts';
+import {
+  createProfile,
+  deleteProfile,
+  getProfile,
+  grantProfile,
+  grantsOfCanvas,
+  listProfiles,
+  profileView,
+  revokeProfile,
+  updateProfile,
+} from './profiles.ts';
 
 export function connectionAdminRoutes(ctx: AppContext) {
   const answer = (status: number, body: unknown) => json(status, body, { 'cache-control': 'no-store' });
@@ -23,18 +33,26 @@ export function connectionAdminRoutes(ctx: AppContext) {
       admin(request);
       return answer(200, { connections: listProfiles(ctx) });
     })
-    .post('/api/admin/connections', ({ request, body }) => {
-      const actor = admin(request);
-      return answer(201, profileView(ctx, createProfile(ctx, actor, jsonBody(CreateProfileBody, request, body))));
-    }, rawBody)
+    .post(
+      '/api/admin/connections',
+      ({ request, body }) => {
+        const actor = admin(request);
+        return answer(201, profileView(ctx, createProfile(ctx, actor, jsonBody(CreateProfileBody, request, body))));
+      },
+      rawBody,
+    )
     .get('/api/admin/connections/:name', ({ request, params }) => {
       admin(request);
       return answer(200, profileView(ctx, getProfile(ctx, params.name)));
     })
-    .patch('/api/admin/connections/:name', ({ request, params, body }) => {
-      const actor = admin(request);
-      return answer(200, profileView(ctx, updateProfile(ctx, actor, params.name, jsonBody(PatchProfileBody, request, body))));
-    }, rawBody)
+    .patch(
+      '/api/admin/connections/:name',
+      ({ request, params, body }) => {
+        const actor = admin(request);
+        return answer(200, profileView(ctx, updateProfile(ctx, actor, params.name, jsonBody(PatchProfileBody, request, body))));
+      },
+      rawBody,
+    )
     .delete('/api/admin/connections/:name', ({ request, params }) => {
       const actor = admin(request);
       deleteProfile(ctx, actor, params.name);
@@ -44,10 +62,14 @@ export function connectionAdminRoutes(ctx: AppContext) {
       admin(request);
       return answer(200, { connections: grantsOfCanvas(ctx, params.id) });
     })
-    .put('/api/admin/canvases/:id/connections/:name', ({ request, params }) => {
-      const actor = admin(request);
-      return answer(200, grantProfile(ctx, actor, params.id, params.name));
-    }, { parse: 'none' })
+    .put(
+      '/api/admin/canvases/:id/connections/:name',
+      ({ request, params }) => {
+        const actor = admin(request);
+        return answer(200, grantProfile(ctx, actor, params.id, params.name));
+      },
+      { parse: 'none' },
+    )
     .delete('/api/admin/canvases/:id/connections/:name', ({ request, params }) => {
       const actor = admin(request);
       revokeProfile(ctx, actor, params.id, params.name);

@@ -8,8 +8,7 @@ import { connectionsOf } from './feature.ts';
 import type { Profile } from './store.ts';
 
 export type ProfileState =
-  | { usable: true; profile: Profile }
-  | { usable: false; reason: 'not_granted' | 'disabled' | 'secret_key_missing' | 'secret_key_changed' };
+  { usable: true; profile: Profile } | { usable: false; reason: 'not_granted' | 'disabled' | 'secret_key_missing' | 'secret_key_changed' };
 
 /** Whether the profile itself can be used (enabled, and its protected headers open under the current key). */
 export function profileUsable(ctx: AppContext, profile: Profile): ProfileState {

@@ -16,16 +16,25 @@ export class ConnectionLimits {
   private readonly perCanvas = new Map<string, number>();
   private total = 0;
 
-  constructor(private readonly tuning: ConnectionsTuning, now: () => number) {
+  constructor(
+    private readonly tuning: ConnectionsTuning,
+    now: () => number,
+  ) {
     this.windows = new RateLimiter(true, 100_000, now);
   }
 
   /** Counts one request per actor+canvas+profile and per profile; throws 429 past either. */
   hit(canvasId: string, profile: string, actorId: string): void {
     const actor = this.windows.hit(`actor:${canvasId}:${profile}:${actorId}`, this.tuning.perActorPerMin);
-    if (!actor.allowed) throw limited('actor', `at most ${this.tuning.perActorPerMin} requests per minute to this Connection`, actor.retryAfter);
+    if (!actor.allowed)
+      throw limited('actor', `at most ${this.tuning.perActorPerMin} requests per minute to this Connection`, actor.retryAfter);
     const all = this.windows.hit(`profile:${profile}`, this.tuning.perProfilePerMin);
-    if (!all.allowed) throw limited('profile', `the Connection ${profile} is at its limit of ${this.tuning.perProfilePerMin} requests per minute`, all.retryAfter);
+    if (!all.allowed)
+      throw limited(
+        'profile',
+        `the Connection ${profile} is at its limit of ${this.tuning.perProfilePerMin} requests per minute`,
+        all.retryAfter,
+      );
   }
 
   /** Takes a concurrency slot for the canvas and the process; the returned function gives it back (once). */
@@ -34,7 +43,8 @@ export class ConnectionLimits {
     if (used >= this.tuning.perCanvasConcurrent) {
       throw limited('canvas_concurrency', `at most ${this.tuning.perCanvasConcurrent} Connection requests at a time per canvas`, 1);
     }
-    if (this.total >= this.tuning.processConcurrent) throw limited('process_concurrency', 'the server is handling as many Connection requests as it allows; retry shortly', 1);
+    if (this.total >= this.tuning.processConcurrent)
+      throw limited('process_concurrency', 'the server is handling as many Connection requests as it allows; retry shortly', 1);
     this.perCanvas.set(canvasId, used + 1);
     this.total++;
     let released = false;

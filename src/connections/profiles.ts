@@ -49,7 +49,9 @@ export function profileView(ctx: AppContext, p: Profile): ProfileView {
 }
 
 export function listProfiles(ctx: AppContext): ProfileView[] {
-  return connectionsOf(ctx).store.list().map((p) => profileView(ctx, p));
+  return connectionsOf(ctx)
+    .store.list()
+    .map((p) => profileView(ctx, p));
 }
 
 export function getProfile(ctx: AppContext, name: string): Profile {
@@ -60,19 +62,33 @@ export function getProfile(ctx: AppContext, name: string): Profile {
 
 export function createProfile(ctx: AppContext, actor: Actor, input: CreateProfileInput): Profile {
   const { store } = connectionsOf(ctx);
-  if (!RESOURCE_NAME.test(input.name)) throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
+  if (!RESOURCE_NAME.test(input.name))
+    throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
   if (isReservedName(input.name)) throw new AppError('INVALID_BODY', 'name: reserved name');
   const origin = normalizeOrigin(input.origin);
   const headers = checkHeaders(input.protectedHeaders ?? {});
   if (headers.some(([, v]) => v !== null)) requireKey(ctx);
   const now = ctx.now();
-  const profile: Profile = { name: input.name, origin, methods: [...input.methods], enabled: input.enabled ?? true, createdAt: now, updatedAt: now };
+  const profile: Profile = {
+    name: input.name,
+    origin,
+    methods: [...input.methods],
+    enabled: input.enabled ?? true,
+    createdAt: now,
+    updatedAt: now,
+  };
   store.transaction(() => {
     if (store.get(profile.name)) throw new AppError('CONNECTION_EXISTS', `a connection profile named ${profile.name} already exists`);
     store.insert(profile);
     writeHeaders(ctx, profile.name, headers);
   });
-  audit(ctx, actor, 'connection.create', { name: profile.name, origin, methods: profile.methods, protectedHeaders: headers.map(([h]) => h), enabled: profile.enabled });
+  audit(ctx, actor, 'connection.create', {
+    name: profile.name,
+    origin,
+    methods: profile.methods,
+    protectedHeaders: headers.map(([h]) => h),
+    enabled: profile.enabled,
+  });
   return profile;
 }
 
@@ -92,7 +108,8 @@ export function updateProfile(ctx: AppContext, actor: Actor, name: string, patch
   store.transaction(() => {
     store.update(next);
     writeHeaders(ctx, name, headers);
-    if (store.headerKeys(name).length > MAX_PROTECTED_HEADERS) throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
+    if (store.headerKeys(name).length > MAX_PROTECTED_HEADERS)
+      throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
   });
   const fields = Object.keys(patch).filter((k) => patch[k as keyof PatchProfileInput] !== undefined);
   audit(ctx, actor, 'connection.update', { name, fields, protectedHeaders: headers.map(([h, v]) => ({ header: h, removed: v === null })) });
@@ -106,7 +123,12 @@ export function deleteProfile(ctx: AppContext, actor: Actor, name: string): void
   audit(ctx, actor, 'connection.delete', { name });
 }
 
-export function grantProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): { canvasId: string; name: string; grantedAt: number } {
+export function grantProfile(
+  ctx: AppContext,
+  actor: Actor,
+  canvasId: string,
+  name: string,
+): { canvasId: string; name: string; grantedAt: number } {
   const canvas = ctx.canvases.byId(canvasId);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   getProfile(ctx, name);
@@ -152,7 +174,8 @@ export function normalizeOrigin(raw: string): string {
   if (url.pathname !== '/' || !/^https:\/\/[^/]+\/?$/i.test(text)) throw bad('no path: give the origin only');
   const host = url.hostname;
   if (host.startsWith('[') || parseIPv4(host) || isIpAddress(host)) throw bad('IP literals are not allowed; use a host name');
-  if (!/^(?=.{1,253}\.?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/.test(host)) throw bad('not a valid host name');
+  if (!/^(?=.{1,253}\.?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/.test(host))
+    throw bad('not a valid host name');
   return url.origin;
 }
 
@@ -162,7 +185,8 @@ const VALUE = /^[\t\x20-\x7e]*$/;
 /** Lowercased names with their values (null = remove), validated. */
 function checkHeaders(input: Record<string, string | null>): Array<[string, string | null]> {
   const entries = Object.entries(input);
-  if (entries.length > MAX_PROTECTED_HEADERS) throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
+  if (entries.length > MAX_PROTECTED_HEADERS)
+    throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
   const seen = new Set<string>();
   return entries.map(([rawName, value]) => {
     const path = `protectedHeaders.${rawName}`;
@@ -170,10 +194,12 @@ function checkHeaders(input: Record<string, string | null>): Array<[string, stri
     const name = rawName.toLowerCase();
     if (seen.has(name)) throw new AppError('INVALID_BODY', `${path}: given twice`);
     seen.add(name);
-    if (isReservedProtectedHeader(name)) throw new AppError('INVALID_BODY', `${path}: this header is set by the server and cannot be protected`);
+    if (isReservedProtectedHeader(name))
+      throw new AppError('INVALID_BODY', `${path}: this header is set by the server and cannot be protected`);
     if (value !== null) {
       if (!VALUE.test(value)) throw new AppError('INVALID_BODY', `${path}: the value must be printable ASCII without line breaks`);
-      if (Buffer.byteLength(value) > MAX_PROTECTED_VALUE_BYTES) throw new AppError('INVALID_BODY', `${path}: the value may be at most ${MAX_PROTECTED_VALUE_BYTES / 1024} KiB`);
+      if (Buffer.byteLength(value) > MAX_PROTECTED_VALUE_BYTES)
+        throw new AppError('INVALID_BODY', `${path}: the value may be at most ${MAX_PROTECTED_VALUE_BYTES / 1024} KiB`);
     }
     return [name, value];
   });
@@ -181,7 +207,8 @@ function checkHeaders(input: Record<string, string | null>): Array<[string, stri
 
 function requireKey(ctx: AppContext): Uint8Array {
   const key = ctx.config.secretKey;
-  if (!key) throw new AppError('SECRET_KEY_MISSING', 'protected headers are encrypted with EASEL_SECRET_KEY, which is not set on this instance');
+  if (!key)
+    throw new AppError('SECRET_KEY_MISSING', 'protected headers are encrypted with EASEL_SECRET_KEY, which is not set on this instance');
   return key;
 }
 

@@ -40,7 +40,8 @@ const HINTS = {
   not_granted: (name: string) => `No Connection named ${name} is granted to this canvas; an instance administrator can grant one.`,
   disabled: (name: string) => `The Connection ${name} is disabled by an instance administrator.`,
   secret_key_missing: (name: string) => `The Connection ${name} has protected headers and the instance has no EASEL_SECRET_KEY.`,
-  secret_key_changed: (name: string) => `The protected headers of the Connection ${name} were sealed with another EASEL_SECRET_KEY; an administrator must enter them again.`,
+  secret_key_changed: (name: string) =>
+    `The protected headers of the Connection ${name} were sealed with another EASEL_SECRET_KEY; an administrator must enter them again.`,
 };
 
 class DeadlineExceeded extends Error {}
@@ -63,7 +64,13 @@ export async function proxyConnection(ctx: AppContext, caller: ConnectionCaller,
   const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), tuning.deadlineMs);
   const signal = AbortSignal.any([deadline.signal, call.signal]);
   const log = (fields: Record<string, unknown>) =>
-    ctx.log.info('connection request', { canvasId: caller.canvasId, profile: profile.name, method, durationMs: Math.round(performance.now() - started), ...fields });
+    ctx.log.info('connection request', {
+      canvasId: caller.canvasId,
+      profile: profile.name,
+      method,
+      durationMs: Math.round(performance.now() - started),
+      ...fields,
+    });
   try {
     const answer = await sendUpstream(feature.egress, { origin: profile.origin, method, target, headers, body }, tuning, signal);
     log({ status: answer.status, redirects: answer.redirects, bytes: answer.body?.byteLength ?? 0 });
@@ -104,7 +111,12 @@ function checkAudience(caller: ConnectionCaller, name: string): void {
   const audience = entry?.audience === 'viewers' || entry?.audience === 'editors' ? entry.audience : caller.connectionsAudience;
   const allowed = caller.kind === 'member' && (audience === 'viewers' || caller.role === 'owner' || caller.role === 'editor');
   if (!allowed) {
-    throw new AppError('PERMISSION_DENIED', audience === 'viewers' ? 'Connections are for signed-in members of this canvas' : 'Connections on this canvas are for its owner and editors');
+    throw new AppError(
+      'PERMISSION_DENIED',
+      audience === 'viewers'
+        ? 'Connections are for signed-in members of this canvas'
+        : 'Connections on this canvas are for its owner and editors',
+    );
   }
 }
 

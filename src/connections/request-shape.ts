@@ -46,7 +46,19 @@ const STRIPPED = new Set([
 const STRIPPED_PREFIXES = ['proxy-', 'x-forwarded-', 'sec-'];
 
 /** Header names a protected header may not take: they would change where or how the request is framed. */
-export const RESERVED_PROTECTED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade', 'expect', 'http2-settings', 'accept-encoding']);
+export const RESERVED_PROTECTED = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'http2-settings',
+  'accept-encoding',
+]);
 
 export function isReservedProtectedHeader(name: string): boolean {
   return RESERVED_PROTECTED.has(name) || name.startsWith('proxy-');
@@ -77,10 +89,18 @@ export function outboundHeaders(incoming: Headers, alsoStrip: string[], limits: 
     out.append(name, value);
   }
   if (count > limits.maxHeaders) {
-    throw new AppError('CONNECTION_HEADERS_TOO_LARGE', `at most ${limits.maxHeaders} headers may be sent through a Connection (got ${count})`, { maxHeaders: limits.maxHeaders, maxBytes: limits.maxHeaderBytes });
+    throw new AppError(
+      'CONNECTION_HEADERS_TOO_LARGE',
+      `at most ${limits.maxHeaders} headers may be sent through a Connection (got ${count})`,
+      { maxHeaders: limits.maxHeaders, maxBytes: limits.maxHeaderBytes },
+    );
   }
   if (bytes > limits.maxHeaderBytes) {
-    throw new AppError('CONNECTION_HEADERS_TOO_LARGE', `headers sent through a Connection may total ${limits.maxHeaderBytes / 1024} KiB (got ${bytes} bytes)`, { maxHeaders: limits.maxHeaders, maxBytes: limits.maxHeaderBytes });
+    throw new AppError(
+      'CONNECTION_HEADERS_TOO_LARGE',
+      `headers sent through a Connection may total ${limits.maxHeaderBytes / 1024} KiB (got ${bytes} bytes)`,
+      { maxHeaders: limits.maxHeaders, maxBytes: limits.maxHeaderBytes },
+    );
   }
   out.set('accept-encoding', 'identity');
   return out;
@@ -113,7 +133,8 @@ export function relativeTarget(origin: string, rawSuffix: string, rawQuery: stri
     if (text.split('/').some((s) => s === '.' || s === '..')) throw invalid('may not contain . or .. segments');
   }
   if (decoded.startsWith('/')) throw invalid('may not start with a slash');
-  if (rawQuery !== null && /[#\u0000-\u001f\u007f]/.test(rawQuery)) throw new AppError('CONNECTION_PATH_INVALID', 'the query may not contain # or control characters');
+  if (rawQuery !== null && /[#\u0000-\u001f\u007f]/.test(rawQuery))
+    throw new AppError('CONNECTION_PATH_INVALID', 'the query may not contain # or control characters');
   const base = new URL(origin);
   const url = new URL(`/${rawSuffix}${rawQuery === null ? '' : `?${rawQuery}`}`, base);
   if (url.origin !== base.origin || url.username !== '' || url.password !== '') throw invalid('leaves the approved origin');

@@ -18,7 +18,10 @@ export type Pins = Map<string, string[]>;
 /** Parses `host:port:address[,…]` (already shape-checked by the config). */
 export function parsePins(spec: string | null): Pins {
   const pins: Pins = new Map();
-  for (const entry of (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (spec ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [host = '', port = '', ...rest] = entry.split(':');
     const address = rest.join(':').replace(/^\[|\]$/g, '');
     if (!isIpAddress(address)) throw new Error(`EASEL_CONNECTIONS_RESOLVE: ${entry}: not an IP address`);
@@ -38,7 +41,13 @@ export interface CheckedAddresses {
  * the name does not resolve, CONNECTION_ADDRESS_REFUSED when any answer is not
  * public. The refusal names the range, never the address (the server log has it).
  */
-export async function resolveChecked(hostname: string, port: number, resolver: Resolver, pins: Pins, onRefused: (address: string, range: string) => void): Promise<CheckedAddresses> {
+export async function resolveChecked(
+  hostname: string,
+  port: number,
+  resolver: Resolver,
+  pins: Pins,
+  onRefused: (address: string, range: string) => void,
+): Promise<CheckedAddresses> {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   const pinned = pins.get(`${name}:${port}`);
   if (pinned) return { addresses: pinned, pinned: true };
@@ -53,7 +62,10 @@ export async function resolveChecked(hostname: string, port: number, resolver: R
     const verdict = classifyAddress(address);
     if (!verdict.public) {
       onRefused(address, verdict.range);
-      throw new AppError('CONNECTION_ADDRESS_REFUSED', `the host name ${name} resolves to a non-public address (${verdict.range}); Connections reach public addresses only`);
+      throw new AppError(
+        'CONNECTION_ADDRESS_REFUSED',
+        `the host name ${name} resolves to a non-public address (${verdict.range}); Connections reach public addresses only`,
+      );
     }
   }
   const v4 = answers.filter((a) => a.includes('.') && !a.includes(':'));

@@ -78,7 +78,9 @@ export class ConnectionStore {
 
   headers(name: string): SealedHeader[] {
     return this.db
-      .query<HeaderRow, [string]>('SELECT header, key_id, nonce, ciphertext FROM connection_protected_headers WHERE profile_name = ? ORDER BY header')
+      .query<HeaderRow, [string]>(
+        'SELECT header, key_id, nonce, ciphertext FROM connection_protected_headers WHERE profile_name = ? ORDER BY header',
+      )
       .all(name)
       .map((r) => ({ header: r.header, keyId: r.key_id, nonce: r.nonce, ciphertext: r.ciphertext }));
   }
@@ -86,7 +88,9 @@ export class ConnectionStore {
   /** Header names and the key each was sealed with (no ciphertext): enough to tell if a profile is usable. */
   headerKeys(name: string): Array<{ header: string; keyId: string }> {
     return this.db
-      .query<{ header: string; key_id: string }, [string]>('SELECT header, key_id FROM connection_protected_headers WHERE profile_name = ? ORDER BY header')
+      .query<{ header: string; key_id: string }, [string]>(
+        'SELECT header, key_id FROM connection_protected_headers WHERE profile_name = ? ORDER BY header',
+      )
       .all(name)
       .map((r) => ({ header: r.header, keyId: r.key_id }));
   }
@@ -106,8 +110,13 @@ export class ConnectionStore {
 
   /** Idempotent: `created` is false when the grant existed (its grantedAt is kept). */
   grant(canvasId: string, name: string, now: number): { grantedAt: number; created: boolean } {
-    const created = this.db.query('INSERT INTO connection_grants (canvas_id, profile_name, granted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(canvasId, name, now).changes > 0;
-    const row = this.db.query<{ granted_at: number }, [string, string]>('SELECT granted_at FROM connection_grants WHERE canvas_id = ? AND profile_name = ?').get(canvasId, name)!;
+    const created =
+      this.db
+        .query('INSERT INTO connection_grants (canvas_id, profile_name, granted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+        .run(canvasId, name, now).changes > 0;
+    const row = this.db
+      .query<{ granted_at: number }, [string, string]>('SELECT granted_at FROM connection_grants WHERE canvas_id = ? AND profile_name = ?')
+      .get(canvasId, name)!;
     return { grantedAt: row.granted_at, created };
   }
 
@@ -121,7 +130,9 @@ export class ConnectionStore {
 
   grantsOf(canvasId: string): Array<{ name: string; grantedAt: number }> {
     return this.db
-      .query<{ profile_name: string; granted_at: number }, [string]>('SELECT profile_name, granted_at FROM connection_grants WHERE canvas_id = ? ORDER BY profile_name')
+      .query<{ profile_name: string; granted_at: number }, [string]>(
+        'SELECT profile_name, granted_at FROM connection_grants WHERE canvas_id = ? ORDER BY profile_name',
+      )
       .all(canvasId)
       .map((r) => ({ name: r.profile_name, grantedAt: r.granted_at }));
   }

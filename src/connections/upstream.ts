@@ -54,11 +54,24 @@ export interface UpstreamAnswer {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const BODYLESS_STATUSES = new Set([204, 205, 304]);
 /** Failures that happen before anything was sent: the next address may be tried. */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ConnectionRefused', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'HostUnreachable', 'NetworkUnreachable']);
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ConnectionRefused',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'HostUnreachable',
+  'NetworkUnreachable',
+]);
 /** Headers that describe a request body: dropped when a redirect turns the request into a GET. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
-export async function sendUpstream(deps: EgressDeps, request: OutboundRequest, limits: { maxRedirects: number; maxResponseBytes: number }, signal: AbortSignal): Promise<UpstreamAnswer> {
+export async function sendUpstream(
+  deps: EgressDeps,
+  request: OutboundRequest,
+  limits: { maxRedirects: number; maxResponseBytes: number },
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
   const origin = new URL(request.origin);
   const port = Number(origin.port || 443);
   let method: string = request.method;
@@ -66,12 +79,22 @@ export async function sendUpstream(deps: EgressDeps, request: OutboundRequest, l
   const headers = new Headers(request.headers);
   headers.set('host', origin.host);
   let target = request.target;
-  for (let redirects = 0; ; ) {
+  for (let redirects = 0; ;) {
     const checked = await untilAborted(
-      resolveChecked(origin.hostname, port, deps.resolver, deps.pins, (address, range) => deps.onAddressRefused(origin.hostname, address, range)),
+      resolveChecked(origin.hostname, port, deps.resolver, deps.pins, (address, range) =>
+        deps.onAddressRefused(origin.hostname, address, range),
+      ),
       signal,
     );
-    const response = await connect(deps, checked.addresses, port, target, { method, headers, body, redirect: 'manual', decompress: false, signal, tls: tlsOf(deps, origin.hostname) });
+    const response = await connect(deps, checked.addresses, port, target, {
+      method,
+      headers,
+      body,
+      redirect: 'manual',
+      decompress: false,
+      signal,
+      tls: tlsOf(deps, origin.hostname),
+    });
     const location = response.headers.get('location');
     if (REDIRECT_STATUSES.has(response.status) && location !== null) {
       await response.body?.cancel().catch(() => {});
@@ -108,7 +131,10 @@ function sameOriginTarget(location: string, current: URL): string {
     throw new AppError('CONNECTION_REDIRECT_REFUSED', 'the upstream redirected to an invalid location');
   }
   if (next.origin !== current.origin || next.username !== '' || next.password !== '') {
-    throw new AppError('CONNECTION_REDIRECT_REFUSED', 'the upstream redirected to another origin; Connections follow redirects on the same origin only');
+    throw new AppError(
+      'CONNECTION_REDIRECT_REFUSED',
+      'the upstream redirected to another origin; Connections follow redirects on the same origin only',
+    );
   }
   return next.pathname + next.search;
 }
@@ -138,15 +164,23 @@ function failure(code: string): AppError {
   return new AppError('CONNECTION_UPSTREAM_UNREACHABLE', `the upstream could not be reached${code ? ` (${code})` : ''}`);
 }
 
-async function answerOf(response: Response, method: string, maxBytes: number, signal: AbortSignal): Promise<Omit<UpstreamAnswer, 'redirects'>> {
+async function answerOf(
+  response: Response,
+  method: string,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Omit<UpstreamAnswer, 'redirects'>> {
   const refuse = async (err: AppError) => {
     await response.body?.cancel().catch(() => {});
     return err;
   };
-  if (response.status < 200 || response.status > 599) throw await refuse(new AppError('CONNECTION_UPSTREAM_UNREACHABLE', `the upstream answered an invalid status (${response.status})`));
+  if (response.status < 200 || response.status > 599)
+    throw await refuse(new AppError('CONNECTION_UPSTREAM_UNREACHABLE', `the upstream answered an invalid status (${response.status})`));
   const encoding = (response.headers.get('content-encoding') ?? '').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity') {
-    throw await refuse(new AppError('CONNECTION_ENCODING_REFUSED', 'the upstream answered with a content encoding; Connections accept identity only'));
+    throw await refuse(
+      new AppError('CONNECTION_ENCODING_REFUSED', 'the upstream answered with a content encoding; Connections accept identity only'),
+    );
   }
   if (method === 'HEAD' || BODYLESS_STATUSES.has(response.status)) {
     await response.body?.cancel().catch(() => {});

@@ -31,7 +31,9 @@ export class DataVersion {
     });
     for (const table of WATCHED) {
       for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-        db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS easel_dv_${table}_${op.toLowerCase()} AFTER ${op} ON main.${table} BEGIN SELECT ${CHANGED_FN}(); END`);
+        db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS easel_dv_${table}_${op.toLowerCase()} AFTER ${op} ON main.${table} BEGIN SELECT ${CHANGED_FN}(); END`,
+        );
       }
     }
   }

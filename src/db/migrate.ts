@@ -8,7 +8,12 @@ import { MIGRATIONS } from './migrations/index.ts';
  */
 export function migrate(db: Database): number[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version));
+  const applied = new Set(
+    db
+      .query<{ version: number }, []>('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => r.version),
+  );
   const ran: number[] = [];
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue;

@@ -35,10 +35,18 @@ export function activateVersion(ctx: AppContext, canvas: Canvas, target: Version
     const fromDraft = fresh.currentVersionId === null;
     ctx.canvases.update(
       canvas.id,
-      fromDraft ? { current_version_id: v.id, publication_token: newToken(), access_mode: 'restricted' } : { current_version_id: v.id, publication_token: newToken() },
+      fromDraft
+        ? { current_version_id: v.id, publication_token: newToken(), access_mode: 'restricted' }
+        : { current_version_id: v.id, publication_token: newToken() },
       ctx.now(),
     );
-    ctx.audit.record({ actorId: fresh.ownerId, actorKind: 'key', canvasId: canvas.id, action: 'canvas.rollback', detail: { versionId: v.id, version: v.number, fromDraft } });
+    ctx.audit.record({
+      actorId: fresh.ownerId,
+      actorKind: 'key',
+      canvasId: canvas.id,
+      action: 'canvas.rollback',
+      detail: { versionId: v.id, version: v.number, fromDraft },
+    });
   });
   afterCommit(ctx, () => ctx.events.emit('canvas.published', { canvasId: canvas.id, versionId: target.id }));
   return { url: canvasUrl(ctx.config, canvas.slug), version: target.number };
@@ -64,7 +72,13 @@ export function unpublish(ctx: AppContext, canvas: Canvas): { url: string; publi
     );
     // Listing flags are not part of the Canvas record the store types.
     ctx.db.query('UPDATE canvases SET listed_for_access = 0, gallery_listed = 0 WHERE id = ?').run(canvas.id);
-    ctx.audit.record({ actorId: fresh.ownerId, actorKind: 'key', canvasId: canvas.id, action: 'canvas.unpublish', detail: { versionId: fresh.currentVersionId } });
+    ctx.audit.record({
+      actorId: fresh.ownerId,
+      actorKind: 'key',
+      canvasId: canvas.id,
+      action: 'canvas.unpublish',
+      detail: { versionId: fresh.currentVersionId },
+    });
   });
   afterCommit(ctx, () => {
     ctx.events.emit('canvas.unpublished', { canvasId: canvas.id });

@@ -71,10 +71,14 @@ export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordinati
     if (live && live.releaseId === c.releaseId) return resultOf(ctx, fresh, live, 'already_current', []);
     const kept = versions.readyByRelease(fresh.id, c.releaseId);
     if (kept) {
-      throw new AppError('RELEASE_NOT_CURRENT', `release is version ${kept.number}, which is not live: roll back to it or deploy under a new releaseId`, {
-        release: { versionId: kept.id, version: kept.number },
-        current: currentOf(fresh, live),
-      });
+      throw new AppError(
+        'RELEASE_NOT_CURRENT',
+        `release is version ${kept.number}, which is not live: roll back to it or deploy under a new releaseId`,
+        {
+          release: { versionId: kept.id, version: kept.number },
+          current: currentOf(fresh, live),
+        },
+      );
     }
   }
   if (c.expectedPublicationToken !== null && c.expectedPublicationToken !== fresh.publicationToken) {
@@ -104,7 +108,8 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
   const result = immediate(ctx.db, () => {
     const canvas = ctx.canvases.byId(canvasId);
     // Archived, disabled or deleted while the upload ran: the key no longer counts.
-    if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw new AppError('unauthorized');
+    if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null)
+      throw new AppError('unauthorized');
     const current = checkCoordination(ctx, canvas, opts);
     if (current) return current;
     const now = ctx.now();
@@ -127,7 +132,9 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
     const token = newToken();
     ctx.canvases.update(
       canvasId,
-      republish ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' } : { current_version_id: version.id, publication_token: token },
+      republish
+        ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' }
+        : { current_version_id: version.id, publication_token: token },
       now,
     );
     pruned = versions.prune(canvasId, KEPT_VERSIONS, version.id);
@@ -137,7 +144,15 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
       actorKind: actor.kind,
       canvasId,
       action: 'canvas.deploy',
-      detail: { versionId: version.id, version: version.number, source: opts.source, fileCount: version.fileCount, totalBytes: version.totalBytes, releaseId: version.releaseId, pruned: pruned.length > 0 },
+      detail: {
+        versionId: version.id,
+        version: version.number,
+        source: opts.source,
+        fileCount: version.fileCount,
+        totalBytes: version.totalBytes,
+        releaseId: version.releaseId,
+        pruned: pruned.length > 0,
+      },
     });
     return resultOf(ctx, { ...canvas, publicationToken: token }, version, 'published', opts.warnings);
   });
@@ -159,7 +174,13 @@ function collectPruned(ctx: AppContext, hashes: string[]): void {
   }
 }
 
-export function resultOf(ctx: AppContext, canvas: Canvas, v: VersionRecord, outcome: DeployResult['outcome'], warnings: string[]): DeployResult {
+export function resultOf(
+  ctx: AppContext,
+  canvas: Canvas,
+  v: VersionRecord,
+  outcome: DeployResult['outcome'],
+  warnings: string[],
+): DeployResult {
   return {
     outcome,
     url: canvasUrl(ctx.config, canvas.slug),

@@ -36,10 +36,16 @@ export function deployRoutes(ctx: AppContext) {
       // The body is read as a ZIP whatever its Content-Type, as a stream.
       { parse: 'none', params: CanvasParams },
     )
-    .get('/v1/canvases/:id', ({ request, params }) => json(200, canvasView(ctx, authenticateDeployKey(ctx, request, params.id))), { params: CanvasParams })
-    .get('/v1/canvases/:id/versions', ({ request, params }) => json(200, versionList(ctx, authenticateDeployKey(ctx, request, params.id))), {
+    .get('/v1/canvases/:id', ({ request, params }) => json(200, canvasView(ctx, authenticateDeployKey(ctx, request, params.id))), {
       params: CanvasParams,
     })
+    .get(
+      '/v1/canvases/:id/versions',
+      ({ request, params }) => json(200, versionList(ctx, authenticateDeployKey(ctx, request, params.id))),
+      {
+        params: CanvasParams,
+      },
+    )
     .get(
       '/v1/canvases/:id/files',
       ({ request, params }) => {

@@ -8,7 +8,12 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 export class SpoolLimitError extends Error {}
 
 /** Writes the body to `path` and answers its length. */
-export async function spoolBody(body: ReadableStream<Uint8Array> | null, path: string, limit: number, onData?: (spooled: number) => void): Promise<number> {
+export async function spoolBody(
+  body: ReadableStream<Uint8Array> | null,
+  path: string,
+  limit: number,
+  onData?: (spooled: number) => void,
+): Promise<number> {
   const fd = openSync(path, 'w');
   let size = 0;
   let ok = false;
@@ -21,7 +26,7 @@ export async function spoolBody(body: ReadableStream<Uint8Array> | null, path: s
           if (done) break;
           size += value.byteLength;
           if (size > limit) throw new SpoolLimitError(`body larger than ${limit} bytes`);
-          for (let off = 0; off < value.byteLength; ) off += writeSync(fd, value, off, value.byteLength - off);
+          for (let off = 0; off < value.byteLength;) off += writeSync(fd, value, off, value.byteLength - off);
           onData?.(size);
         }
       } catch (err) {

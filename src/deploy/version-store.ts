@@ -59,21 +59,28 @@ export class VersionStore {
   }
 
   readyByNumber(canvasId: string, number: number): VersionRecord | null {
-    const r = this.db.query<VersionRow, [string, number]>("SELECT * FROM versions WHERE canvas_id = ? AND number = ? AND status = 'ready'").get(canvasId, number);
+    const r = this.db
+      .query<VersionRow, [string, number]>("SELECT * FROM versions WHERE canvas_id = ? AND number = ? AND status = 'ready'")
+      .get(canvasId, number);
     return r ? toVersion(r) : null;
   }
 
   /** The kept ready version carrying this release identity (at most one by construction). */
   readyByRelease(canvasId: string, releaseId: string): VersionRecord | null {
     const r = this.db
-      .query<VersionRow, [string, string]>("SELECT * FROM versions WHERE canvas_id = ? AND release_id = ? AND status = 'ready' ORDER BY number DESC LIMIT 1")
+      .query<VersionRow, [string, string]>(
+        "SELECT * FROM versions WHERE canvas_id = ? AND release_id = ? AND status = 'ready' ORDER BY number DESC LIMIT 1",
+      )
       .get(canvasId, releaseId);
     return r ? toVersion(r) : null;
   }
 
   /** Newest first. */
   list(canvasId: string): VersionRecord[] {
-    return this.db.query<VersionRow, [string]>('SELECT * FROM versions WHERE canvas_id = ? ORDER BY number DESC').all(canvasId).map(toVersion);
+    return this.db
+      .query<VersionRow, [string]>('SELECT * FROM versions WHERE canvas_id = ? ORDER BY number DESC')
+      .all(canvasId)
+      .map(toVersion);
   }
 
   /** Whether the canvas was ever published (pruning always keeps the newest ready versions). */
@@ -105,7 +112,9 @@ export class VersionStore {
   }
 
   file(versionId: string, path: string): VersionFileRecord | null {
-    return this.db.query<VersionFileRecord, [string, string]>('SELECT path, hash, size, mime FROM version_files WHERE version_id = ? AND path = ?').get(versionId, path);
+    return this.db
+      .query<VersionFileRecord, [string, string]>('SELECT path, hash, size, mime FROM version_files WHERE version_id = ? AND path = ?')
+      .get(versionId, path);
   }
 
   /**
@@ -114,7 +123,9 @@ export class VersionStore {
    */
   prune(canvasId: string, keep: number, liveId: string | null): string[] {
     const doomed = this.db
-      .query<{ id: string }, [string, number]>("SELECT id FROM versions WHERE canvas_id = ? AND status = 'ready' ORDER BY number DESC LIMIT -1 OFFSET ?")
+      .query<{ id: string }, [string, number]>(
+        "SELECT id FROM versions WHERE canvas_id = ? AND status = 'ready' ORDER BY number DESC LIMIT -1 OFFSET ?",
+      )
       .all(canvasId, keep)
       .map((r) => r.id)
       .filter((id) => id !== liveId);

@@ -64,7 +64,8 @@ export function checkStrict<S extends TSchema>(schema: S, value: unknown): asser
   if (value === undefined) throw new AppError('INVALID_BODY', 'body: a JSON object is required');
   const first = deepest(Value.Errors(schema, value).First());
   const path = first?.path ? first.path.slice(1).replaceAll('/', '.') : 'body';
-  const message = first?.message === 'Unexpected property' ? 'unknown field' : (first?.message ?? 'invalid').replace(/^Expected/, 'expected');
+  const message =
+    first?.message === 'Unexpected property' ? 'unknown field' : (first?.message ?? 'invalid').replace(/^Expected/, 'expected');
   throw new AppError('INVALID_BODY', `${path}: ${message}`);
 }
 

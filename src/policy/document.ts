@@ -87,7 +87,8 @@ class Checker {
   }
 
   oneOf<T extends string>(value: unknown, allowed: readonly T[], path: string[]): T {
-    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) this.fail(path, `expected one of ${allowed.join(', ')}`);
+    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
+      this.fail(path, `expected one of ${allowed.join(', ')}`);
     return value as T;
   }
 
@@ -98,7 +99,8 @@ class Checker {
     if (names.length > MAX_ENTRIES_PER_TYPE) this.fail(path, `at most ${MAX_ENTRIES_PER_TYPE} entries (got ${names.length})`);
     const out: Record<string, T> = {};
     for (const name of names) {
-      if (!RESOURCE_NAME.test(name)) this.fail([...path, name], 'names are 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
+      if (!RESOURCE_NAME.test(name))
+        this.fail([...path, name], 'names are 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
       if (isReservedName(name)) this.fail([...path, name], 'reserved name');
       out[name] = entry(obj[name], [...path, name]);
     }
@@ -139,8 +141,14 @@ class Checker {
     const keys = ['subscribe', 'publish', 'seePresence', 'participatePresence'] as const;
     this.fields(obj, keys, path);
     // The spec gives channels no defaults, so every right is stated.
-    const right = (k: (typeof keys)[number]) => (obj[k] === undefined ? this.fail([...path, k], 'required') : this.oneOf(obj[k], AUDIENCE_RIGHTS, [...path, k]));
-    return { subscribe: right('subscribe'), publish: right('publish'), seePresence: right('seePresence'), participatePresence: right('participatePresence') };
+    const right = (k: (typeof keys)[number]) =>
+      obj[k] === undefined ? this.fail([...path, k], 'required') : this.oneOf(obj[k], AUDIENCE_RIGHTS, [...path, k]);
+    return {
+      subscribe: right('subscribe'),
+      publish: right('publish'),
+      seePresence: right('seePresence'),
+      participatePresence: right('participatePresence'),
+    };
   };
 
   connection = (value: unknown, path: string[]): ConnectionPolicy => {

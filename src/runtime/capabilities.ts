@@ -29,7 +29,11 @@ export function capabilityState(ctx: AppContext, canvas: Canvas, capability: Cap
     case 'connections':
       return connectionsAvailable(ctx, canvas)
         ? ON
-        : { effective: false, reason: 'operator_disabled', hint: 'An instance administrator must define a Connection profile and grant it to this canvas.' };
+        : {
+            effective: false,
+            reason: 'operator_disabled',
+            hint: 'An instance administrator must define a Connection profile and grant it to this canvas.',
+          };
     case 'kv':
     case 'files':
     case 'ai':
@@ -44,7 +48,11 @@ export function capabilityState(ctx: AppContext, canvas: Canvas, capability: Cap
 
 function operatorState(ctx: AppContext, capability: 'kv' | 'files' | 'ai' | 'realtime' | 'authoring'): CapabilityState {
   if (capability === 'ai' && !ctx.settings.get().aiApiKey) {
-    return { effective: false, reason: 'operator_disabled', hint: 'The instance has no AI provider key; an administrator must configure one.' };
+    return {
+      effective: false,
+      reason: 'operator_disabled',
+      hint: 'The instance has no AI provider key; an administrator must configure one.',
+    };
   }
   if (capability === 'realtime' && !ctx.config.realtime) {
     return { effective: false, reason: 'operator_disabled', hint: 'Realtime is switched off for this instance (EASEL_REALTIME).' };

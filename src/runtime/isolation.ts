@@ -16,7 +16,13 @@ const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|
  * X-RateLimit-* trio, on 429s) and the Connections proxy's mark of an
  * upstream answer (the SDK's `connections.fetch` reads it).
  */
-export const EXPOSED_HEADERS = ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Easel-Connection-Response'].join(', ');
+export const EXPOSED_HEADERS = [
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Easel-Connection-Response',
+].join(', ');
 
 /**
  * The CORS headers of a runtime API answer. Subdomain mode: `Vary: Origin`
@@ -53,7 +59,10 @@ export function applyCorsHeaders(target: Headers, cors: Record<string, string>):
 }
 
 function mergeList(current: string, extra: string): string {
-  const items = current.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = current
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const seen = new Set(items.map((s) => s.toLowerCase()));
   if (seen.has('*')) return current;
   for (const item of extra.split(',').map((s) => s.trim())) {

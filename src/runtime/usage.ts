@@ -73,7 +73,9 @@ export class UsageCounters {
   /** Flushed totals for a canvas and day (tests, admin views). */
   read(canvasId: string, day: string): Pending | null {
     const r = this.ctx.db
-      .query<Record<string, number>, [string, string]>(`SELECT ${COUNTERS.map((c) => `${COLUMN[c]} AS ${c}`).join(', ')} FROM usage_daily WHERE canvas_id = ? AND day = ?`)
+      .query<Record<string, number>, [string, string]>(
+        `SELECT ${COUNTERS.map((c) => `${COLUMN[c]} AS ${c}`).join(', ')} FROM usage_daily WHERE canvas_id = ? AND day = ?`,
+      )
       .get(canvasId, day);
     return r ? (r as Pending) : null;
   }

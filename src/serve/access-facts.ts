@@ -16,6 +16,10 @@ export function instanceFacts(ctx: AppContext): AccessInput['instance'] {
 }
 
 /** What decideAccess needs to know besides the viewer: the canvas, its owner, the instance switches. */
-export function accessFacts(ctx: AppContext, canvas: Canvas | null, owner: OwnerFacts = ownerFacts(ctx, canvas)): Pick<AccessInput, 'canvas' | 'owner' | 'instance'> {
+export function accessFacts(
+  ctx: AppContext,
+  canvas: Canvas | null,
+  owner: OwnerFacts = ownerFacts(ctx, canvas),
+): Pick<AccessInput, 'canvas' | 'owner' | 'instance'> {
   return { canvas, owner, instance: instanceFacts(ctx) };
 }

@@ -21,7 +21,10 @@ export class BodyCache {
   private readonly entries = new Map<string, Blob>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes = 64 * 1024 * 1024, private readonly maxEntryBytes = 256 * 1024) {}
+  constructor(
+    private readonly maxBytes = 64 * 1024 * 1024,
+    private readonly maxEntryBytes = 256 * 1024,
+  ) {}
 
   /**
    * By a stable key (a blob hash, a compressed copy's path: the same string

@@ -87,14 +87,18 @@ export class CanvasServer {
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
     const resolution = resolveCanvasPath(manifest, rest);
     if (resolution.kind === 'redirect') {
-      return new Response(null, { status: 301, headers: { ...this.security, location: mount.base + resolution.to + query, 'cache-control': cacheControl } });
+      return new Response(null, {
+        status: 301,
+        headers: { ...this.security, location: mount.base + resolution.to + query, 'cache-control': cacheControl },
+      });
     }
     if (resolution.kind === 'file') {
       if (!this.blobPresent(resolution.file.hash)) return this.page(500, 'BLOB_MISSING');
       return sendFile(request, resolution.file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security });
     }
     const custom = manifest.files.get('404.html');
-    if (custom && this.blobPresent(custom.hash)) return sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security });
+    if (custom && this.blobPresent(custom.hash))
+      return sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security });
     return this.page(404, 'FILE_NOT_FOUND');
   }
 
@@ -132,7 +136,12 @@ export class CanvasServer {
 
     const password = field('password');
     const hash = this.ctx.canvases.passwordHash(canvas.id);
-    const ok = password !== null && password.length > 0 && password.length <= 1024 && hash !== null && (await Bun.password.verify(password, hash).catch(() => false));
+    const ok =
+      password !== null &&
+      password.length > 0 &&
+      password.length <= 1024 &&
+      hash !== null &&
+      (await Bun.password.verify(password, hash).catch(() => false));
     this.ctx.log.info(ok ? 'gate passed' : 'gate refused', { requestId: metaOf(request).id, canvasId: canvas.id });
     if (!ok) return this.passwordForm(mount, next, true);
     metaOf(request).cookies.push(gateCookieWith(this.ctx, request, canvas));
@@ -157,7 +166,8 @@ export class CanvasServer {
     });
     if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen: publicLinkActive(facts) };
     const code = decision.code;
-    if (!principal && code !== 'PASSWORD_REQUIRED') return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(mount, rest, query) };
+    if (!principal && code !== 'PASSWORD_REQUIRED')
+      return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(mount, rest, query) };
     return { ok: false, canvas, code, response: this.refusal(code, mount, mount.base + rest + query) };
   }
 

@@ -23,7 +23,8 @@ const INLINE_MAX_BYTES = 1024 * 1024;
 /** Background compressions running at once (the machine serves pages meanwhile). */
 const MAX_BACKGROUND = 2;
 
-const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|ecmascript|json|ld\+json|manifest\+json|xml|xhtml\+xml|rss\+xml|atom\+xml|wasm|x-javascript|x-ndjson|geo\+json|graphql-response\+json|vnd\.ms-fontobject|x-font-ttf|x-web-app-manifest\+json)|image\/(?:svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)|font\/(?:ttf|otf|collection)|[a-z]+\/[a-z0-9.+-]+\+(?:json|xml))/i;
+const COMPRESSIBLE =
+  /^(?:text\/|application\/(?:javascript|ecmascript|json|ld\+json|manifest\+json|xml|xhtml\+xml|rss\+xml|atom\+xml|wasm|x-javascript|x-ndjson|geo\+json|graphql-response\+json|vnd\.ms-fontobject|x-font-ttf|x-web-app-manifest\+json)|image\/(?:svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)|font\/(?:ttf|otf|collection)|[a-z]+\/[a-z0-9.+-]+\+(?:json|xml))/i;
 
 /** Types worth compressing: text, scripts, data, SVG, WASM, uncompressed fonts. Images, video and archives already are. */
 export function isCompressible(mime: string): boolean {
@@ -78,7 +79,10 @@ export class CompressedStore {
   private readonly queue: Array<() => void> = [];
   private running = 0;
 
-  constructor(private readonly blobs: BlobStore, private readonly onError: (err: unknown) => void = () => {}) {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
     // The blob store owns the folder: a collected blob takes its copies along, and this store forgets them.
     this.root = blobs.compressedRoot;
     blobs.onDelete((hash) => {
@@ -168,10 +172,12 @@ export class CompressedStore {
       this.running++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.queue.push(() => {
-      this.running++;
-      resolve();
-    }));
+    return new Promise((resolve) =>
+      this.queue.push(() => {
+        this.running++;
+        resolve();
+      }),
+    );
   }
 
   private release(): void {

@@ -28,7 +28,10 @@ const HTML = /\.html?$/i;
 export class ManifestCache {
   private readonly bySlug = new Map<string, Manifest>();
 
-  constructor(private readonly db: Database, private readonly maxCanvases = 256) {}
+  constructor(
+    private readonly db: Database,
+    private readonly maxCanvases = 256,
+  ) {}
 
   get(slug: string, canvasId: string, versionId: string): Manifest {
     const hit = this.bySlug.get(slug);
@@ -50,7 +53,9 @@ export class ManifestCache {
 
   private load(canvasId: string, versionId: string): Manifest {
     const rows = this.db
-      .query<{ path: string; hash: string; size: number; mime: string }, [string]>('SELECT path, hash, size, mime FROM version_files WHERE version_id = ?')
+      .query<{ path: string; hash: string; size: number; mime: string }, [string]>(
+        'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?',
+      )
       .all(versionId);
     const files = new Map<string, ManifestFile>();
     const html: string[] = [];

@@ -23,7 +23,16 @@ ${body}
 `;
 }
 
-export type RefusalPage = 'NOT_FOUND' | 'ARCHIVED' | 'DISABLED' | 'SHARE_EXPIRED' | 'NOT_PUBLISHED' | 'FILE_NOT_FOUND' | 'RATE_LIMITED' | 'METHOD_NOT_ALLOWED' | 'BLOB_MISSING';
+export type RefusalPage =
+  | 'NOT_FOUND'
+  | 'ARCHIVED'
+  | 'DISABLED'
+  | 'SHARE_EXPIRED'
+  | 'NOT_PUBLISHED'
+  | 'FILE_NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'METHOD_NOT_ALLOWED'
+  | 'BLOB_MISSING';
 
 const TEXT: Record<RefusalPage, [title: string, message: string]> = {
   // One page for "no such canvas" and "no route in": the two must be indistinguishable.
@@ -62,5 +71,9 @@ ${wrong ? '<p class="err" role="alert">That password is not right.</p>' : ''}
 
 /** Proxy mode without identity headers: the proxy in front should have signed the visitor in. */
 export function signInPage(): string {
-  return page('UNAUTHORIZED', 'Sign in required', '<h1>Sign in required</h1><p>This canvas needs you to be signed in. Reload the page through your organization\'s sign-in proxy.</p>');
+  return page(
+    'UNAUTHORIZED',
+    'Sign in required',
+    "<h1>Sign in required</h1><p>This canvas needs you to be signed in. Reload the page through your organization's sign-in proxy.</p>",
+  );
 }

@@ -31,7 +31,10 @@ function splitUrl(url: string): { path: string; query: string } {
  * canvas's own host, so old links keep working without sharing the
  * dashboard's origin. Null for any other path.
  */
-function pathPages(ctx: AppContext, server: CanvasServer): (request: Request, path: string, query: string) => Response | Promise<Response> | null {
+function pathPages(
+  ctx: AppContext,
+  server: CanvasServer,
+): (request: Request, path: string, query: string) => Response | Promise<Response> | null {
   const subdomain = ctx.config.urlMode === 'subdomain';
   return (request, path, query) => {
     if (!path.startsWith('/c/')) return null;
@@ -46,7 +49,9 @@ function pathPages(ctx: AppContext, server: CanvasServer): (request: Request, pa
     }
     const base = `/c/${slug}/`;
     if (slash < 0) return new Response(null, { status: 301, headers: { location: base + query } });
-    return server.handle(request, { slug, base }, afterPrefix.slice(slash + 1), query).catch((err: unknown) => renderError(ctx, request, err, undefined));
+    return server
+      .handle(request, { slug, base }, afterPrefix.slice(slash + 1), query)
+      .catch((err: unknown) => renderError(ctx, request, err, undefined));
   };
 }
 
@@ -81,7 +86,9 @@ export function canvasHostHandler(ctx: AppContext): (request: Request) => Respon
   return (request) => {
     const { path, query } = splitUrl(request.url);
     if (subdomain) {
-      const host = request.headers.get('host') ?? request.url.slice(request.url.indexOf('//') + 2, request.url.indexOf('/', request.url.indexOf('//') + 2));
+      const host =
+        request.headers.get('host') ??
+        request.url.slice(request.url.indexOf('//') + 2, request.url.indexOf('/', request.url.indexOf('//') + 2));
       const slug = canvasSlugFromHost(ctx.config, host);
       if (slug !== null) {
         return server

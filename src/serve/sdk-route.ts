@@ -24,7 +24,11 @@ const NOT_BUILT = 'The SDK bundle has not been built (run `bun run build`, or ch
  * rate-limited, cacheable for an hour, 503 text/plain when the bundle is missing.
  */
 export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
-  const bundle = options.bundle ?? new SdkBundle({ onError: (what, err) => ctx.log.error('sdk unavailable', { what, error: err instanceof Error ? err.message : String(err) }) });
+  const bundle =
+    options.bundle ??
+    new SdkBundle({
+      onError: (what, err) => ctx.log.error('sdk unavailable', { what, error: err instanceof Error ? err.message : String(err) }),
+    });
   const admitAnonymous = options.admitAnonymousVisitor ?? (() => false);
   if (options.warm) void bundle.js();
 
@@ -34,7 +38,11 @@ export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
   };
 
   const serve = (request: Request, asset: SdkAsset | null, contentType: string): Response => {
-    if (!asset) return new Response(NOT_BUILT, { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+    if (!asset)
+      return new Response(NOT_BUILT, {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      });
     const headers = {
       'content-type': contentType,
       'cache-control': 'public, max-age=3600',

@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
 
-
 /** Headers every canvas response carries: canvases may not frame the dashboard, nor be framed by other sites. */
 export function canvasSecurityHeaders(config: Pick<Config, 'urlMode' | 'baseUrl'>): Record<string, string> {
   const base = new URL(config.baseUrl).origin;

@@ -110,7 +110,13 @@ function fullHeaders(file: ManifestFile, known: FileHeaders, o: SendOptions, enc
  * client accepts one. Range answers are never compressed. The common answer
  * (the whole file from memory) is made without a promise.
  */
-export function sendFile(request: Request, file: ManifestFile, source: FileSource, compressed: CompressedStore, o: SendOptions): Response | Promise<Response> {
+export function sendFile(
+  request: Request,
+  file: ManifestFile,
+  source: FileSource,
+  compressed: CompressedStore,
+  o: SendOptions,
+): Response | Promise<Response> {
   const known = headersOf(file, o);
 
   if (o.status === 200) {
@@ -118,7 +124,13 @@ export function sendFile(request: Request, file: ManifestFile, source: FileSourc
     const rangeHeader = request.headers.get('range');
     const matched = inm === null ? null : matchingEtag(inm, file.hash);
     if (matched || (rangeHeader !== null && request.method === 'GET')) {
-      const headers = { ...o.headers, 'content-type': file.mime, 'cache-control': o.cacheControl, ...(known.compressible ? { vary: 'Accept-Encoding' } : {}), 'accept-ranges': 'bytes' };
+      const headers = {
+        ...o.headers,
+        'content-type': file.mime,
+        'cache-control': o.cacheControl,
+        ...(known.compressible ? { vary: 'Accept-Encoding' } : {}),
+        'accept-ranges': 'bytes',
+      };
       if (matched) {
         // The client's copy is current, whichever encoding it holds: confirm the tag it sent.
         return new Response(null, { status: 304, headers: { ...headers, etag: matched } });
@@ -144,14 +156,23 @@ export function sendFile(request: Request, file: ManifestFile, source: FileSourc
       const variant = compressed.known(file.hash, encoding);
       // Not worked out yet for this blob: find (or make) the copy, then answer.
       if (variant === undefined) return sendCompressed(request, file, known, source, compressed, o, encodings);
-      if (variant) return sendWhole(request, source, variant.path, variant.size, () => variant.path, fullHeaders(file, known, o, encoding), o.status);
+      if (variant)
+        return sendWhole(request, source, variant.path, variant.size, () => variant.path, fullHeaders(file, known, o, encoding), o.status);
     }
   }
   return sendWhole(request, source, file.hash, file.size, () => source.blobPath(file.hash), fullHeaders(file, known, o, null), o.status);
 }
 
 /** The first accepted encoding with a copy worth sending, else identity. */
-async function sendCompressed(request: Request, file: ManifestFile, known: FileHeaders, source: FileSource, compressed: CompressedStore, o: SendOptions, encodings: readonly Encoding[]): Promise<Response> {
+async function sendCompressed(
+  request: Request,
+  file: ManifestFile,
+  known: FileHeaders,
+  source: FileSource,
+  compressed: CompressedStore,
+  o: SendOptions,
+  encodings: readonly Encoding[],
+): Promise<Response> {
   for (const encoding of encodings) {
     const variant = await compressed.variant(file.hash, file.size, encoding);
     if (!variant) continue;
@@ -160,7 +181,15 @@ async function sendCompressed(request: Request, file: ManifestFile, known: FileH
   return sendWhole(request, source, file.hash, file.size, () => source.blobPath(file.hash), fullHeaders(file, known, o, null), o.status);
 }
 
-function sendWhole(request: Request, source: FileSource, key: string, size: number, path: () => string, headers: Headers, status: number): Response | Promise<Response> {
+function sendWhole(
+  request: Request,
+  source: FileSource,
+  key: string,
+  size: number,
+  path: () => string,
+  headers: Headers,
+  status: number,
+): Response | Promise<Response> {
   if (request.method === 'HEAD') return respond(request, null, size, status, Object.fromEntries(headers));
   const body = source.body(key, size, path);
   return body instanceof Promise ? body.then((b) => new Response(b, { status, headers })) : new Response(body, { status, headers });

@@ -57,7 +57,11 @@ export function effectivePrices(overrides: PricePatch): Record<string, ModelPric
 export class SettingsService {
   private cache: InstanceSettings | null = null;
 
-  constructor(private readonly db: Database, private readonly config: Config, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Database,
+    private readonly config: Config,
+    private readonly now: () => number,
+  ) {}
 
   defaults(): InstanceSettings {
     return {
@@ -91,7 +95,9 @@ export class SettingsService {
    * puts the whole table back to the built-in prices.
    */
   update(patch: SettingsUpdate): InstanceSettings {
-    const upsert = this.db.query('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at');
+    const upsert = this.db.query(
+      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    );
     const remove = this.db.query('DELETE FROM settings WHERE key = ?');
     const stored = this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?');
     this.db.transaction(() => {

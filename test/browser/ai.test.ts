@@ -68,7 +68,8 @@ const clock = { now: Date.now() };
 
 const api = (method: string, path: string, init: Parameters<typeof call>[3] = {}) => call(app, method, path, init);
 const settings = (json: Record<string, unknown>) => api('PATCH', '/api/admin/settings', { cookie: cookies.admin, json });
-const capabilities = (json: Record<string, unknown>) => api('PATCH', `/api/canvases/${canvas.id}/capabilities`, { cookie: cookies.alice, json });
+const capabilities = (json: Record<string, unknown>) =>
+  api('PATCH', `/api/canvases/${canvas.id}/capabilities`, { cookie: cookies.alice, json });
 const open = (who: Who) => openCanvas(browser, app, { cookie: cookies[who], slug: canvas.slug, label: who, contexts });
 
 /** Default fake answer (20 in, 7 out) on MODEL at the default prices. */
@@ -104,7 +105,10 @@ beforeAll(async () => {
 
   // Connections: one granted profile with a protected header, one that is not granted.
   const origin = `https://${UPSTREAM_HOST}:${upstream.port}`;
-  await api('POST', '/api/admin/connections', { cookie: cookies.admin, json: { name: 'crm', origin, methods: ['GET', 'POST'], protectedHeaders: { Authorization: SECRET } } });
+  await api('POST', '/api/admin/connections', {
+    cookie: cookies.admin,
+    json: { name: 'crm', origin, methods: ['GET', 'POST'], protectedHeaders: { Authorization: SECRET } },
+  });
   await api('PUT', `/api/admin/canvases/${canvas.id}/connections/crm`, { cookie: cookies.admin });
   await api('POST', '/api/admin/connections', { cookie: cookies.admin, json: { name: 'billing', origin, methods: ['GET'] } });
 
@@ -132,7 +136,11 @@ interface PageError {
 }
 
 /** Runs easel.ai.chat in the page; resolves to the result or to the error's shape. */
-function chatIn(page: Page, messages: Array<{ role: 'user' | 'assistant'; content: string }>, options: { model: string; system?: string; maxTokens?: number }) {
+function chatIn(
+  page: Page,
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>,
+  options: { model: string; system?: string; maxTokens?: number },
+) {
   return page.evaluate(
     async ({ messages, options }) => {
       const shape = (e: any) => ({
@@ -196,7 +204,11 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
   beforeEach(() => fake.reset());
 
   test('chat resolves to {text, usage, cost}: the scripted text and token counts, priced from the table', async () => {
-    fake.script({ kind: 'stream', chunks: ['Good', ' morning', ', Carol.'], usage: { input: 1000, output: 250, cacheCreation: 400, cacheRead: 2000 } });
+    fake.script({
+      kind: 'stream',
+      chunks: ['Good', ' morning', ', Carol.'],
+      usage: { input: 1000, output: 250, cacheCreation: 400, cacheRead: 2000 },
+    });
     const messages = [
       { role: 'user' as const, content: 'Hi' },
       { role: 'assistant' as const, content: 'Hello! What can I do?' },
@@ -230,7 +242,14 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     expect(sent.apiKey ?? sent.bearer).toBe(AI_KEY);
     // The page never sees the provider key, and the bill is recorded against Carol.
     expect(JSON.stringify(got)).not.toContain(AI_KEY);
-    expect(lastCall()).toMatchObject({ state: 'settled', outcome: 'ok', model: MODEL, cost_usd: got.ok!.cost, input_tokens: 3400, output_tokens: 250 });
+    expect(lastCall()).toMatchObject({
+      state: 'settled',
+      outcome: 'ok',
+      model: MODEL,
+      cost_usd: got.ok!.cost,
+      input_tokens: 3400,
+      output_tokens: 250,
+    });
   });
 
   test('the cost follows the price table an admin sets', async () => {
@@ -252,7 +271,12 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     fake.script({ kind: 'stream', chunks: ['one ', 'two ', 'three ', 'four'], delayMs: 20 });
     const got = await streamIn(pages.carol, 'Count to four', { model: MODEL, system: 'Be terse.', maxTokens: 64 });
     expect(got).toEqual({ deltas: ['one ', 'two ', 'three ', 'four'], error: null });
-    expect(fake.requests[0]!.body).toMatchObject({ model: MODEL, max_tokens: 64, system: [{ type: 'text', text: 'Be terse.' }], messages: [{ role: 'user', content: 'Count to four' }] });
+    expect(fake.requests[0]!.body).toMatchObject({
+      model: MODEL,
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'Be terse.' }],
+      messages: [{ role: 'user', content: 'Count to four' }],
+    });
     expect(lastCall()).toMatchObject({ outcome: 'ok', output_tokens: 7 });
   });
 
@@ -299,7 +323,10 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     // An `event: error` from the provider after two chunks.
     fake.script({ kind: 'stream', errorAfter: 2 });
     const errored = await streamIn(pages.carol, 'Hi');
-    expect(errored).toEqual({ deltas: ['Hello', ', '], error: { name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, capability: undefined, reason: undefined, classes: onlyEasel } });
+    expect(errored).toEqual({
+      deltas: ['Hello', ', '],
+      error: { name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, capability: undefined, reason: undefined, classes: onlyEasel },
+    });
 
     // The provider's connection cut after one chunk.
     fake.script({ kind: 'stream', cutAfter: 1 });
@@ -310,7 +337,10 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     // chat rejects the same way (the partial text is not returned as an answer).
     fake.script({ kind: 'stream', errorAfter: 3 });
     const chat = await chatIn(pages.carol, [{ role: 'user', content: 'Hi' }], { model: MODEL });
-    expect(chat).toEqual({ ok: null, error: { name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, capability: undefined, reason: undefined, classes: onlyEasel } });
+    expect(chat).toEqual({
+      ok: null,
+      error: { name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, capability: undefined, reason: undefined, classes: onlyEasel },
+    });
 
     // Overloaded before any text, through both retries: the HTTP answer is a 502 AI_UPSTREAM_ERROR.
     fake.script({ kind: 'status', status: 529 }, { kind: 'status', status: 529 }, { kind: 'status', status: 529 });
@@ -331,7 +361,11 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
       reason: undefined,
       classes: { easel: true, quota: false, capability: false, permission: true },
     });
-    expect((await streamIn(pages.bob, 'Hi')).error).toMatchObject({ name: 'PermissionDeniedError', code: 'PERMISSION_DENIED', status: 403 });
+    expect((await streamIn(pages.bob, 'Hi')).error).toMatchObject({
+      name: 'PermissionDeniedError',
+      code: 'PERMISSION_DENIED',
+      status: 403,
+    });
 
     // ai switched off by the owner: CapabilityDisabledError with the capability and the reason.
     await capabilities({ ai: false });
@@ -348,7 +382,14 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
 
     // A daily cap of 0: QuotaExceededError for everyone, the owner included.
     await settings({ aiUserDailyUsd: 0 });
-    const quota = { name: 'QuotaExceededError', code: 'QUOTA_EXCEEDED', status: 429, capability: undefined, reason: undefined, classes: { easel: true, quota: true, capability: false, permission: false } };
+    const quota = {
+      name: 'QuotaExceededError',
+      code: 'QUOTA_EXCEEDED',
+      status: 429,
+      capability: undefined,
+      reason: undefined,
+      classes: { easel: true, quota: true, capability: false, permission: false },
+    };
     expect((await chatIn(pages.alice, ask, { model: MODEL })).error).toEqual(quota);
     expect((await streamIn(pages.carol, 'Hi')).error).toEqual(quota);
     expect(fake.requests).toHaveLength(0);
@@ -358,7 +399,11 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     await settings({ aiUserDailyUsd: DEFAULT_COST / 2 });
     try {
       const first = await chatIn(pages.bob, ask, { model: MODEL });
-      expect(first.ok).toEqual({ text: 'Hello, world!', usage: { inputTokens: 20, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, cost: expect.closeTo(DEFAULT_COST, 12) });
+      expect(first.ok).toEqual({
+        text: 'Hello, world!',
+        usage: { inputTokens: 20, outputTokens: 7, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+        cost: expect.closeTo(DEFAULT_COST, 12),
+      });
       expect((await chatIn(pages.bob, ask, { model: MODEL })).error).toEqual(quota);
       // The cap is per person and day: Carol spent more than that in the tests above, Alice nothing yet.
       expect((await chatIn(pages.carol, ask, { model: MODEL })).error).toEqual(quota);
@@ -382,9 +427,19 @@ describe('easel.connections.fetch in Chromium through a local HTTPS upstream', (
         headers: { 'content-type': 'application/json', 'x-custom': 'kept' },
         body: JSON.stringify({ name: 'Dana' }),
       });
-      return { status: res.status, mark: res.headers.get('x-easel-connection-response'), isResponse: res instanceof Response, body: await res.json() };
+      return {
+        status: res.status,
+        mark: res.headers.get('x-easel-connection-response'),
+        isResponse: res instanceof Response,
+        body: await res.json(),
+      };
     });
-    expect(got).toMatchObject({ status: 200, mark: 'upstream', isResponse: true, body: { method: 'POST', path: '/v1/contacts?limit=2', body: '{"name":"Dana"}' } });
+    expect(got).toMatchObject({
+      status: 200,
+      mark: 'upstream',
+      isResponse: true,
+      body: { method: 'POST', path: '/v1/contacts?limit=2', body: '{"name":"Dana"}' },
+    });
     expect(upstream.received.length).toBe(before + 1);
     const received = upstream.received.at(-1)!;
     expect(received.headers.authorization).toBe(SECRET);
@@ -412,14 +467,35 @@ describe('easel.connections.fetch in Chromium through a local HTTPS upstream', (
         (profile) =>
           easel.connections.fetch(profile, 'v1/x').then(
             (res) => ({ resolved: res.status }),
-            (e) => ({ name: e.name, code: e.code, status: e.status, capability: e.capability ?? null, permission: e instanceof easel.PermissionDeniedError, capabilityClass: e instanceof easel.CapabilityDisabledError }),
+            (e) => ({
+              name: e.name,
+              code: e.code,
+              status: e.status,
+              capability: e.capability ?? null,
+              permission: e instanceof easel.PermissionDeniedError,
+              capabilityClass: e instanceof easel.CapabilityDisabledError,
+            }),
           ),
         profile,
       );
     // connectionsAudience is editors: Bob (viewer) is refused.
-    expect(await refusal(pages.bob, 'crm')).toEqual({ name: 'PermissionDeniedError', code: 'PERMISSION_DENIED', status: 403, capability: null, permission: true, capabilityClass: false });
+    expect(await refusal(pages.bob, 'crm')).toEqual({
+      name: 'PermissionDeniedError',
+      code: 'PERMISSION_DENIED',
+      status: 403,
+      capability: null,
+      permission: true,
+      capabilityClass: false,
+    });
     // A profile that exists but is not granted to this canvas.
-    expect(await refusal(pages.carol, 'billing')).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', status: 403, capability: 'connections', permission: false, capabilityClass: true });
+    expect(await refusal(pages.carol, 'billing')).toEqual({
+      name: 'CapabilityDisabledError',
+      code: 'CAPABILITY_DISABLED',
+      status: 403,
+      capability: 'connections',
+      permission: false,
+      capabilityClass: true,
+    });
     expect(upstream.received.length).toBe(before);
   });
 });
@@ -453,9 +529,16 @@ describe('the dashboard shows AI spend', () => {
     const admin = await dashboard(cookies.admin);
     await eventually(() => admin.evaluate(() => !(document.getElementById('ai') as HTMLElement).hidden));
     const instance = await api('GET', '/api/admin/ai-usage', { cookie: cookies.admin });
-    const rows = await admin.evaluate(() => [...document.querySelectorAll('#ai-breakdown tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)));
+    const rows = await admin.evaluate(() =>
+      [...document.querySelectorAll('#ai-breakdown tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    );
     expect(rows).toContainEqual(['canvas', 'Ask', String(instance.byCanvas[0].calls), expect.stringMatching(/^\$\d/)]);
-    expect(rows).toContainEqual(['model', MODEL, String(instance.byModel.find((m: { model: string }) => m.model === MODEL).calls), expect.stringMatching(/^\$\d/)]);
+    expect(rows).toContainEqual([
+      'model',
+      MODEL,
+      String(instance.byModel.find((m: { model: string }) => m.model === MODEL).calls),
+      expect.stringMatching(/^\$\d/),
+    ]);
     expect(rows.some((r) => r[0] === 'person' && r[1] === 'Carol')).toBe(true);
     expect(await admin.evaluate(() => document.getElementById('ai-total')!.textContent)).toContain(`in ${instance.totals.calls} calls`);
   });

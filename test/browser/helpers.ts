@@ -9,18 +9,34 @@ import { sha256Hex } from '../../src/ids.ts';
 import type { TestApp } from '../harness.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Headless Chromium; a clear failure (never a skip) when it is not installed. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium); .ci/run does when test/browser.enabled exists`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium); .ci/run does when test/browser.enabled exists`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }
 
 /** One HTTP call to the app; throws on any status from 300 up, returns the parsed JSON body (or null). */
-export async function api(app: TestApp, method: string, path: string, init: { cookie?: string; json?: unknown; key?: string; body?: BodyInit } = {}): Promise<any> {
+export async function api(
+  app: TestApp,
+  method: string,
+  path: string,
+  init: { cookie?: string; json?: unknown; key?: string; body?: BodyInit } = {},
+): Promise<any> {
   const headers: Record<string, string> = {};
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['content-type'] = 'application/octet-stream';

@@ -27,7 +27,8 @@ const contexts: BrowserContext[] = [];
 
 const api = (method: string, path: string, init: Parameters<typeof call>[3] = {}) => call(app, method, path, init);
 
-const pageFor = (who: keyof typeof people): Promise<Page> => openCanvas(browser, app, { cookie: cookies[who], slug: canvas.slug, label: who, contexts });
+const pageFor = (who: keyof typeof people): Promise<Page> =>
+  openCanvas(browser, app, { cookie: cookies[who], slug: canvas.slug, label: who, contexts });
 
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
 
@@ -78,9 +79,17 @@ describe('the README example canvas in Chromium, two people', () => {
       await easel.kv.set('note', { by: 'alice' });
       return easel.kv.list({ prefix: '' });
     });
-    expect(listed).toEqual({ entries: [{ key: 'clicks', value: 2 }, { key: 'note', value: { by: 'alice' } }], nextCursor: null });
+    expect(listed).toEqual({
+      entries: [
+        { key: 'clicks', value: 2 },
+        { key: 'note', value: { by: 'alice' } },
+      ],
+      nextCursor: null,
+    });
     expect(await alice.evaluate(() => easel.kv.increment('clicks', 10))).toBe(12);
-    const missing = await bob.evaluate(() => easel.kv.get('nope').catch((e) => ({ name: e.name, code: e.code, status: e.status, isEasel: e instanceof easel.EaselError })));
+    const missing = await bob.evaluate(() =>
+      easel.kv.get('nope').catch((e) => ({ name: e.name, code: e.code, status: e.status, isEasel: e instanceof easel.EaselError })),
+    );
     expect(missing).toEqual({ name: 'EaselError', code: 'NOT_FOUND', status: 404, isEasel: true });
   });
 
@@ -129,12 +138,17 @@ describe('the README example canvas in Chromium, two people', () => {
       while (seen.length === 0) await new Promise((r) => setTimeout(r, 10));
       return { seen, presence: await ch.presence() };
     });
-    expect(got.seen).toEqual([{ channel: 'participants:chat', event: 'ping', data: { n: 1 }, from: { id: expect.any(String), name: 'Bob', canvasRole: 'viewer' } }]);
+    expect(got.seen).toEqual([
+      { channel: 'participants:chat', event: 'ping', data: { n: 1 }, from: { id: expect.any(String), name: 'Bob', canvasRole: 'viewer' } },
+    ]);
     expect(got.presence.map((u: { name: string }) => u.name).sort()).toEqual(['Alice', 'Bob']);
 
     // A viewer may not publish on an unconfigured channel without the participants: prefix.
     const refused = await bob.evaluate(() =>
-      easel.realtime.channel('announcements').publish('x', 1).catch((e) => ({ name: e.name, code: e.code, denied: e instanceof easel.PermissionDeniedError })),
+      easel.realtime
+        .channel('announcements')
+        .publish('x', 1)
+        .catch((e) => ({ name: e.name, code: e.code, denied: e instanceof easel.PermissionDeniedError })),
     );
     expect(refused).toEqual({ name: 'PermissionDeniedError', code: 'PERMISSION_DENIED', denied: true });
 
@@ -155,7 +169,15 @@ describe('the README example canvas in Chromium, two people', () => {
         classes: [e instanceof easel.CapabilityDisabledError, e instanceof easel.EaselError, e instanceof Error],
       })),
     );
-    expect(kvOff).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', status: 403, capability: 'kv', reason: 'feature_off', hasHint: true, classes: [true, true, true] });
+    expect(kvOff).toEqual({
+      name: 'CapabilityDisabledError',
+      code: 'CAPABILITY_DISABLED',
+      status: 403,
+      capability: 'kv',
+      reason: 'feature_off',
+      hasHint: true,
+      classes: [true, true, true],
+    });
 
     // Realtime switched off while the page is open: the socket hears 4403 and does not come back.
     await alice.evaluate(() => {
@@ -168,9 +190,18 @@ describe('the README example canvas in Chromium, two people', () => {
     await eventually(async () => (await closes()).length > 0);
     expect(await closes()).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
     const rtOff = await alice.evaluate(() =>
-      easel.realtime.channel('participants:chat').presence().catch((e) => ({ name: e.name, code: e.code, capability: e.capability, reason: e.reason, hint: e.hint })),
+      easel.realtime
+        .channel('participants:chat')
+        .presence()
+        .catch((e) => ({ name: e.name, code: e.code, capability: e.capability, reason: e.reason, hint: e.hint })),
     );
-    expect(rtOff).toEqual({ name: 'CapabilityDisabledError', code: 'CAPABILITY_DISABLED', capability: 'realtime', reason: 'feature_off', hint: expect.stringMatching(/realtime/) });
+    expect(rtOff).toEqual({
+      name: 'CapabilityDisabledError',
+      code: 'CAPABILITY_DISABLED',
+      capability: 'realtime',
+      reason: 'feature_off',
+      hint: expect.stringMatching(/realtime/),
+    });
 
     // A fresh page shows the hint instead of the chat.
     const again = await pageFor('alice');

@@ -33,7 +33,8 @@ function rejectUnknown(body: Record<string, unknown>, allowed: Set<string>): voi
 /** `{manifest, releaseId?, expectedPublicationToken?}`. */
 export async function readBeginBody(request: Request): Promise<Record<string, unknown>> {
   const text = await readTextCapped(request, BEGIN_BODY_MAX);
-  if (text === null) throw new AppError('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`, {}, { status: 413 });
+  if (text === null)
+    throw new AppError('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`, {}, { status: 413 });
   const body = parseObject(text, 'INVALID_MANIFEST', 'the body');
   if (body === undefined) throw new AppError('INVALID_MANIFEST', 'the body is not valid JSON');
   rejectUnknown(body, BEGIN_FIELDS);

@@ -40,13 +40,16 @@ export function normalizeManifest(manifest: unknown): NormalizedManifest {
   const blobs = new Map<string, number>();
   let totalBytes = 0;
   manifest.forEach((entry: unknown, index) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid(`manifest[${index}] must be an object {path, hash, size}`);
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw invalid(`manifest[${index}] must be an object {path, hash, size}`);
     const { path: rawPath, hash, size } = entry as Record<string, unknown>;
     if (typeof rawPath !== 'string') throw invalid(`manifest[${index}].path must be a string`);
     const path = canvasPath(rawPath);
     if (path === null) return; // directory entry
-    if (typeof hash !== 'string' || !HASH.test(hash)) throw invalid(`manifest[${index}].hash must be 64 lowercase hex characters (sha256)`, path);
-    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw invalid(`manifest[${index}].size must be a non-negative integer`, path);
+    if (typeof hash !== 'string' || !HASH.test(hash))
+      throw invalid(`manifest[${index}].hash must be 64 lowercase hex characters (sha256)`, path);
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+      throw invalid(`manifest[${index}].size must be a non-negative integer`, path);
     const known = blobs.get(hash);
     if (known !== undefined && known !== size) throw invalid(`hash ${hash} is declared with two sizes (${known} and ${size})`, path);
     blobs.set(hash, size);

@@ -33,8 +33,7 @@ export interface BeginInput {
 }
 
 export type BeginResult =
-  | { kind: 'session'; uploadId: string; missingHashes: string[] }
-  | { kind: 'already_current'; result: DeployResult };
+  { kind: 'session'; uploadId: string; missingHashes: string[] } | { kind: 'already_current'; result: DeployResult };
 
 export interface FinalizeInput {
   releaseId?: unknown;
@@ -98,7 +97,14 @@ export class UploadService {
    * the declared length, then while streaming); any other byte count than
    * the manifest's, or other bytes than the hash, is BLOB_HASH_MISMATCH.
    */
-  async stage(canvasId: string, actorId: string, uploadId: string, hash: string, body: ReadableStream<Uint8Array> | null, contentLength: number | null): Promise<void> {
+  async stage(
+    canvasId: string,
+    actorId: string,
+    uploadId: string,
+    hash: string,
+    body: ReadableStream<Uint8Array> | null,
+    contentLength: number | null,
+  ): Promise<void> {
     const session = this.usable(this.sessionFor(canvasId, actorId, uploadId));
     const size = HASH.test(hash) ? this.store.declaredSize(uploadId, hash) : null;
     if (size === null) throw new AppError('UPLOAD_UNEXPECTED_BLOB', 'this hash is not in the upload manifest');
@@ -129,12 +135,21 @@ export class UploadService {
    * another try. The decision order and the live switch then run in one
    * BEGIN IMMEDIATE transaction.
    */
-  async finalize(canvas: Canvas, actorId: string, uploadId: string, input: FinalizeInput, options: FinalizeOptions = {}): Promise<DeployResult> {
+  async finalize(
+    canvas: Canvas,
+    actorId: string,
+    uploadId: string,
+    input: FinalizeInput,
+    options: FinalizeOptions = {},
+  ): Promise<DeployResult> {
     const asked = validateCoordination(input);
     const session = this.sessionFor(canvas.id, actorId, uploadId);
     this.requireActor(canvas, session.actorId);
     if (asked.releaseId !== null && asked.releaseId !== session.releaseId) {
-      throw new AppError('RELEASE_ID_MISMATCH', session.releaseId === null ? 'begin had no releaseId' : 'releaseId differs from the one given at begin');
+      throw new AppError(
+        'RELEASE_ID_MISMATCH',
+        session.releaseId === null ? 'begin had no releaseId' : 'releaseId differs from the one given at begin',
+      );
     }
     if (session.state === 'consumed') {
       const replay = session.releaseId === null ? null : this.liveRelease(canvas, session.releaseId);
@@ -200,7 +215,8 @@ export class UploadService {
   /** Open and within its lifetime (a consumed handle says so even once its time is up). */
   private usable(s: UploadSession): UploadSession {
     if (s.state === 'consumed') throw new AppError('UPLOAD_ALREADY_FINALIZED', 'this upload was already finalized');
-    if (this.ctx.now() > s.expiresAt) throw new AppError('UPLOAD_EXPIRED', 'the upload handle expired (15 minutes from begin); begin again');
+    if (this.ctx.now() > s.expiresAt)
+      throw new AppError('UPLOAD_EXPIRED', 'the upload handle expired (15 minutes from begin); begin again');
     return s;
   }
 
@@ -241,7 +257,8 @@ export class UploadService {
 }
 
 const fileTooLarge = () => new AppError('FILE_TOO_LARGE', 'a staged blob is at most 25 MB', {}, { status: 413 });
-const sizeMismatch = (declared: number) => new AppError('BLOB_HASH_MISMATCH', `the byte count differs from the declared size (${declared})`);
+const sizeMismatch = (declared: number) =>
+  new AppError('BLOB_HASH_MISMATCH', `the byte count differs from the declared size (${declared})`);
 
 /** Passes the body through, feeding the key scanner and checking the final count against the declared size. */
 async function* counted(body: ReadableStream<Uint8Array> | null, declared: number, scanner: KeyScanner | null): AsyncGenerator<Uint8Array> {

@@ -79,7 +79,18 @@ export class UploadStore {
           `INSERT INTO upload_sessions (id, canvas_id, actor_id, manifest, file_count, total_bytes, release_id, expected_token, created_at, expires_at, state)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')`,
         )
-        .run(s.id, s.canvasId, s.actorId, JSON.stringify(s.files), s.files.length, s.totalBytes, s.releaseId, s.expectedToken, s.createdAt, s.expiresAt);
+        .run(
+          s.id,
+          s.canvasId,
+          s.actorId,
+          JSON.stringify(s.files),
+          s.files.length,
+          s.totalBytes,
+          s.releaseId,
+          s.expectedToken,
+          s.createdAt,
+          s.expiresAt,
+        );
       const add = this.db.query('INSERT INTO upload_blobs (upload_id, hash, size, staged) VALUES (?, ?, ?, ?)');
       for (const b of s.blobs) add.run(s.id, b.hash, b.size, b.staged ? 1 : 0);
     })();
@@ -92,7 +103,11 @@ export class UploadStore {
 
   /** The declared size of `hash` in the session's manifest, or null when it is not listed. */
   declaredSize(uploadId: string, hash: string): number | null {
-    return this.db.query<{ size: number }, [string, string]>('SELECT size FROM upload_blobs WHERE upload_id = ? AND hash = ?').get(uploadId, hash)?.size ?? null;
+    return (
+      this.db
+        .query<{ size: number }, [string, string]>('SELECT size FROM upload_blobs WHERE upload_id = ? AND hash = ?')
+        .get(uploadId, hash)?.size ?? null
+    );
   }
 
   markStaged(uploadId: string, hash: string): void {
@@ -131,7 +146,11 @@ export class UploadStore {
 
   /** Takes the finalize lease unless another finalize holds an unexpired one. */
   takeLease(uploadId: string, now: number, until: number): boolean {
-    return this.db.query("UPDATE upload_sessions SET lease_until = ? WHERE id = ? AND state = 'open' AND lease_until <= ?").run(until, uploadId, now).changes === 1;
+    return (
+      this.db
+        .query("UPDATE upload_sessions SET lease_until = ? WHERE id = ? AND state = 'open' AND lease_until <= ?")
+        .run(until, uploadId, now).changes === 1
+    );
   }
 
   releaseLease(uploadId: string): void {
@@ -146,14 +165,17 @@ export class UploadStore {
   consume(uploadId: string, versionId: string, now: number): boolean {
     return (
       this.db
-        .query("UPDATE upload_sessions SET state = 'consumed', consumed_at = ?, consumed_version_id = ?, lease_until = 0 WHERE id = ? AND state = 'open'")
+        .query(
+          "UPDATE upload_sessions SET state = 'consumed', consumed_at = ?, consumed_version_id = ?, lease_until = 0 WHERE id = ? AND state = 'open'",
+        )
         .run(now, versionId, uploadId).changes === 1
     );
   }
 
   /** Deletes sessions consumed before `before`, and sessions whose lifetime ended before it. */
   deleteFinished(before: number): number {
-    return this.db.query("DELETE FROM upload_sessions WHERE expires_at < ?1 OR (state = 'consumed' AND consumed_at < ?1)").run(before).changes;
+    return this.db.query("DELETE FROM upload_sessions WHERE expires_at < ?1 OR (state = 'consumed' AND consumed_at < ?1)").run(before)
+      .changes;
   }
 
   /**
@@ -163,7 +185,9 @@ export class UploadStore {
    */
   openHashes(): Set<string> {
     const rows = this.db
-      .query<{ hash: string }, []>("SELECT DISTINCT b.hash FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE s.state = 'open'")
+      .query<{ hash: string }, []>(
+        "SELECT DISTINCT b.hash FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE s.state = 'open'",
+      )
       .all();
     return new Set(rows.map((r) => r.hash));
   }
@@ -171,7 +195,9 @@ export class UploadStore {
   isOpenHash(hash: string): boolean {
     return (
       this.db
-        .query<{ one: number }, [string]>("SELECT 1 AS one FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = ? AND s.state = 'open' LIMIT 1")
+        .query<{ one: number }, [string]>(
+          "SELECT 1 AS one FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = ? AND s.state = 'open' LIMIT 1",
+        )
         .get(hash) !== null
     );
   }

@@ -53,7 +53,12 @@ interface PlannedFile {
 }
 
 /** Deploys the ZIP in `body` to the canvas (key and rate already checked). */
-export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableStream<Uint8Array> | null, coordination: Coordination): Promise<DeployResult> {
+export async function deployZip(
+  ctx: AppContext,
+  canvas: Canvas,
+  body: ReadableStream<Uint8Array> | null,
+  coordination: Coordination,
+): Promise<DeployResult> {
   // Decision order first: a live release or a stale token needs no upload.
   const early = checkCoordination(ctx, canvas, coordination);
   if (early) {
@@ -66,7 +71,12 @@ export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableS
   const started = performance.now();
   const writer = new DeployBlobWriter(ctx, dir);
   // Entries are extracted while the rest of the body is still arriving; the checks below decide what is kept.
-  const follower = new ZipFollower(spoolPath, writer, { fileBytes: ZIP_LIMITS.fileBytes, compressedBytes: MAX_COMPRESSED, canvasBytes: ZIP_LIMITS.canvasBytes, files: ZIP_LIMITS.files }, inflateCapped);
+  const follower = new ZipFollower(
+    spoolPath,
+    writer,
+    { fileBytes: ZIP_LIMITS.fileBytes, compressedBytes: MAX_COMPRESSED, canvasBytes: ZIP_LIMITS.canvasBytes, files: ZIP_LIMITS.files },
+    inflateCapped,
+  );
   let zip: ZipFile | null = null;
   try {
     let size: number;
@@ -109,7 +119,8 @@ export async function deployZip(ctx: AppContext, canvas: Canvas, body: ReadableS
       syncMs: Math.round(extracted - inflated),
       publishMs: Math.round(performance.now() - extracted),
     });
-    if (keyLintPaths.length > 0) ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
+    if (keyLintPaths.length > 0)
+      ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
     return result;
   } catch (err) {
     writer.discard();
@@ -143,7 +154,8 @@ function plan(entries: ZipEntry[]): PlannedFile[] {
     declaredTotal += entry.uncompressedSize;
     if (declaredTotal > ZIP_LIMITS.canvasBytes) throw tooLargeTotal();
   }
-  if (files.length === 0) throw new AppError('EMPTY_DEPLOY', 'the archive holds no deployable files (directories and dotfiles are dropped)');
+  if (files.length === 0)
+    throw new AppError('EMPTY_DEPLOY', 'the archive holds no deployable files (directories and dotfiles are dropped)');
   return files;
 }
 
@@ -181,7 +193,8 @@ async function extract(
     } else {
       const raw = zip.rawData(entry);
       const bytes = inflate(entry, raw.data, path);
-      if (bytes.byteLength !== entry.uncompressedSize) throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
+      if (bytes.byteLength !== entry.uncompressedSize)
+        throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
       if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
       hash = writer.write(bytes);
       size = bytes.byteLength;

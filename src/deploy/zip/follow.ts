@@ -139,7 +139,16 @@ export class ZipFollower {
     if (bytes.byteLength !== entry.uncompressedSize || Bun.hash.crc32(bytes) !== entry.crc32) return this.halt();
     const hash = this.writer.write(bytes);
     const keyLint = textMentionsKey(bytes, mimeFor(name.path));
-    this.found.set(at, { nameBytes: tail.subarray(0, nameLen), path: name.path, method, crc32: entry.crc32, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize, hash, keyLint });
+    this.found.set(at, {
+      nameBytes: tail.subarray(0, nameLen),
+      path: name.path,
+      method,
+      crc32: entry.crc32,
+      compressedSize: entry.compressedSize,
+      uncompressedSize: entry.uncompressedSize,
+      hash,
+      keyLint,
+    });
     this.files++;
     this.total += entry.uncompressedSize;
     this.pos = end;
@@ -155,7 +164,7 @@ export class ZipFollower {
   private read(position: number, length: number): Buffer {
     if (this.scratch.byteLength < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 1024 * 1024));
     const buf = this.scratch.subarray(0, length);
-    for (let done = 0; done < length; ) {
+    for (let done = 0; done < length;) {
       const n = readSync(this.fd!, buf, done, length - done, position + done);
       if (n === 0) throw new Error('spool shorter than expected');
       done += n;

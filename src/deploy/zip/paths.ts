@@ -25,7 +25,8 @@ export function entryName(entry: ZipEntry): EntryName {
   const raw = decodeName(entry);
   if (raw.includes('\\')) throw new AppError('INVALID_ZIP', 'entry names must use "/" (a backslash was found)', { path: raw });
   if (CONTROL.test(raw)) throw new AppError('INVALID_ZIP', 'entry name contains control characters', { path: raw.replace(CONTROL, '?') });
-  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw new AppError('ZIP_SLIP_REJECTED', 'absolute entry names are not allowed', { path: raw });
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw))
+    throw new AppError('ZIP_SLIP_REJECTED', 'absolute entry names are not allowed', { path: raw });
   const segments = raw.split('/');
   if (segments.includes('..')) throw new AppError('ZIP_SLIP_REJECTED', 'entry names must not contain ".." segments', { path: raw });
   const mode = entry.madeByHost === UNIX_HOST ? (entry.externalAttrs >>> 16) & S_IFMT : 0;
@@ -37,7 +38,8 @@ export function entryName(entry: ZipEntry): EntryName {
   // A link's bytes are its target's path, never what the site meant to serve.
   if (mode === S_IFLNK) return { kind: 'skip', why: 'symlink' };
   const path = parts.join('/');
-  if (path.length > MAX_PATH_CHARS) throw new AppError('INVALID_ZIP', `entry names are at most ${MAX_PATH_CHARS} characters`, { path: path.slice(0, 80) + '…' });
+  if (path.length > MAX_PATH_CHARS)
+    throw new AppError('INVALID_ZIP', `entry names are at most ${MAX_PATH_CHARS} characters`, { path: path.slice(0, 80) + '…' });
   return { kind: 'file', path };
 }
 

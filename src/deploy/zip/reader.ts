@@ -62,7 +62,8 @@ export class ZipFile {
     let count = eocd.readUInt16LE(10);
     let cdSize = eocd.readUInt32LE(12);
     let cdOffset = eocd.readUInt32LE(16);
-    if (eocd.readUInt16LE(4) !== 0 || eocd.readUInt16LE(6) !== 0 || eocd.readUInt16LE(8) !== count) throw new ZipFormatError('multi-disk archives are not supported');
+    if (eocd.readUInt16LE(4) !== 0 || eocd.readUInt16LE(6) !== 0 || eocd.readUInt16LE(8) !== count)
+      throw new ZipFormatError('multi-disk archives are not supported');
     if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) ({ count, cdSize, cdOffset } = this.zip64Eocd());
     const eocdAt = this.eocdAt;
     if (cdOffset + cdSize > eocdAt) throw new ZipFormatError('central directory out of bounds');
@@ -184,7 +185,7 @@ export class ZipFile {
 export function applyZip64Extra(entry: ZipEntry, extra: Buffer): void {
   const needs = entry.uncompressedSize === 0xffffffff || entry.compressedSize === 0xffffffff || entry.localOffset === 0xffffffff;
   if (!needs) return;
-  for (let p = 0; p + 4 <= extra.byteLength; ) {
+  for (let p = 0; p + 4 <= extra.byteLength;) {
     const id = extra.readUInt16LE(p);
     const len = extra.readUInt16LE(p + 2);
     if (p + 4 + len > extra.byteLength) break;

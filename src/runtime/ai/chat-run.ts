@@ -61,7 +61,14 @@ export interface ChatRunDeps {
  * event types this code does not know (the API may add some) are not an
  * answer: they do not reset the idle timer.
  */
-const PROGRESS = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+const PROGRESS = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+]);
 
 /** One first try and two retries, all before the first delta. */
 const MAX_ATTEMPTS = 3;
@@ -105,7 +112,10 @@ export async function* chatEvents(deps: ChatRunDeps, admission: Admission, signa
       let end: AttemptEnd;
       try {
         if (signal.aborted) throw new Aborted();
-        const opening = deps.open(params, admission.apiKey, { signal: attemptAbort.signal, timeoutMs: Math.max(1, Math.ceil(firstDeltaBy - monotonic())) });
+        const opening = deps.open(params, admission.apiKey, {
+          signal: attemptAbort.signal,
+          timeoutMs: Math.max(1, Math.ceil(firstDeltaBy - monotonic())),
+        });
         const events = await settleBy(opening, firstDeltaBy);
         if (events === 'timeout') throw new ProviderStall('the AI provider did not start its answer in time');
         const it = events[Symbol.asyncIterator]();

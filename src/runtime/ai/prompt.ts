@@ -34,7 +34,11 @@ export function providerParams(request: ChatRequest): ProviderParams {
   const messages: ProviderParams['messages'] = [];
   request.messages.forEach((m, i) => {
     if (isBlank(m.content)) return;
-    messages.push(i === breakpoint ? { role: m.role, content: [{ type: 'text', text: m.content, cache_control: EPHEMERAL }] } : { role: m.role, content: m.content });
+    messages.push(
+      i === breakpoint
+        ? { role: m.role, content: [{ type: 'text', text: m.content, cache_control: EPHEMERAL }] }
+        : { role: m.role, content: m.content },
+    );
   });
   return {
     model: request.model,

@@ -15,7 +15,11 @@ export interface ProviderFailure {
 }
 
 /** Opens one streaming Messages call; the stream ends silently when `signal` aborts. */
-export type OpenStream = (params: ProviderParams, apiKey: string, options: { signal: AbortSignal; timeoutMs: number }) => Promise<AsyncIterable<ProviderEvent>>;
+export type OpenStream = (
+  params: ProviderParams,
+  apiKey: string,
+  options: { signal: AbortSignal; timeoutMs: number },
+) => Promise<AsyncIterable<ProviderEvent>>;
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -52,7 +56,8 @@ export function anthropicOpener(baseUrl: string | null, log: Logger): OpenStream
 
 /** Only the SDK's message text reaches our log (its extra arguments may carry request details). */
 function sdkLogger(log: Logger) {
-  const line = (level: 'debug' | 'info' | 'warn' | 'error') => (message: unknown) => log[level]('anthropic sdk', { message: String(message) });
+  const line = (level: 'debug' | 'info' | 'warn' | 'error') => (message: unknown) =>
+    log[level]('anthropic sdk', { message: String(message) });
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }
 

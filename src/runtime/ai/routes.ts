@@ -29,7 +29,10 @@ export function aiRoutes(ctx: AppContext) {
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     request.signal.addEventListener('abort', onClientGone, { once: true });
-    const events = tracked(chatEvents({ service: ai.service, open: ai.open, tuning: ai.tuning, log: ctx.log }, admission, abort.signal), ai.track(() => abort.abort()));
+    const events = tracked(
+      chatEvents({ service: ai.service, open: ai.open, tuning: ai.tuning, log: ctx.log }, admission, abort.signal),
+      ai.track(() => abort.abort()),
+    );
     // Nothing is sent before the first delta: a provider that fails until then is a plain 502.
     let first: IteratorResult<StreamEvent, void>;
     try {
@@ -70,7 +73,10 @@ export function aiRoutes(ctx: AppContext) {
 
   return new Elysia({ name: 'runtime-ai' }).post(
     '/v1/c/:slug/ai/chat',
-    ({ request }) => runtimeRequest(ctx, request, rawSegments(request, 'ai').slug, { capability: 'ai', rateClass: 'ai', skipCapability: true }, (caller) => chat(request, caller)),
+    ({ request }) =>
+      runtimeRequest(ctx, request, rawSegments(request, 'ai').slug, { capability: 'ai', rateClass: 'ai', skipCapability: true }, (caller) =>
+        chat(request, caller),
+      ),
     { parse: 'none' },
   );
 }

@@ -64,14 +64,28 @@ export class AiService {
     const { store } = this.deps;
     const callId = newId();
     immediate(store.db, () => {
-      if (caller.kind === 'guest' && canvas.guestAiMonthlyUsd > 0 && reached(store.guestMonthSpend(canvas.id, month), canvas.guestAiMonthlyUsd)) {
+      if (
+        caller.kind === 'guest' &&
+        canvas.guestAiMonthlyUsd > 0 &&
+        reached(store.guestMonthSpend(canvas.id, month), canvas.guestAiMonthlyUsd)
+      ) {
         throw new AppError('GUEST_AI_CAP', "this canvas's monthly AI budget for guests is used up", { scope: 'guest' });
       }
       if (reached(store.actorDaySpend(caller.actorId, day), settings.aiUserDailyUsd)) {
-        throw new AppError('QUOTA_EXCEEDED', 'your daily AI budget is used up; it resets at midnight UTC', { scope: 'user_daily' }, { status: 429 });
+        throw new AppError(
+          'QUOTA_EXCEEDED',
+          'your daily AI budget is used up; it resets at midnight UTC',
+          { scope: 'user_daily' },
+          { status: 429 },
+        );
       }
       if (reached(store.canvasMonthSpend(canvas.id, month), settings.aiCanvasMonthlyUsd)) {
-        throw new AppError('QUOTA_EXCEEDED', "this canvas's monthly AI budget is used up; it resets on the 1st (UTC)", { scope: 'canvas_monthly' }, { status: 429 });
+        throw new AppError(
+          'QUOTA_EXCEEDED',
+          "this canvas's monthly AI budget is used up; it resets on the 1st (UTC)",
+          { scope: 'canvas_monthly' },
+          { status: 429 },
+        );
       }
       const refusal = this.deps.capabilityRefusal(canvas);
       if (refusal) throw refusal;
@@ -105,11 +119,22 @@ export class AiService {
     try {
       const first = immediate(this.deps.store.db, () => this.deps.store.settle(admission.callId, recorded, cost, outcome, now));
       if (first) {
-        this.deps.log.info('ai call', { callId: admission.callId, canvasId: admission.canvasId, actorId: admission.actorId, model: admission.request.model, outcome, ...recorded, cost });
+        this.deps.log.info('ai call', {
+          callId: admission.callId,
+          canvasId: admission.canvasId,
+          actorId: admission.actorId,
+          model: admission.request.model,
+          outcome,
+          ...recorded,
+          cost,
+        });
       }
     } catch (err) {
       // The database went away under a call still streaming (shutdown cut it off); the next start settles the row.
-      this.deps.log.error('ai call could not be recorded', { callId: admission.callId, error: err instanceof Error ? err.message : String(err) });
+      this.deps.log.error('ai call could not be recorded', {
+        callId: admission.callId,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
     return { usage: recorded, cost };
   }

@@ -87,7 +87,16 @@ export class AiCallStore {
 
   /** True when this call settled the row; false when it was already settled. */
   settle(id: string, usage: ChatUsage, costUsd: number, outcome: AiOutcome, now: number): boolean {
-    const r = this.settleQ.run(usage.inputTokens, usage.outputTokens, usage.cacheCreationInputTokens, usage.cacheReadInputTokens, costUsd, now, outcome, id);
+    const r = this.settleQ.run(
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheCreationInputTokens,
+      usage.cacheReadInputTokens,
+      costUsd,
+      now,
+      outcome,
+      id,
+    );
     return r.changes === 1;
   }
 
@@ -102,6 +111,8 @@ export class AiCallStore {
    * process exists. Returns how many.
    */
   settleOrphans(now: number): number {
-    return this.db.query(`UPDATE ai_calls SET state = 'settled', cost_usd = 0, settled_at = ?, outcome = 'usage_timeout' WHERE state = 'reserved'`).run(now).changes;
+    return this.db
+      .query(`UPDATE ai_calls SET state = 'settled', cost_usd = 0, settled_at = ?, outcome = 'usage_timeout' WHERE state = 'reserved'`)
+      .run(now).changes;
   }
 }

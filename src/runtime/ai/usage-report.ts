@@ -52,7 +52,10 @@ export function rangeOf(query: { from?: string | null; to?: string | null }, now
   const today = utcDay(now);
   const from = query.from || `${today.slice(0, 7)}-01`;
   const to = query.to || today;
-  for (const [name, v] of [['from', from], ['to', to]] as const) {
+  for (const [name, v] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     if (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)) || new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) {
       throw new AppError('INVALID_BODY', `${name} must be a UTC date yyyy-mm-dd`);
     }
@@ -89,7 +92,11 @@ export class UsageReports {
     const where = `${scope} AND day >= ? AND day <= ?`;
     const settled = `${where} AND state = 'settled'`;
     const params = [...args, range.from, range.to];
-    const all = <T extends SpendTotals>(sql: string) => this.db.query<T, string[]>(sql).all(...params).map(rounded);
+    const all = <T extends SpendTotals>(sql: string) =>
+      this.db
+        .query<T, string[]>(sql)
+        .all(...params)
+        .map(rounded);
     const totals = rounded(this.db.query<SpendTotals, string[]>(`SELECT ${SUMS} FROM ai_calls WHERE ${settled}`).get(...params)!);
     const byUser = all<UsageReport['byUser'][number]>(
       `SELECT a.actor_id AS actorId, a.actor_kind AS actorKind, COALESCE(u.name, g.name) AS name${admin ? ', u.email AS email' : ''}, ${SUMS}
@@ -105,7 +112,9 @@ export class UsageReports {
       byModel: all(`SELECT model, ${SUMS} FROM ai_calls WHERE ${settled} GROUP BY model ORDER BY costUsd DESC, model`),
       byUser,
       inFlight: this.db
-        .query<{ calls: number; reservedUsd: number }, string[]>(`SELECT COUNT(*) AS calls, COALESCE(SUM(reserved_usd), 0) AS reservedUsd FROM ai_calls WHERE ${where} AND state = 'reserved'`)
+        .query<{ calls: number; reservedUsd: number }, string[]>(
+          `SELECT COUNT(*) AS calls, COALESCE(SUM(reserved_usd), 0) AS reservedUsd FROM ai_calls WHERE ${where} AND state = 'reserved'`,
+        )
         .get(...params)!,
     };
     report.inFlight.reservedUsd = roundUsd(report.inFlight.reservedUsd);

@@ -34,6 +34,10 @@ export function aiUsageRoutes(ctx: AppContext) {
       if (!actor.isAdmin) throw new AppError('NOT_FOUND', 'not found');
       const range = rangeOf(queryOf(request), ctx.now());
       const settings = ctx.settings.get();
-      return json(200, { ...reports.forInstance(range), caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd } }, NO_STORE);
+      return json(
+        200,
+        { ...reports.forInstance(range), caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd } },
+        NO_STORE,
+      );
     });
 }

@@ -44,7 +44,15 @@ export class UsageTracker {
         this.contentEnded = true;
         return null;
       case 'message_delta': {
-        const u = ev.usage as { output_tokens?: number | null; input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null } | null | undefined;
+        const u = ev.usage as
+          | {
+              output_tokens?: number | null;
+              input_tokens?: number | null;
+              cache_creation_input_tokens?: number | null;
+              cache_read_input_tokens?: number | null;
+            }
+          | null
+          | undefined;
         if (u && typeof u.output_tokens === 'number') {
           this.output = u.output_tokens;
           // Newer API versions repeat the (cumulative) input counts here.

@@ -30,7 +30,15 @@ export function connectionRoutes(ctx: AppContext) {
           role: caller.role,
           kind: caller.kind,
         },
-        { profile, method: request.method, suffix, query: rawQuery(request.url), headers: request.headers, readBody: (max) => readBody(request, max), signal: request.signal },
+        {
+          profile,
+          method: request.method,
+          suffix,
+          query: rawQuery(request.url),
+          headers: request.headers,
+          readBody: (max) => readBody(request, max),
+          signal: request.signal,
+        },
       );
       return clientResponse(answer, request.method);
     });

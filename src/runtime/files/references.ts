@@ -5,7 +5,12 @@ import type { Database } from 'bun:sqlite';
 
 /** Every blob hash a runtime file points at. */
 export function runtimeFileReferences(db: Database): Set<string> {
-  return new Set(db.query<{ hash: string }, []>('SELECT DISTINCT hash FROM files').all().map((r) => r.hash));
+  return new Set(
+    db
+      .query<{ hash: string }, []>('SELECT DISTINCT hash FROM files')
+      .all()
+      .map((r) => r.hash),
+  );
 }
 
 export function isReferencedByRuntimeFile(db: Database, hash: string): boolean {

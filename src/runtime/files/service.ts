@@ -86,7 +86,13 @@ export class FileService {
     // An unreferenced blob left by a refusal here is collected by the blob sweep.
     if (!this.store.insert(file, filesBytesCanvas)) throw quotaExceeded(filesBytesCanvas);
     this.usage.add(caller.canvas.id, 'fileBytesIn', file.size);
-    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action: 'file.uploaded', detail: { fileId: file.id, size: file.size, scope } });
+    this.audit.record({
+      actorId: caller.actorId,
+      actorKind: actorKindOf(caller),
+      canvasId: caller.canvas.id,
+      action: 'file.uploaded',
+      detail: { fileId: file.id, size: file.size, scope },
+    });
     return { id: file.id, name: file.name, size: file.size, url: `/v1/c/${caller.canvas.slug}/files/${file.id}/content` };
   }
 
@@ -111,14 +117,26 @@ export class FileService {
   rename(caller: RuntimeCaller, id: string, name: string): FileRecord {
     const file = this.changeable(caller, id);
     this.store.rename(caller.canvas.id, file.id, name);
-    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action: 'file.renamed', detail: { fileId: file.id } });
+    this.audit.record({
+      actorId: caller.actorId,
+      actorKind: actorKindOf(caller),
+      canvasId: caller.canvas.id,
+      action: 'file.renamed',
+      detail: { fileId: file.id },
+    });
     return recordOf({ ...file, name });
   }
 
   delete(caller: RuntimeCaller, id: string): void {
     const file = this.changeable(caller, id);
     this.store.delete(caller.canvas.id, file.id);
-    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action: 'file.deleted', detail: { fileId: file.id, size: file.size } });
+    this.audit.record({
+      actorId: caller.actorId,
+      actorKind: actorKindOf(caller),
+      canvasId: caller.canvas.id,
+      action: 'file.deleted',
+      detail: { fileId: file.id, size: file.size },
+    });
   }
 
   private readable(caller: RuntimeCaller, id: string): StoredFile {
@@ -159,11 +177,17 @@ function scopeOf(fields: ScopeFields): FileScope {
 const quotaExceeded = (cap: number) =>
   new AppError('QUOTA_EXCEEDED', `this canvas's files would exceed ${cap} bytes`, { quota: 'files.bytes.canvas' }, { status: 409 });
 
-async function* capped(chunks: AsyncIterable<Uint8Array>, fileCap: number, canvasRemaining: number, canvasCap: number): AsyncGenerator<Uint8Array> {
+async function* capped(
+  chunks: AsyncIterable<Uint8Array>,
+  fileCap: number,
+  canvasRemaining: number,
+  canvasCap: number,
+): AsyncGenerator<Uint8Array> {
   let size = 0;
   for await (const chunk of chunks) {
     size += chunk.byteLength;
-    if (size > fileCap) throw new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
+    if (size > fileCap)
+      throw new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
     if (size > canvasRemaining) throw quotaExceeded(canvasCap);
     yield chunk;
   }

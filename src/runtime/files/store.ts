@@ -47,17 +47,9 @@ export class FileStore {
     // fit while streaming must not both land past the quota.
     const tx = db.transaction((file: StoredFile, canvasCap: number): boolean => {
       if (this.bytesUsed(file.canvasId) + file.size > canvasCap) return false;
-      db.query('INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        file.id,
-        file.canvasId,
-        file.name,
-        file.size,
-        file.mime,
-        file.hash,
-        file.scope,
-        file.uploadedBy,
-        file.createdAt,
-      );
+      db.query(
+        'INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(file.id, file.canvasId, file.name, file.size, file.mime, file.hash, file.scope, file.uploadedBy, file.createdAt);
       return true;
     });
     this.insertTx = (file, canvasCap) => tx.immediate(file, canvasCap);

@@ -11,7 +11,13 @@ import { escapeHtml, html, json } from '../../http/respond.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
 import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
 
-const inviteView = (i: GuestInvite) => ({ inviteId: i.inviteId, name: i.name, createdBy: i.createdBy, createdAt: i.createdAt, revokedAt: i.revokedAt });
+const inviteView = (i: GuestInvite) => ({
+  inviteId: i.inviteId,
+  name: i.name,
+  createdBy: i.createdBy,
+  createdAt: i.createdAt,
+  revokedAt: i.revokedAt,
+});
 
 /**
  * Legacy guest invites (CONTRACT §3): managed by the canvas's owner, editors
@@ -40,7 +46,13 @@ export function guestRoutes(ctx: AppContext) {
         }
         if (!Value.Check(CreateInviteBody, body)) throw new AppError('INVALID_BODY', 'name: 1 to 100 characters');
         const { invite, token } = ctx.guests.createInvite(canvas.id, m.actor.user.id, body.name?.trim() || DEFAULT_GUEST_NAME);
-        ctx.audit.record({ actorId: m.actor.user.id, actorKind: actorKind(m), canvasId: canvas.id, action: 'guest.invite.created', detail: { inviteId: invite.inviteId } });
+        ctx.audit.record({
+          actorId: m.actor.user.id,
+          actorKind: actorKind(m),
+          canvasId: canvas.id,
+          action: 'guest.invite.created',
+          detail: { inviteId: invite.inviteId },
+        });
         // The token rides in the query string, which request logs never record.
         return json(201, { inviteId: invite.inviteId, url: `${ctx.config.baseUrl}/auth/guest?token=${token}` });
       },
@@ -56,7 +68,13 @@ export function guestRoutes(ctx: AppContext) {
         const m = manageable(request, params.id);
         const { canvas } = m;
         if (!ctx.guests.revoke(canvas.id, params.inviteId)) throw new AppError('NOT_FOUND', 'no such invite');
-        ctx.audit.record({ actorId: m.actor.user.id, actorKind: actorKind(m), canvasId: canvas.id, action: 'guest.invite.revoked', detail: { inviteId: params.inviteId } });
+        ctx.audit.record({
+          actorId: m.actor.user.id,
+          actorKind: actorKind(m),
+          canvasId: canvas.id,
+          action: 'guest.invite.revoked',
+          detail: { inviteId: params.inviteId },
+        });
         ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
         return json(200, { ok: true });
       },
@@ -70,7 +88,10 @@ export function guestRoutes(ctx: AppContext) {
       const token = ctx.guests.createSession(invite);
       metaOf(request).cookies.push(guestCookie(ctx.config, token));
       ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
-      return new Response(null, { status: 303, headers: { location: canvasUrl(ctx.config, canvas.slug), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } });
+      return new Response(null, {
+        status: 303,
+        headers: { location: canvasUrl(ctx.config, canvas.slug), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+      });
     });
 }
 

@@ -116,7 +116,8 @@ export class KvService {
   }
 }
 
-export const valueTooLarge = () => new AppError('VALUE_TOO_LARGE', `values are at most ${KV_LIMITS.valueBytes} bytes once serialized`, {}, { status: 413 });
+export const valueTooLarge = () =>
+  new AppError('VALUE_TOO_LARGE', `values are at most ${KV_LIMITS.valueBytes} bytes once serialized`, {}, { status: 413 });
 
 function keyLimit(scope: KvScope): AppError {
   const quota = scope === 'shared' ? 'kv.keys.shared' : 'kv.keys.user';

@@ -6,6 +6,8 @@ import { identityOf } from './service.ts';
 /** GET /v1/c/{slug}/me: the identity capability. */
 export function meRoutes(ctx: AppContext) {
   return new Elysia({ name: 'runtime-me' }).get('/v1/c/:slug/me', ({ request }) =>
-    runtimeRequest(ctx, request, rawSegments(request, 'me').slug, { capability: 'identity' }, (caller) => runtimeJson(200, identityOf(ctx, caller))),
+    runtimeRequest(ctx, request, rawSegments(request, 'me').slug, { capability: 'identity' }, (caller) =>
+      runtimeJson(200, identityOf(ctx, caller)),
+    ),
   );
 }

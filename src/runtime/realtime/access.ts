@@ -70,4 +70,3 @@ export function recheck(ctx: AppContext, id: SocketIdentity): Recheck {
   const name = principal.kind === 'user' ? principal.user.name : principal.kind === 'guest' ? principal.name : '';
   return { ok: true, canvas, role: decision.effectiveRole, name };
 }
-

@@ -28,10 +28,12 @@ const fail = (code: FrameErrorCode, message: string): ParsedFrame => ({ ok: fals
 /** One incoming frame: size first, then JSON, then its shape. Binary frames are not JSON text. */
 export function parseFrame(raw: string | Buffer): ParsedFrame {
   if (typeof raw !== 'string') {
-    if (raw.byteLength > REALTIME_LIMITS.frameBytes) return fail('MESSAGE_TOO_LARGE', `frames are at most ${REALTIME_LIMITS.frameBytes} bytes`);
+    if (raw.byteLength > REALTIME_LIMITS.frameBytes)
+      return fail('MESSAGE_TOO_LARGE', `frames are at most ${REALTIME_LIMITS.frameBytes} bytes`);
     return fail('INVALID_FRAME', 'frames are JSON text');
   }
-  if (byteLength(raw) > REALTIME_LIMITS.frameBytes) return fail('MESSAGE_TOO_LARGE', `frames are at most ${REALTIME_LIMITS.frameBytes} bytes`);
+  if (byteLength(raw) > REALTIME_LIMITS.frameBytes)
+    return fail('MESSAGE_TOO_LARGE', `frames are at most ${REALTIME_LIMITS.frameBytes} bytes`);
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -51,7 +53,10 @@ export function parseFrame(raw: string | Buffer): ParsedFrame {
   }
   if (f.type !== 'publish') return { ok: true, frame: { type: f.type, channel } };
   if (f.event !== undefined && f.event !== null && typeof f.event !== 'string') return fail('INVALID_FRAME', '`event` must be a string');
-  return { ok: true, frame: { type: 'publish', channel, event: typeof f.event === 'string' ? f.event : '', data: f.data === undefined ? null : f.data } };
+  return {
+    ok: true,
+    frame: { type: 'publish', channel, event: typeof f.event === 'string' ? f.event : '', data: f.data === undefined ? null : f.data },
+  };
 }
 
 // Server frames, serialized once per fan-out.
@@ -60,7 +65,8 @@ export const frames = {
   message: (channel: string, event: string, data: unknown, from: Sender) =>
     JSON.stringify({ type: 'message', channel, event, data, from: { id: from.id, name: from.name, canvasRole: from.canvasRole } }),
   presence: (channel: string, users: PresenceUser[]) => JSON.stringify({ type: 'presence', channel, users }),
-  membership: (type: 'join' | 'leave', channel: string, user: PresenceUser) => JSON.stringify({ type, channel, user: { id: user.id, name: user.name } }),
+  membership: (type: 'join' | 'leave', channel: string, user: PresenceUser) =>
+    JSON.stringify({ type, channel, user: { id: user.id, name: user.name } }),
   error: (code: string, message: string) => JSON.stringify({ type: 'error', code, message }),
   denied: (channel: string, message: string) => JSON.stringify({ type: 'error', code: 'PERMISSION_DENIED', channel, message }),
   /**
@@ -69,7 +75,13 @@ export const frames = {
    * client has in flight on the same channel.
    */
   revoked: (channel: string) =>
-    JSON.stringify({ type: 'error', code: 'PERMISSION_DENIED', channel, message: 'your role may no longer subscribe to this channel', unsubscribed: true }),
+    JSON.stringify({
+      type: 'error',
+      code: 'PERMISSION_DENIED',
+      channel,
+      message: 'your role may no longer subscribe to this channel',
+      unsubscribed: true,
+    }),
   /** With the HTTP refusal's details (capability, backendEnabled, reason, hint), so the SDK's CapabilityDisabledError is the same either way. */
   capabilityDisabled: (refusal: { message: string; extra: Record<string, unknown> }) =>
     JSON.stringify({ type: 'error', code: 'CAPABILITY_DISABLED', message: refusal.message, ...refusal.extra, capability: 'realtime' }),

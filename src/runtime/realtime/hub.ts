@@ -158,7 +158,14 @@ export class RealtimeHub {
 
   private allow(conn: Connection, bucket: 'publish' | 'control', limit: number): boolean {
     const d = this.limiter.hit(`${bucket}:${conn.id}`, limit);
-    if (!d.allowed) this.send(conn, frames.error('RATE_LIMITED', `at most ${limit} ${bucket === 'publish' ? 'publishes' : 'subscribe and presence frames'} per minute; retry in ${d.retryAfter} s`));
+    if (!d.allowed)
+      this.send(
+        conn,
+        frames.error(
+          'RATE_LIMITED',
+          `at most ${limit} ${bucket === 'publish' ? 'publishes' : 'subscribe and presence frames'} per minute; retry in ${d.retryAfter} s`,
+        ),
+      );
     return d.allowed;
   }
 
@@ -171,7 +178,10 @@ export class RealtimeHub {
     if (!rights.subscribe) return this.send(conn, frames.denied(channel, 'your role may not subscribe to this channel'));
     if (!conn.channels.has(channel)) {
       if (conn.channels.size >= REALTIME_LIMITS.channelsPerConnection) {
-        return this.send(conn, frames.error('CHANNEL_LIMIT', `a connection may be on at most ${REALTIME_LIMITS.channelsPerConnection} channels`));
+        return this.send(
+          conn,
+          frames.error('CHANNEL_LIMIT', `a connection may be on at most ${REALTIME_LIMITS.channelsPerConnection} channels`),
+        );
       }
       this.join(conn, channel, rights);
     }
@@ -293,7 +303,11 @@ export class RealtimeHub {
     const live = recheck(this.ctx, conn.identity);
     if (!live.ok) {
       if (live.close === CLOSE.capabilityDisabled) this.send(conn, frames.capabilityDisabled(live.refusal));
-      this.close(conn, live.close, live.close === CLOSE.accessLost ? 'access to the canvas was lost' : 'realtime is switched off for this canvas');
+      this.close(
+        conn,
+        live.close,
+        live.close === CLOSE.accessLost ? 'access to the canvas was lost' : 'realtime is switched off for this canvas',
+      );
       return null;
     }
     conn.role = live.role;

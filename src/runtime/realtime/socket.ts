@@ -79,12 +79,23 @@ export function realtimeUpgrade(ctx: AppContext): RealtimeUpgrade {
       const isUpgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
       if (!isUpgrade || !server) {
         if (refusal) throw refusal;
-        throw new AppError('UPGRADE_REQUIRED', 'this route is a WebSocket: send an upgrade request', {}, { headers: { upgrade: 'websocket' } });
+        throw new AppError(
+          'UPGRADE_REQUIRED',
+          'this route is a WebSocket: send an upgrade request',
+          {},
+          { headers: { upgrade: 'websocket' } },
+        );
       }
       const data: SocketData = {
         ...realtimeHandlers,
         hub,
-        identity: { canvasId: caller.canvas.id, actorId: caller.actorId, url: request.url, headers: identityHeaders(ctx, request), ip: metaOf(request).ip },
+        identity: {
+          canvasId: caller.canvas.id,
+          actorId: caller.actorId,
+          url: request.url,
+          headers: identityHeaders(ctx, request),
+          ip: metaOf(request).ip,
+        },
         initial: { role: caller.role, name: caller.actorName },
         refusal,
         conn: null,
@@ -136,6 +147,6 @@ function checkSocketOrigin(ctx: AppContext, request: Request): void {
     host = '';
   }
   const allowed = [request.headers.get('host'), new URL(ctx.config.baseUrl).host, new URL(ctx.config.apiBaseUrl).host];
-  if (!allowed.includes(host)) throw new AppError('CROSS_SITE_FORBIDDEN', 'realtime sockets are accepted from canvas pages of this instance only');
+  if (!allowed.includes(host))
+    throw new AppError('CROSS_SITE_FORBIDDEN', 'realtime sockets are accepted from canvas pages of this instance only');
 }
-
