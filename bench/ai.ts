@@ -43,7 +43,7 @@ const canvas = ctx.canvases.insert({
 });
 ctx.canvases.update(canvas.id, { cap_ai: 1 }, Date.now());
 const token = ctx.sessions.create(user.id);
-const server = startServer(ctx);
+const server = await startServer(ctx);
 const url = `${server.url}/v1/c/bench/ai/chat`;
 const cookie = `easel_session=${token}`;
 const body = JSON.stringify({ model: 'claude-haiku-5-5', messages: [{ role: 'user', content: 'hello' }] });

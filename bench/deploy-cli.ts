@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHandler } from '../src/app.ts';
+import { createApp } from '../src/app.ts';
 import { deployCommand } from '../src/cli/deploy.ts';
 import { loadConfig, withBoundPort } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
@@ -45,7 +45,7 @@ const ctx = createContext(config);
 let bodyBytes = 0;
 let blobBytes = 0;
 let requests = 0;
-let handler: ReturnType<typeof createHandler>;
+let handler: ReturnType<typeof createApp>['handle'];
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
@@ -59,7 +59,9 @@ const server = Bun.serve({
   },
 });
 withBoundPort(config, server.port!);
-handler = createHandler(ctx);
+const easel = createApp(ctx);
+await easel.start();
+handler = easel.handle;
 const api = `http://127.0.0.1:${server.port}`;
 
 const owner = ctx.users.ensure('bench@example.test', 'Bench');

@@ -1,61 +1,159 @@
+// The whole map of Easel: every feature's parts, built in dependency order;
+// every route and dispatcher a request can reach, in the order they are
+// tried; and the start/stop order of everything that runs on its own.
 import { Elysia } from 'elysia';
+import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { AccessResolver } from './canvases/access-resolver.ts';
+import { guestRoutes } from './canvases/guests/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
 import { connectionAdminRoutes } from './connections/admin-routes.ts';
+import { createConnectionsFeature, type ConnectionsFeature, type ConnectionsOptions } from './connections/feature.ts';
 import type { AppContext } from './context.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { createDeployFeature, deployBlobReferences, type DeployFeature } from './deploy/feature.ts';
 import { deployRoutes } from './deploy/routes.ts';
 import { uploadRoutes } from './deploy/upload/routes.ts';
-import { healthRoutes } from './http/health.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
+import { healthRoutes } from './http/health.ts';
 import { renderError } from './http/on-error.ts';
-import { apiMeRoutes } from './account/routes.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/feature.ts';
 import { aiRoutes } from './runtime/ai/routes.ts';
 import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
-import { runtimeRoutes } from './runtime/routes.ts';
+import type { RuntimeCore } from './runtime/core.ts';
+import { fileBlobReferences } from './runtime/files/references.ts';
+import { fileRoutes } from './runtime/files/routes.ts';
+import { kvRoutes } from './runtime/kv/routes.ts';
+import { meRoutes } from './runtime/me/routes.ts';
+import { RuntimePipeline } from './runtime/pipeline.ts';
+import { RealtimeHub } from './runtime/realtime/hub.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
+import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
+import { UsageCounters } from './runtime/usage.ts';
+import { CanvasServer } from './serve/canvas-server.ts';
+import { canvasPageDispatcher } from './serve/dispatch.ts';
 import { anonymousSdkVisitor } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
-import { canvasHostHandler, serveRoutes } from './serve/routes.ts';
 
-/** Every feature's routes, in one visible list. onError comes first so it covers them all. */
 export interface AppOptions {
   /** Bundle the SDK at start rather than on its first request (the server; tests leave it off). */
   warmSdk?: boolean;
+  ai?: AiOptions;
+  connections?: ConnectionsOptions;
 }
 
-export function createApp(ctx: AppContext, options: AppOptions = {}) {
-  return new Elysia({ name: 'easel' })
-    .onError(({ request, error, code }) => renderError(ctx, request, error, code))
-    .use(healthRoutes(ctx))
-    .use(authRoutes(ctx))
-    .use(apiMeRoutes(ctx))
-    .use(canvasRoutes(ctx))
-    .use(deployRoutes(ctx))
-    .use(uploadRoutes(ctx))
-    .use(adminRoutes(ctx))
-    .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx), warm: options.warmSdk }))
-    .use(serveRoutes(ctx))
-    .use(dashboardRoutes(ctx))
-    .use(runtimeRoutes(ctx))
-    .use(aiRoutes(ctx))
-    .use(aiUsageRoutes(ctx))
-    .use(connectionAdminRoutes(ctx))
-    .use(connectionRoutes(ctx));
+/** The parts of the features that hold state, for the listener and for tests. */
+export interface Features {
+  access: AccessResolver;
+  usage: UsageCounters;
+  pipeline: RuntimePipeline;
+  pages: CanvasServer;
+  deploy: DeployFeature;
+  ai: AiFeature;
+  connections: ConnectionsFeature;
+  realtime: RealtimeHub;
 }
 
-/** The fetch handler the server (and in-process tests) call. */
-export function createHandler(ctx: AppContext, options: AppOptions = {}): FetchHandler {
-  const app = createApp(ctx, options);
-  // Subdomain mode: a canvas's own host never reaches the app's routes.
-  const canvasHost = canvasHostHandler(ctx);
-  // The realtime socket upgrades on Bun's server itself, before Elysia.
-  const realtime = realtimeUpgrade(ctx);
-  const handle = wrapHandler((request) => canvasHost(request) ?? realtime.handle(request) ?? app.handle(request), ctx.log);
-  return (request, server) => {
-    if (server) realtime.bind(server);
-    return handle(request, server);
+export interface App {
+  ctx: AppContext;
+  features: Features;
+  /** The Elysia routes alone (the route listing; requests go through `handle`). */
+  routes: ReturnType<typeof buildRoutes>;
+  /** The fetch handler the server (and in-process tests) call. */
+  handle: FetchHandler;
+  /** Recovery and timers, in the order listed below. */
+  start(): Promise<void>;
+  /** The reverse order; the caller closes the database afterwards. */
+  stop(): Promise<void>;
+}
+
+export function createApp(ctx: AppContext, options: AppOptions = {}): App {
+  // 1. Features, each after what it needs.
+  const access = new AccessResolver(ctx);
+  const usage = new UsageCounters(ctx);
+  const pipeline = new RuntimePipeline(ctx, { access, usage });
+  const features: Features = {
+    access,
+    usage,
+    pipeline,
+    pages: new CanvasServer(ctx, access),
+    deploy: createDeployFeature(ctx),
+    ai: createAiFeature(ctx, pipeline, options.ai),
+    connections: createConnectionsFeature(ctx, options.connections),
+    realtime: new RealtimeHub(ctx, { access, pipeline }),
   };
+
+  // 2. Every feature that keeps blob hashes tells the collector how to ask.
+  for (const check of [...deployBlobReferences(ctx.db), fileBlobReferences(ctx.db)]) ctx.blobGc.addReferenceCheck(check);
+
+  // 3. What a request meets, in order: canvas pages (a canvas host, or /c/{slug}/… on the base host),
+  //    the realtime upgrade (on Bun's server itself), then the routes.
+  const routes = buildRoutes(ctx, features, options);
+  const pages = canvasPageDispatcher(ctx, features.pages);
+  const realtime = realtimeUpgrade(ctx, features.realtime, pipeline);
+  const handle = wrapHandler((request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request), ctx.log);
+
+  // 4. Started in this order, stopped in reverse: sockets close and AI calls settle before counters flush.
+  const lifecycle: Lifecycle[] = [features.deploy, ctx.blobGc, usage, features.ai, features.realtime];
+  let started = false;
+  return {
+    ctx,
+    features,
+    routes,
+    handle: (request, server) => {
+      if (server) realtime.bind(server);
+      return handle(request, server);
+    },
+    async start() {
+      if (started) return;
+      started = true;
+      for (const part of lifecycle) await part.start?.();
+    },
+    async stop() {
+      if (!started) return;
+      started = false;
+      for (const part of [...lifecycle].reverse()) {
+        try {
+          await part.stop?.();
+        } catch (err) {
+          ctx.log.error('stopping a feature failed', { error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    },
+  };
+}
+
+/** Every Elysia route, in the order it is matched. onError comes first so it covers them all. */
+function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
+  const runtime: RuntimeCore = { pipeline: f.pipeline, usage: f.usage };
+  return (
+    new Elysia({ name: 'easel' })
+      .onError(({ request, error, code }) => renderError(ctx, request, error, code))
+      .use(healthRoutes(ctx))
+      // Sign-in, and the management API of the dashboard (/auth, /api).
+      .use(authRoutes(ctx))
+      .use(apiMeRoutes(ctx))
+      .use(canvasRoutes(ctx))
+      .use(guestRoutes(ctx))
+      .use(aiUsageRoutes(ctx))
+      .use(adminRoutes(ctx))
+      .use(connectionAdminRoutes(ctx))
+      // The Deploy API (/v1/canvases, canvas key).
+      .use(deployRoutes(ctx))
+      .use(uploadRoutes(ctx, f.deploy.uploads))
+      // The SDK and the dashboard's files.
+      .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
+      .use(dashboardRoutes(ctx))
+      // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
+      .use(runtimePreflightRoutes(ctx))
+      .use(meRoutes(ctx, runtime))
+      .use(kvRoutes(ctx, runtime))
+      .use(fileRoutes(ctx, runtime))
+      .use(aiRoutes(ctx, runtime, f.ai))
+      .use(connectionRoutes(ctx, runtime, f.connections))
+      .use(runtimeFallbackRoutes(runtime))
+  );
 }

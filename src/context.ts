@@ -4,9 +4,11 @@ import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
+import { BlobCollector } from './blobs/gc.ts';
 import { BlobStore } from './blobs/store.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
+import { ConnectionStore } from './connections/store.ts';
 import { openDatabase } from './db/open.ts';
 import { EventBus } from './events.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -24,6 +26,8 @@ export interface AppContext {
   version: string;
   db: Database;
   blobs: BlobStore;
+  /** Deletes blobs no feature references (each feature registers its check in createApp). */
+  blobGc: BlobCollector;
   log: Logger;
   now: () => number;
   /** HTTP classes (deploy, canvas, ai, management): switched off by EASEL_RATELIMIT_ENABLED=false. */
@@ -36,9 +40,9 @@ export interface AppContext {
   audit: AuditLog;
   settings: SettingsService;
   canvases: CanvasStore;
+  /** Connection profiles, their sealed headers and grants. */
+  connections: ConnectionStore;
   events: EventBus;
-  /** Run at shutdown, before the database closes (close sockets, flush counters). */
-  onShutdown: Array<() => void | Promise<void>>;
 }
 
 export interface ContextOptions {
@@ -53,11 +57,13 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now);
+  const blobs = new BlobStore(config.dataDir);
   return {
     config,
     version: VERSION,
     db,
-    blobs: new BlobStore(config.dataDir),
+    blobs,
+    blobGc: new BlobCollector({ blobs, now, log }),
     log,
     now,
     limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
@@ -68,7 +74,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     audit: new AuditLog(db, now),
     settings: new SettingsService(db, config, now),
     canvases: new CanvasStore(db),
+    connections: new ConnectionStore(db),
     events: new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) })),
-    onShutdown: [],
   };
 }

@@ -54,7 +54,7 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   try {
-    running = startServer(ctx);
+    running = await startServer(ctx);
   } catch (err) {
     ctx.db.close();
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, beforeEach } from 'bun:test';
 import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId } from '../src/ids.ts';
-import { aiOf } from '../src/runtime/ai/index.ts';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
@@ -59,6 +58,8 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
   const clock = { now: options.start ?? Date.UTC(2025, 0, 15, 12, 0, 0) };
   const app = await startTestApp({
     listen: options.listen,
+    // Tests do not wait for the real retry back-off.
+    app: { ai: { tuning: { retryDelaysMs: [5, 5] } } },
     now: () => clock.now,
     env: {
       EASEL_AI_API_KEY: AI_KEY,
@@ -68,8 +69,6 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
       ...options.env,
     },
   });
-  // Tests do not wait for the real retry back-off.
-  aiOf(app.ctx).tuning.retryDelaysMs = [5, 5];
   const tag = `${++counter}${newId().slice(0, 4)}`;
   const cookie = { anonymous: '' } as AiWorld['cookie'];
   const ids = {} as AiWorld['ids'];

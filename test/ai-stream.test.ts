@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { DEFAULT_TUNING } from '../src/runtime/ai/chat-run.ts';
-import { aiOf } from '../src/runtime/ai/index.ts';
 import { ask, calls, eventually, expectError, makeAiWorld, useAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -13,10 +12,10 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   // Every test starts from the default timings (the fixtures shorten the retry back-off).
   useAiWorld(
     (world) => (w = world),
-    (w) => Object.assign(aiOf(w.app.ctx).tuning, { ...DEFAULT_TUNING, retryDelaysMs: [5, 5] }),
+    (w) => Object.assign(w.app.features.ai.tuning, { ...DEFAULT_TUNING, retryDelaysMs: [5, 5] }),
   );
   const lastCall = () => calls(w.app, w.canvas.id).at(-1);
-  const tune = (t: Partial<typeof DEFAULT_TUNING>) => Object.assign(aiOf(w.app.ctx).tuning, t);
+  const tune = (t: Partial<typeof DEFAULT_TUNING>) => Object.assign(w.app.features.ai.tuning, t);
 
   test('a transient error before the first byte is retried: 529, 500, then a stream → 200', async () => {
     w.fake.script({ kind: 'status', status: 529 }, { kind: 'status', status: 500 });
@@ -103,7 +102,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   });
 
   test('a provider that goes silent mid-answer: an error event once the idle limit passes', async () => {
-    const tuning = aiOf(w.app.ctx).tuning;
+    const tuning = w.app.features.ai.tuning;
     const idle = tuning.idleTimeoutMs;
     tuning.idleTimeoutMs = 100;
     try {
@@ -118,7 +117,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   });
 
   test('usage that does not arrive within the timeout after the text ends: done with 0 tokens and 0 cost', async () => {
-    aiOf(w.app.ctx).tuning.usageTimeoutMs = 100;
+    w.app.features.ai.tuning.usageTimeoutMs = 100;
     w.fake.script({ kind: 'stream', stallBeforeUsage: true, usage: { input: 500, output: 500 } });
     const started = Date.now();
     const events = await sseEvents(await w.chat(ask()));
@@ -262,7 +261,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   });
 
   test('the default pre-stream timings fit well inside the server socket idle timeout (60 s)', () => {
-    const t = aiOf(w.app.ctx).tuning;
+    const t = w.app.features.ai.tuning;
     expect(t.firstDeltaTimeoutMs).toBe(15_000);
     expect(t.preStreamBudgetMs).toBeLessThanOrEqual(50_000);
     expect(t.preStreamBudgetMs).toBeGreaterThanOrEqual(2 * t.firstDeltaTimeoutMs);
@@ -270,7 +269,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   });
 
   test('the default usage timeout is 5 s', () => {
-    expect(aiOf(w.app.ctx).tuning.usageTimeoutMs).toBe(5_000);
+    expect(w.app.features.ai.tuning.usageTimeoutMs).toBe(5_000);
   });
 });
 
@@ -320,8 +319,8 @@ describe('AI chat: client abort (real HTTP)', () => {
     const res = await w.chat(ask());
     const reader = res.body!.getReader();
     await reader.read();
-    // The AI feature's shutdown hook (the server runs every hook after draining, before closing the database).
-    for (const hook of w.app.ctx.onShutdown) await hook();
+    // What the server runs after draining, before closing the database.
+    await w.app.features.ai.stop!();
     expect(calls(w.app, w.canvas.id).at(-1)).toMatchObject({ state: 'settled', outcome: 'aborted' });
     await reader.cancel().catch(() => {});
   });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectionsOf } from '../src/connections/feature.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';
@@ -257,8 +256,8 @@ describe('Connection profiles: admin API', () => {
     expect(await body(await app.request('/api/admin/connections/gone', { method: 'DELETE', cookie: admin }))).toEqual({ ok: true });
     await expectCode(await app.request('/api/admin/connections/gone', { cookie: admin }), 404, 'NOT_FOUND');
     await expectCode(await app.request('/api/admin/connections/gone', { method: 'DELETE', cookie: admin }), 404, 'NOT_FOUND');
-    expect(connectionsOf(app.ctx).store.headerKeys('gone')).toEqual([]);
-    expect(connectionsOf(app.ctx).store.grantsOf(canvas.id)).toEqual([]);
+    expect(app.ctx.connections.headerKeys('gone')).toEqual([]);
+    expect(app.ctx.connections.grantsOf(canvas.id)).toEqual([]);
   });
 });
 

@@ -5,7 +5,6 @@
 // that the Connections limits stay on anyway.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connectionsEffective, grantedConnectionNames } from '../src/connections/effective.ts';
-import { connectionsOf } from '../src/connections/feature.ts';
 import { DEFAULT_TUNING } from '../src/connections/tuning.ts';
 import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { createConnections } from '../sdk/connections.ts';
@@ -51,7 +50,7 @@ describe('Connections through a local HTTPS upstream', () => {
       },
     });
     // Names that are not pinned do not resolve here (no test depends on the machine's DNS).
-    connectionsOf(app.ctx).egress.resolver = async () => {
+    app.features.connections.egress.resolver = async () => {
       throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
     };
     w = await connectionWorld(app);
@@ -104,7 +103,7 @@ describe('Connections through a local HTTPS upstream', () => {
   }
 
   const fresh = () => {
-    connectionsOf(app.ctx).tuning.deadlineMs = DEFAULT_TUNING.deadlineMs;
+    app.features.connections.tuning.deadlineMs = DEFAULT_TUNING.deadlineMs;
     upstream.handle(null);
     return upstream.received.length;
   };
@@ -485,7 +484,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(b).toMatchObject({ maxHeaders: 32, maxBytes: 16384 });
     // Bun's server refuses a request whose header block passes ~16 KiB before we see it, so the
     // byte limit is shown with a smaller one (the count and the bytes are checked the same way).
-    const { tuning } = connectionsOf(app.ctx);
+    const { tuning } = app.features.connections;
     tuning.maxHeaderBytes = 4096;
     const big = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`x-big${i}`, 'b'.repeat(1500)]));
     const tooBig = await expectCode(await conn('owner', 'api/h', { headers: big }), 431, 'CONNECTION_HEADERS_TOO_LARGE');
@@ -597,7 +596,7 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('one deadline covers the request and the body: a slow upstream is 504 CONNECTION_TIMEOUT', async () => {
     fresh();
-    connectionsOf(app.ctx).tuning.deadlineMs = 300;
+    app.features.connections.tuning.deadlineMs = 300;
     upstream.handle(async () => {
       await Bun.sleep(1000);
       return new Response('late');
@@ -633,7 +632,7 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('limits: 60 per minute per actor+canvas+profile, 600 per profile, 5 at a time per canvas, 50 per process; all stay on with EASEL_RATELIMIT_ENABLED=false', async () => {
     fresh();
-    const { tuning, limits } = connectionsOf(app.ctx);
+    const { tuning, limits } = app.features.connections;
     expect(app.ctx.config.rateLimitEnabled).toBe(false);
     clock += 60_000;
     // Per actor: the owner's 61st request in the minute is refused; the editor still gets through.

@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { sweepAllBlobs } from '../src/blobs/gc.ts';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
 import { randomBase62, sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
@@ -628,7 +627,7 @@ describe('retention', () => {
     expect(app.ctx.blobs.has(hashOf(recent))).toBe(true);
     // Past the grace period the whole-store sweep takes it; what is referenced stays.
     clock += 60 * 60 * 1000;
-    expect(sweepAllBlobs(app.ctx)).toBeGreaterThanOrEqual(1);
+    expect(app.ctx.blobGc.sweep()).toBeGreaterThanOrEqual(1);
     expect(app.ctx.blobs.has(hashOf(recent))).toBe(false);
     expect(app.ctx.blobs.has(hashOf(shared))).toBe(true);
     const res = await app.request(`/v1/canvases/${a.id}/files?path=n.txt`, { headers: { authorization: `Bearer ${a.key}` } });
@@ -681,10 +680,10 @@ describe('retention: pruning and collection', () => {
     const start = clock;
     try {
       clock = Date.now() + 7_200_000;
-      sweepAllBlobs(app.ctx);
+      app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(hashOf(content))).toBe(true);
       app.ctx.db.query('DELETE FROM files WHERE id = ?').run(`f-${c.id}`);
-      sweepAllBlobs(app.ctx);
+      app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(hashOf(content))).toBe(false);
     } finally {
       clock = start;
@@ -720,7 +719,7 @@ describe('retention: pruning and collection', () => {
     try {
       await Bun.sleep(30);
       clock = Date.now() + 7_200_000;
-      sweepAllBlobs(app.ctx);
+      app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(orphan.hash)).toBe(true);
     } finally {
       clock = start;
@@ -760,7 +759,7 @@ describe('retention: pruning and collection', () => {
       expect(app.ctx.blobs.has(hash)).toBe(false);
       for (const p of copies) expect(existsSync(p)).toBe(false);
       expect(heard).toContain(hash);
-      sweepAllBlobs(app.ctx);
+      app.ctx.blobGc.sweep();
       expect(existsSync(orphanCopy)).toBe(false);
       expect(heard).toContain(orphan);
     } finally {

@@ -2,9 +2,8 @@
 // mime types, warnings, and the blob writer's durability paths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, utimesSync } from 'node:fs';
-import { holdBlobs, sweepAllBlobs } from '../src/blobs/gc.ts';
 import { DeployBlobWriter } from '../src/blobs/writer.ts';
-import { canSyncFilesystem } from '../src/deploy/durable.ts';
+import { canSyncFilesystem } from '../src/blobs/durable.ts';
 import { isServedAsText, mimeFor } from '../src/deploy/mime.ts';
 import { validateCoordination } from '../src/deploy/publish.ts';
 import { deployWarnings } from '../src/deploy/warnings.ts';
@@ -158,7 +157,7 @@ describe('blob writer', () => {
     const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
     const hash = writer.write(new TextEncoder().encode('contested'));
     await writer.commit();
-    const other = holdBlobs(app.ctx);
+    const other = app.ctx.blobGc.hold();
     other.add(hash);
     writer.discard();
     expect(app.ctx.blobs.has(hash)).toBe(true);
@@ -189,10 +188,10 @@ describe('blob writer', () => {
       expect(writer.write(bytes)).toBe(stored.hash);
       // Re-use refreshed its age, but the hold alone must be enough: sweep as if hours had passed.
       clock += 3 * 3600 * 1000;
-      sweepAllBlobs(timed.ctx);
+      timed.ctx.blobGc.sweep();
       expect(timed.ctx.blobs.has(stored.hash)).toBe(true);
       writer.release();
-      sweepAllBlobs(timed.ctx);
+      timed.ctx.blobGc.sweep();
       expect(timed.ctx.blobs.has(stored.hash)).toBe(false);
     } finally {
       await timed.close();

@@ -5,7 +5,6 @@
 // address they point at records no connection. A pinned name aimed at the
 // same listener shows the listener does notice when something connects.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { connectionsOf } from '../src/connections/feature.ts';
 import { classifyAddress } from '../src/connections/ip.ts';
 import { systemResolver } from '../src/connections/resolver.ts';
 import { bunConnector } from '../src/connections/upstream.ts';
@@ -132,7 +131,7 @@ describe('hostile targets through the Connections route', () => {
         EASEL_CONNECTIONS_RESOLVE: `pinned.hostile.test:${trap.port}:127.0.0.1`,
       },
     });
-    const egress = connectionsOf(app.ctx).egress;
+    const egress = app.features.connections.egress;
     egress.resolver = async (hostname) => {
       if (hostname === 'localhost') return systemResolver(hostname);
       const a = answers.get(hostname);
@@ -220,12 +219,12 @@ describe('hostile targets through the Connections route', () => {
   });
 
   test('the deadline covers DNS: a lookup that never answers is 504 CONNECTION_TIMEOUT, and nothing is connected', async () => {
-    const { tuning } = connectionsOf(app.ctx);
+    const { tuning } = app.features.connections;
     tuning.deadlineMs = 200;
     answers.set('slow.hostile.test', () => {
       throw new Error('unused');
     });
-    const egress = connectionsOf(app.ctx).egress;
+    const egress = app.features.connections.egress;
     const resolver = egress.resolver;
     egress.resolver = (hostname) => (hostname === 'slow.hostile.test' ? new Promise<string[]>(() => {}) : resolver(hostname));
     const name = await profileFor(`https://slow.hostile.test:${trap.port}`);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { isReferencedByRuntimeFile, runtimeFileReferences } from '../src/runtime/files/references.ts';
-import { usageOf, utcDay } from '../src/runtime/usage.ts';
+import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, makeCanvas, makeWorld, type Who, type World } from './runtime-fixtures.ts';
 
@@ -319,16 +318,13 @@ describe('runtime files', () => {
     const up = await uploadOk([filePart('gc-protected-' + crypto.randomUUID())]);
     const hash = app.ctx.db.query<{ hash: string }, [string]>('SELECT hash FROM files WHERE id = ?').get(up.id)!.hash;
     expect(app.ctx.blobs.has(hash)).toBe(true);
-    expect(isReferencedByRuntimeFile(app.ctx.db, hash)).toBe(true);
-    expect(runtimeFileReferences(app.ctx.db).has(hash)).toBe(true);
-    expect(app.ctx.blobs.sweep((h) => isReferencedByRuntimeFile(app.ctx.db, h), 0)).toBeGreaterThanOrEqual(0);
-    expect(app.ctx.blobs.has(hash)).toBe(true);
+    expect(app.ctx.blobGc.isReferenced(hash)).toBe(true);
     await files(`/${up.id}`, { method: 'DELETE', cookie: w.cookie.editor });
-    expect(isReferencedByRuntimeFile(app.ctx.db, hash)).toBe(false);
+    expect(app.ctx.blobGc.isReferenced(hash)).toBe(false);
   });
 
   test('usage counts file bytes in and out; audit records carry metadata, never names or contents', async () => {
-    const usage = usageOf(app.ctx);
+    const usage = app.features.usage;
     usage.flush();
     const day = utcDay(Date.now());
     const before = usage.read(w.canvas.id, day)!;

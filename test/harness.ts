@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHandler } from '../src/app.ts';
+import { createApp, type AppOptions, type Features } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
@@ -11,6 +11,8 @@ import { startServer, type RunningServer } from '../src/http/listener.ts';
 
 export interface TestApp {
   ctx: AppContext;
+  /** The app's feature parts (the same objects the routes use). */
+  features: Features;
   dataDir: string;
   /** Base URL requests go to (http://localhost in process, the real port when listening). */
   base: string;
@@ -27,6 +29,8 @@ export interface TestAppOptions {
   listen?: boolean;
   now?: () => number;
   dataDir?: string;
+  /** Tuning passed to createApp (shorter AI retries, an injected resolver…). */
+  app?: AppOptions;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -38,16 +42,20 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   let running: RunningServer | null = null;
   let base = 'http://localhost';
   let send: (req: Request) => Promise<Response>;
+  let easel: ReturnType<typeof createApp>;
   if (options.listen) {
-    running = startServer(ctx);
+    running = await startServer(ctx, { app: options.app });
+    easel = running.app;
     base = `http://127.0.0.1:${running.server.port}`;
     send = (req) => fetch(req, { redirect: 'manual' } as RequestInit);
   } else {
-    const handler = createHandler(ctx);
-    send = (req) => handler(req, null);
+    easel = createApp(ctx, options.app);
+    await easel.start();
+    send = (req) => easel.handle(req, null);
   }
   const app: TestApp = {
     ctx,
+    features: easel.features,
     dataDir,
     base,
     logs,
@@ -69,7 +77,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async close() {
       if (running) await running.shutdown();
-      else ctx.db.close();
+      else {
+        await easel.stop();
+        ctx.db.close();
+      }
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { usageOf, utcDay } from '../src/runtime/usage.ts';
+import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, makeWorld, type Who, type World } from './runtime-fixtures.ts';
 
@@ -305,7 +305,7 @@ describe('KV', () => {
   });
 
   test('values never reach the logs; usage counts KV reads and writes', async () => {
-    const usage = usageOf(app.ctx);
+    const usage = app.features.usage;
     usage.flush();
     const before = usage.read(w.canvas.id, utcDay(Date.now())) ?? { kvReads: 0, kvWrites: 0 };
     await put('/secret', { token: 'sekrit-value-123' });

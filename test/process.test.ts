@@ -242,16 +242,24 @@ describe('shutdown, in process', () => {
     const ctx = createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), {
       log: createLogger('debug', (l) => logs.push(JSON.parse(l))),
     });
+    const running = await startServer(ctx, { drainMs: 300 });
+    // Features stop in reverse start order, with the database still open, and one failing does not stop the others.
     const order: string[] = [];
-    ctx.onShutdown.push(() => void order.push('hook 1'));
-    ctx.onShutdown.push(() => {
-      throw new Error('a failing hook does not stop the others');
-    });
-    ctx.onShutdown.push(async () => {
-      ctx.db.query('SELECT 1').get(); // the database is still open for hooks
-      order.push('hook 3');
-    });
-    const running = startServer(ctx, { drainMs: 300 });
+    const { realtime, ai, usage } = running.app.features;
+    const stopRealtime = realtime.stop.bind(realtime);
+    realtime.stop = () => {
+      order.push('realtime');
+      stopRealtime();
+    };
+    ai.stop = () => {
+      throw new Error('a failing stop does not stop the others');
+    };
+    const stopUsage = usage.stop.bind(usage);
+    usage.stop = () => {
+      ctx.db.query('SELECT 1').get();
+      order.push('usage');
+      stopUsage();
+    };
     expect(ctx.config.baseUrl).toBe(`http://localhost:${running.server.port}`);
     const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encode('{"email":')) }); // never closed
     const hanging = fetch(`${running.url}/auth/dev/login`, {
@@ -270,9 +278,9 @@ describe('shutdown, in process', () => {
     expect(took).toBeGreaterThanOrEqual(250);
     expect(took).toBeLessThan(2000);
     expect(await hanging).toBe('cut off');
-    expect(order).toEqual(['hook 1', 'hook 3']);
+    expect(order).toEqual(['realtime', 'usage']);
     expect(logs.some((l) => l.msg === 'shutdown: in-flight requests cut off')).toBe(true);
-    expect(logs.some((l) => l.msg === 'shutdown hook failed')).toBe(true);
+    expect(logs.some((l) => l.msg === 'stopping a feature failed')).toBe(true);
     expect(() => ctx.db.query('SELECT 1').get()).toThrow();
     // Calling it again is harmless (both signals may arrive).
     await running.shutdown();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { applyCorsHeaders, corsHeaders } from '../src/runtime/isolation.ts';
 import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { gateCookieWith } from '../src/serve/gate-pass.ts';
-import { usageOf, utcDay } from '../src/runtime/usage.ts';
+import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, guestCookie, makeCanvas, makeWorld, refresh, type World } from './runtime-fixtures.ts';
 
@@ -305,7 +305,7 @@ describe('runtime pipeline (path mode)', () => {
   test('usage: requests are counted per canvas per UTC day, flushed in batches', async () => {
     const c = makeCanvas(app, w.ids.owner);
     for (let i = 0; i < 3; i++) await me(w.cookie.owner, {}, c.slug);
-    const usage = usageOf(app.ctx);
+    const usage = app.features.usage;
     usage.flush();
     expect(usage.read(c.id, utcDay(clock))?.requests).toBe(3);
     await me(w.cookie.owner, {}, c.slug);

@@ -5,7 +5,6 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Canvas } from '../src/canvases/record.ts';
 import { canvasUrl } from '../src/canvases/url.ts';
 import { sha256Hex } from '../src/ids.ts';
-import { canvasServerOf } from '../src/serve/routes.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { makeCast, makePublished, pageCode, publish, setAccess, type Cast } from './serve-fixtures.ts';
 
@@ -225,7 +224,7 @@ describe('compression', () => {
   test('gzip and brotli round-trip to the original bytes; each copy is made once and reused', async () => {
     const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS });
     const hash = sha256Hex(JS);
-    const server = canvasServerOf(app.ctx);
+    const server = app.features.pages;
     const path = `/c/${canvas.slug}/app.js`;
 
     const br = await get(path, { 'accept-encoding': 'gzip, deflate, br' });
@@ -261,7 +260,7 @@ describe('compression', () => {
     const hash = sha256Hex(JS);
     const path = `/c/${canvas.slug}/app.js`;
     expect((await get(path, { 'accept-encoding': 'br' })).headers.get('content-encoding')).toBe('br');
-    const brFile = canvasServerOf(app.ctx).compressed.pathOf(hash, 'br');
+    const brFile = app.features.pages.compressed.pathOf(hash, 'br');
     expect(existsSync(brFile)).toBe(true);
     // Garbage collection removes the blob and its copies; then the same bytes arrive again.
     app.ctx.blobs.delete(hash);
@@ -407,7 +406,7 @@ describe('subdomain mode', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, no-cache');
     const { anonymousSdkVisitor } = await import('../src/serve/sdk-admission.ts');
-    const admit = anonymousSdkVisitor(sub.ctx);
+    const admit = anonymousSdkVisitor(sub.ctx, sub.features.access);
     const sdk = (referer: string) => admit(new Request(`http://${HOST}/sdk/v1.js`, { headers: { referer } }));
     expect(sdk(`http://${open.slug}.${HOST}/`)).toBe(true);
     expect(sdk(`http://${canvas.slug}.${HOST}/`)).toBe(false);

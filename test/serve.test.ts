@@ -444,7 +444,7 @@ describe('password gate', () => {
 describe('anonymous visitors and /sdk/v1.js', () => {
   test('admitted only from a page of a canvas they may see right now', async () => {
     const { anonymousSdkVisitor } = await import('../src/serve/sdk-admission.ts');
-    const admit = anonymousSdkVisitor(app.ctx);
+    const admit = anonymousSdkVisitor(app.ctx, app.features.access);
     const canvas = setAccess(app, await makePublished(app, cast), { access_mode: 'public_link' });
     const restricted = await makePublished(app, cast);
     const from = (referer: string | null, cookie = '') => {

@@ -1,109 +1,133 @@
-// Blob garbage collection for deploys. Blobs are content-addressed and shared
-// by every feature (versions, staged uploads, runtime files), so a hash is
-// deleted only when no table names it, no in-flight deploy holds it, and it
-// was not written or re-used within the grace period.
+// Blob garbage collection. Blobs are content-addressed and shared by every
+// feature (versions, staged uploads, runtime files), so a hash is deleted
+// only when no feature still names it, no in-flight write holds it, and it
+// was not written or re-used within the grace period. The collector knows no
+// feature's tables: each feature registers its own reference check when the
+// app is wired (src/app.ts).
+import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
-import type { AppContext } from '../context.ts';
+import type { Lifecycle } from '../lifecycle.ts';
+import type { Logger } from '../log.ts';
+import type { BlobStore } from './store.ts';
 
 /** A blob written or re-used this recently is never collected (an in-flight write may not have its row yet). */
 export const BLOB_GRACE_MS = 10 * 60 * 1000;
-
-/** Extra "is this hash still used" answers other features can add. */
-export type BlobReferenceCheck = (ctx: AppContext, hash: string) => boolean;
-export const blobReferenceChecks: BlobReferenceCheck[] = [];
-
-/** Tables whose `hash` column points at blobs; each is consulted only if it exists. */
-const REFERENCING_TABLES = ['version_files', 'upload_blobs', 'files'] as const;
-
-const holds = new WeakMap<AppContext, Map<string, number>>();
-
-/** Marks hashes as used by a deploy that has not committed yet; call the returned function when done. */
-export function holdBlobs(ctx: AppContext): { add(hash: string): void; release(): void } {
-  let map = holds.get(ctx);
-  if (!map) holds.set(ctx, (map = new Map()));
-  const mine: string[] = [];
-  return {
-    add(hash) {
-      mine.push(hash);
-      map.set(hash, (map.get(hash) ?? 0) + 1);
-    },
-    release() {
-      for (const hash of mine.splice(0)) {
-        const n = (map.get(hash) ?? 1) - 1;
-        if (n <= 0) map.delete(hash);
-        else map.set(hash, n);
-      }
-    },
-  };
-}
-
-/** A reference test over every known user of the blob store (built once per collection). */
-export function referenceChecker(ctx: AppContext): (hash: string) => boolean {
-  const tables = REFERENCING_TABLES.filter(
-    (name) => ctx.db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null,
-  );
-  const queries = tables.map((name) => ctx.db.query<unknown, [string]>(`SELECT 1 FROM ${name} WHERE hash = ? LIMIT 1`));
-  const held = holds.get(ctx);
-  return (hash) =>
-    (held?.has(hash) ?? false) || queries.some((q) => q.get(hash) !== null) || blobReferenceChecks.some((check) => check(ctx, hash));
-}
-
-/**
- * Deletes the candidates nothing references any more. With `writtenAt` (a
- * failed deploy cleaning up blobs it created) a blob is spared only if its
- * modification time moved since; otherwise the grace period applies.
- */
-export function collectBlobs(ctx: AppContext, candidates: Iterable<string>, writtenAt?: Map<string, number>): number {
-  const referenced = referenceChecker(ctx);
-  const now = ctx.now();
-  let removed = 0;
-  for (const hash of candidates) {
-    if (referenced(hash)) continue;
-    let mtime: number;
-    try {
-      mtime = statSync(ctx.blobs.pathOf(hash)).mtimeMs;
-    } catch {
-      continue;
-    }
-    const ours = writtenAt?.get(hash);
-    if (ours !== undefined ? mtime !== ours : now - mtime < BLOB_GRACE_MS) continue;
-    ctx.blobs.delete(hash);
-    removed++;
-  }
-  return removed;
-}
-
-/** A whole-store sweep (orphans of a crash mid-deploy); same rules as collectBlobs. */
-export function sweepAllBlobs(ctx: AppContext): number {
-  return ctx.blobs.sweep(referenceChecker(ctx), BLOB_GRACE_MS, ctx.now());
-}
-
 const FIRST_SWEEP_MS = 60 * 1000;
 const SWEEP_EVERY_MS = 6 * 60 * 60 * 1000;
 
-/**
- * Whole-store sweeps: shortly after start (orphans of a crash mid-deploy, of
- * refused runtime uploads) and then every six hours (blobs a prune spared
- * because they were re-used within the grace period). Stopped at shutdown.
- */
-export function scheduleBlobSweeps(ctx: AppContext): void {
-  const run = () => {
-    try {
-      const removed = sweepAllBlobs(ctx);
-      if (removed > 0) ctx.log.info('blob sweep', { removed });
-    } catch (err) {
-      ctx.log.warn('blob sweep failed', { error: String(err) });
+/** "Does this feature still use the blob?" */
+export type BlobReferenceCheck = (hash: string) => boolean;
+
+/** Hashes a write has in hand but not yet recorded in any table; `release` when it committed or failed. */
+export interface BlobHold {
+  add(hash: string): void;
+  release(): void;
+}
+
+/** The usual reference check: a table with a `hash` column. */
+export function tableReferences(db: Database, table: string): BlobReferenceCheck {
+  const query = db.query<unknown, [string]>(`SELECT 1 FROM ${table} WHERE hash = ? LIMIT 1`);
+  return (hash) => query.get(hash) !== null;
+}
+
+export interface BlobCollectorDeps {
+  blobs: BlobStore;
+  now: () => number;
+  log: Logger;
+}
+
+export class BlobCollector implements Lifecycle {
+  private readonly held = new Map<string, number>();
+  private readonly checks: BlobReferenceCheck[] = [];
+  private timers: Timer[] = [];
+
+  constructor(private readonly deps: BlobCollectorDeps) {}
+
+  /** Called by each feature that stores blob hashes, when the app is wired. */
+  addReferenceCheck(check: BlobReferenceCheck): void {
+    this.checks.push(check);
+  }
+
+  /** Marks hashes as used by a write that has not committed yet. */
+  hold(): BlobHold {
+    const mine: string[] = [];
+    const held = this.held;
+    return {
+      add(hash) {
+        mine.push(hash);
+        held.set(hash, (held.get(hash) ?? 0) + 1);
+      },
+      release() {
+        for (const hash of mine.splice(0)) {
+          const n = (held.get(hash) ?? 1) - 1;
+          if (n <= 0) held.delete(hash);
+          else held.set(hash, n);
+        }
+      },
+    };
+  }
+
+  isReferenced(hash: string): boolean {
+    return this.held.has(hash) || this.checks.some((check) => check(hash));
+  }
+
+  /**
+   * Deletes the candidates nothing references any more. With `writtenAt` (a
+   * failed write cleaning up blobs it created) a blob is spared only if its
+   * modification time moved since; otherwise the grace period applies.
+   */
+  collect(candidates: Iterable<string>, writtenAt?: Map<string, number>): number {
+    this.assertWired();
+    const now = this.deps.now();
+    let removed = 0;
+    for (const hash of candidates) {
+      if (this.isReferenced(hash)) continue;
+      let mtime: number;
+      try {
+        mtime = statSync(this.deps.blobs.pathOf(hash)).mtimeMs;
+      } catch {
+        continue;
+      }
+      const ours = writtenAt?.get(hash);
+      if (ours !== undefined ? mtime !== ours : now - mtime < BLOB_GRACE_MS) continue;
+      this.deps.blobs.delete(hash);
+      removed++;
     }
-  };
-  let interval: Timer | undefined;
-  const first = setTimeout(() => {
-    run();
-    interval = setInterval(run, SWEEP_EVERY_MS);
-    interval.unref();
-  }, FIRST_SWEEP_MS);
-  first.unref();
-  ctx.onShutdown.push(() => {
-    clearTimeout(first);
-    clearInterval(interval);
-  });
+    return removed;
+  }
+
+  /** A whole-store sweep (orphans of a crash mid-deploy, of refused uploads); same rules as collect. */
+  sweep(): number {
+    this.assertWired();
+    return this.deps.blobs.sweep((hash) => this.isReferenced(hash), BLOB_GRACE_MS, this.deps.now());
+  }
+
+  /** Sweeps shortly after start, then every six hours (blobs a prune spared because they were re-used within the grace period). */
+  start(): void {
+    const run = () => {
+      try {
+        const removed = this.sweep();
+        if (removed > 0) this.deps.log.info('blob sweep', { removed });
+      } catch (err) {
+        this.deps.log.warn('blob sweep failed', { error: String(err) });
+      }
+    };
+    const first = setTimeout(() => {
+      run();
+      const every = setInterval(run, SWEEP_EVERY_MS);
+      every.unref();
+      this.timers.push(every);
+    }, FIRST_SWEEP_MS);
+    first.unref();
+    this.timers.push(first);
+  }
+
+  stop(): void {
+    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+  }
+
+  /** With no feature registered, every blob would look unused: refuse rather than empty the store. */
+  private assertWired(): void {
+    if (this.checks.length === 0) throw new Error('blob collector: no reference checks registered (the app is not wired)');
+  }
 }

@@ -9,8 +9,7 @@ import { closeSync, existsSync, fdatasync, mkdirSync, openSync, renameSync, rmSy
 import { dirname, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { newId } from '../ids.ts';
-import { collectBlobs, holdBlobs } from './gc.ts';
-import { syncFilesystem } from '../deploy/durable.ts';
+import { syncFilesystem } from './durable.ts';
 
 /** File-by-file fallback: syncs in flight at once. */
 const PARALLEL_SYNCS = 16;
@@ -30,7 +29,7 @@ export class DeployBlobWriter {
     private readonly tmpDir: string,
     private readonly options: { perFile?: boolean } = {},
   ) {
-    this.hold = holdBlobs(ctx);
+    this.hold = ctx.blobGc.hold();
   }
 
   /** Stages the bytes and answers their sha256 (the blob is in the store after `commit`). */
@@ -106,7 +105,7 @@ export class DeployBlobWriter {
     for (const tmp of this.pending.values()) rmSync(tmp, { force: true });
     this.pending.clear();
     this.hold.release();
-    if (this.created.size > 0) collectBlobs(this.ctx, this.created.keys(), this.created);
+    if (this.created.size > 0) this.ctx.blobGc.collect(this.created.keys(), this.created);
   }
 }
 

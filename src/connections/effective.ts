@@ -4,7 +4,6 @@
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { keyIdOf } from './crypto.ts';
-import { connectionsOf } from './feature.ts';
 import type { Profile } from './store.ts';
 
 export type ProfileState =
@@ -13,7 +12,7 @@ export type ProfileState =
 /** Whether the profile itself can be used (enabled, and its protected headers open under the current key). */
 export function profileUsable(ctx: AppContext, profile: Profile): ProfileState {
   if (!profile.enabled) return { usable: false, reason: 'disabled' };
-  const sealed = connectionsOf(ctx).store.headerKeys(profile.name);
+  const sealed = ctx.connections.headerKeys(profile.name);
   if (sealed.length > 0) {
     const key = ctx.config.secretKey;
     if (!key) return { usable: false, reason: 'secret_key_missing' };
@@ -25,7 +24,7 @@ export function profileUsable(ctx: AppContext, profile: Profile): ProfileState {
 
 /** The named profile for this canvas: unknown and not granted look the same (a canvas never learns which profiles exist). */
 export function profileStateFor(ctx: AppContext, canvasId: string, name: string): ProfileState {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   const profile = store.get(name);
   if (!profile || !store.isGranted(canvasId, name)) return { usable: false, reason: 'not_granted' };
   return profileUsable(ctx, profile);
@@ -44,7 +43,7 @@ export function connectionsEffective(ctx: AppContext, canvas: Canvas, profileNam
 
 /** Names of the Connections this canvas can use now (granted, enabled, key available), sorted: /me's `resources.connections`. */
 export function grantedConnectionNames(ctx: AppContext, canvasId: string): string[] {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   return store
     .grantsOf(canvasId)
     .map((g) => store.get(g.name))

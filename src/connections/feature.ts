@@ -1,43 +1,40 @@
-// The Connections feature's parts for one app context, created on first use.
-// `tuning` and `egress` are mutable so tests can inject a resolver, a
-// connector, a shorter deadline or smaller limits.
+// The Connections feature's runtime parts for one app: limits, timings and
+// the way out (resolver, connector, pins, trusted CAs). Options let tests
+// inject a resolver, a connector, a shorter deadline or smaller limits; the
+// profiles themselves are data (ctx.connections).
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import type { AppContext } from '../context.ts';
 import { ConnectionLimits } from './limits.ts';
 import { parsePins, systemResolver } from './resolver.ts';
-import { ConnectionStore } from './store.ts';
 import { DEFAULT_TUNING, type ConnectionsTuning } from './tuning.ts';
 import { bunConnector, type EgressDeps } from './upstream.ts';
 
 export interface ConnectionsFeature {
-  store: ConnectionStore;
   tuning: ConnectionsTuning;
   limits: ConnectionLimits;
   egress: EgressDeps;
 }
 
-const features = new WeakMap<AppContext, ConnectionsFeature>();
+export interface ConnectionsOptions {
+  tuning?: Partial<ConnectionsTuning>;
+  egress?: Partial<EgressDeps>;
+}
 
-export function connectionsOf(ctx: AppContext): ConnectionsFeature {
-  let f = features.get(ctx);
-  if (!f) {
-    const tuning = { ...DEFAULT_TUNING };
-    f = {
-      store: new ConnectionStore(ctx.db),
-      tuning,
-      limits: new ConnectionLimits(tuning, ctx.now),
-      egress: {
-        resolver: systemResolver,
-        connector: bunConnector,
-        pins: parsePins(ctx.config.connectionsResolve),
-        ca: trustedCas(ctx.config.connectionsCaFile),
-        onAddressRefused: (hostname, address, range) => ctx.log.warn('connections: address refused', { hostname, address, range }),
-      },
-    };
-    features.set(ctx, f);
-  }
-  return f;
+export function createConnectionsFeature(ctx: AppContext, options: ConnectionsOptions = {}): ConnectionsFeature {
+  const tuning = { ...DEFAULT_TUNING, ...options.tuning };
+  return {
+    tuning,
+    limits: new ConnectionLimits(tuning, ctx.now),
+    egress: {
+      resolver: systemResolver,
+      connector: bunConnector,
+      pins: parsePins(ctx.config.connectionsResolve),
+      ca: trustedCas(ctx.config.connectionsCaFile),
+      onAddressRefused: (hostname, address, range) => ctx.log.warn('connections: address refused', { hostname, address, range }),
+      ...options.egress,
+    },
+  };
 }
 
 /**

@@ -8,7 +8,6 @@ import { AppError } from '../errors.ts';
 import { HTTP_METHODS, isReservedName, RESOURCE_NAME, type HttpMethod } from '../policy/document.ts';
 import { seal } from './crypto.ts';
 import { profileUsable } from './effective.ts';
-import { connectionsOf } from './feature.ts';
 import { isIpAddress, parseIPv4 } from './ip.ts';
 import { MAX_PROTECTED_HEADERS, MAX_PROTECTED_VALUE_BYTES, type CreateProfileInput, type PatchProfileInput } from './model.ts';
 import { isReservedProtectedHeader } from './request-shape.ts';
@@ -32,7 +31,7 @@ export interface ProfileView {
 }
 
 export function profileView(ctx: AppContext, p: Profile): ProfileView {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   const state = profileUsable(ctx, p);
   return {
     name: p.name,
@@ -49,19 +48,17 @@ export function profileView(ctx: AppContext, p: Profile): ProfileView {
 }
 
 export function listProfiles(ctx: AppContext): ProfileView[] {
-  return connectionsOf(ctx)
-    .store.list()
-    .map((p) => profileView(ctx, p));
+  return ctx.connections.list().map((p) => profileView(ctx, p));
 }
 
 export function getProfile(ctx: AppContext, name: string): Profile {
-  const p = connectionsOf(ctx).store.get(name);
+  const p = ctx.connections.get(name);
   if (!p) throw new AppError('NOT_FOUND', 'connection profile not found');
   return p;
 }
 
 export function createProfile(ctx: AppContext, actor: Actor, input: CreateProfileInput): Profile {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   if (!RESOURCE_NAME.test(input.name))
     throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
   if (isReservedName(input.name)) throw new AppError('INVALID_BODY', 'name: reserved name');
@@ -93,7 +90,7 @@ export function createProfile(ctx: AppContext, actor: Actor, input: CreateProfil
 }
 
 export function updateProfile(ctx: AppContext, actor: Actor, name: string, patch: PatchProfileInput): Profile {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   const current = getProfile(ctx, name);
   const origin = patch.origin === undefined ? current.origin : normalizeOrigin(patch.origin);
   const headers = checkHeaders(patch.protectedHeaders ?? {});
@@ -117,7 +114,7 @@ export function updateProfile(ctx: AppContext, actor: Actor, name: string, patch
 }
 
 export function deleteProfile(ctx: AppContext, actor: Actor, name: string): void {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   getProfile(ctx, name);
   store.transaction(() => store.delete(name));
   audit(ctx, actor, 'connection.delete', { name });
@@ -132,7 +129,7 @@ export function grantProfile(
   const canvas = ctx.canvases.byId(canvasId);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   getProfile(ctx, name);
-  const { grantedAt, created } = connectionsOf(ctx).store.grant(canvasId, name, ctx.now());
+  const { grantedAt, created } = ctx.connections.grant(canvasId, name, ctx.now());
   if (created) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
     audit(ctx, actor, 'connection.grant', { name }, canvasId);
@@ -143,7 +140,7 @@ export function grantProfile(
 /** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
 export function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): void {
   if (!ctx.canvases.byId(canvasId)) throw new AppError('NOT_FOUND', 'canvas not found');
-  if (connectionsOf(ctx).store.revoke(canvasId, name)) {
+  if (ctx.connections.revoke(canvasId, name)) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
     audit(ctx, actor, 'connection.revoke', { name }, canvasId);
   }
@@ -151,7 +148,7 @@ export function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, n
 
 export function grantsOfCanvas(ctx: AppContext, canvasId: string): Array<{ name: string; grantedAt: number }> {
   if (!ctx.canvases.byId(canvasId)) throw new AppError('NOT_FOUND', 'canvas not found');
-  return connectionsOf(ctx).store.grantsOf(canvasId);
+  return ctx.connections.grantsOf(canvasId);
 }
 
 /**
@@ -213,7 +210,7 @@ function requireKey(ctx: AppContext): Uint8Array {
 }
 
 function writeHeaders(ctx: AppContext, profile: string, headers: Array<[string, string | null]>): void {
-  const { store } = connectionsOf(ctx);
+  const store = ctx.connections;
   for (const [header, value] of headers) {
     if (value === null) store.deleteHeader(profile, header);
     else store.putHeader(profile, { header, ...seal(requireKey(ctx), profile, header, value) });

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { HTTP_METHODS, type HttpMethod } from '../policy/document.ts';
 import { open } from './crypto.ts';
 import { profileStateFor } from './effective.ts';
-import { connectionsOf } from './feature.ts';
+import type { ConnectionsFeature } from './feature.ts';
 import { outboundHeaders, relativeTarget } from './request-shape.ts';
 import type { Profile } from './store.ts';
 import { sendUpstream, type UpstreamAnswer } from './upstream.ts';
@@ -46,8 +46,12 @@ const HINTS = {
 
 class DeadlineExceeded extends Error {}
 
-export async function proxyConnection(ctx: AppContext, caller: ConnectionCaller, call: ConnectionCall): Promise<UpstreamAnswer> {
-  const feature = connectionsOf(ctx);
+export async function proxyConnection(
+  ctx: AppContext,
+  feature: ConnectionsFeature,
+  caller: ConnectionCaller,
+  call: ConnectionCall,
+): Promise<UpstreamAnswer> {
   const { tuning } = feature;
   const profile = usableProfile(ctx, caller.canvasId, call.profile);
   checkAudience(caller, profile.name);
@@ -133,7 +137,7 @@ function checkMethod(caller: ConnectionCaller, profile: Profile, method: string)
 }
 
 function protectedHeaders(ctx: AppContext, profile: Profile): Array<[string, string]> {
-  const sealed = connectionsOf(ctx).store.headers(profile.name);
+  const sealed = ctx.connections.headers(profile.name);
   if (sealed.length === 0) return [];
   const key = ctx.config.secretKey!;
   return sealed.map((h) => {

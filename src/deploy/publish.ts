@@ -10,7 +10,6 @@ import { immediate } from '../db/tx.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { afterCommit } from './after-commit.ts';
-import { collectBlobs } from '../blobs/gc.ts';
 import { VersionStore, type VersionRecord } from './version-store.ts';
 
 export interface ManifestFile {
@@ -167,7 +166,7 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
 
 function collectPruned(ctx: AppContext, hashes: string[]): void {
   try {
-    collectBlobs(ctx, hashes);
+    ctx.blobGc.collect(hashes);
   } catch (err) {
     // The database may have closed meanwhile (shutdown); the periodic sweep catches up.
     ctx.log.warn('collecting pruned blobs failed', { error: String(err) });

@@ -6,22 +6,17 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { readTextCapped } from '../http/read-capped.ts';
 import { json } from '../http/respond.ts';
-import { scheduleBlobSweeps } from '../blobs/gc.ts';
 import { authenticateDeployKey, enforceDeployRate } from './key-auth.ts';
 import { rollback, unpublish } from './lifecycle.ts';
 import { validateCoordination } from './publish.ts';
 import { canvasView, fileListing, liveFile, versionList } from './views.ts';
-import { deployZip, resetDeployTmp, tooLargeBody, ZIP_LIMITS } from './zip/deploy.ts';
+import { deployZip, tooLargeBody, ZIP_LIMITS } from './zip/deploy.ts';
 
 const CanvasParams = t.Object({ id: t.String() });
 /** A rollback body is one small object. */
 const ROLLBACK_BODY_MAX = 16 * 1024;
 
 export function deployRoutes(ctx: AppContext) {
-  // A crash mid-deploy leaves spooled bodies and unrenamed blobs behind.
-  resetDeployTmp(ctx);
-  scheduleBlobSweeps(ctx);
-
   return new Elysia({ name: 'deploy-api' })
     .put(
       '/v1/canvases/:id/deploy',

@@ -1,6 +1,6 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from 'bun';
 import { websocket as elysiaWebsocket } from 'elysia/ws';
-import { createHandler } from '../app.ts';
+import { createApp, type App, type AppOptions } from '../app.ts';
 import { withBoundPort } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { newRequestId } from './request-id.ts';
@@ -21,6 +21,7 @@ export const CLOSE_GOING_AWAY = 1001;
 
 export interface RunningServer {
   server: Server<unknown>;
+  app: App;
   /** The base URL actually bound (the real port when EASEL_PORT=0). */
   url: string;
   /** Stops accepting, lets in-flight requests finish (bounded), runs shutdown hooks, closes the database. */
@@ -31,9 +32,11 @@ export interface RunningServer {
  * Binds the listener, then builds the app (so URLs that defaulted to the
  * configured port carry the real one when EASEL_PORT=0).
  */
-export function startServer(ctx: AppContext, options: { drainMs?: number } = {}): RunningServer {
+export async function startServer(ctx: AppContext, options: { drainMs?: number; app?: AppOptions } = {}): Promise<RunningServer> {
   const drainMs = options.drainMs ?? DRAIN_MS;
-  let handler: ReturnType<typeof createHandler> | null = null;
+  let handler: App['handle'] | null = null;
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
   const sockets = new Set<ServerWebSocket<unknown>>();
   // Upgrades carry their handlers in `data` (Elysia's convention, and the one
   // any raw `server.upgrade` here must follow); this layer only keeps count so
@@ -61,7 +64,8 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
     // Bun turns SO_REUSEPORT on when development is false: a second easel on
     // the same port would start silently and share the traffic.
     reusePort: false,
-    fetch: (request, srv) => handler!(request, srv),
+    // Requests that arrive while the app starts (recovery) wait for it.
+    fetch: (request, srv) => (handler ? handler(request, srv) : ready.then(() => handler!(request, srv))),
     websocket,
     // Last resort for a throw outside the app's own error handling: the same
     // body as renderError, with a fresh id that ties the answer to the log line.
@@ -73,12 +77,16 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
   }) as Server<unknown>;
   const port = server.port ?? ctx.config.port;
   withBoundPort(ctx.config, port);
-  handler = createHandler(ctx, { warmSdk: true });
+  const app = createApp(ctx, { warmSdk: true, ...options.app });
+  await app.start();
+  handler = app.handle;
+  markReady();
   const host = server.hostname?.includes(':') ? `[${server.hostname}]` : server.hostname;
 
   let stopping: Promise<void> | null = null;
   return {
     server,
+    app,
     url: `http://${host}:${port}`,
     shutdown() {
       stopping ??= (async () => {
@@ -96,13 +104,7 @@ export function startServer(ctx: AppContext, options: { drainMs?: number } = {})
           ctx.log.warn('shutdown: in-flight requests cut off', { afterMs: drainMs });
           await server.stop(true);
         }
-        for (const hook of ctx.onShutdown) {
-          try {
-            await hook();
-          } catch (err) {
-            ctx.log.error('shutdown hook failed', { error: err instanceof Error ? err.message : String(err) });
-          }
-        }
+        await app.stop();
         // Folds the WAL back into the database so the data directory is one
         // self-contained file while the server is down (backups, copies).
         ctx.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');

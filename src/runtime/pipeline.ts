@@ -1,15 +1,14 @@
 import type { Principal } from '../auth/principal.ts';
 import type { User } from '../auth/users.ts';
-import { decideAccess, publicLinkActive, type AccessInput, type Viewer } from '../canvases/access.ts';
-import { statusOf, type Canvas, type CanvasRole } from '../canvases/record.ts';
+import type { AccessResolver } from '../canvases/access-resolver.ts';
+import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { enforceRate, principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { capabilityState, type Capability } from './capabilities.ts';
-import { gatePassed } from './gate-check.ts';
-import { checkIsolation, corsHeaders } from './isolation.ts';
-import { usageOf } from './usage.ts';
+import { applyCorsHeaders, checkIsolation, corsHeaders } from './isolation.ts';
+import type { UsageCounters } from './usage.ts';
 
 export type { Capability } from './capabilities.ts';
 
@@ -49,28 +48,85 @@ const STATIC_ONLY_MESSAGE = 'this canvas is public and static-only: its runtime 
  * isolation → capability gate. Preflight OPTIONS is answered before this
  * (see preflightResponse). Every refusal is an AppError; in subdomain mode a
  * request from the canvas's own origin gets the CORS headers on refusals
- * too, so the canvas can read them.
+ * too, so the canvas can read them. One per app (src/app.ts); every runtime
+ * route runs through it.
  */
-export function runPipeline(ctx: AppContext, request: Request, slug: string, opts: PipelineOptions): PipelineResult {
-  const cors = corsHeaders(ctx.config, request, slug);
-  try {
-    const principal = gateway(ctx, request, slug);
-    rateLimit(ctx, request, principal, slug, opts.rateClass ?? 'canvas');
-    const { canvas, role } = resolve(ctx, request, slug, principal);
-    checkIsolation(ctx.config, request, slug);
-    if (!opts.skipCapability) {
-      const refusal = capabilityRefusal(ctx, canvas, opts.capability);
-      if (refusal) throw refusal;
+export class RuntimePipeline {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly deps: { access: AccessResolver; usage: UsageCounters },
+  ) {}
+
+  run(request: Request, slug: string, opts: PipelineOptions): PipelineResult {
+    const ctx = this.ctx;
+    const cors = corsHeaders(ctx.config, request, slug);
+    try {
+      const principal = this.gateway(request, slug);
+      rateLimit(ctx, request, principal, slug, opts.rateClass ?? 'canvas');
+      const { canvas, role } = this.resolve(request, slug, principal);
+      checkIsolation(ctx.config, request, slug);
+      if (!opts.skipCapability) {
+        const refusal = this.capabilityRefusal(canvas, opts.capability);
+        if (refusal) throw refusal;
+      }
+      this.deps.usage.add(canvas.id, 'requests');
+      return { caller: callerOf(canvas, principal, role), headers: cors };
+    } catch (err) {
+      if (err instanceof AppError) Object.assign(err.headers, cors);
+      throw err;
     }
-    usageOf(ctx).add(canvas.id, 'requests');
-    return { caller: callerOf(canvas, principal, role), headers: cors };
-  } catch (err) {
-    if (err instanceof AppError) Object.assign(err.headers, cors);
-    throw err;
+  }
+
+  /**
+   * Runs the pipeline, then the route's handler, and puts the pipeline's CORS
+   * headers on whatever comes out: the success response (a 304 included) and
+   * the handler's refusals alike (a canvas on its own subdomain must be able to
+   * read a 404). Vary and the exposed names are added to the handler's own.
+   */
+  async handle(
+    request: Request,
+    slug: string,
+    opts: PipelineOptions,
+    handler: (caller: RuntimeCaller) => Response | Promise<Response>,
+  ): Promise<Response> {
+    const { caller, headers } = this.run(request, slug, opts);
+    let response: Response;
+    try {
+      response = await handler(caller);
+    } catch (err) {
+      if (err instanceof AppError) Object.assign(err.headers, headers);
+      throw err;
+    }
+    applyCorsHeaders(response.headers, headers);
+    return response;
+  }
+
+  /** The capability gate alone (the realtime socket's 4403 path, the AI service's place in its order): null when effective. */
+  capabilityRefusal(canvas: Canvas, capability: Capability): AppError | null {
+    return capabilityRefusal(this.ctx, canvas, capability);
+  }
+
+  /** Step 1: a session (user or guest), or the anonymous principal of an open Public link canvas. */
+  private gateway(request: Request, slug: string): Principal {
+    const principal = principalOf(this.ctx, request);
+    if (principal) return principal;
+    if (this.deps.access.openPublicLink(slug)) return { kind: 'anonymous' };
+    if (this.ctx.config.authMode === 'oidc') {
+      throw new AppError('unauthorized', 'sign in first', {}, { status: 302, headers: { location: '/auth/login' } });
+    }
+    throw new AppError('unauthorized');
+  }
+
+  /** Step 3: the same access decision as page serving, then the static-only rule. */
+  private resolve(request: Request, slug: string, principal: Principal): { canvas: Canvas; role: CanvasRole } {
+    const { canvas, decision } = this.deps.access.resolve(request, this.deps.access.bySlug(slug), principal);
+    if (!decision.ok) throw new AppError(decision.code);
+    if (decision.staticOnly) throw new AppError('STATIC_ONLY', STATIC_ONLY_MESSAGE);
+    return { canvas: canvas!, role: decision.effectiveRole };
   }
 }
 
-/** The capability gate alone (the realtime socket's 4403 path): null when effective. */
+/** The capability gate: null when effective. */
 export function capabilityRefusal(ctx: AppContext, canvas: Canvas, capability: Capability): AppError | null {
   const state = capabilityState(ctx, canvas, capability);
   if (state.effective) return null;
@@ -82,67 +138,11 @@ export function capabilityRefusal(ctx: AppContext, canvas: Canvas, capability: C
   });
 }
 
-/** Step 1: a session (user or guest), or the anonymous principal of an open Public link canvas. */
-function gateway(ctx: AppContext, request: Request, slug: string): Principal {
-  const principal = principalOf(ctx, request);
-  if (principal) return principal;
-  if (openPublicLink(ctx, slug)) return { kind: 'anonymous' };
-  if (ctx.config.authMode === 'oidc') {
-    throw new AppError('unauthorized', 'sign in first', {}, { status: 302, headers: { location: '/auth/login' } });
-  }
-  throw new AppError('unauthorized');
-}
-
-/** An active, unexpired Public link canvas whose owner (and the instance) allow public links. */
-function openPublicLink(ctx: AppContext, slug: string): boolean {
-  const canvas = ctx.canvases.bySlug(slug);
-  if (!canvas || statusOf(canvas) !== 'active') return false;
-  if (canvas.expiresAt !== null && canvas.expiresAt <= ctx.now()) return false;
-  return publicLinkActive({ canvas, owner: ownerFacts(ctx, canvas), instance: instanceFacts(ctx) });
-}
-
-function ownerFacts(ctx: AppContext, canvas: Canvas): AccessInput['owner'] {
-  const owner = ctx.users.byId(canvas.ownerId);
-  return owner ? { active: owner.active, canPublishPublic: owner.canPublishPublic, orgId: owner.orgId } : null;
-}
-
-function instanceFacts(ctx: AppContext): AccessInput['instance'] {
-  return { publicLinks: ctx.settings.get().publicLinks, tenancy: ctx.config.tenancy };
-}
-
 /** Step 2: per user per canvas (canvas class) or per user across canvases (ai class). */
 function rateLimit(ctx: AppContext, request: Request, principal: Principal, slug: string, rateClass: 'canvas' | 'ai'): void {
   const who = principal.kind === 'anonymous' ? `ip:${metaOf(request).ip ?? 'unknown'}` : actorIdOf(principal);
   if (rateClass === 'ai') enforceRate(ctx, `ai:${who}`, ctx.config.rateLimitAiPerMin, 'code');
   else enforceRate(ctx, `canvas:${slug}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
-}
-
-/** Step 3: the same access decision as page serving, then the static-only rule. */
-function resolve(ctx: AppContext, request: Request, slug: string, principal: Principal): { canvas: Canvas; role: CanvasRole } {
-  const canvas = ctx.canvases.bySlug(slug);
-  const decision = decideAccess({
-    canvas,
-    owner: canvas ? ownerFacts(ctx, canvas) : null,
-    viewer: canvas ? viewerOf(ctx, canvas, principal) : { kind: 'anonymous' },
-    gatePassed: canvas !== null && canvas.hasPassword && gatePassed(ctx, request, canvas),
-    now: ctx.now(),
-    instance: instanceFacts(ctx),
-  });
-  if (!decision.ok) throw new AppError(decision.code);
-  if (decision.staticOnly) throw new AppError('STATIC_ONLY', STATIC_ONLY_MESSAGE);
-  return { canvas: canvas!, role: decision.effectiveRole };
-}
-
-/** The access decision's view of a principal (shared with the realtime revalidation). */
-export function viewerOf(ctx: AppContext, canvas: Canvas, principal: Principal): Viewer {
-  switch (principal.kind) {
-    case 'user':
-      return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: ctx.canvases.roleOf(canvas, principal.user.id) };
-    case 'guest':
-      return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
-    case 'anonymous':
-      return { kind: 'anonymous' };
-  }
 }
 
 function actorIdOf(principal: Exclude<Principal, { kind: 'anonymous' }>): string {

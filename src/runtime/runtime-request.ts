@@ -1,33 +1,3 @@
-import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
-import { applyCorsHeaders } from './isolation.ts';
-import { runPipeline, type PipelineOptions, type RuntimeCaller } from './pipeline.ts';
-
-/**
- * Runs the pipeline, then the route's handler, and puts the pipeline's CORS
- * headers on whatever comes out: the success response (a 304 included) and
- * the handler's refusals alike (a canvas on its own subdomain must be able to
- * read a 404). Vary and the exposed names are added to the handler's own.
- */
-export async function runtimeRequest(
-  ctx: AppContext,
-  request: Request,
-  slug: string,
-  opts: PipelineOptions,
-  handler: (caller: RuntimeCaller) => Response | Promise<Response>,
-): Promise<Response> {
-  const { caller, headers } = runPipeline(ctx, request, slug, opts);
-  let response: Response;
-  try {
-    response = await handler(caller);
-  } catch (err) {
-    if (err instanceof AppError) Object.assign(err.headers, headers);
-    throw err;
-  }
-  applyCorsHeaders(response.headers, headers);
-  return response;
-}
-
 /** A runtime JSON answer: never cached (it depends on who asks). */
 export function runtimeJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return runtimeRaw(status, JSON.stringify(body), headers);

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import type { Lifecycle } from '../lifecycle.ts';
 
 export type UsageCounter = 'requests' | 'kvReads' | 'kvWrites' | 'fileBytesIn' | 'fileBytesOut';
 
@@ -20,14 +21,15 @@ type Pending = Record<UsageCounter, number>;
  * must not pay for a write); a timer folds them into `usage_daily` every few
  * seconds, and shutdown folds the rest.
  */
-export class UsageCounters {
+export class UsageCounters implements Lifecycle {
   private pending = new Map<string, Pending>();
-  private readonly timer: Timer;
+  private timer: Timer | undefined;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: AppContext) {}
+
+  start(): void {
     this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS);
-    this.timer.unref?.();
-    ctx.onShutdown.push(() => this.stop());
+    this.timer.unref();
   }
 
   add(canvasId: string, counter: UsageCounter, amount = 1): void {
@@ -83,16 +85,4 @@ export class UsageCounters {
 
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
-}
-
-const instances = new WeakMap<AppContext, UsageCounters>();
-
-/** The one counter set of this app context (created on first use). */
-export function usageOf(ctx: AppContext): UsageCounters {
-  let u = instances.get(ctx);
-  if (!u) {
-    u = new UsageCounters(ctx);
-    instances.set(ctx, u);
-  }
-  return u;
 }

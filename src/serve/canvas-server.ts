@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
-import { decideAccess, publicLinkActive, type AccessDecision, type AccessRefusal, type Viewer } from '../canvases/access.ts';
+import type { AccessDecision, AccessRefusal } from '../canvases/access.ts';
+import type { AccessResolver } from '../canvases/access-resolver.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
@@ -7,10 +8,8 @@ import { principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
 import { RateLimiter } from '../http/ratelimit.ts';
-import { accessFacts } from './access-facts.ts';
 import { CompressedStore } from './compress.ts';
-import { AccessFactsCache } from './facts-cache.ts';
-import { gateCookieWith, gatePassed } from './gate-pass.ts';
+import { gateCookieWith } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './security-headers.ts';
 import { ManifestCache } from './manifest.ts';
 import { passwordPage, refusalPage, signInPage, type RefusalPage } from './pages.ts';
@@ -52,9 +51,11 @@ export class CanvasServer {
   private readonly present = new Set<string>();
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
-  private readonly facts: AccessFactsCache;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly access: AccessResolver,
+  ) {
     this.manifests = new ManifestCache(ctx.db);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
       ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
@@ -62,7 +63,6 @@ export class CanvasServer {
     this.security = canvasSecurityHeaders(ctx.config);
     this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (key, size, path) => this.bodies.get(key, size, path) };
     this.gateLimiter = new RateLimiter(true, 50_000, ctx.now);
-    this.facts = new AccessFactsCache(ctx);
     const drop = ({ canvasId }: { canvasId: string }) => this.manifests.invalidate(canvasId);
     ctx.events.on('canvas.published', drop);
     ctx.events.on('canvas.unpublished', drop);
@@ -154,17 +154,10 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Admission {
-    const found = this.facts.bySlug(mount.slug);
-    const canvas = found?.canvas ?? null;
-    const principal = pagePrincipal(principalOf(this.ctx, request), canvas);
-    const facts = accessFacts(this.ctx, canvas, found?.owner ?? null);
-    const decision = decideAccess({
-      ...facts,
-      viewer: canvas && principal ? this.viewerOf(canvas, principal) : { kind: 'anonymous' },
-      gatePassed: checkGate && canvas !== null && canvas.hasPassword && gatePassed(this.ctx, request, canvas),
-      now: this.ctx.now(),
-    });
-    if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen: publicLinkActive(facts) };
+    const found = this.access.bySlug(mount.slug);
+    const principal = pagePrincipal(principalOf(this.ctx, request), found?.canvas ?? null);
+    const { canvas, decision, publicOpen } = this.access.resolve(request, found, principal, checkGate);
+    if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };
     const code = decision.code;
     if (!principal && code !== 'PASSWORD_REQUIRED')
       return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(mount, rest, query) };
@@ -183,17 +176,6 @@ export class CanvasServer {
       default:
         // NOT_FOUND, OWNER_ONLY, NOT_INVITED: one answer, so nobody learns whether the canvas exists.
         return this.page(404, 'NOT_FOUND');
-    }
-  }
-
-  private viewerOf(canvas: Canvas, principal: Principal): Viewer {
-    switch (principal.kind) {
-      case 'user':
-        return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: this.facts.roleOf(canvas, principal.user.id) };
-      case 'guest':
-        return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
-      case 'anonymous':
-        return { kind: 'anonymous' };
     }
   }
 

@@ -1,7 +1,5 @@
-import { decideAccess } from '../canvases/access.ts';
+import type { AccessResolver } from '../canvases/access-resolver.ts';
 import type { AppContext } from '../context.ts';
-import { accessFacts } from './access-facts.ts';
-import { gatePassed } from './gate-pass.ts';
 import { canvasSlugFromHost } from '../http/canvas-host.ts';
 
 /** The canvas a browser request comes from, by its Referer (path mode: `/c/{slug}/…` on the base origin; subdomain mode: the canvas host). */
@@ -25,17 +23,11 @@ export function refererSlug(ctx: AppContext, request: Request): string | null {
  * right now (an open Public link canvas, past its password gate), so the page
  * works; its runtime calls still answer STATIC_ONLY.
  */
-export function anonymousSdkVisitor(ctx: AppContext): (request: Request) => boolean {
+export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (request: Request) => boolean {
   return (request) => {
     const slug = refererSlug(ctx, request);
     if (!slug) return false;
-    const canvas = ctx.canvases.bySlug(slug);
-    if (!canvas) return false;
-    return decideAccess({
-      ...accessFacts(ctx, canvas),
-      viewer: { kind: 'anonymous' },
-      gatePassed: canvas.hasPassword && gatePassed(ctx, request, canvas),
-      now: ctx.now(),
-    }).ok;
+    const facts = access.bySlug(slug);
+    return facts !== null && access.resolve(request, facts, null).decision.ok;
   };
 }

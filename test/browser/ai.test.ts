@@ -7,7 +7,6 @@
 // comes over real HTTP; settings change through the admin and owner routes.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { aiOf } from '../../src/runtime/ai/index.ts';
 import { AI_KEY, calls, MODEL, PRICE } from '../ai-fixtures.ts';
 import { makeCert, SECRET_KEY_HEX, startUpstream, UPSTREAM_HOST, type Upstream } from '../connections-fixtures.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic.ts';
@@ -80,6 +79,8 @@ beforeAll(async () => {
   upstream = startUpstream(cert);
   app = await startTestApp({
     listen: true,
+    // Tests do not wait for the real retry back-off.
+    app: { ai: { tuning: { retryDelaysMs: [5, 5] } } },
     now: () => clock.now,
     env: {
       EASEL_AI_API_KEY: AI_KEY,
@@ -92,7 +93,6 @@ beforeAll(async () => {
     },
   });
   // The tests do not wait for the real retry back-off.
-  aiOf(app.ctx).tuning.retryDelaysMs = [5, 5];
   for (const who of Object.keys(people) as Who[]) cookies[who] = await app.signIn(people[who].email, people[who].name);
   cookies.admin = await app.signIn(ADMIN_EMAIL, 'Admin');
 

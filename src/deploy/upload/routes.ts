@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { json } from '../../http/respond.ts';
 import { authenticateDeployKey, enforceDeployRate } from '../key-auth.ts';
 import { readBeginBody, readFinalizeBody } from './body.ts';
-import { UploadService } from './service.ts';
+import type { UploadService } from './service.ts';
 
 const CanvasParams = t.Object({ id: t.String() });
 const UploadParams = t.Object({ id: t.String(), uploadId: t.String() });
@@ -14,11 +14,7 @@ const BlobParams = t.Object({ id: t.String(), uploadId: t.String(), hash: t.Stri
  * writes act as the canvas owner. Begin and finalize count against the
  * deploy-class rate; staging does not (spec Limits).
  */
-export function uploadRoutes(ctx: AppContext) {
-  const uploads = new UploadService(ctx);
-  // A restart may find sessions that ended while it was down.
-  uploads.sweep();
-
+export function uploadRoutes(ctx: AppContext, uploads: UploadService) {
   return new Elysia({ name: 'deploy-uploads' })
     .post(
       '/v1/canvases/:id/uploads',

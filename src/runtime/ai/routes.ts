@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
+import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRequest } from '../runtime-request.ts';
+import { rawSegments } from '../runtime-request.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { chatEvents, type StreamEvent } from './chat-run.ts';
-import { aiOf } from './index.ts';
+import type { AiFeature } from './feature.ts';
 import { AI_LIMITS, parseChatRequest } from './model.ts';
 
 const encoder = new TextEncoder();
@@ -17,9 +18,7 @@ const frame = (event: StreamEvent) => encoder.encode(`data: ${JSON.stringify(eve
  * CAPABILITY_DISABLED after the body, model, guest and quota checks
  * (CONTRACT §9), so the service runs it in that place.
  */
-export function aiRoutes(ctx: AppContext) {
-  const ai = aiOf(ctx);
-
+export function aiRoutes(ctx: AppContext, runtime: RuntimeCore, ai: AiFeature) {
   const chat = async (request: Request, caller: RuntimeCaller): Promise<Response> => {
     const text = await readTextCapped(request, AI_LIMITS.bodyBytes);
     if (text === null) throw new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB');
@@ -74,8 +73,11 @@ export function aiRoutes(ctx: AppContext) {
   return new Elysia({ name: 'runtime-ai' }).post(
     '/v1/c/:slug/ai/chat',
     ({ request }) =>
-      runtimeRequest(ctx, request, rawSegments(request, 'ai').slug, { capability: 'ai', rateClass: 'ai', skipCapability: true }, (caller) =>
-        chat(request, caller),
+      runtime.pipeline.handle(
+        request,
+        rawSegments(request, 'ai').slug,
+        { capability: 'ai', rateClass: 'ai', skipCapability: true },
+        (caller) => chat(request, caller),
       ),
     { parse: 'none' },
   );

@@ -2,26 +2,29 @@
 // Runs the runtime pipeline (capability `connections`: some profile is usable
 // on this canvas), then the Connection itself (src/connections/proxy.ts).
 import { Elysia } from 'elysia';
+import type { ConnectionsFeature } from '../../connections/feature.ts';
 import { proxyConnection } from '../../connections/proxy.ts';
 import { clientResponse } from '../../connections/response-shape.ts';
 import type { AppContext } from '../../context.ts';
+import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
 import { readBytesCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRequest, safeDecode } from '../runtime-request.ts';
+import { rawSegments, safeDecode } from '../runtime-request.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export function connectionRoutes(ctx: AppContext) {
+export function connectionRoutes(ctx: AppContext, runtime: RuntimeCore, connections: ConnectionsFeature) {
   const handle = ({ request }: { request: Request }) => {
     const { slug, rest } = rawSegments(request, 'connections');
     const slash = rest.indexOf('/');
     const rawProfile = slash < 0 ? rest : rest.slice(0, slash);
     const suffix = slash < 0 ? '' : rest.slice(slash + 1);
-    return runtimeRequest(ctx, request, slug, { capability: 'connections' }, async (caller) => {
+    return runtime.pipeline.handle(request, slug, { capability: 'connections' }, async (caller) => {
       const profile = safeDecode(rawProfile);
       if (!profile || !(METHODS as readonly string[]).includes(request.method)) throw new AppError('NOT_FOUND', 'no such route');
       const answer = await proxyConnection(
         ctx,
+        connections,
         {
           canvasId: caller.canvas.id,
           connectionsAudience: caller.canvas.connectionsAudience,

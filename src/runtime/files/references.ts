@@ -1,18 +1,7 @@
 import type { Database } from 'bun:sqlite';
+import { tableReferences, type BlobReferenceCheck } from '../../blobs/gc.ts';
 
-// Runtime files share the content-addressed blob store with deployed
-// versions: a deploy garbage collection must keep these blobs.
-
-/** Every blob hash a runtime file points at. */
-export function runtimeFileReferences(db: Database): Set<string> {
-  return new Set(
-    db
-      .query<{ hash: string }, []>('SELECT DISTINCT hash FROM files')
-      .all()
-      .map((r) => r.hash),
-  );
-}
-
-export function isReferencedByRuntimeFile(db: Database, hash: string): boolean {
-  return db.query('SELECT 1 FROM files WHERE hash = ? LIMIT 1').get(hash) !== null;
+/** Runtime files share the blob store with deployed versions: a collection must keep the blobs files point at. */
+export function fileBlobReferences(db: Database): BlobReferenceCheck {
+  return tableReferences(db, 'files');
 }

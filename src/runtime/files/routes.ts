@@ -1,11 +1,11 @@
 import { Value } from '@sinclair/typebox/value';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
+import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
 import { matchingEtag } from '../../serve/send-file.ts';
-import { rawSegments, runtimeJson, runtimeRequest } from '../runtime-request.ts';
-import { usageOf } from '../usage.ts';
+import { rawSegments, runtimeJson } from '../runtime-request.ts';
 import { contentDisposition } from './disposition.ts';
 import { FILE_ID, RenameBody } from './model.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from './multipart.ts';
@@ -40,8 +40,8 @@ function newName(text: string | null): string {
 }
 
 /** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. */
-export function fileRoutes(ctx: AppContext) {
-  const files = new FileService(new FileStore(ctx.db), ctx.blobs, () => ctx.settings.get(), usageOf(ctx), ctx.audit, ctx.now);
+export function fileRoutes(ctx: AppContext, runtime: RuntimeCore) {
+  const files = new FileService(new FileStore(ctx.db), ctx.blobs, () => ctx.settings.get(), runtime.usage, ctx.audit, ctx.now);
   const slugOf = (request: Request) => rawSegments(request, 'files').slug;
   const opts = { capability: 'files' } as const;
 
@@ -49,7 +49,7 @@ export function fileRoutes(ctx: AppContext) {
     .post(
       '/v1/c/:slug/files',
       ({ request }) =>
-        runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
+        runtime.pipeline.handle(request, slugOf(request), opts, async (caller) => {
           const boundary = boundaryOf(request.headers.get('content-type'));
           if (!boundary || !request.body) throw new AppError('INVALID_BODY', 'upload a file as multipart/form-data with a `file` part');
           // The whole body, declared or streamed (chunked), is held to the file cap plus room for the rest of the form.
@@ -68,10 +68,10 @@ export function fileRoutes(ctx: AppContext) {
       { parse: 'none' },
     )
     .get('/v1/c/:slug/files', ({ request }) =>
-      runtimeRequest(ctx, request, slugOf(request), opts, (caller) => runtimeJson(200, { files: files.list(caller) })),
+      runtime.pipeline.handle(request, slugOf(request), opts, (caller) => runtimeJson(200, { files: files.list(caller) })),
     )
     .get('/v1/c/:slug/files/:id/content', ({ request, params }) =>
-      runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
+      runtime.pipeline.handle(request, slugOf(request), opts, async (caller) => {
         const file = files.open(caller, fileId(params.id));
         const blob = ctx.blobs.file(file.hash);
         if (!(await blob.exists())) {
@@ -98,7 +98,7 @@ export function fileRoutes(ctx: AppContext) {
     .patch(
       '/v1/c/:slug/files/:id',
       ({ request, params }) =>
-        runtimeRequest(ctx, request, slugOf(request), opts, async (caller) => {
+        runtime.pipeline.handle(request, slugOf(request), opts, async (caller) => {
           const id = files.changeable(caller, fileId(params.id)).id;
           const name = newName(await readTextCapped(request, MAX_RENAME_BODY));
           return runtimeJson(200, files.rename(caller, id, name));
@@ -108,7 +108,7 @@ export function fileRoutes(ctx: AppContext) {
     .delete(
       '/v1/c/:slug/files/:id',
       ({ request, params }) =>
-        runtimeRequest(ctx, request, slugOf(request), opts, (caller) => {
+        runtime.pipeline.handle(request, slugOf(request), opts, (caller) => {
           files.delete(caller, fileId(params.id));
           return runtimeJson(200, { ok: true });
         }),

@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
+import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRaw, runtimeRequest, safeDecode } from '../runtime-request.ts';
+import { rawSegments, runtimeRaw, safeDecode } from '../runtime-request.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
-import { usageOf } from '../usage.ts';
 import { KV_LIMITS, KvService, valueTooLarge } from './service.ts';
 import { KvStore, type KvScope } from './store.ts';
 
@@ -53,12 +53,12 @@ function shapeOf(method: string, scope: KvScope, parts: string[]): Target {
 const OK = JSON.stringify({ ok: true });
 
 /** GET/PUT/DELETE /v1/c/{slug}/kv/{key}, POST …/increment, GET /kv (list), and the same under /kv/user/. */
-export function kvRoutes(ctx: AppContext) {
-  const kv = new KvService(new KvStore(ctx.db), usageOf(ctx), ctx.now);
+export function kvRoutes(ctx: AppContext, runtime: RuntimeCore) {
+  const kv = new KvService(new KvStore(ctx.db), runtime.usage, ctx.now);
 
   const handle = (request: Request) => {
     const { slug, rest } = rawSegments(request, 'kv');
-    return runtimeRequest(ctx, request, slug, { capability: 'kv' }, (caller) => serve(request, caller, targetOf(request.method, rest)));
+    return runtime.pipeline.handle(request, slug, { capability: 'kv' }, (caller) => serve(request, caller, targetOf(request.method, rest)));
   };
 
   const serve = async (request: Request, caller: RuntimeCaller, target: Target): Promise<Response> => {

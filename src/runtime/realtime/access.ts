@@ -3,12 +3,11 @@
 // revalidates live roles"; close 4401 when access is lost, 4403 when realtime
 // is switched off). Rate limiting and isolation belong to the upgrade only.
 import type { Principal } from '../../auth/principal.ts';
-import { decideAccess } from '../../canvases/access.ts';
+import type { AccessResolver } from '../../canvases/access-resolver.ts';
 import type { Canvas, CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import type { AppError } from '../../errors.ts';
-import { capabilityRefusal, viewerOf } from '../pipeline.ts';
-import { gatePassed } from '../gate-check.ts';
+import type { RuntimePipeline } from '../pipeline.ts';
 import { CLOSE } from './limits.ts';
 
 /** What the upgrade request proved, kept to ask the same questions again later. Never logged. */
@@ -46,26 +45,24 @@ export function actorIdOf(principal: Principal): string | null {
   return null;
 }
 
-export function recheck(ctx: AppContext, id: SocketIdentity): Recheck {
+/** What a re-check asks: the same resolver and capability gate as the upgrade. */
+export interface RecheckDeps {
+  ctx: AppContext;
+  access: AccessResolver;
+  pipeline: RuntimePipeline;
+}
+
+export function recheck({ ctx, access, pipeline }: RecheckDeps, id: SocketIdentity): Recheck {
   const request = new Request(id.url, { headers: id.headers });
   // A signed-out session, a deactivated user or a revoked guest invite all lose the socket.
   const principal = ctx.auth.authenticate(request, id.ip).principal;
   if (!principal || actorIdOf(principal) !== id.actorId) return LOST;
   const canvas = ctx.canvases.byId(id.canvasId);
   if (!canvas) return LOST;
-  const owner = ctx.users.byId(canvas.ownerId);
-  const settings = ctx.settings.get();
-  const decision = decideAccess({
-    canvas,
-    owner: owner ? { active: owner.active, canPublishPublic: owner.canPublishPublic, orgId: owner.orgId } : null,
-    viewer: viewerOf(ctx, canvas, principal),
-    gatePassed: canvas.hasPassword && gatePassed(ctx, request, canvas),
-    now: ctx.now(),
-    instance: { publicLinks: settings.publicLinks, tenancy: ctx.config.tenancy },
-  });
+  const { decision } = access.resolve(request, access.factsOf(canvas), principal);
   // Static-only means the canvas became a live Public link: its runtime API is for owners and editors.
   if (!decision.ok || decision.staticOnly) return LOST;
-  const refusal = capabilityRefusal(ctx, canvas, 'realtime');
+  const refusal = pipeline.capabilityRefusal(canvas, 'realtime');
   if (refusal) return { ok: false, close: CLOSE.capabilityDisabled, refusal };
   const name = principal.kind === 'user' ? principal.user.name : principal.kind === 'guest' ? principal.name : '';
   return { ok: true, canvas, role: decision.effectiveRole, name };

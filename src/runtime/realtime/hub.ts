@@ -11,11 +11,12 @@
 // A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
 import type { CanvasRole } from '../../canvases/record.ts';
+import type { Lifecycle } from '../../lifecycle.ts';
 import type { AppContext } from '../../context.ts';
 import { DataVersion } from '../../db/data-version.ts';
 import { newId } from '../../ids.ts';
 import { RateLimiter } from '../../http/ratelimit.ts';
-import { recheck, type Recheck, type SocketIdentity } from './access.ts';
+import { recheck, type Recheck, type RecheckDeps, type SocketIdentity } from './access.ts';
 import { frames, parseFrame, type PresenceUser } from './frames.ts';
 import { CLOSE, REALTIME_LIMITS } from './limits.ts';
 import { channelRights, type ChannelRights } from './policy.ts';
@@ -70,7 +71,7 @@ const topic = {
   presence: (canvasId: string, channel: string) => `rt|${canvasId}|p|${channel}`,
 };
 
-export class RealtimeHub {
+export class RealtimeHub implements Lifecycle {
   private server: Server<unknown> | null = null;
   private readonly byCanvas = new Map<string, Set<Connection>>();
   /** canvasId → channel → actorId → participant */
@@ -81,14 +82,23 @@ export class RealtimeHub {
   private readonly dataVersion: DataVersion;
   /** canvasId → when and at which data version its receivers were last re-checked. */
   private readonly receiversChecked = new Map<string, { version: number; at: number }>();
-  private readonly sweep: ReturnType<typeof setInterval>;
+  private sweep: Timer | undefined;
+  private readonly recheckDeps: RecheckDeps;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    deps: Omit<RecheckDeps, 'ctx'>,
+  ) {
     this.limiter = new RateLimiter(true, 100_000, ctx.now);
     this.dataVersion = DataVersion.of(ctx.db);
+    this.recheckDeps = { ctx, ...deps };
+  }
+
+  /** Follows the changes that can cost a socket its access, and re-checks idle sockets on a timer. */
+  start(): void {
     this.sweep = setInterval(() => this.revalidateAll(), SWEEP_EVERY_MS);
     this.sweep.unref();
-    const { events } = ctx;
+    const { events } = this.ctx;
     this.unsubscribe.push(
       events.on('canvas.unpublished', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was unpublished')),
       events.on('canvas.deleted', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was deleted')),
@@ -99,7 +109,6 @@ export class RealtimeHub {
       events.on('settings.changed', () => this.revalidateAll()),
       events.on('session.ended', () => this.revalidateAll()),
     );
-    ctx.onShutdown.push(() => this.shutdown());
   }
 
   /** The server that upgraded the sockets (its topics carry the fan-out). */
@@ -300,7 +309,7 @@ export class RealtimeHub {
    */
   private refresh(conn: Connection): Live | null {
     if (conn.closed) return null;
-    const live = recheck(this.ctx, conn.identity);
+    const live = recheck(this.recheckDeps, conn.identity);
     if (!live.ok) {
       if (live.close === CLOSE.capabilityDisabled) this.send(conn, frames.capabilityDisabled(live.refusal));
       this.close(
@@ -360,21 +369,10 @@ export class RealtimeHub {
     if (!conn.closed) conn.ws.send(json);
   }
 
-  private shutdown(): void {
+  /** Every socket hears "going away" (1001) before the database closes. */
+  stop(): void {
     clearInterval(this.sweep);
-    for (const off of this.unsubscribe) off();
+    for (const off of this.unsubscribe.splice(0)) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
   }
-}
-
-const hubs = new WeakMap<AppContext, RealtimeHub>();
-
-/** The hub of this app context (one per process, one per test app). */
-export function hubOf(ctx: AppContext): RealtimeHub {
-  let hub = hubs.get(ctx);
-  if (!hub) {
-    hub = new RealtimeHub(ctx);
-    hubs.set(ctx, hub);
-  }
-  return hub;
 }

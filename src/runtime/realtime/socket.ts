@@ -11,10 +11,10 @@ import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { renderError } from '../../http/on-error.ts';
 import { safeDecode } from '../runtime-request.ts';
-import { capabilityRefusal, runPipeline } from '../pipeline.ts';
 import { identityHeaders, type SocketIdentity } from './access.ts';
 import { frames } from './frames.ts';
-import { hubOf, type Connection, type RealtimeHub, type RealtimeSocket } from './hub.ts';
+import type { RuntimePipeline } from '../pipeline.ts';
+import { type Connection, type RealtimeHub, type RealtimeSocket } from './hub.ts';
 import { CLOSE } from './limits.ts';
 
 interface SocketData {
@@ -67,15 +67,14 @@ export interface RealtimeUpgrade {
   handle(request: Request): Response | null;
 }
 
-export function realtimeUpgrade(ctx: AppContext): RealtimeUpgrade {
-  const hub = hubOf(ctx);
+export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: RuntimePipeline): RealtimeUpgrade {
   let server: Server<unknown> | null = null;
 
   const accept = (request: Request, slug: string): Response => {
-    const { caller, headers } = runPipeline(ctx, request, slug, { capability: 'realtime', skipCapability: true });
+    const { caller, headers } = pipeline.run(request, slug, { capability: 'realtime', skipCapability: true });
     try {
       checkSocketOrigin(ctx, request);
-      const refusal = capabilityRefusal(ctx, caller.canvas, 'realtime');
+      const refusal = pipeline.capabilityRefusal(caller.canvas, 'realtime');
       const isUpgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
       if (!isUpgrade || !server) {
         if (refusal) throw refusal;

@@ -1,22 +1,8 @@
-import { Elysia } from 'elysia';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
-import { json } from '../http/respond.ts';
-import { CanvasServer } from './canvas-server.ts';
+import type { CanvasServer } from './canvas-server.ts';
 import { canvasSlugFromHost } from '../http/canvas-host.ts';
-
-const servers = new WeakMap<AppContext, CanvasServer>();
-
-/** One CanvasServer per app context, shared by the path routes and the subdomain dispatch (one cache, one set of listeners). */
-export function canvasServerOf(ctx: AppContext): CanvasServer {
-  let server = servers.get(ctx);
-  if (!server) {
-    server = new CanvasServer(ctx);
-    servers.set(ctx, server);
-  }
-  return server;
-}
 
 /** Path and query of a request URL, still encoded. */
 function splitUrl(url: string): { path: string; query: string } {
@@ -56,22 +42,6 @@ function pathPages(
 }
 
 /**
- * The same `/c/{slug}…` answers as Elysia routes, for an app used without
- * createHandler's dispatch (canvasHostHandler answers them first).
- */
-export function serveRoutes(ctx: AppContext) {
-  const pages = pathPages(ctx, canvasServerOf(ctx));
-  const handle = (request: Request): Response | Promise<Response> => {
-    const { path, query } = splitUrl(request.url);
-    // An empty slug: what the router answers for a path it does not know.
-    return pages(request, path, query) ?? json(404, { code: 'NOT_FOUND', message: 'no such route' });
-  };
-  return new Elysia({ name: 'serve' })
-    .all('/c/:slug', ({ request }) => handle(request), { parse: 'none' })
-    .all('/c/:slug/*', ({ request }) => handle(request), { parse: 'none' });
-}
-
-/**
  * Canvas requests answered before Elysia's router (which added ~1.3 µs to a
  * ~4 µs page view when measured in process): in subdomain mode,
  * every request whose Host is `{slug}.{EASEL_CANVAS_HOST}` (those belong to
@@ -79,8 +49,7 @@ export function serveRoutes(ctx: AppContext) {
  * `/c/{slug}…` on the base host. Null for everything else (the dashboard and
  * the APIs).
  */
-export function canvasHostHandler(ctx: AppContext): (request: Request) => Response | Promise<Response> | null {
-  const server = canvasServerOf(ctx);
+export function canvasPageDispatcher(ctx: AppContext, server: CanvasServer): (request: Request) => Response | Promise<Response> | null {
   const pages = pathPages(ctx, server);
   const subdomain = ctx.config.urlMode === 'subdomain';
   return (request) => {

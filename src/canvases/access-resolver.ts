@@ -1,0 +1,109 @@
+// The one place that turns a request into an access decision: page serving,
+// the runtime pipeline, the realtime re-checks and the SDK's anonymous
+// admission all ask it, so they cannot disagree. The database facts come from
+// memory (VersionedCache): a publication, a settings or member change, a
+// deactivated owner are writes DataVersion sees, so they show on the very
+// next request. Unknown slugs are not remembered (a canvas created later must
+// be found). Cached canvases are shared between requests: read, never change.
+import type { Principal } from '../auth/principal.ts';
+import type { AppContext } from '../context.ts';
+import { DataVersion } from '../db/data-version.ts';
+import { VersionedCache } from '../db/versioned-cache.ts';
+import { gatePassed } from '../serve/gate-pass.ts';
+import { decideAccess, publicLinkActive, type AccessDecision, type AccessInput, type Viewer } from './access.ts';
+import { statusOf, type Canvas, type CanvasRole } from './record.ts';
+
+export type OwnerFacts = AccessInput['owner'];
+
+export interface CanvasFacts {
+  canvas: Canvas;
+  owner: OwnerFacts;
+}
+
+export interface ResolvedAccess {
+  /** null: no such canvas. */
+  canvas: Canvas | null;
+  decision: AccessDecision;
+  /** The Public link rung is live (pages may be cached publicly). */
+  publicOpen: boolean;
+}
+
+export class AccessResolver {
+  private readonly canvases: VersionedCache<CanvasFacts | null>;
+  private readonly roles: VersionedCache<CanvasRole | null>;
+
+  constructor(private readonly ctx: AppContext) {
+    const version = DataVersion.of(ctx.db);
+    this.canvases = new VersionedCache(version, ctx.now, 1024);
+    this.roles = new VersionedCache(version, ctx.now, 10_000);
+  }
+
+  /** The canvas by slug with its owner's switches. */
+  bySlug(slug: string): CanvasFacts | null {
+    return this.canvases.get(
+      slug,
+      () => {
+        const canvas = this.ctx.canvases.bySlug(slug);
+        return canvas ? { canvas, owner: this.ownerFacts(canvas) } : null;
+      },
+      (facts) => facts !== null,
+    );
+  }
+
+  /** Facts for a canvas already loaded (by id): its owner's switches read now. */
+  factsOf(canvas: Canvas): CanvasFacts {
+    return { canvas, owner: this.ownerFacts(canvas) };
+  }
+
+  /**
+   * The access ladder for `principal` (null: nobody signed in) on a canvas
+   * (null: no such canvas). `checkGate: false` asks "would they get in past
+   * the password gate" (the gate form itself).
+   */
+  resolve(request: Request, facts: CanvasFacts | null, principal: Principal | null, checkGate = true): ResolvedAccess {
+    const canvas = facts?.canvas ?? null;
+    const input = { canvas, owner: facts?.owner ?? null, instance: this.instanceFacts() };
+    const decision = decideAccess({
+      ...input,
+      viewer: canvas && principal ? this.viewerOf(canvas, principal) : { kind: 'anonymous' },
+      gatePassed: checkGate && canvas !== null && canvas.hasPassword && gatePassed(this.ctx, request, canvas),
+      now: this.ctx.now(),
+    });
+    return { canvas, decision, publicOpen: publicLinkActive(input) };
+  }
+
+  /** An active, unexpired Public link canvas whose owner (and the instance) allow public links. */
+  openPublicLink(slug: string): boolean {
+    const facts = this.bySlug(slug);
+    if (!facts || statusOf(facts.canvas) !== 'active') return false;
+    if (facts.canvas.expiresAt !== null && facts.canvas.expiresAt <= this.ctx.now()) return false;
+    return publicLinkActive({ ...facts, instance: this.instanceFacts() });
+  }
+
+  private viewerOf(canvas: Canvas, principal: Principal): Viewer {
+    switch (principal.kind) {
+      case 'user':
+        return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: this.roleOf(canvas, principal.user.id) };
+      case 'guest':
+        return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
+      case 'anonymous':
+        return { kind: 'anonymous' };
+    }
+  }
+
+  private roleOf(canvas: Canvas, userId: string): CanvasRole | null {
+    if (canvas.ownerId === userId) return 'owner';
+    return this.roles.get(`${canvas.id} ${userId}`, () => this.ctx.canvases.roleOf(canvas, userId));
+  }
+
+  /** The owner's switches decideAccess looks at (null: the owner row is gone). */
+  private ownerFacts(canvas: Canvas): OwnerFacts {
+    const owner = this.ctx.users.byId(canvas.ownerId);
+    return owner ? { active: owner.active, canPublishPublic: owner.canPublishPublic, orgId: owner.orgId } : null;
+  }
+
+  /** Instance switches: settings are already held in memory by SettingsService. */
+  private instanceFacts(): AccessInput['instance'] {
+    return { publicLinks: this.ctx.settings.get().publicLinks, tenancy: this.ctx.config.tenancy };
+  }
+}

@@ -1,0 +1,30 @@
+// The Deploy API's parts for one app: the staged-upload service, recovery at
+// start, and the blob references deploys keep (versions and staged uploads).
+import type { Database } from 'bun:sqlite';
+import { tableReferences, type BlobReferenceCheck } from '../blobs/gc.ts';
+import type { AppContext } from '../context.ts';
+import type { Lifecycle } from '../lifecycle.ts';
+import { UploadService } from './upload/service.ts';
+import { resetDeployTmp } from './zip/deploy.ts';
+
+export interface DeployFeature extends Lifecycle {
+  uploads: UploadService;
+}
+
+export function createDeployFeature(ctx: AppContext): DeployFeature {
+  const uploads = new UploadService(ctx);
+  return {
+    uploads,
+    start() {
+      // A crash mid-deploy leaves spooled bodies and unrenamed blobs behind.
+      resetDeployTmp(ctx);
+      // A restart may find upload sessions that ended while it was down.
+      uploads.sweep();
+    },
+  };
+}
+
+/** Blobs named by a version's files or by a staged upload. */
+export function deployBlobReferences(db: Database): BlobReferenceCheck[] {
+  return [tableReferences(db, 'version_files'), tableReferences(db, 'upload_blobs')];
+}

@@ -1,0 +1,66 @@
+// The AI feature's parts for one app: the call store, the service, the
+// provider opener and the timings (options let tests shorten them), plus the
+// calls in flight so stop() can abort and record them.
+import type { AppContext } from '../../context.ts';
+import type { Lifecycle } from '../../lifecycle.ts';
+import type { RuntimePipeline } from '../pipeline.ts';
+import { DEFAULT_TUNING, type AiTuning } from './chat-run.ts';
+import { anthropicOpener, type OpenStream } from './provider.ts';
+import { AiService } from './service.ts';
+import { AiCallStore } from './store.ts';
+
+export interface AiFeature extends Lifecycle {
+  store: AiCallStore;
+  service: AiService;
+  open: OpenStream;
+  tuning: AiTuning;
+  /** Registers a running call (its abort); the returned function marks it finished. */
+  track(abort: () => void): () => void;
+}
+
+export interface AiOptions {
+  tuning?: Partial<AiTuning>;
+}
+
+/** How long stop() waits for aborted calls to record themselves before the database closes. */
+const SHUTDOWN_SETTLE_MS = 2_000;
+
+export function createAiFeature(ctx: AppContext, pipeline: RuntimePipeline, options: AiOptions = {}): AiFeature {
+  const store = new AiCallStore(ctx.db);
+  const running = new Set<{ abort: () => void; finished: Promise<void> }>();
+  return {
+    store,
+    service: new AiService({
+      store,
+      settings: () => ctx.settings.get(),
+      now: ctx.now,
+      log: ctx.log,
+      capabilityRefusal: (canvas) => pipeline.capabilityRefusal(canvas, 'ai'),
+    }),
+    open: anthropicOpener(ctx.config.aiBaseUrl, ctx.log),
+    tuning: { ...DEFAULT_TUNING, ...options.tuning },
+    track(abort) {
+      let finish!: () => void;
+      const entry = { abort, finished: new Promise<void>((r) => (finish = r)) };
+      running.add(entry);
+      return () => {
+        running.delete(entry);
+        finish();
+      };
+    },
+    // Reservations a previous process left behind are settled before any call of this process exists.
+    start() {
+      const orphans = store.settleOrphans(ctx.now());
+      if (orphans > 0) ctx.log.warn('ai: settled calls left running by a previous process', { count: orphans });
+    },
+    // Streams still open when the server stops are aborted and recorded while the database is still there.
+    async stop() {
+      if (running.size === 0) return;
+      const finished = [...running].map((r) => r.finished);
+      for (const r of running) r.abort();
+      let timer: Timer | undefined;
+      await Promise.race([Promise.all(finished), new Promise((r) => (timer = setTimeout(r, SHUTDOWN_SETTLE_MS)))]);
+      clearTimeout(timer);
+    },
+  };
+}
