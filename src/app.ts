@@ -15,6 +15,7 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import { createDeployFeature, deployBlobReferences, type DeployFeature } from './deploy/feature.ts';
 import { deployRoutes } from './deploy/routes.ts';
 import { uploadRoutes } from './deploy/upload/routes.ts';
+import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { healthRoutes } from './http/health.ts';
 import { renderError } from './http/on-error.ts';
@@ -129,27 +130,28 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
 /** Every Elysia route, in the order it is matched. onError comes first so it covers them all. */
 function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
   const runtime: RuntimeCore = { pipeline: f.pipeline, usage: f.usage };
+  const auth = authKinds(ctx, f.pipeline);
   return (
     new Elysia({ name: 'easel' })
       .onError(({ request, error, code }) => renderError(ctx, request, error, code))
       .use(healthRoutes(ctx))
       // Sign-in, and the management API of the dashboard (/auth, /api).
       .use(authRoutes(ctx))
-      .use(apiMeRoutes(ctx))
-      .use(canvasRoutes(ctx))
-      .use(guestRoutes(ctx))
-      .use(aiUsageRoutes(ctx))
-      .use(adminRoutes(ctx))
-      .use(connectionAdminRoutes(ctx))
+      .use(apiMeRoutes(ctx, auth))
+      .use(canvasRoutes(ctx, auth))
+      .use(guestRoutes(ctx, auth))
+      .use(aiUsageRoutes(ctx, auth))
+      .use(adminRoutes(ctx, auth))
+      .use(connectionAdminRoutes(ctx, auth))
       // The Deploy API (/v1/canvases, canvas key).
-      .use(deployRoutes(ctx))
-      .use(uploadRoutes(ctx, f.deploy.uploads))
+      .use(deployRoutes(ctx, auth))
+      .use(uploadRoutes(ctx, auth, f.deploy.uploads))
       // The SDK and the dashboard's files.
       .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
       .use(dashboardRoutes(ctx))
       // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
       .use(runtimePreflightRoutes(ctx))
-      .use(meRoutes(ctx, runtime))
+      .use(meRoutes(ctx, auth))
       .use(kvRoutes(ctx, runtime))
       .use(fileRoutes(ctx, runtime))
       .use(aiRoutes(ctx, runtime, f.ai))

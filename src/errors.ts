@@ -138,3 +138,21 @@ function defaultMessage(code: ErrorCode): string {
 
 export const notFound = (message = 'not found') => new AppError('NOT_FOUND', message);
 export const invalidBody = (message: string, extra: Record<string, unknown> = {}) => new AppError('INVALID_BODY', message, extra);
+
+// Codes the spec answers with a status other than their usual one, named for
+// the situation so no throw site overrides a status by hand.
+
+/** A size cap, answered 413 whatever the code's usual status (the staged upload's INVALID_MANIFEST, INVALID_REQUEST…). */
+export const overCap = (code: ErrorCode, message: string, extra: Record<string, unknown> = {}) =>
+  new AppError(code, message, extra, { status: 413 });
+/** An AI budget that resets with time: 429, not QUOTA_EXCEEDED's usual 409 (storage quotas stay full until something is deleted). */
+export const aiBudgetSpent = (message: string, scope: 'user_daily' | 'canvas_monthly') =>
+  new AppError('QUOTA_EXCEEDED', message, { scope }, { status: 429 });
+/** A valid canvas key used on another canvas's route. */
+export const keyOfAnotherCanvas = () => new AppError('unauthorized', 'key belongs to another canvas', {}, { status: 403 });
+/** OIDC sign-in: a browser without a session is sent to sign in rather than refused. */
+export const signInFirst = () => new AppError('unauthorized', 'sign in first', {}, { status: 302, headers: { location: '/auth/login' } });
+/** Rollback to a version that is not kept (or never was): the path names nothing. */
+export const noSuchVersion = (message: string) => new AppError('INVALID_PATH', message, {}, { status: 404 });
+/** A GET on the realtime route that asks to upgrade but is not a well-formed handshake. */
+export const malformedHandshake = () => new AppError('UPGRADE_REQUIRED', 'the WebSocket handshake is malformed', {}, { status: 400 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { applyCorsHeaders, corsHeaders } from '../src/runtime/isolation.ts';
+import { corsHeaders } from '../src/runtime/isolation.ts';
+import { addHeaders } from '../src/http/add-headers.ts';
 import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { gateCookieWith } from '../src/serve/gate-pass.ts';
 import { utcDay } from '../src/runtime/usage.ts';
@@ -488,7 +489,7 @@ describe('runtime pipeline (subdomain mode)', () => {
       vary: 'Accept-Encoding',
       'access-control-expose-headers': 'x-easel-connection-response, etag, retry-after',
     });
-    applyCorsHeaders(headers, corsHeaders(app.ctx.config, new Request('https://easel.test/', { headers: { origin: own() } }), w.slug));
+    addHeaders(headers, corsHeaders(app.ctx.config, new Request('https://easel.test/', { headers: { origin: own() } }), w.slug));
     expect(headers.get('vary')).toBe('Accept-Encoding, Origin');
     expect(headers.get('access-control-expose-headers')).toBe(
       'x-easel-connection-response, etag, retry-after, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',

@@ -2,8 +2,8 @@
 // uses /v1/c/{slug}/me instead. Not capability-gated; management rate class.
 import { Elysia } from 'elysia';
 import type { User } from '../auth/users.ts';
-import { managementActor } from '../canvases/guard.ts';
 import type { AppContext } from '../context.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
 import { json } from '../http/respond.ts';
 
 /** With tenancy off every user belongs to this one implicit org. */
@@ -47,9 +47,10 @@ export function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean)
   };
 }
 
-export function apiMeRoutes(ctx: AppContext) {
-  return new Elysia({ name: 'api-me' }).get('/api/me', ({ request }) => {
-    const actor = managementActor(ctx, request);
-    return json(200, dashboardIdentity(ctx, actor.user, actor.isAdmin), { 'cache-control': 'no-store' });
-  });
+export function apiMeRoutes(ctx: AppContext, auth: AuthKinds) {
+  return new Elysia({ name: 'api-me' })
+    .use(auth)
+    .get('/api/me', ({ actor }) => json(200, dashboardIdentity(ctx, actor.user, actor.isAdmin), { 'cache-control': 'no-store' }), {
+      management: true,
+    });
 }

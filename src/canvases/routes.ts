@@ -4,10 +4,10 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { json } from '../http/respond.ts';
-import { managedCanvas, type Need } from './authority.ts';
-import { jsonBody, rawBody } from '../http/json-body.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
+import { readJson } from '../http/json-body.ts';
+import { managedCanvas, type Actor, type Need } from './authority.ts';
 import { setCapabilities } from './capabilities.ts';
-import { managementActor } from './guard.ts';
 import { listMembers, putMember, removeMember } from './members.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from './model.ts';
 import {
@@ -22,63 +22,43 @@ import {
 } from './service.ts';
 import { canvasView } from './view.ts';
 
-export function canvasRoutes(ctx: AppContext) {
+export function canvasRoutes(ctx: AppContext, auth: AuthKinds) {
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
   const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
-  const actor = (request: Request) => managementActor(ctx, request);
-  /** The actor, already known to hold `need` on the canvas (so the body is checked only for them). */
-  const authorized = (request: Request, id: string, need: Need) => {
-    const a = actor(request);
-    managedCanvas(ctx, a, id, need);
-    return a;
-  };
+  /** The right to the canvas is checked before its body is read. */
+  const authorize = (actor: Actor, id: string, need: Need) => void managedCanvas(ctx, actor, id, need);
 
-  return new Elysia({ name: 'canvas-management' })
-    .post(
-      '/api/canvases',
-      ({ request, body }) => {
-        const a = actor(request);
-        const created = createCanvas(ctx, a, jsonBody(CreateCanvasBody, request, body));
+  return new Elysia({ name: 'canvas-management' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
+    app
+      .post('/api/canvases', async ({ actor, request }) => {
+        const created = createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
         return ok({ ...view(created), apiKey: created.apiKey }, 201);
-      },
-      rawBody,
-    )
-    .get('/api/canvases', ({ request }) => ok({ canvases: listCanvases(ctx, actor(request)).map(view) }))
-    .get('/api/canvases/:id', ({ request, params }) => ok(view(getCanvas(ctx, actor(request), params.id))))
-    .patch(
-      '/api/canvases/:id',
-      async ({ request, params, body }) => {
-        const a = authorized(request, params.id, 'manage');
-        return ok(view(await updateCanvas(ctx, a, params.id, jsonBody(PatchCanvasBody, request, body))));
-      },
-      rawBody,
-    )
-    .delete('/api/canvases/:id', ({ request, params }) => {
-      deleteCanvas(ctx, actor(request), params.id);
-      return ok({ ok: true });
-    })
-    .patch(
-      '/api/canvases/:id/capabilities',
-      ({ request, params, body }) => {
-        const a = authorized(request, params.id, 'manage');
-        return ok(view(setCapabilities(ctx, a, params.id, jsonBody(CapabilitiesBody, request, body))));
-      },
-      rawBody,
-    )
-    .post('/api/canvases/:id/regenerate-key', ({ request, params }) => ok(regenerateKey(ctx, actor(request), params.id)))
-    .post('/api/canvases/:id/archive', ({ request, params }) => ok(view(setArchived(ctx, actor(request), params.id, true))))
-    .post('/api/canvases/:id/restore', ({ request, params }) => ok(view(setArchived(ctx, actor(request), params.id, false))))
-    .get('/api/canvases/:id/members', ({ request, params }) => ok({ members: listMembers(ctx, actor(request), params.id) }))
-    .put(
-      '/api/canvases/:id/members',
-      ({ request, params, body }) => {
-        const a = authorized(request, params.id, 'manage');
-        return ok(putMember(ctx, a, params.id, jsonBody(PutMemberBody, request, body)));
-      },
-      rawBody,
-    )
-    .delete('/api/canvases/:id/members/:userId', ({ request, params }) => {
-      removeMember(ctx, actor(request), params.id, params.userId);
-      return ok({ ok: true });
-    });
+      })
+      .get('/api/canvases', ({ actor }) => ok({ canvases: listCanvases(ctx, actor).map(view) }))
+      .get('/api/canvases/:id', ({ actor, params }) => ok(view(getCanvas(ctx, actor, params.id))))
+      .patch('/api/canvases/:id', async ({ actor, params, request }) => {
+        authorize(actor, params.id, 'manage');
+        return ok(view(await updateCanvas(ctx, actor, params.id, await readJson(request, PatchCanvasBody))));
+      })
+      .delete('/api/canvases/:id', ({ actor, params }) => {
+        deleteCanvas(ctx, actor, params.id);
+        return ok({ ok: true });
+      })
+      .patch('/api/canvases/:id/capabilities', async ({ actor, params, request }) => {
+        authorize(actor, params.id, 'manage');
+        return ok(view(setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
+      })
+      .post('/api/canvases/:id/regenerate-key', ({ actor, params }) => ok(regenerateKey(ctx, actor, params.id)))
+      .post('/api/canvases/:id/archive', ({ actor, params }) => ok(view(setArchived(ctx, actor, params.id, true))))
+      .post('/api/canvases/:id/restore', ({ actor, params }) => ok(view(setArchived(ctx, actor, params.id, false))))
+      .get('/api/canvases/:id/members', ({ actor, params }) => ok({ members: listMembers(ctx, actor, params.id) }))
+      .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
+        authorize(actor, params.id, 'manage');
+        return ok(putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));
+      })
+      .delete('/api/canvases/:id/members/:userId', ({ actor, params }) => {
+        removeMember(ctx, actor, params.id, params.userId);
+        return ok({ ok: true });
+      }),
+  );
 }

@@ -2,10 +2,9 @@
 // an instance admin gets 404, as if the routes did not exist; the body is
 // looked at only after that.
 import { Elysia } from 'elysia';
-import { jsonBody, rawBody } from '../http/json-body.ts';
-import { managementActor } from '../canvases/guard.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
+import { readJson } from '../http/json-body.ts';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
 import { json } from '../http/respond.ts';
 import { CreateProfileBody, PatchProfileBody } from './model.ts';
 import {
@@ -20,59 +19,30 @@ import {
   updateProfile,
 } from './profiles.ts';
 
-export function connectionAdminRoutes(ctx: AppContext) {
+export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
   const answer = (status: number, body: unknown) => json(status, body, { 'cache-control': 'no-store' });
-  const admin = (request: Request) => {
-    const actor = managementActor(ctx, request);
-    if (!actor.isAdmin) throw new AppError('NOT_FOUND', 'no such route');
-    return actor;
-  };
 
-  return new Elysia({ name: 'connection-admin' })
-    .get('/api/admin/connections', ({ request }) => {
-      admin(request);
-      return answer(200, { connections: listProfiles(ctx) });
-    })
-    .post(
-      '/api/admin/connections',
-      ({ request, body }) => {
-        const actor = admin(request);
-        return answer(201, profileView(ctx, createProfile(ctx, actor, jsonBody(CreateProfileBody, request, body))));
-      },
-      rawBody,
-    )
-    .get('/api/admin/connections/:name', ({ request, params }) => {
-      admin(request);
-      return answer(200, profileView(ctx, getProfile(ctx, params.name)));
-    })
-    .patch(
-      '/api/admin/connections/:name',
-      ({ request, params, body }) => {
-        const actor = admin(request);
-        return answer(200, profileView(ctx, updateProfile(ctx, actor, params.name, jsonBody(PatchProfileBody, request, body))));
-      },
-      rawBody,
-    )
-    .delete('/api/admin/connections/:name', ({ request, params }) => {
-      const actor = admin(request);
-      deleteProfile(ctx, actor, params.name);
-      return answer(200, { ok: true });
-    })
-    .get('/api/admin/canvases/:id/connections', ({ request, params }) => {
-      admin(request);
-      return answer(200, { connections: grantsOfCanvas(ctx, params.id) });
-    })
-    .put(
-      '/api/admin/canvases/:id/connections/:name',
-      ({ request, params }) => {
-        const actor = admin(request);
-        return answer(200, grantProfile(ctx, actor, params.id, params.name));
-      },
-      { parse: 'none' },
-    )
-    .delete('/api/admin/canvases/:id/connections/:name', ({ request, params }) => {
-      const actor = admin(request);
-      revokeProfile(ctx, actor, params.id, params.name);
-      return answer(200, { ok: true });
-    });
+  return new Elysia({ name: 'connection-admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
+    app
+      .get('/api/admin/connections', () => answer(200, { connections: listProfiles(ctx) }))
+      .post('/api/admin/connections', async ({ actor, request }) =>
+        answer(201, profileView(ctx, createProfile(ctx, actor, await readJson(request, CreateProfileBody)))),
+      )
+      .get('/api/admin/connections/:name', ({ params }) => answer(200, profileView(ctx, getProfile(ctx, params.name))))
+      .patch('/api/admin/connections/:name', async ({ actor, params, request }) =>
+        answer(200, profileView(ctx, updateProfile(ctx, actor, params.name, await readJson(request, PatchProfileBody)))),
+      )
+      .delete('/api/admin/connections/:name', ({ actor, params }) => {
+        deleteProfile(ctx, actor, params.name);
+        return answer(200, { ok: true });
+      })
+      .get('/api/admin/canvases/:id/connections', ({ params }) => answer(200, { connections: grantsOfCanvas(ctx, params.id) }))
+      .put('/api/admin/canvases/:id/connections/:name', ({ actor, params }) =>
+        answer(200, grantProfile(ctx, actor, params.id, params.name)),
+      )
+      .delete('/api/admin/canvases/:id/connections/:name', ({ actor, params }) => {
+        revokeProfile(ctx, actor, params.id, params.name);
+        return answer(200, { ok: true });
+      }),
+  );
 }

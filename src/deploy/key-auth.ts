@@ -3,7 +3,7 @@
 // headers are ever added on this path.
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { AppError, keyOfAnotherCanvas } from '../errors.ts';
 import { enforceRate } from '../http/guards.ts';
 import { sha256Hex } from '../ids.ts';
 
@@ -20,7 +20,7 @@ export function authenticateDeployKey(ctx: AppContext, request: Request, canvasI
   if (!match) throw unauthorized();
   const canvas = ctx.canvases.byKeyHash(sha256Hex(match[1]!));
   if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw unauthorized();
-  if (canvas.id !== canvasId) throw new AppError('unauthorized', 'key belongs to another canvas', {}, { status: 403 });
+  if (canvas.id !== canvasId) throw keyOfAnotherCanvas();
   return canvas;
 }
 

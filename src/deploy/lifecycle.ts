@@ -5,7 +5,7 @@ import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { immediate } from '../db/tx.ts';
-import { AppError } from '../errors.ts';
+import { AppError, noSuchVersion } from '../errors.ts';
 import { newToken } from '../ids.ts';
 import { afterCommit } from './after-commit.ts';
 import { VersionStore, type VersionRecord } from './version-store.ts';
@@ -13,7 +13,7 @@ import { VersionStore, type VersionRecord } from './version-store.ts';
 /** The ready version a rollback to `number` would activate; 404 INVALID_PATH when there is none. */
 export function rollbackTarget(ctx: AppContext, canvas: Canvas, number: number): VersionRecord {
   const target = new VersionStore(ctx.db).readyByNumber(canvas.id, number);
-  if (!target) throw new AppError('INVALID_PATH', `no ready version ${number}: list /versions for the kept ones`, {}, { status: 404 });
+  if (!target) throw noSuchVersion(`no ready version ${number}: list /versions for the kept ones`);
   return target;
 }
 

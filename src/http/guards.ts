@@ -24,13 +24,6 @@ export function requireUser(ctx: AppContext, request: Request): User {
   return p.user;
 }
 
-/** An instance admin; anyone else gets 404 so admin routes don't reveal themselves. */
-export function requireAdmin(ctx: AppContext, request: Request): User {
-  const user = requireUser(ctx, request);
-  if (!ctx.auth.isAdmin(user)) throw new AppError('NOT_FOUND', 'not found');
-  return user;
-}
-
 /** Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or `{code}` shape. */
 export function enforceRate(ctx: AppContext, key: string, limit: number, shape: 'error' | 'code'): void {
   const d = ctx.limiter.hit(key, limit);

@@ -1,5 +1,6 @@
 import type { Server } from 'bun';
 import type { Logger } from '../log.ts';
+import { addHeaders } from './add-headers.ts';
 import { attachMeta, requestIdFrom, type RequestMeta } from './meta.ts';
 import { newRequestId } from './request-id.ts';
 
@@ -19,13 +20,11 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
     attachMeta(request, meta);
     let response = await inner(request);
     try {
-      response.headers.set('x-request-id', id);
-      for (const c of meta.cookies) response.headers.append('set-cookie', c);
+      finishHeaders(response.headers, id, meta);
     } catch {
       // Some responses carry immutable headers: copy once.
       const headers = new Headers(response.headers);
-      headers.set('x-request-id', id);
-      for (const c of meta.cookies) headers.append('set-cookie', c);
+      finishHeaders(headers, id, meta);
       response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     }
     const url = request.url;
@@ -42,6 +41,12 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
   };
 }
 
+function finishHeaders(headers: Headers, id: string, meta: RequestMeta): void {
+  headers.set('x-request-id', id);
+  for (const c of meta.cookies) headers.append('set-cookie', c);
+  if (meta.headers) addHeaders(headers, meta.headers);
+}
+
 /**
  * The client address is looked up on first use: most requests (a canvas
  * page with a session) never ask, and the lookup was a tenth of a page
@@ -53,6 +58,7 @@ function requestMeta(request: Request, server: Server<unknown> | null | undefine
     id,
     start,
     cookies: [],
+    headers: null,
     get ip(): string | null {
       if (ip === undefined) ip = server?.requestIP(request)?.address ?? null;
       return ip;

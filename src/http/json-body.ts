@@ -1,74 +1,84 @@
-// JSON bodies for the management routes. Two things differ from Elysia's
-// defaults on purpose:
-// - Order: the caller is authenticated and authorized before the body is
-//   looked at, so an anonymous caller gets 401 and a stranger 404 whatever
-//   they send. Elysia parses and validates before any handler code, so the
-//   routes take the raw text (capped) and check it themselves.
-// - Strictness: Elysia's normalization silently drops unknown fields (and
-//   turns `[]` into `{}`); here they are refused, so a typo never "succeeds".
+// The one way a route reads a JSON body. Elysia would parse and validate
+// before any handler code, i.e. before the auth macros; the spec wants the
+// caller checked first, so routes take no `body` schema and call readJson.
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError } from '../errors.ts';
+import { AppError, overCap } from '../errors.ts';
 import { readTextCapped } from './read-capped.ts';
 
-/** Management bodies are small; anything larger is refused while reading. */
-export const MANAGEMENT_BODY_MAX = 256 * 1024;
+/** Bodies are small unless a route says otherwise; anything larger is refused while reading. */
+export const JSON_BODY_MAX = 256 * 1024;
 
-/** The body as text, never more than `maxBytes` (413 past it, chunked bodies included). */
-async function readManagementText(request: Request, maxBytes = MANAGEMENT_BODY_MAX): Promise<string> {
-  const text = await readTextCapped(request, maxBytes);
-  if (text === null) throw tooLarge(maxBytes);
-  return text;
+export interface ReadJsonOptions<T> {
+  /** Largest body read (default 256 KiB); past it the `tooLarge` error, chunked bodies included. */
+  maxBytes?: number;
+  /** The value of an empty body (routes whose fields are all optional); without it an empty body is refused. */
+  emptyAs?: T;
+  /**
+   * Require `Content-Type: application/json` (the default: it also keeps HTML
+   * forms, sent without a preflight, away from cookie-authenticated routes).
+   * The Deploy API reads JSON whatever the type.
+   */
+  jsonTypeOnly?: boolean;
+  /** The route's body-validation error (default 400 INVALID_BODY with the message). */
+  invalid?: (message: string) => AppError;
+  /** The route's over-cap error (default 413 INVALID_BODY). */
+  tooLarge?: (maxBytes: number) => AppError;
 }
-
-function tooLarge(maxBytes: number): AppError {
-  return new AppError('INVALID_BODY', `body: larger than ${maxBytes / 1024} KiB`, {}, { status: 413 });
-}
-
-/** What the parse hook hands over for an over-cap body (Elysia rewraps errors thrown while parsing). */
-const TOO_LARGE = Symbol('too large');
-
-/** Route option: hand the handler the raw (capped) body text instead of letting Elysia parse it. */
-export const rawBody = {
-  parse: ({ request }: { request: Request }) =>
-    readManagementText(request).catch((err: unknown) => {
-      if (err instanceof AppError && err.status === 413) return TOO_LARGE;
-      throw err;
-    }),
-};
 
 /**
- * Parses and checks a body the handler received through `rawBody`. An empty
- * body counts as `{}` only when `emptyAs` is given (routes whose fields are all optional).
+ * Reads, parses and checks a JSON body against a TypeBox schema, after the
+ * route's macro authenticated and authorized the caller (so a stranger gets
+ * 401 or 404 whatever they send). Unknown fields are refused, not dropped
+ * (Elysia's normalization would drop them and turn `[]` into `{}`): a typo
+ * never "succeeds".
  */
-export function jsonBody<S extends TSchema>(schema: S, request: Request, raw: unknown, emptyAs?: Static<S>): Static<S> {
-  if (raw === TOO_LARGE) throw tooLarge(MANAGEMENT_BODY_MAX);
-  const text = typeof raw === 'string' ? raw : '';
-  if (text.trim() === '' && emptyAs !== undefined) return emptyAs;
-  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-  // Also keeps HTML forms (sent without a preflight) away from cookie-authenticated routes.
-  if (text.trim() !== '' && type !== 'application/json') throw new AppError('INVALID_BODY', 'body: content-type must be application/json');
+export async function readJson<S extends TSchema>(
+  request: Request,
+  schema: S,
+  options: ReadJsonOptions<Static<S>> = {},
+): Promise<Static<S>> {
+  const maxBytes = options.maxBytes ?? JSON_BODY_MAX;
+  const invalid = options.invalid ?? ((message: string) => new AppError('INVALID_BODY', message));
+  const text = await readTextCapped(request, maxBytes);
+  if (text === null) throw (options.tooLarge ?? defaultTooLarge)(maxBytes);
+  const empty = text.trim() === '';
+  if (empty && options.emptyAs !== undefined) return options.emptyAs;
+  if (!empty && (options.jsonTypeOnly ?? true)) {
+    const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') throw invalid('body: content-type must be application/json');
+  }
   let value: unknown;
   try {
-    value = text.trim() === '' ? undefined : JSON.parse(text);
+    value = empty ? undefined : JSON.parse(text);
   } catch {
-    throw new AppError('INVALID_BODY', 'body: not valid JSON');
+    throw invalid('body: not valid JSON');
   }
-  checkStrict(schema, value);
-  return value;
+  const problem = schemaProblem(schema, value);
+  if (problem !== null) throw invalid(problem);
+  return value as Static<S>;
 }
 
-/** Throws 400 INVALID_BODY naming the first offending path (dotted, e.g. `aiPrices.some-model.input`). */
+function defaultTooLarge(maxBytes: number): AppError {
+  return overCap('INVALID_BODY', `body: larger than ${maxBytes / 1024} KiB`);
+}
+
+/** Throws 400 INVALID_BODY naming the first offending path (for values that did not come from a request body). */
 export function checkStrict<S extends TSchema>(schema: S, value: unknown): asserts value is Static<S> {
-  if (Value.Check(schema, value)) return;
-  if (value === undefined) throw new AppError('INVALID_BODY', 'body: a JSON object is required');
+  const problem = schemaProblem(schema, value);
+  if (problem !== null) throw new AppError('INVALID_BODY', problem);
+}
+
+/** Null when the value fits; otherwise the first offending path (dotted, e.g. `aiPrices.some-model.input`) and why. */
+function schemaProblem(schema: TSchema, value: unknown): string | null {
+  if (Value.Check(schema, value)) return null;
+  if (value === undefined) return 'body: a JSON object is required';
   const first = deepest(Value.Errors(schema, value).First());
   const path = first?.path ? first.path.slice(1).replaceAll('/', '.') : 'body';
   const message =
     first?.message === 'Unexpected property' ? 'unknown field' : (first?.message ?? 'invalid').replace(/^Expected/, 'expected');
-  throw new AppError('INVALID_BODY', `${path}: ${message}`);
+  return `${path}: ${message}`;
 }
-
 interface ErrorLike {
   path: string;
   message: string;

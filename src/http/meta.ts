@@ -8,6 +8,8 @@ export interface RequestMeta {
   start: number;
   /** Set-Cookie values to append to whatever response the request ends with. */
   cookies: string[];
+  /** Headers to add to whatever response the request ends with (the runtime pipeline's CORS headers; list headers merge). */
+  headers: Record<string, string> | null;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
@@ -19,7 +21,7 @@ export function attachMeta(request: Request, meta: RequestMeta): void {
 export function metaOf(request: Request): RequestMeta {
   let meta = metas.get(request);
   if (!meta) {
-    meta = { id: 'unknown', ip: null, start: performance.now(), cookies: [] };
+    meta = { id: 'unknown', ip: null, start: performance.now(), cookies: [], headers: null };
     metas.set(request, meta);
   }
   return meta;

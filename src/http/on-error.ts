@@ -5,16 +5,13 @@ import { metaOf } from './meta.ts';
 
 /**
  * The one place an exception becomes a response. AppErrors render in their
- * spec shape; Elysia's validation and parse failures become the route's
- * body-validation code (the Deploy API's `{error: "invalid_body"}`, otherwise
- * `INVALID_BODY`), never a 422; anything else is a 500 whose details go only
- * to the log.
+ * spec shape (routes read bodies with readJson, which throws the route's own
+ * code); a parse or validation failure of Elysia's own is INVALID_BODY,
+ * never a 422; anything else is a 500 whose details go only to the log.
  */
 export function renderError(ctx: AppContext, request: Request, error: unknown, code: unknown): Response {
   if (error instanceof AppError) return errorResponse(error);
-  const path = new URL(request.url).pathname;
   if (code === 'VALIDATION' || code === 'PARSE' || code === 'INVALID_FILE_TYPE' || code === 'INVALID_COOKIE_SIGNATURE') {
-    if (path.startsWith('/v1/canvases/')) return json(400, { error: 'invalid_body' });
     return json(400, { code: 'INVALID_BODY', message: validationMessage(error) });
   }
   if (code === 'NOT_FOUND') return json(404, { code: 'NOT_FOUND', message: 'no such route' });
@@ -22,7 +19,7 @@ export function renderError(ctx: AppContext, request: Request, error: unknown, c
   ctx.log.error('unhandled error', {
     requestId: meta.id,
     method: request.method,
-    path,
+    path: new URL(request.url).pathname,
     error: error instanceof Error ? error.message : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });

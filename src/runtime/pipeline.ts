@@ -3,11 +3,11 @@ import type { User } from '../auth/users.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { AppError, signInFirst } from '../errors.ts';
 import { enforceRate, principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { capabilityState, type Capability } from './capabilities.ts';
-import { applyCorsHeaders, checkIsolation, corsHeaders } from './isolation.ts';
+import { checkIsolation, corsHeaders } from './isolation.ts';
 import type { UsageCounters } from './usage.ts';
 
 export type { Capability } from './capabilities.ts';
@@ -78,27 +78,20 @@ export class RuntimePipeline {
   }
 
   /**
-   * Runs the pipeline, then the route's handler, and puts the pipeline's CORS
-   * headers on whatever comes out: the success response (a 304 included) and
-   * the handler's refusals alike (a canvas on its own subdomain must be able to
-   * read a 404). Vary and the exposed names are added to the handler's own.
+   * Runs the pipeline, then the route's handler. The pipeline's CORS headers
+   * go on whatever the request ends with (wrapHandler adds them): the success
+   * response (a 304 included) and the handler's refusals alike (a canvas on
+   * its own subdomain must be able to read a 404).
    */
-  async handle(
+  handle(
     request: Request,
     slug: string,
     opts: PipelineOptions,
     handler: (caller: RuntimeCaller) => Response | Promise<Response>,
-  ): Promise<Response> {
+  ): Response | Promise<Response> {
     const { caller, headers } = this.run(request, slug, opts);
-    let response: Response;
-    try {
-      response = await handler(caller);
-    } catch (err) {
-      if (err instanceof AppError) Object.assign(err.headers, headers);
-      throw err;
-    }
-    applyCorsHeaders(response.headers, headers);
-    return response;
+    metaOf(request).headers = headers;
+    return handler(caller);
   }
 
   /** The capability gate alone (the realtime socket's 4403 path, the AI service's place in its order): null when effective. */
@@ -112,7 +105,7 @@ export class RuntimePipeline {
     if (principal) return principal;
     if (this.deps.access.openPublicLink(slug)) return { kind: 'anonymous' };
     if (this.ctx.config.authMode === 'oidc') {
-      throw new AppError('unauthorized', 'sign in first', {}, { status: 302, headers: { location: '/auth/login' } });
+      throw signInFirst();
     }
     throw new AppError('unauthorized');
   }

@@ -1,14 +1,13 @@
-import { Value } from '@sinclair/typebox/value';
 import { Elysia } from 'elysia';
 import { DEFAULT_GUEST_NAME, guestCookie, type GuestInvite } from '../../auth/guests.ts';
 import { actorKind, managedCanvas, type Actor, type Managed } from '../../canvases/authority.ts';
-import { managementActor } from '../../canvases/guard.ts';
 import { canvasUrl } from '../../canvases/url.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { escapeHtml, html, json } from '../../http/respond.ts';
-import { readTextCapped } from '../../http/read-capped.ts';
+import { readJson } from '../../http/json-body.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
 
 const inviteView = (i: GuestInvite) => ({
@@ -23,28 +22,23 @@ const inviteView = (i: GuestInvite) => ({
  * Legacy guest invites (CONTRACT §3): managed by the canvas's owner, editors
  * and instance admins (anyone else gets 404), opened at /auth/guest?token=….
  */
-export function guestRoutes(ctx: AppContext) {
-  /** The canvas, when the caller may manage it; 404 for everyone else, and no request from a canvas page. */
-  const manageable = (request: Request, id: string): Managed & { actor: Actor } => {
-    const actor = managementActor(ctx, request);
-    return { ...managedCanvas(ctx, actor, id, 'manage'), actor };
-  };
+export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
+  /** The canvas, when the caller may manage it; 404 for everyone else. */
+  const manageable = (actor: Actor, id: string): Managed & { actor: Actor } => ({ ...managedCanvas(ctx, actor, id, 'manage'), actor });
 
   return new Elysia({ name: 'guest-invites' })
+    .use(auth)
     .post(
       '/api/canvases/:id/guest-invites',
-      async ({ request, params }) => {
-        const m = manageable(request, params.id);
+      async ({ actor, request, params }) => {
+        const m = manageable(actor, params.id);
         const { canvas } = m;
-        const text = await readTextCapped(request, 4096);
-        let body: unknown = {};
-        try {
-          if (text === null) throw new Error('too large');
-          if (text.trim() !== '') body = JSON.parse(text);
-        } catch {
-          throw new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}');
-        }
-        if (!Value.Check(CreateInviteBody, body)) throw new AppError('INVALID_BODY', 'name: 1 to 100 characters');
+        const body = await readJson(request, CreateInviteBody, {
+          maxBytes: 4096,
+          emptyAs: {},
+          jsonTypeOnly: false,
+          tooLarge: () => new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}'),
+        });
         const { invite, token } = ctx.guests.createInvite(canvas.id, m.actor.user.id, body.name?.trim() || DEFAULT_GUEST_NAME);
         ctx.audit.record({
           actorId: m.actor.user.id,
@@ -56,16 +50,20 @@ export function guestRoutes(ctx: AppContext) {
         // The token rides in the query string, which request logs never record.
         return json(201, { inviteId: invite.inviteId, url: `${ctx.config.baseUrl}/auth/guest?token=${token}` });
       },
-      { parse: 'none' },
+      { management: true, parse: 'none' },
     )
-    .get('/api/canvases/:id/guest-invites', ({ request, params }) => {
-      const { canvas } = manageable(request, params.id);
-      return json(200, { invites: ctx.guests.invites(canvas.id).map(inviteView) }, { 'cache-control': 'no-store' });
-    })
+    .get(
+      '/api/canvases/:id/guest-invites',
+      ({ actor, params }) => {
+        const { canvas } = manageable(actor, params.id);
+        return json(200, { invites: ctx.guests.invites(canvas.id).map(inviteView) }, { 'cache-control': 'no-store' });
+      },
+      { management: true },
+    )
     .delete(
       '/api/canvases/:id/guest-invites/:inviteId',
-      ({ request, params }) => {
-        const m = manageable(request, params.id);
+      ({ actor, params }) => {
+        const m = manageable(actor, params.id);
         const { canvas } = m;
         if (!ctx.guests.revoke(canvas.id, params.inviteId)) throw new AppError('NOT_FOUND', 'no such invite');
         ctx.audit.record({
@@ -78,7 +76,7 @@ export function guestRoutes(ctx: AppContext) {
         ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
         return json(200, { ok: true });
       },
-      { parse: 'none' },
+      { management: true, parse: 'none' },
     )
     .get('/auth/guest', ({ request }) => {
       const given = new URL(request.url).searchParams.get('token') ?? '';

@@ -2,7 +2,7 @@
 // `parse: 'none'`) so the key is checked before the body, and so a bad body
 // answers the spec's codes (INVALID_MANIFEST at begin, INVALID_REQUEST at
 // finalize) instead of Elysia's generic parse error.
-import { AppError, type ErrorCode } from '../../errors.ts';
+import { AppError, type ErrorCode, overCap } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
 
 /** A 2000-entry manifest with long paths stays well under this. */
@@ -33,8 +33,7 @@ function rejectUnknown(body: Record<string, unknown>, allowed: Set<string>): voi
 /** `{manifest, releaseId?, expectedPublicationToken?}`. */
 export async function readBeginBody(request: Request): Promise<Record<string, unknown>> {
   const text = await readTextCapped(request, BEGIN_BODY_MAX);
-  if (text === null)
-    throw new AppError('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`, {}, { status: 413 });
+  if (text === null) throw overCap('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`);
   const body = parseObject(text, 'INVALID_MANIFEST', 'the body');
   if (body === undefined) throw new AppError('INVALID_MANIFEST', 'the body is not valid JSON');
   rejectUnknown(body, BEGIN_FIELDS);
@@ -44,7 +43,7 @@ export async function readBeginBody(request: Request): Promise<Record<string, un
 /** Optional `{expectedPublicationToken?, releaseId?}`; an empty body is `{}`. */
 export async function readFinalizeBody(request: Request): Promise<Record<string, unknown>> {
   const text = await readTextCapped(request, FINALIZE_BODY_MAX);
-  if (text === null) throw new AppError('INVALID_REQUEST', 'the finalize body is larger than 16 KB', {}, { status: 413 });
+  if (text === null) throw overCap('INVALID_REQUEST', 'the finalize body is larger than 16 KB');
   if (text.trim() === '') return {};
   const body = parseObject(text, 'INVALID_REQUEST', 'the finalize body');
   if (body === undefined) throw new AppError('INVALID_REQUEST', 'the finalize body is not valid JSON');

@@ -1,6 +1,6 @@
 // Validation and normalization of a staged-upload manifest (spec "Begin
 // rules", CONTRACT §9 Manifest). Pure: no IO.
-import { AppError } from '../../errors.ts';
+import { AppError, overCap } from '../../errors.ts';
 import { mimeFor } from '../mime.ts';
 import type { ManifestFile } from '../publish.ts';
 
@@ -57,17 +57,17 @@ export function normalizeManifest(manifest: unknown): NormalizedManifest {
     if (seenPaths.has(path)) throw invalid(`path ${path} is listed twice`, path);
     seenPaths.add(path);
     if (size > UPLOAD_LIMITS.fileBytes) {
-      throw new AppError('FILE_TOO_LARGE', `${path} is larger than 25 MB`, { path }, { status: 413 });
+      throw new AppError('FILE_TOO_LARGE', `${path} is larger than 25 MB`, { path });
     }
     files.push({ path, hash, size, mime: mimeFor(path) });
     totalBytes += size;
   });
   if (files.length === 0) throw invalid('no deployable entry left after skipping directories and dotfiles');
   if (files.length > UPLOAD_LIMITS.files) {
-    throw new AppError('TOO_MANY_FILES', `more than ${UPLOAD_LIMITS.files} files`, {}, { status: 413 });
+    throw overCap('TOO_MANY_FILES', `more than ${UPLOAD_LIMITS.files} files`);
   }
   if (totalBytes > UPLOAD_LIMITS.canvasBytes) {
-    throw new AppError('CANVAS_TOO_LARGE', 'more than 100 MB in total', {}, { status: 413 });
+    throw overCap('CANVAS_TOO_LARGE', 'more than 100 MB in total');
   }
   // Only hashes of deployable files are asked for: a skipped dotfile's bytes are never needed.
   const needed = new Map<string, number>();

@@ -1,52 +1,47 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { json } from '../../http/respond.ts';
-import { authenticateDeployKey, enforceDeployRate } from '../key-auth.ts';
+import { enforceDeployRate } from '../key-auth.ts';
 import { readBeginBody, readFinalizeBody } from './body.ts';
 import type { UploadService } from './service.ts';
-
-const CanvasParams = t.Object({ id: t.String() });
-const UploadParams = t.Object({ id: t.String(), uploadId: t.String() });
-const BlobParams = t.Object({ id: t.String(), uploadId: t.String(), hash: t.String() });
 
 /**
  * The staged upload (Deploy API): begin, stage a blob, finalize. Key-based
  * writes act as the canvas owner. Begin and finalize count against the
  * deploy-class rate; staging does not (spec Limits).
  */
-export function uploadRoutes(ctx: AppContext, uploads: UploadService) {
+export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
   return new Elysia({ name: 'deploy-uploads' })
+    .use(auth)
     .post(
       '/v1/canvases/:id/uploads',
-      async ({ request, params }) => {
-        const canvas = authenticateDeployKey(ctx, request, params.id);
+      async ({ request, canvas }) => {
         enforceDeployRate(ctx, canvas.id);
         const body = await readBeginBody(request);
         const begun = uploads.begin(canvas, canvas.ownerId, body);
         if (begun.kind === 'already_current') return json(200, begun.result);
         return json(200, { uploadId: begun.uploadId, missingHashes: begun.missingHashes });
       },
-      { parse: 'none', params: CanvasParams },
+      { deployKey: true, parse: 'none' },
     )
     .put(
       '/v1/canvases/:id/uploads/:uploadId/blobs/:hash',
-      async ({ request, params }) => {
-        const canvas = authenticateDeployKey(ctx, request, params.id);
+      async ({ request, params, canvas }) => {
         const length = request.headers.get('content-length');
         const contentLength = length !== null && /^\d+$/.test(length) ? Number(length) : null;
         await uploads.stage(canvas.id, canvas.ownerId, params.uploadId, params.hash, request.body, contentLength);
         return new Response(null, { status: 204 });
       },
-      { parse: 'none', params: BlobParams },
+      { deployKey: true, parse: 'none' },
     )
     .post(
       '/v1/canvases/:id/uploads/:uploadId/finalize',
-      async ({ request, params }) => {
-        const canvas = authenticateDeployKey(ctx, request, params.id);
+      async ({ request, params, canvas }) => {
         enforceDeployRate(ctx, canvas.id);
         const body = await readFinalizeBody(request);
         return json(200, await uploads.finalize(canvas, canvas.ownerId, params.uploadId, body));
       },
-      { parse: 'none', params: UploadParams },
+      { deployKey: true, parse: 'none' },
     );
 }

@@ -7,7 +7,7 @@ import { BlobHashMismatchError, BlobLimitError } from '../../blobs/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { immediate } from '../../db/tx.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, overCap } from '../../errors.ts';
 import { newToken } from '../../ids.ts';
 import { KeyScanner } from '../key-scan.ts';
 import { isTextType } from '../mime.ts';
@@ -178,7 +178,7 @@ export class UploadService {
           throw new AppError('UPLOAD_MISSING_BLOB', `${missing.length} blob(s) not staged yet`, { missingHashes: missing });
         }
         const total = session.files.reduce((sum, f) => sum + f.size, 0);
-        if (total > UPLOAD_LIMITS.canvasBytes) throw new AppError('CANVAS_TOO_LARGE', 'more than 100 MB in total', {}, { status: 413 });
+        if (total > UPLOAD_LIMITS.canvasBytes) throw overCap('CANVAS_TOO_LARGE', 'more than 100 MB in total');
         const published = publishVersion(this.ctx, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
@@ -256,7 +256,7 @@ export class UploadService {
   }
 }
 
-const fileTooLarge = () => new AppError('FILE_TOO_LARGE', 'a staged blob is at most 25 MB', {}, { status: 413 });
+const fileTooLarge = () => new AppError('FILE_TOO_LARGE', 'a staged blob is at most 25 MB');
 const sizeMismatch = (declared: number) =>
   new AppError('BLOB_HASH_MISMATCH', `the byte count differs from the declared size (${declared})`);
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { Canvas } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, overCap } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
@@ -33,7 +33,7 @@ const MAX_COMPRESSED = ZIP_LIMITS.fileBytes + MiB;
 /** Let other requests run between entries once this much was inflated. */
 const YIELD_EVERY_BYTES = 8 * MiB;
 
-export const tooLargeBody = () => new AppError('CANVAS_TOO_LARGE', 'the request body is over 110 MB', {}, { status: 413 });
+export const tooLargeBody = () => overCap('CANVAS_TOO_LARGE', 'the request body is over 110 MB');
 
 /** Where PUT deploy spools bodies and stages blobs; emptied at startup (a crash may leave partial files). */
 export function deployTmpDir(ctx: AppContext): string {

@@ -1,6 +1,6 @@
 import type { Canvas } from '../../canvases/record.ts';
 import { immediate } from '../../db/tx.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, aiBudgetSpent } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Logger } from '../../log.ts';
 import type { InstanceSettings, ModelPrice } from '../../settings/service.ts';
@@ -72,20 +72,10 @@ export class AiService {
         throw new AppError('GUEST_AI_CAP', "this canvas's monthly AI budget for guests is used up", { scope: 'guest' });
       }
       if (reached(store.actorDaySpend(caller.actorId, day), settings.aiUserDailyUsd)) {
-        throw new AppError(
-          'QUOTA_EXCEEDED',
-          'your daily AI budget is used up; it resets at midnight UTC',
-          { scope: 'user_daily' },
-          { status: 429 },
-        );
+        throw aiBudgetSpent('your daily AI budget is used up; it resets at midnight UTC', 'user_daily');
       }
       if (reached(store.canvasMonthSpend(canvas.id, month), settings.aiCanvasMonthlyUsd)) {
-        throw new AppError(
-          'QUOTA_EXCEEDED',
-          "this canvas's monthly AI budget is used up; it resets on the 1st (UTC)",
-          { scope: 'canvas_monthly' },
-          { status: 429 },
-        );
+        throw aiBudgetSpent("this canvas's monthly AI budget is used up; it resets on the 1st (UTC)", 'canvas_monthly');
       }
       const refusal = this.deps.capabilityRefusal(canvas);
       if (refusal) throw refusal;

@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia';
 import { managedCanvas } from '../../canvases/authority.ts';
-import { managementActor } from '../../canvases/guard.ts';
 import type { AppContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { json } from '../../http/respond.ts';
 import { rangeOf, UsageReports } from './usage-report.ts';
 
@@ -14,7 +13,7 @@ const NO_STORE = { 'cache-control': 'private, no-store' };
  * GET /api/admin/ai-usage?from&to — instance admins (anyone else 404).
  * `from`/`to` are inclusive UTC days; the default is the current month so far.
  */
-export function aiUsageRoutes(ctx: AppContext) {
+export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
   const reports = new UsageReports(ctx.db);
   const queryOf = (request: Request) => {
     const q = new URL(request.url).searchParams;
@@ -22,22 +21,28 @@ export function aiUsageRoutes(ctx: AppContext) {
   };
 
   return new Elysia({ name: 'ai-usage' })
-    .get('/api/canvases/:id/ai-usage', ({ request, params }) => {
-      const actor = managementActor(ctx, request);
-      const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
-      const range = rangeOf(queryOf(request), ctx.now());
-      const budget = reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
-      return json(200, { canvasId: canvas.id, ...reports.forCanvas(canvas.id, range), budget }, NO_STORE);
-    })
-    .get('/api/admin/ai-usage', ({ request }) => {
-      const actor = managementActor(ctx, request);
-      if (!actor.isAdmin) throw new AppError('NOT_FOUND', 'not found');
-      const range = rangeOf(queryOf(request), ctx.now());
-      const settings = ctx.settings.get();
-      return json(
-        200,
-        { ...reports.forInstance(range), caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd } },
-        NO_STORE,
-      );
-    });
+    .use(auth)
+    .get(
+      '/api/canvases/:id/ai-usage',
+      ({ actor, params, request }) => {
+        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        const range = rangeOf(queryOf(request), ctx.now());
+        const budget = reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
+        return json(200, { canvasId: canvas.id, ...reports.forCanvas(canvas.id, range), budget }, NO_STORE);
+      },
+      { management: true },
+    )
+    .get(
+      '/api/admin/ai-usage',
+      ({ request }) => {
+        const range = rangeOf(queryOf(request), ctx.now());
+        const settings = ctx.settings.get();
+        return json(
+          200,
+          { ...reports.forInstance(range), caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd } },
+          NO_STORE,
+        );
+      },
+      { admin: true },
+    );
 }

@@ -16,8 +16,7 @@ const MAX_RENAME_BODY = 4096;
 /** Room for the form's other parts and headers around the file itself. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 
-const fileTooLarge = (cap: number) =>
-  new AppError('FILE_TOO_LARGE', `files are at most ${cap} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
+const fileTooLarge = (cap: number) => new AppError('FILE_TOO_LARGE', `files are at most ${cap} bytes`, { quota: 'files.bytes.file' });
 
 function fileId(raw: string): string {
   if (!FILE_ID.test(raw)) throw new AppError('INVALID_BODY', 'malformed file id');

@@ -175,7 +175,7 @@ function scopeOf(fields: ScopeFields): FileScope {
 }
 
 const quotaExceeded = (cap: number) =>
-  new AppError('QUOTA_EXCEEDED', `this canvas's files would exceed ${cap} bytes`, { quota: 'files.bytes.canvas' }, { status: 409 });
+  new AppError('QUOTA_EXCEEDED', `this canvas's files would exceed ${cap} bytes`, { quota: 'files.bytes.canvas' });
 
 async function* capped(
   chunks: AsyncIterable<Uint8Array>,
@@ -186,8 +186,7 @@ async function* capped(
   let size = 0;
   for await (const chunk of chunks) {
     size += chunk.byteLength;
-    if (size > fileCap)
-      throw new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
+    if (size > fileCap) throw new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' });
     if (size > canvasRemaining) throw quotaExceeded(canvasCap);
     yield chunk;
   }

@@ -55,7 +55,7 @@ export class KvService {
   checkKey(key: string | null): string {
     if (key === null || key === '') throw new AppError('INVALID_BODY', 'malformed key');
     if (overBytes(key, KV_LIMITS.keyBytes)) {
-      throw new AppError('KEY_TOO_LARGE', `keys are at most ${KV_LIMITS.keyBytes} bytes`, {}, { status: 413 });
+      throw new AppError('KEY_TOO_LARGE', `keys are at most ${KV_LIMITS.keyBytes} bytes`);
     }
     return key;
   }
@@ -116,8 +116,7 @@ export class KvService {
   }
 }
 
-export const valueTooLarge = () =>
-  new AppError('VALUE_TOO_LARGE', `values are at most ${KV_LIMITS.valueBytes} bytes once serialized`, {}, { status: 413 });
+export const valueTooLarge = () => new AppError('VALUE_TOO_LARGE', `values are at most ${KV_LIMITS.valueBytes} bytes once serialized`);
 
 function keyLimit(scope: KvScope): AppError {
   const quota = scope === 'shared' ? 'kv.keys.shared' : 'kv.keys.user';

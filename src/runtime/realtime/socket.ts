@@ -7,7 +7,7 @@
 import type { Server } from 'bun';
 import type { CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, malformedHandshake } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { renderError } from '../../http/on-error.ts';
 import { safeDecode } from '../runtime-request.ts';
@@ -101,7 +101,7 @@ export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: Run
       };
       // A renewed session cookie rides on the 101.
       const upgraded = server.upgrade(request, { data, headers: metaOf(request).cookies.map((c): [string, string] => ['set-cookie', c]) });
-      if (!upgraded) throw new AppError('UPGRADE_REQUIRED', 'the WebSocket handshake is malformed', {}, { status: 400 });
+      if (!upgraded) throw malformedHandshake();
       // Bun answers the upgraded request itself; this response only feeds the request log.
       return new Response(null, { status: 101 });
     } catch (err) {

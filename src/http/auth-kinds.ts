@@ -1,0 +1,54 @@
+// The four ways a route authenticates, as Elysia macros: a route says
+// `{ management: true }`, `{ admin: true }`, `{ deployKey: true }` or
+// `{ runtime: 'kv' }` and its handler receives `actor`, `admin`, `canvas` or
+// `caller`. The macros run before the handler and never read the body, which
+// keeps the spec's order everywhere: who is calling (401, 429), their right
+// to the resource (404, 403), and only then the body (400, 413), read by the
+// handler with readJson (src/http/json-body.ts).
+import { Elysia } from 'elysia';
+import type { Actor } from '../canvases/authority.ts';
+import { managementActor } from '../canvases/guard.ts';
+import type { AppContext } from '../context.ts';
+import { authenticateDeployKey } from '../deploy/key-auth.ts';
+import type { PipelineOptions, RuntimePipeline } from '../runtime/pipeline.ts';
+import { notFound } from '../errors.ts';
+import { metaOf } from './meta.ts';
+
+type Capability = PipelineOptions['capability'];
+
+export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
+  return new Elysia({ name: 'auth-kinds' }).macro({
+    /** A signed-in user of the dashboard or the API (401, the dashboard-only checks, the management rate). */
+    management: {
+      resolve: ({ request }): { actor: Actor } => ({ actor: managementActor(ctx, request) }),
+    },
+    /** An instance admin, through the same door as `management`; anyone else gets 404 so admin routes don't reveal themselves. */
+    admin: {
+      resolve: ({ request }): { actor: Actor } => {
+        const actor = managementActor(ctx, request);
+        if (!actor.isAdmin) throw notFound('no such route');
+        return { actor };
+      },
+    },
+    /** The canvas key of the canvas in the path (`:id`): 401 without a valid key, 403 for another canvas's. */
+    deployKey: {
+      resolve: ({ request, params }) => ({ canvas: authenticateDeployKey(ctx, request, (params as { id: string }).id) }),
+    },
+    /**
+     * The runtime pipeline for the canvas in the path (`:slug`), with this
+     * capability (or options). Its CORS headers go on whatever the request
+     * ends with, the handler's refusals included.
+     */
+    runtime: (options: Capability | PipelineOptions) => ({
+      resolve: ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
+        const opts = typeof options === 'string' ? { capability: options } : options;
+        const { caller, headers } = pipeline.run(request, params.slug ?? '', opts);
+        metaOf(request).headers = headers;
+        return { caller };
+      },
+    }),
+  });
+}
+
+/** What route factories `.use()` to get the macros. */
+export type AuthKinds = ReturnType<typeof authKinds>;
