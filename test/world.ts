@@ -91,14 +91,25 @@ export class World {
   /** Starts the app and signs the cast in; makes `other` and a first `canvas`. */
   async start(): Promise<this> {
     const { reset: _r, canvas: _c, ...appOptions } = this.options;
-    this.app = await startTestApp({
-      ...appOptions,
-      env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false', ...appOptions.env },
-    });
+    return this.attach(
+      await startTestApp({
+        ...appOptions,
+        env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false', ...appOptions.env },
+      }),
+    );
+  }
+
+  /**
+   * Signs the cast in on an app the caller started (it must list ADMIN_EMAIL
+   * in EASEL_ADMIN_EMAILS for the admin to be one); makes `other` and a first
+   * `canvas`. Emails are unique per world, so several worlds can share an app.
+   */
+  async attach(app: TestApp): Promise<this> {
+    this.app = app;
     const tag = `${++counter}`;
     for (const who of MEMBERS) {
       const email = who === 'admin' ? ADMIN_EMAIL : `${who}-${tag}@example.com`;
-      const name = `${who[0]!.toUpperCase()}${who.slice(1)} ${tag}`;
+      const name = who === 'admin' ? 'Admin' : who;
       const res = await this.app.request('/auth/dev/login', { method: 'POST', json: { email, name } });
       expect(res.status).toBe(200);
       this.cookie[who] = res.headers.get('set-cookie')!.split(';')[0]!;
