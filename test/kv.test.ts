@@ -18,6 +18,8 @@ describe('KV', () => {
     kv(path, { method: 'PUT', cookie, body: raw, headers: { 'content-type': 'application/json' } });
   const put = (path: string, value: unknown, cookie = w.cookie.editor) => putRaw(path, JSON.stringify(value), cookie);
   const get = async (path: string, cookie = w.cookie.viewer) => body(await kv(path, { cookie }));
+  // Direct writes, kept on purpose: the quota tests need 10,000 keys in place (through the API that is
+  // 10,000 requests), and `clear` empties the canvas between tests (no API deletes a whole scope).
   const insertRows = (scope: 'shared' | 'user', ownerId: string, count: number, prefix: string) => {
     const q = app.ctx.db.query('INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, ?, ?, ?, ?, 0)');
     app.ctx.db.transaction(() => {
@@ -54,6 +56,7 @@ describe('KV', () => {
   });
 
   test('a stored null reads as null', async () => {
+    // No API can store a null (PUT refuses it); the spec says one "can occur", so it is written directly.
     app.ctx.db
       .query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)")
       .run(w.canvas.id);
