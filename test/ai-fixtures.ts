@@ -8,14 +8,15 @@ import { newId } from '../src/ids.ts';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
-import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';
+import { ADMIN_EMAIL, World, type Person as WorldPerson } from './world.ts';
 
 export const AI_KEY = 'sk-ant-test-0123456789-secret';
 export const MODEL = 'claude-sonnet-5-5';
 /** MODEL's default price: USD per million tokens. */
 export const PRICE = DEFAULT_AI_PRICES[MODEL]!;
 
-export type Person = 'owner' | 'editor' | 'viewer' | 'viewer2' | 'stranger' | 'admin' | 'guest';
+/** world.ts's people (AI tests send cookies only). */
+export type Person = WorldPerson;
 
 export interface AiWorld {
   app: TestApp;
@@ -32,8 +33,6 @@ export interface AiWorld {
   guestFor(canvasId: string): { cookie: string; actorId: string };
   close(): Promise<void>;
 }
-
-let counter = 0;
 
 /**
  * One AiWorld for a describe block: made before its tests and closed after
@@ -69,29 +68,21 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
       ...options.env,
     },
   });
-  const tag = `${++counter}${newId().slice(0, 4)}`;
-  const cookie = { anonymous: '' } as AiWorld['cookie'];
-  const ids = {} as AiWorld['ids'];
-  for (const who of ['owner', 'editor', 'viewer', 'viewer2', 'stranger'] as const) {
-    const email = `${who}-${tag}@example.com`;
-    cookie[who] = await app.signIn(email, who);
-    ids[who] = app.ctx.users.byEmail(email)!.id;
-  }
-  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Admin');
-  ids.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
-  const canvas = makeCanvas(app, ids.owner, { cap_ai: 1 });
-  const now = app.ctx.now();
-  app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
+  // The cast through the API (world.ts); the guest's invite is named, as AI usage reports show it.
+  const cast = new World({ canvas: { guest: false } });
+  await cast.attach(app);
+  await cast.capabilities({ ai: true });
+  const guest = await cast.openGuestInvite(cast.canvas.id, 'owner', 'Visitor');
+  const { anonymous, owner, editor, viewer, viewer2, stranger, admin } = cast.cookie;
+  const cookie: AiWorld['cookie'] = { anonymous, owner, editor, viewer, viewer2, stranger, admin, guest: guest.guestCookie };
+  const ids: AiWorld['ids'] = { ...cast.ids, guest: guest.guestId };
+  const canvas = app.ctx.canvases.byId(cast.canvas.id)!;
 
+  /** A guest session for a canvas made directly on the store (no invite route reaches those). */
   const guestFor = (canvasId: string) => {
     const { invite } = app.ctx.guests.createInvite(canvasId, ids.owner, 'Visitor');
     return { cookie: `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`, actorId: `guest:${invite.inviteId}` };
   };
-  const guest = guestFor(canvas.id);
-  cookie.guest = guest.cookie;
-  ids.guest = guest.actorId;
 
   const world: AiWorld = {
     app,

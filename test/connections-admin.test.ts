@@ -2,18 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { body, startTestApp, type TestApp } from './harness.ts';
+import { expectCode } from './expect-code.ts';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';
 
 const SECRET = 'Bearer sk-live-TOP-SECRET-0123456789';
 const SECRET2 = 'tenant-SECRET-VALUE-42';
-
-async function expectCode(res: Response, status: number, code: string): Promise<any> {
-  const b = await body(res);
-  expect({ status: res.status, code: b.code }).toEqual({ status, code });
-  expect(typeof b.message).toBe('string');
-  return b;
-}
 
 /** Every byte the instance keeps on disk (database, WAL) as latin1 text, to search for plaintext. */
 function diskText(app: TestApp): string {

@@ -7,10 +7,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'bun';
-import { GUEST_COOKIE } from '../src/auth/guests.ts';
-import { newId } from '../src/ids.ts';
-import type { TestApp } from './harness.ts';
-import { ADMIN_EMAIL, makeCanvas, type World } from './runtime-fixtures.ts';
 
 export const UPSTREAM_HOST = 'api.upstream.test';
 export const SECRET_KEY_HEX = 'a1'.repeat(32);
@@ -125,29 +121,5 @@ export async function startTrap(hostname = '127.0.0.1'): Promise<{ port: number;
   return { port: listener.port, connections: () => count, stop: () => listener.stop(true) };
 }
 
-/**
- * runtime-fixtures' makeWorld, with the legacy guest made through the guest
- * store directly (the invite route belongs to another feature's routes).
- */
-export async function connectionWorld(app: TestApp): Promise<World> {
-  const tag = newId().slice(0, 6);
-  const email = (who: string) => `${who}-${tag}@example.com`;
-  const cookie = {} as World['cookie'];
-  const ids = {} as World['ids'];
-  for (const who of ['owner', 'editor', 'viewer', 'viewer2', 'stranger'] as const) {
-    cookie[who] = await app.signIn(email(who), who);
-    ids[who] = app.ctx.users.byEmail(email(who))!.id;
-  }
-  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Admin');
-  ids.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
-  cookie.anonymous = '';
-  const canvas = makeCanvas(app, ids.owner);
-  const now = app.ctx.now();
-  app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
-  const { invite } = app.ctx.guests.createInvite(canvas.id, ids.owner);
-  cookie.guest = `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`;
-  ids.guest = `guest:${invite.inviteId}`;
-  return { canvas: app.ctx.canvases.byId(canvas.id)!, slug: canvas.slug, cookie, ids };
-}
+/** The runtime world (world.ts's cast, set up through the API) on the app of a Connections suite. */
+export { makeWorld as connectionWorld } from './runtime-fixtures.ts';

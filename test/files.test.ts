@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
+import { expectCode } from './expect-code.ts';
 import { ADMIN_EMAIL, makeCanvas, makeWorld, type Who, type World } from './runtime-fixtures.ts';
-
-async function expectCode(res: Response, status: number, code: string): Promise<any> {
-  const b = await body(res);
-  expect({ status: res.status, code: b.code }).toEqual({ status, code });
-  expect(b.message).toEqual(expect.any(String));
-  return b;
-}
 
 const BOUNDARY = 'easel-test-boundary-7d3f';
 

@@ -163,8 +163,10 @@ describe('guest invite management rate limit', () => {
   test('the management class applies: 429 {error: rate_limited} with Retry-After', async () => {
     const fixed = Date.UTC(2030, 0, 1, 0, 0, 10);
     const app = await startTestApp({ now: () => fixed, env: { EASEL_RATELIMIT_MANAGEMENT_PER_MIN: '2' } });
-    const w = await makeWorld(app);
-    // makeWorld's invite was the first hit of the minute; this list is the second.
+    const owner = await app.signIn('owner@example.com');
+    // Creating the canvas is the first hit of the minute; this list is the second.
+    const created = await app.request('/api/canvases', { method: 'POST', cookie: owner, json: { title: 'Limited' } });
+    const w = { canvas: { id: (await body(created)).id as string }, cookie: { owner } };
     expect((await app.request(`/api/canvases/${w.canvas.id}/guest-invites`, { cookie: w.cookie.owner })).status).toBe(200);
     const res = await app.request(`/api/canvases/${w.canvas.id}/guest-invites`, { cookie: w.cookie.owner });
     expect(res.status).toBe(429);

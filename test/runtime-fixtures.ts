@@ -4,10 +4,12 @@
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { body, type TestApp } from './harness.ts';
+import { World as TestWorld, type Who as CastMember } from './world.ts';
 
-export const ADMIN_EMAIL = 'admin@example.com';
+export { ADMIN_EMAIL } from './world.ts';
 
-export type Who = 'anonymous' | 'stranger' | 'viewer' | 'editor' | 'owner' | 'admin' | 'guest';
+/** The cast of world.ts without the deploy key (these suites send cookies only). */
+export type Who = Exclude<CastMember, 'otherKey'>;
 
 export interface World {
   canvas: Canvas;
@@ -44,28 +46,14 @@ export function refresh(app: TestApp, canvas: Canvas): Canvas {
   return app.ctx.canvases.byId(canvas.id)!;
 }
 
-/** Signs everyone in and builds the canvas; the guest comes through a real invite link. */
-export async function makeWorld(app: TestApp, columns: Record<string, string | number | null> = {}): Promise<World> {
-  const tag = `${++counter}${newId().slice(0, 4)}`;
-  const email = (who: string) => `${who}-${tag}@example.com`;
-  const cookie = {} as World['cookie'];
-  const ids = {} as World['ids'];
-  for (const who of ['owner', 'editor', 'viewer', 'viewer2', 'stranger'] as const) {
-    cookie[who] = await app.signIn(email(who), who);
-    ids[who] = app.ctx.users.byEmail(email(who))!.id;
-  }
-  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Admin');
-  ids.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
-  cookie.anonymous = '';
-  const canvas = makeCanvas(app, ids.owner, columns);
-  const now = app.ctx.now();
-  app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
-  const guest = await guestCookie(app, canvas.id, cookie.owner);
-  cookie.guest = guest.cookie;
-  ids.guest = `guest:${guest.inviteId}`;
-  return { canvas: app.ctx.canvases.byId(canvas.id)!, slug: canvas.slug, cookie, ids };
+/**
+ * The world.ts cast on an existing app (everything through the API: dev
+ * sign-in, the management API, a real guest invite), in the shape these
+ * suites use: the canvas record, its slug, cookies and ids.
+ */
+export async function makeWorld(app: TestApp): Promise<World> {
+  const w = await new TestWorld().attach(app);
+  return { canvas: app.ctx.canvases.byId(w.canvas.id)!, slug: w.canvas.slug, cookie: w.cookie, ids: w.ids };
 }
 
 /** Creates an invite as `managerCookie` and opens it; returns the guest's cookie. */

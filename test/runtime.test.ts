@@ -5,15 +5,10 @@ import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { gateCookieWith } from '../src/serve/gate-pass.ts';
 import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
+import { expectCode } from './expect-code.ts';
 import { ADMIN_EMAIL, guestCookie, makeCanvas, makeWorld, refresh, type World } from './runtime-fixtures.ts';
 
 const METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS';
-
-async function expectCode(res: Response, status: number, code: string): Promise<any> {
-  const b = await body(res);
-  expect({ status: res.status, code: b.code }).toEqual({ status, code });
-  return b;
-}
 
 describe('runtime pipeline (path mode)', () => {
   let app: TestApp;
