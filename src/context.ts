@@ -7,6 +7,7 @@ import { UserStore } from './auth/users.ts';
 import { BlobStore } from './blobs/store.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
+import { realScheduler, type Scheduler } from './clock.ts';
 import { openDatabase } from './db/open.ts';
 import { EventBus } from './events.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -26,6 +27,8 @@ export interface AppContext {
   blobs: BlobStore;
   log: Logger;
   now: () => number;
+  /** The server's timers (usage flush, realtime sweep, blob sweeps); tests pass a manual one. */
+  scheduler: Scheduler;
   /** HTTP classes (deploy, canvas, ai, management): switched off by EASEL_RATELIMIT_ENABLED=false. */
   limiter: RateLimiter;
   users: UserStore;
@@ -43,6 +46,7 @@ export interface AppContext {
 
 export interface ContextOptions {
   now?: () => number;
+  scheduler?: Scheduler;
   log?: Logger;
 }
 
@@ -60,6 +64,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     blobs: new BlobStore(config.dataDir),
     log,
     now,
+    scheduler: options.scheduler ?? realScheduler,
     limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
     users,
     sessions,

@@ -91,19 +91,14 @@ export function scheduleBlobSweeps(ctx: AppContext): void {
     try {
       const removed = sweepAllBlobs(ctx);
       if (removed > 0) ctx.log.info('blob sweep', { removed });
+      ctx.events.emit('blobs.swept', { removed });
     } catch (err) {
       ctx.log.warn('blob sweep failed', { error: String(err) });
     }
   };
-  let interval: Timer | undefined;
-  const first = setTimeout(() => {
+  let cancel = ctx.scheduler.timeout(FIRST_SWEEP_MS, () => {
     run();
-    interval = setInterval(run, SWEEP_EVERY_MS);
-    interval.unref();
-  }, FIRST_SWEEP_MS);
-  first.unref();
-  ctx.onShutdown.push(() => {
-    clearTimeout(first);
-    clearInterval(interval);
+    cancel = ctx.scheduler.interval(SWEEP_EVERY_MS, run);
   });
+  ctx.onShutdown.push(() => cancel());
 }

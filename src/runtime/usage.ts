@@ -1,3 +1,4 @@
+import type { Cancel } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 
 export type UsageCounter = 'requests' | 'kvReads' | 'kvWrites' | 'fileBytesIn' | 'fileBytesOut';
@@ -22,11 +23,10 @@ type Pending = Record<UsageCounter, number>;
  */
 export class UsageCounters {
   private pending = new Map<string, Pending>();
-  private readonly timer: Timer;
+  private readonly cancelTimer: Cancel;
 
   constructor(private readonly ctx: AppContext) {
-    this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS);
-    this.timer.unref?.();
+    this.cancelTimer = ctx.scheduler.interval(FLUSH_EVERY_MS, () => this.flush());
     ctx.onShutdown.push(() => this.stop());
   }
 
@@ -58,15 +58,16 @@ export class UsageCounters {
           upsert.run(canvasId, day, ...COUNTERS.map((c) => p[c]));
         }
       })();
+      this.ctx.events.emit('usage.flushed', { rows: batch.size });
     } catch (err) {
       // The database is gone (a test app closed without shutdown): nothing more to count into.
-      clearInterval(this.timer);
+      this.cancelTimer();
       this.ctx.log.warn('usage flush failed', { error: err instanceof Error ? err.message : String(err) });
     }
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.cancelTimer();
     this.flush();
   }
 

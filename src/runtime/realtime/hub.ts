@@ -10,6 +10,7 @@
 // second passed (shares, sessions and invites also expire with time alone).
 // A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
+import type { Cancel } from '../../clock.ts';
 import type { CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { DataVersion } from '../../db/data-version.ts';
@@ -81,13 +82,12 @@ export class RealtimeHub {
   private readonly dataVersion: DataVersion;
   /** canvasId → when and at which data version its receivers were last re-checked. */
   private readonly receiversChecked = new Map<string, { version: number; at: number }>();
-  private readonly sweep: ReturnType<typeof setInterval>;
+  private readonly cancelSweep: Cancel;
 
   constructor(private readonly ctx: AppContext) {
     this.limiter = new RateLimiter(true, 100_000, ctx.now);
     this.dataVersion = DataVersion.of(ctx.db);
-    this.sweep = setInterval(() => this.revalidateAll(), SWEEP_EVERY_MS);
-    this.sweep.unref();
+    this.cancelSweep = ctx.scheduler.interval(SWEEP_EVERY_MS, () => this.revalidateAll());
     const { events } = ctx;
     this.unsubscribe.push(
       events.on('canvas.unpublished', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was unpublished')),
@@ -133,6 +133,7 @@ export class RealtimeHub {
       this.receiversChecked.delete(conn.canvasId);
     }
     this.ctx.log.debug('realtime close', { canvasId: conn.canvasId, connectionId: conn.id, code });
+    this.ctx.events.emit('realtime.closed', { canvasId: conn.canvasId, connectionId: conn.id });
   }
 
   message(conn: Connection, raw: string | Buffer): void {
@@ -198,6 +199,8 @@ export class RealtimeHub {
     this.recheckReceivers(conn.canvasId);
     const json = frames.message(channel, event, data, { id: conn.actorId, name: live.name, canvasRole: live.role });
     this.server?.publish(topic.messages(conn.canvasId, channel), json);
+    if (this.ctx.events.has('realtime.fanout'))
+      this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'message', actorId: conn.actorId });
     // The sender always hears its own message (that is how the SDK knows a publish went out), subscribed or not.
     if (!conn.channels.has(channel)) this.send(conn, json);
   }
@@ -270,6 +273,7 @@ export class RealtimeHub {
     const user = { id: conn.actorId, name: conn.name };
     people.set(conn.actorId, { user, conns: new Set([conn]) });
     conn.ws.publish(topic.presence(conn.canvasId, channel), frames.membership('join', channel, user));
+    this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'join', actorId: conn.actorId });
   }
 
   /** Uncounts the socket; when it was the user's last one on the channel, the others hear `leave`. */
@@ -284,6 +288,7 @@ export class RealtimeHub {
     if (people.size === 0) channels.delete(channel);
     if (channels.size === 0) this.presence.delete(conn.canvasId);
     this.server?.publish(topic.presence(conn.canvasId, channel), frames.membership('leave', channel, participant.user));
+    this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'leave', actorId: conn.actorId });
   }
 
   private users(canvasId: string, channel: string): PresenceUser[] {
@@ -361,7 +366,7 @@ export class RealtimeHub {
   }
 
   private shutdown(): void {
-    clearInterval(this.sweep);
+    this.cancelSweep();
     for (const off of this.unsubscribe) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
   }
