@@ -38,15 +38,24 @@ export function nextEvent<K extends keyof EventMap>(
   return promise;
 }
 
-/** Every `event` (matching `pred`) from now on, until `stop()`. */
+/**
+ * Every `event` (matching `pred`) from now on, until `stop()`; `waitFor`
+ * answers from what was already seen, or awaits the next one that matches.
+ * For signals a test can only recognise after it started the action (by an
+ * id it learns from the answer).
+ */
 export function recordEvents<K extends keyof EventMap>(
   app: { ctx: AppContext },
   event: K,
-  pred: (payload: EventMap[K]) => boolean = () => true,
-): { seen: Array<EventMap[K]>; stop(): void } {
+): { seen: Array<EventMap[K]>; waitFor(pred: (payload: EventMap[K]) => boolean, timeoutMs?: number): Promise<EventMap[K]>; stop(): void } {
   const seen: Array<EventMap[K]> = [];
-  const stop = app.ctx.events.on(event, (payload) => {
-    if (pred(payload)) seen.push(payload);
-  });
-  return { seen, stop };
+  const stop = app.ctx.events.on(event, (payload) => void seen.push(payload));
+  return {
+    seen,
+    stop,
+    waitFor(pred, timeoutMs) {
+      const already = seen.find(pred);
+      return already ? Promise.resolve(already) : nextEvent(app, event, pred, timeoutMs);
+    },
+  };
 }
