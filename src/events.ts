@@ -28,6 +28,8 @@ export interface EventMap {
   'usage.flushed': { rows: number };
   /** An AI call's run is over: settled and recorded, its provider call let go. */
   'ai.call-finished': { callId: string; canvasId: string };
+  /** An in-flight deploy holds a blob against collection (it has the bytes, its version row is to come). */
+  'blobs.held': { hash: string };
   /** A scheduled whole-store blob sweep ran. */
   'blobs.swept': { removed: number };
 }

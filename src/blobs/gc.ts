@@ -26,6 +26,7 @@ export function holdBlobs(ctx: AppContext): { add(hash: string): void; release()
     add(hash) {
       mine.push(hash);
       map.set(hash, (map.get(hash) ?? 0) + 1);
+      if (ctx.events.has('blobs.held')) ctx.events.emit('blobs.held', { hash });
     },
     release() {
       for (const hash of mine.splice(0)) {
