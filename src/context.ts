@@ -8,6 +8,7 @@ import { BlobCollector } from './blobs/gc.ts';
 import { BlobStore } from './blobs/store.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
+import { realScheduler, type Scheduler } from './clock.ts';
 import { ConnectionStore } from './connections/store.ts';
 import { openDatabase } from './db/open.ts';
 import { EventBus } from './events.ts';
@@ -30,6 +31,8 @@ export interface AppContext {
   blobGc: BlobCollector;
   log: Logger;
   now: () => number;
+  /** The server's timers (usage flush, realtime sweep, blob sweeps); tests pass a manual one. */
+  scheduler: Scheduler;
   /** HTTP classes (deploy, canvas, ai, management): switched off by EASEL_RATELIMIT_ENABLED=false. */
   limiter: RateLimiter;
   users: UserStore;
@@ -47,6 +50,7 @@ export interface AppContext {
 
 export interface ContextOptions {
   now?: () => number;
+  scheduler?: Scheduler;
   log?: Logger;
 }
 
@@ -58,14 +62,17 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const blobs = new BlobStore(config.dataDir);
+  const scheduler = options.scheduler ?? realScheduler;
+  const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   return {
     config,
     version: VERSION,
     db,
     blobs,
-    blobGc: new BlobCollector({ blobs, now, log }),
+    blobGc: new BlobCollector({ blobs, now, log, scheduler, events }),
     log,
     now,
+    scheduler,
     limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
     users,
     sessions,
@@ -75,6 +82,6 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     settings: new SettingsService(db, config, now),
     canvases: new CanvasStore(db),
     connections: new ConnectionStore(db),
-    events: new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) })),
+    events,
   };
 }

@@ -18,6 +18,20 @@ export interface EventMap {
   'session.ended': Record<string, never>;
   /** Instance settings changed (public links, AI, file quotas). */
   'settings.changed': Record<string, never>;
+
+  // Signals: the server finished something (tests await these instead of sleeping; logs and metrics may listen).
+  /** A realtime frame went out to a channel's topic: a message, or a presence join/leave. */
+  'realtime.fanout': { canvasId: string; channel: string; type: 'message' | 'join' | 'leave'; actorId: string };
+  /** The hub let go of a socket (its channels left, its slot free). */
+  'realtime.closed': { canvasId: string; connectionId: string };
+  /** Usage counters were folded into usage_daily (`rows` canvas-days). */
+  'usage.flushed': { rows: number };
+  /** An AI call's run is over: settled and recorded, its provider call let go. */
+  'ai.call-finished': { callId: string; canvasId: string };
+  /** An in-flight deploy holds a blob against collection (it has the bytes, its version row is to come). */
+  'blobs.held': { hash: string };
+  /** A scheduled whole-store blob sweep ran. */
+  'blobs.swept': { removed: number };
 }
 
 type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void;
@@ -37,8 +51,15 @@ export class EventBus {
     };
   }
 
+  /** Whether anybody listens: hot paths skip building a payload nobody reads. */
+  has(event: keyof EventMap): boolean {
+    return (this.listeners.get(event)?.length ?? 0) > 0;
+  }
+
   emit<K extends keyof EventMap>(event: K, payload: EventMap[K]): void {
-    for (const listener of this.listeners.get(event) ?? []) {
+    const list = this.listeners.get(event);
+    if (!list || list.length === 0) return;
+    for (const listener of [...list]) {
       try {
         (listener as Listener<K>)(payload);
       } catch (err) {

@@ -6,7 +6,7 @@ import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId } from '../src/ids.ts';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
+import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from './fake-anthropic.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, World, type Person as WorldPerson } from './world.ts';
 
@@ -181,13 +181,11 @@ export function calls(app: TestApp, canvasId: string): any[] {
   return app.ctx.db.query('SELECT * FROM ai_calls WHERE canvas_id = ? ORDER BY created_at, rowid').all(canvasId);
 }
 
-/** Waits (briefly) until `check` holds. */
-export async function eventually(check: () => boolean, ms = 2_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await Bun.sleep(10);
-  }
+/** Waits for the fake's answer to be over and asserts Easel let the provider call go (hung up) before it finished. */
+export async function expectLetGo(rec: RecordedRequest | undefined): Promise<void> {
+  if (!rec) throw new Error('the provider was never called');
+  await rec.finished;
+  if (!rec.aborted) throw new Error('the provider call ran to its end: Easel did not let it go');
 }
 
 export async function expectError(res: Response, status: number, code: string): Promise<any> {

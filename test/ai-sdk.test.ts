@@ -3,7 +3,8 @@
 // The browser run (Chromium) belongs with the SDK's own browser suite.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { createAi, type AiTransport } from '../sdk/ai.ts';
-import { ask, calls, eventually, makeAiWorld, MODEL, type AiWorld } from './ai-fixtures.ts';
+import { ask, calls, expectLetGo, makeAiWorld, MODEL, type AiWorld } from './ai-fixtures.ts';
+import { recordEvents } from './signals.ts';
 
 class SdkError extends Error {
   constructor(
@@ -101,12 +102,14 @@ describe('sdk/ai.ts against the running app', () => {
 
   test('leaving a stream early stops the provider call, recorded once as aborted', async () => {
     w.fake.script({ kind: 'stream', chunks: ['a', 'b', 'c', 'd', 'e'], delayMs: 40 });
+    const finished = recordEvents(w.app, 'ai.call-finished');
     for await (const d of createAi(t).stream(messages, { model: MODEL })) {
       if (d === 'b') break;
     }
-    await eventually(() => calls(w.app, w.canvas.id).at(-1)?.state === 'settled');
-    expect(calls(w.app, w.canvas.id).at(-1).outcome).toBe('aborted');
-    await eventually(() => w.fake.requests[0]!.aborted);
+    const { callId } = await finished.waitFor(() => true);
+    finished.stop();
+    expect(calls(w.app, w.canvas.id).at(-1)).toMatchObject({ id: callId, state: 'settled', outcome: 'aborted' });
+    await expectLetGo(w.fake.requests[0]);
   });
 });
 

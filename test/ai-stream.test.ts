@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { DEFAULT_TUNING } from '../src/runtime/ai/chat-run.ts';
-import { ask, calls, eventually, expectError, makeAiWorld, useAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';
+import { ask, calls, expectError, expectLetGo, makeAiWorld, useAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';
+import { recordEvents } from './signals.ts';
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
 
@@ -110,7 +111,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
       const events = await sseEvents(await w.chat(ask()));
       expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'error']);
       expect(lastCall().outcome).toBe('upstream_error');
-      await eventually(() => w.fake.requests[0]!.aborted);
+      await expectLetGo(w.fake.requests[0]);
     } finally {
       tuning.idleTimeoutMs = idle;
     }
@@ -119,15 +120,13 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   test('usage that does not arrive within the timeout after the text ends: done with 0 tokens and 0 cost', async () => {
     w.app.features.ai.tuning.usageTimeoutMs = 100;
     w.fake.script({ kind: 'stream', stallBeforeUsage: true, usage: { input: 500, output: 500 } });
-    const started = Date.now();
     const events = await sseEvents(await w.chat(ask()));
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
     expect(events.at(-1)).toEqual({ type: 'done', usage: ZERO, cost: 0 });
     const row = lastCall();
     expect(row).toMatchObject({ outcome: 'usage_timeout', input_tokens: 0, output_tokens: 0, cost_usd: 0 });
     // The stalled provider call was let go.
-    await eventually(() => w.fake.requests[0]!.aborted);
+    await expectLetGo(w.fake.requests[0]);
   });
 
   test('a stream that ends without its usage report counts the same', async () => {
@@ -146,13 +145,14 @@ describe('AI chat: provider failures, retries, timeouts', () => {
     async (_name, event) => {
       tune({ usageTimeoutMs: 300 });
       w.fake.script({ kind: 'stream', stallBeforeUsage: true, keepAliveMs: 50, keepAliveEvent: event, usage: { input: 500, output: 500 } });
+      const finished = recordEvents(w.app, 'ai.call-finished');
       const started = Date.now();
       const events = await sseEvents(await w.chat(ask()));
       const took = Date.now() - started;
       expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
       expect(events.at(-1)).toEqual({ type: 'done', usage: ZERO, cost: 0 });
+      // The pings did not end the wait early (a deadline that pings pushed back would never end: the test would time out).
       expect(took).toBeGreaterThanOrEqual(250);
-      expect(took).toBeLessThan(1_500);
       const row = lastCall();
       expect(row).toMatchObject({
         state: 'settled',
@@ -162,8 +162,10 @@ describe('AI chat: provider failures, retries, timeouts', () => {
         cost_usd: 0,
         reserved_usd: expect.any(Number),
       });
-      await eventually(() => w.fake.requests[0]!.aborted);
-      await Bun.sleep(50);
+      await expectLetGo(w.fake.requests[0]);
+      // Once the run is over nothing can settle it again.
+      await finished.waitFor((e) => e.callId === row.id);
+      finished.stop();
       expect(settleLines(w, row.id)).toHaveLength(1);
     },
     10_000,
@@ -172,12 +174,10 @@ describe('AI chat: provider failures, retries, timeouts', () => {
   test('events of an unknown type mid-answer do not reset the idle timer: an error event', async () => {
     tune({ idleTimeoutMs: 300 });
     w.fake.script({ kind: 'stream', hangAfter: 2, keepAliveMs: 50, keepAliveEvent: 'keepalive' });
-    const started = Date.now();
     const events = await sseEvents(await w.chat(ask()));
-    expect(Date.now() - started).toBeLessThan(1_500);
     expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'error']);
     expect(lastCall().outcome).toBe('upstream_error');
-    await eventually(() => w.fake.requests[0]!.aborted);
+    await expectLetGo(w.fake.requests[0]);
   }, 10_000);
 
   test.each([
@@ -188,9 +188,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
     async (_name, pings) => {
       tune({ usageTimeoutMs: 300, idleTimeoutMs: 2_000 });
       w.fake.script({ kind: 'stream', stallBeforeStop: true, usage: { input: 30, output: 9 }, ...(pings ? { keepAliveMs: 50 } : {}) });
-      const started = Date.now();
       const events = await sseEvents(await w.chat(ask()));
-      expect(Date.now() - started).toBeLessThan(1_500);
       expect(events.map((e) => e.type)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
       const usage = { inputTokens: 30, outputTokens: 9, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
       expect(events.at(-1)).toEqual({ type: 'done', usage, cost: expect.any(Number) });
@@ -198,7 +196,7 @@ describe('AI chat: provider failures, retries, timeouts', () => {
       const row = lastCall();
       expect(row).toMatchObject({ state: 'settled', outcome: 'ok', input_tokens: 30, output_tokens: 9 });
       expect(row.cost_usd).toBeCloseTo(events.at(-1).cost, 12);
-      await eventually(() => w.fake.requests[0]!.aborted);
+      await expectLetGo(w.fake.requests[0]);
       expect(settleLines(w, row.id)).toHaveLength(1);
     },
     10_000,
@@ -221,9 +219,8 @@ describe('AI chat: provider failures, retries, timeouts', () => {
       const took = Date.now() - started;
       expect(b.message).toContain('in time');
       expect(took).toBeGreaterThanOrEqual(3 * 150);
-      expect(took).toBeLessThan(1_500);
       expect(w.fake.requests.length).toBe(3);
-      for (const r of w.fake.requests) await eventually(() => r.aborted);
+      for (const r of w.fake.requests) await expectLetGo(r);
       const row = lastCall();
       expect(row).toMatchObject({ state: 'settled', outcome: 'upstream_error' });
       expect(settleLines(w, row.id)).toHaveLength(1);
@@ -239,17 +236,18 @@ describe('AI chat: provider failures, retries, timeouts', () => {
     await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(450);
-    expect(took).toBeLessThan(900);
     // 300 ms, then the rest of the budget; no third attempt that could not finish in time.
     expect(w.fake.requests.length).toBe(2);
     // A provider-requested wait past the budget is not waited for either.
     w.fake.reset();
     tune({ maxRetryDelayMs: 5_000 });
     w.fake.script({ kind: 'status', status: 529, headers: { 'retry-after': '2' } });
-    const t0 = Date.now();
     await expectError(await w.chat(ask()), 502, 'AI_UPSTREAM_ERROR');
-    expect(Date.now() - t0).toBeLessThan(400);
     expect(w.fake.requests.length).toBe(1);
+    // A wait is always announced ("retrying") before it starts: none was.
+    const said = w.app.logs.filter((l) => l.callId === lastCall().id).map((l) => l.msg);
+    expect(said).toContain('ai provider failed');
+    expect(said).not.toContain('ai provider failed, retrying');
   }, 15_000);
 
   test('a slow first delta inside the per-attempt wait is not a failure', async () => {
@@ -284,18 +282,20 @@ describe('AI chat: client abort (real HTTP)', () => {
   test('a client abort cancels the provider call and is recorded once, as aborted', async () => {
     w.fake.script({ kind: 'stream', hangAfter: 2, usage: { input: 40 } });
     const abort = new AbortController();
+    const finished = recordEvents(w.app, 'ai.call-finished');
     const res = await w.chat(ask(), 'editor', w.canvas.slug, { signal: abort.signal });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes(', ')) text += new TextDecoder().decode((await reader.read()).value);
     abort.abort();
-    await eventually(() => calls(w.app, w.canvas.id).at(-1)?.state === 'settled');
-    await eventually(() => w.fake.requests[0]!.aborted);
+    const { callId } = await finished.waitFor(() => true);
+    finished.stop();
+    await expectLetGo(w.fake.requests[0]);
     const row = calls(w.app, w.canvas.id).at(-1);
-    expect(row).toMatchObject({ outcome: 'aborted', input_tokens: 40 });
+    expect(row.id).toBe(callId);
+    expect(row).toMatchObject({ state: 'settled', outcome: 'aborted', input_tokens: 40 });
     expect(row.output_tokens).toBeGreaterThanOrEqual(1);
-    await Bun.sleep(50);
     expect(settleLines(w, row.id)).toHaveLength(1);
     expect(w.fake.requests.length).toBe(1);
   });
@@ -303,14 +303,17 @@ describe('AI chat: client abort (real HTTP)', () => {
   test('an abort while waiting for the first byte is recorded as aborted, with no retry', async () => {
     w.fake.script({ kind: 'stream', hangAfter: 0 });
     const abort = new AbortController();
+    const arrived = w.fake.nextRequest();
+    const finished = recordEvents(w.app, 'ai.call-finished');
     const pending = w.chat(ask(), 'editor', w.canvas.slug, { signal: abort.signal }).catch((e) => e);
-    await eventually(() => w.fake.requests.length === 1);
+    await arrived;
     abort.abort();
     await pending;
-    await eventually(() => calls(w.app, w.canvas.id).at(-1)?.state === 'settled');
-    expect(calls(w.app, w.canvas.id).at(-1).outcome).toBe('aborted');
-    await eventually(() => w.fake.requests[0]!.aborted);
-    await Bun.sleep(50);
+    // Once the run is over, no retry can follow.
+    const { callId } = await finished.waitFor(() => true);
+    finished.stop();
+    expect(calls(w.app, w.canvas.id).at(-1)).toMatchObject({ id: callId, state: 'settled', outcome: 'aborted' });
+    await expectLetGo(w.fake.requests[0]);
     expect(w.fake.requests.length).toBe(1);
   });
 

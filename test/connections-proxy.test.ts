@@ -595,13 +595,13 @@ describe('Connections through a local HTTPS upstream', () => {
   test('one deadline covers the request and the body: a slow upstream is 504 CONNECTION_TIMEOUT', async () => {
     fresh();
     app.features.connections.tuning.deadlineMs = 300;
+    // The upstream answers only when the test lets it, after the verdict: only the deadline can end these requests.
+    const late = Promise.withResolvers<void>();
     upstream.handle(async () => {
-      await Bun.sleep(1000);
+      await late.promise;
       return new Response('late');
     });
-    let started = performance.now();
     await expectCode(await conn('owner', 'api/slow'), 504, 'CONNECTION_TIMEOUT');
-    expect(performance.now() - started).toBeLessThan(900);
     // Headers on time, then a body that stalls.
     upstream.handle(
       () =>
@@ -609,15 +609,14 @@ describe('Connections through a local HTTPS upstream', () => {
           new ReadableStream<Uint8Array>({
             async pull(c) {
               c.enqueue(new TextEncoder().encode('first part '));
-              await Bun.sleep(1000);
+              await late.promise;
               c.close();
             },
           }),
         ),
     );
-    started = performance.now();
     await expectCode(await conn('owner', 'api/slow-body'), 504, 'CONNECTION_TIMEOUT');
-    expect(performance.now() - started).toBeLessThan(900);
+    late.resolve();
     fresh();
   });
 
@@ -653,13 +652,18 @@ describe('Connections through a local HTTPS upstream', () => {
 
     // Concurrency: hold requests open at the upstream.
     const gate = Promise.withResolvers<void>();
+    const bothHeld = Promise.withResolvers<void>();
+    let arrived = 0;
     upstream.handle(async () => {
+      if (++arrived === 2) bothHeld.resolve();
       await gate.promise;
       return new Response('released');
     });
     tuning.perCanvasConcurrent = 2;
     const held = [conn('owner', 'api/hold'), conn('editor', 'api/hold')];
-    while (limits.inFlight(w.canvas.id) < 2) await Bun.sleep(5);
+    // A slot is taken before the upstream is called: both requests at the upstream hold both slots.
+    await bothHeld.promise;
+    expect(limits.inFlight(w.canvas.id)).toBe(2);
     const canvasBusy = await expectCode(await conn('owner', 'api/hold'), 429, 'RATE_LIMITED');
     expect(canvasBusy.scope).toBe('canvas_concurrency');
     tuning.processConcurrent = 2;

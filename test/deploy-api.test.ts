@@ -7,7 +7,9 @@ import { dirname } from 'node:path';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
 import { randomBase62, sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
+import { ManualClock } from './manual-clock.ts';
 import { connect, makeCast } from './realtime-helpers.ts';
+import { nextEvent, recordEvents } from './signals.ts';
 import { begin, createKeyedCanvas, site as site2, stagedDeploy } from './upload-fixtures.ts';
 import { createDeployCanvas, deploy, get, post, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
 
@@ -714,10 +716,11 @@ describe('retention: pruning and collection', () => {
         ctl.close();
       },
     });
+    const held = nextEvent(app, 'blobs.held', (e) => e.hash === orphan.hash);
     const pending = deploy(app, c, body);
     const start = clock;
     try {
-      await Bun.sleep(30);
+      await held;
       clock = Date.now() + 7_200_000;
       app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(orphan.hash)).toBe(true);
@@ -766,6 +769,41 @@ describe('retention: pruning and collection', () => {
       clock = start;
       off();
     }
+  });
+});
+
+describe('scheduled blob sweeps', () => {
+  test('a whole-store sweep a minute after start, then every six hours; shutdown cancels every timer', async () => {
+    const clock = new ManualClock(Date.now());
+    const own = await startTestApp({ listen: true, now: clock.now, scheduler: clock.scheduler });
+    const sweeps = recordEvents(own, 'blobs.swept');
+    try {
+      // An orphan (a crash mid-deploy), past the grace period.
+      const orphan = async (what: string) => {
+        const { hash } = await own.ctx.blobs.putBytes(text(what));
+        const old = new Date(clock.now() - 7_200_000);
+        utimesSync(own.ctx.blobs.pathOf(hash), old, old);
+        return hash;
+      };
+      const first = await orphan('left by a crash');
+      clock.advance(59_999);
+      expect(sweeps.seen).toEqual([]);
+      expect(own.ctx.blobs.has(first)).toBe(true);
+      clock.advance(1);
+      expect(sweeps.seen).toEqual([{ removed: 1 }]);
+      expect(own.ctx.blobs.has(first)).toBe(false);
+
+      const second = await orphan('spared by a prune');
+      clock.advance(6 * 3600_000 - 1);
+      expect(sweeps.seen).toHaveLength(1);
+      clock.advance(1);
+      expect(sweeps.seen).toEqual([{ removed: 1 }, { removed: 1 }]);
+      expect(own.ctx.blobs.has(second)).toBe(false);
+    } finally {
+      await own.close();
+    }
+    expect(clock.pending).toBe(0);
+    sweeps.stop();
   });
 });
 

@@ -64,6 +64,8 @@ export interface FakeAnthropic {
   script(...scripts: FakeScript[]): void;
   /** Forgets recorded requests and queued scripts. */
   reset(): void;
+  /** The next request to arrive from now on (recorded, its script under way). */
+  nextRequest(): Promise<RecordedRequest>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const queue: FakeScript[] = [];
   const requests: RecordedRequest[] = [];
+  const arrivals: Array<(rec: RecordedRequest) => void> = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -101,6 +104,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         finished: new Promise<void>((r) => (finish = r)),
       };
       requests.push(rec);
+      for (const arrived of arrivals.splice(0)) arrived(rec);
       res.on('close', () => {
         if (!res.writableFinished) rec.aborted = true;
         finish();
@@ -127,6 +131,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     url: `http://127.0.0.1:${port}`,
     requests,
     script: (...scripts) => queue.push(...scripts),
+    nextRequest: () => new Promise<RecordedRequest>((resolve) => arrivals.push(resolve)),
     reset() {
       queue.length = 0;
       requests.length = 0;

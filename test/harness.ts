@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type AppOptions, type Features } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import type { Scheduler } from '../src/clock.ts';
 import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
 import { startServer, type RunningServer } from '../src/http/listener.ts';
@@ -28,6 +29,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   listen?: boolean;
   now?: () => number;
+  /** Timers the test drives (test/manual-clock.ts); Bun's own when absent. */
+  scheduler?: Scheduler;
   dataDir?: string;
   /** Tuning passed to createApp (shorter AI retries, an injected resolver…). */
   app?: AppOptions;
@@ -38,7 +41,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs: Array<Record<string, unknown>> = [];
   const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', ...options.env };
   const config = loadConfig(env);
-  const ctx = createContext(config, { now: options.now, log: createLogger('debug', (line) => logs.push(JSON.parse(line))) });
+  const ctx = createContext(config, {
+    now: options.now,
+    scheduler: options.scheduler,
+    log: createLogger('debug', (line) => logs.push(JSON.parse(line))),
+  });
   let running: RunningServer | null = null;
   let base = 'http://localhost';
   let send: (req: Request) => Promise<Response>;

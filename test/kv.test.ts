@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { expectCode } from './expect-code.ts';
+import { ManualClock } from './manual-clock.ts';
+import { recordEvents } from './signals.ts';
 import { ADMIN_EMAIL, makeWorld, type Who, type World } from './runtime-fixtures.ts';
 
 describe('KV', () => {
@@ -352,5 +354,40 @@ describe('KV', () => {
         }
       });
     }
+  });
+});
+
+describe('usage counters', () => {
+  test('are counted in memory and folded into usage_daily by the 5 s timer, and at shutdown', async () => {
+    const clock = new ManualClock();
+    const app = await startTestApp({
+      listen: true,
+      now: clock.now,
+      scheduler: clock.scheduler,
+      env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' },
+    });
+    const flushes = recordEvents(app, 'usage.flushed');
+    const usage = app.features.usage;
+    const day = utcDay(clock.now());
+    try {
+      const w = await makeWorld(app);
+      const kv = (init: RequestInit & { cookie?: string } = {}) => app.request(`/v1/c/${w.slug}/kv/counted`, init);
+      expect(
+        (await kv({ method: 'PUT', cookie: w.cookie.editor, body: '1', headers: { 'content-type': 'application/json' } })).status,
+      ).toBe(200);
+      expect((await kv({ cookie: w.cookie.viewer })).status).toBe(200);
+      // Not written yet: a request does not pay for a write.
+      clock.advance(4_999);
+      expect(usage.read(w.canvas.id, day)).toBeNull();
+      clock.advance(1);
+      expect(flushes.seen.length).toBeGreaterThan(0);
+      expect(usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 1, kvWrites: 1 });
+      // What is counted after the last tick is folded in at shutdown.
+      expect((await kv({ cookie: w.cookie.viewer })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+    expect(flushes.seen.length).toBeGreaterThan(1);
+    flushes.stop();
   });
 });

@@ -38,7 +38,7 @@ describe('subscribe, presence, join and leave', () => {
     expect(await viewer.next()).toEqual({ type: 'presence', channel: 'room', users: [user('owner', c), user('viewer', c)] });
     expect(await owner.next()).toEqual({ type: 'join', channel: 'room', user: user('viewer', c) });
     // The joiner does not hear its own join.
-    expect(await viewer.quiet()).toEqual([]);
+    expect(await viewer.sync()).toEqual([]);
 
     expect(await viewer.ask({ type: 'presence', channel: 'room' })).toEqual({
       type: 'presence',
@@ -60,10 +60,11 @@ describe('subscribe, presence, join and leave', () => {
     expect(await owner.next()).toEqual({ type: 'join', channel: 'room', user: user('viewer', c) });
     await tab2.subscribe('room');
     expect(await tab2.next()).toEqual({ type: 'presence', channel: 'room', users: [user('owner', c), user('viewer', c)] });
-    expect(await owner.quiet()).toEqual([]);
+    expect(await owner.sync()).toEqual([]);
 
     tab1.send({ type: 'unsubscribe', channel: 'room' });
-    expect(await owner.quiet()).toEqual([]);
+    await tab1.sync(); // the unsubscribe has been handled
+    expect(await owner.sync()).toEqual([]);
     await tab2.close();
     expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user('viewer', c) });
   });
@@ -79,10 +80,10 @@ describe('subscribe, presence, join and leave', () => {
     expect(await editor.next()).toEqual({ type: 'leave', channel: 'room', user: user('viewer', c) });
     editor.send({ type: 'publish', channel: 'room', event: 'e', data: 1 });
     await editor.next((f) => f.type === 'message');
-    expect((await viewer.quiet()).filter((f) => f.type !== 'presence')).toEqual([]);
+    expect((await viewer.sync()).filter((f) => f.type !== 'presence')).toEqual([]);
     // Unsubscribing from a channel one is not on is silent.
     viewer.send({ type: 'unsubscribe', channel: 'never' });
-    expect(await viewer.quiet()).toEqual([]);
+    expect(await viewer.sync()).toEqual([]);
   });
 
   test('closing the socket is a leave', async () => {
@@ -109,7 +110,7 @@ describe('subscribe, presence, join and leave', () => {
     await owner.next((f) => f.type === 'join');
     await viewer.next((f) => f.type === 'presence');
     expect(await viewer.ask({ type: 'subscribe', channel: 'room' })).toEqual({ type: 'subscribed', channel: 'room' });
-    expect(await owner.quiet()).toEqual([]);
+    expect(await owner.sync()).toEqual([]);
   });
 });
 
@@ -121,8 +122,8 @@ describe('publish', () => {
     const viewer = await open('viewer', c);
     const outsider = await open('viewer2', c);
     for (const s of [owner, editor, viewer]) await s.subscribe('room');
-    await Bun.sleep(30);
-    for (const s of [owner, editor, viewer, outsider]) s.frames.splice(0);
+    // Drop the snapshots and joins.
+    for (const s of [owner, editor, viewer, outsider]) await s.sync();
 
     editor.send({ type: 'publish', channel: 'room', event: 'chat', data: { text: 'hi', from: { id: 'forged' } } });
     const expected = {
@@ -133,7 +134,7 @@ describe('publish', () => {
       from: from('editor', 'editor', c),
     };
     for (const s of [owner, editor, viewer]) expect(await s.next()).toEqual(expected);
-    expect(await outsider.quiet()).toEqual([]);
+    expect(await outsider.sync()).toEqual([]);
   });
 
   test('a missing event is sent as "", missing data as null; any JSON data goes through', async () => {
@@ -212,12 +213,11 @@ describe('publish', () => {
     const inB = await open('owner', b);
     await inA.subscribe('room');
     await inB.subscribe('room');
-    await Bun.sleep(20);
-    inA.frames.splice(0);
-    inB.frames.splice(0);
+    await inA.sync();
+    await inB.sync();
     inA.send({ type: 'publish', channel: 'room', event: 'e', data: 'a' });
     expect((await inA.next()).data).toBe('a');
-    expect(await inB.quiet()).toEqual([]);
+    expect(await inB.sync()).toEqual([]);
   });
 });
 

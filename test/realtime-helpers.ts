@@ -11,6 +11,10 @@ export interface Closed {
   reason: string;
 }
 
+/** A frame type the server does not know: it answers UNKNOWN_FRAME and changes nothing (no state, no rate limit). */
+const SYNC_MARKER = 'test-sync-marker';
+const isSyncReply = (f: Frame) => f.type === 'error' && f.code === 'UNKNOWN_FRAME';
+
 /** One socket: frames queue up in arrival order; `next` takes them one by one. */
 export class Client {
   readonly frames: Frame[] = [];
@@ -49,11 +53,18 @@ export class Client {
 
   /** The next frame (optionally the next one matching `pred`, dropping the ones before it). */
   async next(pred: (f: Frame) => boolean = () => true, timeoutMs = 3000): Promise<Frame> {
+    const i = await this.arrived(pred, timeoutMs);
+    return this.frames.splice(0, i + 1).at(-1)!;
+  }
+
+  /** Waits until a frame matching `pred` is queued; its index. The timeout only fails a test that would hang. */
+  private async arrived(pred: (f: Frame) => boolean, timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const i = this.frames.findIndex(pred);
-      if (i >= 0) return this.frames.splice(0, i + 1).at(-1)!;
-      if (this.closeInfo && this.frames.length === 0) throw new Error(`socket closed (${this.closeInfo.code}) while waiting for a frame`);
+      if (i >= 0) return i;
+      if (this.closeInfo)
+        throw new Error(`socket closed (${this.closeInfo.code}) while waiting for a frame; queued: ${JSON.stringify(this.frames)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no matching frame within ${timeoutMs} ms; queued: ${JSON.stringify(this.frames)}`);
       await new Promise<void>((resolve) => {
@@ -72,10 +83,19 @@ export class Client {
     return this.next();
   }
 
-  /** Asserts nothing arrives for a while (frames already queued count too). */
-  async quiet(ms = 150): Promise<Frame[]> {
-    await Bun.sleep(ms);
-    return this.frames.splice(0);
+  /**
+   * A round trip on this socket: sends a frame of an unknown type and waits
+   * for the UNKNOWN_FRAME error that answers it. The server handles a socket's
+   * frames in order and Bun keeps a socket's frames in order, so whatever the
+   * server had sent this socket before it read the marker has arrived by
+   * then: those frames are returned (and taken off the queue). After another
+   * socket's operation was answered, `sync()` on this one shows everything
+   * that operation sent here: an empty result proves nothing came.
+   */
+  async sync(): Promise<Frame[]> {
+    this.send({ type: SYNC_MARKER });
+    const i = await this.arrived(isSyncReply, 3000);
+    return this.frames.splice(0, i + 1).slice(0, -1);
   }
 
   async subscribe(channel: string): Promise<Frame[]> {

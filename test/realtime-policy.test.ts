@@ -4,6 +4,7 @@
 // the management and admin APIs, as an owner or admin would make them.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startTestApp, type TestApp } from './harness.ts';
+import { ManualClock } from './manual-clock.ts';
 import { connect, makeCast, type Cast, type Client, type Person } from './realtime-helpers.ts';
 
 const ADMIN = 'rt-policy-admin@example.com';
@@ -57,8 +58,8 @@ async function join(s: Client, channel: string): Promise<Array<Record<string, an
   s.send({ type: 'subscribe', channel });
   const first = await s.next();
   if (first.type !== 'subscribed') return [first];
-  await Bun.sleep(30);
-  return [first, ...s.frames.splice(0).filter((f) => f.type === 'presence' && f.channel === channel)];
+  // The snapshot, when there is one, came right after `subscribed`.
+  return [first, ...(await s.sync()).filter((f) => f.type === 'presence' && f.channel === channel)];
 }
 
 describe('configured channels', () => {
@@ -80,7 +81,7 @@ describe('configured channels', () => {
       { type: 'presence', channel: 'board', users: [user(c, 'editor')] },
     ]);
     expect(await join(viewer, 'board')).toEqual([{ type: 'subscribed', channel: 'board' }]);
-    expect(await editor.quiet(80)).toEqual([]);
+    expect(await editor.sync()).toEqual([]);
     expect(await viewer.ask({ type: 'presence', channel: 'board' })).toEqual(denied('board'));
     expect(await viewer.ask({ type: 'publish', channel: 'board', event: 'e' })).toEqual(denied('board'));
     editor.send({ type: 'publish', channel: 'board', event: 'e', data: 1 });
@@ -132,7 +133,7 @@ describe('changes apply to open sockets', () => {
     expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
     owner.send({ type: 'publish', channel: 'room', event: 'secret', data: 1 });
     await owner.next((f) => f.type === 'message');
-    expect(await viewer.quiet()).toEqual([]);
+    expect(await viewer.sync()).toEqual([]);
     expect(viewer.closeInfo).toBeNull();
     expect(await owner.ask({ type: 'presence', channel: 'room' })).toEqual({
       type: 'presence',
@@ -154,8 +155,8 @@ describe('changes apply to open sockets', () => {
     await setChannels(c, { room: { subscribe: 'viewers', publish: 'editors', seePresence: 'editors', participatePresence: 'editors' } });
     expect(await owner.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
     await join(viewer2, 'room');
-    expect(await viewer.quiet(80)).toEqual([]);
-    expect(await owner.quiet(10)).toEqual([]);
+    expect(await viewer.sync()).toEqual([]);
+    expect(await owner.sync()).toEqual([]);
 
     // Back to the defaults: both viewers appear (join) and see others again,
     // starting from a snapshot of who is there now.
@@ -165,8 +166,7 @@ describe('changes apply to open sockets', () => {
     const snapshot = await viewer2.next((f) => f.type === 'presence');
     expect(snapshot.channel).toBe('room');
     expect(snapshot.users.map((u: { id: string }) => u.id).sort()).toEqual([c.ids.owner, c.ids.viewer, c.ids.viewer2].sort());
-    await Bun.sleep(30);
-    viewer.frames.splice(0);
+    await viewer.sync();
     await owner.close();
     expect(await viewer.next()).toEqual({ type: 'leave', channel: 'room', user: user(c, 'owner') });
   });
@@ -360,6 +360,35 @@ describe('receivers are re-checked before a fan-out', () => {
       expect((await editor.next((f) => f.type === 'message')).event).toBe('late');
       expect((await viewer.closed).code).toBe(4401);
       expect(viewer.frames.filter((f) => f.type === 'message')).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('the periodic sweep', () => {
+  test('an idle socket whose share ran out is closed within 15 s, without any operation; editors stay', async () => {
+    const clock = new ManualClock(Date.now());
+    const own = await startTestApp({ listen: true, now: clock.now, scheduler: clock.scheduler, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    try {
+      const c = await makeCast(own);
+      const patch = await own.request(`/api/canvases/${c.canvas.id}`, {
+        method: 'PATCH',
+        cookie: c.cookie.owner,
+        json: { expiresAt: clock.now() + 60_000 },
+      });
+      expect(patch.status).toBe(200);
+      const editor = await connect(own, c.canvas.slug, c.cookie.editor);
+      const viewer = await connect(own, c.canvas.slug, c.cookie.viewer);
+      for (const s of [editor, viewer]) await s.subscribe('room');
+      await viewer.sync();
+      // Sweeps at 15, 30 and 45 s: the share is still good.
+      clock.advance(45_000);
+      expect(await viewer.sync()).toEqual([]);
+      // It runs out at 60 s, and the sweep then finds it with nobody sending anything.
+      clock.advance(15_000);
+      expect((await viewer.closed).code).toBe(4401);
+      expect((await editor.ask({ type: 'presence', channel: 'room' })).type).toBe('presence');
     } finally {
       await own.close();
     }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { connect, handshake, makeCast, type Cast, type Client } from './realtime-helpers.ts';
+import { nextEvent } from './signals.ts';
 
 const ADMIN = 'rt-admin@example.com';
 
@@ -250,8 +251,9 @@ describe('connections per canvas', () => {
       const elsewhere = await connect(app, other.canvas.slug, other.cookie.viewer);
       expect((await elsewhere.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
 
+      const freed = nextEvent(app, 'realtime.closed', (e) => e.canvasId === cast.canvas.id);
       await open[0]!.close();
-      await Bun.sleep(50);
+      await freed;
       const again = await connect(app, cast.canvas.slug, cast.cookie.viewer);
       expect((await again.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
       expect(again.closeInfo).toBeNull();

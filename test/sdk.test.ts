@@ -58,13 +58,20 @@ async function rejection(p: Promise<unknown>): Promise<any> {
   throw new Error('expected a rejection');
 }
 
-async function until(check: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await Bun.sleep(5);
-  }
+// Waiting without sleeps: the server answers a socket's frames in order, so
+// once a reply (a presence answer, a publish's own echo) arrives, every frame
+// the server had sent that socket before has arrived and been dispatched too.
+// `settled(client)` is such a round trip; close events are awaited as promises.
+
+/** A round trip on the client's socket (a presence request on a channel nobody uses). */
+async function settled(client: Easel): Promise<void> {
+  const probe = client.realtime.channel('sdk-test-sync');
+  await probe.presence();
+  probe.close();
 }
+
+/** The client's next close event. */
+const nextClose = (client: Easel) => new Promise<RealtimeCloseEvent>((resolve) => client.realtime.onClose(resolve));
 
 describe('me', () => {
   test('resolves to the runtime identity', async () => {
@@ -312,7 +319,7 @@ describe('realtime through the SDK', () => {
 
     const vroom = viewer.realtime.channel('participants:room');
     await vroom.subscribe((m) => viewerGot.push(m));
-    await until(() => joined.length === 1);
+    await settled(owner);
     expect(joined).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
     expect(await vroom.presence()).toEqual([
       { id: c.ids.owner, name: c.names.owner },
@@ -321,7 +328,8 @@ describe('realtime through the SDK', () => {
 
     await room.publish('chat', { text: 'hello' });
     await vroom.publish('chat', { text: 'hi back' });
-    await until(() => ownerGot.length === 2 && viewerGot.length === 2);
+    // The viewer heard "hello" before its own echo; the owner hears "hi back" by its next reply.
+    await settled(owner);
     const expected: RealtimeMessage[] = [
       {
         channel: 'participants:room',
@@ -340,10 +348,11 @@ describe('realtime through the SDK', () => {
     expect(viewerGot).toEqual(expected);
 
     vroom.close();
-    await until(() => left.length === 1);
+    await settled(viewer); // the unsubscribe is handled
+    await settled(owner);
     expect(left).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
     await room.publish('chat', 'after');
-    await Bun.sleep(50);
+    await settled(viewer);
     expect(viewerGot).toHaveLength(2);
     // A closed channel object is finished; a new one from channel() works.
     expect(await rejection(vroom.publish('x'))).toMatchObject({ code: 'CHANNEL_CLOSED' });
@@ -362,8 +371,8 @@ describe('realtime through the SDK', () => {
     chA.close();
     await chB.publish('e', 1);
     const other = owner.realtime.channel('a');
+    // Its own echo is dispatched by the time the publish resolves (same socket, in order).
     await other.publish('e', 2);
-    await Bun.sleep(30);
     expect(a).toEqual([]);
     expect(b).toEqual([1]);
     chB.close();
@@ -422,7 +431,8 @@ describe('realtime through the SDK', () => {
     const c = await makeCast(app);
     app.ctx.canvases.update(c.canvas.id, { cap_realtime: 0 }, app.ctx.now());
     const sockets: WebSocket[] = [];
-    const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets);
+    // Zero back-off: a reconnect, if one were scheduled at the close, would be a 0 ms timer.
+    const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets, { retry: { minMs: 0, maxMs: 0 } });
     const closes: RealtimeCloseEvent[] = [];
     client.realtime.onClose((e) => closes.push(e));
     const err = await rejection(client.realtime.channel('room').subscribe(() => {}));
@@ -435,20 +445,19 @@ describe('realtime through the SDK', () => {
     expect(closes).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
     // Terminal: later calls reject at once, with no new socket.
     expect(await rejection(client.realtime.channel('other').presence())).toBe(err);
-    await Bun.sleep(150);
+    // Timers of equal delay run in the order they were set: one set now runs after any reconnect timer set at the close.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     expect(sockets).toHaveLength(1);
   });
 
   test('access lost (4401) is terminal; the 4429 of a full canvas too', async () => {
     const c = await makeCast(app);
     const client = sdk('viewer', c);
-    const closes: RealtimeCloseEvent[] = [];
-    client.realtime.onClose((e) => closes.push(e));
     const room = client.realtime.channel('room');
     await room.subscribe(() => {});
+    const closed = nextClose(client);
     app.ctx.events.emit('canvas.unpublished', { canvasId: c.canvas.id });
-    await until(() => closes.length === 1);
-    expect(closes[0]).toMatchObject({ code: 4401, willReconnect: false });
+    expect(await closed).toMatchObject({ code: 4401, willReconnect: false });
     expect(await rejection(room.presence())).toMatchObject({ code: 'ACCESS_LOST', status: 401 });
 
     const full = await makeCast(app);
@@ -465,17 +474,16 @@ describe('realtime through the SDK', () => {
     const viewer = clientFor(c.cookie.viewer, c.canvas.slug, sockets);
     const owner = sdk('owner', c);
     const got: unknown[] = [];
-    const closes: RealtimeCloseEvent[] = [];
-    viewer.realtime.onClose((e) => closes.push(e));
     await viewer.realtime.channel('room').subscribe((m) => got.push(m.data));
+    const closed = nextClose(viewer);
     sockets[0]!.close(4000, 'network blip');
-    await until(() => sockets.length === 2 && sockets[1]!.readyState === WebSocket.OPEN);
-    expect(closes[0]).toMatchObject({ willReconnect: true });
+    expect(await closed).toMatchObject({ willReconnect: true });
     const room = owner.realtime.channel('room');
-    // Replies come in order: once presence answers, the resubscription is in.
+    // Waits for the new socket; replies come in order: once presence answers, the resubscription is in.
     expect(await viewer.realtime.channel('room').presence()).toEqual([{ id: c.ids.viewer, name: c.names.viewer }]);
+    expect(sockets).toHaveLength(2);
     await room.publish('e', 'after the blip');
-    await until(() => got.length === 1);
+    await settled(viewer);
     expect(got).toEqual(['after the blip']);
     room.close();
   });
@@ -517,15 +525,13 @@ describe('a server restart', () => {
       const c = await makeCast(server);
       // Sessions live in the database: the same cookie works after the restart.
       const client = clientFor(c.cookie.viewer, c.canvas.slug, [], { base: () => server.base, retry: { minMs: 20, maxMs: 50 } });
-      const closes: RealtimeCloseEvent[] = [];
-      client.realtime.onClose((e) => closes.push(e));
       const got: unknown[] = [];
       const room = client.realtime.channel('room');
       await room.subscribe((m) => got.push(m.data));
 
+      const closed = nextClose(client);
       await server.close();
-      await until(() => closes.length > 0);
-      expect(closes[0]).toMatchObject({ code: 1001, willReconnect: true });
+      expect(await closed).toMatchObject({ code: 1001, willReconnect: true });
       server = await startTestApp({ listen: true, dataDir, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
 
       // Replies come in order: once presence answers on the new socket, the resubscription is in.
@@ -533,7 +539,7 @@ describe('a server restart', () => {
       const owner = clientFor(c.cookie.owner, c.canvas.slug, [], { base: () => server.base });
       const ownerRoom = owner.realtime.channel('room');
       await ownerRoom.publish('e', 'after the restart');
-      await until(() => got.length === 1);
+      await settled(client);
       expect(got).toEqual(['after the restart']);
       ownerRoom.close();
       room.close();

@@ -14,6 +14,8 @@ export interface Easel {
   startLine: string;
   stdout(): string;
   stderr(): string;
+  /** Resolves once stdout matches `pattern` (lines the server logs are its signals across the process boundary). */
+  printed(pattern: RegExp): Promise<void>;
   /** Resolves with the exit code. */
   exited: Promise<number>;
   signal(sig: 'SIGTERM' | 'SIGINT'): void;
@@ -72,9 +74,11 @@ export async function startEasel(options: RunOptions = {}, timeoutMs = 15_000): 
   });
   let found: (line: string) => void = () => {};
   const started = new Promise<string>((resolve) => (found = resolve));
+  const watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
   const out = collect(proc.stdout, (all) => {
     const line = all.split('\n').find((l) => START_LINE.test(l));
     if (line) found(line);
+    for (const w of watchers.splice(0)) (w.pattern.test(all) ? w.resolve : () => watchers.push(w))();
   });
   const err = collect(proc.stderr, () => {});
   const exited = proc.exited.then(async (code) => {
@@ -96,6 +100,13 @@ export async function startEasel(options: RunOptions = {}, timeoutMs = 15_000): 
     startLine,
     stdout: out.text,
     stderr: err.text,
+    printed: (pattern) =>
+      pattern.test(out.text())
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            watchers.push({ pattern, resolve });
+            void exited.then(() => (pattern.test(out.text()) ? resolve() : reject(new Error(`exited without printing ${pattern}`))));
+          }),
     exited,
     signal: (sig) => proc.kill(sig),
   };

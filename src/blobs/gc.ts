@@ -6,6 +6,8 @@
 // app is wired (src/app.ts).
 import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
+import type { Cancel, Scheduler } from '../clock.ts';
+import type { EventBus } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../log.ts';
 import type { BlobStore } from './store.ts';
@@ -34,12 +36,14 @@ export interface BlobCollectorDeps {
   blobs: BlobStore;
   now: () => number;
   log: Logger;
+  scheduler: Scheduler;
+  events: EventBus;
 }
 
 export class BlobCollector implements Lifecycle {
   private readonly held = new Map<string, number>();
   private readonly checks: BlobReferenceCheck[] = [];
-  private timers: Timer[] = [];
+  private cancelSweeps: Cancel = () => {};
 
   constructor(private readonly deps: BlobCollectorDeps) {}
 
@@ -52,10 +56,12 @@ export class BlobCollector implements Lifecycle {
   hold(): BlobHold {
     const mine: string[] = [];
     const held = this.held;
+    const events = this.deps.events;
     return {
       add(hash) {
         mine.push(hash);
         held.set(hash, (held.get(hash) ?? 0) + 1);
+        if (events.has('blobs.held')) events.emit('blobs.held', { hash });
       },
       release() {
         for (const hash of mine.splice(0)) {
@@ -108,22 +114,20 @@ export class BlobCollector implements Lifecycle {
       try {
         const removed = this.sweep();
         if (removed > 0) this.deps.log.info('blob sweep', { removed });
+        this.deps.events.emit('blobs.swept', { removed });
       } catch (err) {
         this.deps.log.warn('blob sweep failed', { error: String(err) });
       }
     };
-    const first = setTimeout(() => {
+    const { scheduler } = this.deps;
+    this.cancelSweeps = scheduler.timeout(FIRST_SWEEP_MS, () => {
       run();
-      const every = setInterval(run, SWEEP_EVERY_MS);
-      every.unref();
-      this.timers.push(every);
-    }, FIRST_SWEEP_MS);
-    first.unref();
-    this.timers.push(first);
+      this.cancelSweeps = scheduler.interval(SWEEP_EVERY_MS, run);
+    });
   }
 
   stop(): void {
-    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+    this.cancelSweeps();
   }
 
   /** With no feature registered, every blob would look unused: refuse rather than empty the store. */

@@ -1,3 +1,4 @@
+import type { Cancel } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 
@@ -23,13 +24,12 @@ type Pending = Record<UsageCounter, number>;
  */
 export class UsageCounters implements Lifecycle {
   private pending = new Map<string, Pending>();
-  private timer: Timer | undefined;
+  private cancelTimer: Cancel = () => {};
 
   constructor(private readonly ctx: AppContext) {}
 
   start(): void {
-    this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS);
-    this.timer.unref();
+    this.cancelTimer = this.ctx.scheduler.interval(FLUSH_EVERY_MS, () => this.flush());
   }
 
   add(canvasId: string, counter: UsageCounter, amount = 1): void {
@@ -60,15 +60,16 @@ export class UsageCounters implements Lifecycle {
           upsert.run(canvasId, day, ...COUNTERS.map((c) => p[c]));
         }
       })();
+      this.ctx.events.emit('usage.flushed', { rows: batch.size });
     } catch (err) {
       // The database is gone (a test app closed without shutdown): nothing more to count into.
-      clearInterval(this.timer);
+      this.cancelTimer();
       this.ctx.log.warn('usage flush failed', { error: err instanceof Error ? err.message : String(err) });
     }
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.cancelTimer();
     this.flush();
   }
 

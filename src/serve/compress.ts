@@ -126,6 +126,11 @@ export class CompressedStore {
     return size > INLINE_MAX_BYTES ? null : job;
   }
 
+  /** The copy being made (in the background for big blobs), or null when none is under way: tests await it. */
+  inProgress(hash: string, encoding: Encoding): Promise<Variant | null> | null {
+    return this.pending.get(`${hash}.${encoding}`) ?? null;
+  }
+
   /** Forgets what it knows (tests; after a sweep removed files). */
   reset(): void {
     this.knownVariants.clear();

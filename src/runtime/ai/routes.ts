@@ -28,9 +28,13 @@ export function aiRoutes(ctx: AppContext, runtime: RuntimeCore, ai: AiFeature) {
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     request.signal.addEventListener('abort', onClientGone, { once: true });
+    const finished = ai.track(() => abort.abort());
     const events = tracked(
       chatEvents({ service: ai.service, open: ai.open, tuning: ai.tuning, log: ctx.log }, admission, abort.signal),
-      ai.track(() => abort.abort()),
+      () => {
+        finished();
+        ctx.events.emit('ai.call-finished', { callId: admission.callId, canvasId: admission.canvasId });
+      },
     );
     // Nothing is sent before the first delta: a provider that fails until then is a plain 502.
     let first: IteratorResult<StreamEvent, void>;

@@ -10,6 +10,7 @@
 // second passed (shares, sessions and invites also expire with time alone).
 // A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
+import type { Cancel } from '../../clock.ts';
 import type { CanvasRole } from '../../canvases/record.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { AppContext } from '../../context.ts';
@@ -82,7 +83,7 @@ export class RealtimeHub implements Lifecycle {
   private readonly dataVersion: DataVersion;
   /** canvasId → when and at which data version its receivers were last re-checked. */
   private readonly receiversChecked = new Map<string, { version: number; at: number }>();
-  private sweep: Timer | undefined;
+  private cancelSweep: Cancel = () => {};
   private readonly recheckDeps: RecheckDeps;
 
   constructor(
@@ -96,8 +97,7 @@ export class RealtimeHub implements Lifecycle {
 
   /** Follows the changes that can cost a socket its access, and re-checks idle sockets on a timer. */
   start(): void {
-    this.sweep = setInterval(() => this.revalidateAll(), SWEEP_EVERY_MS);
-    this.sweep.unref();
+    this.cancelSweep = this.ctx.scheduler.interval(SWEEP_EVERY_MS, () => this.revalidateAll());
     const { events } = this.ctx;
     this.unsubscribe.push(
       events.on('canvas.unpublished', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was unpublished')),
@@ -142,6 +142,7 @@ export class RealtimeHub implements Lifecycle {
       this.receiversChecked.delete(conn.canvasId);
     }
     this.ctx.log.debug('realtime close', { canvasId: conn.canvasId, connectionId: conn.id, code });
+    this.ctx.events.emit('realtime.closed', { canvasId: conn.canvasId, connectionId: conn.id });
   }
 
   message(conn: Connection, raw: string | Buffer): void {
@@ -207,6 +208,8 @@ export class RealtimeHub implements Lifecycle {
     this.recheckReceivers(conn.canvasId);
     const json = frames.message(channel, event, data, { id: conn.actorId, name: live.name, canvasRole: live.role });
     this.server?.publish(topic.messages(conn.canvasId, channel), json);
+    if (this.ctx.events.has('realtime.fanout'))
+      this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'message', actorId: conn.actorId });
     // The sender always hears its own message (that is how the SDK knows a publish went out), subscribed or not.
     if (!conn.channels.has(channel)) this.send(conn, json);
   }
@@ -279,6 +282,7 @@ export class RealtimeHub implements Lifecycle {
     const user = { id: conn.actorId, name: conn.name };
     people.set(conn.actorId, { user, conns: new Set([conn]) });
     conn.ws.publish(topic.presence(conn.canvasId, channel), frames.membership('join', channel, user));
+    this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'join', actorId: conn.actorId });
   }
 
   /** Uncounts the socket; when it was the user's last one on the channel, the others hear `leave`. */
@@ -293,6 +297,7 @@ export class RealtimeHub implements Lifecycle {
     if (people.size === 0) channels.delete(channel);
     if (channels.size === 0) this.presence.delete(conn.canvasId);
     this.server?.publish(topic.presence(conn.canvasId, channel), frames.membership('leave', channel, participant.user));
+    this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'leave', actorId: conn.actorId });
   }
 
   private users(canvasId: string, channel: string): PresenceUser[] {
@@ -371,7 +376,7 @@ export class RealtimeHub implements Lifecycle {
 
   /** Every socket hears "going away" (1001) before the database closes. */
   stop(): void {
-    clearInterval(this.sweep);
+    this.cancelSweep();
     for (const off of this.unsubscribe.splice(0)) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
   }
