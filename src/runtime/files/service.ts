@@ -2,6 +2,7 @@ import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import type { BlobStore } from '../../blobs/store.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { cappedChunks, readCapped } from '../../streams/capped.ts';
 import type { InstanceSettings } from '../../settings/service.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
@@ -177,29 +178,22 @@ function scopeOf(fields: ScopeFields): FileScope {
 const quotaExceeded = (cap: number) =>
   new AppError('QUOTA_EXCEEDED', `this canvas's files would exceed ${cap} bytes`, { quota: 'files.bytes.canvas' }, { status: 409 });
 
-async function* capped(
+/** Both caps, enforced as the bytes arrive: the file's own (reported first), then what is left of the canvas's. */
+function capped(
   chunks: AsyncIterable<Uint8Array>,
   fileCap: number,
   canvasRemaining: number,
   canvasCap: number,
 ): AsyncGenerator<Uint8Array> {
-  let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.byteLength;
-    if (size > fileCap)
-      throw new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' }, { status: 413 });
-    if (size > canvasRemaining) throw quotaExceeded(canvasCap);
-    yield chunk;
-  }
+  return cappedChunks(chunks, Math.min(fileCap, canvasRemaining), {
+    tooLarge: (size) =>
+      size > fileCap
+        ? new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' }, { status: 413 })
+        : quotaExceeded(canvasCap),
+  });
 }
 
 async function readField(chunks: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.byteLength;
-    if (size > FIELD_MAX_BYTES) throw new AppError('INVALID_BODY', 'a form field is too long');
-    parts.push(chunk);
-  }
-  return new TextDecoder().decode(Buffer.concat(parts));
+  const bytes = await readCapped(chunks, FIELD_MAX_BYTES, { tooLarge: () => new AppError('INVALID_BODY', 'a form field is too long') });
+  return new TextDecoder().decode(bytes);
 }
