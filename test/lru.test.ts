@@ -3,7 +3,7 @@
 import { expect, test } from 'bun:test';
 import { LruCache } from '../src/cache/lru.ts';
 
-const keys = (c: LruCache<string, unknown>) => [...c.entries()].map(([k]) => k);
+const keys = <V>(c: LruCache<string, V>) => [...c.entries()].map(([k]) => k);
 
 test('past maxEntries the least recently used entry goes; peek does not count as a use', () => {
   const c = new LruCache<string, number>({ maxEntries: 3 });
