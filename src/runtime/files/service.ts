@@ -1,5 +1,6 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import type { BlobStore } from '../../blobs/store.ts';
+import type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { cappedChunks, readCapped } from '../../streams/capped.ts';
@@ -10,23 +11,7 @@ import { cleanMime, cleanUploadName } from './disposition.ts';
 import type { Part } from './multipart.ts';
 import type { FileScope, FileStore, StoredFile } from './store.ts';
 
-/** The file record of the spec. */
-export interface FileRecord {
-  id: string;
-  name: string;
-  size: number;
-  mime: string;
-  createdAt: number;
-  scope: FileScope;
-  uploadedBy: string;
-}
-
-export interface UploadResult {
-  id: string;
-  name: string;
-  size: number;
-  url: string;
-}
+export type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 
 const FIELD_MAX_BYTES = 1024;
 const SCOPE_FIELDS = ['scope', 'group', 'collection', 'recordId'] as const;
