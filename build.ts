@@ -1,13 +1,14 @@
 #!/usr/bin/env bun
 // `bun run build`: the single executable dist/easel, with the SDK bundle and
 // the dashboard (public/) embedded. Steps:
-//   1. bundle sdk/index.ts → dist/sdk/v1.js (browser, minified), copy the types → dist/sdk/v1.d.ts
+//   1. bundle sdk/index.ts → dist/sdk/v1.js (browser, minified); generate the types from the SDK's sources → dist/sdk/v1.d.ts
 //   2. generate dist/.build/entry.ts, which embeds those files and public/ and registers them
 //   3. bun build --compile --minify --bytecode --format=esm → dist/easel
 // The binary then runs from any working directory and behaves like `bun src/main.ts`.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { bundleSdk, SDK_TYPES } from './src/serve/sdk-bundle.ts';
+import { bundleSdk } from './src/serve/sdk-bundle.ts';
+import { generateSdkTypes } from './src/serve/sdk-types.ts';
 
 const root = import.meta.dir;
 const dist = join(root, 'dist');
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   mkdirSync(buildDir, { recursive: true });
 
   await Bun.write(join(dist, 'sdk/v1.js'), await bundleSdk());
-  await Bun.write(join(dist, 'sdk/v1.d.ts'), Bun.file(SDK_TYPES));
+  await Bun.write(join(dist, 'sdk/v1.d.ts'), await generateSdkTypes());
 
   // name in the binary → file on disk (relative to the repository root)
   const embeds: Array<[string, string]> = [

@@ -2,11 +2,8 @@
 // stream(messages, options) → an async iterable of text deltas.
 // No dependencies: the SDK's entry hands in how to send a request and how to
 // build its error classes (see AiTransport).
-
-export interface AiMessage {
-  role: 'user' | 'assistant';
-  content: string;
-}
+import type { AiMessage, AiUsage, AiChatResult } from './wire.ts';
+export type { AiMessage, AiUsage, AiChatResult } from './wire.ts';
 
 /** The only options there are: no temperature, tools, images, stop sequences or abort. */
 export interface AiOptions {
@@ -15,22 +12,9 @@ export interface AiOptions {
   maxTokens?: number;
 }
 
-export interface AiUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheCreationInputTokens: number;
-  cacheReadInputTokens: number;
-}
-
-export interface AiChatResult {
-  text: string;
-  usage: AiUsage;
-  /** USD, computed by the server. */
-  cost: number;
-}
-
 export interface AiApi {
   chat(messages: AiMessage[], options: AiOptions): Promise<AiChatResult>;
+  /** Text deltas; no usage or cost. */
   stream(messages: AiMessage[], options: AiOptions): AsyncIterable<string>;
 }
 

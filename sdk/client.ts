@@ -10,6 +10,7 @@ import { createRealtime, type Realtime, type RealtimeOptions } from './realtime.
 import { createTransport, type FetchLike, type Target, type Transport } from './request.ts';
 
 export interface Easel {
+  /** The server version that built this bundle. */
   readonly version: string;
   me(): Promise<Identity>;
   readonly kv: Kv;

@@ -20,6 +20,7 @@ export interface ConnectionInit {
 
 export interface ConnectionsApi {
   /**
+   * The upstream's answer as a Response, whatever its status; the platform's own refusals reject with an EaselError.
    * `path` is relative to the profile's origin and may carry a query
    * (`'v1/items?limit=10'`; one leading `/` is allowed). Encode path segments
    * yourself (encodeURIComponent) when they hold `/`, `?` or `#`.

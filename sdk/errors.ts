@@ -3,6 +3,7 @@
 // classes), with the server's `code` and the HTTP `status` (0 when no HTTP
 // answer arrived).
 
+/** Every SDK failure. `status` is the HTTP status, 0 when no answer arrived (NETWORK_ERROR). */
 export class EaselError extends Error {
   readonly code: string;
   readonly status: number;

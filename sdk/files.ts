@@ -1,23 +1,7 @@
 // easel.files: upload, list, rename, delete, and the content URL.
 import type { Transport } from './request.ts';
-
-export interface FileRecord {
-  id: string;
-  name: string;
-  size: number;
-  mime: string;
-  createdAt: number;
-  scope: string;
-  uploadedBy: string;
-}
-
-export interface UploadResult {
-  id: string;
-  name: string;
-  size: number;
-  /** Absolute URL of the content on the API host (the server's answer is root-relative). */
-  url: string;
-}
+import type { FileRecord, UploadResult } from './wire.ts';
+export type { FileRecord, UploadResult } from './wire.ts';
 
 /** Where the file belongs: `scope` (`shared`, the default, or `submission`), or a file `group`, or a `collection` record. */
 export interface UploadOptions {
@@ -29,6 +13,7 @@ export interface UploadOptions {
 
 export interface Files {
   upload(file: Blob, options?: UploadOptions): Promise<UploadResult>;
+  /** Shared files, plus the viewer's own submission files. */
   list(): Promise<FileRecord[]>;
   rename(id: string, name: string): Promise<FileRecord>;
   delete(id: string): Promise<{ ok: true }>;

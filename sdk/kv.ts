@@ -3,17 +3,8 @@
 // the per-viewer scope lives under /kv/user/ (its list is GET /kv/user/).
 import { EaselError } from './errors.ts';
 import type { Transport } from './request.ts';
-
-export interface KvEntry {
-  key: string;
-  value: unknown;
-}
-
-export interface KvPage {
-  entries: KvEntry[];
-  /** Pass it back as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-}
+import type { KvPage } from './wire.ts';
+export type { KvEntry, KvPage } from './wire.ts';
 
 export interface KvListOptions {
   prefix?: string;
@@ -25,7 +16,7 @@ export interface KvListOptions {
 export interface KvScope {
   /** The stored value (a stored null is null); rejects with NOT_FOUND when the key is absent. */
   get(key: string): Promise<unknown>;
-  /** Any JSON value except null. */
+  /** Any JSON value except null. Shared keys: owners and editors only. */
   set(key: string, value: unknown): Promise<{ ok: true }>;
   /** Idempotent. */
   delete(key: string): Promise<{ ok: true }>;
@@ -67,6 +58,7 @@ export function createKvScope(t: Transport, base: string, listPath: string): KvS
   };
 }
 
+/** The shared scope; `user` is the viewer's own scope, which nobody else reads. */
 export type Kv = KvScope & { readonly user: KvScope };
 
 export function createKv(t: Transport): Kv {

@@ -7,25 +7,8 @@
 // `presence` or an error, publish → the sender's own `message` or an error),
 // so the oldest unanswered operation owns the next reply.
 import { CapabilityDisabledError, EaselError, errorFor } from './errors.ts';
-
-export interface Sender {
-  id: string;
-  name: string;
-  canvasRole: 'owner' | 'editor' | 'viewer';
-}
-
-export interface RealtimeMessage {
-  channel: string;
-  event: string;
-  data: unknown;
-  /** Resolved by the server, with the sender's live role. */
-  from: Sender;
-}
-
-export interface PresenceUser {
-  id: string;
-  name: string;
-}
+import type { Sender, RealtimeMessage, PresenceUser } from './wire.ts';
+export type { Sender, RealtimeMessage, PresenceUser } from './wire.ts';
 
 export interface Channel {
   readonly name: string;

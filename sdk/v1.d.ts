@@ -1,6 +1,8 @@
 // Types of the Easel browser SDK, served as /sdk/v1.d.ts. The script
 // /sdk/v1.js defines the global `easel`; save this file next to your code and
 // reference it (`/// <reference path="./v1.d.ts" />`) or import its types.
+//
+// Generated from sdk/public-types.ts by `bun run sdk:types`: do not edit.
 
 /** Every SDK failure. `status` is the HTTP status, 0 when no answer arrived (NETWORK_ERROR). */
 export declare class EaselError extends Error {
@@ -8,26 +10,36 @@ export declare class EaselError extends Error {
   readonly status: number;
   constructor(code: string, status: number, message?: string);
 }
-
-/** QUOTA_EXCEEDED, GUEST_AI_CAP, BODY_TOO_LARGE. */
-export declare class QuotaExceededError extends EaselError {}
-
-/** CAPABILITY_DISABLED. `reason`: backend_off, feature_off or operator_disabled. */
+/** QUOTA_EXCEEDED, GUEST_AI_CAP and BODY_TOO_LARGE. The HTTP `scope` is not carried. */
+export declare class QuotaExceededError extends EaselError {
+  constructor(code: string, status: number, message?: string);
+}
+interface CapabilityDetails {
+  capability?: string | null;
+  reason?: string | null;
+  hint?: string | null;
+}
+/** CAPABILITY_DISABLED: which capability, why (`backend_off`, `feature_off`, `operator_disabled`), and what would turn it on. */
 export declare class CapabilityDisabledError extends EaselError {
   readonly capability: string | null;
   readonly reason: string | null;
   readonly hint: string | null;
-  constructor(
-    code: string,
-    status: number,
-    message?: string,
-    details?: { capability?: string | null; reason?: string | null; hint?: string | null },
-  );
+  constructor(code: string, status: number, message?: string, details?: CapabilityDetails);
 }
-
-/** PERMISSION_DENIED: the viewer's role may not do this. */
-export declare class PermissionDeniedError extends EaselError {}
-
+/** PERMISSION_DENIED: the caller's role may not do this. */
+export declare class PermissionDeniedError extends EaselError {
+  constructor(code: string, status: number, message?: string);
+}
+export type CanvasRole = 'owner' | 'editor' | 'viewer';
+/** Hints for the page's UI; the server rechecks every operation. */
+export interface IdentityPermissions {
+  canWriteSharedKv: boolean;
+  canUploadSharedFiles: boolean;
+  canUploadSubmissionFiles: boolean;
+  canUseAi: boolean;
+  canCreateCanvas: boolean;
+}
+/** `GET /me`: who the server says the viewer is on this canvas. */
 export interface Identity {
   /** A user id, or `guest:<inviteId>` for a legacy guest. */
   id: string;
@@ -35,120 +47,72 @@ export interface Identity {
   name: string;
   avatarUrl: string | null;
   kind: 'member' | 'guest';
-  canvasRole: 'owner' | 'editor' | 'viewer';
+  canvasRole: CanvasRole;
   /** Hints for the page's UI; the server rechecks every operation. */
-  permissions: Record<string, boolean>;
-  resources: { collections: string[]; fileGroups: string[]; channels: string[]; connections: string[] };
+  permissions: IdentityPermissions;
+  /** Names of the configured collections, file groups, channels and granted Connections. */
+  resources: {
+    collections: string[];
+    fileGroups: string[];
+    channels: string[];
+    connections: string[];
+  };
 }
-
 export interface KvEntry {
   key: string;
   value: unknown;
 }
-
+/** `GET /kv` and `GET /kv/user/`. */
 export interface KvPage {
   entries: KvEntry[];
   /** Pass it back as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
 }
-
-export interface KvListOptions {
-  prefix?: string;
-  cursor?: string | null;
-  /** 1 to 1000 (default 100). */
-  limit?: number;
-}
-
-export interface KvScope {
-  /** The stored value (a stored null is null); rejects with NOT_FOUND when the key is absent. */
-  get(key: string): Promise<unknown>;
-  /** Any JSON value except null. Shared keys: owners and editors only. */
-  set(key: string, value: unknown): Promise<{ ok: true }>;
-  /** Idempotent. */
-  delete(key: string): Promise<{ ok: true }>;
-  list(options?: KvListOptions): Promise<KvPage>;
-  /** Adds `by` (default 1; a missing key starts at 0) and resolves to the new number. */
-  increment(key: string, by?: number): Promise<number>;
-}
-
-/** The shared scope; `user` is the viewer's own scope, which nobody else reads. */
-export interface Kv extends KvScope {
-  readonly user: KvScope;
-}
-
+export type FileScope = 'shared' | 'submission';
+/** A file record (`GET /files`, `PATCH /files/{id}`). */
 export interface FileRecord {
   id: string;
   name: string;
   size: number;
   mime: string;
   createdAt: number;
-  scope: string;
+  scope: FileScope;
   uploadedBy: string;
 }
-
+/** `POST /files`. */
 export interface UploadResult {
   id: string;
   name: string;
   size: number;
-  /** Absolute URL of the content on the API host. */
+  /** The content URL (the server answers it root-relative; the SDK makes it absolute on the API host). */
   url: string;
 }
-
-/** `scope` (`shared`, the default, or `submission`), or a file `group`, or a `collection` record. */
-export interface UploadOptions {
-  scope?: 'shared' | 'submission';
-  group?: string;
-  collection?: string;
-  recordId?: string;
-}
-
-export interface Files {
-  upload(file: Blob, options?: UploadOptions): Promise<UploadResult>;
-  /** Shared files, plus the viewer's own submission files. */
-  list(): Promise<FileRecord[]>;
-  rename(id: string, name: string): Promise<FileRecord>;
-  delete(id: string): Promise<{ ok: true }>;
-  /** Synchronous: the absolute content URL. */
-  url(id: string): string;
-}
-
 export interface AiMessage {
   role: 'user' | 'assistant';
   content: string;
 }
-
-export interface AiOptions {
-  model: string;
-  system?: string;
-  maxTokens?: number;
-}
-
+/** Token counts of one call; `inputTokens` is the total input, both cache counts included. */
 export interface AiUsage {
   inputTokens: number;
   outputTokens: number;
   cacheCreationInputTokens: number;
   cacheReadInputTokens: number;
 }
-
+/** `POST /ai/chat`. */
 export interface AiChatResult {
   text: string;
   usage: AiUsage;
-  /** USD. */
+  /** USD, computed by the server. */
   cost: number;
 }
-
-export interface AiApi {
-  chat(messages: AiMessage[], options: AiOptions): Promise<AiChatResult>;
-  /** Text deltas; no usage or cost. */
-  stream(messages: AiMessage[], options: AiOptions): AsyncIterable<string>;
-}
-
-export interface Sender {
+export interface PresenceUser {
   id: string;
   name: string;
-  canvasRole: 'owner' | 'editor' | 'viewer';
 }
-
+export interface Sender extends PresenceUser {
+  canvasRole: CanvasRole;
+}
+/** A realtime `message` frame, as handed to subscribers. */
 export interface RealtimeMessage {
   channel: string;
   event: string;
@@ -156,40 +120,89 @@ export interface RealtimeMessage {
   /** Resolved by the server, with the sender's live role. */
   from: Sender;
 }
-
-export interface PresenceUser {
-  id: string;
-  name: string;
+export interface KvListOptions {
+  prefix?: string;
+  cursor?: string | null;
+  /** 1 to 1000 (default 100). */
+  limit?: number;
 }
-
+export interface KvScope {
+  /** The stored value (a stored null is null); rejects with NOT_FOUND when the key is absent. */
+  get(key: string): Promise<unknown>;
+  /** Any JSON value except null. Shared keys: owners and editors only. */
+  set(
+    key: string,
+    value: unknown,
+  ): Promise<{
+    ok: true;
+  }>;
+  /** Idempotent. */
+  delete(key: string): Promise<{
+    ok: true;
+  }>;
+  list(options?: KvListOptions): Promise<KvPage>;
+  /** Adds `by` (default 1; a missing key starts at 0) and resolves to the new number. */
+  increment(key: string, by?: number): Promise<number>;
+}
+/** The shared scope; `user` is the viewer's own scope, which nobody else reads. */
+export type Kv = KvScope & {
+  readonly user: KvScope;
+};
+/** Where the file belongs: `scope` (`shared`, the default, or `submission`), or a file `group`, or a `collection` record. */
+export interface UploadOptions {
+  scope?: 'shared' | 'submission';
+  group?: string;
+  collection?: string;
+  recordId?: string;
+}
+export interface Files {
+  upload(file: Blob, options?: UploadOptions): Promise<UploadResult>;
+  /** Shared files, plus the viewer's own submission files. */
+  list(): Promise<FileRecord[]>;
+  rename(id: string, name: string): Promise<FileRecord>;
+  delete(id: string): Promise<{
+    ok: true;
+  }>;
+  /** Synchronous: the absolute content URL (usable as an <img src> or a link). */
+  url(id: string): string;
+}
+/** The only options there are: no temperature, tools, images, stop sequences or abort. */
+export interface AiOptions {
+  model: string;
+  system?: string;
+  maxTokens?: number;
+}
+export interface AiApi {
+  chat(messages: AiMessage[], options: AiOptions): Promise<AiChatResult>;
+  /** Text deltas; no usage or cost. */
+  stream(messages: AiMessage[], options: AiOptions): AsyncIterable<string>;
+}
 export interface Channel {
   readonly name: string;
   /** Resolves once the server confirmed; `handler` gets every message, the page's own included. */
   subscribe(handler: (message: RealtimeMessage) => void): Promise<void>;
-  /** Resolves once sent out; rejects with PermissionDeniedError when the role may not publish here. */
+  /** Resolves once the server fanned it out; rejects with PermissionDeniedError when the role may not publish here. */
   publish(event: string, data?: unknown): Promise<void>;
+  /** Who is on the channel. */
   presence(): Promise<PresenceUser[]>;
-  /** Each returns a function that removes the handler. */
+  /** Returns a function that removes the handler. */
   onJoin(handler: (user: PresenceUser) => void): () => void;
   onLeave(handler: (user: PresenceUser) => void): () => void;
   /** Unsubscribes this channel only. */
   close(): void;
 }
-
 export interface RealtimeErrorEvent {
   code: string;
   message: string;
   channel?: string;
   capability?: string;
 }
-
 export interface RealtimeCloseEvent {
   code: number;
   reason: string;
-  /** false after 4401 (access lost), 4403 (realtime off) and 4429 (too many connections). */
+  /** false after 4401, 4403 and 4429 (and when no channel is left open). */
   willReconnect: boolean;
 }
-
 export interface Realtime {
   channel(name: string): Channel;
   /** Every error frame the server sends. */
@@ -197,7 +210,6 @@ export interface Realtime {
   /** Every close of the socket. */
   onClose(handler: (event: RealtimeCloseEvent) => void): () => void;
 }
-
 export interface ConnectionInit {
   /** GET (default), HEAD, POST, PUT, PATCH or DELETE: the profile and the canvas policy decide which are allowed. */
   method?: string;
@@ -207,15 +219,15 @@ export interface ConnectionInit {
   body?: BodyInit | null;
   signal?: AbortSignal;
 }
-
 export interface ConnectionsApi {
   /**
    * The upstream's answer as a Response, whatever its status; the platform's own refusals reject with an EaselError.
-   * `path` is relative to the profile's origin and may carry a query (`'v1/items?limit=10'`).
+   * `path` is relative to the profile's origin and may carry a query
+   * (`'v1/items?limit=10'`; one leading `/` is allowed). Encode path segments
+   * yourself (encodeURIComponent) when they hold `/`, `?` or `#`.
    */
   fetch(profile: string, path?: string, init?: ConnectionInit): Promise<Response>;
 }
-
 export interface Easel {
   /** The server version that built this bundle. */
   readonly version: string;

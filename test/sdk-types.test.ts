@@ -1,12 +1,25 @@
-// sdk/v1.d.ts is written by hand for canvas authors; this keeps it honest.
-// `bun run typecheck` fails when the bundle's client and the published types
-// drift apart (in either direction); the test itself checks the runtime side.
+// sdk/v1.d.ts is generated from the SDK's sources (src/serve/sdk-types.ts);
+// this keeps the committed copy (served from source) honest. The first test
+// fails when it is stale (`bun run sdk:types` rewrites it); `bun run
+// typecheck` fails when the bundle's client and the published types drift
+// apart (in either direction); the last test checks the runtime side.
 import { expect, test } from 'bun:test';
+import { SDK_TYPES } from '../src/serve/sdk-bundle.ts';
+import { generateSdkTypes } from '../src/serve/sdk-types.ts';
 import { createClient, type Easel as Built } from '../sdk/client.ts';
 import type { Easel as Declared } from '../sdk/v1.d.ts';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const builtMatchesDeclared: Same<Built, Declared> = true;
+
+test(
+  'sdk/v1.d.ts is what the SDK sources generate now (run `bun run sdk:types` after changing them)',
+  async () => {
+    expect(await Bun.file(SDK_TYPES).text()).toBe(await generateSdkTypes());
+  },
+  // The TypeScript compiler runs on the SDK's files: seconds on a loaded machine.
+  120_000,
+);
 
 test('the client the bundle builds has every member v1.d.ts declares', () => {
   expect(builtMatchesDeclared).toBe(true);

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, existsSync, utimesSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newId } from '../ids.ts';
+import { writeCapped } from '../streams/capped.ts';
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -78,23 +78,13 @@ export class BlobStore {
     opts: { maxBytes?: number; expectedHash?: string } = {},
   ): Promise<StoredBlob> {
     const tmpPath = join(this.tmp, newId());
-    const handle = await open(tmpPath, 'w');
     const hasher = new Bun.CryptoHasher('sha256');
-    let size = 0;
-    try {
-      for await (const chunk of source as AsyncIterable<Uint8Array>) {
-        size += chunk.byteLength;
-        if (opts.maxBytes !== undefined && size > opts.maxBytes) throw new BlobLimitError(opts.maxBytes);
-        hasher.update(chunk);
-        await handle.write(chunk);
-      }
-      await handle.sync();
-    } catch (err) {
-      await handle.close();
-      rmSync(tmpPath, { force: true });
-      throw err;
-    }
-    await handle.close();
+    const limit = opts.maxBytes ?? Infinity;
+    const size = await writeCapped(source, tmpPath, limit, {
+      tooLarge: () => new BlobLimitError(limit),
+      onChunk: (chunk) => hasher.update(chunk),
+      sync: true,
+    });
     const hash = hasher.digest('hex');
     if (opts.expectedHash !== undefined && opts.expectedHash !== hash) {
       rmSync(tmpPath, { force: true });

@@ -5,6 +5,7 @@
 // the body under the cap. Every failure is an AppError with a CONNECTION_*
 // code; the caller's deadline arrives through `signal`.
 import { AppError } from '../errors.ts';
+import { readCapped, untilAborted } from '../streams/capped.ts';
 import type { HttpMethod } from '../policy/document.ts';
 import { urlHostOf } from './ip.ts';
 import { resolveChecked, type Pins, type Resolver } from './resolver.ts';
@@ -189,46 +190,15 @@ async function answerOf(
   const tooLarge = () => new AppError('CONNECTION_RESPONSE_TOO_LARGE', `the upstream response is over ${maxBytes / 1024 / 1024} MiB`);
   const declared = Number(response.headers.get('content-length') ?? 0);
   if (declared > maxBytes) throw await refuse(tooLarge());
-  return { status: response.status, headers: response.headers, body: await readCapped(response, maxBytes, signal, tooLarge) };
+  return { status: response.status, headers: response.headers, body: await readBody(response, maxBytes, signal, tooLarge) };
 }
 
 /** Reads the body counting bytes, stopping (and cancelling) past the cap; aborts with the deadline. */
-async function readCapped(response: Response, maxBytes: number, signal: AbortSignal, tooLarge: () => AppError): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+async function readBody(response: Response, maxBytes: number, signal: AbortSignal, tooLarge: () => AppError): Promise<Uint8Array> {
   try {
-    for (;;) {
-      const { done, value } = await untilAborted(reader.read(), signal);
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) throw tooLarge();
-      chunks.push(value);
-    }
+    return await readCapped(response.body, maxBytes, { signal, tooLarge });
   } catch (err) {
-    await reader.cancel().catch(() => {});
     if (err instanceof AppError || signal.aborted) throw err instanceof AppError ? err : signal.reason;
     throw new AppError('CONNECTION_UPSTREAM_UNREACHABLE', 'the upstream connection failed while sending the body');
   }
-  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks));
-}
-
-/** `promise`, or the signal's reason as soon as it aborts (a DNS lookup cannot be cancelled, only abandoned). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

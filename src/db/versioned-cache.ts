@@ -1,3 +1,4 @@
+import { LruCache } from '../cache/lru.ts';
 import type { DataVersion } from './data-version.ts';
 
 /** Longest an entry is trusted without a look at the database (writes by another process). */
@@ -10,19 +11,21 @@ interface Entry<V> {
 }
 
 /**
- * A bounded Map whose entries count only while the DataVersion they were
+ * A bounded cache (LruCache, by age of storing) whose entries count only while the DataVersion they were
  * read at is still current: any write to the watched tables makes them all
  * stale at once, so nothing has to remember to invalidate them. The oldest
  * stored entry goes first when full.
  */
 export class VersionedCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LruCache<string, Entry<V>>;
 
   constructor(
     private readonly version: DataVersion,
     private readonly now: () => number,
-    private readonly maxEntries: number,
-  ) {}
+    maxEntries: number,
+  ) {
+    this.entries = new LruCache({ maxEntries });
+  }
 
   /** The cached value, or `load()`'s, remembered when `keep` says so (e.g. not "unknown", which may appear later). */
   get(key: string, load: () => V, keep: (value: V) => boolean = () => true): V {
@@ -35,7 +38,7 @@ export class VersionedCache<V> {
 
   /** The value stored under `key` while it is still current, else undefined. */
   peek(key: string): V | undefined {
-    const hit = this.entries.get(key);
+    const hit = this.entries.peek(key);
     if (!hit) return undefined;
     if (hit.version === this.version.current() && this.now() - hit.at < VERSIONED_TTL_MS) return hit.value;
     this.entries.delete(key);
@@ -51,7 +54,6 @@ export class VersionedCache<V> {
   put(key: string, value: V): void {
     if (!this.version.storable()) return;
     this.entries.set(key, { value, version: this.version.current(), at: this.now() });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
   }
 
   get size(): number {

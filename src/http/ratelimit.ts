@@ -1,5 +1,6 @@
 // Fixed-window counters keyed by class and subject. Memory stays bounded: the
 // map is swept of finished windows, and past `maxKeys` the oldest key goes.
+import { LruCache } from '../cache/lru.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -17,14 +18,16 @@ interface Window {
 }
 
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows: LruCache<string, Window>;
   private lastSweep = 0;
 
   constructor(
     private readonly enabled: boolean,
-    private readonly maxKeys = 100_000,
+    maxKeys = 100_000,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.windows = new LruCache({ maxEntries: maxKeys });
+  }
 
   /** Counts one hit for `key` against `limit` per `windowMs`. */
   hit(key: string, limit: number, windowMs = 60_000): RateDecision {
@@ -32,12 +35,10 @@ export class RateLimiter {
     const start = now - (now % windowMs);
     if (!this.enabled) return { allowed: true, limit, remaining: limit, resetAt: start + windowMs, retryAfter: 1 };
     this.sweep(now, windowMs);
-    let w = this.windows.get(key);
+    let w = this.windows.peek(key);
     if (!w || w.start !== start) {
       w = { start, count: 0 };
-      this.windows.delete(key);
       this.windows.set(key, w);
-      if (this.windows.size > this.maxKeys) this.windows.delete(this.windows.keys().next().value as string);
     }
     const resetAt = start + windowMs;
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
@@ -50,7 +51,7 @@ export class RateLimiter {
     if (now - this.lastSweep < windowMs) return;
     this.lastSweep = now;
     const current = now - (now % windowMs);
-    for (const [key, w] of this.windows) if (w.start < current) this.windows.delete(key);
+    for (const [key, w] of this.windows.entries()) if (w.start < current) this.windows.delete(key);
   }
 
   get size(): number {

@@ -1,3 +1,5 @@
+import { LruCache } from '../cache/lru.ts';
+
 /**
  * A file's bytes: an in-memory Blob (small files) or the file itself (Bun
  * streams a BunFile with sendfile). Both are Blobs, so a range is a slice.
@@ -18,13 +20,14 @@ export function sliceBody(body: Body, start: number, endExclusive: number): Body
  * least recently used go first. Big files are always streamed from disk.
  */
 export class BodyCache {
-  private readonly entries = new Map<string, Blob>();
-  private bytes = 0;
+  private readonly entries: LruCache<string, Blob>;
 
   constructor(
     private readonly maxBytes = 64 * 1024 * 1024,
     private readonly maxEntryBytes = 256 * 1024,
-  ) {}
+  ) {
+    this.entries = new LruCache({ maxEntries: Infinity, maxWeight: maxBytes, weigh: (blob) => blob.size });
+  }
 
   /**
    * By a stable key (a blob hash, a compressed copy's path: the same string
@@ -33,12 +36,7 @@ export class BodyCache {
    */
   get(key: string, size: number, path: () => string): Body | Promise<Body> {
     const hit = this.entries.get(key);
-    if (hit) {
-      // Re-insert: Map order is the recency order.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const file = Bun.file(path());
     if (size > this.maxEntryBytes || this.maxBytes === 0) return file;
     return this.load(key, file);
@@ -46,19 +44,11 @@ export class BodyCache {
 
   private async load(key: string, file: Blob): Promise<Body> {
     const blob = new Blob([await file.bytes()]);
-    if (!this.entries.has(key)) {
-      this.entries.set(key, blob);
-      this.bytes += blob.size;
-      for (const [k, value] of this.entries) {
-        if (this.bytes <= this.maxBytes) break;
-        this.entries.delete(k);
-        this.bytes -= value.size;
-      }
-    }
+    if (!this.entries.has(key)) this.entries.set(key, blob);
     return blob;
   }
 
   get size(): number {
-    return this.bytes;
+    return this.entries.weight;
   }
 }

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { LruCache } from '../cache/lru.ts';
 import type { AccessDecision, AccessRefusal } from '../canvases/access.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import type { Canvas } from '../canvases/record.ts';
@@ -48,7 +49,7 @@ export class CanvasServer {
   private readonly security: Record<string, string>;
   /** Its own limiter: brute-force protection stays on even when EASEL_RATELIMIT_ENABLED=false lifts the HTTP classes. */
   private readonly gateLimiter: RateLimiter;
-  private readonly present = new Set<string>();
+  private readonly present = new LruCache<string, true>({ maxEntries: 100_000 });
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
 
@@ -112,8 +113,7 @@ export class CanvasServer {
       this.ctx.log.error('blob missing', { hash });
       return false;
     }
-    if (this.present.size >= 100_000) this.present.clear();
-    this.present.add(hash);
+    this.present.set(hash, true);
     return true;
   }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { BlobStore } from '../blobs/store.ts';
+import { LruCache } from '../cache/lru.ts';
 import { newId } from '../ids.ts';
 
 export type Encoding = 'br' | 'gzip';
@@ -32,17 +33,14 @@ export function isCompressible(mime: string): boolean {
 }
 
 /** Answers by header value: browsers send one of a handful, and parsing it was a tenth of a page view. */
-const parsedAccepts = new Map<string, readonly Encoding[]>();
-const MAX_PARSED_ACCEPTS = 256;
+const parsedAccepts = new LruCache<string, readonly Encoding[]>({ maxEntries: 256 });
 const NONE: readonly Encoding[] = [];
 
 /** The best encoding the client accepts (brotli first), honouring `q=0`. */
 export function preferredEncodings(acceptEncoding: string | null): readonly Encoding[] {
   if (!acceptEncoding) return NONE;
-  let parsed = parsedAccepts.get(acceptEncoding);
+  let parsed = parsedAccepts.peek(acceptEncoding);
   if (!parsed) {
-    // Clearing beats bookkeeping here: a full table means someone is sending odd headers.
-    if (parsedAccepts.size >= MAX_PARSED_ACCEPTS) parsedAccepts.clear();
     parsed = parseAcceptEncoding(acceptEncoding);
     parsedAccepts.set(acceptEncoding, parsed);
   }
@@ -74,7 +72,8 @@ function parseAcceptEncoding(acceptEncoding: string): readonly Encoding[] {
 export class CompressedStore {
   readonly root: string;
   private readonly tmp: string;
-  private readonly knownVariants = new Map<string, Variant | null>();
+  /** Bounded: a forgotten copy is found on disk again by the next request that asks. */
+  private readonly knownVariants = new LruCache<string, Variant | null>({ maxEntries: 100_000 });
   private readonly pending = new Map<string, Promise<Variant | null>>();
   private readonly queue: Array<() => void> = [];
   private running = 0;
@@ -100,7 +99,7 @@ export class CompressedStore {
 
   /** What is already known without a look at the disk: the copy, null (not worth it), or undefined (ask variant()). */
   known(hash: string, encoding: Encoding): Variant | null | undefined {
-    return this.knownVariants.get(`${hash}.${encoding}`);
+    return this.knownVariants.peek(`${hash}.${encoding}`);
   }
 
   /**
@@ -109,7 +108,7 @@ export class CompressedStore {
    */
   async variant(hash: string, size: number, encoding: Encoding): Promise<Variant | null> {
     const key = `${hash}.${encoding}`;
-    const known = this.knownVariants.get(key);
+    const known = this.knownVariants.peek(key);
     if (known !== undefined) return known;
     const path = this.pathOf(hash, encoding);
     const onDisk = statSync(path, { throwIfNoEntry: false });

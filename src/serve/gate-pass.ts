@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
+import { LruCache } from '../cache/lru.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { instanceSecret } from './instance-secret.ts';
 
@@ -48,7 +49,7 @@ export function decodePasses(secret: Buffer, value: string | undefined): GatePas
 }
 
 /** Cookie values whose signature verified, per secret (oldest first, bounded). */
-const verified = new WeakMap<Buffer, Map<string, readonly GatePass[]>>();
+const verified = new WeakMap<Buffer, LruCache<string, readonly GatePass[]>>();
 const MAX_VERIFIED = 10_000;
 
 /**
@@ -60,16 +61,13 @@ const MAX_VERIFIED = 10_000;
 function decodeVerified(secret: Buffer, value: string): readonly GatePass[] {
   let known = verified.get(secret);
   if (!known) {
-    known = new Map();
+    known = new LruCache({ maxEntries: MAX_VERIFIED });
     verified.set(secret, known);
   }
-  const hit = known.get(value);
+  const hit = known.peek(value);
   if (hit) return hit;
   const passes = decodePasses(secret, value);
-  if (passes.length > 0) {
-    known.set(value, passes);
-    if (known.size > MAX_VERIFIED) known.delete(known.keys().next().value as string);
-  }
+  if (passes.length > 0) known.set(value, passes);
   return passes;
 }
 

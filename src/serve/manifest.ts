@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { LruCache } from '../cache/lru.ts';
 
 export interface ManifestFile {
   hash: string;
@@ -26,25 +27,25 @@ const HTML = /\.html?$/i;
  * recently loaded canvas goes first.
  */
 export class ManifestCache {
-  private readonly bySlug = new Map<string, Manifest>();
+  private readonly bySlug: LruCache<string, Manifest>;
 
   constructor(
     private readonly db: Database,
-    private readonly maxCanvases = 256,
-  ) {}
+    maxCanvases = 256,
+  ) {
+    this.bySlug = new LruCache({ maxEntries: maxCanvases });
+  }
 
   get(slug: string, canvasId: string, versionId: string): Manifest {
-    const hit = this.bySlug.get(slug);
+    const hit = this.bySlug.peek(slug);
     if (hit && hit.canvasId === canvasId && hit.versionId === versionId) return hit;
     const manifest = this.load(canvasId, versionId);
-    this.bySlug.delete(slug);
     this.bySlug.set(slug, manifest);
-    if (this.bySlug.size > this.maxCanvases) this.bySlug.delete(this.bySlug.keys().next().value as string);
     return manifest;
   }
 
   invalidate(canvasId: string): void {
-    for (const [slug, m] of this.bySlug) if (m.canvasId === canvasId) this.bySlug.delete(slug);
+    for (const [slug, m] of this.bySlug.entries()) if (m.canvasId === canvasId) this.bySlug.delete(slug);
   }
 
   get size(): number {

@@ -10,11 +10,11 @@ import type { Canvas } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { writeCapped } from '../../streams/capped.ts';
 import { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
 import { checkCoordination, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
-import { spoolBody, SpoolLimitError } from '../spool.ts';
 import { deployWarnings } from '../warnings.ts';
 import { entryName } from './paths.ts';
 import { ZipFollower } from './follow.ts';
@@ -79,13 +79,10 @@ export async function deployZip(
   );
   let zip: ZipFile | null = null;
   try {
-    let size: number;
-    try {
-      size = await spoolBody(body, spoolPath, ZIP_LIMITS.bodyBytes, (spooled) => follower.advance(spooled));
-    } catch (err) {
-      if (err instanceof SpoolLimitError) throw tooLargeBody();
-      throw err;
-    }
+    const size = await writeCapped(body, spoolPath, ZIP_LIMITS.bodyBytes, {
+      tooLarge: tooLargeBody,
+      onChunk: (_chunk, spooled) => follower.advance(spooled),
+    });
     follower.close();
     if (size === 0) throw new AppError('EMPTY_DEPLOY', 'the request body is empty: send a ZIP archive');
     zip = new ZipFile(spoolPath);

@@ -1,3 +1,4 @@
+import type { AiMessage, AiUsage } from '../../../sdk/wire.ts';
 import { AppError } from '../../errors.ts';
 
 /** The spec's AI limits. */
@@ -9,12 +10,8 @@ export const AI_LIMITS = {
   maxTokensCap: 8192,
 } as const;
 
-export type ChatRole = 'user' | 'assistant';
-
-export interface ChatMessage {
-  role: ChatRole;
-  content: string;
-}
+export type ChatMessage = AiMessage;
+export type ChatRole = ChatMessage['role'];
 
 /** A validated /ai/chat request (maxTokens already defaulted and clamped). */
 export interface ChatRequest {
@@ -25,12 +22,7 @@ export interface ChatRequest {
 }
 
 /** The usage reported on `done` and recorded per call. inputTokens is the total input, both cache counts included. */
-export interface ChatUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheCreationInputTokens: number;
-  cacheReadInputTokens: number;
-}
+export type ChatUsage = AiUsage;
 
 export const ZERO_USAGE: ChatUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
 

@@ -1,7 +1,9 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import type { BlobStore } from '../../blobs/store.ts';
+import type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { cappedChunks, readCapped } from '../../streams/capped.ts';
 import type { InstanceSettings } from '../../settings/service.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
@@ -9,23 +11,7 @@ import { cleanMime, cleanUploadName } from './disposition.ts';
 import type { Part } from './multipart.ts';
 import type { FileScope, FileStore, StoredFile } from './store.ts';
 
-/** The file record of the spec. */
-export interface FileRecord {
-  id: string;
-  name: string;
-  size: number;
-  mime: string;
-  createdAt: number;
-  scope: FileScope;
-  uploadedBy: string;
-}
-
-export interface UploadResult {
-  id: string;
-  name: string;
-  size: number;
-  url: string;
-}
+export type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 
 const FIELD_MAX_BYTES = 1024;
 const SCOPE_FIELDS = ['scope', 'group', 'collection', 'recordId'] as const;
@@ -177,28 +163,22 @@ function scopeOf(fields: ScopeFields): FileScope {
 const quotaExceeded = (cap: number) =>
   new AppError('QUOTA_EXCEEDED', `this canvas's files would exceed ${cap} bytes`, { quota: 'files.bytes.canvas' });
 
-async function* capped(
+/** Both caps, enforced as the bytes arrive: the file's own (reported first), then what is left of the canvas's. */
+function capped(
   chunks: AsyncIterable<Uint8Array>,
   fileCap: number,
   canvasRemaining: number,
   canvasCap: number,
 ): AsyncGenerator<Uint8Array> {
-  let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.byteLength;
-    if (size > fileCap) throw new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' });
-    if (size > canvasRemaining) throw quotaExceeded(canvasCap);
-    yield chunk;
-  }
+  return cappedChunks(chunks, Math.min(fileCap, canvasRemaining), {
+    tooLarge: (size) =>
+      size > fileCap
+        ? new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' })
+        : quotaExceeded(canvasCap),
+  });
 }
 
 async function readField(chunks: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.byteLength;
-    if (size > FIELD_MAX_BYTES) throw new AppError('INVALID_BODY', 'a form field is too long');
-    parts.push(chunk);
-  }
-  return new TextDecoder().decode(Buffer.concat(parts));
+  const bytes = await readCapped(chunks, FIELD_MAX_BYTES, { tooLarge: () => new AppError('INVALID_BODY', 'a form field is too long') });
+  return new TextDecoder().decode(bytes);
 }

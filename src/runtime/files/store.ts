@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
+import type { FileScope } from '../../../sdk/wire.ts';
 
-export type FileScope = 'shared' | 'submission';
+export type { FileScope } from '../../../sdk/wire.ts';
 
 /** A runtime file row. The bytes live in the blob store under `hash`. */
 export interface StoredFile {

@@ -2,25 +2,10 @@ import { grantedConnectionNames } from '../../connections/effective.ts';
 import type { AppContext } from '../../context.ts';
 import { isEffective } from '../capabilities.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
+import type { Identity } from '../../../sdk/wire.ts';
 
-/** GET /me: who the server says the caller is on this canvas. `isAdmin` is deliberately absent. */
-export interface RuntimeIdentity {
-  id: string;
-  email: string | null;
-  name: string;
-  avatarUrl: string | null;
-  kind: 'member' | 'guest';
-  canvasRole: 'owner' | 'editor' | 'viewer';
-  /** Hints for the canvas's UI; every operation rechecks authority. */
-  permissions: {
-    canWriteSharedKv: boolean;
-    canUploadSharedFiles: boolean;
-    canUploadSubmissionFiles: boolean;
-    canUseAi: boolean;
-    canCreateCanvas: boolean;
-  };
-  resources: { collections: string[]; fileGroups: string[]; channels: string[]; connections: string[] };
-}
+/** GET /me: who the server says the caller is on this canvas (the SDK's `Identity`). `isAdmin` is deliberately absent. */
+export type RuntimeIdentity = Identity;
 
 export function identityOf(ctx: AppContext, caller: RuntimeCaller): RuntimeIdentity {
   const { canvas, role } = caller;

@@ -1,5 +1,6 @@
 // The realtime wire format (spec: Events / Realtime WebSocket): parsing of
 // client frames and the server frames. Pure: no IO.
+import type { PresenceUser, Sender } from '../../../sdk/wire.ts';
 import { REALTIME_LIMITS } from './limits.ts';
 
 export type ClientFrame =
@@ -12,14 +13,7 @@ export type FrameErrorCode = 'MESSAGE_TOO_LARGE' | 'INVALID_FRAME' | 'CHANNEL_NA
 
 export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; code: FrameErrorCode; message: string };
 
-export interface PresenceUser {
-  id: string;
-  name: string;
-}
-
-export interface Sender extends PresenceUser {
-  canvasRole: 'owner' | 'editor' | 'viewer';
-}
+export type { PresenceUser, Sender } from '../../../sdk/wire.ts';
 
 export const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
 

@@ -1,0 +1,103 @@
+// The runtime API's wire shapes: what the server answers and the browser SDK
+// receives, written once. The server (src/runtime/*) types its answers with
+// these; the SDK's public types (sdk/v1.d.ts, generated) come from the same
+// declarations. Types only: nothing here reaches the bundle.
+
+export type CanvasRole = 'owner' | 'editor' | 'viewer';
+
+/** Hints for the page's UI; the server rechecks every operation. */
+export interface IdentityPermissions {
+  canWriteSharedKv: boolean;
+  canUploadSharedFiles: boolean;
+  canUploadSubmissionFiles: boolean;
+  canUseAi: boolean;
+  canCreateCanvas: boolean;
+}
+
+/** `GET /me`: who the server says the viewer is on this canvas. */
+export interface Identity {
+  /** A user id, or `guest:<inviteId>` for a legacy guest. */
+  id: string;
+  email: string | null;
+  name: string;
+  avatarUrl: string | null;
+  kind: 'member' | 'guest';
+  canvasRole: CanvasRole;
+  /** Hints for the page's UI; the server rechecks every operation. */
+  permissions: IdentityPermissions;
+  /** Names of the configured collections, file groups, channels and granted Connections. */
+  resources: { collections: string[]; fileGroups: string[]; channels: string[]; connections: string[] };
+}
+
+export interface KvEntry {
+  key: string;
+  value: unknown;
+}
+
+/** `GET /kv` and `GET /kv/user/`. */
+export interface KvPage {
+  entries: KvEntry[];
+  /** Pass it back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export type FileScope = 'shared' | 'submission';
+
+/** A file record (`GET /files`, `PATCH /files/{id}`). */
+export interface FileRecord {
+  id: string;
+  name: string;
+  size: number;
+  mime: string;
+  createdAt: number;
+  scope: FileScope;
+  uploadedBy: string;
+}
+
+/** `POST /files`. */
+export interface UploadResult {
+  id: string;
+  name: string;
+  size: number;
+  /** The content URL (the server answers it root-relative; the SDK makes it absolute on the API host). */
+  url: string;
+}
+
+export interface AiMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** Token counts of one call; `inputTokens` is the total input, both cache counts included. */
+export interface AiUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+}
+
+/** `POST /ai/chat`. */
+export interface AiChatResult {
+  text: string;
+  usage: AiUsage;
+  /** USD, computed by the server. */
+  cost: number;
+}
+
+export interface PresenceUser {
+  id: string;
+  name: string;
+}
+
+export interface Sender extends PresenceUser {
+  canvasRole: CanvasRole;
+}
+
+/** A realtime `message` frame, as handed to subscribers. */
+export interface RealtimeMessage {
+  channel: string;
+  event: string;
+  data: unknown;
+  /** Resolved by the server, with the sender's live role. */
+  from: Sender;
+}
