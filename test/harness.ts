@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type AppOptions, type Features } from '../src/app.ts';
+import { createApp, type App, type AppOptions, type Features } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Scheduler } from '../src/clock.ts';
 import { createContext, type AppContext } from '../src/context.ts';
@@ -14,6 +14,8 @@ export interface TestApp {
   ctx: AppContext;
   /** The app's feature parts (the same objects the routes use). */
   features: Features;
+  /** The app itself (its routes and listing). */
+  easel: App;
   dataDir: string;
   /** Base URL requests go to (http://localhost in process, the real port when listening). */
   base: string;
@@ -63,6 +65,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app: TestApp = {
     ctx,
     features: easel.features,
+    easel,
     dataDir,
     base,
     logs,

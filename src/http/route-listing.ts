@@ -1,0 +1,33 @@
+// One listing of everything a request can reach, in the order it is tried:
+// the dispatchers that answer before the router (declared in src/app.ts),
+// then every route the router holds. Tests check it against what is mounted;
+// the OpenAPI document is to be generated from it.
+
+export interface ListedRoute {
+  method: string;
+  /** Router syntax (`:param`, `*`); `{slug}.{EASEL_CANVAS_HOST}` stands for a canvas's own host. */
+  path: string;
+  /** Where it is answered: before the router (a dispatcher) or by it. */
+  via: 'dispatcher' | 'router';
+  /** What answers, for dispatchers. */
+  note?: string;
+}
+
+export interface Dispatcher {
+  method: string;
+  path: string;
+  note: string;
+}
+
+/** Elysia's view of a mounted route (the part the listing needs). */
+interface MountedRoute {
+  method: string;
+  path: string;
+}
+
+export function routeListing(dispatchers: readonly Dispatcher[], mounted: readonly MountedRoute[]): ListedRoute[] {
+  return [
+    ...dispatchers.map((d): ListedRoute => ({ method: d.method, path: d.path, via: 'dispatcher', note: d.note })),
+    ...mounted.map((r): ListedRoute => ({ method: r.method, path: r.path, via: 'router' })),
+  ];
+}
