@@ -8,30 +8,11 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { SettingsUpdate } from '../settings/service.ts';
 
-export interface AdminUserView {
-  id: string;
-  email: string;
-  name: string;
-  avatarUrl: string | null;
-  active: boolean;
-  canPublishPublic: boolean;
-  orgId: string | null;
-  isAdmin: boolean;
-  createdAt: number;
-}
+/** A user as admins see them: every stored field, and whether they are an instance admin. */
+export type AdminUserView = User & { isAdmin: boolean };
 
 export function adminUserView(ctx: AppContext, u: User): AdminUserView {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    avatarUrl: u.avatarUrl,
-    active: u.active,
-    canPublishPublic: u.canPublishPublic,
-    orgId: u.orgId,
-    isAdmin: ctx.auth.isAdmin(u),
-    createdAt: u.createdAt,
-  };
+  return { ...u, isAdmin: ctx.auth.isAdmin(u) };
 }
 
 export function getUser(ctx: AppContext, id: string): User {
