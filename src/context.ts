@@ -73,7 +73,9 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     log,
     now,
     scheduler,
-    limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now),
+    limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now, () =>
+      log.warn('rate limiter full: new callers are refused until the current windows end'),
+    ),
     users,
     sessions,
     auth: new Authenticator(config, users, sessions, guests),

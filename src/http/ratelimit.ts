@@ -1,6 +1,10 @@
-// Fixed-window counters keyed by class and subject. Memory stays bounded: the
-// map is swept of finished windows, and past `maxKeys` the oldest key goes.
-import { LruCache } from '../cache/lru.ts';
+// Fixed-window counters keyed by class and subject. Memory is bounded
+// without ever forgetting a live window: finished windows are swept, and
+// when the table is full of live ones a new subject is refused (fail closed)
+// rather than evicting someone else's count, which would reset it. Callers
+// key by principal and resolved resource, never by raw request text, so the
+// number of live keys follows the number of real callers; over-long keys are
+// hashed anyway.
 
 export interface RateDecision {
   allowed: boolean;
@@ -17,41 +21,66 @@ interface Window {
   count: number;
 }
 
+/** Longer keys are stored as their hash: a key is never a way to spend memory. */
+const MAX_KEY_LENGTH = 200;
+
 export class RateLimiter {
-  private readonly windows: LruCache<string, Window>;
+  private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
+  /** A full table is swept at most this often, and reported as often. */
+  private lastForced = 0;
 
   constructor(
     private readonly enabled: boolean,
-    maxKeys = 100_000,
+    private readonly maxKeys = 100_000,
     private readonly now: () => number = Date.now,
-  ) {
-    this.windows = new LruCache({ maxEntries: maxKeys });
-  }
+    private readonly onFull: () => void = () => {},
+  ) {}
 
   /** Counts one hit for `key` against `limit` per `windowMs`. */
   hit(key: string, limit: number, windowMs = 60_000): RateDecision {
     const now = this.now();
     const start = now - (now % windowMs);
-    if (!this.enabled) return { allowed: true, limit, remaining: limit, resetAt: start + windowMs, retryAfter: 1 };
-    this.sweep(now, windowMs);
-    let w = this.windows.peek(key);
-    if (!w || w.start !== start) {
-      w = { start, count: 0 };
-      this.windows.set(key, w);
-    }
     const resetAt = start + windowMs;
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+    if (!this.enabled) return { allowed: true, limit, remaining: limit, resetAt, retryAfter: 1 };
+    const k = key.length > MAX_KEY_LENGTH ? `#${new Bun.CryptoHasher('sha256').update(key).digest('hex')}` : key;
+    this.sweep(now, windowMs, false);
+    let w = this.windows.get(k);
+    if (!w || w.start !== start) {
+      if (!w && this.windows.size >= this.maxKeys && !this.makeRoom(now, windowMs)) {
+        return { allowed: false, limit, remaining: 0, resetAt, retryAfter };
+      }
+      w = { start, count: 0 };
+      this.windows.set(k, w);
+    }
     if (w.count >= limit) return { allowed: false, limit, remaining: 0, resetAt, retryAfter };
     w.count++;
     return { allowed: true, limit, remaining: limit - w.count, resetAt, retryAfter };
   }
 
-  private sweep(now: number, windowMs: number): void {
-    if (now - this.lastSweep < windowMs) return;
+  /** A full table: sweep it now (at most once a second), and report when that freed nothing. */
+  private makeRoom(now: number, windowMs: number): boolean {
+    if (now - this.lastForced < 1000) return false;
+    this.lastForced = now;
+    if (this.sweep(now, windowMs, true) > 0) return true;
+    this.onFull();
+    return false;
+  }
+
+  /** Drops finished windows (at most once a window unless forced); answers how many went. */
+  private sweep(now: number, windowMs: number, force: boolean): number {
+    if (!force && now - this.lastSweep < windowMs) return 0;
     this.lastSweep = now;
     const current = now - (now % windowMs);
-    for (const [key, w] of this.windows.entries()) if (w.start < current) this.windows.delete(key);
+    let removed = 0;
+    for (const [key, w] of this.windows) {
+      if (w.start < current) {
+        this.windows.delete(key);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   get size(): number {

@@ -62,7 +62,7 @@ export class RuntimePipeline {
     const cors = corsHeaders(ctx.config, request, slug);
     try {
       const principal = this.gateway(request, slug);
-      rateLimit(ctx, request, principal, slug, opts.rateClass ?? 'canvas');
+      this.rateLimit(request, principal, slug, opts.rateClass ?? 'canvas');
       const { canvas, role } = this.resolve(request, slug, principal);
       checkIsolation(ctx.config, request, slug);
       if (!opts.skipCapability) {
@@ -110,6 +110,20 @@ export class RuntimePipeline {
     throw new AppError('unauthorized');
   }
 
+  /**
+   * Step 2: per caller per canvas (canvas class) or per caller across
+   * canvases (ai class). The key names the resolved canvas, never the slug as
+   * sent: every unknown slug is one key per caller, so made-up slugs neither
+   * reset anyone's window nor grow the table.
+   */
+  private rateLimit(request: Request, principal: Principal, slug: string, rateClass: 'canvas' | 'ai'): void {
+    const ctx = this.ctx;
+    const who = principal.kind === 'anonymous' ? `ip:${networkOf(metaOf(request).ip)}` : actorIdOf(principal);
+    if (rateClass === 'ai') return enforceRate(ctx, `ai:${who}`, ctx.config.rateLimitAiPerMin, 'code');
+    const canvasId = this.deps.access.bySlug(slug)?.canvas.id ?? 'unknown';
+    enforceRate(ctx, `canvas:${canvasId}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
+  }
+
   /** Step 3: the same access decision as page serving, then the static-only rule. */
   private resolve(request: Request, slug: string, principal: Principal): { canvas: Canvas; role: CanvasRole } {
     const { canvas, decision } = this.deps.access.resolve(request, this.deps.access.bySlug(slug), principal);
@@ -131,11 +145,17 @@ export function capabilityRefusal(ctx: AppContext, canvas: Canvas, capability: C
   });
 }
 
-/** Step 2: per user per canvas (canvas class) or per user across canvases (ai class). */
-function rateLimit(ctx: AppContext, request: Request, principal: Principal, slug: string, rateClass: 'canvas' | 'ai'): void {
-  const who = principal.kind === 'anonymous' ? `ip:${metaOf(request).ip ?? 'unknown'}` : actorIdOf(principal);
-  if (rateClass === 'ai') enforceRate(ctx, `ai:${who}`, ctx.config.rateLimitAiPerMin, 'code');
-  else enforceRate(ctx, `canvas:${slug}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
+/** Anonymous callers are counted by network: an IPv6 host has a whole /64 to rotate through. */
+function networkOf(ip: string | null): string {
+  if (ip === null) return 'unknown';
+  if (!ip.includes(':')) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head = '', tail] = ip.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return groups.slice(0, 4).join(':') + '::/64';
 }
 
 function actorIdOf(principal: Exclude<Principal, { kind: 'anonymous' }>): string {
