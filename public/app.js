@@ -76,7 +76,16 @@ function renderCanvases(canvases) {
     status.textContent = [c.status, c.publicationState, c.accessMode].filter(Boolean).join(' · ');
     const spend = document.createElement('td');
     spend.className = 'ai-spend';
-    row.append(title, address, role, status, spend);
+    const actions = document.createElement('td');
+    if (c.role === 'owner' || c.role === 'editor' || c.role === 'admin') {
+      const guests = document.createElement('button');
+      guests.type = 'button';
+      guests.className = 'guest-links';
+      guests.textContent = 'Guest links';
+      guests.addEventListener('click', () => openGuests(c));
+      actions.append(guests);
+    }
+    row.append(title, address, role, status, spend, actions);
     tbody.append(row);
     // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
     if (c.role !== 'viewer') loadCanvasSpend(c.id, spend);
@@ -137,6 +146,72 @@ async function loadInstanceSpend() {
   $('ai').hidden = false;
 }
 
+/** The canvas whose guest links are shown. */
+let guestCanvas = null;
+
+async function openGuests(canvas) {
+  guestCanvas = canvas;
+  $('guests-title').textContent = canvas.title;
+  $('guest-created').hidden = true;
+  $('guests').hidden = false;
+  await loadGuests();
+}
+
+async function loadGuests() {
+  const res = await api('GET', `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites`);
+  if (res.status !== 200) {
+    notice(`Could not list guest links: ${problem(res)}`);
+    return;
+  }
+  const tbody = $('guest-list').querySelector('tbody');
+  tbody.replaceChildren();
+  for (const invite of res.data.invites) {
+    const row = document.createElement('tr');
+    cell(row, invite.name);
+    cell(row, new Date(invite.expiresAt).toLocaleString());
+    cell(row, invite.revokedAt ? 'revoked' : invite.active ? 'active' : 'not working');
+    const actions = document.createElement('td');
+    if (!invite.revokedAt) {
+      const revoke = document.createElement('button');
+      revoke.type = 'button';
+      revoke.textContent = 'Revoke';
+      revoke.addEventListener('click', async () => {
+        const done = await api(
+          'DELETE',
+          `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites/${encodeURIComponent(invite.inviteId)}`,
+        );
+        if (done.status !== 200) notice(`Could not revoke the link: ${problem(done)}`);
+        await loadGuests();
+      });
+      actions.append(revoke);
+    }
+    row.append(actions);
+    tbody.append(row);
+  }
+  $('guests').dataset.loaded = String(Date.now());
+}
+
+function wireGuestForm() {
+  $('guest-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const name = form.elements.namedItem('name').value.trim();
+    const days = Number(form.elements.namedItem('days').value);
+    const res = await api('POST', `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites`, {
+      ...(name ? { name } : {}),
+      expiresInDays: days,
+    });
+    if (res.status !== 201) {
+      notice(`Could not create the link: ${problem(res)}`);
+      return;
+    }
+    notice('');
+    $('guest-url').textContent = res.data.url;
+    $('guest-created').hidden = false;
+    await loadGuests();
+  });
+}
+
 function showCreated(canvas, apiKey) {
   $('created-title').textContent = canvas.title;
   $('created-key').textContent = apiKey;
@@ -180,6 +255,7 @@ async function start() {
   showSignedIn(me.data);
   $('create').hidden = false;
   wireCreateForm();
+  wireGuestForm();
   await loadCanvases();
   if (me.data.isAdmin) await loadInstanceSpend();
 }

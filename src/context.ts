@@ -60,7 +60,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const users = new UserStore(db, now);
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
-  const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now);
+  const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
   const blobs = new BlobStore(config.dataDir);
   const scheduler = options.scheduler ?? realScheduler;
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));

@@ -24,6 +24,7 @@ describe('legacy guests', () => {
       expect(b).toEqual({
         inviteId: expect.stringMatching(/^[0-9a-z]{20}$/),
         url: expect.stringMatching(new RegExp(`^${app.ctx.config.baseUrl}/auth/guest\\?token=[A-Za-z0-9]{32}$`)),
+        expiresAt: expect.any(Number),
       });
     }
     for (const who of ['viewer', 'stranger', 'guest'] as const) {
@@ -103,7 +104,15 @@ describe('legacy guests', () => {
     expect((await me(g.cookie)).status).toBe(200);
     const listed = await body(await app.request(`/api/canvases/${w.canvas.id}/guest-invites`, { cookie: w.cookie.editor }));
     const entry = listed.invites.find((i: any) => i.inviteId === g.inviteId);
-    expect(entry).toEqual({ inviteId: g.inviteId, name: 'Temp', createdBy: w.ids.owner, createdAt: clock, revokedAt: null });
+    expect(entry).toEqual({
+      inviteId: g.inviteId,
+      name: 'Temp',
+      createdBy: w.ids.owner,
+      createdAt: clock,
+      expiresAt: clock + 14 * 24 * 3600 * 1000,
+      revokedAt: null,
+      active: true,
+    });
     expect(JSON.stringify(listed)).not.toContain(new URL(g.url).searchParams.get('token')!);
     expect(
       (await app.request(`/api/canvases/${w.canvas.id}/guest-invites/${g.inviteId}`, { method: 'DELETE', cookie: w.cookie.viewer })).status,

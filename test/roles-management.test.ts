@@ -213,7 +213,12 @@ describe('management API: members and guest invites', () => {
       { method: 'POST', path: '/api/canvases/{id}/guest-invites', body: { name: 'Visitor' }, unchanged: nothing },
       manage({
         status: 201,
-        check: (b) => expect(b).toEqual({ inviteId: expect.any(String), url: expect.stringContaining('/auth/guest?token=') }),
+        check: (b) =>
+          expect(b).toEqual({
+            inviteId: expect.any(String),
+            url: expect.stringContaining('/auth/guest?token='),
+            expiresAt: expect.any(Number),
+          }),
       }),
     ),
     ...matrix(

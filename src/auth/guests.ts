@@ -7,7 +7,10 @@ import { newId, newToken, sha256Hex } from '../ids.ts';
  * Legacy guests (CONTRACT §3): an owner or editor creates an invite link for
  * one canvas; opening it gives a guest session scoped to that canvas, whose
  * principal id is `guest:<inviteId>`. Invite tokens and session tokens are
- * stored as SHA-256 only. Revoking an invite ends its sessions at once.
+ * stored as SHA-256 only. An invite (and every session it opened) stops
+ * working when it is revoked, when it expires, and as soon as its creator
+ * may no longer manage the canvas (removed from the list, demoted to viewer,
+ * deactivated; CONTRACT §9).
  */
 export const GUEST_COOKIE = 'easel_guest';
 
@@ -28,6 +31,7 @@ export interface GuestInvite {
   name: string;
   createdBy: string;
   createdAt: number;
+  expiresAt: number;
   revokedAt: number | null;
 }
 
@@ -37,6 +41,7 @@ interface InviteRow {
   name: string;
   created_by: string;
   created_at: number;
+  expires_at: number;
   revoked_at: number | null;
 }
 
@@ -46,26 +51,63 @@ const toInvite = (r: InviteRow): GuestInvite => ({
   name: r.name,
   createdBy: r.created_by,
   createdAt: r.created_at,
+  expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
 });
 
 export const DEFAULT_GUEST_NAME = 'Guest';
+/** How long an invite link works unless its creator says otherwise (CONTRACT §9). */
+export const DEFAULT_INVITE_DAYS = 14;
+export const MAX_INVITE_DAYS = 365;
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * SQL: the invite `i` is live and its creator may still manage its canvas:
+ * an active user who owns the canvas, is an editor on its list, or is an
+ * instance admin (admins are named by email in the configuration: `?` is
+ * their JSON list).
+ */
+const LIVE_INVITE = `i.revoked_at IS NULL AND i.expires_at > ?
+  AND EXISTS (
+    SELECT 1 FROM users u JOIN canvases c ON c.id = i.canvas_id
+    WHERE u.id = i.created_by AND u.active = 1 AND (
+      c.owner_id = u.id
+      OR EXISTS (SELECT 1 FROM canvas_members m WHERE m.canvas_id = c.id AND m.user_id = u.id AND m.role IN ('owner', 'editor'))
+      OR lower(u.email) IN (SELECT value FROM json_each(?))
+    )
+  )`;
 
 export class GuestStore implements GuestSessionResolver {
+  private readonly admins: string;
+
   constructor(
     private readonly db: Database,
     private readonly sessionTtlMs: number,
     private readonly now: () => number,
-  ) {}
+    adminEmails: readonly string[] = [],
+  ) {
+    this.admins = JSON.stringify(adminEmails.map((e) => e.toLowerCase()));
+  }
 
   /** A new invite; the token is returned once and only its hash is kept. */
-  createInvite(canvasId: string, createdBy: string, name: string = DEFAULT_GUEST_NAME): { invite: GuestInvite; token: string } {
+  createInvite(
+    canvasId: string,
+    createdBy: string,
+    name: string = DEFAULT_GUEST_NAME,
+    days: number = DEFAULT_INVITE_DAYS,
+  ): { invite: GuestInvite; token: string } {
     const id = newId();
     const token = newToken();
+    const now = this.now();
     this.db
-      .query('INSERT INTO guest_invites (id, canvas_id, token_hash, name, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(id, canvasId, sha256Hex(token), name, createdBy, this.now());
+      .query('INSERT INTO guest_invites (id, canvas_id, token_hash, name, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(id, canvasId, sha256Hex(token), name, createdBy, now, now + days * DAY_MS);
     return { invite: this.invite(canvasId, id)!, token };
+  }
+
+  /** Whether the invite still opens and keeps sessions: not revoked, not expired, its creator still a manager. */
+  isLive(inviteId: string): boolean {
+    return this.db.query(`SELECT 1 FROM guest_invites i WHERE i.id = ? AND ${LIVE_INVITE}`).get(inviteId, this.now(), this.admins) !== null;
   }
 
   invite(canvasId: string, inviteId: string): GuestInvite | null {
@@ -82,11 +124,11 @@ export class GuestStore implements GuestSessionResolver {
       .map(toInvite);
   }
 
-  /** The live (not revoked) invite behind a link token. */
+  /** The live invite behind a link token (not revoked, not expired, its creator still a manager). */
   inviteByToken(token: string): GuestInvite | null {
     const r = this.db
-      .query<InviteRow, [string]>('SELECT * FROM guest_invites WHERE token_hash = ? AND revoked_at IS NULL')
-      .get(sha256Hex(token));
+      .query<InviteRow, [string, number, string]>(`SELECT i.* FROM guest_invites i WHERE i.token_hash = ? AND ${LIVE_INVITE}`)
+      .get(sha256Hex(token), this.now(), this.admins);
     return r ? toInvite(r) : null;
   }
 
@@ -115,16 +157,17 @@ export class GuestStore implements GuestSessionResolver {
     this.db.query('DELETE FROM guest_sessions WHERE token_hash = ?').run(sha256Hex(token));
   }
 
-  /** The guest behind a session token, or null (unknown, expired, or invite revoked). */
+  /** The guest behind a session token, or null (unknown or expired session, or an invite no longer live). */
   resolve(token: string): GuestIdentity | null {
+    const now = this.now();
     const r = this.db
-      .query<{ invite_id: string; canvas_id: string; name: string; expires_at: number; revoked_at: number | null }, [string]>(
-        `SELECT s.invite_id, s.expires_at, i.canvas_id, i.name, i.revoked_at
-         FROM guest_sessions s JOIN guest_invites i ON i.id = s.invite_id WHERE s.token_hash = ?`,
+      .query<{ invite_id: string; canvas_id: string; name: string }, [string, number, number, string]>(
+        `SELECT s.invite_id, i.canvas_id, i.name
+         FROM guest_sessions s JOIN guest_invites i ON i.id = s.invite_id
+         WHERE s.token_hash = ? AND s.expires_at > ? AND ${LIVE_INVITE}`,
       )
-      .get(sha256Hex(token));
-    if (!r || r.revoked_at !== null || r.expires_at <= this.now()) return null;
-    return { inviteId: r.invite_id, canvasId: r.canvas_id, name: r.name };
+      .get(sha256Hex(token), now, now, this.admins);
+    return r ? { inviteId: r.invite_id, canvasId: r.canvas_id, name: r.name } : null;
   }
 }
 

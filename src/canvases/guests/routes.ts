@@ -10,12 +10,15 @@ import { readJson } from '../../http/json-body.ts';
 import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
 
-const inviteView = (i: GuestInvite) => ({
+/** `active`: the link opens and its sessions work (not revoked, not expired, its creator still manages the canvas). */
+const inviteView = (i: GuestInvite, active: boolean) => ({
   inviteId: i.inviteId,
   name: i.name,
   createdBy: i.createdBy,
   createdAt: i.createdAt,
+  expiresAt: i.expiresAt,
   revokedAt: i.revokedAt,
+  active,
 });
 
 /**
@@ -39,7 +42,12 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
           jsonTypeOnly: false,
           tooLarge: () => new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}'),
         });
-        const { invite, token } = ctx.guests.createInvite(canvas.id, m.actor.user.id, body.name?.trim() || DEFAULT_GUEST_NAME);
+        const { invite, token } = ctx.guests.createInvite(
+          canvas.id,
+          m.actor.user.id,
+          body.name?.trim() || DEFAULT_GUEST_NAME,
+          body.expiresInDays,
+        );
         ctx.audit.record({
           actorId: m.actor.user.id,
           actorKind: actorKind(m),
@@ -48,7 +56,11 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
           detail: { inviteId: invite.inviteId },
         });
         // The token rides in the query string, which request logs never record.
-        return json(201, { inviteId: invite.inviteId, url: `${ctx.config.baseUrl}/auth/guest?token=${token}` });
+        return json(201, {
+          inviteId: invite.inviteId,
+          url: `${ctx.config.baseUrl}/auth/guest?token=${token}`,
+          expiresAt: invite.expiresAt,
+        });
       },
       { management: true, parse: 'none' },
     )
@@ -56,7 +68,11 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
       '/api/canvases/:id/guest-invites',
       ({ actor, params }) => {
         const { canvas } = manageable(actor, params.id);
-        return json(200, { invites: ctx.guests.invites(canvas.id).map(inviteView) }, { 'cache-control': 'no-store' });
+        return json(
+          200,
+          { invites: ctx.guests.invites(canvas.id).map((i) => inviteView(i, ctx.guests.isLive(i.inviteId))) },
+          { 'cache-control': 'no-store' },
+        );
       },
       { management: true },
     )
@@ -86,6 +102,13 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
       const token = ctx.guests.createSession(invite);
       metaOf(request).cookies.push(guestCookie(ctx.config, token));
       ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
+      ctx.audit.record({
+        actorId: `guest:${invite.inviteId}`,
+        actorKind: 'guest',
+        canvasId: canvas.id,
+        action: 'guest.invite.used',
+        detail: { inviteId: invite.inviteId },
+      });
       return new Response(null, {
         status: 303,
         headers: { location: canvasUrl(ctx.config, canvas.slug), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
@@ -94,7 +117,8 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
 }
 
 function invalidLink(): Response {
-  const message = 'This guest link is not valid: it may have been revoked. Ask the person who shared it for a new one.';
+  const message =
+    'This guest link does not work any more: it may have expired or been revoked. Ask the person who shared it for a new one.';
   return html(404, `<!doctype html><meta charset="utf-8"><title>Link not valid</title><p>${escapeHtml(message)}</p>`, {
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',

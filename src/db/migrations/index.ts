@@ -4,6 +4,7 @@ import uploads from './003_uploads.ts';
 import runtime from './004_runtime.ts';
 import ai from './005_ai.ts';
 import connections from './006_connections.ts';
+import guestInviteExpiry from './007_guest_invite_expiry.ts';
 
 export interface Migration {
   version: number;
@@ -19,4 +20,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 4, name: 'runtime', sql: runtime },
   { version: 5, name: 'ai', sql: ai },
   { version: 6, name: 'connections', sql: connections },
+  { version: 7, name: 'guest invite expiry', sql: guestInviteExpiry },
 ];
