@@ -22,6 +22,7 @@ function canvas(over: Partial<Canvas> = {}): Canvas {
     connectionsAudience: 'editors',
     guestAi: false,
     guestAiMonthlyUsd: 0,
+    serviceWorkers: false,
     runtimePolicy: null,
     runtimePolicyRevision: null,
     archivedAt: null,

@@ -34,6 +34,8 @@ const VIEW_KEYS = [
   'capabilities',
   'aiAudience',
   'connectionsAudience',
+  // Easel's own (issue 23): whether the canvas's pages may register service workers.
+  'serviceWorkers',
   'runtimePolicy',
   'runtimePolicyRevision',
   'createdAt',

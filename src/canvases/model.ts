@@ -14,6 +14,8 @@ export const PatchCanvasBody = t.Object(
     accessMode: t.Optional(t.Union([t.Literal('restricted'), t.Literal('whole_org'), t.Literal('public_link')])),
     password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()])),
     expiresAt: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 8.64e15 }), t.Null()])),
+    // Owner or admin only: a service worker outlives unpublishing in the visitor's browser.
+    serviceWorkers: t.Optional(t.Boolean()),
   },
   closed,
 );

@@ -22,6 +22,8 @@ export interface Canvas {
   connectionsAudience: Audience;
   guestAi: boolean;
   guestAiMonthlyUsd: number;
+  /** The owner lets the canvas's pages register service workers (off by default). */
+  serviceWorkers: boolean;
   runtimePolicy: unknown | null;
   runtimePolicyRevision: string | null;
   archivedAt: number | null;

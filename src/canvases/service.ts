@@ -93,11 +93,13 @@ export interface CanvasPatch {
   password?: string | null;
   /** Epoch ms (a past value expires the share at once), or null for no expiry. */
   expiresAt?: number | null;
+  /** Whether the pages may register service workers: owner or admin only. */
+  serviceWorkers?: boolean;
 }
 
-/** Changes the canvas's settings; owners, editors and admins. */
+/** Changes the canvas's settings; owners, editors and admins (service workers: owners and admins). */
 export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, patch: CanvasPatch): Promise<CanvasWithRole> {
-  const m = managedCanvas(ctx, actor, id, 'manage');
+  const m = managedCanvas(ctx, actor, id, patch.serviceWorkers !== undefined ? 'own' : 'manage');
   const fields = (Object.keys(patch) as Array<keyof CanvasPatch>).filter((k) => patch[k] !== undefined);
   if (fields.length === 0) return { canvas: m.canvas, role: m.viewRole };
 
@@ -126,6 +128,7 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
           // The gate cookie binds to this: any set or clear invalidates passes given before.
           password_version: passwordHash === undefined ? undefined : current.passwordVersion + 1,
           expires_at: patch.expiresAt,
+          service_workers: patch.serviceWorkers === undefined ? undefined : patch.serviceWorkers ? 1 : 0,
         },
         ctx.now(),
       );

@@ -22,6 +22,7 @@ interface CanvasRow {
   connections_audience: Audience;
   guest_ai: number;
   guest_ai_monthly_usd: number;
+  service_workers: number;
   runtime_policy: string | null;
   runtime_policy_revision: string | null;
   archived_at: number | null;
@@ -56,6 +57,7 @@ function toCanvas(r: CanvasRow): Canvas {
     connectionsAudience: r.connections_audience,
     guestAi: r.guest_ai === 1,
     guestAiMonthlyUsd: r.guest_ai_monthly_usd,
+    serviceWorkers: r.service_workers === 1,
     runtimePolicy: r.runtime_policy === null ? null : JSON.parse(r.runtime_policy),
     runtimePolicyRevision: r.runtime_policy_revision,
     archivedAt: r.archived_at,

@@ -31,6 +31,8 @@ export interface CanvasView {
   capabilities: Record<CapabilitySwitch, boolean>;
   aiAudience: Audience;
   connectionsAudience: Audience;
+  /** Easel's own: whether pages may register service workers (owner's choice). */
+  serviceWorkers: boolean;
   runtimePolicy: unknown | null;
   runtimePolicyRevision: string | null;
   createdAt: number;
@@ -55,6 +57,7 @@ export function canvasView(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasH
     capabilities: { ...c.capabilities },
     aiAudience: c.aiAudience,
     connectionsAudience: c.connectionsAudience,
+    serviceWorkers: c.serviceWorkers,
     runtimePolicy: c.runtimePolicy,
     runtimePolicyRevision: c.runtimePolicyRevision,
     createdAt: c.createdAt,

@@ -82,6 +82,8 @@ export class CanvasServer {
     if (!admission.ok) return admission.response;
     const { canvas } = admission;
     if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
+    // A worker would keep answering for the canvas after unpublishing or lost access: only with the owner's leave.
+    if (request.headers.get('service-worker') === 'script' && !canvas.serviceWorkers) return this.page(403, 'SERVICE_WORKER_REFUSED');
 
     const manifest = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
@@ -165,17 +167,19 @@ export class CanvasServer {
   }
 
   private refusal(code: AccessRefusal, mount: Mount, here: string): Response {
+    if (code === 'PASSWORD_REQUIRED') return this.passwordForm(mount, here, false);
+    // Access is gone: on the canvas's own host, the browser drops what the canvas left there (caches,
+    // storage, service workers). In path mode the origin is the dashboard's too, so nothing is cleared.
+    const clear = mount.base === '/' ? { 'clear-site-data': '"cache", "storage"' } : undefined;
     switch (code) {
-      case 'PASSWORD_REQUIRED':
-        return this.passwordForm(mount, here, false);
       case 'DISABLED':
-        return this.page(403, 'DISABLED');
+        return this.page(403, 'DISABLED', clear);
       case 'ARCHIVED':
       case 'SHARE_EXPIRED':
-        return this.page(404, code);
+        return this.page(404, code, clear);
       default:
         // NOT_FOUND, OWNER_ONLY, NOT_INVITED: one answer, so nobody learns whether the canvas exists.
-        return this.page(404, 'NOT_FOUND');
+        return this.page(404, 'NOT_FOUND', clear);
     }
   }
 

@@ -32,6 +32,7 @@ export type RefusalPage =
   | 'FILE_NOT_FOUND'
   | 'RATE_LIMITED'
   | 'METHOD_NOT_ALLOWED'
+  | 'SERVICE_WORKER_REFUSED'
   | 'BLOB_MISSING';
 
 const TEXT: Record<RefusalPage, [title: string, message: string]> = {
@@ -44,13 +45,21 @@ const TEXT: Record<RefusalPage, [title: string, message: string]> = {
   FILE_NOT_FOUND: ['Page not found', 'This canvas has no page at this address.'],
   RATE_LIMITED: ['Too many attempts', 'Too many attempts. Wait a minute and try again.'],
   METHOD_NOT_ALLOWED: ['Method not allowed', 'Canvas pages answer GET and HEAD only.'],
+  SERVICE_WORKER_REFUSED: ['Service workers are off', "This canvas's owner has not allowed its pages to install a service worker."],
   BLOB_MISSING: ['Something went wrong', 'This file of the canvas could not be read. The server log has the details.'],
 };
 
 export function refusalPage(kind: RefusalPage): string {
   const [title, message] = TEXT[kind];
   // Page-level codes that are not spec codes are reported as NOT_FOUND where the status is 404.
-  const code = kind === 'NOT_PUBLISHED' || kind === 'FILE_NOT_FOUND' ? 'NOT_FOUND' : kind === 'BLOB_MISSING' ? 'INTERNAL' : kind;
+  const code =
+    kind === 'NOT_PUBLISHED' || kind === 'FILE_NOT_FOUND'
+      ? 'NOT_FOUND'
+      : kind === 'BLOB_MISSING'
+        ? 'INTERNAL'
+        : kind === 'SERVICE_WORKER_REFUSED'
+          ? 'PERMISSION_DENIED'
+          : kind;
   return page(code, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
 }
 

@@ -5,6 +5,7 @@ import runtime from './004_runtime.ts';
 import ai from './005_ai.ts';
 import connections from './006_connections.ts';
 import guestInviteExpiry from './007_guest_invite_expiry.ts';
+import serviceWorkers from './008_service_workers.ts';
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 5, name: 'ai', sql: ai },
   { version: 6, name: 'connections', sql: connections },
   { version: 7, name: 'guest invite expiry', sql: guestInviteExpiry },
+  { version: 8, name: 'service workers', sql: serviceWorkers },
 ];
