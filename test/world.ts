@@ -205,6 +205,21 @@ export class World {
     return this.expectOk('PATCH', `/api/canvases/${c.id}`, 'owner', patch);
   }
 
+  /** POST archive (or restore) as the canvas's owner; the new view. */
+  archive(c: WorldCanvas = this.canvas, archived = true): Promise<any> {
+    return this.expectOk('POST', `/api/canvases/${c.id}/${archived ? 'archive' : 'restore'}`, 'owner');
+  }
+
+  /** POST /api/admin/canvases/{id}/disable (or enable) as the admin; the new view. */
+  disable(c: WorldCanvas = this.canvas, disabled = true): Promise<any> {
+    return this.expectOk('POST', `/api/admin/canvases/${c.id}/${disabled ? 'disable' : 'enable'}`, 'admin');
+  }
+
+  /** PATCH /api/admin/users/{id} as the admin (active, canPublishPublic, orgId); the admin view of the user. */
+  adminUser(who: Member, patch: Record<string, unknown>): Promise<any> {
+    return this.expectOk('PATCH', `/api/admin/users/${this.ids[who]}`, 'admin', patch);
+  }
+
   /** PATCH /api/admin/settings as the admin; the new settings. */
   adminSettings(patch: Record<string, unknown>): Promise<any> {
     return this.expectOk('PATCH', '/api/admin/settings', 'admin', patch);
