@@ -58,9 +58,11 @@ function showSignedIn(me) {
   who.append(form);
 }
 
+/** Renders the list; resolves once every spend figure it asked for is in. */
 function renderCanvases(canvases) {
   const tbody = $('canvases').querySelector('tbody');
   tbody.replaceChildren();
+  const spends = [];
   for (const c of canvases) {
     const row = document.createElement('tr');
     const title = document.createElement('td');
@@ -88,10 +90,11 @@ function renderCanvases(canvases) {
     row.append(title, address, role, status, spend, actions);
     tbody.append(row);
     // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
-    if (c.role !== 'viewer') loadCanvasSpend(c.id, spend);
+    if (c.role !== 'viewer') spends.push(loadCanvasSpend(c.id, spend));
   }
   $('empty').hidden = canvases.length > 0;
   $('canvases').hidden = canvases.length === 0;
+  return Promise.all(spends);
 }
 
 async function loadCanvases() {
@@ -101,7 +104,9 @@ async function loadCanvases() {
     return;
   }
   $('list').hidden = false;
-  renderCanvases(res.data.canvases || []);
+  await renderCanvases(res.data.canvases || []);
+  // The list and its spend figures are complete (tests wait on this marker).
+  $('canvases').dataset.ready = 'true';
 }
 
 const usd = (n) => `$${Number(n).toFixed(n > 0 && n < 0.01 ? 4 : 2)}`;

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
-import { randomBase62, sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
-import { connect, makeCast } from './realtime-helpers.ts';
+import { connect } from './realtime-helpers.ts';
+import { World } from './world.ts';
 import { nextEvent, recordEvents } from './signals.ts';
 import { begin, createKeyedCanvas, site as site2, stagedDeploy } from './upload-fixtures.ts';
 import { createDeployCanvas, deploy, get, post, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
@@ -894,11 +894,9 @@ describe('unpublish through the Deploy API, end to end', () => {
   afterAll(() => live.close());
 
   test("drops the canvas's realtime sockets (4401) through the hook, other canvases' stay; the page stops serving", async () => {
-    const cast = await makeCast(live);
-    const other = await makeCast(live);
-    const key = 'easel_sk_' + randomBase62(40);
-    live.ctx.db.query('UPDATE canvases SET key_hash = ? WHERE id = ?').run(sha256Hex(key), cast.canvas.id);
-    const c: DeployCanvas = { id: cast.canvas.id, slug: cast.canvas.slug, key, ownerId: cast.ids.owner };
+    const cast = await new World().attach(live);
+    const other = await new World().attach(live);
+    const c: DeployCanvas = { id: cast.canvas.id, slug: cast.canvas.slug, key: cast.canvas.apiKey, ownerId: cast.ids.owner };
     expect((await deploy(live, c, site())).status).toBe(200);
     const page = await live.request(`/c/${c.slug}/`, { cookie: cast.cookie.viewer });
     expect(page.status).toBe(200);

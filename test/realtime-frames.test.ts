@@ -3,32 +3,33 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { MAX_PAYLOAD_BYTES, REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { connect, makeCast, type Cast, type Client, type Person } from './realtime-helpers.ts';
+import { connect, type Client } from './realtime-helpers.ts';
+import { World, type Person } from './world.ts';
 
 let app: TestApp;
-let cast: Cast;
+let cast: World;
 let clock = Date.UTC(2026, 0, 5, 10, 0, 0);
 const sockets: Client[] = [];
 
 beforeAll(async () => {
   // Realtime limits stay on with the HTTP rate limits off.
   app = await startTestApp({ listen: true, now: () => clock, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
-  cast = await makeCast(app);
+  cast = await new World().attach(app);
 });
 afterAll(() => app.close());
 
-async function open(who: Person, c: Cast = cast): Promise<Client> {
+async function open(who: Person, c: World = cast): Promise<Client> {
   const client = await connect(app, c.canvas.slug, c.cookie[who]);
   sockets.push(client);
   return client;
 }
 
-const user = (who: Person, c: Cast = cast) => ({ id: c.ids[who], name: c.names[who] });
-const from = (who: Person, canvasRole: string, c: Cast = cast) => ({ ...user(who, c), canvasRole });
+const user = (who: Person, c: World = cast) => ({ id: c.ids[who], name: c.names[who] });
+const from = (who: Person, canvasRole: string, c: World = cast) => ({ ...user(who, c), canvasRole });
 
 describe('subscribe, presence, join and leave', () => {
   test('subscribe answers `subscribed` and a presence snapshot; the others hear `join`', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     expect(await owner.ask({ type: 'subscribe', channel: 'room' })).toEqual({ type: 'subscribed', channel: 'room' });
     expect(await owner.next()).toEqual({ type: 'presence', channel: 'room', users: [user('owner', c)] });
@@ -50,7 +51,7 @@ describe('subscribe, presence, join and leave', () => {
   });
 
   test('a second socket of the same person: no second join; leave only when the last one goes', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     await owner.subscribe('room');
     await owner.next((f) => f.type === 'presence');
@@ -70,7 +71,7 @@ describe('subscribe, presence, join and leave', () => {
   });
 
   test('unsubscribe: no reply, the others hear leave, and messages stop', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const editor = await open('editor', c);
     const viewer = await open('viewer', c);
     await editor.subscribe('room');
@@ -87,7 +88,7 @@ describe('subscribe, presence, join and leave', () => {
   });
 
   test('closing the socket is a leave', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     const guest = await open('guest', c);
     await owner.subscribe('room');
@@ -102,7 +103,7 @@ describe('subscribe, presence, join and leave', () => {
   });
 
   test('subscribing twice answers again and announces nothing', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     const viewer = await open('viewer', c);
     await owner.subscribe('room');
@@ -116,7 +117,7 @@ describe('subscribe, presence, join and leave', () => {
 
 describe('publish', () => {
   test('fans out to every subscriber, the sender included, with a server-stamped `from`', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     const editor = await open('editor', c);
     const viewer = await open('viewer', c);
@@ -138,7 +139,7 @@ describe('publish', () => {
   });
 
   test('a missing event is sent as "", missing data as null; any JSON data goes through', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     await owner.subscribe('room');
     await owner.next((f) => f.type === 'presence');
@@ -155,7 +156,7 @@ describe('publish', () => {
   });
 
   test('the sender hears its own message even when not subscribed', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open('owner', c);
     const viewer = await open('viewer', c);
     await viewer.subscribe('news');
@@ -166,7 +167,7 @@ describe('publish', () => {
   });
 
   test('unconfigured channels: viewers and guests may not publish…', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     for (const who of ['viewer', 'guest'] as const) {
       const s = await open(who, c);
       await s.subscribe('room');
@@ -181,7 +182,7 @@ describe('publish', () => {
   });
 
   test('…except on `participants:` channels, with attribution', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open('viewer', c);
     const guest = await open('guest', c);
     await viewer.subscribe('participants:lobby');
@@ -198,7 +199,7 @@ describe('publish', () => {
   });
 
   test('`from.canvasRole` is the live role: a promotion shows on the next message', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open('viewer2', c);
     expect((await viewer.ask({ type: 'publish', channel: 'participants:x', event: 'e' })).from.canvasRole).toBe('viewer');
     // A direct store change, without any event: the next operation reads the live role.
@@ -207,8 +208,8 @@ describe('publish', () => {
   });
 
   test('messages stay on their canvas', async () => {
-    const a = await makeCast(app);
-    const b = await makeCast(app);
+    const a = await new World().attach(app);
+    const b = await new World().attach(app);
     const inA = await open('owner', a);
     const inB = await open('owner', b);
     await inA.subscribe('room');
@@ -265,7 +266,7 @@ describe('error frames (the socket stays open)', () => {
   });
 
   test('a frame over 1 MiB is not read at all: the socket closes with 1009 (message too big)', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const big = await open('owner', c);
     const bystander = await open('viewer', c);
     // Up to 1 MiB the frame is read and refused like any other oversized one.
@@ -308,7 +309,7 @@ describe('error frames (the socket stays open)', () => {
 
 describe('rate limits per connection (on even with EASEL_RATELIMIT_ENABLED=false)', () => {
   test('the 101st publish in a minute: RATE_LIMITED; the next minute is fresh; other sockets are unaffected', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const s = await open('owner', c);
     const other = await open('owner', c);
     for (let i = 0; i < REALTIME_LIMITS.publishesPerMinute; i++) s.send({ type: 'publish', channel: 'p', event: 'n', data: i });
@@ -326,7 +327,7 @@ describe('rate limits per connection (on even with EASEL_RATELIMIT_ENABLED=false
   });
 
   test('subscribe and presence frames: the 101st in a minute is RATE_LIMITED', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const s = await open('viewer', c);
     for (let i = 0; i < REALTIME_LIMITS.controlFramesPerMinute; i++) {
       expect((await s.ask({ type: 'presence', channel: `q${i % 3}` })).type).toBe('presence');

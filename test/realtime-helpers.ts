@@ -1,8 +1,5 @@
-// A frame-level WebSocket client for realtime tests, and a canvas with its
-// people (owner, editor, two viewers, a stranger, a legacy guest).
-import { GUEST_COOKIE } from '../src/auth/guests.ts';
-import type { Canvas } from '../src/canvases/record.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
+// A frame-level WebSocket client for realtime tests and a raw upgrade
+// request; the people and canvases come from the World (test/world.ts).
 import type { TestApp } from './harness.ts';
 
 export type Frame = Record<string, any>;
@@ -120,50 +117,6 @@ export async function connect(app: TestApp, slug: string, cookie: string, header
   const client = new Client(ws);
   await client.opened;
   return client;
-}
-
-export type Person = 'owner' | 'editor' | 'viewer' | 'viewer2' | 'stranger' | 'guest';
-
-export interface Cast {
-  canvas: Canvas;
-  cookie: Record<Person, string>;
-  ids: Record<Person, string>;
-  names: Record<Person, string>;
-}
-
-let counter = 0;
-
-/** A restricted canvas (realtime on by default) with an owner, an editor, two viewers; a stranger; a legacy guest. */
-export async function makeCast(app: TestApp): Promise<Cast> {
-  const tag = `${++counter}${newId().slice(0, 4)}`;
-  const cookie = {} as Cast['cookie'];
-  const ids = {} as Cast['ids'];
-  const names = {} as Cast['names'];
-  for (const who of ['owner', 'editor', 'viewer', 'viewer2', 'stranger'] as const) {
-    const email = `${who}-${tag}@example.com`;
-    names[who] = `${who[0]!.toUpperCase()}${who.slice(1)} ${tag}`;
-    cookie[who] = await app.signIn(email, names[who]);
-    ids[who] = app.ctx.users.byEmail(email)!.id;
-  }
-  const now = app.ctx.now();
-  const slug = `rt${tag}`.toLowerCase();
-  const canvas = app.ctx.canvases.insert({
-    id: newId(),
-    slug,
-    title: slug,
-    ownerId: ids.owner,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  app.ctx.canvases.setMember(canvas.id, ids.editor, 'editor', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer, 'viewer', now);
-  app.ctx.canvases.setMember(canvas.id, ids.viewer2, 'viewer', now);
-  const { invite } = app.ctx.guests.createInvite(canvas.id, ids.owner, 'Guest Gina');
-  cookie.guest = `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`;
-  ids.guest = `guest:${invite.inviteId}`;
-  names.guest = invite.name;
-  return { canvas: app.ctx.canvases.byId(canvas.id)!, cookie, ids, names };
 }
 
 export interface HandshakeAnswer {

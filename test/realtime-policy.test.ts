@@ -5,15 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
-import { connect, makeCast, type Cast, type Client, type Person } from './realtime-helpers.ts';
-
-const ADMIN = 'rt-policy-admin@example.com';
+import { connect, type Client } from './realtime-helpers.ts';
+import { ADMIN_EMAIL, World, type Person } from './world.ts';
 let app: TestApp;
 let adminCookie: string;
 
 beforeAll(async () => {
-  app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN, EASEL_RATELIMIT_ENABLED: 'false' } });
-  adminCookie = await app.signIn(ADMIN, 'Admin');
+  app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
+  adminCookie = await app.signIn(ADMIN_EMAIL, 'Admin');
 });
 afterAll(() => app.close());
 
@@ -28,7 +27,7 @@ async function api(method: string, path: string, cookie: string, json?: unknown)
 }
 
 /** PATCH …/capabilities with the full policy document, as the owner. */
-async function setChannels(c: Cast, channels: Record<string, Policy>): Promise<void> {
+async function setChannels(c: World, channels: Record<string, Policy>): Promise<void> {
   const view = await api('GET', `/api/canvases/${c.canvas.id}`, c.cookie.owner);
   await api('PATCH', `/api/canvases/${c.canvas.id}/capabilities`, c.cookie.owner, {
     expectedRuntimePolicy: view.runtimePolicyRevision,
@@ -36,11 +35,11 @@ async function setChannels(c: Cast, channels: Record<string, Policy>): Promise<v
   });
 }
 
-const user = (c: Cast, who: Person) => ({ id: c.ids[who], name: c.names[who] });
+const user = (c: World, who: Person) => ({ id: c.ids[who], name: c.names[who] });
 const denied = (channel: string) => ({ type: 'error', code: 'PERMISSION_DENIED', channel, message: expect.any(String) });
 
 /** The owner and a viewer both on channel `room`, the owner past the viewer's join. */
-async function ownerAndViewerInRoom(c: Cast): Promise<{ owner: Client; viewer: Client }> {
+async function ownerAndViewerInRoom(c: World): Promise<{ owner: Client; viewer: Client }> {
   const owner = await open(c, 'owner');
   const viewer = await open(c, 'viewer');
   await join(owner, 'room');
@@ -49,7 +48,7 @@ async function ownerAndViewerInRoom(c: Cast): Promise<{ owner: Client; viewer: C
   return { owner, viewer };
 }
 
-async function open(c: Cast, who: Person): Promise<Client> {
+async function open(c: World, who: Person): Promise<Client> {
   return connect(app, c.canvas.slug, c.cookie[who]);
 }
 
@@ -64,7 +63,7 @@ async function join(s: Client, channel: string): Promise<Array<Record<string, an
 
 describe('configured channels', () => {
   test('each right follows its audience; `none` is nobody, owners included', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     await setChannels(c, {
       board: { subscribe: 'viewers', publish: 'editors', seePresence: 'editors', participatePresence: 'editors' },
       staff: { subscribe: 'editors', publish: 'editors', seePresence: 'editors', participatePresence: 'editors' },
@@ -102,7 +101,7 @@ describe('configured channels', () => {
   });
 
   test('a configured `participants:` channel follows its policy, not the prefix default', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     await setChannels(c, {
       'participants:q': { subscribe: 'viewers', publish: 'editors', seePresence: 'viewers', participatePresence: 'viewers' },
     });
@@ -114,7 +113,7 @@ describe('configured channels', () => {
 
 describe('changes apply to open sockets', () => {
   test('losing `subscribe`: a PERMISSION_DENIED frame for the channel, messages stop, the others hear leave', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open(c, 'owner');
     const viewer = await open(c, 'viewer');
     await join(owner, 'room');
@@ -143,7 +142,7 @@ describe('changes apply to open sockets', () => {
   });
 
   test('losing and regaining `seePresence` and `participatePresence`', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open(c, 'owner');
     const viewer = await open(c, 'viewer');
     const viewer2 = await open(c, 'viewer2');
@@ -172,7 +171,7 @@ describe('changes apply to open sockets', () => {
   });
 
   test('a role change (PUT members) applies at once: a promoted viewer publishes, a demoted editor no longer does', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
     const editor = await open(c, 'editor');
     expect(await viewer.ask({ type: 'publish', channel: 'room', event: 'e' })).toEqual(denied('room'));
@@ -191,8 +190,8 @@ describe('revalidation closes sockets', () => {
   };
 
   test('unpublish: every socket of the canvas, owners included, closes with 4401', async () => {
-    const c = await makeCast(app);
-    const other = await makeCast(app);
+    const c = await new World().attach(app);
+    const other = await new World().attach(app);
     const owner = await open(c, 'owner');
     const viewer = await open(c, 'viewer');
     const elsewhere = await open(other, 'viewer');
@@ -203,19 +202,19 @@ describe('revalidation closes sockets', () => {
   });
 
   test('delete (DELETE /api/canvases/{id}): 4401', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open(c, 'owner');
     await api('DELETE', `/api/canvases/${c.canvas.id}`, c.cookie.owner);
     await closedWith(owner, 4401);
   });
 
-  const removals: Array<[string, Person, (c: Cast) => string]> = [
+  const removals: Array<[string, Person, (c: World) => string]> = [
     ['a removed member', 'viewer', (c) => `/api/canvases/${c.canvas.id}/members/${c.ids.viewer}`],
     ['a revoked guest invite', 'guest', (c) => `/api/canvases/${c.canvas.id}/guest-invites/${c.ids.guest.slice('guest:'.length)}`],
   ];
   for (const [what, who, route] of removals) {
     test(`${what}: 4401 for them, the others stay and hear leave`, async () => {
-      const c = await makeCast(app);
+      const c = await new World().attach(app);
       const owner = await open(c, 'owner');
       const removed = await open(c, who);
       await join(owner, 'room');
@@ -229,7 +228,7 @@ describe('revalidation closes sockets', () => {
   }
 
   test('the canvas became a Public link: viewers 4401 (static-only), editors stay', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
     const editor = await open(c, 'editor');
     await api('PATCH', `/api/canvases/${c.canvas.id}`, c.cookie.owner, { accessMode: 'public_link' });
@@ -238,7 +237,7 @@ describe('revalidation closes sockets', () => {
   });
 
   test('a password set: viewers without a gate pass 4401, owners and editors stay', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
     const owner = await open(c, 'owner');
     await api('PATCH', `/api/canvases/${c.canvas.id}`, c.cookie.owner, { password: 'open sesame' });
@@ -247,7 +246,7 @@ describe('revalidation closes sockets', () => {
   });
 
   test('a user deactivated by an admin: 4401 on every canvas', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
     const owner = await open(c, 'owner');
     await api('PATCH', `/api/admin/users/${c.ids.viewer}`, adminCookie, { active: false });
@@ -256,18 +255,18 @@ describe('revalidation closes sockets', () => {
   });
 
   test('archived (4401) and admin-disabled (4401)', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open(c, 'owner');
     await api('POST', `/api/canvases/${c.canvas.id}/archive`, c.cookie.owner);
     await closedWith(owner, 4401);
-    const d = await makeCast(app);
+    const d = await new World().attach(app);
     const editor = await open(d, 'editor');
     await api('POST', `/api/admin/canvases/${d.canvas.id}/disable`, adminCookie, { reason: 'abuse' });
     await closedWith(editor, 4401);
   });
 
   test('signing out: the next operation finds the session gone and closes with 4401', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
     const res = await app.request('/auth/logout', { method: 'POST', cookie: c.cookie.viewer });
     expect(res.status).toBeLessThan(400);
@@ -277,7 +276,7 @@ describe('revalidation closes sockets', () => {
   });
 
   test('realtime switched off mid-session: CAPABILITY_DISABLED, then 4403, for everyone on the canvas', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = await open(c, 'owner');
     const viewer = await open(c, 'viewer');
     await api('PATCH', `/api/canvases/${c.canvas.id}/capabilities`, c.cookie.owner, { realtime: false });
@@ -298,8 +297,9 @@ describe('revalidation closes sockets', () => {
   });
 
   test('a change the store saw without any event is still caught by the next operation', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
+    // Straight to the store on purpose: the API would emit the event this test does without.
     app.ctx.canvases.update(c.canvas.id, { cap_backend: 0 }, app.ctx.now());
     viewer.send({ type: 'subscribe', channel: 'x' });
     await closedWith(viewer, 4403);
@@ -319,7 +319,7 @@ describe('revalidation closes sockets', () => {
 
 describe('receivers are re-checked before a fan-out', () => {
   test('a listener who signed out elsewhere is closed with 4401 at once, and hears nothing more', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const { owner, viewer } = await ownerAndViewerInRoom(c);
     // The viewer's own socket sends nothing: the sign-out itself closes it.
     expect((await app.request('/auth/logout', { method: 'POST', cookie: c.cookie.viewer })).status).toBe(200);
@@ -331,8 +331,9 @@ describe('receivers are re-checked before a fan-out', () => {
   });
 
   test('a session ended straight in the store (no event): the next publish closes the listener instead of reaching it', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const { owner, viewer } = await ownerAndViewerInRoom(c);
+    // Straight to the store on purpose: signing out would emit the event this test does without.
     app.ctx.db.query('DELETE FROM sessions WHERE user_id = ?').run(c.ids.viewer);
     owner.send({ type: 'publish', channel: 'room', event: 'secret' });
     expect((await owner.next((f) => f.type === 'message')).event).toBe('secret');
@@ -344,7 +345,7 @@ describe('receivers are re-checked before a fan-out', () => {
     let clock = Date.now();
     const own = await startTestApp({ listen: true, now: () => clock, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
-      const c = await makeCast(own);
+      const c = await new World().attach(own);
       const patch = await own.request(`/api/canvases/${c.canvas.id}`, {
         method: 'PATCH',
         cookie: c.cookie.owner,
@@ -371,7 +372,7 @@ describe('the periodic sweep', () => {
     const clock = new ManualClock(Date.now());
     const own = await startTestApp({ listen: true, now: clock.now, scheduler: clock.scheduler, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
-      const c = await makeCast(own);
+      const c = await new World().attach(own);
       const patch = await own.request(`/api/canvases/${c.canvas.id}`, {
         method: 'PATCH',
         cookie: c.cookie.owner,
@@ -398,7 +399,7 @@ describe('the periodic sweep', () => {
 describe('shutdown', () => {
   test('open sockets close with 1001', async () => {
     const own = await startTestApp({ listen: true });
-    const c = await makeCast(own);
+    const c = await new World().attach(own);
     const s = await connect(own, c.canvas.slug, c.cookie.viewer);
     await s.subscribe('room');
     const closing = own.close();

@@ -4,17 +4,16 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { connect, handshake, makeCast, type Cast, type Client } from './realtime-helpers.ts';
+import { connect, handshake, type Client } from './realtime-helpers.ts';
+import { ADMIN_EMAIL, World } from './world.ts';
 import { nextEvent } from './signals.ts';
-
-const ADMIN = 'rt-admin@example.com';
 
 describe('the upgrade runs the runtime pipeline first', () => {
   let app: TestApp;
-  let cast: Cast;
+  let cast: World;
   beforeAll(async () => {
-    app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN } });
-    cast = await makeCast(app);
+    app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
+    cast = await new World().attach(app);
   });
   afterAll(() => app.close());
 
@@ -72,39 +71,35 @@ describe('the upgrade runs the runtime pipeline first', () => {
   });
 
   test('archived 404 ARCHIVED, disabled 403 DISABLED (owners included)', async () => {
-    const other = await makeCast(app);
-    app.ctx.canvases.update(other.canvas.id, { archived_at: app.ctx.now() }, app.ctx.now());
+    const other = await new World().attach(app);
+    await other.archive();
     let res = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
     expect([res.status, res.body.code]).toEqual([404, 'ARCHIVED']);
-    app.ctx.canvases.update(other.canvas.id, { archived_at: null, disabled_at: app.ctx.now() }, app.ctx.now());
+    await other.archive(other.canvas, false);
+    await other.disable();
     res = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
     expect([res.status, res.body.code]).toEqual([403, 'DISABLED']);
   });
 
   test('a live Public link canvas: 403 STATIC_ONLY for its viewers, 101 for its editors', async () => {
-    const other = await makeCast(app);
-    app.ctx.canvases.update(other.canvas.id, { access_mode: 'public_link' }, app.ctx.now());
+    const other = await new World().attach(app);
+    await other.settings({ accessMode: 'public_link' });
     const res = await handshake(app, other.canvas.slug, { cookie: other.cookie.viewer });
     expect([res.status, res.body.code]).toEqual([403, 'STATIC_ONLY']);
     expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.editor })).status).toBe(101);
   });
 
   test('a password gate: 403 PASSWORD_REQUIRED without the gate cookie, 101 for editors', async () => {
-    const other = await makeCast(app);
-    const res = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, {
-      method: 'PATCH',
-      headers: { cookie: other.cookie.owner, 'content-type': 'application/json' },
-      body: JSON.stringify({ password: 'open sesame' }),
-    });
-    expect(res.status).toBe(200);
+    const other = await new World().attach(app);
+    await other.settings({ password: 'open sesame' });
     const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.viewer });
     expect([refused.status, refused.body.code]).toEqual([403, 'PASSWORD_REQUIRED']);
     expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.editor })).status).toBe(101);
   });
 
   test('an expired share: 404 SHARE_EXPIRED for viewers, 101 for owners and editors', async () => {
-    const other = await makeCast(app);
-    app.ctx.canvases.update(other.canvas.id, { expires_at: app.ctx.now() - 1000 }, app.ctx.now());
+    const other = await new World().attach(app);
+    await other.settings({ expiresAt: app.ctx.now() - 1000 });
     const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.viewer });
     expect([refused.status, refused.body.code]).toEqual([404, 'SHARE_EXPIRED']);
     expect((await handshake(app, other.canvas.slug, { cookie: other.cookie.owner })).status).toBe(101);
@@ -112,7 +107,7 @@ describe('the upgrade runs the runtime pipeline first', () => {
   });
 
   test('a deleted canvas: 404 NOT_FOUND, owners included', async () => {
-    const other = await makeCast(app);
+    const other = await new World().attach(app);
     const del = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, { method: 'DELETE', headers: { cookie: other.cookie.owner } });
     expect(del.status).toBe(200);
     const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
@@ -120,7 +115,7 @@ describe('the upgrade runs the runtime pipeline first', () => {
   });
 
   test('a legacy guest of another canvas: 404 NOT_INVITED', async () => {
-    const other = await makeCast(app);
+    const other = await new World().attach(app);
     const res = await handshake(app, other.canvas.slug, { cookie: cast.cookie.guest });
     expect([res.status, res.body.code]).toEqual([404, 'NOT_INVITED']);
   });
@@ -157,7 +152,7 @@ describe('the canvas rate limit applies to upgrades', () => {
   test('past the canvas class: 429 RATE_LIMITED with Retry-After', async () => {
     const app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_CANVAS_API_PER_MIN: '2' } });
     try {
-      const cast = await makeCast(app);
+      const cast = await new World().attach(app);
       expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
       expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
       const res = await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer });
@@ -191,11 +186,11 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
   test('the canvas switch, and the backend switch', async () => {
     const app = await startTestApp({ listen: true });
     try {
-      const cast = await makeCast(app);
-      app.ctx.canvases.update(cast.canvas.id, { cap_realtime: 0 }, app.ctx.now());
+      const cast = await new World().attach(app);
+      await cast.capabilities({ realtime: false });
       expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.viewer })).status).toBe(101);
       await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.owner), 'feature_off');
-      app.ctx.canvases.update(cast.canvas.id, { cap_realtime: 1, cap_backend: 0 }, app.ctx.now());
+      await cast.capabilities({ realtime: true, backend: false });
       await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer), 'backend_off', false);
       // A plain GET answers the capability refusal over HTTP.
       const res = await app.request(`/v1/c/${cast.canvas.slug}/realtime`, { cookie: cast.cookie.viewer });
@@ -209,7 +204,7 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
   test('EASEL_REALTIME=off', async () => {
     const app = await startTestApp({ listen: true, env: { EASEL_REALTIME: 'off' } });
     try {
-      const cast = await makeCast(app);
+      const cast = await new World().attach(app);
       await expectRefused(await connect(app, cast.canvas.slug, cast.cookie.viewer), 'operator_disabled');
     } finally {
       await app.close();
@@ -219,7 +214,7 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
   test('other refusals still come first: no session is 401, not 4403', async () => {
     const app = await startTestApp({ listen: true, env: { EASEL_REALTIME: 'off' } });
     try {
-      const cast = await makeCast(app);
+      const cast = await new World().attach(app);
       expect((await handshake(app, cast.canvas.slug, {})).status).toBe(401);
       expect((await handshake(app, cast.canvas.slug, { cookie: cast.cookie.stranger })).status).toBe(404);
     } finally {
@@ -232,7 +227,7 @@ describe('connections per canvas', () => {
   test(`the ${REALTIME_LIMITS.connectionsPerCanvas + 1}st connection: 101, then 4429; a freed slot is usable again`, async () => {
     const app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
-      const cast = await makeCast(app);
+      const cast = await new World().attach(app);
       const people = ['owner', 'editor', 'viewer', 'viewer2'] as const;
       const open: Client[] = [];
       for (let i = 0; i < REALTIME_LIMITS.connectionsPerCanvas; i++)
@@ -247,7 +242,7 @@ describe('connections per canvas', () => {
       expect(extra.frames).toEqual([]);
 
       // Another canvas is counted on its own.
-      const other = await makeCast(app);
+      const other = await new World().attach(app);
       const elsewhere = await connect(app, other.canvas.slug, other.cookie.viewer);
       expect((await elsewhere.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
 
@@ -275,7 +270,7 @@ describe('subdomain mode', () => {
       },
     });
     try {
-      const cast = await makeCast(app);
+      const cast = await new World().attach(app);
       const cookie = cast.cookie.viewer;
       expect((await handshake(app, cast.canvas.slug, { cookie, origin: `http://${cast.canvas.slug}.apps.easel.test` })).status).toBe(101);
       expect((await handshake(app, cast.canvas.slug, { cookie })).status).toBe(101);

@@ -6,7 +6,7 @@ import { renderError } from '../src/http/on-error.ts';
 import { SdkBundle } from '../src/serve/sdk-bundle.ts';
 import { sdkRoutes, type SdkRouteOptions } from '../src/serve/sdk-route.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
-import { makeCast, makePublished, setAccess } from './serve-fixtures.ts';
+import { makeWorld } from './world.ts';
 
 describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
   let app: TestApp;
@@ -112,15 +112,22 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
   });
 
   test('an anonymous visitor of an open Public link canvas loads the SDK from its page; nobody else without a session', async () => {
-    const cast = await makeCast(app);
-    const open = setAccess(app, await makePublished(app, cast), { access_mode: 'public_link' });
-    const closed = await makePublished(app, cast);
-    const from = (slug: string) => app.request('/sdk/v1.js', { headers: { referer: `${app.ctx.config.baseUrl}/c/${slug}/index.html` } });
-    const admitted = await from(open.slug);
-    expect(admitted.status).toBe(200);
-    expect(await admitted.text()).toContain('globalThis.easel=');
-    expect((await from(closed.slug)).status).toBe(401);
-    expect((await from('no-such-canvas')).status).toBe(401);
-    expect((await app.request('/sdk/v1.js', { headers: { referer: `http://elsewhere.example/c/${open.slug}/` } })).status).toBe(401);
+    // Its own world: the suite's app keeps the management class at 3 a minute.
+    const w = await makeWorld();
+    try {
+      const page = { 'index.html': '<h1>hello</h1>' };
+      const open = await w.newCanvas({ files: page, settings: { accessMode: 'public_link' } });
+      const closed = await w.newCanvas({ files: page });
+      const from = (slug: string) =>
+        w.app.request('/sdk/v1.js', { headers: { referer: `${w.app.ctx.config.baseUrl}/c/${slug}/index.html` } });
+      const admitted = await from(open.slug);
+      expect(admitted.status).toBe(200);
+      expect(await admitted.text()).toContain('globalThis.easel=');
+      expect((await from(closed.slug)).status).toBe(401);
+      expect((await from('no-such-canvas')).status).toBe(401);
+      expect((await w.app.request('/sdk/v1.js', { headers: { referer: `http://elsewhere.example/c/${open.slug}/` } })).status).toBe(401);
+    } finally {
+      await w.close();
+    }
   });
 });

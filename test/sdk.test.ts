@@ -8,15 +8,13 @@ import { CapabilityDisabledError, EaselError, errorFromResponse, PermissionDenie
 import type { RealtimeCloseEvent, RealtimeErrorEvent, RealtimeMessage } from '../sdk/realtime.ts';
 import { KvStore } from '../src/runtime/kv/store.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { makeCast, type Cast, type Person } from './realtime-helpers.ts';
-
-const ADMIN = 'sdk-admin@example.com';
+import { ADMIN_EMAIL, World, type Person } from './world.ts';
 let app: TestApp;
-let cast: Cast;
+let cast: World;
 
 beforeAll(async () => {
-  app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN, EASEL_RATELIMIT_ENABLED: 'false' } });
-  cast = await makeCast(app);
+  app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
+  cast = await new World().attach(app);
 });
 afterAll(() => app.close());
 
@@ -47,7 +45,7 @@ function clientFor(cookie: string, slug = cast.canvas.slug, sockets: WebSocket[]
   });
 }
 
-const sdk = (who: Person, c: Cast = cast) => clientFor(c.cookie[who], c.canvas.slug);
+const sdk = (who: Person, c: World = cast) => clientFor(c.cookie[who], c.canvas.slug);
 
 async function rejection(p: Promise<unknown>): Promise<any> {
   try {
@@ -83,7 +81,7 @@ describe('me', () => {
 
 describe('kv', () => {
   test('set, get, increment, list, delete (shared)', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = sdk('owner', c);
     expect(await owner.kv.set('greeting', { text: 'hi' })).toEqual({ ok: true });
     expect(await owner.kv.get('greeting')).toEqual({ text: 'hi' });
@@ -112,7 +110,7 @@ describe('kv', () => {
   });
 
   test('get: a stored null resolves to null; an absent key rejects with NOT_FOUND (404)', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     new KvStore(app.ctx.db).put({ canvasId: c.canvas.id, scope: 'shared', ownerId: '' }, 'nothing', 'null', 10_000, app.ctx.now());
     const viewer = sdk('viewer', c);
     expect(await viewer.kv.get('nothing')).toBeNull();
@@ -122,7 +120,7 @@ describe('kv', () => {
   });
 
   test('refusals map to their classes and codes', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = sdk('owner', c);
     const denied = await rejection(sdk('viewer', c).kv.set('k', 1));
     expect(denied).toBeInstanceOf(PermissionDeniedError);
@@ -135,7 +133,7 @@ describe('kv', () => {
   });
 
   test('kv.user is each viewer\'s own; a shared key named "user" stays shared', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = sdk('viewer', c);
     const viewer2 = sdk('viewer2', c);
     const owner = sdk('owner', c);
@@ -167,7 +165,7 @@ describe('kv', () => {
 
 describe('files', () => {
   test('upload, list, url, rename, delete', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const editor = sdk('editor', c);
     const up = await editor.files.upload(new File(['hello file'], 'hello.txt', { type: 'text/plain' }));
     expect(up).toEqual({
@@ -197,7 +195,7 @@ describe('files', () => {
   });
 
   test('a viewer uploads a submission, not a shared file; a Blob without a name is `upload`', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = sdk('viewer', c);
     expect(await rejection(viewer.files.upload(new Blob(['x'])))).toBeInstanceOf(PermissionDeniedError);
     const mine = await viewer.files.upload(new Blob(['x']), { scope: 'submission' });
@@ -207,8 +205,8 @@ describe('files', () => {
   });
 
   test('over the canvas quota: QuotaExceededError (QUOTA_EXCEEDED, 409)', async () => {
-    const c = await makeCast(app);
-    const admin = await app.signIn(ADMIN, 'Admin');
+    const c = await new World().attach(app);
+    const admin = await app.signIn(ADMIN_EMAIL, 'Admin');
     const res = await app.request('/api/admin/settings', { method: 'PATCH', cookie: admin, json: { filesBytesCanvas: 4 } });
     expect(res.status).toBe(200);
     try {
@@ -235,8 +233,8 @@ describe('errors', () => {
   });
 
   test('a capability switched off: CapabilityDisabledError with capability, reason and hint', async () => {
-    const c = await makeCast(app);
-    app.ctx.canvases.update(c.canvas.id, { cap_kv: 0 }, app.ctx.now());
+    const c = await new World().attach(app);
+    await c.capabilities({ kv: false });
     const err = await rejection(sdk('viewer', c).kv.get('k'));
     expect(err).toBeInstanceOf(CapabilityDisabledError);
     expect(err).toBeInstanceOf(EaselError);
@@ -304,7 +302,7 @@ describe('slug and API base from the page URL', () => {
 
 describe('realtime through the SDK', () => {
   test('subscribe, publish (own message included), presence, join and leave between two people', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = sdk('owner', c);
     const viewer = sdk('viewer', c);
     const ownerGot: RealtimeMessage[] = [];
@@ -360,7 +358,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('close() leaves only that channel', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const owner = sdk('owner', c);
     const a: unknown[] = [];
     const b: unknown[] = [];
@@ -380,7 +378,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('a refused publish rejects with PermissionDeniedError; onError reports the frame', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = sdk('viewer', c);
     const errors: RealtimeErrorEvent[] = [];
     viewer.realtime.onError((e) => errors.push(e));
@@ -396,7 +394,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('a channel taken away while a publish is in flight: the publish still resolves, the channel is off', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const viewer = sdk('viewer', c);
     const errors: RealtimeErrorEvent[] = [];
     viewer.realtime.onError((e) => errors.push(e));
@@ -428,8 +426,8 @@ describe('realtime through the SDK', () => {
   });
 
   test('realtime off: CapabilityDisabledError, onClose reports 4403 without a reconnect', async () => {
-    const c = await makeCast(app);
-    app.ctx.canvases.update(c.canvas.id, { cap_realtime: 0 }, app.ctx.now());
+    const c = await new World().attach(app);
+    await c.capabilities({ realtime: false });
     const sockets: WebSocket[] = [];
     // Zero back-off: a reconnect, if one were scheduled at the close, would be a 0 ms timer.
     const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets, { retry: { minMs: 0, maxMs: 0 } });
@@ -451,7 +449,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('access lost (4401) is terminal; the 4429 of a full canvas too', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const client = sdk('viewer', c);
     const room = client.realtime.channel('room');
     await room.subscribe(() => {});
@@ -460,7 +458,7 @@ describe('realtime through the SDK', () => {
     expect(await closed).toMatchObject({ code: 4401, willReconnect: false });
     expect(await rejection(room.presence())).toMatchObject({ code: 'ACCESS_LOST', status: 401 });
 
-    const full = await makeCast(app);
+    const full = await new World().attach(app);
     const holders = Array.from({ length: 30 }, () => sdk('owner', full).realtime.channel('x'));
     await Promise.all(holders.map((h) => h.subscribe(() => {})));
     const late = sdk('viewer', full);
@@ -469,7 +467,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('a dropped connection reconnects and resubscribes', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const sockets: WebSocket[] = [];
     const viewer = clientFor(c.cookie.viewer, c.canvas.slug, sockets);
     const owner = sdk('owner', c);
@@ -489,7 +487,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('a handshake only sockets are refused (Origin rewritten by a proxy) stops after 3 tries: CROSS_SITE_FORBIDDEN', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const sockets: WebSocket[] = [];
     const client = clientFor(c.cookie.viewer, c.canvas.slug, sockets, {
       socketHeaders: { origin: 'https://elsewhere.example' },
@@ -504,7 +502,7 @@ describe('realtime through the SDK', () => {
   });
 
   test('a refused handshake: the HTTP refusal (asked of /me) rejects the subscription', async () => {
-    const c = await makeCast(app);
+    const c = await new World().attach(app);
     const err = await rejection(
       sdk('stranger', c)
         .realtime.channel('room')
@@ -522,7 +520,7 @@ describe('a server restart', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'easel-sdk-restart-'));
     let server = await startTestApp({ listen: true, dataDir, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
-      const c = await makeCast(server);
+      const c = await new World().attach(server);
       // Sessions live in the database: the same cookie works after the restart.
       const client = clientFor(c.cookie.viewer, c.canvas.slug, [], { base: () => server.base, retry: { minMs: 20, maxMs: 50 } });
       const got: unknown[] = [];

@@ -3,32 +3,35 @@
 // change the world through the real APIs, and behind their backs with direct
 // writes: the very next page view must see every change.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Canvas } from '../src/canvases/record.ts';
 import { DataVersion } from '../src/db/data-version.ts';
 import { VersionedCache } from '../src/db/versioned-cache.ts';
 import { createDeployCanvas, deploy, zipOf } from './deploy-fixtures.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { ADMIN_EMAIL, makeCanvas, makeCast, makePublished, pageCode, publish, type Cast, type Person } from './serve-fixtures.ts';
+import { pageCode } from './serve-fixtures.ts';
+import { ADMIN_EMAIL, World, type Who } from './world.ts';
+
+type Person = Exclude<Who, 'guest' | 'otherKey'>;
+const HELLO = { 'index.html': '<h1>hello</h1>' };
 
 const HOUR = 3600_000;
 
 let app: TestApp;
-let cast: Cast;
+let cast: World;
 let clock = Date.now();
 
 beforeAll(async () => {
   app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL }, now: () => clock });
-  cast = await makeCast(app);
+  cast = await new World().attach(app);
 });
 afterAll(() => app.close());
 
-function page(c: Pick<Canvas, 'slug'>, who: Person | string, path = ''): Promise<Response> {
+function page(c: { slug: string }, who: Person | string, path = ''): Promise<Response> {
   const cookie = who in cast.cookie ? cast.cookie[who as Person] : who;
   return app.request(`/c/${c.slug}/${path}`, { cookie });
 }
 
 /** Three views in a row: whatever a page view caches is cached after this. */
-async function warm(c: Pick<Canvas, 'slug'>, who: Person | string, path = ''): Promise<void> {
+async function warm(c: { slug: string }, who: Person | string, path = ''): Promise<void> {
   for (let i = 0; i < 3; i++) {
     const res = await page(c, who, path);
     expect(res.status).toBe(200);
@@ -46,12 +49,12 @@ function api(path: string, who: Person, method: string, json?: unknown): Promise
 
 describe('access changes show on the next page view', () => {
   test('a member removed through the API, or straight in the store, is refused at once', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     await warm(c, 'viewer');
     expect((await api(`/api/canvases/${c.id}/members/${cast.ids.viewer}`, 'owner', 'DELETE')).status).toBe(200);
     expect(await code(await page(c, 'viewer'))).toEqual([404, 'NOT_FOUND']);
 
-    app.ctx.canvases.setMember(c.id, cast.ids.viewer, 'viewer', clock);
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email: cast.emails.viewer, role: 'viewer' })).status).toBe(200);
     await warm(c, 'viewer');
     // No event, no service: the write alone must be enough.
     app.ctx.canvases.removeMember(c.id, cast.ids.viewer);
@@ -59,17 +62,16 @@ describe('access changes show on the next page view', () => {
   });
 
   test('a member added is let in at once (a cached "not on the list" does not linger)', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     expect((await page(c, 'stranger')).status).toBe(404);
     expect((await page(c, 'stranger')).status).toBe(404);
     const email = app.ctx.users.byId(cast.ids.stranger)!.email;
     expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
     expect((await page(c, 'stranger')).status).toBe(200);
-    app.ctx.canvases.removeMember(c.id, cast.ids.stranger);
   });
 
   test('a deactivated user (admin API, or the store) is signed out of pages at once, and back when reactivated', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     const user = `/api/admin/users/${cast.ids.viewer}`;
     await warm(c, 'viewer');
     expect((await api(user, 'admin', 'PATCH', { active: false })).status).toBe(200);
@@ -80,6 +82,7 @@ describe('access changes show on the next page view', () => {
     expect((await api(user, 'admin', 'PATCH', { active: true })).status).toBe(200);
     await warm(c, 'viewer');
 
+    // Straight in the store (no event): the write alone must be enough.
     app.ctx.users.update(cast.ids.viewer, { active: false });
     expect((await page(c, 'viewer')).status).toBe(302);
     app.ctx.users.update(cast.ids.viewer, { active: true });
@@ -87,17 +90,17 @@ describe('access changes show on the next page view', () => {
   });
 
   test('logout ends the session for pages at once', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     const email = `leaver-${c.id}@example.com`;
     const cookie = await app.signIn(email);
-    app.ctx.canvases.setMember(c.id, app.ctx.users.byEmail(email)!.id, 'viewer', clock);
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
     await warm(c, cookie);
     expect((await app.request('/auth/logout', { method: 'POST', cookie })).status).toBe(200);
     expect((await page(c, cookie)).status).toBe(302);
   });
 
   test('a password set through the API gates a warmed-up viewer; a new password voids the pass', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     await warm(c, 'viewer');
     expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { password: 'first' })).status).toBe(200);
     expect(await code(await page(c, 'viewer'))).toEqual([403, 'PASSWORD_REQUIRED']);
@@ -119,7 +122,7 @@ describe('access changes show on the next page view', () => {
   });
 
   test('archive, restore and disable apply at once', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     await warm(c, 'viewer');
     expect((await api(`/api/canvases/${c.id}/archive`, 'owner', 'POST')).status).toBe(200);
     expect(await code(await page(c, 'viewer'))).toEqual([404, 'ARCHIVED']);
@@ -130,7 +133,7 @@ describe('access changes show on the next page view', () => {
   });
 
   test("a deactivated owner's Public link canvas closes to anonymous visitors at once, and so does the instance switch", async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { accessMode: 'public_link' })).status).toBe(200);
     await warm(c, 'anonymous');
     expect((await api('/api/admin/settings', 'admin', 'PATCH', { publicLinks: false })).status).toBe(200);
@@ -146,15 +149,14 @@ describe('access changes show on the next page view', () => {
   test('an unknown slug is not remembered: a canvas created under it later is found', async () => {
     const slug = `later-${Date.now().toString(36)}`;
     expect(await code(await page({ slug }, 'owner'))).toEqual([404, 'NOT_FOUND']);
-    const c = makeCanvas(app, cast.ids.owner, slug);
-    await publish(app, c, { 'index.html': 'late' });
+    const c = await cast.newCanvas({ slug, files: { 'index.html': 'late' } });
     const res = await page(c, 'owner');
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('late');
   });
 
   test('a slug renamed through the API: the old one is gone, the new one answers', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     await warm(c, 'viewer');
     const slug = `renamed-${c.id.slice(0, 8)}`;
     expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { slug })).status).toBe(200);
@@ -187,10 +189,10 @@ describe('publications show on the next page view', () => {
   });
 
   test('a live pointer moved by a direct write (no event) shows at once', async () => {
-    const c = await makePublished(app, cast, { 'index.html': 'before' });
+    const c = await cast.newCanvas({ files: { 'index.html': 'before' } });
     await warm(c, 'viewer');
     const old = app.ctx.canvases.byId(c.id)!.currentVersionId;
-    await publish(app, c, { 'index.html': 'after' });
+    await cast.deploy(c, { 'index.html': 'after' });
     expect(await (await page(c, 'viewer')).text()).toBe('after');
     app.ctx.canvases.update(c.id, { current_version_id: old }, clock);
     expect(await (await page(c, 'viewer')).text()).toBe('before');
@@ -199,7 +201,7 @@ describe('publications show on the next page view', () => {
 
 describe('sessions stay correct while cached', () => {
   test('a hit neither reads nor writes the sessions table', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     await warm(c, 'viewer');
     const version = DataVersion.of(app.ctx.db);
     const before = version.current();
@@ -209,7 +211,8 @@ describe('sessions stay correct while cached', () => {
 });
 
 describe('DataVersion', () => {
-  test('moves on every insert, update and delete of the watched tables, raw SQL included, and on nothing else', () => {
+  test('moves on every insert, update and delete of the watched tables, raw SQL included, and on nothing else', async () => {
+    const c = await cast.newCanvas({ members: false, guest: false });
     const db = app.ctx.db;
     const version = DataVersion.of(db);
     expect(DataVersion.of(db)).toBe(version);
@@ -218,7 +221,6 @@ describe('DataVersion', () => {
       write();
       return version.current() !== before;
     };
-    const c = makeCanvas(app, cast.ids.owner);
     expect(moved(() => db.query("UPDATE users SET name = name || '' WHERE id = ?").run(cast.ids.viewer))).toBe(true);
     expect(moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', c.id))).toBe(true);
     expect(moved(() => app.ctx.canvases.setMember(c.id, cast.ids.stranger, 'viewer', clock))).toBe(true);
@@ -229,13 +231,13 @@ describe('DataVersion', () => {
     expect(moved(() => db.query('SELECT * FROM canvases').all())).toBe(false);
   });
 
-  test('nothing read inside a transaction is stored: a rolled-back row is never served afterwards', () => {
+  test('nothing read inside a transaction is stored: a rolled-back row is never served afterwards', async () => {
+    const c = await cast.newCanvas({ members: false, guest: false, title: 'Committed' });
     const db = app.ctx.db;
     const version = DataVersion.of(db);
     const cache = new VersionedCache<string>(version, () => clock, 10);
-    const c = makeCanvas(app, cast.ids.owner);
     const title = () => cache.get(c.id, () => app.ctx.canvases.byId(c.id)!.title);
-    expect(title()).toBe(c.title);
+    expect(title()).toBe('Committed');
 
     expect(() =>
       db.transaction(() => {
@@ -246,7 +248,7 @@ describe('DataVersion', () => {
       })(),
     ).toThrow('roll back');
     expect(version.storable()).toBe(true);
-    expect(title()).toBe(c.title);
+    expect(title()).toBe('Committed');
     expect(cache.size).toBe(1);
   });
 
@@ -268,10 +270,11 @@ describe('subdomain mode shares the caches', () => {
       env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' },
     });
     try {
-      const people = await makeCast(sub);
-      const c = await makePublished(sub, people);
+      const people = await new World().attach(sub);
+      const c = await people.newCanvas({ files: HELLO });
       const view = () => sub.request('/', { cookie: people.cookie.viewer, headers: { host: `${c.slug}.${HOST}` } });
       for (let i = 0; i < 3; i++) expect((await view()).status).toBe(200);
+      // Straight in the store (no event): the canvas host must see the write alone.
       sub.ctx.canvases.removeMember(c.id, people.ids.viewer);
       expect((await view()).status).toBe(404);
     } finally {
@@ -283,10 +286,10 @@ describe('subdomain mode shares the caches', () => {
 // Last: it moves the shared clock past every session's lifetime.
 describe('sessions stay correct while cached (clock moves)', () => {
   test('renewal still slides the expiry at most hourly, and expiry still ends the session', async () => {
-    const c = await makePublished(app, cast);
+    const c = await cast.newCanvas({ files: HELLO });
     const email = `slider-${c.id}@example.com`;
     const cookie = await app.signIn(email);
-    app.ctx.canvases.setMember(c.id, app.ctx.users.byEmail(email)!.id, 'viewer', clock);
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
     const renewedAt = () =>
       app.ctx.db
         .query<{ renewed_at: number }, []>(

@@ -2,30 +2,33 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { Canvas } from '../src/canvases/record.ts';
 import { canvasUrl } from '../src/canvases/url.ts';
 import { sha256Hex } from '../src/ids.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { makeCast, makePublished, pageCode, publish, setAccess, type Cast } from './serve-fixtures.ts';
+import { pageCode } from './serve-fixtures.ts';
+import { World, type WorldCanvas } from './world.ts';
 
 let app: TestApp;
-let cast: Cast;
+let cast: World;
 
 beforeAll(async () => {
   app = await startTestApp();
-  cast = await makeCast(app);
+  cast = await new World().attach(app);
 });
 afterAll(() => app.close());
 
 const JS = `// app\n${Array.from({ length: 200 }, (_, i) => `export const value${i} = ${i} * 2; // some repeated text to compress`).join('\n')}\n`;
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(3000).fill(7)]);
 
+/** A canvas of `w`'s owner (editor and viewers on its list), published with `files` through the Deploy API. */
+const published = (w: World, files: Record<string, string | Uint8Array> = { 'index.html': '<h1>hello</h1>' }) => w.newCanvas({ files });
+
 const get = (path: string, headers: Record<string, string> = {}, cookie = cast.cookie.viewer) => app.request(path, { cookie, headers });
 
 describe('paths', () => {
-  let site: Canvas;
+  let site: WorldCanvas;
   beforeAll(async () => {
-    site = await makePublished(app, cast, {
+    site = await published(cast, {
       'index.html': '<h1>home</h1>',
       'about.html': '<h1>about</h1>',
       'docs/index.html': '<h1>docs</h1>',
@@ -85,7 +88,7 @@ describe('paths', () => {
   });
 
   test('without a 404.html, a small Easel page; a root without index.html is missing too', async () => {
-    const bare = await makePublished(app, cast, { 'a.html': 'a', 'b.html': 'b' });
+    const bare = await published(cast, { 'a.html': 'a', 'b.html': 'b' });
     const res = await get(`/c/${bare.slug}/`);
     expect(res.status).toBe(404);
     const html = await res.text();
@@ -94,9 +97,9 @@ describe('paths', () => {
   });
 
   test('the only HTML file answers at the root', async () => {
-    const single = await makePublished(app, cast, { 'page.html': '<h1>only</h1>', 'app.js': 'x' });
+    const single = await published(cast, { 'page.html': '<h1>only</h1>', 'app.js': 'x' });
     expect(await (await get(`/c/${single.slug}/`)).text()).toBe('<h1>only</h1>');
-    const nested = await makePublished(app, cast, { 'sub/deck.html': '<h1>deck</h1>' });
+    const nested = await published(cast, { 'sub/deck.html': '<h1>deck</h1>' });
     expect(await (await get(`/c/${nested.slug}/`)).text()).toBe('<h1>deck</h1>');
   });
 
@@ -134,13 +137,13 @@ describe('content types and headers', () => {
       'x.php': '<?php echo 1;',
       README: 'no extension',
     };
-    const canvas = await makePublished(app, cast, files);
+    const canvas = await published(cast, files);
     const expected: Record<string, string> = {
       'index.html': 'text/html; charset=utf-8',
       's.css': 'text/css; charset=utf-8',
       'a.js': 'text/javascript; charset=utf-8',
       'd.json': 'application/json; charset=utf-8',
-      'i.svg': 'image/svg+xml',
+      'i.svg': 'image/svg+xml; charset=utf-8', // the type the deploy path stores (the old fixture's own table had no charset)
       'p.png': 'image/png',
       'm.wasm': 'application/wasm',
       'x.php': 'text/plain; charset=utf-8',
@@ -158,9 +161,9 @@ describe('content types and headers', () => {
   });
 
   test('Cache-Control: private for content behind sign-in, public for an open Public link canvas', async () => {
-    const canvas = await makePublished(app, cast);
+    const canvas = await published(cast);
     expect((await get(`/c/${canvas.slug}/`)).headers.get('cache-control')).toBe('private, no-cache');
-    setAccess(app, canvas, { access_mode: 'public_link' });
+    await cast.settings({ accessMode: 'public_link' }, canvas);
     expect((await get(`/c/${canvas.slug}/`, {}, '')).headers.get('cache-control')).toBe('public, no-cache');
     expect((await get(`/c/${canvas.slug}/`)).headers.get('cache-control')).toBe('public, no-cache');
   });
@@ -172,11 +175,11 @@ describe('content types and headers', () => {
 });
 
 describe('validators and ranges', () => {
-  let canvas: Canvas;
+  let canvas: WorldCanvas;
   const BODY = 'abcdefghijklmnopqrstuvwxyz0123456789';
   const hash = sha256Hex(BODY);
   beforeAll(async () => {
-    canvas = await makePublished(app, cast, { 'index.html': 'i', 'alpha.txt': BODY });
+    canvas = await published(cast, { 'index.html': 'i', 'alpha.txt': BODY });
   });
   const url = () => `/c/${canvas.slug}/alpha.txt`;
 
@@ -222,7 +225,7 @@ describe('validators and ranges', () => {
 
 describe('compression', () => {
   test('gzip and brotli round-trip to the original bytes; each copy is made once and reused', async () => {
-    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS });
+    const canvas = await published(cast, { 'index.html': 'i', 'app.js': JS });
     const hash = sha256Hex(JS);
     const server = app.features.pages;
     const path = `/c/${canvas.slug}/app.js`;
@@ -256,7 +259,7 @@ describe('compression', () => {
   });
 
   test('a collected blob deployed again serves compressed once more (the store forgets the removed copy)', async () => {
-    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS });
+    const canvas = await published(cast, { 'index.html': 'i', 'app.js': JS });
     const hash = sha256Hex(JS);
     const path = `/c/${canvas.slug}/app.js`;
     expect((await get(path, { 'accept-encoding': 'br' })).headers.get('content-encoding')).toBe('br');
@@ -274,7 +277,7 @@ describe('compression', () => {
   });
 
   test('identity when the client does not ask, refuses with q=0, for small files and for already-compressed types', async () => {
-    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'app.js': JS, 'tiny.js': 'let a = 1;', 'p.png': PNG });
+    const canvas = await published(cast, { 'index.html': 'i', 'app.js': JS, 'tiny.js': 'let a = 1;', 'p.png': PNG });
     const path = `/c/${canvas.slug}/app.js`;
     expect((await get(path)).headers.get('content-encoding')).toBeNull();
     expect((await get(path, { 'accept-encoding': 'identity' })).headers.get('content-encoding')).toBeNull();
@@ -292,7 +295,7 @@ describe('compression', () => {
 
   test('a big file is served as is while its compressed copy is made in the background', async () => {
     const big = JS.repeat(Math.ceil((1.2 * 1024 * 1024) / JS.length));
-    const canvas = await makePublished(app, cast, { 'index.html': 'i', 'big.js': big });
+    const canvas = await published(cast, { 'index.html': 'i', 'big.js': big });
     const path = `/c/${canvas.slug}/big.js`;
     const first = await get(path, { 'accept-encoding': 'gzip' });
     expect(first.headers.get('content-encoding')).toBeNull();
@@ -306,7 +309,7 @@ describe('compression', () => {
 
   test('a custom 404.html is compressed like any page', async () => {
     const big404 = `<h1>missing</h1>${'<p>filler text for compression</p>'.repeat(100)}`;
-    const canvas = await makePublished(app, cast, { 'index.html': 'i', '404.html': big404 });
+    const canvas = await published(cast, { 'index.html': 'i', '404.html': big404 });
     const res = await get(`/c/${canvas.slug}/nope`, { 'accept-encoding': 'gzip' });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-encoding')).toBe('gzip');
@@ -316,13 +319,14 @@ describe('compression', () => {
 
 describe('live version changes', () => {
   test('a deploy shows at once (event), and so does a pointer moved without one', async () => {
-    const canvas = await makePublished(app, cast, { 'index.html': 'v1' });
+    const canvas = await published(cast, { 'index.html': 'v1' });
     expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v1');
-    await publish(app, canvas, { 'index.html': 'v2' });
+    await cast.deploy(canvas, { 'index.html': 'v2' });
     expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v2');
     // A third version, with the pointer flipped behind the cache's back.
     const v2 = app.ctx.canvases.byId(canvas.id)!.currentVersionId!;
-    const v3 = await publish(app, canvas, { 'index.html': 'v3' });
+    const v3 = (await cast.deploy(canvas, { 'index.html': 'v3' })).versionId;
+    // Straight to the store on purpose: a rollback through the API would emit the event this test does without.
     app.ctx.canvases.update(canvas.id, { current_version_id: v2 }, app.ctx.now());
     expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v2');
     app.ctx.canvases.update(canvas.id, { current_version_id: v3 }, app.ctx.now());
@@ -332,16 +336,16 @@ describe('live version changes', () => {
 
 describe('subdomain mode', () => {
   let sub: TestApp;
-  let people: Cast;
-  let canvas: Canvas;
+  let people: World;
+  let canvas: WorldCanvas;
   const HOST = 'easel.test:8080';
   const at = (slug: string, path: string, cookie = '', headers: Record<string, string> = {}, method = 'GET', body?: string) =>
     sub.request(path, { method, cookie, body, headers: { host: `${slug}.${HOST}`, ...headers } });
 
   beforeAll(async () => {
     sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
-    people = await makeCast(sub);
-    canvas = await makePublished(sub, people, { 'index.html': '<h1>sub</h1>', 'docs/index.html': 'docs' });
+    people = await new World().attach(sub);
+    canvas = await published(people, { 'index.html': '<h1>sub</h1>', 'docs/index.html': 'docs' });
   });
   afterAll(() => sub.close());
 
@@ -376,8 +380,7 @@ describe('subdomain mode', () => {
   });
 
   test('the gate lives at /__easel/gate and its pass is scoped to EASEL_COOKIE_DOMAIN', async () => {
-    const hash = await Bun.password.hash('pw', { algorithm: 'argon2id' });
-    setAccess(sub, canvas, { password_hash: hash, password_version: 1 });
+    await people.settings({ password: 'pw' }, canvas);
     const form = await at(canvas.slug, '/', people.cookie.viewer);
     expect(form.status).toBe(403);
     expect(await form.text()).toContain('action="/__easel/gate"');
@@ -394,11 +397,11 @@ describe('subdomain mode', () => {
     expect(res.headers.get('set-cookie')).toContain('; Domain=easel.test;');
     const pass = res.headers.get('set-cookie')!.split(';')[0]!;
     expect((await at(canvas.slug, '/', `${people.cookie.viewer}; ${pass}`)).status).toBe(200);
-    setAccess(sub, canvas, { password_hash: null });
+    await people.settings({ password: null }, canvas);
   });
 
   test('anonymous visitors of a Public link canvas get the page and, from it, the SDK', async () => {
-    const open = setAccess(sub, await makePublished(sub, people), { access_mode: 'public_link' });
+    const open = await people.newCanvas({ files: { 'index.html': '<h1>hello</h1>' }, settings: { accessMode: 'public_link' } });
     const res = await at(open.slug, '/');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, no-cache');
@@ -415,8 +418,8 @@ describe('over a real socket', () => {
   test('compression, HEAD and ranges survive Bun’s server; a blob lost from disk is a plain 500', async () => {
     const live = await startTestApp({ listen: true });
     try {
-      const people = await makeCast(live);
-      const canvas = await makePublished(live, people, { 'index.html': 'i', 'app.js': JS, 'gone.txt': 'soon gone' });
+      const people = await new World().attach(live);
+      const canvas = await published(people, { 'index.html': 'i', 'app.js': JS, 'gone.txt': 'soon gone' });
       const url = `${live.base}/c/${canvas.slug}/app.js`;
       const headers = { cookie: people.cookie.viewer };
       const br = await fetch(url, { headers: { ...headers, 'accept-encoding': 'br' } });

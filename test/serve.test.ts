@@ -1,24 +1,24 @@
 // Canvas pages: who gets which answer (the sharing ladder as HTML pages), and the password gate.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Canvas } from '../src/canvases/record.ts';
 import { gatePassed, PASS_TTL_MS } from '../src/serve/gate-pass.ts';
 import { GATE_ATTEMPTS_PER_MIN } from '../src/serve/canvas-server.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import {
-  ADMIN_EMAIL,
-  guestCookieFor,
-  makeCast,
-  makePublished,
-  PEOPLE,
-  pageCode,
-  setAccess,
-  setPassword,
-  unpublish,
-  type Cast,
-  type Person,
-} from './serve-fixtures.ts';
+import { pageCode } from './serve-fixtures.ts';
+import { ADMIN_EMAIL, deployFiles, World, type Who, type WorldCanvas } from './world.ts';
 
 const PASSWORD = 'correct horse battery staple';
+const HELLO = { 'index.html': '<h1>hello</h1>' };
+
+/** Who the page matrix asks (the guest is asked separately, from another canvas). */
+const PEOPLE = ['anonymous', 'stranger', 'viewer', 'editor', 'owner', 'admin'] as const satisfies readonly Who[];
+type Person = (typeof PEOPLE)[number];
+
+/** A canvas of `w`'s owner (editor and viewers on its list), published with `files` through the Deploy API, then given `settings` through the management API. */
+async function published(w: World, settings?: Record<string, unknown>, files: Record<string, string> = HELLO): Promise<WorldCanvas> {
+  const c = await w.newCanvas({ files });
+  if (settings) await w.settings(settings, c);
+  return c;
+}
 
 type Expect = number | [number, string];
 const LOGIN = 302;
@@ -29,21 +29,16 @@ type Row = Record<Person, Expect>;
 const NF: Expect = [404, 'NOT_FOUND'];
 
 let app: TestApp;
-let cast: Cast;
+let cast: World;
 /** A legacy guest session scoped to a canvas of its own, visiting the matrix's canvases. */
 let guestElsewhere: string;
 
 beforeAll(async () => {
   app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
-  cast = await makeCast(app);
-  guestElsewhere = guestCookieFor(app, await makePublished(app, cast), cast.ids.owner);
+  cast = await new World().attach(app);
+  guestElsewhere = (await published(cast)).guestCookie;
 });
 afterAll(() => app.close());
-
-function setUserColumn(userId: string, column: 'can_publish_public' | 'org_id', value: string | number | null): void {
-  app.ctx.db.query(`UPDATE users SET ${column} = ? WHERE id = ?`).run(value, userId);
-  app.ctx.events.emit('user.changed', { userId });
-}
 
 async function expectAnswer(res: Response, expected: Expect, label: string): Promise<string> {
   const [status, code] = typeof expected === 'number' ? [expected, null] : expected;
@@ -56,45 +51,42 @@ async function expectAnswer(res: Response, expected: Expect, label: string): Pro
 }
 
 describe('access matrix for a canvas page', () => {
-  const scenarios: Array<[string, (c: Canvas) => Promise<unknown> | unknown, Row]> = [
+  const scenarios: Array<[string, (c: WorldCanvas) => Promise<unknown> | unknown, Row]> = [
     ['restricted', () => {}, { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF }],
     [
       'whole_org',
-      (c) => setAccess(app, c, { access_mode: 'whole_org' }),
+      (c) => cast.settings({ accessMode: 'whole_org' }, c),
       { anonymous: LOGIN, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 },
     ],
     [
       'public_link',
-      (c) => setAccess(app, c, { access_mode: 'public_link' }),
+      (c) => cast.settings({ accessMode: 'public_link' }, c),
       { anonymous: 200, stranger: 200, viewer: 200, editor: 200, owner: 200, admin: 200 },
     ],
     [
       'public_link, public links off for the instance',
-      (c) => {
-        setAccess(app, c, { access_mode: 'public_link' });
-        app.ctx.settings.update({ publicLinks: false });
+      async (c) => {
+        await cast.settings({ accessMode: 'public_link' }, c);
+        await cast.adminSettings({ publicLinks: false });
       },
       { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF },
     ],
     [
       'public_link, owner may not publish public links',
-      (c) => {
-        setAccess(app, c, { access_mode: 'public_link' });
-        setUserColumn(c.ownerId, 'can_publish_public', 0);
+      async (c) => {
+        await cast.settings({ accessMode: 'public_link' }, c);
+        await cast.adminUser('owner', { canPublishPublic: false });
       },
       { anonymous: LOGIN, stranger: NF, viewer: 200, editor: 200, owner: 200, admin: NF },
     ],
     [
       'password',
-      (c) => setPassword(app, c, PASSWORD),
+      (c) => cast.settings({ password: PASSWORD }, c),
       { anonymous: LOGIN, stranger: NF, viewer: [403, 'PASSWORD_REQUIRED'], editor: 200, owner: 200, admin: NF },
     ],
     [
       'public_link with a password',
-      async (c) => {
-        await setPassword(app, c, PASSWORD);
-        setAccess(app, c, { access_mode: 'public_link' });
-      },
+      (c) => cast.settings({ password: PASSWORD, accessMode: 'public_link' }, c),
       {
         anonymous: [403, 'PASSWORD_REQUIRED'],
         stranger: [403, 'PASSWORD_REQUIRED'],
@@ -106,12 +98,12 @@ describe('access matrix for a canvas page', () => {
     ],
     [
       'expired',
-      (c) => setAccess(app, c, { expires_at: app.ctx.now() - 1000 }),
+      (c) => cast.settings({ expiresAt: app.ctx.now() - 1000 }, c),
       { anonymous: LOGIN, stranger: NF, viewer: [404, 'SHARE_EXPIRED'], editor: 200, owner: 200, admin: NF },
     ],
     [
       'expired public_link',
-      (c) => setAccess(app, c, { access_mode: 'public_link', expires_at: app.ctx.now() - 1000 }),
+      (c) => cast.settings({ accessMode: 'public_link', expiresAt: app.ctx.now() - 1000 }, c),
       {
         anonymous: LOGIN,
         stranger: [404, 'SHARE_EXPIRED'],
@@ -123,28 +115,21 @@ describe('access matrix for a canvas page', () => {
     ],
     [
       'archived',
-      (c) => setAccess(app, c, { archived_at: app.ctx.now() }),
+      (c) => cast.archive(c),
       { anonymous: LOGIN, stranger: NF, viewer: [404, 'ARCHIVED'], editor: [404, 'ARCHIVED'], owner: [404, 'ARCHIVED'], admin: NF },
     ],
     [
       'disabled',
-      (c) => setAccess(app, c, { disabled_at: app.ctx.now(), disabled_reason: 'abuse' }),
+      (c) => cast.disable(c, { reason: 'abuse' }),
       { anonymous: LOGIN, stranger: NF, viewer: [403, 'DISABLED'], editor: [403, 'DISABLED'], owner: [403, 'DISABLED'], admin: NF },
     ],
-    ['unpublished', (c) => unpublish(app, c), { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF }],
-    [
-      'deleted',
-      (c) => {
-        setAccess(app, c, { deleted_at: app.ctx.now() });
-        app.ctx.events.emit('canvas.deleted', { canvasId: c.id });
-      },
-      { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF },
-    ],
+    ['unpublished', (c) => cast.unpublish(c), { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF }],
+    ['deleted', (c) => cast.delete(c), { anonymous: LOGIN, stranger: NF, viewer: NF, editor: NF, owner: NF, admin: NF }],
   ];
 
   for (const [name, arrange, row] of scenarios) {
     test(name, async () => {
-      const canvas = await makePublished(app, cast);
+      const canvas = await published(cast);
       // Warm the manifest cache first, so the change must invalidate it.
       expect((await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.owner })).status).toBe(200);
       try {
@@ -157,29 +142,28 @@ describe('access matrix for a canvas page', () => {
         const res = await app.request(`/c/${canvas.slug}/`, { cookie: guestElsewhere });
         await expectAnswer(res, row.anonymous, `${name} / guest of another canvas`);
       } finally {
-        app.ctx.settings.update({ publicLinks: null });
-        setUserColumn(canvas.ownerId, 'can_publish_public', 1);
+        await cast.adminSettings({ publicLinks: null });
+        await cast.adminUser('owner', { canPublishPublic: true });
       }
     });
   }
 
   test('a guest gets into its own canvas only, without the password form', async () => {
-    const mine = await makePublished(app, cast);
-    const other = await makePublished(app, cast);
-    const guest = guestCookieFor(app, mine, cast.ids.owner);
+    const mine = await published(cast);
+    const other = await published(cast);
+    const guest = mine.guestCookie;
     await expectAnswer(await app.request(`/c/${mine.slug}/`, { cookie: guest }), 200, 'own');
     // Elsewhere the guest session counts for nothing: sent to sign in like anyone without a session.
     await expectAnswer(await app.request(`/c/${other.slug}/`, { cookie: guest }), LOGIN, 'other');
     await expectAnswer(await app.request('/c/no-such-canvas-here/', { cookie: guest }), LOGIN, 'unknown');
-    await setPassword(app, mine, PASSWORD);
+    await cast.settings({ password: PASSWORD }, mine);
     await expectAnswer(await app.request(`/c/${mine.slug}/`, { cookie: guest }), 200, 'own with password');
   });
 
   test("a guest of another canvas: an open Public link page serves, the canvas's runtime API stays NOT_INVITED", async () => {
-    const mine = await makePublished(app, cast);
-    const pub = await makePublished(app, cast);
-    setAccess(app, pub, { access_mode: 'public_link' });
-    const guest = guestCookieFor(app, mine, cast.ids.owner);
+    const mine = await published(cast);
+    const pub = await published(cast, { accessMode: 'public_link' });
+    const guest = mine.guestCookie;
     const page = await app.request(`/c/${pub.slug}/`, { cookie: guest });
     await expectAnswer(page, 200, 'public link page');
     expect(page.headers.get('cache-control')).toBe('public, no-cache');
@@ -189,7 +173,7 @@ describe('access matrix for a canvas page', () => {
   });
 
   test('"no such canvas" and "no route in" are the same page, byte for byte', async () => {
-    const canvas = await makePublished(app, cast);
+    const canvas = await published(cast);
     const refused = await (await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.stranger })).text();
     const unknown = await (await app.request('/c/no-such-canvas-here/', { cookie: cast.cookie.stranger })).text();
     const deep = await (await app.request(`/c/${canvas.slug}/deep/page.html`, { cookie: cast.cookie.stranger })).text();
@@ -204,7 +188,7 @@ describe('access matrix for a canvas page', () => {
   });
 
   test('refusal pages are HTML, not cached, and carry the canvas security headers', async () => {
-    const canvas = await makePublished(app, cast);
+    const canvas = await published(cast);
     const res = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.stranger });
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -213,7 +197,7 @@ describe('access matrix for a canvas page', () => {
   });
 
   test('a page view writes nothing to the database', async () => {
-    const canvas = await makePublished(app, cast, { 'index.html': '<h1>hello</h1>', 'a.js': 'let a = 1;' });
+    const canvas = await published(cast, undefined, { 'index.html': '<h1>hello</h1>', 'a.js': 'let a = 1;' });
     await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.viewer });
     const changes = () => app.ctx.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n;
     const before = changes();
@@ -229,24 +213,21 @@ describe('whole_org under tenancy', () => {
   test("admits members of the owner's org only", async () => {
     const t = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_TENANCY: 'on' } });
     try {
-      const c = await makeCast(t);
-      for (const org of ['org-a', 'org-b']) t.ctx.db.query('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, 0)').run(org, org);
-      const setOrg = (id: string, org: string | null) => t.ctx.db.query('UPDATE users SET org_id = ? WHERE id = ?').run(org, id);
-      setOrg(c.ids.owner, 'org-a');
-      setOrg(c.ids.stranger, 'org-a');
-      setOrg(c.ids.admin, 'org-b');
-      const canvas = await makePublished(t, c);
-      t.ctx.canvases.update(canvas.id, { access_mode: 'whole_org' }, t.ctx.now());
-      t.ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
+      const c = await new World().attach(t);
+      const setOrg = (who: 'owner' | 'stranger' | 'admin', orgId: string | null) => c.adminUser(who, { orgId });
+      await setOrg('owner', 'org-a');
+      await setOrg('stranger', 'org-a');
+      await setOrg('admin', 'org-b');
+      const canvas = await published(c, { accessMode: 'whole_org' });
       const status = async (who: Person) => (await t.request(`/c/${canvas.slug}/`, { cookie: c.cookie[who] })).status;
       expect(await status('stranger')).toBe(200); // same org, not on the list
       expect(await status('admin')).toBe(404); // another org
       expect(await status('viewer')).toBe(200); // no org, but on the list
       expect(await status('anonymous')).toBe(302);
-      setOrg(c.ids.stranger, null);
+      await setOrg('stranger', null);
       expect(await status('stranger')).toBe(404);
-      setOrg(c.ids.owner, null); // an owner without an org: nobody beyond the list
-      setOrg(c.ids.stranger, null);
+      await setOrg('owner', null); // an owner without an org: nobody beyond the list
+      await setOrg('stranger', null);
       expect(await status('stranger')).toBe(404);
       expect(await status('viewer')).toBe(200);
     } finally {
@@ -257,18 +238,25 @@ describe('whole_org under tenancy', () => {
 
 describe('proxy mode', () => {
   test('no identity: 401 page instead of a redirect; Public link canvases stay open', async () => {
-    const t = await startTestApp({ env: { EASEL_AUTH_MODE: 'proxy' } });
+    const t = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy' } });
     try {
-      const owner = t.ctx.users.ensure('owner@example.com', 'Owner');
-      const { makeCanvas, publish } = await import('./serve-fixtures.ts');
-      const canvas = makeCanvas(t, owner.id);
-      await publish(t, canvas, { 'index.html': '<h1>hello</h1>' });
+      // The proxy (loopback is trusted) names the user in a header: no session cookie.
+      const asOwner = { 'x-forwarded-email': 'owner@example.com', 'sec-fetch-site': 'same-origin' };
+      const created = await t.request('/api/canvases', { method: 'POST', headers: asOwner, json: { title: 'Proxy' } });
+      expect(created.status).toBe(201);
+      const canvas: { id: string; slug: string; apiKey: string } = await created.json();
+      await deployFiles(t, canvas, HELLO);
       const res = await t.request(`/c/${canvas.slug}/`);
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(pageCode(await res.text())).toBe('UNAUTHORIZED');
       expect((await t.request('/c/nothing-here/')).status).toBe(401);
-      t.ctx.canvases.update(canvas.id, { access_mode: 'public_link' }, t.ctx.now());
+      const patch = await t.request(`/api/canvases/${canvas.id}`, {
+        method: 'PATCH',
+        headers: asOwner,
+        json: { accessMode: 'public_link' },
+      });
+      expect(patch.status).toBe(200);
       expect((await t.request(`/c/${canvas.slug}/`)).status).toBe(200);
     } finally {
       await t.close();
@@ -291,7 +279,7 @@ describe('password gate', () => {
   const join = (...cookies: string[]) => cookies.filter(Boolean).join('; ');
 
   test('form → wrong password 403 → right password 303 with the pass → page; a new password voids the pass', async () => {
-    const canvas = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const canvas = await published(cast, { password: PASSWORD });
     const form = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.viewer });
     expect(form.status).toBe(403);
     const html = await form.text();
@@ -319,20 +307,20 @@ describe('password gate', () => {
     const req = new Request(`http://localhost/v1/c/${canvas.slug}/me`, { headers: { cookie: join(cast.cookie.viewer, pass) } });
     expect(gatePassed(app.ctx, req, app.ctx.canvases.byId(canvas.id)!)).toBe(true);
 
-    await setPassword(app, canvas, 'a new password');
+    await cast.settings({ password: 'a new password' }, canvas);
     const after = await app.request(`/c/${canvas.slug}/`, { cookie: join(cast.cookie.viewer, pass) });
     expect(after.status).toBe(403);
     expect(gatePassed(app.ctx, req, app.ctx.canvases.byId(canvas.id)!)).toBe(false);
   });
 
   test('one cookie holds passes for several canvases; a tampered cookie holds none', async () => {
-    const a = await setPassword(app, await makePublished(app, cast), PASSWORD);
-    const b = await setPassword(app, await makePublished(app, cast), 'other secret');
+    const a = await published(cast, { password: PASSWORD });
+    const b = await published(cast, { password: 'other secret' });
     const first = gateCookie(await gatePost(a.slug, PASSWORD, cast.cookie.viewer));
     const both = gateCookie(await gatePost(b.slug, 'other secret', join(cast.cookie.viewer, first)));
     for (const c of [a, b]) expect((await app.request(`/c/${c.slug}/`, { cookie: join(cast.cookie.viewer, both) })).status).toBe(200);
     // Changing one canvas's password leaves the other's pass alone.
-    await setPassword(app, a, 'changed');
+    await cast.settings({ password: 'changed' }, a);
     expect((await app.request(`/c/${a.slug}/`, { cookie: join(cast.cookie.viewer, both) })).status).toBe(403);
     expect((await app.request(`/c/${b.slug}/`, { cookie: join(cast.cookie.viewer, both) })).status).toBe(200);
     // Any change to the value breaks the signature.
@@ -343,7 +331,7 @@ describe('password gate', () => {
   });
 
   test('a second __easel_gate sent first (tossed by a sibling host) does not hide the real passes', async () => {
-    const a = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const a = await published(cast, { password: PASSWORD });
     const real = gateCookie(await gatePost(a.slug, PASSWORD, cast.cookie.viewer));
     for (const tossed of ['__easel_gate=garbage', '__easel_gate=']) {
       expect((await app.request(`/c/${a.slug}/`, { cookie: join(cast.cookie.viewer, tossed, real) })).status).toBe(200);
@@ -351,7 +339,7 @@ describe('password gate', () => {
   });
 
   test('anonymous visitors of a Public link canvas pass the gate too; the page is then private to caches', async () => {
-    const canvas = setAccess(app, await setPassword(app, await makePublished(app, cast), PASSWORD), { access_mode: 'public_link' });
+    const canvas = await published(cast, { password: PASSWORD, accessMode: 'public_link' });
     expect((await app.request(`/c/${canvas.slug}/`)).status).toBe(403);
     const right = await gatePost(canvas.slug, PASSWORD, '');
     expect(right.status).toBe(303);
@@ -361,7 +349,7 @@ describe('password gate', () => {
   });
 
   test('the gate reveals nothing to people without a route in, and is a no-op for those who need no pass', async () => {
-    const canvas = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const canvas = await published(cast, { password: PASSWORD });
     const stranger = await gatePost(canvas.slug, PASSWORD, cast.cookie.stranger);
     expect(stranger.status).toBe(404);
     expect(stranger.headers.get('set-cookie')).toBeNull();
@@ -374,7 +362,7 @@ describe('password gate', () => {
   });
 
   test('`next` returns to the page asked for, never outside the canvas', async () => {
-    const canvas = await setPassword(app, await makePublished(app, cast, { 'index.html': '<h1>hello</h1>', 'b.html': 'b' }), PASSWORD);
+    const canvas = await published(cast, { password: PASSWORD }, { 'index.html': '<h1>hello</h1>', 'b.html': 'b' });
     const form = await (await app.request(`/c/${canvas.slug}/b.html?x=1`, { cookie: cast.cookie.viewer })).text();
     expect(form).toContain(`name="next" value="/c/${canvas.slug}/b.html?x=1"`);
     const ok = await gatePost(canvas.slug, PASSWORD, cast.cookie.viewer, { next: `/c/${canvas.slug}/b.html?x=1` });
@@ -386,7 +374,7 @@ describe('password gate', () => {
   });
 
   test('multipart forms work; missing, empty and oversized passwords are wrong passwords', async () => {
-    const canvas = await setPassword(app, await makePublished(app, cast), PASSWORD);
+    const canvas = await published(cast, { password: PASSWORD });
     const fd = new FormData();
     fd.set('password', PASSWORD);
     const multipart = await app.request(`/c/${canvas.slug}/__easel/gate`, { method: 'POST', cookie: cast.cookie.viewer, body: fd });
@@ -407,8 +395,8 @@ describe('password gate', () => {
     let now = Date.UTC(2030, 0, 1, 0, 0, 5);
     const t = await startTestApp({ now: () => now, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
-      const c = await makeCast(t);
-      const canvas = await setPassword(t, await makePublished(t, c), PASSWORD);
+      const c = await new World().attach(t);
+      const canvas = await published(c, { password: PASSWORD });
       const post = (password: string) =>
         t.request(`/c/${canvas.slug}/__easel/gate`, {
           method: 'POST',
@@ -430,7 +418,7 @@ describe('password gate', () => {
 
   test('the password and the pass never reach the log or a page', async () => {
     const secret = 'log-canary-password-1234';
-    const canvas = await setPassword(app, await makePublished(app, cast), secret);
+    const canvas = await published(cast, { password: secret });
     const res = await gatePost(canvas.slug, secret, cast.cookie.viewer);
     const pass = gateCookie(res).split('=')[1]!;
     await gatePost(canvas.slug, `${secret}-wrong`, cast.cookie.viewer);
@@ -445,8 +433,8 @@ describe('anonymous visitors and /sdk/v1.js', () => {
   test('admitted only from a page of a canvas they may see right now', async () => {
     const { anonymousSdkVisitor } = await import('../src/serve/sdk-admission.ts');
     const admit = anonymousSdkVisitor(app.ctx, app.features.access);
-    const canvas = setAccess(app, await makePublished(app, cast), { access_mode: 'public_link' });
-    const restricted = await makePublished(app, cast);
+    const canvas = await published(cast, { accessMode: 'public_link' });
+    const restricted = await published(cast);
     const from = (referer: string | null, cookie = '') => {
       const headers: Record<string, string> = cookie ? { cookie } : {};
       if (referer !== null) headers.referer = referer;
@@ -459,7 +447,7 @@ describe('anonymous visitors and /sdk/v1.js', () => {
     expect(from(`https://elsewhere.example/c/${canvas.slug}/`)).toBe(false);
     expect(from(null)).toBe(false);
     expect(from('not a url')).toBe(false);
-    await setPassword(app, canvas, PASSWORD);
+    await cast.settings({ password: PASSWORD }, canvas);
     expect(from(`${base}/c/${canvas.slug}/`)).toBe(false);
     const res = await app.request(`/c/${canvas.slug}/__easel/gate`, {
       method: 'POST',
@@ -467,11 +455,11 @@ describe('anonymous visitors and /sdk/v1.js', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(true);
-    app.ctx.settings.update({ publicLinks: false });
+    await cast.adminSettings({ publicLinks: false });
     try {
       expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(false);
     } finally {
-      app.ctx.settings.update({ publicLinks: null });
+      await cast.adminSettings({ publicLinks: null });
     }
   });
 });
@@ -481,8 +469,8 @@ describe('pass lifetime', () => {
     let now = Date.UTC(2030, 0, 1);
     const t = await startTestApp({ now: () => now });
     try {
-      const c = await makeCast(t);
-      const canvas = setAccess(t, await setPassword(t, await makePublished(t, c), PASSWORD), { access_mode: 'public_link' });
+      const c = await new World().attach(t);
+      const canvas = await published(c, { password: PASSWORD, accessMode: 'public_link' });
       const res = await t.request(`/c/${canvas.slug}/__easel/gate`, {
         method: 'POST',
         body: `password=${encodeURIComponent(PASSWORD)}`,

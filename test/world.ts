@@ -181,18 +181,34 @@ export class World {
   }
 
   /** Publishes `files` on `c` through the Deploy API (a ZIP with its key); the DeployResult. */
-  async deploy(c: WorldCanvas = this.canvas, files: Record<string, string | Uint8Array> = { 'index.html': '<h1>hi</h1>' }): Promise<any> {
-    const input: Zippable = {};
-    for (const [path, content] of Object.entries(files))
-      input[path] = typeof content === 'string' ? new TextEncoder().encode(content) : content;
-    const res = await this.app.request(`/v1/canvases/${c.id}/deploy`, {
-      method: 'PUT',
-      body: zipSync(input) as Uint8Array<ArrayBuffer>,
+  deploy(c: WorldCanvas = this.canvas, files: Record<string, string | Uint8Array> = { 'index.html': '<h1>hi</h1>' }): Promise<any> {
+    return deployFiles(this.app, c, files);
+  }
+
+  /** POST rollback through the Deploy API: `version` (its number) becomes live again. */
+  async rollback(c: WorldCanvas, version: number): Promise<any> {
+    return this.deployCall(c, 'rollback', { version });
+  }
+
+  /** POST unpublish through the Deploy API: the canvas has no live version. */
+  async unpublish(c: WorldCanvas = this.canvas): Promise<any> {
+    return this.deployCall(c, 'unpublish');
+  }
+
+  private async deployCall(c: WorldCanvas, action: string, json?: unknown): Promise<any> {
+    const res = await this.app.request(`/v1/canvases/${c.id}/${action}`, {
+      method: 'POST',
       headers: { authorization: `Bearer ${c.apiKey}` },
+      ...(json === undefined ? {} : { json }),
     });
     const b = await body(res);
-    expect({ status: res.status, body: b }).toEqual({ status: 200, body: expect.objectContaining({ outcome: 'published' }) });
+    expect({ action, status: res.status, body: res.status === 200 ? 'ok' : b }).toEqual({ action, status: 200, body: 'ok' });
     return b;
+  }
+
+  /** DELETE the canvas as its owner. */
+  delete(c: WorldCanvas = this.canvas): Promise<any> {
+    return this.expectOk('DELETE', `/api/canvases/${c.id}`, 'owner');
   }
 
   /** PATCH the canvas's capabilities as its owner; the new view. */
@@ -203,6 +219,22 @@ export class World {
   /** PATCH the canvas's settings (title, slug, accessMode, password, expiresAt) as its owner; the new view. */
   settings(patch: Record<string, unknown>, c: WorldCanvas = this.canvas): Promise<any> {
     return this.expectOk('PATCH', `/api/canvases/${c.id}`, 'owner', patch);
+  }
+
+  /** POST archive (or restore) as the canvas's owner; the new view. */
+  archive(c: WorldCanvas = this.canvas, archived = true): Promise<any> {
+    return this.expectOk('POST', `/api/canvases/${c.id}/${archived ? 'archive' : 'restore'}`, 'owner');
+  }
+
+  /** POST /api/admin/canvases/{id}/disable (with `reason`), or with `false` enable, as the admin; the new view. */
+  disable(c: WorldCanvas = this.canvas, disabled: boolean | { reason: string } = true): Promise<any> {
+    const path = `/api/admin/canvases/${c.id}/${disabled ? 'disable' : 'enable'}`;
+    return this.expectOk('POST', path, 'admin', typeof disabled === 'object' ? disabled : undefined);
+  }
+
+  /** PATCH /api/admin/users/{id} as the admin (active, canPublishPublic, orgId); the admin view of the user. */
+  adminUser(who: Member, patch: Record<string, unknown>): Promise<any> {
+    return this.expectOk('PATCH', `/api/admin/users/${this.ids[who]}`, 'admin', patch);
   }
 
   /** PATCH /api/admin/settings as the admin; the new settings. */
@@ -272,6 +304,25 @@ const STORED_TABLES = [
   'connection_protected_headers',
   'connection_grants',
 ] as const;
+
+/** Publishes `files` on canvas `c` through the Deploy API (a ZIP sent with its key); the DeployResult. */
+export async function deployFiles(
+  app: TestApp,
+  c: { id: string; apiKey: string },
+  files: Record<string, string | Uint8Array>,
+): Promise<any> {
+  const input: Zippable = {};
+  for (const [path, content] of Object.entries(files))
+    input[path] = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+  const res = await app.request(`/v1/canvases/${c.id}/deploy`, {
+    method: 'PUT',
+    body: zipSync(input) as Uint8Array<ArrayBuffer>,
+    headers: { authorization: `Bearer ${c.apiKey}` },
+  });
+  const b = await body(res);
+  expect({ status: res.status, body: b }).toEqual({ status: 200, body: expect.objectContaining({ outcome: 'published' }) });
+  return b;
+}
 
 /** A started world (for tests that manage their own lifecycle). Close it with `w.close()`. */
 export function makeWorld(options: WorldOptions = {}): Promise<World> {
