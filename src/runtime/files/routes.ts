@@ -40,7 +40,7 @@ function newName(text: string | null): string {
 
 /** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. */
 export function fileRoutes(ctx: AppContext, runtime: RuntimeCore) {
-  const files = new FileService(new FileStore(ctx.db), ctx.blobs, () => ctx.settings.get(), runtime.usage, ctx.audit, ctx.now);
+  const files = new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), runtime.usage, ctx.audit, ctx.now);
   const slugOf = (request: Request) => rawSegments(request, 'files').slug;
   const opts = { capability: 'files' } as const;
 

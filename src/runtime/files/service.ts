@@ -1,4 +1,6 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
+import { statSync } from 'node:fs';
+import type { BlobCollector } from '../../blobs/gc.ts';
 import type { BlobStore } from '../../blobs/store.ts';
 import type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 import { AppError } from '../../errors.ts';
@@ -32,14 +34,47 @@ export class FileService {
   constructor(
     private readonly store: FileStore,
     private readonly blobs: BlobStore,
+    private readonly gc: BlobCollector,
     private readonly settings: () => InstanceSettings,
     private readonly usage: UsageCounters,
     private readonly audit: AuditLog,
     private readonly now: () => number,
   ) {}
 
-  /** Streams the `file` part into the blob store with both caps enforced as the bytes arrive. */
+  /**
+   * Streams the `file` part into the blob store with both caps enforced as
+   * the bytes arrive. The scope fields the SDK sends first are checked before
+   * any byte is stored; when a client sends them after the file, a refusal
+   * (or any other failure) removes the blob this request wrote at once, so
+   * refused uploads cannot fill the disk.
+   */
   async upload(caller: RuntimeCaller, parts: AsyncIterable<Part>): Promise<UploadResult> {
+    const hold = this.gc.hold();
+    let written: { hash: string; mtime: number } | null = null;
+    try {
+      const result = await this.receive(caller, parts, (hash) => {
+        hold.add(hash);
+        written = { hash, mtime: this.mtimeOf(hash) };
+      });
+      written = null;
+      return result;
+    } finally {
+      hold.release();
+      const failed = written as { hash: string; mtime: number } | null;
+      // Spared when another request or a row uses the same bytes, or it was touched since (collect's rules).
+      if (failed) this.gc.collect([failed.hash], new Map([[failed.hash, failed.mtime]]));
+    }
+  }
+
+  private mtimeOf(hash: string): number {
+    try {
+      return statSync(this.blobs.pathOf(hash)).mtimeMs;
+    } catch {
+      return -1;
+    }
+  }
+
+  private async receive(caller: RuntimeCaller, parts: AsyncIterable<Part>, onStored: (hash: string) => void): Promise<UploadResult> {
     const fields: ScopeFields = {};
     let stored: { hash: string; size: number; name: string; mime: string } | null = null;
     const { filesBytesFile, filesBytesCanvas } = this.settings();
@@ -50,6 +85,7 @@ export class FileService {
         if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) this.authorize(caller, scopeOf(fields));
         const remaining = filesBytesCanvas - this.store.bytesUsed(caller.canvas.id);
         const blob = await this.blobs.put(capped(part.body, filesBytesFile, remaining, filesBytesCanvas));
+        onStored(blob.hash);
         stored = { ...blob, name: cleanUploadName(part.filename), mime: cleanMime(part.contentType) };
       } else if (part.name !== null && (SCOPE_FIELDS as readonly string[]).includes(part.name)) {
         fields[part.name as keyof ScopeFields] = await readField(part.body);
@@ -69,7 +105,6 @@ export class FileService {
       uploadedBy: caller.actorId,
       createdAt: this.now(),
     };
-    // An unreferenced blob left by a refusal here is collected by the blob sweep.
     if (!this.store.insert(file, filesBytesCanvas)) throw quotaExceeded(filesBytesCanvas);
     this.usage.add(caller.canvas.id, 'fileBytesIn', file.size);
     this.audit.record({
