@@ -31,6 +31,10 @@ export interface Config {
   aiModels: string[];
   aiUserDailyUsd: number;
   aiCanvasMonthlyUsd: number;
+  /** Per-person limits (admins may change them at runtime): canvases owned, bytes kept, creations per hour. */
+  userCanvases: number;
+  userStorageBytes: number;
+  userCanvasCreatesPerHour: number;
   realtime: boolean;
   authoring: boolean;
   authoringAllowedRungs: string[];
@@ -245,6 +249,9 @@ export function loadConfig(env: Env): Config {
     aiModels: read(env, 'EASEL_AI_MODELS', list(/^[A-Za-z0-9._:-]{1,100}$/, 'model names'), DEFAULT_AI_MODELS),
     aiUserDailyUsd: read(env, 'EASEL_AI_USER_DAILY_USD', usd, 5),
     aiCanvasMonthlyUsd: read(env, 'EASEL_AI_CANVAS_MONTHLY_USD', usd, 50),
+    userCanvases: read(env, 'EASEL_USER_CANVASES', int(1, 1_000_000), 200),
+    userStorageBytes: read(env, 'EASEL_USER_STORAGE_BYTES', int(1, 2 ** 50), 20 * 1024 ** 3),
+    userCanvasCreatesPerHour: read(env, 'EASEL_USER_CANVAS_CREATES_PER_HOUR', int(1, 1_000_000), 60),
     realtime: read(env, 'EASEL_REALTIME', bool, true),
     authoring: read(env, 'EASEL_AUTHORING', bool, false),
     authoringAllowedRungs: read(

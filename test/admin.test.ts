@@ -245,6 +245,9 @@ describe('instance settings', () => {
         'filesBytesCanvas',
         'filesBytesFile',
         'publicLinks',
+        'userCanvases',
+        'userStorageBytes',
+        'userCanvasCreatesPerHour',
       ].sort(),
     );
     expect(s).toMatchObject({
@@ -254,6 +257,9 @@ describe('instance settings', () => {
       publicLinks: true,
       filesBytesFile: 25 * 1024 * 1024,
       filesBytesCanvas: 1024 ** 3,
+      userCanvases: 200,
+      userStorageBytes: 20 * 1024 ** 3,
+      userCanvasCreatesPerHour: 60,
     });
   });
 
@@ -269,6 +275,9 @@ describe('instance settings', () => {
       publicLinks: false,
       filesBytesFile: 1024,
       filesBytesCanvas: 4096,
+      userCanvases: 90_000,
+      userStorageBytes: 2 ** 40,
+      userCanvasCreatesPerHour: 90_000,
     };
     const res = await app.request('/api/admin/settings', { method: 'PATCH', cookie: p.cookie.admin, json: patch });
     const text = await res.text();

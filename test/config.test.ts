@@ -144,6 +144,15 @@ const ROWS: Row[] = [
     bad: ['-1', 'five'],
   },
   { variable: 'EASEL_AI_CANVAS_MONTHLY_USD', field: 'aiCanvasMonthlyUsd', default: 50, good: [['100', 100]], bad: ['1e9'] },
+  { variable: 'EASEL_USER_CANVASES', field: 'userCanvases', default: 200, good: [['5', 5]], bad: ['0', 'many'] },
+  {
+    variable: 'EASEL_USER_STORAGE_BYTES',
+    field: 'userStorageBytes',
+    default: 20 * 1024 ** 3,
+    good: [['1048576', 1048576]],
+    bad: ['-1', '1.5'],
+  },
+  { variable: 'EASEL_USER_CANVAS_CREATES_PER_HOUR', field: 'userCanvasCreatesPerHour', default: 60, good: [['10', 10]], bad: ['0'] },
   { variable: 'EASEL_REALTIME', field: 'realtime', default: true, good: [['off', false]], bad: ['sometimes'] },
   { variable: 'EASEL_AUTHORING', field: 'authoring', default: false, good: [['on', true]], bad: ['enabled'] },
   {

@@ -12,7 +12,7 @@ const enc = new TextEncoder();
 const file = (data: string) =>
   `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${data}\r\n`;
 const field = (name: string, value: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-const body = (...parts: string[]) => enc.encode(parts.join('') + `--${BOUNDARY}--\r\n`);
+const body = (...parts: string[]) => new Uint8Array(enc.encode(parts.join('') + `--${BOUNDARY}--\r\n`));
 
 /** Every blob file in the data directory's store (two levels of fan-out folders). */
 function blobCount(dataDir: string): number {
@@ -27,7 +27,7 @@ function blobCount(dataDir: string): number {
 
 describe('refused runtime uploads leave nothing behind', () => {
   const w = useWorld({ canvas: { capabilities: { backend: true, files: true } } });
-  const upload = (who: 'viewer' | 'editor', payload: Uint8Array) =>
+  const upload = (who: 'viewer' | 'editor', payload: Uint8Array<ArrayBuffer>) =>
     w.request(who, `/v1/c/${w.canvas.slug}/files`, {
       method: 'POST',
       body: payload,

@@ -47,7 +47,7 @@ let p: People;
 let clock = Date.UTC(2030, 0, 1);
 
 beforeAll(async () => {
-  app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL }, now: () => clock });
+  app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_USER_CANVAS_CREATES_PER_HOUR: '1000000' }, now: () => clock });
   p = await people(app);
 });
 afterAll(() => app.close());
@@ -439,7 +439,9 @@ describe('PATCH /api/canvases/{id}', () => {
 
 describe('tenancy on: whole_org needs the owner home org', () => {
   test('409 ORG_REQUIRED until an admin sets the org', async () => {
-    const tenant = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_TENANCY: 'on' } });
+    const tenant = await startTestApp({
+      env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_TENANCY: 'on', EASEL_USER_CANVAS_CREATES_PER_HOUR: '1000000' },
+    });
     try {
       const q = await people(tenant);
       const c = await makeCanvas(tenant, q);

@@ -5,6 +5,7 @@ const closed = { additionalProperties: false } as const;
 const MODEL = '^[A-Za-z0-9._:-]{1,100}$';
 const usd = t.Number({ minimum: 0, maximum: 1_000_000 });
 const bytes = t.Integer({ minimum: 1, maximum: 2 ** 50 });
+const count = t.Integer({ minimum: 1, maximum: 1_000_000 });
 /** null puts a setting back to its environment default. */
 const orReset = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
@@ -34,6 +35,9 @@ export const PatchSettingsBody = t.Object(
     publicLinks: orReset(t.Boolean()),
     filesBytesFile: orReset(bytes),
     filesBytesCanvas: orReset(bytes),
+    userCanvases: orReset(count),
+    userStorageBytes: orReset(bytes),
+    userCanvasCreatesPerHour: orReset(count),
   },
   closed,
 );

@@ -2,11 +2,13 @@
 // delete, regenerate the key. Plain arguments in, plain data out; throws
 // AppError. The HTTP routes and the MCP tools both call these.
 import type { AppContext } from '../context.ts';
+import { enforceRate } from '../http/guards.ts';
 import { immediate } from '../db/tx.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.ts';
 import { newCanvasKey } from './keys.ts';
+import { canvasQuotaExceeded, ownedCanvasCount } from './quotas.ts';
 import type { AccessMode, Canvas } from './record.ts';
 import { checkSlug, slugCandidates } from './slug.ts';
 import type { ViewRole } from './view.ts';
@@ -39,9 +41,12 @@ export function createCanvas(
 ): { canvas: Canvas; role: ViewRole; apiKey: string } {
   const title = cleanTitle(input.title);
   const given = input.slug === undefined ? null : checkSlug(input.slug);
+  const { userCanvases, userCanvasCreatesPerHour } = ctx.settings.get();
+  enforceRate(ctx, `create:${actor.user.id}`, userCanvasCreatesPerHour, 'error', 3600_000);
   const key = newCanvasKey();
   const id = newId();
   const canvas = immediate(ctx.db, () => {
+    if (ownedCanvasCount(ctx.db, actor.user.id) >= userCanvases) throw canvasQuotaExceeded(userCanvases);
     let slug: string;
     if (given !== null) {
       if (ctx.canvases.slugTaken(given)) throw slugTaken();

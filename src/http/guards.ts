@@ -25,8 +25,8 @@ export function requireUser(ctx: AppContext, request: Request): User {
 }
 
 /** Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or `{code}` shape. */
-export function enforceRate(ctx: AppContext, key: string, limit: number, shape: 'error' | 'code'): void {
-  const d = ctx.limiter.hit(key, limit);
+export function enforceRate(ctx: AppContext, key: string, limit: number, shape: 'error' | 'code', windowMs = 60_000): void {
+  const d = ctx.limiter.hit(key, limit, windowMs);
   if (d.allowed) return;
   const headers: Record<string, string> = { 'retry-after': String(d.retryAfter) };
   if (shape === 'error') throw new AppError('rate_limited', 'rate limited', {}, { headers });

@@ -18,11 +18,14 @@ export interface RateDecision {
 
 interface Window {
   start: number;
+  /** Classes use different windows (a minute, an hour): each window knows when it ends. */
+  end: number;
   count: number;
 }
 
 /** Longer keys are stored as their hash: a key is never a way to spend memory. */
 const MAX_KEY_LENGTH = 200;
+const SWEEP_EVERY_MS = 60_000;
 
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
@@ -45,13 +48,13 @@ export class RateLimiter {
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
     if (!this.enabled) return { allowed: true, limit, remaining: limit, resetAt, retryAfter: 1 };
     const k = key.length > MAX_KEY_LENGTH ? `#${new Bun.CryptoHasher('sha256').update(key).digest('hex')}` : key;
-    this.sweep(now, windowMs, false);
+    this.sweep(now, false);
     let w = this.windows.get(k);
     if (!w || w.start !== start) {
-      if (!w && this.windows.size >= this.maxKeys && !this.makeRoom(now, windowMs)) {
+      if (!w && this.windows.size >= this.maxKeys && !this.makeRoom(now)) {
         return { allowed: false, limit, remaining: 0, resetAt, retryAfter };
       }
-      w = { start, count: 0 };
+      w = { start, end: resetAt, count: 0 };
       this.windows.set(k, w);
     }
     if (w.count >= limit) return { allowed: false, limit, remaining: 0, resetAt, retryAfter };
@@ -60,22 +63,21 @@ export class RateLimiter {
   }
 
   /** A full table: sweep it now (at most once a second), and report when that freed nothing. */
-  private makeRoom(now: number, windowMs: number): boolean {
+  private makeRoom(now: number): boolean {
     if (now - this.lastForced < 1000) return false;
     this.lastForced = now;
-    if (this.sweep(now, windowMs, true) > 0) return true;
+    if (this.sweep(now, true) > 0) return true;
     this.onFull();
     return false;
   }
 
-  /** Drops finished windows (at most once a window unless forced); answers how many went. */
-  private sweep(now: number, windowMs: number, force: boolean): number {
-    if (!force && now - this.lastSweep < windowMs) return 0;
+  /** Drops finished windows (at most once a minute unless forced); answers how many went. */
+  private sweep(now: number, force: boolean): number {
+    if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
-    const current = now - (now % windowMs);
     let removed = 0;
     for (const [key, w] of this.windows) {
-      if (w.start < current) {
+      if (w.end <= now) {
         this.windows.delete(key);
         removed++;
       }

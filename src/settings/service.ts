@@ -17,6 +17,12 @@ export interface InstanceSettings {
   publicLinks: boolean;
   filesBytesFile: number;
   filesBytesCanvas: number;
+  /** Canvases one person may own (deleted ones do not count). */
+  userCanvases: number;
+  /** Bytes one person's canvases may keep: deployed versions (kept for rollback) and runtime files. */
+  userStorageBytes: number;
+  /** Canvases one person may create per hour. */
+  userCanvasCreatesPerHour: number;
 }
 
 export const DEFAULT_AI_PRICES: Record<string, ModelPrice> = {
@@ -73,6 +79,9 @@ export class SettingsService {
       publicLinks: this.config.publicLinks,
       filesBytesFile: 25 * 1024 * 1024,
       filesBytesCanvas: 1024 * 1024 * 1024,
+      userCanvases: this.config.userCanvases,
+      userStorageBytes: this.config.userStorageBytes,
+      userCanvasCreatesPerHour: this.config.userCanvasCreatesPerHour,
     };
   }
 

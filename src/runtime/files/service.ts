@@ -1,6 +1,7 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import { statSync } from 'node:fs';
 import type { BlobCollector } from '../../blobs/gc.ts';
+import { storageQuotaExceeded } from '../../canvases/quotas.ts';
 import type { BlobStore } from '../../blobs/store.ts';
 import type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 import { AppError } from '../../errors.ts';
@@ -77,14 +78,15 @@ export class FileService {
   private async receive(caller: RuntimeCaller, parts: AsyncIterable<Part>, onStored: (hash: string) => void): Promise<UploadResult> {
     const fields: ScopeFields = {};
     let stored: { hash: string; size: number; name: string; mime: string } | null = null;
-    const { filesBytesFile, filesBytesCanvas } = this.settings();
+    const { filesBytesFile, filesBytesCanvas, userStorageBytes } = this.settings();
     for await (const part of parts) {
       if (part.name === 'file') {
         if (stored) throw new AppError('INVALID_BODY', 'send one file per upload');
         // Fields sent before the file let a refusal come before any byte is stored.
         if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) this.authorize(caller, scopeOf(fields));
         const remaining = filesBytesCanvas - this.store.bytesUsed(caller.canvas.id);
-        const blob = await this.blobs.put(capped(part.body, filesBytesFile, remaining, filesBytesCanvas));
+        const ownerRemaining = userStorageBytes - this.store.ownerBytesUsed(caller.canvas.ownerId);
+        const blob = await this.blobs.put(capped(part.body, filesBytesFile, remaining, filesBytesCanvas, ownerRemaining, userStorageBytes));
         onStored(blob.hash);
         stored = { ...blob, name: cleanUploadName(part.filename), mime: cleanMime(part.contentType) };
       } else if (part.name !== null && (SCOPE_FIELDS as readonly string[]).includes(part.name)) {
@@ -198,18 +200,22 @@ function scopeOf(fields: ScopeFields): FileScope {
 const quotaExceeded = (cap: number) =>
   new AppError('QUOTA_EXCEEDED', `this canvas's files would exceed ${cap} bytes`, { quota: 'files.bytes.canvas' });
 
-/** Both caps, enforced as the bytes arrive: the file's own (reported first), then what is left of the canvas's. */
+/** The three caps, enforced as the bytes arrive, reported in this order: the file's own, the canvas's, the owner's. */
 function capped(
   chunks: AsyncIterable<Uint8Array>,
   fileCap: number,
   canvasRemaining: number,
   canvasCap: number,
+  ownerRemaining: number,
+  ownerCap: number,
 ): AsyncGenerator<Uint8Array> {
-  return cappedChunks(chunks, Math.min(fileCap, canvasRemaining), {
+  return cappedChunks(chunks, Math.max(0, Math.min(fileCap, canvasRemaining, ownerRemaining)), {
     tooLarge: (size) =>
       size > fileCap
         ? new AppError('FILE_TOO_LARGE', `files are at most ${fileCap} bytes`, { quota: 'files.bytes.file' })
-        : quotaExceeded(canvasCap),
+        : size > canvasRemaining
+          ? quotaExceeded(canvasCap)
+          : storageQuotaExceeded(ownerCap),
   });
 }
 

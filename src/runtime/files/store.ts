@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { ownerStorageBytes } from '../../canvases/quotas.ts';
 import type { FileScope } from '../../../sdk/wire.ts';
 
 export type { FileScope } from '../../../sdk/wire.ts';
@@ -85,6 +86,11 @@ export class FileStore {
 
   delete(canvasId: string, id: string): void {
     this.db.query('DELETE FROM files WHERE id = ? AND canvas_id = ?').run(id, canvasId);
+  }
+
+  /** What the canvas owner's canvases keep in all (versions and files), for the per-user storage quota. */
+  ownerBytesUsed(ownerId: string): number {
+    return ownerStorageBytes(this.db, ownerId);
   }
 
   bytesUsed(canvasId: string): number {
