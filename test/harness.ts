@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Scheduler } from '../src/clock.ts';
 import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
+import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { startServer, type RunningServer } from '../src/http/listener.ts';
 
 export interface TestApp {
@@ -21,7 +22,15 @@ export interface TestApp {
   base: string;
   /** Log lines the app wrote (parsed JSON). */
   logs: Array<Record<string, unknown>>;
-  request(path: string, init?: RequestInit & { cookie?: string; json?: unknown }): Promise<Response>;
+  /**
+   * A request to the app. Unsafe requests to the dashboard's routes (`/api/`,
+   * `/auth/`) carry what the dashboard's own fetches carry, `Origin:
+   * <EASEL_BASE_URL's origin>`, unless they say where they come from
+   * themselves (an Origin or Sec-Fetch-Site header) or are a script's (an
+   * Authorization header). `origin: null` sends no Origin at all, a string
+   * sends that one.
+   */
+  request(path: string, init?: RequestInit & { cookie?: string; json?: unknown; origin?: string | null }): Promise<Response>;
   /** Signs in through dev login and returns the Cookie header value. */
   signIn(email: string, name?: string): Promise<string>;
   close(): Promise<void>;
@@ -70,14 +79,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     base,
     logs,
     request(path, init = {}) {
+      const { origin, ...rest } = init;
       const headers = new Headers(init.headers);
       if (init.cookie) headers.set('cookie', init.cookie);
+      if (typeof origin === 'string') headers.set('origin', origin);
+      else if (origin === undefined && fromDashboard(path, init.method, headers)) headers.set('origin', dashboardOrigin(ctx.config));
       let body = init.body;
       if (init.json !== undefined) {
         headers.set('content-type', 'application/json');
         body = JSON.stringify(init.json);
       }
-      return send(new Request(base + path, { ...init, headers, body, redirect: 'manual' }));
+      return send(new Request(base + path, { ...rest, headers, body, redirect: 'manual' }));
     },
     async signIn(email, name) {
       const res = await app.request('/auth/dev/login', { method: 'POST', json: { email, name } });
@@ -95,6 +107,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   };
   return app;
+}
+
+/** An unsafe request to the dashboard's routes that does not say where it comes from (see TestApp.request). */
+function fromDashboard(path: string, method: string | undefined, headers: Headers): boolean {
+  if (!path.startsWith('/api/') && !path.startsWith('/auth/')) return false;
+  if (['GET', 'HEAD', 'OPTIONS'].includes((method ?? 'GET').toUpperCase())) return false;
+  return !headers.has('origin') && !headers.has('sec-fetch-site') && !headers.has('authorization');
 }
 
 export async function body(res: Response): Promise<any> {

@@ -2,6 +2,7 @@
 // HTTP answers), realtime switched off (101, error frame, 4403), the 31st
 // connection (101, 4429), plain GETs.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { connect, handshake, makeCast, type Cast, type Client } from './realtime-helpers.ts';
@@ -93,7 +94,7 @@ describe('the upgrade runs the runtime pipeline first', () => {
     const other = await makeCast(app);
     const res = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, {
       method: 'PATCH',
-      headers: { cookie: other.cookie.owner, 'content-type': 'application/json' },
+      headers: { cookie: other.cookie.owner, 'content-type': 'application/json', origin: dashboardOrigin(app.ctx.config) },
       body: JSON.stringify({ password: 'open sesame' }),
     });
     expect(res.status).toBe(200);
@@ -113,7 +114,10 @@ describe('the upgrade runs the runtime pipeline first', () => {
 
   test('a deleted canvas: 404 NOT_FOUND, owners included', async () => {
     const other = await makeCast(app);
-    const del = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, { method: 'DELETE', headers: { cookie: other.cookie.owner } });
+    const del = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, {
+      method: 'DELETE',
+      headers: { cookie: other.cookie.owner, origin: dashboardOrigin(app.ctx.config) },
+    });
     expect(del.status).toBe(200);
     const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
     expect([refused.status, refused.body.code]).toEqual([404, 'NOT_FOUND']);
