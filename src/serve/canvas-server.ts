@@ -9,6 +9,7 @@ import { principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
 import { RateLimiter } from '../http/ratelimit.ts';
+import { pathWithin } from '../http/same-origin-path.ts';
 import { CompressedStore } from './compress.ts';
 import { gateCookieWith } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './security-headers.ts';
@@ -124,7 +125,7 @@ export class CanvasServer {
       const v = form?.get(name);
       return typeof v === 'string' ? v : null;
     };
-    const next = safeNext(field('next'), mount.base);
+    const next = safeNext(field('next'), mount.base, new URL(canvasUrl(this.ctx.config, mount.slug)).origin);
     const admission = this.admit(request, mount, '', '', false);
     if (admission.ok) return this.seeOther(next); // no password, or one the visitor does not need
     if (admission.code !== 'PASSWORD_REQUIRED') return admission.response;
@@ -222,8 +223,11 @@ function pagePrincipal(principal: Principal | null, canvas: Canvas | null): Prin
   return principal;
 }
 
-/** Where the gate sends the visitor back: a path inside this canvas, else its root. */
-export function safeNext(next: string | null, base: string): string {
-  if (!next || !next.startsWith(base) || next.includes('\\') || next.startsWith('//') || /[\r\n]/.test(next)) return base;
-  return next;
+/**
+ * Where the gate sends the visitor back: a path inside this canvas (`base`
+ * on `origin`, the canvas's own), else its root. `next` is resolved by the
+ * URL parser and compared by origin and path (src/http/same-origin-path.ts).
+ */
+export function safeNext(next: string | null, base: string, origin: string): string {
+  return pathWithin(next, origin + base) ?? base;
 }
