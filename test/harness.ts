@@ -22,6 +22,8 @@ export interface TestApp {
   base: string;
   /** Log lines the app wrote (parsed JSON). */
   logs: Array<Record<string, unknown>>;
+  /** The first log line matching `pred`, already written or the next one (rejects after `timeoutMs`: a test that would hang). */
+  nextLog(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   /**
    * A request to the app. Unsafe requests to the dashboard's routes (`/api/`,
    * `/auth/`) carry what the dashboard's own fetches carry, `Origin:
@@ -50,12 +52,17 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'easel-test-'));
   const logs: Array<Record<string, unknown>> = [];
+  const logWaiters = new Set<(line: Record<string, unknown>) => void>();
   const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', ...options.env };
   const config = loadConfig(env);
   const ctx = createContext(config, {
     now: options.now,
     scheduler: options.scheduler,
-    log: createLogger('debug', (line) => logs.push(JSON.parse(line))),
+    log: createLogger('debug', (text) => {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      logs.push(line);
+      for (const waiter of logWaiters) waiter(line);
+    }),
   });
   let running: RunningServer | null = null;
   let base = 'http://localhost';
@@ -78,6 +85,23 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     dataDir,
     base,
     logs,
+    nextLog(pred, timeoutMs = 5_000) {
+      const seen = logs.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          logWaiters.delete(waiter);
+          reject(new Error(`no matching log line within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const waiter = (line: Record<string, unknown>) => {
+          if (!pred(line)) return;
+          logWaiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(line);
+        };
+        logWaiters.add(waiter);
+      });
+    },
     request(path, init = {}) {
       const { origin, ...rest } = init;
       const headers = new Headers(init.headers);
