@@ -12,14 +12,21 @@ import { SESSION_COOKIE } from './sessions.ts';
 import { DevLoginBody } from './model.ts';
 import { EMAIL } from './users.ts';
 
+/** The sign-in pages may not be framed by anyone (clickjacking a sign-in form), nor kept. */
+export const SIGN_IN_PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+} as const;
+
 export function authRoutes(ctx: AppContext) {
   const dev = ctx.config.authMode === 'dev';
   return (
     new Elysia({ name: 'auth-routes' })
       .get('/auth/login', ({ request }) => {
         const returnTo = safeReturnTo(new URL(request.url).searchParams.get('returnTo') ?? undefined, ctx.config);
-        if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
-        return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
+        if (dev) return html(200, devLoginPage(returnTo), SIGN_IN_PAGE_HEADERS);
+        return html(200, proxyLoginPage(), SIGN_IN_PAGE_HEADERS);
       })
       // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
       .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))

@@ -17,7 +17,7 @@ export type FetchHandler = (request: Request, server?: Server<unknown> | null) =
 /**
  * Wraps the app's handler with what every request gets: a request id (taken
  * from X-Request-Id when sane), the client address, cookies queued by
- * handlers, and one JSON log line with method, path, status and duration.
+ * handlers, `X-Content-Type-Options: nosniff` on the answer, and one JSON log line with method, path, status and duration.
  * The query string is never logged: it can carry tokens.
  */
 export function wrapHandler(inner: (request: Request) => Response | Promise<Response>, log: Logger): FetchHandler {
@@ -60,6 +60,8 @@ function unroutable(): Response {
 
 function finishHeaders(headers: Headers, id: string, meta: RequestMeta): void {
   headers.set('x-request-id', id);
+  // Every answer has the type it says: no browser may sniff JSON (or an error page, or a canvas file) into HTML or script.
+  headers.set('x-content-type-options', 'nosniff');
   for (const c of meta.cookies) headers.append('set-cookie', c);
   if (meta.headers) addHeaders(headers, meta.headers);
 }

@@ -29,6 +29,13 @@ export interface Mount {
 
 /** Password attempts per canvas per visitor per minute: argon2 is slow on purpose, guessing should be too. */
 export const GATE_ATTEMPTS_PER_MIN = 10;
+/**
+ * Password attempts per canvas per minute from everyone together: a guesser
+ * with many addresses or accounts gets no more than this (and the argon2
+ * work a canvas can cost stays bounded). Visitors with a valid pass never
+ * meet the gate, so a flood only delays new visitors by a minute at most.
+ */
+export const GATE_ATTEMPTS_PER_CANVAS_PER_MIN = 100;
 const GATE_PATH = '__easel/gate';
 
 type Admission =
@@ -132,8 +139,10 @@ export class CanvasServer {
     const canvas = admission.canvas!;
 
     const who = this.visitorKey(request);
-    const limit = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
-    if (!limit.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(limit.retryAfter) });
+    const mine = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
+    if (!mine.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(mine.retryAfter) });
+    const everyone = this.gateLimiter.hit(`gate:${canvas.id}`, GATE_ATTEMPTS_PER_CANVAS_PER_MIN);
+    if (!everyone.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(everyone.retryAfter) });
 
     const password = field('password');
     const hash = this.ctx.canvases.passwordHash(canvas.id);
