@@ -70,7 +70,8 @@ if (!port) throw new Error('server did not start');
 
 const login = await fetch(`http://127.0.0.1:${port}/auth/dev/login`, {
   method: 'POST',
-  headers: { 'content-type': 'application/json' },
+  // The start line names EASEL_BASE_URL (http://localhost:<port>): the dashboard's origin, which sign-in needs.
+  headers: { 'content-type': 'application/json', origin: `http://localhost:${port}` },
   body: JSON.stringify({ email: 'viewer@bench.test' }),
 });
 const cookie = login.headers.get('set-cookie')!.split(';')[0]!;

@@ -80,7 +80,8 @@ const base = `http://127.0.0.1:${port}`;
 async function signIn(email: string): Promise<string> {
   const res = await fetch(`${base}/auth/dev/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // The start line names EASEL_BASE_URL (http://localhost:<port>): the dashboard's origin, which sign-in needs.
+    headers: { 'content-type': 'application/json', origin: `http://localhost:${port}` },
     body: JSON.stringify({ email }),
   });
   return res.headers.get('set-cookie')!.split(';')[0]!;

@@ -142,12 +142,18 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   };
 }
 
-/** Every Elysia route, in the order it is matched. onError comes first so it covers them all. */
+/**
+ * Every Elysia route, in the order it is matched. onError comes first so it covers them all.
+ * `standardHostname: false`: Elysia finds the path at a fixed offset in
+ * request.url, by default 11, past which a Host of three characters or fewer
+ * (`http://zz/zz/api/me`) hides the path's first segment; 7 (`http://`) is
+ * right for every host (src/http/handler.ts refuses URLs it would misread).
+ */
 function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
   const runtime: RuntimeCore = { pipeline: f.pipeline, usage: f.usage };
   const auth = authKinds(ctx, f.pipeline);
   return (
-    new Elysia({ name: 'easel' })
+    new Elysia({ name: 'easel', handler: { standardHostname: false } })
       .onError(({ request, error, code }) => renderError(ctx, request, error, code))
       .use(healthRoutes(ctx))
       // Sign-in, and the management API of the dashboard (/auth, /api).

@@ -41,7 +41,7 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
 
     const login = await fetch(`${easel.url}/auth/dev/login`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', origin: easel.url },
       body: '{"email":"bin@example.com"}',
     });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;

@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Scheduler } from '../src/clock.ts';
 import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
+import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { startServer, type RunningServer } from '../src/http/listener.ts';
 
 export interface TestApp {
@@ -21,7 +22,17 @@ export interface TestApp {
   base: string;
   /** Log lines the app wrote (parsed JSON). */
   logs: Array<Record<string, unknown>>;
-  request(path: string, init?: RequestInit & { cookie?: string; json?: unknown }): Promise<Response>;
+  /** The first log line matching `pred`, already written or the next one (rejects after `timeoutMs`: a test that would hang). */
+  nextLog(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * A request to the app. Unsafe requests to the dashboard's routes (`/api/`,
+   * `/auth/`) carry what the dashboard's own fetches carry, `Origin:
+   * <EASEL_BASE_URL's origin>`, unless they say where they come from
+   * themselves (an Origin or Sec-Fetch-Site header) or are a script's (an
+   * Authorization header). `origin: null` sends no Origin at all, a string
+   * sends that one.
+   */
+  request(path: string, init?: RequestInit & { cookie?: string; json?: unknown; origin?: string | null }): Promise<Response>;
   /** Signs in through dev login and returns the Cookie header value. */
   signIn(email: string, name?: string): Promise<string>;
   close(): Promise<void>;
@@ -41,12 +52,17 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'easel-test-'));
   const logs: Array<Record<string, unknown>> = [];
+  const logWaiters = new Set<(line: Record<string, unknown>) => void>();
   const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', ...options.env };
   const config = loadConfig(env);
   const ctx = createContext(config, {
     now: options.now,
     scheduler: options.scheduler,
-    log: createLogger('debug', (line) => logs.push(JSON.parse(line))),
+    log: createLogger('debug', (text) => {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      logs.push(line);
+      for (const waiter of logWaiters) waiter(line);
+    }),
   });
   let running: RunningServer | null = null;
   let base = 'http://localhost';
@@ -69,15 +85,35 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     dataDir,
     base,
     logs,
+    nextLog(pred, timeoutMs = 5_000) {
+      const seen = logs.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          logWaiters.delete(waiter);
+          reject(new Error(`no matching log line within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const waiter = (line: Record<string, unknown>) => {
+          if (!pred(line)) return;
+          logWaiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(line);
+        };
+        logWaiters.add(waiter);
+      });
+    },
     request(path, init = {}) {
+      const { origin, ...rest } = init;
       const headers = new Headers(init.headers);
       if (init.cookie) headers.set('cookie', init.cookie);
+      if (typeof origin === 'string') headers.set('origin', origin);
+      else if (origin === undefined && fromDashboard(path, init.method, headers)) headers.set('origin', dashboardOrigin(ctx.config));
       let body = init.body;
       if (init.json !== undefined) {
         headers.set('content-type', 'application/json');
         body = JSON.stringify(init.json);
       }
-      return send(new Request(base + path, { ...init, headers, body, redirect: 'manual' }));
+      return send(new Request(base + path, { ...rest, headers, body, redirect: 'manual' }));
     },
     async signIn(email, name) {
       const res = await app.request('/auth/dev/login', { method: 'POST', json: { email, name } });
@@ -95,6 +131,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   };
   return app;
+}
+
+/** An unsafe request to the dashboard's routes that does not say where it comes from (see TestApp.request). */
+function fromDashboard(path: string, method: string | undefined, headers: Headers): boolean {
+  if (!path.startsWith('/api/') && !path.startsWith('/auth/')) return false;
+  if (['GET', 'HEAD', 'OPTIONS'].includes((method ?? 'GET').toUpperCase())) return false;
+  return !headers.has('origin') && !headers.has('sec-fetch-site') && !headers.has('authorization');
 }
 
 export async function body(res: Response): Promise<any> {

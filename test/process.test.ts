@@ -26,7 +26,7 @@ const encode = (s: string) => new TextEncoder().encode(s);
 async function signIn(easel: Easel, email: string): Promise<string> {
   const res = await fetch(`${easel.url}/auth/dev/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', origin: easel.url },
     body: JSON.stringify({ email }),
   });
   expect(res.status).toBe(200);
@@ -175,7 +175,7 @@ describe('graceful shutdown', () => {
     const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
     const pending = fetch(`${easel.url}/auth/dev/login`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', origin: easel.url },
       body: stream,
       duplex: 'half',
     } as RequestInit);
@@ -216,7 +216,7 @@ describe('graceful shutdown', () => {
     const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
     const pending = fetch(`${easel.url}/auth/dev/login`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', origin: easel.url },
       body: stream,
       duplex: 'half',
     } as RequestInit).catch(() => null);
@@ -260,7 +260,7 @@ describe('shutdown, in process', () => {
     const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encode('{"email":')) }); // never closed
     const hanging = fetch(`${running.url}/auth/dev/login`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', origin: ctx.config.baseUrl },
       body: stream,
       duplex: 'half',
     } as RequestInit).then(

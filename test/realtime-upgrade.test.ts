@@ -2,6 +2,7 @@
 // HTTP answers), realtime switched off (101, error frame, 4403), the 31st
 // connection (101, 4429), plain GETs.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { connect, handshake, type Client } from './realtime-helpers.ts';
@@ -108,7 +109,10 @@ describe('the upgrade runs the runtime pipeline first', () => {
 
   test('a deleted canvas: 404 NOT_FOUND, owners included', async () => {
     const other = await new World().attach(app);
-    const del = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, { method: 'DELETE', headers: { cookie: other.cookie.owner } });
+    const del = await fetch(`${app.base}/api/canvases/${other.canvas.id}`, {
+      method: 'DELETE',
+      headers: { cookie: other.cookie.owner, origin: dashboardOrigin(app.ctx.config) },
+    });
     expect(del.status).toBe(200);
     const refused = await handshake(app, other.canvas.slug, { cookie: other.cookie.owner });
     expect([refused.status, refused.body.code]).toEqual([404, 'NOT_FOUND']);

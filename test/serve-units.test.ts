@@ -117,12 +117,37 @@ describe('hosts and paths', () => {
   });
 
   test('safeNext stays inside the canvas', () => {
-    expect(safeNext('/c/demo/x?y=1', '/c/demo/')).toBe('/c/demo/x?y=1');
-    expect(safeNext(null, '/c/demo/')).toBe('/c/demo/');
-    expect(safeNext('/c/demox/', '/c/demo/')).toBe('/c/demo/');
-    expect(safeNext('//evil.example/', '/')).toBe('/');
-    expect(safeNext('/a\r\nSet-Cookie: x', '/')).toBe('/');
-    expect(safeNext('/ok/path', '/')).toBe('/ok/path');
+    const base = 'http://easel.test';
+    expect(safeNext('/c/demo/x?y=1', '/c/demo/', base)).toBe('/c/demo/x?y=1');
+    expect(safeNext('/c/demo/x#top', '/c/demo/', base)).toBe('/c/demo/x#top');
+    expect(safeNext(null, '/c/demo/', base)).toBe('/c/demo/');
+    expect(safeNext('/c/demox/', '/c/demo/', base)).toBe('/c/demo/');
+    expect(safeNext('/c/demo/../other/', '/c/demo/', base)).toBe('/c/demo/');
+    expect(safeNext('/c/demo/%2e%2e/other/', '/c/demo/', base)).toBe('/c/demo/');
+    expect(safeNext('http://easel.test/c/demo/x', '/c/demo/', base)).toBe('/c/demo/x');
+    expect(safeNext('/a\r\nSet-Cookie: x', '/', 'http://demo.apps.test')).toBe('/');
+    expect(safeNext('/ok/path', '/', 'http://demo.apps.test')).toBe('/ok/path');
+  });
+
+  // Issue 23 item 9: each of these made the browser leave the canvas's host (subdomain mode: base "/").
+  test.each([
+    '//evil.example/',
+    '/\t/evil.example/',
+    '/\r/evil.example/',
+    '/\n/evil.example/',
+    '/\t\t/evil.example',
+    '\t//evil.example',
+    '/\\evil.example',
+    '\\/evil.example',
+    '/.//evil.example',
+    '/./%2e/..//evil.example',
+    'http://evil.example/',
+    'http://demo.apps.test.evil.example/',
+    'https://demo.apps.test/',
+    'javascript:alert(1)',
+  ])('safeNext refuses %j: back to the canvas root', (next) => {
+    expect(safeNext(next, '/', 'http://demo.apps.test')).toBe('/');
+    expect(safeNext(next, '/c/demo/', 'http://easel.test')).toBe('/c/demo/');
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { canvasSlugFromHost } from '../http/canvas-host.ts';
 import { escapeHtml } from '../http/respond.ts';
+import { pathWithin, suspiciousTarget } from '../http/same-origin-path.ts';
 
 /** The dev-mode sign-in form: posts JSON to /auth/dev/login, then goes to returnTo. */
 export function devLoginPage(returnTo: string): string {
@@ -36,13 +37,15 @@ export function proxyLoginPage(): string {
 }
 
 /**
- * Where to go after sign-in: a same-site relative path, or (subdomain mode)
- * an absolute URL on a canvas host of this instance with the base URL's
- * scheme. Anything else — other sites included — falls back to "/".
+ * Where to go after sign-in: a path on the dashboard's origin (resolved by
+ * the URL parser and compared by origin, src/http/same-origin-path.ts), or
+ * (subdomain mode) an absolute URL on a canvas host of this instance with
+ * the base URL's scheme. Anything else — other sites included — falls back to "/".
  */
 export function safeReturnTo(value: string | null | undefined, config: Pick<Config, 'urlMode' | 'canvasHost' | 'baseUrl'>): string {
-  if (!value || value.includes('\\')) return '/';
-  if (value.startsWith('/')) return value.startsWith('//') ? '/' : value;
+  const path = pathWithin(value, `${new URL(config.baseUrl).origin}/`);
+  if (path !== null) return path;
+  if (!value || suspiciousTarget(value)) return '/';
   let url: URL;
   try {
     url = new URL(value);

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { cookieValues } from '../http/cookies.ts';
+import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { readJson } from '../http/json-body.ts';
 import { metaOf } from '../http/meta.ts';
 import { html, json } from '../http/respond.ts';
@@ -11,18 +12,27 @@ import { SESSION_COOKIE } from './sessions.ts';
 import { DevLoginBody } from './model.ts';
 import { EMAIL } from './users.ts';
 
+/** The sign-in pages may not be framed by anyone (clickjacking a sign-in form), nor kept. */
+export const SIGN_IN_PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+} as const;
+
 export function authRoutes(ctx: AppContext) {
   const dev = ctx.config.authMode === 'dev';
   return (
     new Elysia({ name: 'auth-routes' })
       .get('/auth/login', ({ request }) => {
         const returnTo = safeReturnTo(new URL(request.url).searchParams.get('returnTo') ?? undefined, ctx.config);
-        if (dev) return html(200, devLoginPage(returnTo), { 'cache-control': 'no-store' });
-        return html(200, proxyLoginPage(), { 'cache-control': 'no-store' });
+        if (dev) return html(200, devLoginPage(returnTo), SIGN_IN_PAGE_HEADERS);
+        return html(200, proxyLoginPage(), SIGN_IN_PAGE_HEADERS);
       })
       // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
       .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
       .post('/auth/logout', ({ request }) => {
+        // A page of another site must not sign the visitor out (login CSRF's twin).
+        refuseCrossSiteWrite(ctx.config, request);
         const header = request.headers.get('cookie');
         const tokens = cookieValues(header, SESSION_COOKIE);
         for (const token of tokens) ctx.sessions.destroy(token);
@@ -40,6 +50,8 @@ function devLoginRoute(ctx: AppContext) {
   return new Elysia({ name: 'auth-dev-login' }).post(
     '/auth/dev/login',
     async ({ request }) => {
+      // Nor sign them in as someone else; the body is JSON only (readJson), never a form another site can post.
+      refuseCrossSiteWrite(ctx.config, request);
       const body = await readJson(request, DevLoginBody, { maxBytes: 4096 });
       const email = body.email.trim();
       if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');

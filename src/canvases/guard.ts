@@ -1,16 +1,21 @@
-// The door every management route (/api/*) goes through: a signed-in user,
-// no request from a canvas page, then the management rate-limit class.
+// The door every management route (/api/*) goes through: no cross-site
+// write, a signed-in user, no request from a canvas page, then the
+// management rate-limit class.
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { enforceRate, principalOf, requireUser } from '../http/guards.ts';
 import type { Actor } from './authority.ts';
 
 /**
- * The caller of a management route. 401 `{error: "unauthorized"}` without a
+ * The caller of a management route. 403 CROSS_SITE_FORBIDDEN for an unsafe
+ * method from anywhere but the dashboard (src/http/cross-site.ts), checked
+ * before the credentials are even looked at; 401 `{error: "unauthorized"}` without a
  * user; 429 `{error: "rate_limited"}` with Retry-After past
  * `rateLimitManagementPerMin` requests per user and minute.
  */
 export function managementActor(ctx: AppContext, request: Request): Actor {
+  refuseCrossSiteWrite(ctx.config, request);
   const user = requireUser(ctx, request);
   refuseCanvasPages(ctx, request);
   enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');

@@ -3,13 +3,21 @@ import type { Logger } from '../log.ts';
 import { addHeaders } from './add-headers.ts';
 import { attachMeta, requestIdFrom, type RequestMeta } from './meta.ts';
 import { newRequestId } from './request-id.ts';
+import { json } from './respond.ts';
+
+/**
+ * Where Elysia's router starts looking for the path in request.url
+ * (`handler.standardHostname: false` in src/app.ts): just past `http://`.
+ * Everything else here reads the path from the URL itself.
+ */
+export const ROUTER_PATH_OFFSET = 'http://'.length;
 
 export type FetchHandler = (request: Request, server?: Server<unknown> | null) => Promise<Response>;
 
 /**
  * Wraps the app's handler with what every request gets: a request id (taken
  * from X-Request-Id when sane), the client address, cookies queued by
- * handlers, and one JSON log line with method, path, status and duration.
+ * handlers, `X-Content-Type-Options: nosniff` on the answer, and one JSON log line with method, path, status and duration.
  * The query string is never logged: it can carry tokens.
  */
 export function wrapHandler(inner: (request: Request) => Response | Promise<Response>, log: Logger): FetchHandler {
@@ -18,7 +26,9 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
     const id = requestIdFrom(request, newRequestId);
     const meta = requestMeta(request, server, id, start);
     attachMeta(request, meta);
-    let response = await inner(request);
+    const url = request.url;
+    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+    let response = url.indexOf('/', ROUTER_PATH_OFFSET) === pathStart ? await inner(request) : unroutable();
     try {
       finishHeaders(response.headers, id, meta);
     } catch {
@@ -27,8 +37,6 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
       finishHeaders(headers, id, meta);
       response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     }
-    const url = request.url;
-    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
     const queryStart = url.indexOf('?', pathStart);
     log.info('request', {
       requestId: id,
@@ -41,8 +49,19 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
   };
 }
 
+/**
+ * A URL the router would read another path from than the one it names.
+ * Bun's plain-http server never makes one (any Host length is fine); an
+ * `https://` request URL would be one, so it is refused rather than misrouted.
+ */
+function unroutable(): Response {
+  return json(400, { code: 'INVALID_REQUEST', message: 'this server routes http:// request URLs only (terminate TLS in front of it)' });
+}
+
 function finishHeaders(headers: Headers, id: string, meta: RequestMeta): void {
   headers.set('x-request-id', id);
+  // Every answer has the type it says: no browser may sniff JSON (or an error page, or a canvas file) into HTML or script.
+  headers.set('x-content-type-options', 'nosniff');
   for (const c of meta.cookies) headers.append('set-cookie', c);
   if (meta.headers) addHeaders(headers, meta.headers);
 }

@@ -4,10 +4,18 @@ import { errorResponse, json } from './respond.ts';
 import { metaOf } from './meta.ts';
 
 /**
+ * Status logged for a request whose client went away before its answer
+ * (nginx's "client closed request"): nobody receives the response.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
  * The one place an exception becomes a response. AppErrors render in their
  * spec shape (routes read bodies with readJson, which throws the route's own
  * code); a parse or validation failure of Elysia's own is INVALID_BODY,
- * never a 422; anything else is a 500 whose details go only to the log.
+ * never a 422; a client that went away mid-request (its body stream fails
+ * with "The connection was closed.") is an aborted request, logged at info;
+ * anything else is a 500 whose details go only to the log.
  */
 export function renderError(ctx: AppContext, request: Request, error: unknown, code: unknown): Response {
   if (error instanceof AppError) return errorResponse(error);
@@ -16,6 +24,15 @@ export function renderError(ctx: AppContext, request: Request, error: unknown, c
   }
   if (code === 'NOT_FOUND') return json(404, { code: 'NOT_FOUND', message: 'no such route' });
   const meta = metaOf(request);
+  if (request.signal.aborted) {
+    ctx.log.info('request aborted', {
+      requestId: meta.id,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+  }
   ctx.log.error('unhandled error', {
     requestId: meta.id,
     method: request.method,

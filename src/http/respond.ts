@@ -1,9 +1,10 @@
 import { AppError } from '../errors.ts';
 
+/** A JSON answer; `nosniff` here too, for the answers made outside wrapHandler (the listener's last-resort 500). */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', ...headers },
   });
 }
 

@@ -9,6 +9,7 @@ import { principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
 import { RateLimiter } from '../http/ratelimit.ts';
+import { pathWithin } from '../http/same-origin-path.ts';
 import { CompressedStore } from './compress.ts';
 import { gateCookieWith } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './security-headers.ts';
@@ -28,6 +29,13 @@ export interface Mount {
 
 /** Password attempts per canvas per visitor per minute: argon2 is slow on purpose, guessing should be too. */
 export const GATE_ATTEMPTS_PER_MIN = 10;
+/**
+ * Password attempts per canvas per minute from everyone together: a guesser
+ * with many addresses or accounts gets no more than this (and the argon2
+ * work a canvas can cost stays bounded). Visitors with a valid pass never
+ * meet the gate, so a flood only delays new visitors by a minute at most.
+ */
+export const GATE_ATTEMPTS_PER_CANVAS_PER_MIN = 100;
 const GATE_PATH = '__easel/gate';
 
 type Admission =
@@ -126,15 +134,17 @@ export class CanvasServer {
       const v = form?.get(name);
       return typeof v === 'string' ? v : null;
     };
-    const next = safeNext(field('next'), mount.base);
+    const next = safeNext(field('next'), mount.base, new URL(canvasUrl(this.ctx.config, mount.slug)).origin);
     const admission = this.admit(request, mount, '', '', false);
     if (admission.ok) return this.seeOther(next); // no password, or one the visitor does not need
     if (admission.code !== 'PASSWORD_REQUIRED') return admission.response;
     const canvas = admission.canvas!;
 
     const who = this.visitorKey(request);
-    const limit = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
-    if (!limit.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(limit.retryAfter) });
+    const mine = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
+    if (!mine.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(mine.retryAfter) });
+    const everyone = this.gateLimiter.hit(`gate:${canvas.id}`, GATE_ATTEMPTS_PER_CANVAS_PER_MIN);
+    if (!everyone.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(everyone.retryAfter) });
 
     const password = field('password');
     const hash = this.ctx.canvases.passwordHash(canvas.id);
@@ -226,8 +236,11 @@ function pagePrincipal(principal: Principal | null, canvas: Canvas | null): Prin
   return principal;
 }
 
-/** Where the gate sends the visitor back: a path inside this canvas, else its root. */
-export function safeNext(next: string | null, base: string): string {
-  if (!next || !next.startsWith(base) || next.includes('\\') || next.startsWith('//') || /[\r\n]/.test(next)) return base;
-  return next;
+/**
+ * Where the gate sends the visitor back: a path inside this canvas (`base`
+ * on `origin`, the canvas's own), else its root. `next` is resolved by the
+ * URL parser and compared by origin and path (src/http/same-origin-path.ts).
+ */
+export function safeNext(next: string | null, base: string, origin: string): string {
+  return pathWithin(next, origin + base) ?? base;
 }

@@ -20,14 +20,14 @@ const ARGS = [
   '--disable-sync',
 ];
 
-/** Headless Chromium; a clear failure (never a skip) when it is not installed. */
-export async function launchChromium(): Promise<Browser> {
+/** Headless Chromium (with `extraArgs`, e.g. host mappings); a clear failure (never a skip) when it is not installed. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium); .ci/run does when test/browser.enabled exists`,
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs], headless: true });
 }
 
 /** One HTTP call to the app; throws on any status from 300 up, returns the parsed JSON body (or null). */
