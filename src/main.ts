@@ -38,6 +38,12 @@ async function serve(): Promise<void> {
   } catch (err) {
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
+  const { hostLabelConflict } = await import('./canvases/service.ts');
+  const conflict = hostLabelConflict(ctx);
+  if (conflict !== null) {
+    ctx.db.close();
+    fail(`refusing to start: ${conflict}`, 2);
+  }
   // Signals are wired before the listener opens, so a stop that arrives right
   // after the start line is always graceful.
   let running: RunningServer | undefined;
