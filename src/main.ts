@@ -10,7 +10,7 @@ const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
 Usage:
   easel [serve]      start the server (configuration from EASEL_* variables)
-  easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--json]
+  easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--follow-symlinks] [--json]
                      publish a site folder or ZIP (key from EASEL_CANVAS_KEY; easel deploy --help)
   easel version      print the version
   easel help         this text
