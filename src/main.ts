@@ -10,7 +10,7 @@ const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
 Usage:
   easel [serve]      start the server (configuration from EASEL_* variables)
-  easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--json]
+  easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--follow-symlinks] [--json]
                      publish a site folder or ZIP (key from EASEL_CANVAS_KEY; easel deploy --help)
   easel version      print the version
   easel help         this text
@@ -37,6 +37,12 @@ async function serve(): Promise<void> {
     ctx = createContext(config);
   } catch (err) {
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
+  }
+  const { hostLabelConflict } = await import('./canvases/service.ts');
+  const conflict = hostLabelConflict(ctx);
+  if (conflict !== null) {
+    ctx.db.close();
+    fail(`refusing to start: ${conflict}`, 2);
   }
   // Signals are wired before the listener opens, so a stop that arrives right
   // after the start line is always graceful.

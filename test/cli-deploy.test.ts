@@ -3,7 +3,7 @@
 // where the test needs to steer time (429 retries) or see the TTY output.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { zipSync } from 'fflate';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deployCommand, type CliIO } from '../src/cli/deploy.ts';
@@ -168,6 +168,66 @@ describe('easel deploy <dir>', () => {
   test('easel help names the deploy command', async () => {
     const r = await runToExit({ args: ['help'] });
     expect(r.stdout).toContain('easel deploy <dir or .zip> --canvas <id>');
+  });
+});
+
+describe('symbolic links in the site folder (issue 23 item 5)', () => {
+  const LEAKED = 'easel_sk_' + 'Q1w2E3r4T5'.repeat(4);
+  /** A folder whose links point out of it (the environment, a secret file), within it, at a folder, and nowhere. */
+  function linkedSite(name: string): { dir: string; secret: string } {
+    const dir = writeSite(name, { 'index.html': '<h1>links</h1>', 'assets/logo.txt': 'logo' });
+    const secret = join(work, `${name}-outside.txt`);
+    writeFileSync(secret, `EASEL_CANVAS_KEY=${LEAKED}\n`);
+    symlinkSync('/proc/self/environ', join(dir, 'env.txt'));
+    symlinkSync(secret, join(dir, 'secret.txt'));
+    symlinkSync('../assets/logo.txt', join(dir, 'assets', 'inner-up.txt'));
+    symlinkSync('assets/logo.txt', join(dir, 'logo-link.txt'));
+    symlinkSync('assets', join(dir, 'assets-link'));
+    symlinkSync('missing.txt', join(dir, 'broken.txt'));
+    return { dir, secret };
+  }
+  const livePaths = (c: KeyedCanvas) =>
+    app.ctx.db
+      .query<{ path: string }, [string]>(
+        'SELECT f.path FROM version_files f JOIN canvases c ON c.current_version_id = f.version_id WHERE c.id = ? ORDER BY f.path',
+      )
+      .all(c.id)
+      .map((r) => r.path);
+
+  test('are skipped by default, each one listed on stderr; nothing outside the folder is read', async () => {
+    const c = createKeyedCanvas(app.ctx);
+    const { dir } = linkedSite('links-default');
+    const run = await cli(c, [dir], c.key);
+    expect(run.code).toBe(0);
+    expect(livePaths(c)).toEqual(['assets/logo.txt', 'index.html']);
+    for (const path of ['env.txt', 'secret.txt', 'assets/inner-up.txt', 'logo-link.txt', 'assets-link', 'broken.txt'])
+      expect(run.stderr).toContain(`skipping ${path} -> `);
+    expect(run.stderr).toContain('skipping env.txt -> /proc/self/environ: a symbolic link');
+    expect(run.stderr).toContain('skipped 6 symbolic link(s)');
+    expect(run.stdout + run.stderr).not.toContain(LEAKED);
+  });
+
+  test('--follow-symlinks follows only links to files inside the folder', async () => {
+    const c = createKeyedCanvas(app.ctx);
+    const { dir } = linkedSite('links-follow');
+    const run = await cli(c, [dir, '--follow-symlinks'], c.key);
+    expect(run.code).toBe(0);
+    expect(livePaths(c)).toEqual(['assets/inner-up.txt', 'assets/logo.txt', 'index.html', 'logo-link.txt']);
+    expect(run.stderr).toContain('skipping env.txt -> /proc/self/environ: a link out of the folder');
+    expect(run.stderr).toMatch(/skipping secret\.txt -> \S+: a link out of the folder/);
+    expect(run.stderr).toContain('skipping assets-link -> assets: a link to a folder');
+    expect(run.stderr).toContain('skipping broken.txt -> missing.txt: a broken link');
+    expect(run.stderr).toContain('skipped 4 symbolic link(s)');
+  });
+
+  test('a key in a deployed file comes back as a warning in the answer, printed by the CLI', async () => {
+    const c = createKeyedCanvas(app.ctx);
+    const dir = writeSite('links-key', { 'index.html': '<h1>k</h1>', 'config.js': `const key = "${LEAKED}";` });
+    const run = await cli(c, [dir], c.key);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('warning: config.js may contain a canvas API key');
+    const json = await cli(c, [dir, '--json', '--release-id', 'again-with-key'], c.key);
+    expect(JSON.parse(json.stdout).warnings).toEqual(['config.js may contain a canvas API key']);
   });
 });
 

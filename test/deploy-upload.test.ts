@@ -434,7 +434,7 @@ describe('stage', () => {
     expect(r).toEqual({ status: 409, body: { code: 'UPLOAD_ALREADY_FINALIZED', message: expect.any(String) } });
   });
 
-  test('a key-shaped text is accepted; the lint names the path in the server log only', async () => {
+  test('a key-shaped text is accepted; the lint names the path in the server log and in the answer (issue 23 item 5)', async () => {
     const leaked = 'easel_sk_' + 'A1b2C3d4E5'.repeat(4);
     keys.push(leaked);
     const { c, s, uploadId } = await opened({ 'index.html': HTML, 'config.js': `const k = "${leaked}";` });
@@ -444,8 +444,31 @@ describe('stage', () => {
     expect(lint[0]!.paths).toEqual(['config.js']);
     const f = await finalize(app, c, uploadId);
     expect(f.status).toBe(200);
-    expect(f.body.warnings.join('\n')).not.toContain('API key');
+    expect(f.body.warnings).toEqual(['config.js may contain a canvas API key']);
     expect(JSON.stringify(f.body)).not.toContain(leaked);
+  });
+
+  test('a key-shaped file the canvas already holds (not staged again) still warns, under every path naming it', async () => {
+    const leaked = 'easel_sk_' + 'Z9y8X7w6V5'.repeat(4);
+    keys.push(leaked);
+    const c = canvas();
+    const first = await stagedDeploy(app, c, { 'index.html': HTML + 'held', 'env.txt': `KEY=${leaked}\n` });
+    expect(first.body.warnings).toEqual(['env.txt may contain a canvas API key']);
+    const s = site({
+      'index.html': HTML + 'held again',
+      'env.txt': `KEY=${leaked}\n`,
+      'copy.json': `KEY=${leaked}\n`,
+      'img.png': `KEY=${leaked}\n`,
+    });
+    const b = await begin(app, c, { manifest: s.manifest });
+    const held = s.files.find((f) => f.path === 'env.txt')!.hash;
+    expect(b.body.missingHashes).not.toContain(held);
+    for (const hash of b.body.missingHashes as string[])
+      expect((await stage(app, c, b.body.uploadId, hash, s.byHash.get(hash)!)).status).toBe(204);
+    const f = await finalize(app, c, b.body.uploadId);
+    expect(f.status).toBe(200);
+    // img.png is not a text type: never linted (as on the ZIP path).
+    expect(f.body.warnings).toEqual(['copy.json may contain a canvas API key', 'env.txt may contain a canvas API key']);
   });
 
   test('staging is not rate-limited', async () => {

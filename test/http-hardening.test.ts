@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { GATE_ATTEMPTS_PER_CANVAS_PER_MIN, GATE_ATTEMPTS_PER_MIN } from '../src/serve/canvas-server.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { makeCast, makePublished, pageCode, setAccess, setPassword } from './serve-fixtures.ts';
-import { useWorld } from './world.ts';
+import { pageCode } from './serve-fixtures.ts';
+import { useWorld, World } from './world.ts';
 
 describe('the sign-in page refuses to be framed', () => {
   test.each(['dev', 'proxy'])('%s sign-in: frame-ancestors none, X-Frame-Options DENY, nosniff', async (mode) => {
@@ -78,14 +78,16 @@ describe('the password gate is limited per canvas across all callers', () => {
 
   test(`${GATE_ATTEMPTS_PER_CANVAS_PER_MIN} callers with one guess each use up the canvas's minute; the next caller gets 429`, async () => {
     expect(GATE_ATTEMPTS_PER_CANVAS_PER_MIN).toBeGreaterThan(GATE_ATTEMPTS_PER_MIN);
-    const cast = await makeCast(app);
+    const cast = await new World().attach(app);
     // A Public link canvas with a password: anyone signed in reaches the gate.
-    const canvas = setAccess(app, await setPassword(app, await makePublished(app, cast), 'the right one'), {
-      access_mode: 'public_link',
-    });
-    const other = setAccess(app, await setPassword(app, await makePublished(app, cast), 'the right one'), {
-      access_mode: 'public_link',
-    });
+    const gated = {
+      members: false,
+      guest: false,
+      settings: { accessMode: 'public_link', password: 'the right one' },
+      files: { 'index.html': 'hi' },
+    };
+    const canvas = await cast.newCanvas(gated);
+    const other = await cast.newCanvas(gated);
     // Each guesser is another account (or address): each stays far below the per-visitor limit.
     const guessers: string[] = [];
     for (let i = 0; i <= GATE_ATTEMPTS_PER_CANVAS_PER_MIN; i++) guessers.push(await app.signIn(`guesser-${i}@example.com`));

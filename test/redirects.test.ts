@@ -4,9 +4,8 @@
 // drops the tab and goes to `//evil.example`.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { safeReturnTo } from '../src/auth/login-page.ts';
-import type { Canvas } from '../src/canvases/record.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { makeCast, makePublished, setAccess, type Cast } from './serve-fixtures.ts';
+import { World, type WorldCanvas } from './world.ts';
 
 /** Decoded values that lead a browser to evil.example when used as a Location or `location.href`. */
 const ATTACKS = [
@@ -78,15 +77,18 @@ describe('sign-in returns to this instance only', () => {
 
 describe("the password gate's `next` stays on the canvas", () => {
   let sub: TestApp;
-  let cast: Cast;
-  let canvas: Canvas;
+  let cast: World;
+  let canvas: WorldCanvas;
   const HOST = 'easel.test:8080';
 
   beforeAll(async () => {
     sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
-    cast = await makeCast(sub);
-    canvas = await makePublished(sub, cast, { 'index.html': 'home', 'docs/index.html': 'docs' });
-    setAccess(sub, canvas, { password_hash: await Bun.password.hash('pw', { algorithm: 'argon2id' }), password_version: 1 });
+    cast = await new World().attach(sub);
+    canvas = await cast.newCanvas({
+      guest: false,
+      settings: { password: 'pw' },
+      files: { 'index.html': 'home', 'docs/index.html': 'docs' },
+    });
   });
   afterAll(() => sub.close());
 

@@ -10,6 +10,7 @@ import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.t
 import { newCanvasKey } from './keys.ts';
 import { canvasQuotaExceeded, ownedCanvasCount } from './quotas.ts';
 import type { AccessMode, Canvas } from './record.ts';
+import { reservedHostLabels } from './host-labels.ts';
 import { checkSlug, slugCandidates } from './slug.ts';
 import type { ViewRole } from './view.ts';
 
@@ -40,7 +41,8 @@ export function createCanvas(
   input: { title: string; slug?: string },
 ): { canvas: Canvas; role: ViewRole; apiKey: string } {
   const title = cleanTitle(input.title);
-  const given = input.slug === undefined ? null : checkSlug(input.slug);
+  const hostLabels = reservedHostLabels(ctx.config);
+  const given = input.slug === undefined ? null : checkSlug(input.slug, hostLabels);
   const { userCanvases, userCanvasCreatesPerHour } = ctx.settings.get();
   enforceRate(ctx, `create:${actor.user.id}`, userCanvasCreatesPerHour, 'error', 3600_000);
   const key = newCanvasKey();
@@ -53,7 +55,7 @@ export function createCanvas(
       slug = given;
     } else {
       slug = '';
-      for (const candidate of slugCandidates(title, () => newId().slice(0, 6))) {
+      for (const candidate of slugCandidates(title, () => newId().slice(0, 6), hostLabels)) {
         if (!ctx.canvases.slugTaken(candidate)) {
           slug = candidate;
           break;
@@ -109,7 +111,7 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
   if (fields.length === 0) return { canvas: m.canvas, role: m.viewRole };
 
   const title = patch.title === undefined ? undefined : cleanTitle(patch.title);
-  const slug = patch.slug === undefined ? undefined : checkSlug(patch.slug);
+  const slug = patch.slug === undefined ? undefined : checkSlug(patch.slug, reservedHostLabels(ctx.config));
   if (patch.accessMode !== undefined && patch.accessMode !== m.canvas.accessMode) checkAccessMode(ctx, m.canvas, patch.accessMode);
   if (typeof patch.password === 'string' && (patch.password.length < 1 || patch.password.length > PASSWORD_MAX)) {
     throw new AppError('INVALID_BODY', `password: 1-${PASSWORD_MAX} characters`);
@@ -193,4 +195,22 @@ export function deleteCanvas(ctx: AppContext, actor: Actor, id: string): void {
   ctx.events.emit('canvas.access-changed', { canvasId: id });
   ctx.events.emit('canvas.deleted', { canvasId: id });
   ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.delete' });
+}
+
+/**
+ * The line `easel serve` refuses to start with when an existing canvas holds
+ * the label of the base or API host (subdomain mode), else null: that canvas
+ * would be served on the instance's own host.
+ */
+export function hostLabelConflict(ctx: AppContext): string | null {
+  for (const label of reservedHostLabels(ctx.config)) {
+    const canvas = ctx.canvases.bySlug(label);
+    if (!canvas) continue;
+    const host = `${label}.${ctx.config.canvasHost.replace(/:\d+$/, '')}`;
+    return (
+      `canvas ${canvas.id} holds the slug "${label}", but ${host} is this instance's own host (EASEL_BASE_URL or EASEL_API_BASE_URL); ` +
+      `rename that canvas first (start once with EASEL_URL_MODE=path and change its slug) or choose another host`
+    );
+  }
+  return null;
 }

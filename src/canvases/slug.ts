@@ -51,18 +51,23 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   'billing',
 ]);
 
-export function isValidSlug(slug: string): boolean {
-  return SLUG.test(slug) && !RESERVED_SLUGS.has(slug);
+/** `hostLabels`: the instance's own host labels (./host-labels.ts), reserved too. */
+export function isValidSlug(slug: string, hostLabels: readonly string[] = []): boolean {
+  return SLUG.test(slug) && !RESERVED_SLUGS.has(slug) && !hostLabels.includes(slug);
 }
 
-/** A given slug (create or PATCH): 400 INVALID_BODY with reason invalid_slug when it breaks the rules. */
-export function checkSlug(slug: string): string {
+/**
+ * A given slug (create or PATCH): 400 INVALID_BODY with reason invalid_slug
+ * when it breaks the rules or names one of the instance's own hosts.
+ */
+export function checkSlug(slug: string, hostLabels: readonly string[] = []): string {
   if (!SLUG.test(slug)) {
     throw new AppError('INVALID_BODY', 'slug: 3-63 lowercase letters, digits and hyphens, starting and ending with a letter or digit', {
       reason: 'invalid_slug',
     });
   }
-  if (RESERVED_SLUGS.has(slug)) throw new AppError('INVALID_BODY', `slug: "${slug}" is reserved`, { reason: 'invalid_slug' });
+  if (RESERVED_SLUGS.has(slug) || hostLabels.includes(slug))
+    throw new AppError('INVALID_BODY', `slug: "${slug}" is reserved`, { reason: 'invalid_slug' });
   return slug;
 }
 
@@ -82,11 +87,11 @@ export function slugBase(title: string): string {
  * Candidates for a generated slug: the title's own slug first, then the same
  * with random suffixes (a base that is short, empty or reserved never goes bare).
  */
-export function* slugCandidates(title: string, random: () => string): Generator<string> {
+export function* slugCandidates(title: string, random: () => string, hostLabels: readonly string[] = []): Generator<string> {
   const base = slugBase(title) || 'canvas';
-  if (isValidSlug(base)) yield base;
+  if (isValidSlug(base, hostLabels)) yield base;
   for (;;) {
     const candidate = `${base}-${random()}`;
-    if (isValidSlug(candidate)) yield candidate;
+    if (isValidSlug(candidate, hostLabels)) yield candidate;
   }
 }

@@ -1,6 +1,6 @@
 // `easel deploy` arguments and environment → one plain options object.
 
-export const DEPLOY_USAGE = `Usage: easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--json]
+export const DEPLOY_USAGE = `Usage: easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--follow-symlinks] [--json]
 
   <dir>               a site folder: hashed locally, only files the canvas lacks are sent (staged upload)
   <.zip>              a ZIP archive, streamed to PUT /deploy
@@ -8,6 +8,8 @@ export const DEPLOY_USAGE = `Usage: easel deploy <dir or .zip> --canvas <id> [--
   --api <base>        API base URL (default: EASEL_API_BASE_URL, else http://localhost:8080)
   --release-id <id>   release identity: a rerun of a live release answers already_current
   --expect-token <t>  publish only if the canvas's publicationToken is still <t>
+  --follow-symlinks   include symbolic links that resolve to a file inside the folder
+                      (without it every link is skipped; links out of the folder always are)
   --json              print the DeployResult (or the error body) as JSON on stdout
 
 The canvas key is read from EASEL_CANVAS_KEY.`;
@@ -20,6 +22,7 @@ export interface DeployOptions {
   releaseId: string | null;
   expectToken: string | null;
   json: boolean;
+  followSymlinks: boolean;
 }
 
 export class UsageError extends Error {}
@@ -32,11 +35,16 @@ export function parseDeployArgs(argv: string[], env: Record<string, string | und
   const values: Partial<Record<(typeof VALUE_FLAGS)[ValueFlag], string>> = {};
   const positional: string[] = [];
   let asJson = false;
+  let followSymlinks = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-h' || arg === '--help') return { help: true };
     if (arg === '--json') {
       asJson = true;
+      continue;
+    }
+    if (arg === '--follow-symlinks') {
+      followSymlinks = true;
       continue;
     }
     if (arg === '--') {
@@ -69,5 +77,6 @@ export function parseDeployArgs(argv: string[], env: Record<string, string | und
     releaseId: values.releaseId ?? null,
     expectToken: values.expectToken ?? null,
     json: asJson,
+    followSymlinks,
   };
 }

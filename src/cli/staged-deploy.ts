@@ -4,7 +4,7 @@ import type { DeployResult } from '../deploy/publish.ts';
 import { ApiError, type DeployApi } from './api-client.ts';
 import type { DeployOptions } from './deploy-args.ts';
 import { formatBytes, Progress, type CliIO } from './progress.ts';
-import { hashSite, listSite, type LocalFile } from './site-files.ts';
+import { hashSite, listSite, type LocalFile, type SkippedLink } from './site-files.ts';
 
 const UPLOAD_CONCURRENCY = 4;
 
@@ -15,8 +15,21 @@ export interface DeployOutcome {
 }
 
 export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliIO): Promise<DeployOutcome> {
-  const listed = listSite(opts.source, (path, why) => io.stderr(`skipping ${path}: ${why}\n`));
-  if (listed.length === 0) throw new ApiError('EMPTY_DEPLOY', `no files to deploy in ${opts.source} (dotfiles are skipped)`, 0, null);
+  const skipped: SkippedLink[] = [];
+  const listed = listSite(opts.source, {
+    followSymlinks: opts.followSymlinks,
+    onSkip: (link) => {
+      skipped.push(link);
+      io.stderr(`skipping ${link.path} -> ${link.target}: ${link.why}\n`);
+    },
+  });
+  if (skipped.length > 0) {
+    io.stderr(
+      `skipped ${skipped.length} symbolic link(s); ${opts.followSymlinks ? 'only links to files inside the folder are followed' : 'links are never followed without --follow-symlinks'}\n`,
+    );
+  }
+  if (listed.length === 0)
+    throw new ApiError('EMPTY_DEPLOY', `no files to deploy in ${opts.source} (dotfiles and symbolic links are skipped)`, 0, null);
   const hashing = new Progress(
     io,
     'hashing',

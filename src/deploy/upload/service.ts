@@ -168,6 +168,7 @@ export class UploadService {
         expectedPublicationToken: asked.expectedPublicationToken ?? session.expectedToken,
       };
       const missing = await this.missingBlobs(session);
+      const keyLintPaths = missing.length > 0 ? [] : await this.keyLintPaths(session);
       const result = immediate(this.ctx.db, () => {
         const current = checkCoordination(this.ctx, canvas, coordination);
         if (current) {
@@ -182,17 +183,53 @@ export class UploadService {
         const published = publishVersion(this.ctx, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
-          warnings: deployWarnings(session.files, { keyLintPaths: [] }),
+          warnings: deployWarnings(session.files, { keyLintPaths }),
           actor: { id: session.actorId, kind: options.auditKind ?? 'key' },
         });
         this.store.consume(uploadId, published.versionId, now);
         return published;
       });
       consumed = true;
+      if (keyLintPaths.length > 0 && result.outcome === 'published') {
+        this.ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
+      }
       return result;
     } finally {
       if (!consumed) this.store.releaseLease(uploadId);
     }
+  }
+
+  /**
+   * The text files whose bytes hold the canvas-key shape, for the answer's
+   * warnings (issue 23: the staged path warns like the ZIP path, not only in
+   * the log). Read from the store, so blobs the canvas already held at begin
+   * are checked too; one blob at a time, yielding between them.
+   */
+  private async keyLintPaths(session: UploadSession): Promise<string[]> {
+    // Over the canvas cap the finalize is refused anyway: nothing to read.
+    if (session.files.reduce((sum, f) => sum + f.size, 0) > UPLOAD_LIMITS.canvasBytes) return [];
+    const pathsByHash = new Map<string, string[]>();
+    for (const f of session.files) {
+      if (!isTextType(f.mime)) continue;
+      const paths = pathsByHash.get(f.hash);
+      if (paths) paths.push(f.path);
+      else pathsByHash.set(f.hash, [f.path]);
+    }
+    const found: string[] = [];
+    for (const [hash, paths] of pathsByHash) {
+      const scanner = new KeyScanner();
+      try {
+        for await (const chunk of this.ctx.blobs.file(hash).stream() as unknown as AsyncIterable<Uint8Array>) {
+          scanner.push(chunk);
+          if (scanner.found) break;
+        }
+      } catch {
+        // Gone since missingBlobs looked: the publish below does not need the lint to say so.
+        continue;
+      }
+      if (scanner.found) found.push(...paths);
+    }
+    return found;
   }
 
   /** Deletes sessions consumed or expired more than an hour ago. */
