@@ -62,7 +62,8 @@ describe('refused runtime uploads leave nothing behind', () => {
     const before = blobCount(w.app.dataDir);
     await expectCode(await upload('viewer', body(file(shared))), 403, 'PERMISSION_DENIED');
     expect(blobCount(w.app.dataDir)).toBe(before);
-    const listed = (await w.expectOk('GET', `/v1/c/${w.canvas.slug}/files`, 'editor')).files as Array<{ url: string }>;
-    for (const f of listed) expect((await w.request('editor', f.url)).status).toBe(200);
+    const listed = (await w.expectOk('GET', `/v1/c/${w.canvas.slug}/files`, 'editor')).files as Array<{ id: string }>;
+    expect(listed.length).toBeGreaterThan(0);
+    for (const f of listed) expect((await w.request('editor', `/v1/c/${w.canvas.slug}/files/${f.id}/content`)).status).toBe(200);
   });
 });

@@ -6,7 +6,8 @@ import { World } from '../world.ts';
 import { launchChromium } from './helpers.ts';
 
 const DAY = 24 * 3600 * 1000;
-const w = new World({ reset: 'none', listen: true });
+// The dashboard's own origin is the page's origin (its writes must carry it): EASEL_BASE_URL's :0 becomes the bound port.
+const w = new World({ reset: 'none', listen: true, env: { EASEL_BASE_URL: 'http://127.0.0.1:0' } });
 let browser: Browser;
 
 beforeAll(async () => {
