@@ -6,7 +6,7 @@
 // partial, and nothing of the dead deploy is visible through the API.
 import { Database } from 'bun:sqlite';
 import { afterAll, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
@@ -97,6 +97,20 @@ async function expectIntact(
   db.close();
 }
 
+/** The directory's listing once `ready` holds for it, checked on every change the kernel reports. */
+function whenListing(dir: string, ready: (names: string[]) => boolean): Promise<string[]> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const names = readdirSync(dir);
+      if (!ready(names)) return;
+      watcher.close();
+      resolve(names);
+    };
+    const watcher = watch(dir, check);
+    check();
+  });
+}
+
 test('kill -9 while a 60 MB body is arriving (and being extracted) leaves the live version and the database intact', async () => {
   const dataDir = join(work, 'mid-body');
   const canvas = createCanvas(dataDir);
@@ -121,9 +135,11 @@ test('kill -9 while a 60 MB body is arriving (and being extracted) leaves the li
     async pull(ctl) {
       if (sent >= big.byteLength) return ctl.close();
       if (!killed && sent >= 30 * MiB) {
-        // Give the server a moment to take in what was sent, then kill it mid-body.
-        await Bun.sleep(100);
-        tmpAtKill = readdirSync(tmpDir);
+        // Once the server has spooled the body and begun extracting entries, kill it mid-body.
+        tmpAtKill = await whenListing(
+          tmpDir,
+          (names) => names.some((n) => n.startsWith('body-')) && names.some((n) => n.startsWith('blob-')),
+        );
         killed = true;
         victim.proc.kill('SIGKILL');
       }

@@ -26,6 +26,8 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
     const id = requestIdFrom(request, newRequestId);
     const meta = requestMeta(request, server, id, start);
     attachMeta(request, meta);
+    // Debug only: lets a test (or an operator) see that a slow request has reached the app.
+    log.debug('request started', { requestId: id, method: request.method });
     const url = request.url;
     const pathStart = url.indexOf('/', url.indexOf('//') + 2);
     let response = url.indexOf('/', ROUTER_PATH_OFFSET) === pathStart ? await inner(request) : unroutable();

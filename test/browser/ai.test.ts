@@ -12,7 +12,8 @@ import { makeCert, SECRET_KEY_HEX, startUpstream, UPSTREAM_HOST, type Upstream }
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
 import { ADMIN_EMAIL } from '../runtime-fixtures.ts';
-import { api as call, deploy, eventually, launchChromium, openCanvas } from './helpers.ts';
+import { nextEvent } from '../signals.ts';
+import { api as call, deploy, launchChromium, openCanvas } from './helpers.ts';
 
 /** A small chat canvas: one question, the answer streamed into #answer as it comes. */
 const PAGE = `<!doctype html>
@@ -285,26 +286,29 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     fake.script({ kind: 'stream', chunks: ['Hello', ', ', 'never sent'], hangAfter: 2 });
     const page = await open('carol');
     await page.click('#ask');
-    await eventually(async () => (await page.locator('#answer').innerText()) === 'Hello,');
+    await page.waitForFunction(() => document.getElementById('answer')!.innerText === 'Hello,');
     expect(await page.locator('#status').innerText()).toBe('streaming');
     expect(fake.requests[0]!.aborted).toBe(false);
+    const settled = nextEvent(app, 'ai.call-finished');
     await page.context().close();
-    await eventually(() => fake.requests[0]!.aborted);
-    await eventually(() => lastCall()?.state === 'settled');
-    expect(lastCall().outcome).toBe('aborted');
+    await fake.requests[0]!.finished;
+    expect(fake.requests[0]!.aborted).toBe(true);
+    await settled;
+    expect(lastCall()).toMatchObject({ state: 'settled', outcome: 'aborted' });
   });
 
   test('the page UI renders a whole streamed answer', async () => {
     fake.script({ kind: 'stream', chunks: ['Hi', ' there', '!'], delayMs: 10 });
     await pages.carol.fill('#q', 'Say hi');
     await pages.carol.click('#ask');
-    await eventually(async () => (await pages.carol.locator('#status').innerText()) === 'done');
+    await pages.carol.waitForFunction(() => document.getElementById('status')!.innerText === 'done');
     expect(await pages.carol.locator('#answer').innerText()).toBe('Hi there!');
     expect(fake.requests[0]!.body.messages).toEqual([{ role: 'user', content: 'Say hi' }]);
   });
 
   test('leaving the for-await loop early cancels the provider call', async () => {
     fake.script({ kind: 'stream', chunks: ['a', 'b', 'never sent'], hangAfter: 2 });
+    const settled = nextEvent(app, 'ai.call-finished');
     const got = await pages.carol.evaluate(async (model) => {
       const seen: string[] = [];
       for await (const d of easel.ai.stream([{ role: 'user', content: 'letters' }], { model })) {
@@ -314,9 +318,10 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
       return seen;
     }, MODEL);
     expect(got).toEqual(['a', 'b']);
-    await eventually(() => fake.requests[0]!.aborted);
-    await eventually(() => lastCall()?.state === 'settled');
-    expect(lastCall().outcome).toBe('aborted');
+    await fake.requests[0]!.finished;
+    expect(fake.requests[0]!.aborted).toBe(true);
+    await settled;
+    expect(lastCall()).toMatchObject({ state: 'settled', outcome: 'aborted' });
   });
 
   test('a provider failure mid-stream rejects with EaselError AI_UPSTREAM_ERROR (502), after the deltas before it', async () => {
@@ -518,7 +523,7 @@ describe('the dashboard shows AI spend', () => {
     const expected = `$${usage.budget.spentUsd.toFixed(usage.budget.spentUsd < 0.01 ? 4 : 2)} of $${usage.budget.capUsd.toFixed(2)}`;
 
     const owner = await dashboard(cookies.alice);
-    await eventually(async () => (await spendCell(owner)) === expected);
+    await owner.waitForFunction((want) => document.querySelector('#canvases tbody tr td.ai-spend')?.textContent === want, expected);
     expect(await owner.evaluate(() => (document.getElementById('ai') as HTMLElement).hidden)).toBe(true);
 
     const viewer = await dashboard(cookies.bob);
@@ -527,7 +532,7 @@ describe('the dashboard shows AI spend', () => {
     expect(await spendCell(viewer)).toBe('');
 
     const admin = await dashboard(cookies.admin);
-    await eventually(() => admin.evaluate(() => !(document.getElementById('ai') as HTMLElement).hidden));
+    await admin.waitForFunction(() => !(document.getElementById('ai') as HTMLElement).hidden);
     const instance = await api('GET', '/api/admin/ai-usage', { cookie: cookies.admin });
     const rows = await admin.evaluate(() =>
       [...document.querySelectorAll('#ai-breakdown tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),

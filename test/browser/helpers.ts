@@ -79,10 +79,13 @@ export async function openCanvas(
   return page;
 }
 
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await Bun.sleep(25);
-  }
+/** Waits, in the page and on its own rendering, until `selector`'s text is `want` (or contains it). */
+export async function waitForText(page: Page, selector: string, want: string, how: 'is' | 'contains' = 'is'): Promise<void> {
+  await page.waitForFunction(
+    ([sel, text, contains]) => {
+      const got = (document.querySelector(sel) as HTMLElement | null)?.innerText;
+      return got !== undefined && (contains ? got.includes(text) : got === text);
+    },
+    [selector, want, how === 'contains'] as const,
+  );
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { api as call, deploy, eventually, launchChromium, openCanvas } from './helpers.ts';
+import { api as call, deploy, launchChromium, openCanvas, waitForText } from './helpers.ts';
 
 /** The example canvas is the README's: the first html block after its heading. */
 function readmeExample(): string {
@@ -65,14 +65,14 @@ describe('the README example canvas in Chromium, two people', () => {
 
   test('KV: the shared counter (owner writes, viewer reads and is refused), get/increment/list', async () => {
     await alice.click('#count');
-    await eventually(async () => (await text(alice, '#total')) === '1');
+    await waitForText(alice, '#total', '1');
     await alice.click('#count');
-    await eventually(async () => (await text(alice, '#total')) === '2');
+    await waitForText(alice, '#total', '2');
     expect(await text(alice, '#mine')).toBe('2');
 
     expect(await bob.evaluate(() => easel.kv.get('clicks'))).toBe(2);
     await bob.click('#count');
-    await eventually(async () => (await text(bob, '#status')) === 'PermissionDeniedError: PERMISSION_DENIED');
+    await waitForText(bob, '#status', 'PermissionDeniedError: PERMISSION_DENIED');
     expect(await text(bob, '#mine')).toBe('1');
 
     const listed = await alice.evaluate(async () => {
@@ -103,7 +103,7 @@ describe('the README example canvas in Chromium, two people', () => {
 
   test('files: an upload from the page, listed with an absolute URL that serves the bytes', async () => {
     await alice.setInputFiles('#file', { name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('the plan') });
-    await eventually(async () => (await alice.locator('#files a').count()) === 1);
+    await alice.waitForFunction(() => document.querySelectorAll('#files a').length === 1);
     const href = await alice.locator('#files a').getAttribute('href');
     expect(href).toMatch(new RegExp(`^${app.base}/v1/c/${canvas.slug}/files/[a-z0-9]+/content$`));
     expect(await text(alice, '#files li')).toBe('plan.txt (8 bytes)');
@@ -121,13 +121,13 @@ describe('the README example canvas in Chromium, two people', () => {
   });
 
   test('realtime: chat both ways, presence, join and leave', async () => {
-    await eventually(async () => (await text(alice, '#who')).split(', ').sort().join() === 'Alice,Bob');
+    await alice.waitForFunction(() => document.getElementById('who')!.innerText.split(', ').sort().join() === 'Alice,Bob');
     await alice.fill('#text', 'hello Bob');
     await alice.press('#text', 'Enter');
-    await eventually(async () => (await text(bob, '#messages')).includes('Alice: hello Bob'));
+    await waitForText(bob, '#messages', 'Alice: hello Bob', 'contains');
     await bob.fill('#text', 'hi Alice');
     await bob.press('#text', 'Enter');
-    for (const page of [alice, bob]) await eventually(async () => (await text(page, '#messages')) === 'Alice: hello Bob\nBob: hi Alice');
+    for (const page of [alice, bob]) await waitForText(page, '#messages', 'Alice: hello Bob\nBob: hi Alice');
 
     // The raw API: the sender's own message, server-stamped `from`, presence.
     const got = await bob.evaluate(async () => {
@@ -153,7 +153,7 @@ describe('the README example canvas in Chromium, two people', () => {
     expect(refused).toEqual({ name: 'PermissionDeniedError', code: 'PERMISSION_DENIED', denied: true });
 
     await bob.close();
-    await eventually(async () => (await text(alice, '#who')) === 'Alice');
+    await waitForText(alice, '#who', 'Alice');
   });
 
   test('error classes: a switched-off capability is a CapabilityDisabledError (HTTP and realtime)', async () => {
@@ -187,7 +187,7 @@ describe('the README example canvas in Chromium, two people', () => {
     });
     await api('PATCH', `/api/canvases/${canvas.id}/capabilities`, { cookie: cookies.alice, json: { kv: true, realtime: false } });
     const closes = () => alice.evaluate(() => (window as unknown as { closes: unknown[] }).closes);
-    await eventually(async () => (await closes()).length > 0);
+    await alice.waitForFunction(() => (window as unknown as { closes: unknown[] }).closes.length > 0);
     expect(await closes()).toEqual([{ code: 4403, reason: expect.any(String), willReconnect: false }]);
     const rtOff = await alice.evaluate(() =>
       easel.realtime
