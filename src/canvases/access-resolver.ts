@@ -13,6 +13,9 @@ import { gatePassed } from '../serve/gate-pass.ts';
 import { decideAccess, publicLinkActive, type AccessDecision, type AccessInput, type Viewer } from './access.ts';
 import { statusOf, type Canvas, type CanvasRole } from './record.ts';
 
+/** The part of the app context this feature uses. */
+export type AccessDeps = Pick<AppContext, 'canvases' | 'config' | 'db' | 'now' | 'settings' | 'users'>;
+
 export type OwnerFacts = AccessInput['owner'];
 
 export interface CanvasFacts {
@@ -32,7 +35,7 @@ export class AccessResolver {
   private readonly canvases: VersionedCache<CanvasFacts | null>;
   private readonly roles: VersionedCache<CanvasRole | null>;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: AccessDeps) {
     const version = DataVersion.of(ctx.db);
     this.canvases = new VersionedCache(version, ctx.now, 1024);
     this.roles = new VersionedCache(version, ctx.now, 10_000);

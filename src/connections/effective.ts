@@ -3,6 +3,9 @@
 // encryption key available when the profile has protected headers").
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
+
+/** What the effectiveness checks read: the profiles and grants, and the key that opens sealed headers. */
+export type ConnectionsLookup = Pick<AppContext, 'connections' | 'config'>;
 import { keyIdOf } from './crypto.ts';
 import type { Profile } from './store.ts';
 
@@ -10,7 +13,7 @@ export type ProfileState =
   { usable: true; profile: Profile } | { usable: false; reason: 'not_granted' | 'disabled' | 'secret_key_missing' | 'secret_key_changed' };
 
 /** Whether the profile itself can be used (enabled, and its protected headers open under the current key). */
-export function profileUsable(ctx: AppContext, profile: Profile): ProfileState {
+export function profileUsable(ctx: ConnectionsLookup, profile: Profile): ProfileState {
   if (!profile.enabled) return { usable: false, reason: 'disabled' };
   const sealed = ctx.connections.headerKeys(profile.name);
   if (sealed.length > 0) {
@@ -23,7 +26,7 @@ export function profileUsable(ctx: AppContext, profile: Profile): ProfileState {
 }
 
 /** The named profile for this canvas: unknown and not granted look the same (a canvas never learns which profiles exist). */
-export function profileStateFor(ctx: AppContext, canvasId: string, name: string): ProfileState {
+export function profileStateFor(ctx: ConnectionsLookup, canvasId: string, name: string): ProfileState {
   const store = ctx.connections;
   const profile = store.get(name);
   if (!profile || !store.isGranted(canvasId, name)) return { usable: false, reason: 'not_granted' };
@@ -35,14 +38,14 @@ export function profileStateFor(ctx: AppContext, canvasId: string, name: string)
  * profile works here; without, whether any granted profile does. The runtime
  * pipeline's capability gate calls the second form.
  */
-export function connectionsEffective(ctx: AppContext, canvas: Canvas, profileName?: string): boolean {
+export function connectionsEffective(ctx: ConnectionsLookup, canvas: Canvas, profileName?: string): boolean {
   if (!canvas.capabilities.backend) return false;
   if (profileName !== undefined) return profileStateFor(ctx, canvas.id, profileName).usable;
   return grantedConnectionNames(ctx, canvas.id).length > 0;
 }
 
 /** Names of the Connections this canvas can use now (granted, enabled, key available), sorted: /me's `resources.connections`. */
-export function grantedConnectionNames(ctx: AppContext, canvasId: string): string[] {
+export function grantedConnectionNames(ctx: ConnectionsLookup, canvasId: string): string[] {
   const store = ctx.connections;
   return store
     .grantsOf(canvasId)

@@ -10,6 +10,9 @@ import { parsePins, systemResolver } from './resolver.ts';
 import { DEFAULT_TUNING, type ConnectionsTuning } from './tuning.ts';
 import { bunConnector, type EgressDeps } from './upstream.ts';
 
+/** The part of the app context this feature uses. */
+export type ConnectionsDeps = Pick<AppContext, 'config' | 'connections' | 'log' | 'now'>;
+
 export interface ConnectionsFeature {
   tuning: ConnectionsTuning;
   limits: ConnectionLimits;
@@ -21,7 +24,7 @@ export interface ConnectionsOptions {
   egress?: Partial<EgressDeps>;
 }
 
-export function createConnectionsFeature(ctx: AppContext, options: ConnectionsOptions = {}): ConnectionsFeature {
+export function createConnectionsFeature(ctx: ConnectionsDeps, options: ConnectionsOptions = {}): ConnectionsFeature {
   const tuning = { ...DEFAULT_TUNING, ...options.tuning };
   return {
     tuning,

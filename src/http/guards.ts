@@ -7,7 +7,7 @@ import { metaOf } from './meta.ts';
 const principals = new WeakMap<Request, Principal | null>();
 
 /** The request's principal, authenticated once per request. */
-export function principalOf(ctx: AppContext, request: Request): Principal | null {
+export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Principal | null {
   if (principals.has(request)) return principals.get(request)!;
   const meta = metaOf(request);
   // The address matters only for trusting proxy headers; looking it up costs a tenth of a page view.
@@ -18,14 +18,20 @@ export function principalOf(ctx: AppContext, request: Request): Principal | null
 }
 
 /** A signed-in user, or 401 `{error: "unauthorized"}`. */
-export function requireUser(ctx: AppContext, request: Request): User {
+export function requireUser(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): User {
   const p = principalOf(ctx, request);
   if (!p || p.kind !== 'user') throw new AppError('unauthorized');
   return p.user;
 }
 
 /** Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or `{code}` shape. */
-export function enforceRate(ctx: AppContext, key: string, limit: number, shape: 'error' | 'code', windowMs = 60_000): void {
+export function enforceRate(
+  ctx: Pick<AppContext, 'limiter'>,
+  key: string,
+  limit: number,
+  shape: 'error' | 'code',
+  windowMs = 60_000,
+): void {
   const d = ctx.limiter.hit(key, limit, windowMs);
   if (d.allowed) return;
   const headers: Record<string, string> = { 'retry-after': String(d.retryAfter) };

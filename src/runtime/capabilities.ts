@@ -2,6 +2,9 @@ import type { Canvas } from '../canvases/record.ts';
 import { connectionsEffective } from '../connections/effective.ts';
 import type { AppContext } from '../context.ts';
 
+/** What the effectiveness table reads: instance settings and configuration, and the Connection grants. */
+export type CapabilityLookup = Pick<AppContext, 'connections' | 'config' | 'settings'>;
+
 export type Capability = 'identity' | 'kv' | 'files' | 'ai' | 'realtime' | 'connections' | 'authoring';
 export type DisabledReason = 'backend_off' | 'feature_off' | 'operator_disabled';
 
@@ -14,12 +17,12 @@ const ON: CapabilityState = { effective: true };
  * an admin grant for the canvas, and the encryption key where the profile
  * has protected headers (src/connections/effective.ts).
  */
-export function connectionsAvailable(ctx: AppContext, canvas: Canvas): boolean {
+export function connectionsAvailable(ctx: CapabilityLookup, canvas: Canvas): boolean {
   return connectionsEffective(ctx, canvas);
 }
 
 /** The spec's capability-effectiveness table, with the reason a capability is off. */
-export function capabilityState(ctx: AppContext, canvas: Canvas, capability: Capability): CapabilityState {
+export function capabilityState(ctx: CapabilityLookup, canvas: Canvas, capability: Capability): CapabilityState {
   if (!canvas.capabilities.backend) {
     return { effective: false, reason: 'backend_off', hint: 'The canvas owner can turn on the backend in the canvas settings.' };
   }
@@ -46,7 +49,7 @@ export function capabilityState(ctx: AppContext, canvas: Canvas, capability: Cap
   }
 }
 
-function operatorState(ctx: AppContext, capability: 'kv' | 'files' | 'ai' | 'realtime' | 'authoring'): CapabilityState {
+function operatorState(ctx: CapabilityLookup, capability: 'kv' | 'files' | 'ai' | 'realtime' | 'authoring'): CapabilityState {
   if (capability === 'ai' && !ctx.settings.get().aiApiKey) {
     return {
       effective: false,
@@ -63,6 +66,6 @@ function operatorState(ctx: AppContext, capability: 'kv' | 'files' | 'ai' | 'rea
   return ON;
 }
 
-export function isEffective(ctx: AppContext, canvas: Canvas, capability: Capability): boolean {
+export function isEffective(ctx: CapabilityLookup, canvas: Canvas, capability: Capability): boolean {
   return capabilityState(ctx, canvas, capability).effective;
 }

@@ -6,9 +6,12 @@ import type { AppContext } from '../context.ts';
 import { AppError, signInFirst } from '../errors.ts';
 import { enforceRate, principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
-import { capabilityState, type Capability } from './capabilities.ts';
+import { capabilityState, type Capability, type CapabilityLookup } from './capabilities.ts';
 import { checkIsolation, corsHeaders } from './isolation.ts';
 import type { UsageCounters } from './usage.ts';
+
+/** The part of the app context this feature uses. */
+export type PipelineDeps = Pick<AppContext, 'auth' | 'config' | 'connections' | 'limiter' | 'settings'>;
 
 export type { Capability } from './capabilities.ts';
 
@@ -53,7 +56,7 @@ const STATIC_ONLY_MESSAGE = 'this canvas is public and static-only: its runtime 
  */
 export class RuntimePipeline {
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: PipelineDeps,
     private readonly deps: { access: AccessResolver; usage: UsageCounters },
   ) {}
 
@@ -134,7 +137,7 @@ export class RuntimePipeline {
 }
 
 /** The capability gate: null when effective. */
-export function capabilityRefusal(ctx: AppContext, canvas: Canvas, capability: Capability): AppError | null {
+export function capabilityRefusal(ctx: CapabilityLookup, canvas: Canvas, capability: Capability): AppError | null {
   const state = capabilityState(ctx, canvas, capability);
   if (state.effective) return null;
   return new AppError('CAPABILITY_DISABLED', `the ${capability} capability is not available on this canvas`, {

@@ -2,6 +2,9 @@ import type { Cancel } from '../clock.ts';
 import type { AppContext } from '../context.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 
+/** The part of the app context this feature uses. */
+export type UsageDeps = Pick<AppContext, 'db' | 'events' | 'log' | 'now' | 'scheduler'>;
+
 export type UsageCounter = 'requests' | 'kvReads' | 'kvWrites' | 'fileBytesIn' | 'fileBytesOut';
 
 const COLUMN: Record<UsageCounter, string> = {
@@ -26,7 +29,7 @@ export class UsageCounters implements Lifecycle {
   private pending = new Map<string, Pending>();
   private cancelTimer: Cancel = () => {};
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: UsageDeps) {}
 
   start(): void {
     this.cancelTimer = this.ctx.scheduler.interval(FLUSH_EVERY_MS, () => this.flush());

@@ -20,6 +20,9 @@ import { resolveCanvasPath } from './resolve.ts';
 import { sendFile, type FileSource } from './send-file.ts';
 import { BodyCache } from './body-cache.ts';
 
+/** The part of the app context this feature uses. */
+export type CanvasServerDeps = Pick<AppContext, 'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'log' | 'now'>;
+
 /** Where a canvas is mounted on the request's host: `/c/{slug}/` (path mode) or `/` (its own subdomain). */
 export interface Mount {
   slug: string;
@@ -62,7 +65,7 @@ export class CanvasServer {
   private readonly source: FileSource;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: CanvasServerDeps,
     private readonly access: AccessResolver,
   ) {
     this.manifests = new ManifestCache(ctx.db);

@@ -71,7 +71,7 @@ function decodeVerified(secret: Buffer, value: string): readonly GatePass[] {
   return passes;
 }
 
-function passesOf(ctx: AppContext, request: Request): GatePass[] {
+function passesOf(ctx: Pick<AppContext, 'db' | 'now' | 'config'>, request: Request): GatePass[] {
   // Every copy counts: a copy tossed by a sibling canvas host must not hide the real passes.
   const values = cookieValues(request.headers.get('cookie'), GATE_COOKIE);
   if (values.length === 0) return [];
@@ -86,12 +86,20 @@ function passesOf(ctx: AppContext, request: Request): GatePass[] {
  * current password version? The runtime API calls this too (it only checks;
  * the form lives on the page).
  */
-export function gatePassed(ctx: AppContext, request: Request, canvas: Pick<Canvas, 'id' | 'passwordVersion'>): boolean {
+export function gatePassed(
+  ctx: Pick<AppContext, 'db' | 'now' | 'config'>,
+  request: Request,
+  canvas: Pick<Canvas, 'id' | 'passwordVersion'>,
+): boolean {
   return passesOf(ctx, request).some((p) => p.canvasId === canvas.id && p.passwordVersion === canvas.passwordVersion);
 }
 
 /** The Set-Cookie that adds (or refreshes) this canvas's pass, keeping the visitor's other valid passes. */
-export function gateCookieWith(ctx: AppContext, request: Request, canvas: Pick<Canvas, 'id' | 'passwordVersion'>): string {
+export function gateCookieWith(
+  ctx: Pick<AppContext, 'db' | 'now' | 'config'>,
+  request: Request,
+  canvas: Pick<Canvas, 'id' | 'passwordVersion'>,
+): string {
   const now = ctx.now();
   const others = passesOf(ctx, request).filter((p) => p.canvasId !== canvas.id);
   const passes = [...others, { canvasId: canvas.id, passwordVersion: canvas.passwordVersion, issuedAt: now }].slice(-MAX_PASSES);

@@ -9,6 +9,9 @@ import { anthropicOpener, type OpenStream } from './provider.ts';
 import { AiService } from './service.ts';
 import { AiCallStore } from './store.ts';
 
+/** The part of the app context this feature uses. */
+export type AiDeps = Pick<AppContext, 'config' | 'db' | 'log' | 'now' | 'settings'>;
+
 export interface AiFeature extends Lifecycle {
   store: AiCallStore;
   service: AiService;
@@ -25,7 +28,7 @@ export interface AiOptions {
 /** How long stop() waits for aborted calls to record themselves before the database closes. */
 const SHUTDOWN_SETTLE_MS = 2_000;
 
-export function createAiFeature(ctx: AppContext, pipeline: RuntimePipeline, options: AiOptions = {}): AiFeature {
+export function createAiFeature(ctx: AiDeps, pipeline: RuntimePipeline, options: AiOptions = {}): AiFeature {
   const store = new AiCallStore(ctx.db);
   const running = new Set<{ abort: () => void; finished: Promise<void> }>();
   return {

@@ -29,7 +29,7 @@ export type Recheck =
 const LOST = { ok: false, close: CLOSE.accessLost } as const;
 
 /** The headers worth keeping from the upgrade request. */
-export function identityHeaders(ctx: AppContext, request: Request): Array<[string, string]> {
+export function identityHeaders(ctx: Pick<AppContext, 'config'>, request: Request): Array<[string, string]> {
   const names = ['cookie', ctx.config.proxyEmailHeader.toLowerCase(), ctx.config.proxyNameHeader.toLowerCase()];
   const kept: Array<[string, string]> = [];
   for (const name of names) {
@@ -47,7 +47,7 @@ export function actorIdOf(principal: Principal): string | null {
 
 /** What a re-check asks: the same resolver and capability gate as the upgrade. */
 export interface RecheckDeps {
-  ctx: AppContext;
+  ctx: Pick<AppContext, 'auth' | 'canvases'>;
   access: AccessResolver;
   pipeline: RuntimePipeline;
 }

@@ -22,6 +22,9 @@ import { frames, parseFrame, type PresenceUser } from './frames.ts';
 import { CLOSE, REALTIME_LIMITS } from './limits.ts';
 import { channelRights, type ChannelRights } from './policy.ts';
 
+/** The part of the app context this feature uses. */
+export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'db' | 'events' | 'log' | 'now' | 'scheduler'>;
+
 export type RealtimeSocket = ServerWebSocket<unknown>;
 
 /** One open socket. */
@@ -87,7 +90,7 @@ export class RealtimeHub implements Lifecycle {
   private readonly recheckDeps: RecheckDeps;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: RealtimeDeps,
     deps: Omit<RecheckDeps, 'ctx'>,
   ) {
     this.limiter = new RateLimiter(true, 100_000, ctx.now);
