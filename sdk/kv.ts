@@ -1,6 +1,6 @@
 // easel.kv (shared scope) and easel.kv.user (the viewer's own scope).
 // Routes: GET /kv (list), GET/PUT/DELETE /kv/{key}, POST /kv/{key}/increment;
-// the per-viewer scope lives under /kv/user/ (its list is GET /kv/user/).
+// the per-viewer scope lives under /kv/user (its list is GET /kv/user/).
 import { EaselError } from './errors.ts';
 import type { Transport } from './request.ts';
 import type { KvPage } from './wire.ts';
@@ -25,16 +25,21 @@ export interface KvScope {
   increment(key: string, by?: number): Promise<number>;
 }
 
-/** One URL path segment. "." and ".." would be swallowed by URL normalization, so they cannot be keys here. */
-function segment(key: string): string {
+/**
+ * One URL path segment. "." and ".." would be swallowed by URL normalization,
+ * so they cannot be keys here; neither can the shared key `user`, whose path
+ * is the per-viewer list (the server refuses writes to it the same way).
+ */
+function segment(key: string, shared: boolean): string {
   if (typeof key !== 'string') throw new EaselError('INVALID_BODY', 400, 'a KV key is a string');
   if (key === '.' || key === '..') throw new EaselError('INVALID_BODY', 400, `"${key}" cannot be used as a KV key`);
+  if (shared && key === 'user') throw new EaselError('INVALID_BODY', 400, 'the shared key name "user" is reserved for kv.user');
   return encodeURIComponent(key);
 }
 
 /** `base` is `/kv` or `/kv/user`. */
 export function createKvScope(t: Transport, base: string, listPath: string): KvScope {
-  const keyPath = (key: string) => `${base}/${segment(key)}`;
+  const keyPath = (key: string) => `${base}/${segment(key, base === '/kv')}`;
   return {
     async get(key) {
       const path = keyPath(key);

@@ -25,7 +25,6 @@ import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/fe
 import { aiRoutes } from './runtime/ai/routes.ts';
 import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
-import type { RuntimeCore } from './runtime/core.ts';
 import { fileBlobReferences } from './runtime/files/references.ts';
 import { fileRoutes } from './runtime/files/routes.ts';
 import { kvRoutes } from './runtime/kv/routes.ts';
@@ -150,7 +149,6 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
  * right for every host (src/http/handler.ts refuses URLs it would misread).
  */
 function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
-  const runtime: RuntimeCore = { pipeline: f.pipeline, usage: f.usage };
   const auth = authKinds(ctx, f.pipeline);
   return (
     new Elysia({ name: 'easel', handler: { standardHostname: false } })
@@ -173,10 +171,10 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
       .use(runtimePreflightRoutes(ctx))
       .use(meRoutes(ctx, auth))
-      .use(kvRoutes(ctx, runtime))
-      .use(fileRoutes(ctx, runtime))
-      .use(aiRoutes(ctx, runtime, f.ai))
-      .use(connectionRoutes(ctx, runtime, f.connections))
-      .use(runtimeFallbackRoutes(runtime))
+      .use(kvRoutes(ctx, auth, f.usage))
+      .use(fileRoutes(ctx, auth, f.usage))
+      .use(aiRoutes(ctx, auth, f.ai))
+      .use(connectionRoutes(ctx, auth, f.connections))
+      .use(runtimeFallbackRoutes(auth))
   );
 }

@@ -67,7 +67,7 @@ describe('KV', () => {
   });
 
   test('keys are one URL-encoded segment: slashes, spaces and non-ASCII survive', async () => {
-    for (const key of ['a/b', 'with space', '€uro', 'q?x=1#h', '%41', 'user']) {
+    for (const key of ['a/b', 'with space', '€uro', 'q?x=1#h', '%41', 'users', 'User']) {
       expect((await put('/' + encodeURIComponent(key), { key })).status).toBe(200);
       expect(await get('/' + encodeURIComponent(key))).toEqual({ value: { key } });
     }
@@ -75,16 +75,26 @@ describe('KV', () => {
     await expectCode(await kv('/a/b', { cookie: w.cookie.viewer }), 404, 'NOT_FOUND');
   });
 
-  test('a shared key named `user` stays readable at /kv/user; /kv/user/ lists the per-viewer scope', async () => {
+  test('/kv/user is the per-viewer list (with or without the slash); the shared key `user` is reserved', async () => {
     clear();
-    await put('/user', 41);
-    expect(await get('/user')).toEqual({ value: 41 });
-    expect(await body(await kv('/user/increment', { method: 'POST', cookie: w.cookie.editor }))).toEqual({ value: 42 });
     await put('/user/mine', 'v', w.cookie.viewer);
-    expect(await get('/user/')).toEqual({ entries: [{ key: 'mine', value: 'v' }], nextCursor: null });
-    expect(await get('/')).toEqual({ entries: [{ key: 'user', value: 42 }], nextCursor: null });
-    expect(await get('')).toEqual({ entries: [{ key: 'user', value: 42 }], nextCursor: null });
-    expect((await kv('/user', { method: 'DELETE', cookie: w.cookie.editor })).status).toBe(200);
+    const mine = { entries: [{ key: 'mine', value: 'v' }], nextCursor: null };
+    expect(await get('/user/')).toEqual(mine);
+    expect(await get('/user')).toEqual(mine);
+    for (const [path, method] of [
+      ['/user', 'PUT'],
+      ['/user', 'DELETE'],
+      ['/user/increment', 'POST'],
+    ] as const) {
+      const refused = await expectCode(
+        await kv(path, { method, cookie: w.cookie.editor, body: method === 'PUT' ? '1' : undefined }),
+        400,
+        'INVALID_BODY',
+      );
+      expect(refused.message).toContain('per-viewer');
+    }
+    // Nothing was written in the shared scope, and the viewer's own keys are untouched.
+    expect(await get('/')).toEqual({ entries: [], nextCursor: null });
     expect(await get('/user/mine')).toEqual({ value: 'v' });
   });
 

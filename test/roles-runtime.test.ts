@@ -35,9 +35,6 @@ const admitted = (ok: Expected | ((who: Who) => Expected)): Record<Who, Expected
 /** Owners and editors may; viewers and guests are refused with `refused`. */
 const managers = (ok: Expected, refused: Expected = DENIED) => admitted((who) => (who === 'owner' || who === 'editor' ? ok : refused));
 
-const KV_USER_LIST =
-  'CONTRACT (Decided 2026-11-23) says GET /kv/user is always the per-viewer list and the shared key `user` is reserved (400 INVALID_BODY); the code reads and writes a shared key named `user` there';
-
 const json = (value: unknown): Expected => ({ status: 200, check: (b) => expect(b).toEqual(value) });
 const putKv = (key: string, value: unknown) => (w: World) =>
   w.expectOk('PUT', `/v1/c/${w.canvas.slug}/kv/${key}`, 'editor', value).then(() => undefined);
@@ -165,24 +162,32 @@ describe('runtime: per-viewer KV', () => {
       { method: 'GET', path: '/v1/c/{slug}/kv/user', setup: viewerPref },
       admitted((who) => ({
         ...json({ entries: who === 'viewer' ? [{ key: 'pref', value: 'dark' }] : [], nextCursor: null }),
-        todo: KV_USER_LIST,
       })),
     ),
     ...matrix(
       { method: 'GET', path: '/v1/c/{slug}/kv/user/', note: 'trailing slash', setup: viewerPref },
       admitted((who) => json({ entries: who === 'viewer' ? [{ key: 'pref', value: 'dark' }] : [], nextCursor: null })),
     ),
-    // The shared key named `user` is reserved: writing it is 400 INVALID_BODY.
-    {
-      who: 'editor',
-      method: 'PUT',
+    // The shared key named `user` is reserved: writing, deleting or incrementing it is 400 INVALID_BODY, even for managers.
+    ...(['PUT', 'DELETE'] as const).map((method) => ({
+      who: 'editor' as const,
+      method,
       path: '/v1/c/{slug}/kv/user',
-      body: 1,
+      body: method === 'PUT' ? 1 : undefined,
       note: 'the shared key `user`',
       status: 400,
       code: 'INVALID_BODY',
       unchanged: nothing,
-      todo: KV_USER_LIST,
+    })),
+    {
+      who: 'owner',
+      method: 'POST',
+      path: '/v1/c/{slug}/kv/user/increment',
+      body: {},
+      note: 'the shared key `user`',
+      status: 400,
+      code: 'INVALID_BODY',
+      unchanged: nothing,
     },
     ...matrix(
       { method: 'GET', path: '/v1/c/{slug}/kv/user/pref', setup: viewerPref },

@@ -132,7 +132,7 @@ describe('kv', () => {
     expect(await rejection(owner.kv.get('..'))).toMatchObject({ code: 'INVALID_BODY', status: 400 });
   });
 
-  test('kv.user is each viewer\'s own; a shared key named "user" stays shared', async () => {
+  test('kv.user is each viewer\'s own; the shared key name "user" is reserved for it', async () => {
     const c = await new World().attach(app);
     const viewer = sdk('viewer', c);
     const viewer2 = sdk('viewer2', c);
@@ -152,10 +152,11 @@ describe('kv', () => {
       nextCursor: null,
     });
     expect((await viewer2.kv.user.list()).entries).toEqual([{ key: 'theme', value: 'light' }]);
-    // Shared scope untouched; `user` as a shared key name.
+    // Shared scope untouched; `user` cannot be a shared key (its path is the per-viewer list), `user-count` can.
     expect((await owner.kv.list()).entries).toEqual([]);
-    await owner.kv.set('user', 'shared value');
-    expect(await viewer.kv.get('user')).toBe('shared value');
+    for (const refused of [owner.kv.set('user', 'shared value'), viewer.kv.get('user'), owner.kv.increment('user')]) {
+      expect(await rejection(refused)).toMatchObject({ code: 'INVALID_BODY', status: 400 });
+    }
     expect(await owner.kv.increment('user-count')).toBe(1);
     expect(await rejection(viewer.kv.user.get('user'))).toMatchObject({ code: 'NOT_FOUND' });
     await viewer.kv.user.delete('theme');

@@ -4,6 +4,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, overCap } from '../errors.ts';
+import { parseJsonText, TOO_DEEP_MESSAGE } from './json-text.ts';
 import { readTextCapped } from './read-capped.ts';
 
 /** Bodies are small unless a route says otherwise; anything larger is refused while reading. */
@@ -49,10 +50,10 @@ export async function readJson<S extends TSchema>(
     if (type !== 'application/json') throw invalid('body: content-type must be application/json');
   }
   let value: unknown;
-  try {
-    value = empty ? undefined : JSON.parse(text);
-  } catch {
-    throw invalid('body: not valid JSON');
+  if (!empty) {
+    const parsed = parseJsonText(text);
+    if (!parsed.ok) throw invalid(parsed.problem === 'too_deep' ? TOO_DEEP_MESSAGE : 'body: not valid JSON');
+    value = parsed.value;
   }
   const problem = schemaProblem(schema, value);
   if (problem !== null) throw invalid(problem);

@@ -80,23 +80,6 @@ export class RuntimePipeline {
     }
   }
 
-  /**
-   * Runs the pipeline, then the route's handler. The pipeline's CORS headers
-   * go on whatever the request ends with (wrapHandler adds them): the success
-   * response (a 304 included) and the handler's refusals alike (a canvas on
-   * its own subdomain must be able to read a 404).
-   */
-  handle(
-    request: Request,
-    slug: string,
-    opts: PipelineOptions,
-    handler: (caller: RuntimeCaller) => Response | Promise<Response>,
-  ): Response | Promise<Response> {
-    const { caller, headers } = this.run(request, slug, opts);
-    metaOf(request).headers = headers;
-    return handler(caller);
-  }
-
   /** The capability gate alone (the realtime socket's 4403 path, the AI service's place in its order): null when effective. */
   capabilityRefusal(canvas: Canvas, capability: Capability): AppError | null {
     return capabilityRefusal(this.ctx, canvas, capability);

@@ -11,21 +11,7 @@ export function runtimeRaw(status: number, jsonText: string, headers: Record<str
   });
 }
 
-/** The path below `/v1/c/{slug}/{feature}` as raw (still percent-encoded) segments. */
-export function rawSegments(request: Request, feature: string): { slug: string; rest: string } {
-  const url = request.url;
-  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-  const q = url.indexOf('?', pathStart);
-  const path = q < 0 ? url.slice(pathStart) : url.slice(pathStart, q);
-  // path = /v1/c/{slug}/{feature}[/{rest}]
-  const afterPrefix = path.slice('/v1/c/'.length);
-  const slash = afterPrefix.indexOf('/');
-  const slug = slash < 0 ? afterPrefix : afterPrefix.slice(0, slash);
-  const tail = slash < 0 ? '' : afterPrefix.slice(slash + 1);
-  const rest = tail === feature ? '' : tail.startsWith(feature + '/') ? tail.slice(feature.length + 1) : tail;
-  return { slug: safeDecode(slug) ?? slug, rest };
-}
-
+/** A percent-encoded path segment decoded, or null when its escapes are malformed. */
 export function safeDecode(segment: string): string | null {
   try {
     return decodeURIComponent(segment);

@@ -1,4 +1,5 @@
 import type { AiMessage, AiUsage } from '../../../sdk/wire.ts';
+import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 
 /** The spec's AI limits. */
@@ -26,38 +27,36 @@ export type ChatUsage = AiUsage;
 
 export const ZERO_USAGE: ChatUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
 
-const FIELDS = new Set(['model', 'messages', 'system', 'maxTokens']);
-
-const invalid = (message: string) => new AppError('INVALID_BODY', message);
-
 /**
- * Parses and validates the JSON body. Unknown top-level fields are refused
- * (a caller asking for temperature or tools must not think it got them);
- * extra fields on a message are ignored, so an app can pass its own chat
- * history objects through.
+ * The /ai/chat body. Unknown top-level fields are refused (a caller asking
+ * for temperature or tools must not think it got them); extra fields on a
+ * message are allowed and dropped, so an app can pass its own chat history
+ * objects through.
  */
-export function parseChatRequest(text: string): ChatRequest {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw invalid('the body must be a JSON object');
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('the body must be a JSON object');
-  const body = raw as Record<string, unknown>;
-  for (const key of Object.keys(body)) {
-    if (!FIELDS.has(key)) throw invalid(`unknown field "${key}": only model, messages, system and maxTokens are accepted`);
-  }
-  if (typeof body.model !== 'string' || body.model.trim() === '') throw invalid('model is required (a string)');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalid('messages must be a non-empty array');
-  const messages = body.messages.map((m, i) => messageOf(m, i));
-  if (messages.every((m) => isBlank(m.content))) throw invalid('at least one message must have content (not only whitespace)');
-  if (body.system !== undefined && body.system !== null && typeof body.system !== 'string') throw invalid('system must be a string');
+export const ChatBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1 }),
+    messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), content: Type.String() }), {
+      minItems: 1,
+    }),
+    system: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    maxTokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type ChatBody = Static<typeof ChatBody>;
+
+/** The checks a schema cannot say, and the defaults: a request ready for the service. */
+export function chatRequestOf(body: ChatBody): ChatRequest {
+  if (body.model.trim() === '') throw new AppError('INVALID_BODY', 'model: expected a non-blank string');
+  const messages = body.messages.map(({ role, content }) => ({ role, content }));
+  if (messages.every((m) => isBlank(m.content)))
+    throw new AppError('INVALID_BODY', 'at least one message must have content (not only whitespace)');
   return {
     model: body.model,
     messages,
-    system: typeof body.system === 'string' ? body.system : '',
-    maxTokens: maxTokensOf(body.maxTokens),
+    system: body.system ?? '',
+    maxTokens: Math.min(body.maxTokens ?? AI_LIMITS.defaultMaxTokens, AI_LIMITS.maxTokensCap),
   };
 }
 
@@ -68,18 +67,4 @@ export function parseChatRequest(text: string): ChatRequest {
  */
 export function isBlank(text: string): boolean {
   return text.trim() === '';
-}
-
-function messageOf(m: unknown, i: number): ChatMessage {
-  if (typeof m !== 'object' || m === null || Array.isArray(m)) throw invalid(`messages[${i}] must be an object {role, content}`);
-  const { role, content } = m as Record<string, unknown>;
-  if (role !== 'user' && role !== 'assistant') throw invalid(`messages[${i}].role must be "user" or "assistant"`);
-  if (typeof content !== 'string') throw invalid(`messages[${i}].content must be a string`);
-  return { role, content };
-}
-
-function maxTokensOf(v: unknown): number {
-  if (v === undefined || v === null) return AI_LIMITS.defaultMaxTokens;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalid('maxTokens must be a positive integer');
-  return Math.min(v, AI_LIMITS.maxTokensCap);
 }

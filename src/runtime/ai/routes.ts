@@ -1,13 +1,12 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
-import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
-import { readTextCapped } from '../../http/read-capped.ts';
-import { rawSegments } from '../runtime-request.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
+import { readJson } from '../../http/json-body.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { chatEvents, type StreamEvent } from './chat-run.ts';
 import type { AiFeature } from './feature.ts';
-import { AI_LIMITS, parseChatRequest } from './model.ts';
+import { AI_LIMITS, ChatBody, chatRequestOf } from './model.ts';
 
 const encoder = new TextEncoder();
 const frame = (event: StreamEvent) => encoder.encode(`data: ${JSON.stringify(event)}\n\n`);
@@ -18,11 +17,14 @@ const frame = (event: StreamEvent) => encoder.encode(`data: ${JSON.stringify(eve
  * CAPABILITY_DISABLED after the body, model, guest and quota checks
  * (CONTRACT §9), so the service runs it in that place.
  */
-export function aiRoutes(ctx: AppContext, runtime: RuntimeCore, ai: AiFeature) {
+export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
   const chat = async (request: Request, caller: RuntimeCaller): Promise<Response> => {
-    const text = await readTextCapped(request, AI_LIMITS.bodyBytes);
-    if (text === null) throw new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB');
-    const admission = ai.service.admit(caller, parseChatRequest(text));
+    const asked = await readJson(request, ChatBody, {
+      maxBytes: AI_LIMITS.bodyBytes,
+      jsonTypeOnly: false,
+      tooLarge: () => new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB'),
+    });
+    const admission = ai.service.admit(caller, chatRequestOf(asked));
 
     // Our own signal: the client going away (request.signal) or the response stream being cancelled.
     const abort = new AbortController();
@@ -74,17 +76,10 @@ export function aiRoutes(ctx: AppContext, runtime: RuntimeCore, ai: AiFeature) {
     });
   };
 
-  return new Elysia({ name: 'runtime-ai' }).post(
-    '/v1/c/:slug/ai/chat',
-    ({ request }) =>
-      runtime.pipeline.handle(
-        request,
-        rawSegments(request, 'ai').slug,
-        { capability: 'ai', rateClass: 'ai', skipCapability: true },
-        (caller) => chat(request, caller),
-      ),
-    { parse: 'none' },
-  );
+  return new Elysia({ name: 'runtime-ai' }).use(auth).post('/v1/c/:slug/ai/chat', ({ caller, request }) => chat(request, caller), {
+    runtime: { capability: 'ai', rateClass: 'ai', skipCapability: true },
+    parse: 'none',
+  });
 }
 
 /** Passes the events through and reports when the run is over, however it ends. */

@@ -6,50 +6,65 @@ import type { ConnectionsFeature } from '../../connections/feature.ts';
 import { proxyConnection } from '../../connections/proxy.ts';
 import { clientResponse } from '../../connections/response-shape.ts';
 import type { AppContext } from '../../context.ts';
-import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { readBytesCapped } from '../../http/read-capped.ts';
-import { rawSegments, safeDecode } from '../runtime-request.ts';
+import type { RuntimeCaller } from '../pipeline.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export function connectionRoutes(ctx: AppContext, runtime: RuntimeCore, connections: ConnectionsFeature) {
-  const handle = ({ request }: { request: Request }) => {
-    const { slug, rest } = rawSegments(request, 'connections');
-    const slash = rest.indexOf('/');
-    const rawProfile = slash < 0 ? rest : rest.slice(0, slash);
-    const suffix = slash < 0 ? '' : rest.slice(slash + 1);
-    return runtime.pipeline.handle(request, slug, { capability: 'connections' }, async (caller) => {
-      const profile = safeDecode(rawProfile);
-      if (!profile || !(METHODS as readonly string[]).includes(request.method)) throw new AppError('NOT_FOUND', 'no such route');
-      const answer = await proxyConnection(
-        ctx,
-        connections,
-        {
-          canvasId: caller.canvas.id,
-          connectionsAudience: caller.canvas.connectionsAudience,
-          runtimePolicy: caller.canvas.runtimePolicy,
-          actorId: caller.actorId,
-          role: caller.role,
-          kind: caller.kind,
-        },
-        {
-          profile,
-          method: request.method,
-          suffix,
-          query: rawQuery(request.url),
-          headers: request.headers,
-          readBody: (max) => readBody(request, max),
-          signal: request.signal,
-        },
-      );
-      return clientResponse(answer, request.method);
-    });
+export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: ConnectionsFeature) {
+  const handle = async ({ caller, params, request }: { caller: RuntimeCaller; params: { profile: string | null }; request: Request }) => {
+    const profile = params.profile;
+    if (!profile || !(METHODS as readonly string[]).includes(request.method)) throw new AppError('NOT_FOUND', 'no such route');
+    const answer = await proxyConnection(
+      ctx,
+      connections,
+      {
+        canvasId: caller.canvas.id,
+        connectionsAudience: caller.canvas.connectionsAudience,
+        runtimePolicy: caller.canvas.runtimePolicy,
+        actorId: caller.actorId,
+        role: caller.role,
+        kind: caller.kind,
+      },
+      {
+        profile,
+        method: request.method,
+        suffix: rawSuffix(request.url),
+        query: rawQuery(request.url),
+        headers: request.headers,
+        readBody: (max) => readBody(request, max),
+        signal: request.signal,
+      },
+    );
+    return clientResponse(answer, request.method);
   };
-  // One `all` route rather than one per method: Elysia answers HEAD on a GET
+  // `all` rather than one route per method: Elysia answers HEAD on a GET
   // route itself, measuring the body (0 here) over the upstream's length.
   // Preflight OPTIONS stays with the runtime's own, method-specific route.
-  return new Elysia({ name: 'runtime-connections' }).all('/v1/c/:slug/connections/*', handle, { parse: 'none' });
+  return new Elysia({ name: 'runtime-connections' })
+    .use(auth)
+    .guard({ runtime: 'connections', parse: 'none' }, (app) =>
+      app.all('/v1/c/:slug/connections/:profile', handle).all('/v1/c/:slug/connections/:profile/*', handle),
+    );
+}
+
+/**
+ * The path past /v1/c/{slug}/connections/{profile}/, exactly as sent (still
+ * percent-encoded): it is forwarded to the upstream, never decoded here.
+ */
+function rawSuffix(url: string): string {
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  const q = url.indexOf('?', pathStart);
+  const path = q < 0 ? url.slice(pathStart) : url.slice(pathStart, q);
+  // path = /v1/c/{slug}/connections/{profile}[/{suffix}]: the suffix starts after the sixth slash.
+  let at = 0;
+  for (let i = 0; i < 6; i++) {
+    at = path.indexOf('/', at) + 1;
+    if (at === 0) return '';
+  }
+  return path.slice(at);
 }
 
 function rawQuery(url: string): string | null {

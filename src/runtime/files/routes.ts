@@ -1,11 +1,11 @@
-import { Value } from '@sinclair/typebox/value';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
-import type { RuntimeCore } from '../core.ts';
 import { AppError } from '../../errors.ts';
-import { readTextCapped } from '../../http/read-capped.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
+import { readJson } from '../../http/json-body.ts';
 import { matchingEtag } from '../../serve/send-file.ts';
-import { rawSegments, runtimeJson } from '../runtime-request.ts';
+import { runtimeJson } from '../runtime-request.ts';
+import type { UsageCounters } from '../usage.ts';
 import { contentDisposition } from './disposition.ts';
 import { FILE_ID, RenameBody } from './model.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from './multipart.ts';
@@ -24,14 +24,7 @@ function fileId(raw: string): string {
 }
 
 /** The new name: trimmed, 1 to 255 characters, no control characters. */
-function newName(text: string | null): string {
-  let body: unknown;
-  try {
-    body = text === null ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (!Value.Check(RenameBody, body)) throw new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
+function newName(body: RenameBody): string {
   const name = body.name.trim();
   if (name === '' || [...name].length > 255) throw new AppError('INVALID_BODY', 'name must be 1 to 255 characters');
   if (/[\x00-\x1f\x7f]/.test(name)) throw new AppError('INVALID_BODY', 'name must not contain control characters');
@@ -39,38 +32,31 @@ function newName(text: string | null): string {
 }
 
 /** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. */
-export function fileRoutes(ctx: AppContext, runtime: RuntimeCore) {
-  const files = new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), runtime.usage, ctx.audit, ctx.now);
-  const slugOf = (request: Request) => rawSegments(request, 'files').slug;
-  const opts = { capability: 'files' } as const;
+export function fileRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters) {
+  const files = new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now);
 
-  return new Elysia({ name: 'runtime-files' })
-    .post(
-      '/v1/c/:slug/files',
-      ({ request }) =>
-        runtime.pipeline.handle(request, slugOf(request), opts, async (caller) => {
-          const boundary = boundaryOf(request.headers.get('content-type'));
-          if (!boundary || !request.body) throw new AppError('INVALID_BODY', 'upload a file as multipart/form-data with a `file` part');
-          // The whole body, declared or streamed (chunked), is held to the file cap plus room for the rest of the form.
-          const declared = Number(request.headers.get('content-length') ?? 0);
-          const { filesBytesFile } = ctx.settings.get();
-          const maxBody = filesBytesFile + MULTIPART_OVERHEAD;
-          if (declared > maxBody) throw fileTooLarge(filesBytesFile);
-          try {
-            return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary, maxBody)));
-          } catch (err) {
-            if (err instanceof MultipartError) throw new AppError('INVALID_BODY', err.message);
-            if (err instanceof MultipartTooLargeError) throw fileTooLarge(filesBytesFile);
-            throw err;
-          }
-        }),
-      { parse: 'none' },
-    )
-    .get('/v1/c/:slug/files', ({ request }) =>
-      runtime.pipeline.handle(request, slugOf(request), opts, (caller) => runtimeJson(200, { files: files.list(caller) })),
-    )
-    .get('/v1/c/:slug/files/:id/content', ({ request, params }) =>
-      runtime.pipeline.handle(request, slugOf(request), opts, async (caller) => {
+  const renameRefused = () => new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
+
+  return new Elysia({ name: 'runtime-files' }).use(auth).guard({ runtime: 'files', parse: 'none' }, (app) =>
+    app
+      .post('/v1/c/:slug/files', async ({ caller, request }) => {
+        const boundary = boundaryOf(request.headers.get('content-type'));
+        if (!boundary || !request.body) throw new AppError('INVALID_BODY', 'upload a file as multipart/form-data with a `file` part');
+        // The whole body, declared or streamed (chunked), is held to the file cap plus room for the rest of the form.
+        const declared = Number(request.headers.get('content-length') ?? 0);
+        const { filesBytesFile } = ctx.settings.get();
+        const maxBody = filesBytesFile + MULTIPART_OVERHEAD;
+        if (declared > maxBody) throw fileTooLarge(filesBytesFile);
+        try {
+          return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary, maxBody)));
+        } catch (err) {
+          if (err instanceof MultipartError) throw new AppError('INVALID_BODY', err.message);
+          if (err instanceof MultipartTooLargeError) throw fileTooLarge(filesBytesFile);
+          throw err;
+        }
+      })
+      .get('/v1/c/:slug/files', ({ caller }) => runtimeJson(200, { files: files.list(caller) }))
+      .get('/v1/c/:slug/files/:id/content', async ({ caller, params, request }) => {
         const file = files.open(caller, fileId(params.id));
         const blob = ctx.blobs.file(file.hash);
         if (!(await blob.exists())) {
@@ -92,25 +78,20 @@ export function fileRoutes(ctx: AppContext, runtime: RuntimeCore) {
         const ifNoneMatch = request.headers.get('if-none-match');
         if (ifNoneMatch !== null && matchingEtag(ifNoneMatch, file.hash)) return new Response(null, { status: 304, headers });
         return new Response(blob, { status: 200, headers });
+      })
+      .patch('/v1/c/:slug/files/:id', async ({ caller, params, request }) => {
+        const id = files.changeable(caller, fileId(params.id)).id;
+        const body = await readJson(request, RenameBody, {
+          maxBytes: MAX_RENAME_BODY,
+          jsonTypeOnly: false,
+          invalid: renameRefused,
+          tooLarge: renameRefused,
+        });
+        return runtimeJson(200, files.rename(caller, id, newName(body)));
+      })
+      .delete('/v1/c/:slug/files/:id', ({ caller, params }) => {
+        files.delete(caller, fileId(params.id));
+        return runtimeJson(200, { ok: true });
       }),
-    )
-    .patch(
-      '/v1/c/:slug/files/:id',
-      ({ request, params }) =>
-        runtime.pipeline.handle(request, slugOf(request), opts, async (caller) => {
-          const id = files.changeable(caller, fileId(params.id)).id;
-          const name = newName(await readTextCapped(request, MAX_RENAME_BODY));
-          return runtimeJson(200, files.rename(caller, id, name));
-        }),
-      { parse: 'none' },
-    )
-    .delete(
-      '/v1/c/:slug/files/:id',
-      ({ request, params }) =>
-        runtime.pipeline.handle(request, slugOf(request), opts, (caller) => {
-          files.delete(caller, fileId(params.id));
-          return runtimeJson(200, { ok: true });
-        }),
-      { parse: 'none' },
-    );
+  );
 }

@@ -1,10 +1,11 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
-import type { RuntimeCore } from '../core.ts';
-import { AppError } from '../../errors.ts';
+import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
-import { rawSegments, runtimeRaw, safeDecode } from '../runtime-request.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
+import { runtimeRaw } from '../runtime-request.ts';
+import type { UsageCounters } from '../usage.ts';
+import type { KvListQuery } from './model.ts';
 import { KV_LIMITS, KvService, valueTooLarge } from './service.ts';
 import { KvStore, type KvScope } from './store.ts';
 
@@ -20,84 +21,75 @@ import { KvStore, type KvScope } from './store.ts';
  */
 const MAX_BODY = 4 * 1024 * 1024;
 
-/**
- * What a path below /kv names. Keys are one URL-encoded segment. The
- * per-viewer scope lives under `user/`: GET /kv/user/ (trailing slash) lists
- * it and /kv/user/{key} is one of its keys, so a shared key literally named
- * `user` stays reachable at /kv/user.
- */
-type Target =
-  | { kind: 'list'; scope: KvScope }
-  | { kind: 'key'; scope: KvScope; key: string | null }
-  | { kind: 'increment'; scope: KvScope; key: string | null }
-  | { kind: 'none' };
-
-function targetOf(method: string, rest: string): Target {
-  const parts = rest.split('/');
-  if (parts[0] === 'user' && parts.length >= 2) {
-    const own = shapeOf(method, 'user', parts.slice(1));
-    // POST /kv/user/increment is the shared key `user`, not a per-viewer route.
-    if (own.kind !== 'none') return own;
-  }
-  return shapeOf(method, 'shared', parts);
-}
-
-function shapeOf(method: string, scope: KvScope, parts: string[]): Target {
-  if (parts.length === 1 && parts[0] === '') return method === 'GET' ? { kind: 'list', scope } : { kind: 'none' };
-  const key = safeDecode(parts[0]!);
-  if (parts.length === 1) return method === 'POST' ? { kind: 'none' } : { kind: 'key', scope, key };
-  if (parts.length === 2 && parts[1] === 'increment' && method === 'POST') return { kind: 'increment', scope, key };
-  return { kind: 'none' };
-}
-
 const OK = JSON.stringify({ ok: true });
 
-/** GET/PUT/DELETE /v1/c/{slug}/kv/{key}, POST …/increment, GET /kv (list), and the same under /kv/user/. */
-export function kvRoutes(ctx: AppContext, runtime: RuntimeCore) {
-  const kv = new KvService(new KvStore(ctx.db), runtime.usage, ctx.now);
+interface KeyRoute {
+  caller: RuntimeCaller;
+  params: { key: string | null };
+  request: Request;
+}
 
-  const handle = (request: Request) => {
-    const { slug, rest } = rawSegments(request, 'kv');
-    return runtime.pipeline.handle(request, slug, { capability: 'kv' }, (caller) => serve(request, caller, targetOf(request.method, rest)));
-  };
+/**
+ * The KV routes of both scopes. Keys are one URL-encoded path segment
+ * (Elysia decodes it; a malformed escape arrives as null: 400). The
+ * per-viewer scope lives under /kv/user: GET /kv/user (with or without the
+ * trailing slash) is its list, so the shared key `user` cannot be written
+ * (CONTRACT §9, 2026-11-23).
+ */
+export function kvRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters) {
+  const kv = new KvService(new KvStore(ctx.db), usage, ctx.now);
 
-  const serve = async (request: Request, caller: RuntimeCaller, target: Target): Promise<Response> => {
-    switch (target.kind) {
-      case 'none':
-        throw new AppError('NOT_FOUND', 'no such route');
-      case 'list': {
-        const q = new URL(request.url).searchParams;
-        const page = kv.list(caller, target.scope, { prefix: q.get('prefix'), cursor: q.get('cursor'), limit: q.get('limit') });
-        const entries = page.entries.map((e) => `{"key":${JSON.stringify(e.key)},"value":${e.value}}`).join(',');
-        return runtimeRaw(200, `{"entries":[${entries}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
-      }
-      case 'key': {
-        if (request.method === 'GET') return runtimeRaw(200, `{"value":${kv.get(caller, target.scope, kv.checkKey(target.key))}}`);
-        kv.assertWritable(caller, target.scope);
-        const key = kv.checkKey(target.key);
-        if (request.method === 'DELETE') {
-          kv.delete(caller, target.scope, key);
-          return runtimeRaw(200, OK);
-        }
-        const body = await readTextCapped(request, MAX_BODY);
-        if (body === null) throw valueTooLarge(); // past the hard ceiling: not parsed (see MAX_BODY)
-        kv.put(caller, target.scope, key, body);
-        return runtimeRaw(200, OK);
-      }
-      case 'increment': {
-        kv.assertWritable(caller, target.scope);
-        const key = kv.checkKey(target.key);
-        // An oversized body counts as malformed, i.e. as {} (by = 1).
-        const body = await readTextCapped(request, KV_LIMITS.valueBytes);
-        return runtimeRaw(200, `{"value":${kv.increment(caller, target.scope, key, body)}}`);
-      }
-    }
-  };
+  const list =
+    (scope: KvScope) =>
+    ({ caller, request }: { caller: RuntimeCaller; request: Request }) => {
+      // Every query value is a string: KvListQuery holds for any query string.
+      const page = kv.list(caller, scope, Object.fromEntries(new URL(request.url).searchParams) as KvListQuery);
+      const entries = page.entries.map((e) => `{"key":${JSON.stringify(e.key)},"value":${e.value}}`).join(',');
+      return runtimeRaw(200, `{"entries":[${entries}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
+    };
+  const get =
+    (scope: KvScope) =>
+    ({ caller, params }: KeyRoute) =>
+      runtimeRaw(200, `{"value":${kv.get(caller, scope, kv.checkKey(params.key, scope))}}`);
+  const put =
+    (scope: KvScope) =>
+    async ({ caller, params, request }: KeyRoute) => {
+      kv.assertWritable(caller, scope);
+      const key = kv.checkKey(params.key, scope);
+      const body = await readTextCapped(request, MAX_BODY);
+      if (body === null) throw valueTooLarge(); // past the hard ceiling: not parsed (see MAX_BODY)
+      kv.put(caller, scope, key, body);
+      return runtimeRaw(200, OK);
+    };
+  const remove =
+    (scope: KvScope) =>
+    ({ caller, params }: KeyRoute) => {
+      kv.assertWritable(caller, scope);
+      kv.delete(caller, scope, kv.checkKey(params.key, scope));
+      return runtimeRaw(200, OK);
+    };
+  const increment =
+    (scope: KvScope) =>
+    async ({ caller, params, request }: KeyRoute) => {
+      kv.assertWritable(caller, scope);
+      const key = kv.checkKey(params.key, scope);
+      // An oversized body counts as malformed, i.e. as {} (by = 1).
+      const body = await readTextCapped(request, KV_LIMITS.valueBytes);
+      return runtimeRaw(200, `{"value":${kv.increment(caller, scope, key, body)}}`);
+    };
 
-  return new Elysia({ name: 'runtime-kv' })
-    .get('/v1/c/:slug/kv', ({ request }) => handle(request))
-    .get('/v1/c/:slug/kv/*', ({ request }) => handle(request))
-    .put('/v1/c/:slug/kv/*', ({ request }) => handle(request), { parse: 'none' })
-    .delete('/v1/c/:slug/kv/*', ({ request }) => handle(request), { parse: 'none' })
-    .post('/v1/c/:slug/kv/*', ({ request }) => handle(request), { parse: 'none' });
+  return new Elysia({ name: 'runtime-kv' }).use(auth).guard({ runtime: 'kv', parse: 'none' }, (app) =>
+    app
+      // The per-viewer scope first: its static `user` segment is what /kv/user means.
+      .get('/v1/c/:slug/kv/user', list('user'))
+      .get('/v1/c/:slug/kv/user/:key', get('user'))
+      .put('/v1/c/:slug/kv/user/:key', put('user'))
+      .delete('/v1/c/:slug/kv/user/:key', remove('user'))
+      .post('/v1/c/:slug/kv/user/:key/increment', increment('user'))
+      .get('/v1/c/:slug/kv', list('shared'))
+      .get('/v1/c/:slug/kv/:key', get('shared'))
+      .put('/v1/c/:slug/kv/:key', put('shared'))
+      .delete('/v1/c/:slug/kv/:key', remove('shared'))
+      .post('/v1/c/:slug/kv/:key/increment', increment('shared')),
+  );
 }

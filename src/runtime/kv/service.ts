@@ -1,4 +1,7 @@
 import { AppError } from '../../errors.ts';
+import { parseJsonText, TOO_DEEP_MESSAGE } from '../../http/json-text.ts';
+import { Value } from '@sinclair/typebox/value';
+import { KvIncrementBody, RESERVED_SHARED_KEY } from './model.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
 import type { KvRow, KvScope, KvSpace, KvStore } from './store.ts';
@@ -51,9 +54,15 @@ export class KvService {
     }
   }
 
-  /** A key from its (decoded) path segment: at most 512 bytes of UTF-8. */
-  checkKey(key: string | null): string {
+  /**
+   * A key from its (decoded) path segment: at most 512 bytes of UTF-8. The
+   * shared key `user` cannot be written: /kv/user is the per-viewer list.
+   */
+  checkKey(key: string | null, scope: KvScope): string {
     if (key === null || key === '') throw new AppError('INVALID_BODY', 'malformed key');
+    if (scope === 'shared' && key === RESERVED_SHARED_KEY) {
+      throw new AppError('INVALID_BODY', 'the shared key name "user" is reserved: /kv/user is the per-viewer scope');
+    }
     if (overBytes(key, KV_LIMITS.keyBytes)) {
       throw new AppError('KEY_TOO_LARGE', `keys are at most ${KV_LIMITS.keyBytes} bytes`);
     }
@@ -86,12 +95,9 @@ export class KvService {
    * checks after the key run in the spec's order: body, value size, key count.
    */
   put(caller: RuntimeCaller, scope: KvScope, key: string, body: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      throw new AppError('INVALID_BODY', 'the body must be a JSON value');
-    }
+    const parsed = parseJsonText(body);
+    if (!parsed.ok) throw new AppError('INVALID_BODY', parsed.problem === 'too_deep' ? TOO_DEEP_MESSAGE : 'the body must be a JSON value');
+    const value = parsed.value;
     if (value === null) throw new AppError('INVALID_BODY', 'null cannot be stored; delete the key instead');
     const text = JSON.stringify(value);
     if (overBytes(text, KV_LIMITS.valueBytes)) throw valueTooLarge();
@@ -138,17 +144,10 @@ export function clampLimit(raw: string | null | undefined): number {
 }
 
 function incrementBy(body: string | null): number {
-  let parsed: unknown = {};
-  if (body !== null && body.trim() !== '') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      parsed = {};
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) parsed = {};
-  const by = (parsed as { by?: unknown }).by;
+  const parsed = body === null || body.trim() === '' ? null : parseJsonText(body);
+  const value = parsed?.ok && typeof parsed.value === 'object' && parsed.value !== null && !Array.isArray(parsed.value) ? parsed.value : {};
+  const by = (value as { by?: unknown }).by;
   if (by === undefined) return 1;
-  if (typeof by !== 'number' || !Number.isFinite(by)) throw new AppError('INVALID_BODY', '`by` must be a finite number');
-  return by;
+  if (!Value.Check(KvIncrementBody, { by }) || !Number.isFinite(by)) throw new AppError('INVALID_BODY', '`by` must be a finite number');
+  return by as number;
 }
