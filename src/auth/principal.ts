@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
-import { ipInAny } from './cidr.ts';
+import { ipInAny } from '../net/ip.ts';
 import { GUEST_COOKIE, type GuestSessionResolver } from './guests.ts';
 import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';

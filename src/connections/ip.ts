@@ -9,46 +9,10 @@
 
 export type AddressVerdict = { public: true } | { public: false; range: string };
 
+import { parseIPv4, parseIPv6 } from '../net/ip.ts';
+
 const PUBLIC: AddressVerdict = { public: true };
 const refused = (range: string): AddressVerdict => ({ public: false, range });
-
-/** Strict dotted quad (no leading zeros, no short forms like 127.1): anything else is not an address here. */
-export function parseIPv4(s: string): number[] | null {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (!m) return null;
-  const octets = m.slice(1).map((o) => (o.length > 1 && o.startsWith('0') ? Number.NaN : Number(o)));
-  return octets.every((o) => o >= 0 && o <= 255) ? octets : null;
-}
-
-/** Sixteen bytes, or null. Brackets are allowed; zone ids (`%eth0`) are not. */
-export function parseIPv6(input: string): Uint8Array | null {
-  let s = input.startsWith('[') && input.endsWith(']') ? input.slice(1, -1) : input;
-  if (!s.includes(':') || s.includes('%')) return null;
-  const lastColon = s.lastIndexOf(':');
-  const tail = s.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const v4 = parseIPv4(tail);
-    if (!v4) return null;
-    s = `${s.slice(0, lastColon + 1)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
-  }
-  const halves = s.split('::');
-  if (halves.length > 2) return null;
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const head = groups(halves[0]!);
-  const rest = halves.length === 2 ? groups(halves[1]!) : [];
-  const missing = 8 - head.length - rest.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
-  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 8; i++) {
-    const g = all[i]!;
-    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
-    const v = parseInt(g, 16);
-    bytes[2 * i] = v >> 8;
-    bytes[2 * i + 1] = v & 0xff;
-  }
-  return bytes;
-}
 
 type Range4 = [base: [number, number, number, number], bits: number, range: string];
 
@@ -141,13 +105,4 @@ export function classifyAddress(address: string): AddressVerdict {
   const six = parseIPv6(address);
   if (six) return classifyIPv6(six);
   return refused('not-an-address');
-}
-
-export function isIpAddress(s: string): boolean {
-  return parseIPv4(s) !== null || parseIPv6(s) !== null;
-}
-
-/** The address as it goes in a URL's host: IPv6 in brackets. */
-export function urlHostOf(address: string): string {
-  return parseIPv4(address) ? address : `[${address.replace(/^\[|\]$/g, '')}]`;
 }

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { HTTP_METHODS, isReservedName, RESOURCE_NAME, type HttpMethod } from '../policy/document.ts';
 import { seal } from './crypto.ts';
 import { profileUsable } from './effective.ts';
-import { isIpAddress, parseIPv4 } from './ip.ts';
+import { isIpAddress, parseIPv4 } from '../net/ip.ts';
 import { MAX_PROTECTED_HEADERS, MAX_PROTECTED_VALUE_BYTES, type CreateProfileInput, type PatchProfileInput } from './model.ts';
 import { isReservedProtectedHeader } from './request-shape.ts';
 import type { Profile } from './store.ts';

@@ -5,7 +5,8 @@
 // a non-public address: the operator vouched for them.
 import { lookup } from 'node:dns/promises';
 import { AppError } from '../errors.ts';
-import { classifyAddress, isIpAddress } from './ip.ts';
+import { isIpAddress } from '../net/ip.ts';
+import { classifyAddress } from './ip.ts';
 
 /** All A/AAAA answers for a host name. Injectable (tests feed hostile answers). */
 export type Resolver = (hostname: string) => Promise<string[]>;

@@ -7,7 +7,7 @@
 import { AppError } from '../errors.ts';
 import { readCapped, untilAborted } from '../streams/capped.ts';
 import type { HttpMethod } from '../policy/document.ts';
-import { urlHostOf } from './ip.ts';
+import { urlHostOf } from '../net/ip.ts';
 import { resolveChecked, type Pins, type Resolver } from './resolver.ts';
 
 /** Bun's fetch options we rely on, spelled out (the connector is injectable). */

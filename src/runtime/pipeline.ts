@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { AppError, signInFirst } from '../errors.ts';
 import { enforceRate, principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
+import { networkOf } from '../net/ip.ts';
 import { capabilityState, type Capability, type CapabilityLookup } from './capabilities.ts';
 import { checkIsolation, corsHeaders } from './isolation.ts';
 import type { UsageCounters } from './usage.ts';
@@ -129,19 +130,6 @@ export function capabilityRefusal(ctx: CapabilityLookup, canvas: Canvas, capabil
     reason: state.reason,
     hint: state.hint,
   });
-}
-
-/** Anonymous callers are counted by network: an IPv6 host has a whole /64 to rotate through. */
-function networkOf(ip: string | null): string {
-  if (ip === null) return 'unknown';
-  if (!ip.includes(':')) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  const [head = '', tail] = ip.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return groups.slice(0, 4).join(':') + '::/64';
 }
 
 function actorIdOf(principal: Exclude<Principal, { kind: 'anonymous' }>): string {
