@@ -88,7 +88,7 @@ describe('easel deploy <dir>', () => {
 
   test('--json prints the DeployResult; --release-id makes a rerun already_current without uploads', async () => {
     const c = createKeyedCanvas(app.ctx);
-    const dir = writeSite('site2', { 'index.html': '<h1>json</h1>', 'page.xyz': 'odd' });
+    const dir = writeSite('site2', { 'index.html': '<h1>json</h1>', 'page.qqq': 'odd' });
     const first = await cli(c, [dir, '--json', '--release-id', 'build-7']);
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
@@ -101,7 +101,7 @@ describe('easel deploy <dir>', () => {
       publicationToken: tokenOf(app.ctx, c.id),
       fileCount: 2,
       totalBytes: '<h1>json</h1>'.length + 3,
-      warnings: ['page.xyz will be served as text/plain'],
+      warnings: ['page.qqq will be served as text/plain'],
     });
     const before = blobPuts(app).length;
     const rerun = await cli(c, [dir, '--json', '--release-id', 'build-7']);

@@ -918,7 +918,7 @@ describe('DeployResult is the same on every path', () => {
     const files = {
       'index.html': '<h1>same</h1>',
       'app.js': 'let same = 1',
-      'notes.xyz': 'unknown',
+      'notes.qqq': 'unknown',
       'secret.txt': `key: easel_sk_${'A'.repeat(40)}`,
     };
     const a = fresh();
@@ -936,7 +936,7 @@ describe('DeployResult is the same on every path', () => {
       totalBytes: r.body.totalBytes,
     });
     expect(numbers(viaUpload)).toEqual(numbers(viaZip));
-    expect(viaZip.body.warnings).toEqual(['notes.xyz will be served as text/plain', 'secret.txt may contain a canvas API key']);
+    expect(viaZip.body.warnings).toEqual(['notes.qqq will be served as text/plain', 'secret.txt may contain a canvas API key']);
     expect(viaUpload.body.warnings).toEqual(viaZip.body.warnings);
     // already_current is the same shape too, with the live version's fields.
     const againZip = await deploy(app, a, zipOf(files), { releaseId: 'same-release' });

@@ -104,12 +104,27 @@ describe('mime table', () => {
     expect(mimeFor('x.zip')).toBe('application/zip');
   });
   test('unknown, missing and server-side script extensions are text/plain', () => {
-    for (const p of ['LICENSE', 'a.xyz', 'a.php', 'a.PHP', 'cgi/a.cgi', 'a.rb', 'a.constructor', 'a.toString', 'dir.v2/README']) {
+    for (const p of ['LICENSE', 'a.qqq', 'a.php', 'a.PHP', 'cgi/a.cgi', 'a.rb', 'a.constructor', 'a.toString', 'dir.v2/README']) {
       expect(mimeFor(p)).toBe('text/plain; charset=utf-8');
       expect(isServedAsText(p)).toBe(true);
     }
     expect(isServedAsText('a.txt')).toBe(false);
     expect(isServedAsText('a.css')).toBe(false);
+  });
+
+  test("mime-db through mime-types, with Easel's overrides and a UTF-8 charset on every text type", () => {
+    expect(mimeFor('app.js')).toBe('text/javascript; charset=utf-8');
+    expect(mimeFor('lib/x.cjs')).toBe('text/javascript; charset=utf-8'); // mime-db: application/node
+    expect(mimeFor('conf.yaml')).toBe('application/yaml; charset=utf-8');
+    expect(mimeFor('favicon.ico')).toBe('image/x-icon');
+    expect(mimeFor('logo.svg')).toBe('image/svg+xml; charset=utf-8');
+    expect(mimeFor('site.webmanifest')).toBe('application/manifest+json; charset=utf-8');
+    expect(mimeFor('report.docx')).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(mimeFor('photo.JPG')).toBe('image/jpeg');
+    // Known to mime-db though not to the old table: served under their type, no warning.
+    expect(mimeFor('doc.rtf')).toBe('application/rtf');
+    expect(mimeFor('map.kml')).toBe('application/vnd.google-earth.kml+xml; charset=utf-8');
+    expect(isServedAsText('song.mp3')).toBe(false);
   });
 });
 

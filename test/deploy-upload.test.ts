@@ -498,7 +498,7 @@ describe('finalize', () => {
   }
 
   test('publishes the manifest as a version with source upload', async () => {
-    const { c, uploadId } = await ready({ 'index.html': HTML, 'app.js': 'let x = 1', 'notes.xyz': 'unknown type' }, { releaseId: 'rel-1' });
+    const { c, uploadId } = await ready({ 'index.html': HTML, 'app.js': 'let x = 1', 'notes.qqq': 'unknown type' }, { releaseId: 'rel-1' });
     const tokenBefore = tokenOf(app.ctx, c.id);
     const r = await finalize(app, c, uploadId);
     expect(r.status).toBe(200);
@@ -511,7 +511,7 @@ describe('finalize', () => {
       publicationToken: tokenOf(app.ctx, c.id),
       fileCount: 3,
       totalBytes: HTML.length + 'let x = 1'.length + 'unknown type'.length,
-      warnings: ['notes.xyz will be served as text/plain'],
+      warnings: ['notes.qqq will be served as text/plain'],
     });
     expect(r.body.publicationToken).not.toBe(tokenBefore);
     const v = app.ctx.db

@@ -198,14 +198,14 @@ describe('warnings', () => {
     const r = await deploy(
       app,
       fresh(),
-      site({ 'api.php': '<?php', LICENSE: 'MIT', 'data.xyz': '?', 'cgi/run.sh': 'echo', 'x.py': '', 'y.aspx': '' }),
+      site({ 'api.php': '<?php', LICENSE: 'MIT', 'data.qqq': '?', 'cgi/run.sh': 'echo', 'x.py': '', 'y.aspx': '' }),
     );
     expect(r.status).toBe(200);
     expect(r.body.warnings).toEqual([
       'LICENSE will be served as text/plain',
       'api.php will be served as text/plain',
       'cgi/run.sh will be served as text/plain',
-      'data.xyz will be served as text/plain',
+      'data.qqq will be served as text/plain',
       'x.py will be served as text/plain',
       'y.aspx will be served as text/plain',
     ]);

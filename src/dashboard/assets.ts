@@ -1,20 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { embeddedUnder, isCompiled } from '../embedded.ts';
+import { contentTypeForExtension, extensionOf } from '../http/mime.ts';
 
 /** The dashboard's files in the working tree (from source). */
 export const PUBLIC_DIR = join(import.meta.dir, '../../public');
-
-const TYPES: Record<string, string> = {
-  html: 'text/html; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  svg: 'image/svg+xml',
-  png: 'image/png',
-  ico: 'image/x-icon',
-  json: 'application/json; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-};
 
 export interface StaticFile {
   path: string;
@@ -22,7 +12,7 @@ export interface StaticFile {
 }
 
 export function contentTypeOf(name: string): string {
-  return TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
+  return contentTypeForExtension(extensionOf(name)) ?? 'application/octet-stream';
 }
 
 /**
