@@ -1,11 +1,13 @@
-// People and canvases for the management API tests: an owner, an editor, a
-// viewer, a stranger and an instance admin (not a member), plus anonymous.
-// Canvases are made through the real API, so the tests see what a user sees.
+// Canvases and role-matrix outcomes for the management API tests. The people
+// are the World's cast (test/world.ts), signed in without canvases; canvases
+// are made through the real API, so the tests see what a user sees.
 import { expect } from 'bun:test';
 import { body, type TestApp } from './harness.ts';
+import { World, type Who as WorldWho } from './world.ts';
 
-export const ADMIN_EMAIL = 'root@example.com';
-export const ROLES = ['anonymous', 'stranger', 'viewer', 'editor', 'owner', 'admin'] as const;
+export { ADMIN_EMAIL } from './world.ts';
+/** The World's cast as the management API sees it (no guest, no canvas key). */
+export const ROLES = ['anonymous', 'stranger', 'viewer', 'editor', 'owner', 'admin'] as const satisfies readonly WorldWho[];
 export type Who = (typeof ROLES)[number];
 
 export interface People {
@@ -15,18 +17,15 @@ export interface People {
 
 let counter = 0;
 
-/** Signs in a fresh set of people (emails unique per call). */
+/** The World's cast signed in, without canvases (emails unique per call). */
 export async function people(app: TestApp): Promise<People> {
-  const tag = `${++counter}`;
+  const w = await new World().signInCast(app);
   const cookie = { anonymous: '' } as Record<Who, string>;
   const id = {} as People['id'];
-  for (const who of ['stranger', 'viewer', 'editor', 'owner'] as const) {
-    const email = `${who}-${tag}@example.com`;
-    cookie[who] = await app.signIn(email, `${who} ${tag}`);
-    id[who] = app.ctx.users.byEmail(email)!.id;
+  for (const who of ['stranger', 'viewer', 'editor', 'owner', 'admin'] as const) {
+    cookie[who] = w.cookie[who];
+    id[who] = w.ids[who];
   }
-  cookie.admin = await app.signIn(ADMIN_EMAIL, 'Root');
-  id.admin = app.ctx.users.byEmail(ADMIN_EMAIL)!.id;
   return { cookie, id };
 }
 

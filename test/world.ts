@@ -105,6 +105,14 @@ export class World {
    * `canvas`. Emails are unique per world, so several worlds can share an app.
    */
   async attach(app: TestApp): Promise<this> {
+    await this.signInCast(app);
+    this.other = await this.newCanvas({ owner: 'stranger', members: false, title: 'Other canvas' });
+    await this.fresh();
+    return this;
+  }
+
+  /** Only signs the cast in (no canvases yet): for suites that make every canvas themselves. */
+  async signInCast(app: TestApp): Promise<this> {
     this.app = app;
     const tag = `${++counter}`;
     for (const who of MEMBERS) {
@@ -119,8 +127,6 @@ export class World {
     }
     this.cookie.anonymous = '';
     this.cookie.otherKey = '';
-    this.other = await this.newCanvas({ owner: 'stranger', members: false, title: 'Other canvas' });
-    await this.fresh();
     return this;
   }
 
