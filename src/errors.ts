@@ -127,7 +127,8 @@ export class AppError extends Error {
 
   /** The JSON body in the spec's shape for this error. */
   body(): Record<string, unknown> {
-    if (this.shape === 'error') return { error: this.errorCode.toLowerCase() };
+    // The Deploy API's `{error}` body; a few refusals add why (e.g. `reason: "owner_deactivated"`).
+    if (this.shape === 'error') return { error: this.errorCode.toLowerCase(), ...this.extra };
     return { code: this.errorCode, message: this.message, ...this.extra };
   }
 }

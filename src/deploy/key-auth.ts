@@ -7,20 +7,28 @@ import { AppError, keyOfAnotherCanvas } from '../errors.ts';
 import { enforceRate } from '../http/guards.ts';
 import { sha256Hex } from '../ids.ts';
 
+/** `finalize`: the owner's deactivation is left to the upload service (see below). */
+export type DeployKeyMode = 'any' | 'finalize';
+
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
  * The canvas `{id}` names, when the request carries that canvas's key.
  * Missing or unknown key, or a key whose canvas is archived, disabled or
  * deleted: 401 `{error: "unauthorized"}`. A valid key of another canvas: 403
- * with the same body.
+ * with the same body. A key whose canvas's owner was deactivated is 401 too,
+ * with `reason: "owner_deactivated"`: deactivating a person stops everything
+ * published in their name, CI keys included. Except at `finalize`, where the
+ * spec names the answer for an actor no longer active: 404
+ * UPLOAD_HANDLE_INVALID, from the upload service.
  */
-export function authenticateDeployKey(ctx: AppContext, request: Request, canvasId: string): Canvas {
+export function authenticateDeployKey(ctx: AppContext, request: Request, canvasId: string, mode: DeployKeyMode = 'any'): Canvas {
   const match = BEARER.exec(request.headers.get('authorization') ?? '');
   if (!match) throw unauthorized();
   const canvas = ctx.canvases.byKeyHash(sha256Hex(match[1]!));
   if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw unauthorized();
   if (canvas.id !== canvasId) throw keyOfAnotherCanvas();
+  if (mode !== 'finalize' && !ctx.users.byId(canvas.ownerId)?.active) throw ownerDeactivated();
   return canvas;
 }
 
@@ -30,3 +38,4 @@ export function enforceDeployRate(ctx: AppContext, canvasId: string): void {
 }
 
 const unauthorized = () => new AppError('unauthorized', 'unauthorized');
+const ownerDeactivated = () => new AppError('unauthorized', 'the canvas owner is deactivated', { reason: 'owner_deactivated' });

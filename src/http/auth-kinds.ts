@@ -9,7 +9,7 @@ import { Elysia } from 'elysia';
 import type { Actor } from '../canvases/authority.ts';
 import { managementActor } from '../canvases/guard.ts';
 import type { AppContext } from '../context.ts';
-import { authenticateDeployKey } from '../deploy/key-auth.ts';
+import { authenticateDeployKey, type DeployKeyMode } from '../deploy/key-auth.ts';
 import type { PipelineOptions, RuntimePipeline } from '../runtime/pipeline.ts';
 import { notFound } from '../errors.ts';
 import { metaOf } from './meta.ts';
@@ -31,9 +31,11 @@ export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
       },
     },
     /** The canvas key of the canvas in the path (`:id`): 401 without a valid key, 403 for another canvas's. */
-    deployKey: {
-      resolve: ({ request, params }) => ({ canvas: authenticateDeployKey(ctx, request, (params as { id: string }).id) }),
-    },
+    deployKey: (mode: true | DeployKeyMode) => ({
+      resolve: ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => ({
+        canvas: authenticateDeployKey(ctx, request, params.id ?? '', mode === true ? 'any' : mode),
+      }),
+    }),
     /**
      * The runtime pipeline for the canvas in the path (`:slug`), with this
      * capability (or options). Its CORS headers go on whatever the request

@@ -42,6 +42,6 @@ export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadSe
         const body = await readFinalizeBody(request);
         return json(200, await uploads.finalize(canvas, canvas.ownerId, params.uploadId, body));
       },
-      { deployKey: true, parse: 'none' },
+      { deployKey: 'finalize', parse: 'none' },
     );
 }
