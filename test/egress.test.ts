@@ -264,6 +264,24 @@ describe('hostile targets through the Connections route', () => {
     }
   });
 
+  test('port 0 cannot become a profile (issue 23 item 18): 400 INVALID_BODY naming it; other explicit ports are kept', async () => {
+    const post = (origin: string) =>
+      app.request('/api/admin/connections', {
+        method: 'POST',
+        cookie: admin,
+        json: { name: `port-${origin.length}`, origin, methods: ['GET'] },
+      });
+    for (const origin of ['https://api.example.test:0', 'https://api.example.test:00']) {
+      const res = await post(origin);
+      const b = await body(res);
+      expect({ origin, status: res.status, code: b.code }).toEqual({ origin, status: 400, code: 'INVALID_BODY' });
+      expect(b.message).toContain('port 0');
+    }
+    const kept = await post('https://api.example.test:8443');
+    expect(kept.status).toBe(201);
+    expect((await body(kept)).origin).toBe('https://api.example.test:8443');
+  });
+
   test('redirects to private addresses (another origin) are refused without a connection to them', async () => {
     answers.set(UPSTREAM_HOST, [FAKE_PUBLIC]);
     const name = await profileFor(`https://${UPSTREAM_HOST}:${upstream.port}`);

@@ -5,6 +5,7 @@ import { body, startTestApp, type TestApp } from './harness.ts';
 import {
   ADMIN_EMAIL,
   expectOutcome,
+  HIDDEN,
   makeCanvas,
   MANAGE_MATRIX,
   OWNER_MATRIX,
@@ -38,6 +39,21 @@ const VIEW_KEYS = [
   'serviceWorkers',
   'runtimePolicy',
   'runtimePolicyRevision',
+  'createdAt',
+  'updatedAt',
+].sort();
+/** A viewer's list entry (issue 23 item 18). */
+const VIEWER_VIEW_KEYS = [
+  'id',
+  'slug',
+  'url',
+  'title',
+  'ownerId',
+  'role',
+  'status',
+  'publicationState',
+  'accessMode',
+  'hasPassword',
   'createdAt',
   'updatedAt',
 ].sort();
@@ -308,8 +324,10 @@ describe('POST /api/canvases and GET /api/canvases', () => {
       const r = await list(who);
       expect(r.status).toBe(200);
       expect(r.body.canvases.map((c: any) => [c.id, c.role])).toEqual([[a.id, who]]);
-      expect(Object.keys(r.body.canvases[0]).sort()).toEqual(VIEW_KEYS);
+      // Viewers (GET /api/canvases/{id} is 404 for them) see the listing fields only: no token, policy or settings.
+      expect(Object.keys(r.body.canvases[0]).sort()).toEqual(who === 'viewer' ? VIEWER_VIEW_KEYS : VIEW_KEYS);
     }
+    await expectOutcome(await app.request(`/api/canvases/${a.id}`, { cookie: q.cookie.viewer }), HIDDEN, 'viewer GET by id');
     expect((await list('stranger')).body).toEqual({ canvases: [] });
     // Admins reach any canvas by id, but their list is their own.
     expect((await list('admin')).body.canvases.some((c: any) => c.id === a.id)).toBe(false);

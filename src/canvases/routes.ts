@@ -20,7 +20,7 @@ import {
   updateCanvas,
   type CanvasWithRole,
 } from './service.ts';
-import { canvasView } from './view.ts';
+import { canvasView, listedCanvasView } from './view.ts';
 
 export function canvasRoutes(ctx: AppContext, auth: AuthKinds) {
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
@@ -34,7 +34,9 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds) {
         const created = createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
         return ok({ ...view(created), apiKey: created.apiKey }, 201);
       })
-      .get('/api/canvases', ({ actor }) => ok({ canvases: listCanvases(ctx, actor).map(view) }))
+      .get('/api/canvases', ({ actor }) =>
+        ok({ canvases: listCanvases(ctx, actor).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
+      )
       .get('/api/canvases/:id', ({ actor, params }) => ok(view(getCanvas(ctx, actor, params.id))))
       .patch('/api/canvases/:id', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');

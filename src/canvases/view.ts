@@ -64,3 +64,36 @@ export function canvasView(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasH
     updatedAt: c.updatedAt,
   };
 }
+
+/** What a viewer is shown of a canvas they may open but not manage: no token, policy, settings or versions. */
+export type ViewerCanvasView = Pick<
+  CanvasView,
+  | 'id'
+  | 'slug'
+  | 'url'
+  | 'title'
+  | 'ownerId'
+  | 'role'
+  | 'status'
+  | 'publicationState'
+  | 'accessMode'
+  | 'hasPassword'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+/**
+ * A canvas in the caller's list: the whole view for those who manage it, the
+ * viewer's view otherwise, so the list never shows a viewer what
+ * GET /api/canvases/{id} (404 for them) would not.
+ */
+export function listedCanvasView(
+  config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>,
+  c: Canvas,
+  role: ViewRole,
+): CanvasView | ViewerCanvasView {
+  const full = canvasView(config, c, role);
+  if (role !== 'viewer') return full;
+  const { id, slug, url, title, ownerId, status, publicationState, accessMode, hasPassword, createdAt, updatedAt } = full;
+  return { id, slug, url, title, ownerId, role, status, publicationState, accessMode, hasPassword, createdAt, updatedAt };
+}

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { HTTP_METHODS, isReservedName, RESOURCE_NAME, type HttpMethod } from '../policy/document.ts';
 import { seal } from './crypto.ts';
 import { profileUsable } from './effective.ts';
-import { isIpAddress, parseIPv4 } from '../net/ip.ts';
+import { isIpAddress } from '../net/ip.ts';
 import { MAX_PROTECTED_HEADERS, MAX_PROTECTED_VALUE_BYTES, type CreateProfileInput, type PatchProfileInput } from './model.ts';
 import { isReservedProtectedHeader } from './request-shape.ts';
 import type { Profile } from './store.ts';
@@ -170,7 +170,9 @@ export function normalizeOrigin(raw: string): string {
   if (url.username || url.password || url.search || url.hash) throw bad('no userinfo, query or fragment');
   if (url.pathname !== '/' || !/^https:\/\/[^/]+\/?$/i.test(text)) throw bad('no path: give the origin only');
   const host = url.hostname;
-  if (host.startsWith('[') || parseIPv4(host) || isIpAddress(host)) throw bad('IP literals are not allowed; use a host name');
+  if (host.startsWith('[') || isIpAddress(host)) throw bad('IP literals are not allowed; use a host name');
+  // The URL parser keeps an explicit :0; no upstream listens there, and a connect to port 0 is not one to attempt.
+  if (url.port === '0') throw bad('port 0 is not a port');
   if (!/^(?=.{1,253}\.?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/.test(host))
     throw bad('not a valid host name');
   return url.origin;
