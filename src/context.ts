@@ -64,6 +64,11 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const blobs = new BlobStore(config.dataDir);
   const scheduler = options.scheduler ?? realScheduler;
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
+  const settings = new SettingsService(db, config, now);
+  // A provider key an older release stored in plaintext is sealed now, or reported until it can be.
+  const secrets = settings.sealStoredSecrets();
+  if (secrets === 'sealed') log.info('the AI provider key set by an admin is now encrypted with EASEL_SECRET_KEY');
+  if (secrets === 'plaintext') log.warn('the AI provider key set by an admin is stored unencrypted: set EASEL_SECRET_KEY to encrypt it');
   return {
     config,
     version: VERSION,
@@ -81,7 +86,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     auth: new Authenticator(config, users, sessions, guests),
     guests,
     audit: new AuditLog(db, now),
-    settings: new SettingsService(db, config, now),
+    settings,
     canvases: new CanvasStore(db),
     connections: new ConnectionStore(db),
     events,

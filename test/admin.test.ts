@@ -1,3 +1,4 @@
+import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
@@ -20,7 +21,11 @@ let p: People;
 
 beforeAll(async () => {
   app = await startTestApp({
-    env: { EASEL_ADMIN_EMAILS: `other-admin@example.com, ${ADMIN_EMAIL}`, EASEL_AI_API_KEY: 'sk-env-provider-key' },
+    env: {
+      EASEL_ADMIN_EMAILS: `other-admin@example.com, ${ADMIN_EMAIL}`,
+      EASEL_AI_API_KEY: 'sk-env-provider-key',
+      EASEL_SECRET_KEY: SECRET_KEY_HEX,
+    },
   });
   p = await people(app);
 });

@@ -1,6 +1,7 @@
 // The AI tests' world: the real app pointed at a local fake Anthropic API,
 // an injectable clock, an owner, an editor, two viewers, a stranger, an
 // admin and a legacy guest around a canvas with AI on.
+import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { afterAll, beforeAll, beforeEach } from 'bun:test';
 import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import type { Canvas } from '../src/canvases/record.ts';
@@ -62,6 +63,8 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
     now: () => clock.now,
     env: {
       EASEL_AI_API_KEY: AI_KEY,
+      // An admin-set provider key is sealed with it.
+      EASEL_SECRET_KEY: SECRET_KEY_HEX,
       EASEL_AI_BASE_URL: fake.url,
       EASEL_RATELIMIT_ENABLED: 'false',
       EASEL_ADMIN_EMAILS: ADMIN_EMAIL,

@@ -1,3 +1,4 @@
+import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { corsHeaders } from '../src/runtime/isolation.ts';
 import { addHeaders } from '../src/http/add-headers.ts';
@@ -15,7 +16,10 @@ describe('runtime pipeline (path mode)', () => {
   let w: World;
   let clock = Date.UTC(2030, 0, 15, 12);
   beforeAll(async () => {
-    app = await startTestApp({ now: () => clock, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_CANVAS_API_PER_MIN: '1000' } });
+    app = await startTestApp({
+      now: () => clock,
+      env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_CANVAS_API_PER_MIN: '1000', EASEL_SECRET_KEY: SECRET_KEY_HEX },
+    });
     w = await makeWorld(app);
   });
   afterAll(() => app.close());

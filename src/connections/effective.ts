@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 
 /** What the effectiveness checks read: the profiles and grants, and the key that opens sealed headers. */
 export type ConnectionsLookup = Pick<AppContext, 'connections' | 'config'>;
-import { keyIdOf } from './crypto.ts';
+import { keyIdOf } from '../secrets/sealed.ts';
 import type { Profile } from './store.ts';
 
 export type ProfileState =

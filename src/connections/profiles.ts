@@ -6,7 +6,7 @@ import type { Actor } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { HTTP_METHODS, isReservedName, RESOURCE_NAME, type HttpMethod } from '../policy/document.ts';
-import { seal } from './crypto.ts';
+import { headerPlace, seal } from '../secrets/sealed.ts';
 import { profileUsable } from './effective.ts';
 import { isIpAddress } from '../net/ip.ts';
 import { MAX_PROTECTED_HEADERS, MAX_PROTECTED_VALUE_BYTES, type CreateProfileInput, type PatchProfileInput } from './model.ts';
@@ -215,7 +215,7 @@ function writeHeaders(ctx: AppContext, profile: string, headers: Array<[string, 
   const store = ctx.connections;
   for (const [header, value] of headers) {
     if (value === null) store.deleteHeader(profile, header);
-    else store.putHeader(profile, { header, ...seal(requireKey(ctx), profile, header, value) });
+    else store.putHeader(profile, { header, ...seal(requireKey(ctx), headerPlace(profile, header), value) });
   }
 }
 

@@ -6,7 +6,7 @@ import type { CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { HTTP_METHODS, type HttpMethod } from '../policy/document.ts';
-import { open } from './crypto.ts';
+import { headerPlace, open } from '../secrets/sealed.ts';
 import { profileStateFor } from './effective.ts';
 import type { ConnectionsFeature } from './feature.ts';
 import { outboundHeaders, relativeTarget } from './request-shape.ts';
@@ -141,7 +141,7 @@ function protectedHeaders(ctx: AppContext, profile: Profile): Array<[string, str
   if (sealed.length === 0) return [];
   const key = ctx.config.secretKey!;
   return sealed.map((h) => {
-    const value = open(key, profile.name, h.header, h);
+    const value = open(key, headerPlace(profile.name, h.header), h);
     if (value === null) {
       // The key id matched, so the row itself is damaged: say so to the admin, not the canvas.
       ctx.log.error('connections: a protected header does not open', { profile: profile.name, header: h.header });

@@ -1,7 +1,7 @@
 // SQL for Connection profiles, their sealed protected headers and grants.
 import type { Database } from 'bun:sqlite';
 import type { HttpMethod } from '../policy/document.ts';
-import type { Sealed } from './crypto.ts';
+import type { Sealed } from '../secrets/sealed.ts';
 
 export interface Profile {
   name: string;

@@ -1,5 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { open, seal, sealedFromJson, sealedToJson, settingPlace } from '../secrets/sealed.ts';
 
 /** Per-model prices in USD per million tokens. */
 export interface ModelPrice {
@@ -90,8 +92,11 @@ export class SettingsService {
     const merged: Record<string, unknown> = { ...this.defaults() };
     for (const row of this.db.query<{ key: string; value: string }, []>('SELECT key, value FROM settings').all()) {
       if (!(row.key in merged)) continue;
+      const value = JSON.parse(row.value) as unknown;
       // The stored aiPrices are the admin's changes, not the whole table.
-      merged[row.key] = row.key === 'aiPrices' ? effectivePrices(JSON.parse(row.value) as PricePatch) : JSON.parse(row.value);
+      if (row.key === 'aiPrices') merged[row.key] = effectivePrices(value as PricePatch);
+      else if (row.key === 'aiApiKey') merged[row.key] = this.openKey(value);
+      else merged[row.key] = value;
     }
     this.cache = merged as unknown as InstanceSettings;
     return this.cache;
@@ -118,11 +123,50 @@ export class SettingsService {
           const overrides = mergePrices(row ? (JSON.parse(row.value) as PricePatch) : {}, value as PricePatch);
           if (Object.keys(overrides).length === 0) remove.run(key);
           else upsert.run(key, JSON.stringify(overrides), this.now());
-        } else upsert.run(key, JSON.stringify(value), this.now());
+        } else if (key === 'aiApiKey')
+          upsert.run(key, sealedToJson(seal(this.secretKey(), settingPlace(key), value as string)), this.now());
+        else upsert.run(key, JSON.stringify(value), this.now());
       }
     })();
     this.cache = null;
     return this.get();
+  }
+
+  /**
+   * The provider key as stored: sealed under EASEL_SECRET_KEY (null when it
+   * does not open: the key is missing or another one), or a plaintext string
+   * written before keys were sealed.
+   */
+  private openKey(stored: unknown): string | null {
+    const sealed = sealedFromJson(stored);
+    if (!sealed) return typeof stored === 'string' ? stored : null;
+    const key = this.config.secretKey;
+    return key ? open(key, settingPlace('aiApiKey'), sealed) : null;
+  }
+
+  private secretKey(): Uint8Array {
+    const key = this.config.secretKey;
+    if (!key)
+      throw new AppError('SECRET_KEY_MISSING', 'the AI provider key is encrypted with EASEL_SECRET_KEY, which is not set on this instance');
+    return key;
+  }
+
+  /**
+   * Seals a provider key stored in plaintext by an older release, when
+   * EASEL_SECRET_KEY is set; run once at start. `plaintext` when one is
+   * stored and cannot be sealed yet (the caller warns).
+   */
+  sealStoredSecrets(): 'none' | 'sealed' | 'plaintext' {
+    const row = this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('aiApiKey');
+    if (!row) return 'none';
+    const stored = JSON.parse(row.value) as unknown;
+    if (typeof stored !== 'string') return 'none';
+    if (!this.config.secretKey) return 'plaintext';
+    this.db
+      .query('UPDATE settings SET value = ? WHERE key = ?')
+      .run(sealedToJson(seal(this.config.secretKey, settingPlace('aiApiKey'), stored)), 'aiApiKey');
+    this.cache = null;
+    return 'sealed';
   }
 
   /** The settings as admins may read them: the provider key is never returned. */
