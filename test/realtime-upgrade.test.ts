@@ -227,38 +227,68 @@ describe('realtime switched off: 101, an error frame, then 4403', () => {
   });
 });
 
-describe('connections per canvas', () => {
-  test(`the ${REALTIME_LIMITS.connectionsPerCanvas + 1}st connection: 101, then 4429; a freed slot is usable again`, async () => {
-    const app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
-    try {
-      const cast = await new World().attach(app);
-      const people = ['owner', 'editor', 'viewer', 'viewer2'] as const;
-      const open: Client[] = [];
-      for (let i = 0; i < REALTIME_LIMITS.connectionsPerCanvas; i++)
-        open.push(await connect(app, cast.canvas.slug, cast.cookie[people[i % 4]!]));
-      // Each socket is working (the hub registers sockets in order).
-      const last = open.at(-1)!;
-      expect((await last.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
-      expect(last.closeInfo).toBeNull();
-
-      const extra = await connect(app, cast.canvas.slug, cast.cookie.viewer);
-      expect((await extra.closed).code).toBe(4429);
-      expect(extra.frames).toEqual([]);
-
-      // Another canvas is counted on its own.
-      const other = await new World().attach(app);
-      const elsewhere = await connect(app, other.canvas.slug, other.cookie.viewer);
-      expect((await elsewhere.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
-
-      const freed = nextEvent(app, 'realtime.closed', (e) => e.canvasId === cast.canvas.id);
-      await open[0]!.close();
-      await freed;
-      const again = await connect(app, cast.canvas.slug, cast.cookie.viewer);
-      expect((await again.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
-      expect(again.closeInfo).toBeNull();
-    } finally {
-      await app.close();
+describe('connections per canvas and per person (issue 23 item 15)', () => {
+  const { connectionsPerCanvas: CANVAS, connectionsPerPerson: PERSON, connectionsReservedForManagers: RESERVED } = REALTIME_LIMITS;
+  let app: TestApp;
+  let cast: World;
+  /** Viewers beyond the cast's two, each signed in and put on the list. */
+  const viewers: string[] = [];
+  beforeAll(async () => {
+    app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    cast = await new World().attach(app);
+    viewers.push(cast.cookie.viewer, cast.cookie.viewer2);
+    for (let i = 0; viewers.length < (CANVAS - RESERVED) / PERSON + 1; i++) {
+      const email = `rt-viewer-${i}@example.com`;
+      viewers.push(await app.signIn(email));
+      await cast.expectOk('PUT', `/api/canvases/${cast.canvas.id}/members`, 'owner', { email, role: 'viewer' });
     }
+  });
+  afterAll(() => app.close());
+
+  const working = async (c: Client) => {
+    expect((await c.ask({ type: 'subscribe', channel: 'c' })).type).toBe('subscribed');
+    expect(c.closeInfo).toBeNull();
+  };
+  const refused = async (c: Client, because: string) => {
+    const info = await c.closed;
+    expect([info.code, info.reason]).toEqual([4429, expect.stringContaining(because)]);
+    expect(c.frames).toEqual([]);
+  };
+  const closeAll = async (clients: Client[]) => {
+    for (const c of clients) {
+      const gone = nextEvent(app, 'realtime.closed', (e) => e.canvasId === cast.canvas.id);
+      await c.close();
+      await gone;
+    }
+  };
+
+  test(`one person holds at most ${PERSON} sockets on a canvas; others still connect`, async () => {
+    const mine: Client[] = [];
+    for (let i = 0; i < PERSON; i++) mine.push(await connect(app, cast.canvas.slug, viewers[0]!));
+    await working(mine.at(-1)!);
+    await refused(await connect(app, cast.canvas.slug, viewers[0]!), 'one person');
+    const someoneElse = await connect(app, cast.canvas.slug, viewers[1]!);
+    await working(someoneElse);
+    await closeAll([...mine, someoneElse]);
+  });
+
+  test(`viewers fill ${CANVAS - RESERVED}; the last ${RESERVED} are for owners and editors; the ${CANVAS + 1}st is refused; a freed slot is usable again`, async () => {
+    const open: Client[] = [];
+    for (let i = 0; i < CANVAS - RESERVED; i++) open.push(await connect(app, cast.canvas.slug, viewers[Math.floor(i / PERSON)]!));
+    await working(open.at(-1)!);
+    // A viewer with no socket yet finds the rest held for managers.
+    await refused(await connect(app, cast.canvas.slug, viewers.at(-1)!), 'owners and editors');
+    for (let i = 0; i < RESERVED; i++) open.push(await connect(app, cast.canvas.slug, cast.cookie[i % 2 ? 'editor' : 'owner']));
+    await working(open.at(-1)!);
+    await refused(await connect(app, cast.canvas.slug, cast.cookie.owner), `at most ${CANVAS}`);
+
+    // Another canvas is counted on its own.
+    const other = await new World().attach(app);
+    const elsewhere = await connect(app, other.canvas.slug, other.cookie.viewer);
+    await working(elsewhere);
+
+    await closeAll(open.splice(0, 1));
+    await working(await connect(app, cast.canvas.slug, cast.cookie.editor));
   });
 });
 

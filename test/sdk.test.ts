@@ -1,6 +1,7 @@
 // The SDK (sdk/*.ts) under Bun against the running app: the same code the
 // bundle runs in browsers, with the cookie passed by hand (Bun has no cookie
 // jar). The browser suite (test/browser/) runs the real bundle in Chromium.
+import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createClient, type Easel } from '../sdk/client.ts';
 import { detectTarget } from '../sdk/env.ts';
@@ -449,7 +450,7 @@ describe('realtime through the SDK', () => {
     expect(sockets).toHaveLength(1);
   });
 
-  test('access lost (4401) is terminal; the 4429 of a full canvas too', async () => {
+  test('access lost (4401) is terminal; a 4429 too', async () => {
     const c = await new World().attach(app);
     const client = sdk('viewer', c);
     const room = client.realtime.channel('room');
@@ -459,8 +460,9 @@ describe('realtime through the SDK', () => {
     expect(await closed).toMatchObject({ code: 4401, willReconnect: false });
     expect(await rejection(room.presence())).toMatchObject({ code: 'ACCESS_LOST', status: 401 });
 
+    // One person's share of a canvas's sockets is full (five): the next is refused the same way as a full canvas.
     const full = await new World().attach(app);
-    const holders = Array.from({ length: 30 }, () => sdk('owner', full).realtime.channel('x'));
+    const holders = Array.from({ length: REALTIME_LIMITS.connectionsPerPerson }, () => sdk('viewer', full).realtime.channel('x'));
     await Promise.all(holders.map((h) => h.subscribe(() => {})));
     const late = sdk('viewer', full);
     expect(await rejection(late.realtime.channel('x').subscribe(() => {}))).toMatchObject({ code: 'TOO_MANY_CONNECTIONS', status: 429 });

@@ -119,11 +119,15 @@ export class RealtimeHub implements Lifecycle {
     this.server = server;
   }
 
-  /** A socket the pipeline admitted has opened: register it, or close it with 4429 when the canvas is full. */
+  /**
+   * A socket the pipeline admitted has opened: register it, or close it with
+   * 4429 when the canvas is full for this person (see slotRefusal).
+   */
   open(ws: RealtimeSocket, identity: SocketIdentity, initial: { role: CanvasRole; name: string }): Connection | null {
     const set = this.byCanvas.get(identity.canvasId) ?? new Set<Connection>();
-    if (set.size >= REALTIME_LIMITS.connectionsPerCanvas) {
-      ws.close(CLOSE.tooManyConnections, `a canvas has at most ${REALTIME_LIMITS.connectionsPerCanvas} realtime connections`);
+    const refusal = slotRefusal(set, identity.actorId, initial.role);
+    if (refusal) {
+      ws.close(CLOSE.tooManyConnections, refusal);
       return null;
     }
     const conn = new Connection(ws, identity, initial);
@@ -383,4 +387,22 @@ export class RealtimeHub implements Lifecycle {
     for (const off of this.unsubscribe.splice(0)) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
   }
+}
+
+/**
+ * Why a new socket gets no slot, or null: the canvas is full (30); a viewer
+ * or guest finds the last 5 held for owners and editors; or this person
+ * already has 5 sockets on the canvas.
+ */
+function slotRefusal(open: Set<Connection>, actorId: string, role: CanvasRole): string | null {
+  const { connectionsPerCanvas, connectionsPerPerson, connectionsReservedForManagers } = REALTIME_LIMITS;
+  if (open.size >= connectionsPerCanvas) return `a canvas has at most ${connectionsPerCanvas} realtime connections`;
+  const manager = role === 'owner' || role === 'editor';
+  if (!manager && open.size >= connectionsPerCanvas - connectionsReservedForManagers) {
+    return `the last ${connectionsReservedForManagers} realtime connections of a canvas are kept for its owners and editors`;
+  }
+  let mine = 0;
+  for (const c of open) if (c.actorId === actorId) mine++;
+  if (mine >= connectionsPerPerson) return `one person has at most ${connectionsPerPerson} realtime connections to a canvas`;
+  return null;
 }

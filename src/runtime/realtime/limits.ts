@@ -3,6 +3,10 @@
 
 export const REALTIME_LIMITS = {
   connectionsPerCanvas: 30,
+  /** One person's sockets on one canvas (tabs, devices): no one viewer can take the canvas's slots. */
+  connectionsPerPerson: 5,
+  /** Slots of the 30 only owners and editors may fill: whoever runs the canvas can always connect. */
+  connectionsReservedForManagers: 5,
   publishesPerMinute: 100,
   /** subscribe and presence frames share their own bucket, so a presence poll cannot starve publishing. */
   controlFramesPerMinute: 100,
