@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
 import { startTestApp, type TestApp } from './harness.ts';
+import { ZIP_LIMITS } from '../src/deploy/zip/deploy.ts';
 import { createDeployCanvas, deploy, get, rawZip, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
 
 const MiB = 1024 * 1024;
@@ -438,6 +439,21 @@ describe('TOO_MANY_FILES', () => {
     return files;
   };
   test('2001 files', () => refused(fresh(), zipOf(many(2001)), 400, 'TOO_MANY_FILES'));
+  // Issue 23 item 11: directory entries are dropped, but each one still costs a central-directory record to read.
+  const directories = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `d${i}/`, method: 0 as const }));
+  test(`more than ${ZIP_LIMITS.entries} central-directory records, directories included: refused from the end record`, async () => {
+    const zip = rawZip([...directories(ZIP_LIMITS.entries), { name: 'index.html', content: text('<h1>hi</h1>') }]);
+    const r = await refused(fresh(), zip, 400, 'TOO_MANY_FILES');
+    expect(r.body.message).toContain(`${ZIP_LIMITS.entries + 1} entries`);
+    // An end record claiming more records than the archive holds is refused before any is read, too.
+    await refused(fresh(), rawZip([{ name: 'index.html', content: text('x') }], { eocdCount: 60_000 }), 400, 'TOO_MANY_FILES');
+  });
+  test(`${ZIP_LIMITS.entries} records (directories dropped) still deploy: read a window at a time`, async () => {
+    const zip = rawZip([...directories(ZIP_LIMITS.entries - 1), { name: 'index.html', content: text('<h1>hi</h1>') }]);
+    const r = await deploy(app, fresh(), zip);
+    expect(r.status).toBe(200);
+    expect(r.body.fileCount).toBe(1);
+  });
   test('2000 files (plus dropped dotfiles) are fine', async () => {
     const r = await deploy(app, fresh(), zipOf({ ...many(2000), '.DS_Store': 'x', 'f/.keep': '' }));
     expect(r.status).toBe(200);

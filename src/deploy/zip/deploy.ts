@@ -18,7 +18,7 @@ import { checkCoordination, publishVersion, type Coordination, type DeployResult
 import { deployWarnings } from '../warnings.ts';
 import { entryName } from './paths.ts';
 import { ZipFollower } from './follow.ts';
-import { METHOD_DEFLATE, METHOD_STORED, ZipFile, ZipFormatError, type ZipEntry } from './reader.ts';
+import { METHOD_DEFLATE, METHOD_STORED, ZipEntryLimitError, ZipFile, ZipFormatError, type ZipEntry } from './reader.ts';
 
 const MiB = 1024 * 1024;
 /** Deploy API limits (spec Limits; binary units per CONTRACT §9). */
@@ -27,6 +27,12 @@ export const ZIP_LIMITS = {
   canvasBytes: 100 * MiB,
   fileBytes: 25 * MiB,
   files: 2000,
+  /**
+   * Central-directory records, directories and dotfiles (which are dropped)
+   * included: an archive of millions of empty directory entries is refused
+   * from its end record instead of being walked.
+   */
+  entries: 20_000,
 } as const;
 /** Deflate never grows data by more than a few bytes per 16 KB block; more stored bytes than this cannot be a 25 MB file. */
 const MAX_COMPRESSED = ZIP_LIMITS.fileBytes + MiB;
@@ -87,7 +93,7 @@ export async function deployZip(
     if (size === 0) throw new AppError('EMPTY_DEPLOY', 'the request body is empty: send a ZIP archive');
     zip = new ZipFile(spoolPath);
     const spooled = performance.now();
-    const planned = plan(zip.entries());
+    const planned = plan(zip.entries(ZIP_LIMITS.entries));
     const { files, keyLintPaths, followed } = await extract(zip, planned, writer, follower);
     // The spool goes first: its dirty pages must not ride along in the flush.
     zip.close();
@@ -122,6 +128,9 @@ export async function deployZip(
   } catch (err) {
     writer.discard();
     if (err instanceof ZipFormatError) throw new AppError('INVALID_ZIP', `unreadable ZIP archive: ${err.message}`);
+    if (err instanceof ZipEntryLimitError) {
+      throw new AppError('TOO_MANY_FILES', `the archive holds ${err.count} entries; at most ${err.max} are read (directories included)`);
+    }
     throw err;
   } finally {
     follower.close();
@@ -131,7 +140,7 @@ export async function deployZip(
 }
 
 /** Every rule that the central directory alone can decide, before any inflating. */
-function plan(entries: ZipEntry[]): PlannedFile[] {
+function plan(entries: Iterable<ZipEntry>): PlannedFile[] {
   const files: PlannedFile[] = [];
   const seen = new Set<string>();
   let declaredTotal = 0;

@@ -7,6 +7,18 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** An archive this reader refuses; callers answer INVALID_ZIP. */
+/** More central-directory records than the caller takes. */
+export class ZipEntryLimitError extends Error {
+  constructor(
+    readonly count: number,
+    readonly max: number,
+  ) {
+    super(`the archive holds ${count} entries`);
+  }
+}
+
+const CD_WINDOW_BYTES = 1024 * 1024;
+
 export class ZipFormatError extends Error {}
 
 export interface ZipEntry {
@@ -52,8 +64,13 @@ export class ZipFile {
     closeSync(this.fd);
   }
 
-  /** The central directory's entries, in stored order. */
-  entries(): ZipEntry[] {
+  /**
+   * The central directory's entries, in stored order, read a window at a time:
+   * only the records being parsed are in memory, and an archive that declares
+   * more than `maxEntries` records (directories and dotfiles included) is
+   * refused from its end record, before any is read.
+   */
+  *entries(maxEntries: number): Generator<ZipEntry> {
     const head = this.read(0, Math.min(4, this.size));
     const magic = head.byteLength === 4 ? head.readUInt32LE(0) : 0;
     // A real archive starts with a local header, or is the 22-byte empty archive.
@@ -65,37 +82,49 @@ export class ZipFile {
     if (eocd.readUInt16LE(4) !== 0 || eocd.readUInt16LE(6) !== 0 || eocd.readUInt16LE(8) !== count)
       throw new ZipFormatError('multi-disk archives are not supported');
     if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) ({ count, cdSize, cdOffset } = this.zip64Eocd());
+    if (count > maxEntries) throw new ZipEntryLimitError(count, maxEntries);
     const eocdAt = this.eocdAt;
     if (cdOffset + cdSize > eocdAt) throw new ZipFormatError('central directory out of bounds');
     this.cdOffset = cdOffset;
-    const cd = this.read(cdOffset, cdSize);
-    const entries: ZipEntry[] = [];
-    let p = 0;
+    // A window of the directory; a record is at most 46 + 3 × 64 KiB bytes, so a refill always fits the next one.
+    let window: Buffer = Buffer.alloc(0);
+    let windowStart = 0; // directory offset of window[0]
+    let p = 0; // directory offset of the next record
+    const need = (n: number): Buffer | null => {
+      if (p + n > cdSize) return null;
+      if (p + n > windowStart + window.byteLength) {
+        const length = Math.min(Math.max(n, CD_WINDOW_BYTES), cdSize - p);
+        window = this.read(cdOffset + p, length);
+        windowStart = p;
+      }
+      return window.subarray(p - windowStart, p - windowStart + n);
+    };
     for (let i = 0; i < count; i++) {
-      if (p + 46 > cd.byteLength || cd.readUInt32LE(p) !== SIG_CENTRAL) throw new ZipFormatError('truncated central directory');
-      const nameLen = cd.readUInt16LE(p + 28);
-      const extraLen = cd.readUInt16LE(p + 30);
-      const commentLen = cd.readUInt16LE(p + 32);
-      const end = p + 46 + nameLen + extraLen + commentLen;
-      if (end > cd.byteLength) throw new ZipFormatError('truncated central directory');
+      const fixed = need(46);
+      if (!fixed || fixed.readUInt32LE(0) !== SIG_CENTRAL) throw new ZipFormatError('truncated central directory');
+      const nameLen = fixed.readUInt16LE(28);
+      const extraLen = fixed.readUInt16LE(30);
+      const commentLen = fixed.readUInt16LE(32);
+      const record = need(46 + nameLen + extraLen + commentLen);
+      if (!record) throw new ZipFormatError('truncated central directory');
       const entry: ZipEntry = {
-        nameBytes: cd.subarray(p + 46, p + 46 + nameLen),
-        utf8: (cd.readUInt16LE(p + 8) & FLAG_UTF8) !== 0,
-        flags: cd.readUInt16LE(p + 8),
-        method: cd.readUInt16LE(p + 10),
-        crc32: cd.readUInt32LE(p + 16),
-        compressedSize: cd.readUInt32LE(p + 20),
-        uncompressedSize: cd.readUInt32LE(p + 24),
-        localOffset: cd.readUInt32LE(p + 42),
-        madeByHost: cd.readUInt8(p + 5),
-        externalAttrs: cd.readUInt32LE(p + 38),
+        // A copy: the window is replaced as reading goes on.
+        nameBytes: Buffer.from(record.subarray(46, 46 + nameLen)),
+        utf8: (record.readUInt16LE(8) & FLAG_UTF8) !== 0,
+        flags: record.readUInt16LE(8),
+        method: record.readUInt16LE(10),
+        crc32: record.readUInt32LE(16),
+        compressedSize: record.readUInt32LE(20),
+        uncompressedSize: record.readUInt32LE(24),
+        localOffset: record.readUInt32LE(42),
+        madeByHost: record.readUInt8(5),
+        externalAttrs: record.readUInt32LE(38),
       };
-      applyZip64Extra(entry, cd.subarray(p + 46 + nameLen, p + 46 + nameLen + extraLen));
-      entries.push(entry);
-      p = end;
+      applyZip64Extra(entry, record.subarray(46 + nameLen, 46 + nameLen + extraLen));
+      p += record.byteLength;
+      yield entry;
     }
-    if (p !== cd.byteLength) throw new ZipFormatError('central directory size does not match its entries');
-    return entries;
+    if (p !== cdSize) throw new ZipFormatError('central directory size does not match its entries');
   }
 
   /**
