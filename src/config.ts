@@ -16,6 +16,8 @@ export interface Config {
   baseUrl: string;
   apiBaseUrl: string;
   urlMode: UrlMode;
+  /** Path mode under proxy or oidc sign-in: the operator's word that every author is trusted (see checkPathMode). */
+  pathModeTrustedAuthors: boolean;
   canvasHost: string;
   authMode: AuthMode;
   adminEmails: string[];
@@ -225,6 +227,7 @@ export function loadConfig(env: Env): Config {
     baseUrl,
     apiBaseUrl: read(env, 'EASEL_API_BASE_URL', httpUrl, baseUrl),
     urlMode: read(env, 'EASEL_URL_MODE', oneOf<UrlMode>('path', 'subdomain'), 'path'),
+    pathModeTrustedAuthors: read(env, 'EASEL_PATH_MODE_TRUSTED_AUTHORS', bool, false),
     canvasHost: read(env, 'EASEL_CANVAS_HOST', hostname, new URL(baseUrl).host),
     authMode,
     adminEmails: read(env, 'EASEL_ADMIN_EMAILS', list(/^[^\s@,]+@[^\s@,]+$/, 'email addresses'), []).map((e) => e.toLowerCase()),
@@ -273,7 +276,23 @@ export function loadConfig(env: Env): Config {
     // The OIDC flow lands with its own issue; refusing beats starting a server nobody can sign in to.
     throw new ConfigError('EASEL_AUTH_MODE', 'dev or proxy (oidc sign-in is not available in this version yet)', env.EASEL_AUTH_MODE ?? '');
   }
+  if (config.urlMode === 'path') checkPathMode(config, env);
   return config;
+}
+
+/**
+ * Path mode puts the dashboard, the APIs and every canvas on one origin: a
+ * canvas page can call them all with its visitor's cookie, so any author can
+ * act as anyone who opens their canvas. Fine on a laptop (dev sign-in) or
+ * where every author is trusted; a company sign-in (proxy, oidc) must say so.
+ */
+function checkPathMode(config: Config, env: Env): void {
+  if (config.authMode === 'dev' || config.pathModeTrustedAuthors) return;
+  throw new ConfigError(
+    'EASEL_PATH_MODE_TRUSTED_AUTHORS',
+    `on to run path mode with ${config.authMode} sign-in (every canvas shares the dashboard's origin, so any canvas author can act as any visitor; EASEL_URL_MODE=subdomain isolates them)`,
+    env.EASEL_PATH_MODE_TRUSTED_AUTHORS ?? '',
+  );
 }
 
 /**

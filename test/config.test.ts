@@ -19,6 +19,8 @@ interface Row {
   /** [raw value, what Config holds] */
   good: Array<[string, unknown]>;
   bad: string[];
+  /** Other variables a good value needs (proxy sign-in in path mode needs the trusted-authors switch). */
+  with?: Record<string, string>;
 }
 
 // Every EASEL_* variable src/config.ts reads: its default, values it accepts, values it refuses.
@@ -69,6 +71,7 @@ const ROWS: Row[] = [
       ['dev', 'dev'],
     ],
     bad: ['ldap', 'oidc'],
+    with: { EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on' },
   },
   {
     variable: 'EASEL_ADMIN_EMAILS',
@@ -163,6 +166,7 @@ const ROWS: Row[] = [
     bad: ['public'],
   },
   { variable: 'EASEL_AUTHORING_MAX_EXPIRY_DAYS', field: 'authoringMaxExpiryDays', default: 0, good: [['30', 30]], bad: ['-1'] },
+  { variable: 'EASEL_PATH_MODE_TRUSTED_AUTHORS', field: 'pathModeTrustedAuthors', default: false, good: [['on', true]], bad: ['sure'] },
   { variable: 'EASEL_AUTHORING_REQUIRE_EXPIRY', field: 'authoringRequireExpiry', default: false, good: [['yes', true]], bad: ['y'] },
   { variable: 'EASEL_AUTHORING_USER_DAILY_MAX', field: 'authoringUserDailyMax', default: 20, good: [['0', 0]], bad: ['x'] },
   { variable: 'EASEL_AUTHORING_USER_TOTAL_MAX', field: 'authoringUserTotalMax', default: 200, good: [['1000', 1000]], bad: ['1e3'] },
@@ -265,7 +269,7 @@ describe('configuration table', () => {
       });
       for (const [raw, expected] of row.good) {
         test(`accepts ${JSON.stringify(raw)}`, () => {
-          expect(loadConfig({ [row.variable]: raw })[row.field]).toEqual(expected as never);
+          expect(loadConfig({ ...row.with, [row.variable]: raw })[row.field]).toEqual(expected as never);
         });
       }
       for (const raw of row.bad) {
@@ -281,6 +285,20 @@ describe('configuration table', () => {
 });
 
 describe('configuration rules across variables', () => {
+  test('path mode under proxy sign-in starts only with EASEL_PATH_MODE_TRUSTED_AUTHORS=on (issue 23 item 1); dev sign-in and subdomain mode need nothing', () => {
+    const refused = refusal({ EASEL_AUTH_MODE: 'proxy' });
+    expect(refused.variable).toBe('EASEL_PATH_MODE_TRUSTED_AUTHORS');
+    expect(refused.message).toContain('any canvas author can act as any visitor');
+    expect(refused.message).toContain('EASEL_URL_MODE=subdomain');
+    expect(refusal({ EASEL_AUTH_MODE: 'proxy', EASEL_PATH_MODE_TRUSTED_AUTHORS: 'off' }).variable).toBe('EASEL_PATH_MODE_TRUSTED_AUTHORS');
+    expect(loadConfig({ EASEL_AUTH_MODE: 'proxy', EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on' }).urlMode).toBe('path');
+    expect(loadConfig({}).authMode).toBe('dev');
+    expect(
+      loadConfig({ EASEL_AUTH_MODE: 'proxy', EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com' })
+        .pathModeTrustedAuthors,
+    ).toBe(false);
+  });
+
   test('base URL follows the port; API base and canvas host follow the base URL', () => {
     const c = loadConfig({ EASEL_PORT: '9000' });
     expect([c.baseUrl, c.apiBaseUrl, c.canvasHost]).toEqual(['http://localhost:9000', 'http://localhost:9000', 'localhost:9000']);

@@ -53,7 +53,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'easel-test-'));
   const logs: Array<Record<string, unknown>> = [];
   const logWaiters = new Set<(line: Record<string, unknown>) => void>();
-  const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', ...options.env };
+  // Suites run path mode under proxy sign-in as a trusted single-author setup; test/config.test.ts checks the refusal without it.
+  const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on', ...options.env };
   const config = loadConfig(env);
   const ctx = createContext(config, {
     now: options.now,

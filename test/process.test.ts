@@ -121,6 +121,23 @@ describe('start', () => {
     expect(secret.stderr).not.toContain('not-a-real-key-value');
   });
 
+  test('path mode under proxy sign-in: refused without EASEL_PATH_MODE_TRUSTED_AUTHORS=on; with it, the start says what path mode does not protect', async () => {
+    const refused = await runToExit({ env: { EASEL_DATA_DIR: freshDir(), EASEL_AUTH_MODE: 'proxy' } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('easel: invalid configuration: EASEL_PATH_MODE_TRUSTED_AUTHORS: expected on'),
+    ]);
+    const easel = await startEasel({
+      env: { EASEL_DATA_DIR: freshDir(), EASEL_AUTH_MODE: 'proxy', EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on' },
+    });
+    try {
+      expect((await fetch(`${easel.url}/healthz`)).status).toBe(200);
+    } finally {
+      expect(await stopEasel(easel)).toBe(0);
+    }
+    expect(easel.stderr()).toContain('note: path mode: every canvas shares the dashboard');
+  });
+
   test('a busy port and an unusable data directory each stop the start with one line and exit 1', async () => {
     const first = await startEasel({ env: { EASEL_DATA_DIR: freshDir() } });
     const port = new URL(first.url).port;
