@@ -17,6 +17,8 @@ export interface World {
   /** Cookie header per person ('' for anonymous). */
   cookie: Record<Who, string> & { viewer2: string };
   ids: Record<Exclude<Who, 'anonymous'> | 'viewer2', string>;
+  /** The World behind it, for canvases made through the API (world.newCanvas). */
+  world: TestWorld;
 }
 
 let counter = 0;
@@ -53,7 +55,7 @@ export function refresh(app: TestApp, canvas: Canvas): Canvas {
  */
 export async function makeWorld(app: TestApp): Promise<World> {
   const w = await new TestWorld().attach(app);
-  return { canvas: app.ctx.canvases.byId(w.canvas.id)!, slug: w.canvas.slug, cookie: w.cookie, ids: w.ids };
+  return { canvas: app.ctx.canvases.byId(w.canvas.id)!, slug: w.canvas.slug, cookie: w.cookie, ids: w.ids, world: w };
 }
 
 /** Creates an invite as `managerCookie` and opens it; returns the guest's cookie. */

@@ -6,10 +6,12 @@ import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { gateCookieWith } from '../src/serve/gate-pass.ts';
 import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
+import type { CanvasOptions } from './world.ts';
 import { expectCode } from './expect-code.ts';
-import { ADMIN_EMAIL, guestCookie, makeCanvas, makeWorld, refresh, type World } from './runtime-fixtures.ts';
+import { ADMIN_EMAIL, guestCookie, makeWorld, type World } from './runtime-fixtures.ts';
 
 const METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS';
+const CHANNEL = { subscribe: 'viewers', publish: 'editors', seePresence: 'viewers', participatePresence: 'none' };
 
 describe('runtime pipeline (path mode)', () => {
   let app: TestApp;
@@ -25,6 +27,9 @@ describe('runtime pipeline (path mode)', () => {
   afterAll(() => app.close());
 
   const me = (cookie: string, headers: Record<string, string> = {}, slug = w.slug) => app.request(`/v1/c/${slug}/me`, { cookie, headers });
+  /** A canvas of the owner's, made through the API (no list, no guest unless asked). */
+  const made = (o: CanvasOptions = {}) => w.world.newCanvas({ members: false, guest: false, ...o });
+  const record = (c: { id: string }) => app.ctx.canvases.byId(c.id)!;
 
   test('step 0: a preflight is answered before the gateway: 204 without a session, no CORS origin in path mode', async () => {
     const res = await app.request(`/v1/c/${w.slug}/kv/x`, {
@@ -52,13 +57,15 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('step 1: an anonymous visitor passes the gateway only for an open Public link canvas, then meets STATIC_ONLY', async () => {
-    const pub = makeCanvas(app, w.ids.owner, { access_mode: 'public_link' });
+    const pub = await made({ settings: { accessMode: 'public_link' } });
     const b = await expectCode(await me('', {}, pub.slug), 403, 'STATIC_ONLY');
     expect(b.message).toContain('public');
     expect(b.message).toContain('static-only');
-    const archived = makeCanvas(app, w.ids.owner, { access_mode: 'public_link', archived_at: clock });
+    const archived = await made({ settings: { accessMode: 'public_link' } });
+    await w.world.archive(archived);
     expect((await me('', {}, archived.slug)).status).toBe(401);
-    const expired = makeCanvas(app, w.ids.owner, { access_mode: 'public_link', expires_at: clock - 1 });
+    const expired = await made({ settings: { accessMode: 'public_link', expiresAt: clock + 1000 } });
+    clock += 1001;
     expect((await me('', {}, expired.slug)).status).toBe(401);
     app.ctx.settings.update({ publicLinks: false });
     expect((await me('', {}, pub.slug)).status).toBe(401);
@@ -73,48 +80,45 @@ describe('runtime pipeline (path mode)', () => {
     await expectCode(await me(w.cookie.stranger), 404, 'OWNER_ONLY');
     await expectCode(await me(w.cookie.admin), 404, 'OWNER_ONLY');
     for (const who of ['viewer', 'editor', 'owner', 'guest'] as const) expect((await me(w.cookie[who])).status).toBe(200);
-    const other = makeCanvas(app, w.ids.owner, { access_mode: 'whole_org' });
+    const other = await made({ settings: { accessMode: 'whole_org' } });
     await expectCode(await me(w.cookie.guest, {}, other.slug), 404, 'NOT_INVITED');
     expect((await me(w.cookie.stranger, {}, other.slug)).status).toBe(200);
   });
 
   test('step 3: archived 404 ARCHIVED, disabled 403 DISABLED (owner too), deleted NOT_FOUND', async () => {
-    const c = makeCanvas(app, w.ids.owner);
-    app.ctx.canvases.update(c.id, { archived_at: clock }, clock);
+    const c = await made();
+    await w.world.archive(c);
     await expectCode(await me(w.cookie.owner, {}, c.slug), 404, 'ARCHIVED');
-    app.ctx.canvases.update(c.id, { archived_at: null, disabled_at: clock }, clock);
+    await w.world.archive(c, false);
+    await w.world.disable(c);
     await expectCode(await me(w.cookie.owner, {}, c.slug), 403, 'DISABLED');
-    app.ctx.canvases.update(c.id, { deleted_at: clock }, clock);
+    await w.world.disable(c, false);
+    await w.world.delete(c);
     await expectCode(await me(w.cookie.owner, {}, c.slug), 404, 'NOT_FOUND');
   });
 
   test('step 3: an expired share is SHARE_EXPIRED for viewers and guests, not for owners and editors', async () => {
-    const c = makeCanvas(app, w.ids.owner, { expires_at: clock - 1000 });
-    app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', clock);
-    app.ctx.canvases.setMember(c.id, w.ids.editor, 'editor', clock);
+    const c = await made({ members: true, settings: { expiresAt: clock + 1000 } });
+    clock += 1001;
     await expectCode(await me(w.cookie.viewer, {}, c.slug), 404, 'SHARE_EXPIRED');
     expect((await me(w.cookie.editor, {}, c.slug)).status).toBe(200);
     expect((await me(w.cookie.owner, {}, c.slug)).status).toBe(200);
   });
 
   test('step 3: a password gate is PASSWORD_REQUIRED for viewers; owners, editors and guests pass', async () => {
-    const c = makeCanvas(app, w.ids.owner, { password_hash: 'x', password_version: 1 });
-    app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', clock);
-    app.ctx.canvases.setMember(c.id, w.ids.editor, 'editor', clock);
+    const c = await made({ members: true, settings: { password: 'x' } });
     const guest = await guestCookie(app, c.id, w.cookie.owner);
     await expectCode(await me(w.cookie.viewer, {}, c.slug), 403, 'PASSWORD_REQUIRED');
     for (const cookie of [w.cookie.owner, w.cookie.editor, guest.cookie]) expect((await me(cookie, {}, c.slug)).status).toBe(200);
     // The page's gate pass (the serving feature's cookie) opens the runtime API too, for this password version only.
-    const pass = gateCookieWith(app.ctx, new Request('http://localhost/'), refresh(app, c)).split(';')[0]!;
+    const pass = gateCookieWith(app.ctx, new Request('http://localhost/'), app.ctx.canvases.byId(c.id)!).split(';')[0]!;
     expect((await me(`${w.cookie.viewer}; ${pass}`, {}, c.slug)).status).toBe(200);
-    app.ctx.canvases.update(c.id, { password_version: 2 }, clock);
+    await w.world.settings({ password: 'y' }, c);
     await expectCode(await me(`${w.cookie.viewer}; ${pass}`, {}, c.slug), 403, 'PASSWORD_REQUIRED');
   });
 
   test('step 3: a Public link canvas is static-only for signed-in viewers too; owners and editors use the API', async () => {
-    const c = makeCanvas(app, w.ids.owner, { access_mode: 'public_link' });
-    app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', clock);
-    app.ctx.canvases.setMember(c.id, w.ids.editor, 'editor', clock);
+    const c = await made({ members: true, settings: { accessMode: 'public_link' } });
     for (const who of ['viewer', 'stranger'] as const) await expectCode(await me(w.cookie[who], {}, c.slug), 403, 'STATIC_ONLY');
     expect((await me(w.cookie.editor, {}, c.slug)).status).toBe(200);
     expect((await me(w.cookie.owner, {}, c.slug)).status).toBe(200);
@@ -148,13 +152,13 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('step 4 before step 5: isolation refuses before the capability gate', async () => {
-    const c = makeCanvas(app, w.ids.owner, { cap_backend: 0 });
+    const c = await made({ capabilities: { backend: false } });
     await expectCode(await me(w.cookie.owner, { 'sec-fetch-site': 'cross-site' }, c.slug), 403, 'CROSS_SITE_FORBIDDEN');
     await expectCode(await me(w.cookie.owner, {}, c.slug), 403, 'CAPABILITY_DISABLED');
   });
 
   test('step 5: CAPABILITY_DISABLED carries capability, backendEnabled, reason and hint', async () => {
-    const off = makeCanvas(app, w.ids.owner, { cap_backend: 0 });
+    const off = await made({ capabilities: { backend: false } });
     const b = await expectCode(await me(w.cookie.owner, {}, off.slug), 403, 'CAPABILITY_DISABLED');
     expect(b).toEqual({
       code: 'CAPABILITY_DISABLED',
@@ -164,7 +168,7 @@ describe('runtime pipeline (path mode)', () => {
       reason: 'backend_off',
       hint: expect.any(String),
     });
-    const noKv = makeCanvas(app, w.ids.owner, { cap_kv: 0, cap_files: 0 });
+    const noKv = await made({ capabilities: { kv: false, files: false } });
     expect((await me(w.cookie.owner, {}, noKv.slug)).status).toBe(200);
     const kv = await expectCode(await app.request(`/v1/c/${noKv.slug}/kv/a`, { cookie: w.cookie.owner }), 403, 'CAPABILITY_DISABLED');
     expect(kv).toMatchObject({ capability: 'kv', backendEnabled: true, reason: 'feature_off' });
@@ -173,8 +177,7 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('step 5 before role checks: a viewer writing shared KV on a kv-off canvas hears CAPABILITY_DISABLED', async () => {
-    const c = makeCanvas(app, w.ids.owner, { cap_kv: 0 });
-    app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', clock);
+    const c = await made({ members: true, capabilities: { kv: false } });
     await expectCode(
       await app.request(`/v1/c/${c.slug}/kv/a`, { method: 'PUT', cookie: w.cookie.viewer, json: 1 }),
       403,
@@ -187,8 +190,8 @@ describe('runtime pipeline (path mode)', () => {
     );
   });
 
-  test('capability effectiveness: ai needs a provider key, realtime EASEL_REALTIME, authoring EASEL_AUTHORING, connections a grant', () => {
-    const c = refresh(app, makeCanvas(app, w.ids.owner, { cap_ai: 1, cap_authoring: 1 }));
+  test('capability effectiveness: ai needs a provider key, realtime EASEL_REALTIME, authoring EASEL_AUTHORING, connections a grant', async () => {
+    const c = record(await made({ capabilities: { ai: true, authoring: true } }));
     expect(capabilityRefusal(app.ctx, c, 'identity')).toBeNull();
     expect(capabilityRefusal(app.ctx, c, 'kv')).toBeNull();
     expect(capabilityRefusal(app.ctx, c, 'realtime')).toBeNull();
@@ -206,7 +209,7 @@ describe('runtime pipeline (path mode)', () => {
       reason: 'operator_disabled',
       backendEnabled: true,
     });
-    const rtOff = refresh(app, makeCanvas(app, w.ids.owner, { cap_realtime: 0 }));
+    const rtOff = record(await made({ capabilities: { realtime: false } }));
     expect(capabilityRefusal(app.ctx, rtOff, 'realtime')?.body()).toMatchObject({ reason: 'feature_off' });
     app.ctx.config.realtime = false;
     expect(capabilityRefusal(app.ctx, c, 'realtime')?.body()).toMatchObject({ reason: 'operator_disabled' });
@@ -241,8 +244,8 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('GET /me: an admin on the list has their list role and no isAdmin', async () => {
-    const c = makeCanvas(app, w.ids.owner);
-    app.ctx.canvases.setMember(c.id, w.ids.admin, 'viewer', clock);
+    const c = await made();
+    await w.world.expectOk('PUT', `/api/canvases/${c.id}/members`, 'owner', { email: w.world.emails.admin, role: 'viewer' });
     const b = await body(await me(w.cookie.admin, {}, c.slug));
     expect(b.canvasRole).toBe('viewer');
     expect('isAdmin' in b).toBe(false);
@@ -273,9 +276,9 @@ describe('runtime pipeline (path mode)', () => {
       defaultMode: 'participation',
       collections: { notes: { preset: 'personal' } },
       fileGroups: { photos: { preset: 'managed' } },
-      channels: { lobby: {}, 'participants:chat': {} },
+      channels: { lobby: CHANNEL, 'participants:chat': CHANNEL },
     };
-    const c = makeCanvas(app, w.ids.owner, { runtime_policy: JSON.stringify(policy), cap_authoring: 1 });
+    const c = await made({ capabilities: { authoring: true, runtimePolicy: policy, expectedRuntimePolicy: null } });
     const guest = await guestCookie(app, c.id, w.cookie.owner);
     const off = await body(await me(w.cookie.owner, {}, c.slug));
     expect(off.resources).toEqual({
@@ -303,7 +306,7 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('usage: requests are counted per canvas per UTC day, flushed in batches', async () => {
-    const c = makeCanvas(app, w.ids.owner);
+    const c = await made();
     for (let i = 0; i < 3; i++) await me(w.cookie.owner, {}, c.slug);
     const usage = app.features.usage;
     usage.flush();
@@ -368,6 +371,7 @@ describe('runtime pipeline (subdomain mode)', () => {
     });
     w = await makeWorld(app);
   });
+  const made = (o: CanvasOptions = {}) => w.world.newCanvas({ members: false, guest: false, ...o });
   afterAll(() => app.close());
 
   const own = () => `https://${w.slug}.apps.easel.test:8443`;
@@ -402,8 +406,7 @@ describe('runtime pipeline (subdomain mode)', () => {
   });
 
   test('CORS headers ride on the refusals of steps 1-3 and 5 and on a route refusal, so the canvas can read them', async () => {
-    const pw = makeCanvas(app, w.ids.owner, { password_hash: 'x' });
-    app.ctx.canvases.setMember(pw.id, w.ids.viewer, 'viewer', Date.now());
+    const pw = await made({ members: true, settings: { password: 'x' } });
     const origin = `https://${pw.slug}.apps.easel.test:8443`;
     const gated = await me(w.cookie.viewer, { origin }, pw.slug);
     await expectCode(gated, 403, 'PASSWORD_REQUIRED');
@@ -414,7 +417,7 @@ describe('runtime pipeline (subdomain mode)', () => {
     const missing = await app.request(`/v1/c/${w.slug}/kv/absent`, { cookie: w.cookie.viewer, headers: { origin: own() } });
     await expectCode(missing, 404, 'NOT_FOUND');
     expect(missing.headers.get('access-control-allow-credentials')).toBe('true');
-    const off = makeCanvas(app, w.ids.owner, { cap_backend: 0 });
+    const off = await made({ capabilities: { backend: false } });
     const offOrigin = `https://${off.slug}.apps.easel.test:8443`;
     const refused = await me(w.cookie.owner, { origin: offOrigin }, off.slug);
     await expectCode(refused, 403, 'CAPABILITY_DISABLED');
@@ -422,8 +425,7 @@ describe('runtime pipeline (subdomain mode)', () => {
   });
 
   test("a 429 RATE_LIMITED to the canvas's own origin exposes Retry-After and the X-RateLimit headers", async () => {
-    const c = makeCanvas(app, w.ids.owner);
-    app.ctx.canvases.setMember(c.id, w.ids.viewer, 'viewer', Date.now());
+    const c = await made({ members: true });
     const origin = `https://${c.slug}.apps.easel.test:8443`;
     for (let i = 0; i < app.ctx.config.rateLimitCanvasApiPerMin; i++)
       expect((await me(w.cookie.viewer, { origin }, c.slug)).status).toBe(200);
