@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { makeCanvas } from './runtime-fixtures.ts';
+import { apiCanvas } from './runtime-fixtures.ts';
 import { ask, calls, expectError, makeAiWorld, recordSpend, sseEvents, type AiWorld } from './ai-fixtures.ts';
 
 /** One default fake answer (20 in, 7 out) on MODEL. */
@@ -68,8 +68,10 @@ describe('AI spend caps', () => {
 
   test('the daily cap is per viewer across canvases', async () => {
     w.app.ctx.settings.update({ aiUserDailyUsd: 0.01 });
-    const other = makeCanvas(w.app, w.ids.owner, { cap_ai: 1, ai_audience: 'viewers' });
-    w.app.ctx.canvases.setMember(other.id, w.ids.viewer, 'viewer', w.clock.now);
+    const other = await apiCanvas(w.app, w.cookie.owner, {
+      capabilities: { ai: true, aiAudience: 'viewers' },
+      members: [[w.ids.viewer, 'viewer']],
+    });
     recordSpend(w.app, { canvasId: other.id, actorId: w.ids.viewer, usd: 0.01, at: w.clock.now });
     expect((await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED')).scope).toBe('user_daily');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { body } from './harness.ts';
-import { makeCanvas } from './runtime-fixtures.ts';
+import { apiCanvas } from './runtime-fixtures.ts';
 import {
   AI_KEY,
   ask,
@@ -218,8 +218,10 @@ describe('AI chat: checks before the stream', () => {
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(res.headers.get('x-ratelimit-limit')).toBe('2');
       // Another canvas: the same bucket.
-      const other = makeCanvas(limited.app, limited.ids.owner, { cap_ai: 1 });
-      limited.app.ctx.canvases.setMember(other.id, limited.ids.editor, 'editor', limited.clock.now);
+      const other = await apiCanvas(limited.app, limited.cookie.owner, {
+        capabilities: { ai: true },
+        members: [[limited.ids.editor, 'editor']],
+      });
       await expectError(await limited.chat(ask(), 'editor', other.slug), 429, 'RATE_LIMITED');
       // Another user still has calls left.
       expect((await limited.chat({}, 'owner')).status).toBe(400);

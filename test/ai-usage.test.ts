@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body } from './harness.ts';
-import { makeCanvas } from './runtime-fixtures.ts';
+import { apiCanvas } from './runtime-fixtures.ts';
 import { ask, expectError, makeAiWorld, MODEL, recordSpend, sseEvents, type AiWorld, type Person } from './ai-fixtures.ts';
 
 const at = (iso: string) => Date.parse(iso);
@@ -22,7 +22,7 @@ describe('AI usage views (management API)', () => {
     });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 2, at: at('2025-04-30T23:00:00.000Z') });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 1, at: w.clock.now, state: 'reserved' });
-    otherCanvasId = makeCanvas(w.app, w.ids.stranger, { cap_ai: 1 }).id;
+    otherCanvasId = (await apiCanvas(w.app, w.cookie.stranger, { capabilities: { ai: true } })).id;
     recordSpend(w.app, { canvasId: otherCanvasId, actorId: w.ids.stranger, usd: 0.25, at: at('2025-05-10T00:00:00.000Z') });
   });
   afterAll(() => w.close());

@@ -12,7 +12,7 @@ import { CapabilityDisabledError, EaselError, PermissionDeniedError } from '../s
 import { connectionWorld, makeCert, SECRET_KEY_HEX, startUpstream, UPSTREAM_HOST, type Upstream } from './connections-fixtures.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { expectCode as expectPlatformCode } from './expect-code.ts';
-import { ADMIN_EMAIL, makeCanvas, refresh, type Who, type World } from './runtime-fixtures.ts';
+import { ADMIN_EMAIL, apiCanvas, refresh, type Who, type World } from './runtime-fixtures.ts';
 
 const SECRET = 'Bearer sk-upstream-SECRET-4c1d9e';
 const SECRET2 = 'api-key-SECRET-77aa10';
@@ -341,7 +341,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect((await conn('owner', 'readonly/x')).status).toBe(200);
     app.ctx.config.secretKey = key;
     // A canvas with no grant at all fails at the pipeline's capability gate.
-    const bare = makeCanvas(app, w.ids.owner);
+    const bare = await apiCanvas(app, w.cookie.owner);
     const gate = await expectCode(await conn('owner', 'api/x', { slug: bare.slug }), 403, 'CAPABILITY_DISABLED');
     expect(gate).toMatchObject({ capability: 'connections', reason: 'operator_disabled', backendEnabled: true });
     expect(capabilityRefusal(app.ctx, bare, 'connections')).not.toBeNull();
@@ -362,7 +362,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(connectionsEffective(app.ctx, canvas, 'ungranted')).toBe(false);
     expect(connectionsEffective(app.ctx, canvas, 'nope')).toBe(false);
     expect(grantedConnectionNames(app.ctx, canvas.id)).toEqual(['api', 'down', 'nxdomain', 'readonly', 'wrongname']);
-    expect(grantedConnectionNames(app.ctx, makeCanvas(app, w.ids.owner).id)).toEqual([]);
+    expect(grantedConnectionNames(app.ctx, (await apiCanvas(app, w.cookie.owner)).id)).toEqual([]);
   });
 
   test('audience: editors by default; viewers when the canvas or the policy entry says so; legacy guests never; refused before any upstream request', async () => {
@@ -668,7 +668,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(canvasBusy.scope).toBe('canvas_concurrency');
     tuning.processConcurrent = 2;
     tuning.perCanvasConcurrent = 5;
-    const other = makeCanvas(app, w.ids.owner);
+    const other = await apiCanvas(app, w.cookie.owner);
     await app.request(`/api/admin/canvases/${other.id}/connections/api`, { method: 'PUT', cookie: admin });
     const processBusy = await expectCode(await conn('owner', 'api/hold', { slug: other.slug }), 429, 'RATE_LIMITED');
     expect(processBusy.scope).toBe('process_concurrency');

@@ -10,7 +10,7 @@ import { systemResolver } from '../src/connections/resolver.ts';
 import { bunConnector } from '../src/connections/upstream.ts';
 import { makeCert, SECRET_KEY_HEX, startTrap, startUpstream, UPSTREAM_HOST, type Upstream } from './connections-fixtures.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
-import { ADMIN_EMAIL, makeCanvas } from './runtime-fixtures.ts';
+import { ADMIN_EMAIL, apiCanvas } from './runtime-fixtures.ts';
 
 const REFUSED: Array<[string, string]> = [
   ['127.0.0.1', 'loopback'],
@@ -148,7 +148,7 @@ describe('hostile targets through the Connections route', () => {
     };
     admin = await app.signIn(ADMIN_EMAIL);
     owner = await app.signIn('owner@example.com', 'Owner');
-    const canvas = makeCanvas(app, app.ctx.users.byEmail('owner@example.com')!.id);
+    const canvas = await apiCanvas(app, owner);
     slug = canvas.slug;
     canvasId = canvas.id;
   });

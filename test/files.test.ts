@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { expectCode } from './expect-code.ts';
-import { ADMIN_EMAIL, makeCanvas, makeWorld, type Who, type World } from './runtime-fixtures.ts';
+import { ADMIN_EMAIL, apiCanvas, makeWorld, type Who, type World } from './runtime-fixtures.ts';
 
 const BOUNDARY = 'easel-test-boundary-7d3f';
 
@@ -261,7 +261,7 @@ describe('runtime files', () => {
   });
 
   test("another canvas's file is 404 NOT_FOUND; a malformed id is 400 INVALID_BODY", async () => {
-    const other = makeCanvas(app, w.ids.owner);
+    const other = await apiCanvas(app, w.cookie.owner);
     const up = await body(await upload([filePart('elsewhere')], w.cookie.owner, other.slug));
     await expectCode(await files(`/${up.id}/content`, { cookie: w.cookie.owner }), 404, 'NOT_FOUND');
     await expectCode(await files(`/${up.id}`, { method: 'DELETE', cookie: w.cookie.owner }), 404, 'NOT_FOUND');

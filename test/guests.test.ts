@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
-import { ADMIN_EMAIL, guestCookie, makeCanvas, makeWorld, pathOf, type World } from './runtime-fixtures.ts';
+import { ADMIN_EMAIL, guestCookie, apiCanvas, makeWorld, pathOf, type World } from './runtime-fixtures.ts';
 
 describe('legacy guests', () => {
   let app: TestApp;
@@ -80,15 +80,14 @@ describe('legacy guests', () => {
   });
 
   test('a guest is NOT_INVITED on any other canvas, even one open to the whole org', async () => {
-    const other = makeCanvas(app, w.ids.owner, { access_mode: 'whole_org' });
+    const other = await apiCanvas(app, w.cookie.owner, { settings: { accessMode: 'whole_org' } });
     const res = await me(w.cookie.guest, other.slug);
     expect(res.status).toBe(404);
     expect((await body(res)).code).toBe('NOT_INVITED');
   });
 
   test('guests skip the password gate', async () => {
-    const gated = makeCanvas(app, w.ids.owner, { password_hash: 'hash', password_version: 1 });
-    app.ctx.canvases.setMember(gated.id, w.ids.viewer, 'viewer', clock);
+    const gated = await apiCanvas(app, w.cookie.owner, { settings: { password: 'hash' }, members: [[w.ids.viewer, 'viewer']] });
     const guest = await guestCookie(app, gated.id, w.cookie.owner);
     expect((await me(guest.cookie, gated.slug)).status).toBe(200);
     expect((await body(await me(w.cookie.viewer, gated.slug))).code).toBe('PASSWORD_REQUIRED');
@@ -132,7 +131,7 @@ describe('legacy guests', () => {
       cookie: w.cookie.owner,
     });
     expect(unknown.status).toBe(404);
-    const elsewhere = makeCanvas(app, w.ids.owner);
+    const elsewhere = await apiCanvas(app, w.cookie.owner);
     expect(
       (
         await app.request(`/api/canvases/${elsewhere.id}/guest-invites/${w.ids.guest.slice(6)}`, {
@@ -154,9 +153,9 @@ describe('legacy guests', () => {
   });
 
   test('a deleted canvas takes its guests with it', async () => {
-    const c = makeCanvas(app, w.ids.owner);
+    const c = await apiCanvas(app, w.cookie.owner);
     const g = await guestCookie(app, c.id, w.cookie.owner);
-    app.ctx.canvases.update(c.id, { deleted_at: clock }, clock);
+    expect((await app.request(`/api/canvases/${c.id}`, { method: 'DELETE', cookie: w.cookie.owner })).status).toBe(200);
     expect((await body(await me(g.cookie, c.slug))).code).toBe('NOT_FOUND');
     expect((await app.request(pathOf(g.url))).status).toBe(404);
   });

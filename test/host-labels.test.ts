@@ -12,7 +12,6 @@ import { canvasSlugFromHost } from '../src/http/canvas-host.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { expectCode } from './expect-code.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
-import { makeCanvas } from './runtime-fixtures.ts';
 import { runToExit } from './spawn.ts';
 import { deployFiles } from './world.ts';
 
@@ -122,8 +121,10 @@ describe('starting with a canvas on an own-host label', () => {
   test('is refused with one line naming the canvas and the fix', async () => {
     // Path mode (the default) reserves nothing: the slug is fine there.
     const before = await startTestApp({ dataDir });
-    const owner = before.ctx.users.ensure('early@example.com', 'Early');
-    const canvas = makeCanvas(before, owner.id, {}, 'studio');
+    const early = await before.signIn('early@example.com', 'Early');
+    const made = await before.request('/api/canvases', { method: 'POST', cookie: early, json: { title: 'Studio', slug: 'studio' } });
+    expect(made.status).toBe(201);
+    const canvas = await body(made);
     await before.close();
 
     const run = await runToExit({ env: { EASEL_DATA_DIR: dataDir, EASEL_AUTH_MODE: 'proxy', ...SUBDOMAIN } });

@@ -1,8 +1,8 @@
 // People and canvases for runtime API tests: an owner, an editor, two
 // viewers, a stranger, an instance admin who is not a member, and a legacy
 // guest, around one canvas (restricted unless told otherwise).
+import { expect } from 'bun:test';
 import type { Canvas } from '../src/canvases/record.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { body, type TestApp } from './harness.ts';
 import { World as TestWorld, type Who as CastMember } from './world.ts';
 
@@ -23,25 +23,30 @@ export interface World {
 
 let counter = 0;
 
-/** A canvas owned by `ownerId`, with columns set afterwards (snake_case, as in the schema). */
-export function makeCanvas(
-  app: TestApp,
-  ownerId: string,
-  columns: Record<string, string | number | null> = {},
-  slug = `c${++counter}-${newId().slice(0, 6)}`,
-): Canvas {
-  const now = app.ctx.now();
-  const canvas = app.ctx.canvases.insert({
-    id: newId(),
-    slug,
-    title: slug,
-    ownerId,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  if (Object.keys(columns).length) app.ctx.canvases.update(canvas.id, columns, now);
-  return app.ctx.canvases.byId(canvas.id)!;
+export interface ApiCanvasOptions {
+  /** PATCH /api/canvases/{id} (accessMode, password, expiresAt…). */
+  settings?: Record<string, unknown>;
+  /** PATCH /api/canvases/{id}/capabilities. */
+  capabilities?: Record<string, unknown>;
+  /** People put on the list: [user id, role]. */
+  members?: Array<[string, 'viewer' | 'editor']>;
+}
+
+/** A canvas made through the management API by the person whose cookie this is; its record (a read of the store). */
+export async function apiCanvas(app: TestApp, ownerCookie: string, o: ApiCanvasOptions = {}): Promise<Canvas> {
+  const call = async (method: string, path: string, json: unknown, status = 200) => {
+    const res = await app.request(path, { method, cookie: ownerCookie, json });
+    const answer = await body(res);
+    expect({ method, path, status: res.status }).toEqual({ method, path, status });
+    return answer;
+  };
+  const created = await call('POST', '/api/canvases', { title: `Canvas ${++counter}` }, 201);
+  for (const [userId, role] of o.members ?? []) {
+    await call('PUT', `/api/canvases/${created.id}/members`, { email: app.ctx.users.byId(userId)!.email, role });
+  }
+  if (o.capabilities) await call('PATCH', `/api/canvases/${created.id}/capabilities`, o.capabilities);
+  if (o.settings) await call('PATCH', `/api/canvases/${created.id}`, o.settings);
+  return app.ctx.canvases.byId(created.id)!;
 }
 
 export function refresh(app: TestApp, canvas: Canvas): Canvas {
