@@ -1,3 +1,4 @@
+import { adminSettings } from './admin-actions.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { apiCanvas } from './runtime-fixtures.ts';
 import { ask, calls, expectError, makeAiWorld, recordSpend, sseEvents, type AiWorld } from './ai-fixtures.ts';
@@ -13,10 +14,10 @@ describe('AI spend caps', () => {
     w = await makeAiWorld({ start: at('2025-01-31T12:00:00.000Z') });
   });
   afterAll(() => w.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     w.fake.reset();
     w.app.ctx.db.query('DELETE FROM ai_calls').run();
-    w.app.ctx.settings.update({ aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
     w.setCanvas({ ai_audience: 'viewers', guest_ai: 0, guest_ai_monthly_usd: 0 });
     w.clock.now = at('2025-01-31T12:00:00.000Z');
   });
@@ -34,7 +35,7 @@ describe('AI spend caps', () => {
   });
 
   test('user daily: refused once spend meets the cap; a call that starts under it completes even past it', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0.001 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.001 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.001 - CALL_COST / 2, at: w.clock.now });
     await ok();
     const spent = calls(w.app, w.canvas.id).reduce((sum, r) => sum + r.cost_usd, 0);
@@ -46,7 +47,7 @@ describe('AI spend caps', () => {
   });
 
   test('spend exactly at the cap is refused; a hair under is admitted', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0.3 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.3 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.1, at: w.clock.now });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.2, at: w.clock.now });
     // 0.1 + 0.2 is 0.30000000000000004 in floating point; it still "meets" 0.3, and so would 0.3 - 1e-12.
@@ -57,7 +58,7 @@ describe('AI spend caps', () => {
   });
 
   test('the daily window follows UTC days: 23:59:59.999 still refused, 00:00:00.000 admitted', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0.01 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.01, at: at('2025-01-31T00:00:00.000Z') });
     w.clock.now = at('2025-01-31T23:59:59.999Z');
     await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
@@ -67,7 +68,7 @@ describe('AI spend caps', () => {
   });
 
   test('the daily cap is per viewer across canvases', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0.01 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
     const other = await apiCanvas(w.app, w.cookie.owner, {
       capabilities: { ai: true, aiAudience: 'viewers' },
       members: [[w.ids.viewer, 'viewer']],
@@ -77,7 +78,7 @@ describe('AI spend caps', () => {
   });
 
   test('canvas monthly: every caller refused once the month meets the cap; the UTC month boundary resets it', async () => {
-    w.app.ctx.settings.update({ aiCanvasMonthlyUsd: 1 });
+    await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 1 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.6, at: at('2025-01-01T00:00:00.000Z') });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 0.4, at: at('2025-01-20T00:00:00.000Z') });
     // Last month's spend does not count.
@@ -92,26 +93,26 @@ describe('AI spend caps', () => {
   });
 
   test('caps are read per request: an admin raising them admits at once', async () => {
-    w.app.ctx.settings.update({ aiCanvasMonthlyUsd: 0.5 });
+    await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 0.5 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.5, at: w.clock.now });
     await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
-    w.app.ctx.settings.update({ aiCanvasMonthlyUsd: 0.6 });
+    await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 0.6 });
     await ok();
   });
 
   test('a cap of 0 refuses every call', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0 });
     await expectError(await w.chat(ask(), 'owner'), 429, 'QUOTA_EXCEEDED');
   });
 
   test('a running call holds its reservation against the caps until it settles', async () => {
-    w.app.ctx.settings.update({ aiCanvasMonthlyUsd: 1 });
+    await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 1 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 1, at: w.clock.now, state: 'reserved' });
     await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
   });
 
   test('concurrent calls against a nearly spent cap: only the calls admitted before the cap was met run', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0.01 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.0099, at: w.clock.now });
     w.fake.script(...Array.from({ length: 8 }, () => ({ kind: 'stream' as const, delayMs: 20 })));
     const responses = await Promise.all(Array.from({ length: 8 }, () => w.chat(ask(), 'viewer')));
@@ -129,7 +130,7 @@ describe('AI spend caps', () => {
   });
 
   test('concurrent calls across viewers against the canvas month', async () => {
-    w.app.ctx.settings.update({ aiCanvasMonthlyUsd: 0.02 });
+    await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 0.02 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.0199, at: w.clock.now });
     w.fake.script(...Array.from({ length: 6 }, () => ({ kind: 'stream' as const, delayMs: 20 })));
     const who = ['viewer', 'viewer2', 'editor', 'owner', 'viewer', 'viewer2'] as const;
@@ -196,12 +197,12 @@ describe('AI for legacy guests', () => {
   });
 
   test("a guest's calls are recorded as the guest and count against the daily cap per guest", async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 0.01 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
     try {
       recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 0.01, at: w.clock.now, kind: 'guest' });
       expect((await expectError(await w.chat(ask(), 'guest'), 429, 'QUOTA_EXCEEDED')).scope).toBe('user_daily');
     } finally {
-      w.app.ctx.settings.update({ aiUserDailyUsd: null });
+      await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: null });
     }
   });
 });

@@ -1,3 +1,4 @@
+import { adminSettings } from './admin-actions.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { utcDay } from '../src/runtime/usage.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
@@ -390,12 +391,12 @@ describe('runtime file quotas', () => {
   let app: TestApp;
   let w: World;
   beforeAll(async () => {
-    app = await startTestApp({ env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+    app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
     w = await makeWorld(app);
   });
   afterAll(() => app.close());
-  beforeEach(() => {
-    app.ctx.settings.update({ filesBytesFile: null, filesBytesCanvas: null });
+  beforeEach(async () => {
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: null, filesBytesCanvas: null });
     app.ctx.db.query('DELETE FROM files').run();
   });
 
@@ -408,16 +409,16 @@ describe('runtime file quotas', () => {
     });
 
   test('the per-file cap (admin-tunable): at the cap 201, one byte over 413 FILE_TOO_LARGE', async () => {
-    app.ctx.settings.update({ filesBytesFile: 1000 });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: 1000 });
     expect((await upload(new Uint8Array(1000))).status).toBe(201);
     const b = await expectCode(await upload(new Uint8Array(1001)), 413, 'FILE_TOO_LARGE');
     expect(b.message).toContain('1000');
-    app.ctx.settings.update({ filesBytesFile: null });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: null });
   });
 
   test('the canvas total (admin-tunable filesBytesCanvas): reaching it exactly is fine, one byte more is 409 QUOTA_EXCEEDED', async () => {
     app.ctx.db.query('DELETE FROM files').run();
-    app.ctx.settings.update({ filesBytesCanvas: 3000 });
+    await adminSettings(app, w.cookie.admin, { filesBytesCanvas: 3000 });
     for (let i = 0; i < 3; i++) expect((await upload(new Uint8Array(1000).fill(i))).status).toBe(201);
     await expectCode(await upload('x'), 409, 'QUOTA_EXCEEDED');
     expect((await upload('')).status).toBe(201);
@@ -425,12 +426,12 @@ describe('runtime file quotas', () => {
     await app.request(`/v1/c/${w.slug}/files/${id}`, { method: 'DELETE', cookie: w.cookie.editor });
     expect((await upload(new Uint8Array(1000))).status).toBe(201);
     await expectCode(await upload('x'), 409, 'QUOTA_EXCEEDED');
-    app.ctx.settings.update({ filesBytesCanvas: null });
+    await adminSettings(app, w.cookie.admin, { filesBytesCanvas: null });
     app.ctx.db.query('DELETE FROM files').run();
   });
 
   test('caps are enforced while streaming: an endless chunked body is cut off early, nothing is stored', async () => {
-    app.ctx.settings.update({ filesBytesFile: 64 * 1024 });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: 64 * 1024 });
     let pulled = 0;
     const head = new TextEncoder().encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`);
     const chunk = new Uint8Array(16 * 1024).fill(7);
@@ -457,11 +458,11 @@ describe('runtime file quotas', () => {
     await expectCode(res, 413, 'FILE_TOO_LARGE');
     expect(pulled).toBeLessThan(1024 * 1024);
     expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
-    app.ctx.settings.update({ filesBytesFile: null });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: null });
   });
 
   test('every byte of a chunked body counts: a junk part after a small file is cut off at the cap (413 FILE_TOO_LARGE), nothing is stored', async () => {
-    app.ctx.settings.update({ filesBytesFile: 64 * 1024 });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: 64 * 1024 });
     const enc = new TextEncoder();
     const head = enc.encode(
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="small.txt"\r\n\r\nsmall\r\n` +
@@ -498,11 +499,11 @@ describe('runtime file quotas', () => {
     expect(b.quota).toBe('files.bytes.file');
     expect(pulled).toBeLessThan(1024 * 1024);
     expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
-    app.ctx.settings.update({ filesBytesFile: null });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: null });
   });
 
   test('a declared Content-Length far over the file cap is refused before reading', async () => {
-    app.ctx.settings.update({ filesBytesFile: 1000 });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: 1000 });
     const res = await app.request(`/v1/c/${w.slug}/files`, {
       method: 'POST',
       cookie: w.cookie.editor,
@@ -510,6 +511,6 @@ describe('runtime file quotas', () => {
       headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
     });
     await expectCode(res, 413, 'FILE_TOO_LARGE');
-    app.ctx.settings.update({ filesBytesFile: null });
+    await adminSettings(app, w.cookie.admin, { filesBytesFile: null });
   });
 });

@@ -1,3 +1,4 @@
+import { adminSettings, adminUser } from './admin-actions.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { GUEST_COOKIE } from '../src/auth/guests.ts';
 import { hashCanvasKey } from '../src/canvases/keys.ts';
@@ -426,15 +427,15 @@ describe('PATCH /api/canvases/{id}', () => {
     expect((await body(await patch({ accessMode: 'public_link' }))).accessMode).toBe('public_link');
     expect((await body(await patch({ accessMode: 'restricted' }))).accessMode).toBe('restricted');
 
-    app.ctx.settings.update({ publicLinks: false });
+    await adminSettings(app, p.cookie.admin, { publicLinks: false });
     let before = snapshot(app, c.id);
     let res = await patch({ accessMode: 'public_link', title: 'Not applied' });
     expect(await body(res)).toEqual({ code: 'PUBLIC_LINKS_DISABLED', message: expect.any(String) });
     expect(res.status).toBe(403);
     expect(snapshot(app, c.id)).toBe(before);
-    app.ctx.settings.update({ publicLinks: null });
+    await adminSettings(app, p.cookie.admin, { publicLinks: null });
 
-    app.ctx.users.update(p.id.owner, { canPublishPublic: false });
+    await adminUser(app, p.cookie.admin, p.id.owner, { canPublishPublic: false });
     // The owner's account decides, whoever asks.
     for (const who of ['owner', 'editor', 'admin'] as const) {
       res = await patch({ accessMode: 'public_link' }, who);
@@ -442,7 +443,7 @@ describe('PATCH /api/canvases/{id}', () => {
       expect((await body(res)).code).toBe('PUBLIC_NOT_ALLOWED');
     }
     expect(snapshot(app, c.id)).toBe(before);
-    app.ctx.users.update(p.id.owner, { canPublishPublic: true });
+    await adminUser(app, p.cookie.admin, p.id.owner, { canPublishPublic: true });
     expect((await patch({ accessMode: 'bogus' })).status).toBe(400);
   });
 
@@ -680,12 +681,12 @@ describe('GET /api/me', () => {
   });
 
   test('canPublishPublic reflects the account and the instance switch', async () => {
-    app.ctx.settings.update({ publicLinks: false });
+    await adminSettings(app, p.cookie.admin, { publicLinks: false });
     expect((await body(await app.request('/api/me', { cookie: p.cookie.owner }))).canPublishPublic).toBe(false);
-    app.ctx.settings.update({ publicLinks: null });
-    app.ctx.users.update(p.id.stranger, { canPublishPublic: false });
+    await adminSettings(app, p.cookie.admin, { publicLinks: null });
+    await adminUser(app, p.cookie.admin, p.id.stranger, { canPublishPublic: false });
     expect((await body(await app.request('/api/me', { cookie: p.cookie.stranger }))).canPublishPublic).toBe(false);
-    app.ctx.users.update(p.id.stranger, { canPublishPublic: true });
+    await adminUser(app, p.cookie.admin, p.id.stranger, { canPublishPublic: true });
   });
 });
 

@@ -1,3 +1,4 @@
+import { adminSettings, adminUser } from './admin-actions.ts';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { corsHeaders } from '../src/runtime/isolation.ts';
@@ -67,12 +68,12 @@ describe('runtime pipeline (path mode)', () => {
     const expired = await made({ settings: { accessMode: 'public_link', expiresAt: clock + 1000 } });
     clock += 1001;
     expect((await me('', {}, expired.slug)).status).toBe(401);
-    app.ctx.settings.update({ publicLinks: false });
+    await adminSettings(app, w.cookie.admin, { publicLinks: false });
     expect((await me('', {}, pub.slug)).status).toBe(401);
-    app.ctx.settings.update({ publicLinks: null });
-    app.ctx.users.update(w.ids.owner, { canPublishPublic: false });
+    await adminSettings(app, w.cookie.admin, { publicLinks: null });
+    await adminUser(app, w.cookie.admin, w.ids.owner, { canPublishPublic: false });
     expect((await me('', {}, pub.slug)).status).toBe(401);
-    app.ctx.users.update(w.ids.owner, { canPublishPublic: true });
+    await adminUser(app, w.cookie.admin, w.ids.owner, { canPublishPublic: true });
   });
 
   test('step 3: the sharing rung, with the exact codes; admins get no bypass', async () => {
@@ -200,9 +201,9 @@ describe('runtime pipeline (path mode)', () => {
       capability: 'ai',
       reason: 'operator_disabled',
     });
-    app.ctx.settings.update({ aiApiKey: 'sk-test' });
+    await adminSettings(app, w.cookie.admin, { aiApiKey: 'sk-test' });
     expect(capabilityRefusal(app.ctx, c, 'ai')).toBeNull();
-    app.ctx.settings.update({ aiApiKey: null });
+    await adminSettings(app, w.cookie.admin, { aiApiKey: null });
     expect(capabilityRefusal(app.ctx, c, 'authoring')?.body()).toMatchObject({ capability: 'authoring', reason: 'operator_disabled' });
     expect(capabilityRefusal(app.ctx, c, 'connections')?.body()).toMatchObject({
       capability: 'connections',
