@@ -1,3 +1,4 @@
+import { adminSettings } from './admin-actions.ts';
 import { describe, expect, test } from 'bun:test';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { body } from './harness.ts';
@@ -121,13 +122,13 @@ describe('AI chat: checks before the stream', () => {
   test('403 MODEL_NOT_ALLOWED: not on the allowlist, or listed without a price', async () => {
     await expectError(await w.chat(ask('hi', { model: 'gpt-4' })), 403, 'MODEL_NOT_ALLOWED');
     await expectError(await w.chat(ask('hi', { model: MODEL.toUpperCase() })), 403, 'MODEL_NOT_ALLOWED');
-    w.app.ctx.settings.update({ aiModels: [MODEL, 'claude-new'] });
+    await adminSettings(w.app, w.cookie.admin, { aiModels: [MODEL, 'claude-new'] });
     await expectError(await w.chat(ask('hi', { model: 'claude-new' })), 403, 'MODEL_NOT_ALLOWED');
     // Priced but taken off the allowlist by an admin.
-    w.app.ctx.settings.update({ aiModels: ['claude-new'] });
+    await adminSettings(w.app, w.cookie.admin, { aiModels: ['claude-new'] });
     await expectError(await w.chat(ask()), 403, 'MODEL_NOT_ALLOWED');
     // Priced and listed: allowed (settings are read per request).
-    w.app.ctx.settings.update({ aiModels: ['claude-new'], aiPrices: { 'claude-new': { input: 1, output: 2 } } });
+    await adminSettings(w.app, w.cookie.admin, { aiModels: ['claude-new'], aiPrices: { 'claude-new': { input: 1, output: 2 } } });
     const ok = await w.chat(ask('hi', { model: 'claude-new' }));
     expect(ok.status).toBe(200);
     await ok.text();
@@ -155,7 +156,7 @@ describe('AI chat: checks before the stream', () => {
   });
 
   test('429 QUOTA_EXCEEDED: user_daily is checked before canvas_monthly, both before CAPABILITY_DISABLED and the audience', async () => {
-    w.app.ctx.settings.update({ aiUserDailyUsd: 1, aiCanvasMonthlyUsd: 2 });
+    await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 1, aiCanvasMonthlyUsd: 2 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 5, at: w.clock.now });
     w.setCanvas({ cap_ai: 0 });
     const daily = await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
@@ -275,11 +276,11 @@ describe('AI chat: the stream and what is sent to the provider', () => {
     expect(text).not.toContain(AI_KEY);
     expect(JSON.stringify(w.app.logs)).not.toContain(AI_KEY);
     // An admin's runtime key replaces the env one at once.
-    w.app.ctx.settings.update({ aiApiKey: 'sk-ant-admin-set-key' });
+    await adminSettings(w.app, w.cookie.admin, { aiApiKey: 'sk-ant-admin-set-key' });
     await (await w.chat(ask())).text();
     const second = w.fake.requests[1]!;
     expect(second.apiKey ?? second.bearer).toBe('sk-ant-admin-set-key');
-    w.app.ctx.settings.update({ aiApiKey: null });
+    await adminSettings(w.app, w.cookie.admin, { aiApiKey: null });
     expect(JSON.stringify(w.app.logs)).not.toContain('sk-ant-admin-set-key');
   });
 
@@ -298,13 +299,13 @@ describe('AI chat: the stream and what is sent to the provider', () => {
   });
 
   test('the price table is per model (admin-tunable)', async () => {
-    w.app.ctx.settings.update({ aiPrices: { [MODEL]: { input: 10, output: 100 } } });
+    await adminSettings(w.app, w.cookie.admin, { aiPrices: { [MODEL]: { input: 10, output: 100 } } });
     try {
       w.fake.script({ kind: 'stream', usage: { input: 1000, output: 1000 } });
       const done = (await sseEvents(await w.chat(ask()))).at(-1);
       expect(done.cost).toBeCloseTo(0.11, 12);
     } finally {
-      w.app.ctx.settings.update({ aiPrices: null });
+      await adminSettings(w.app, w.cookie.admin, { aiPrices: null });
     }
   });
 

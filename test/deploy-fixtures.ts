@@ -15,10 +15,14 @@ export interface DeployCanvas {
   ownerId: string;
 }
 
-export function createDeployCanvas(ctx: AppContext, ownerEmail = 'owner@example.test'): DeployCanvas {
+/** A canvas with a known key, written to the store (these suites test the Deploy API, not how canvases are made). */
+export function createDeployCanvas(
+  ctx: AppContext,
+  ownerEmail = 'owner@example.test',
+  slug = `d${randomBase62(10).toLowerCase()}`,
+): DeployCanvas {
   const owner = ctx.users.ensure(ownerEmail, 'Owner');
   const key = 'easel_sk_' + randomBase62(40);
-  const slug = `d${randomBase62(10).toLowerCase()}`;
   const canvas = ctx.canvases.insert({
     id: newId(),
     slug,

@@ -1,35 +1,12 @@
-// Canvases with deploy keys, site manifests and thin request helpers for the
-// staged-upload and CLI tests. Canvases are inserted through the store (the
-// management API is not what these suites test).
+// Site manifests and thin request helpers for the staged-upload and CLI
+// tests; their keyed canvases come from test/deploy-fixtures.ts.
 import type { AppContext } from '../src/context.ts';
-import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
+import { sha256Hex } from '../src/ids.ts';
+import type { DeployCanvas as KeyedCanvas } from './deploy-fixtures.ts';
 import { body, type TestApp } from './harness.ts';
 
-export interface KeyedCanvas {
-  id: string;
-  slug: string;
-  key: string;
-  ownerId: string;
-}
-
-export function createKeyedCanvas(
-  ctx: AppContext,
-  ownerEmail = 'owner@example.test',
-  slug = `c${randomBase62(8).toLowerCase()}`,
-): KeyedCanvas {
-  const owner = ctx.users.ensure(ownerEmail, 'Owner');
-  const key = 'easel_sk_' + randomBase62(40);
-  const canvas = ctx.canvases.insert({
-    id: newId(),
-    slug,
-    title: slug,
-    ownerId: owner.id,
-    keyHash: sha256Hex(key),
-    publicationToken: newToken(),
-    now: ctx.now(),
-  });
-  return { id: canvas.id, slug, key, ownerId: owner.id };
-}
+/** The Deploy API suites' keyed canvas (test/deploy-fixtures.ts), under the name these suites use. */
+export { createDeployCanvas as createKeyedCanvas, type DeployCanvas as KeyedCanvas } from './deploy-fixtures.ts';
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
