@@ -19,31 +19,7 @@ import {
   type Who,
 } from './management-fixtures.ts';
 
-const VIEW_KEYS = [
-  'id',
-  'slug',
-  'url',
-  'title',
-  'ownerId',
-  'role',
-  'status',
-  'publicationState',
-  'accessMode',
-  'hasPassword',
-  'expiresAt',
-  'currentVersionId',
-  'publicationToken',
-  'capabilities',
-  'aiAudience',
-  'connectionsAudience',
-  // Easel's own (issue 23): whether the canvas's pages may register service workers.
-  'serviceWorkers',
-  'runtimePolicy',
-  'runtimePolicyRevision',
-  'createdAt',
-  'updatedAt',
-].sort();
-/** A viewer's list entry (issue 23 item 18). */
+/** A viewer's list entry (issue 23 item 18): finding and opening the canvas, nothing to manage it with. */
 const VIEWER_VIEW_KEYS = [
   'id',
   'slug',
@@ -57,7 +33,21 @@ const VIEWER_VIEW_KEYS = [
   'hasPassword',
   'createdAt',
   'updatedAt',
+];
+const VIEW_KEYS = [
+  ...VIEWER_VIEW_KEYS,
+  'expiresAt',
+  'currentVersionId',
+  'publicationToken',
+  'capabilities',
+  'aiAudience',
+  'connectionsAudience',
+  // Easel's own (issue 23): whether the canvas's pages may register service workers.
+  'serviceWorkers',
+  'runtimePolicy',
+  'runtimePolicyRevision',
 ].sort();
+VIEWER_VIEW_KEYS.sort();
 
 let app: TestApp;
 let p: People;
