@@ -48,7 +48,7 @@ describe('a client that aborts its upload', () => {
   }
 
   test('PUT deploy cut off mid-body: one info line "request aborted", no error, no 500', async () => {
-    const canvas = createDeployCanvas(live.ctx);
+    const canvas = await createDeployCanvas(live);
     const path = `/v1/canvases/${canvas.id}/deploy`;
     const spool = spoolStarted();
     const finished = live.nextLog((l) => l.msg === 'request' && l.path === path);

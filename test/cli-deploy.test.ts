@@ -53,7 +53,7 @@ async function inProcess(
 
 describe('easel deploy <dir>', () => {
   test('first deploy sends every file; a redeploy with one change sends only that blob', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('site1', {
       'index.html': '<!doctype html><h1>v1</h1>',
       'app.js': 'console.log(1)',
@@ -87,7 +87,7 @@ describe('easel deploy <dir>', () => {
   });
 
   test('--json prints the DeployResult; --release-id makes a rerun already_current without uploads', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('site2', { 'index.html': '<h1>json</h1>', 'page.qqq': 'odd' });
     const first = await cli(c, [dir, '--json', '--release-id', 'build-7']);
     expect(first.code).toBe(0);
@@ -113,7 +113,7 @@ describe('easel deploy <dir>', () => {
   });
 
   test('--expect-token: a fresh token publishes; a stale one fails with the code and exit 1', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('site3', { 'index.html': '<h1>tok</h1>' });
     const ok = await cli(c, [dir, '--expect-token', tokenOf(app.ctx, c.id)]);
     expect(ok.code).toBe(0);
@@ -127,7 +127,7 @@ describe('easel deploy <dir>', () => {
   });
 
   test('a refused key: exit 1 with the code; the key is never printed', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('site4', { 'index.html': 'x' });
     const wrongKey = 'easel_sk_' + 'Z'.repeat(40);
     const r = await cli(c, [dir], wrongKey);
@@ -138,7 +138,7 @@ describe('easel deploy <dir>', () => {
   });
 
   test('a server-side refusal names the code: ZIP_SLIP-free folders, but too big a file', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = join(work, 'site-big');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'index.html'), 'x');
@@ -150,7 +150,7 @@ describe('easel deploy <dir>', () => {
   });
 
   test('usage errors exit 2 and show the usage', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('site5', { 'index.html': 'x' });
     const noCanvas = await runToExit({ args: ['deploy', dir], env: { EASEL_CANVAS_KEY: c.key } });
     expect([noCanvas.code, noCanvas.stderr]).toEqual([2, expect.stringContaining('missing --canvas <id>')]);
@@ -195,7 +195,7 @@ describe('symbolic links in the site folder (issue 23 item 5)', () => {
       .map((r) => r.path);
 
   test('are skipped by default, each one listed on stderr; nothing outside the folder is read', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const { dir } = linkedSite('links-default');
     const run = await cli(c, [dir], c.key);
     expect(run.code).toBe(0);
@@ -208,7 +208,7 @@ describe('symbolic links in the site folder (issue 23 item 5)', () => {
   });
 
   test('--follow-symlinks follows only links to files inside the folder', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const { dir } = linkedSite('links-follow');
     const run = await cli(c, [dir, '--follow-symlinks'], c.key);
     expect(run.code).toBe(0);
@@ -221,7 +221,7 @@ describe('symbolic links in the site folder (issue 23 item 5)', () => {
   });
 
   test('a key in a deployed file comes back as a warning in the answer, printed by the CLI', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('links-key', { 'index.html': '<h1>k</h1>', 'config.js': `const key = "${LEAKED}";` });
     const run = await cli(c, [dir], c.key);
     expect(run.code).toBe(0);
@@ -233,7 +233,7 @@ describe('symbolic links in the site folder (issue 23 item 5)', () => {
 
 describe('easel deploy <file.zip>', () => {
   test('streams the archive to PUT /deploy', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const zip = join(work, 'site.zip');
     writeFileSync(zip, zipSync({ 'index.html': new TextEncoder().encode('<h1>zip</h1>'), 'a.js': new TextEncoder().encode('1') }));
     const r = await cli(c, [zip, '--release-id', 'zip-1', '--json']);
@@ -250,7 +250,7 @@ describe('retries and progress (in process)', () => {
   test('429 on begin: waits Retry-After, then succeeds', async () => {
     const limited = await startTestApp({ listen: true, now: () => clock, env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '2' } });
     try {
-      const c = createKeyedCanvas(limited.ctx);
+      const c = await createKeyedCanvas(limited);
       const dir = writeSite('site-429', { 'index.html': '<h1>429</h1>' });
       const env = { EASEL_CANVAS_KEY: c.key };
       const args = [dir, '--canvas', c.id, '--api', limited.base];
@@ -272,7 +272,7 @@ describe('retries and progress (in process)', () => {
   });
 
   test('an unreachable server: five tries with backoff, then NETWORK_ERROR and exit 1', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const dir = writeSite('site-net', { 'index.html': 'x' });
     const probe = Bun.serve({ port: 0, fetch: () => new Response('') });
     const deadBase = `http://127.0.0.1:${probe.port}`;
@@ -290,7 +290,7 @@ describe('retries and progress (in process)', () => {
   });
 
   test('on a terminal: a redrawn progress bar on stderr; otherwise plain lines', async () => {
-    const c = createKeyedCanvas(app.ctx);
+    const c = await createKeyedCanvas(app);
     const files: Record<string, string> = { 'index.html': '<h1>bar</h1>' };
     for (let i = 0; i < 30; i++) files[`f${i}.txt`] = `file ${i}`;
     const dir = writeSite('site-tty', files);

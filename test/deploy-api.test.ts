@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const fresh = (): DeployCanvas => createDeployCanvas(app.ctx);
+const fresh = (): Promise<DeployCanvas> => createDeployCanvas(app);
 const versionRows = (c: DeployCanvas) =>
   app.ctx.db
     .query<{ number: number }, [string]>('SELECT number FROM versions WHERE canvas_id = ? ORDER BY number')
@@ -50,7 +50,7 @@ describe('key auth', () => {
   }
 
   test('a missing, malformed or unknown key: 401 on every route', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     await expectAll(c, {}, 401);
     await expectAll(c, { authorization: c.key }, 401);
@@ -60,33 +60,33 @@ describe('key auth', () => {
   });
 
   test('a key of another canvas: 403 with the same body', async () => {
-    const a = fresh();
-    const b = fresh();
+    const a = await fresh();
+    const b = await fresh();
     await deploy(app, a, site());
     await expectAll(a, { authorization: `Bearer ${b.key}` }, 403);
   });
 
   test('archived, disabled or deleted canvases: their key gives 401', async () => {
     for (const column of ['archived_at', 'disabled_at', 'deleted_at']) {
-      const c = fresh();
+      const c = await fresh();
       await deploy(app, c, site());
       app.ctx.db.query(`UPDATE canvases SET ${column} = ? WHERE id = ?`).run(clock, c.id);
       await expectAll(c, { authorization: `Bearer ${c.key}` }, 401);
       // Even against another canvas's id the dead key is unknown, not "another canvas".
-      const other = fresh();
+      const other = await fresh();
       const res = await app.request(`/v1/canvases/${other.id}`, { headers: { authorization: `Bearer ${c.key}` } });
       expect(res.status).toBe(401);
     }
   });
 
   test('the scheme is case-insensitive', async () => {
-    const c = fresh();
+    const c = await fresh();
     const res = await app.request(`/v1/canvases/${c.id}`, { headers: { authorization: `bearer ${c.key}` } });
     expect(res.status).toBe(200);
   });
 
   test('a session cookie is not honored, and no CORS headers are sent', async () => {
-    const c = fresh();
+    const c = await fresh();
     const cookie = await app.signIn('owner@example.test', 'Owner');
     const withCookie = await app.request(`/v1/canvases/${c.id}`, { cookie, headers: { origin: 'https://evil.example' } });
     expect(withCookie.status).toBe(401);
@@ -99,7 +99,7 @@ describe('key auth', () => {
   });
 
   test('no CORS on any route or answer: preflights, refusals and writes carry no access-control-* header', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     const cors = {
       origin: 'https://evil.example',
@@ -136,7 +136,7 @@ describe('key auth', () => {
   });
 
   test("a cookie beside the key changes nothing: the write is the owner's, audited as the key", async () => {
-    const c = fresh();
+    const c = await fresh();
     const stranger = await app.signIn('stranger-with-cookie@example.test', 'Stranger');
     const res = await app.request(`/v1/canvases/${c.id}/deploy`, {
       method: 'PUT',
@@ -158,7 +158,7 @@ describe('key auth', () => {
 
 describe('read-back', () => {
   test('a never-published canvas: draft, token present, nothing live, NOT_PUBLISHED for files', async () => {
-    const c = fresh();
+    const c = await fresh();
     const view = await get(app, c);
     expect(view.status).toBe(200);
     expect(view.body).toEqual({
@@ -182,7 +182,7 @@ describe('read-back', () => {
   });
 
   test('a published canvas: currentVersion, the version list newest first, the listing sorted by path', async () => {
-    const c = fresh();
+    const c = await fresh();
     const v1 = await deploy(app, c, site(), { releaseId: 'build-1' });
     clock += 1000;
     const v2 = await deploy(app, c, zipOf({ 'index.html': 'two', 'z.js': 'z', 'a/b.css': 'b', 'B.txt': 'B' }));
@@ -234,7 +234,7 @@ describe('read-back', () => {
   });
 
   test('?path= answers the raw bytes with their type, a quoted sha256 ETag and Cache-Control no-store', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, zipOf({ 'index.html': '<h1>hello</h1>', 'a/b c.css': 'body{}' }));
     const res = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('a/b c.css')}`, {
       headers: { authorization: `Bearer ${c.key}` },
@@ -247,7 +247,7 @@ describe('read-back', () => {
   });
 
   test('?path= not in the live manifest: 404 NOT_FOUND (exact match only)', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     for (const path of ['missing.html', '/index.html', 'INDEX.HTML', '', './index.html']) {
       const r = await get(app, c, `/files?path=${encodeURIComponent(path)}`);
@@ -259,7 +259,7 @@ describe('read-back', () => {
 
 describe('coordination', () => {
   test('releaseId live: already_current with the live fields and current token, and no side effects', async () => {
-    const c = fresh();
+    const c = await fresh();
     const first = await deploy(app, c, site(), { releaseId: 'r1' });
     const audits = auditRows(c).length;
     const again = await deploy(app, c, zipOf({ 'index.html': 'different' }), { releaseId: 'r1' });
@@ -273,7 +273,7 @@ describe('coordination', () => {
   });
 
   test('releaseId only in history: 409 RELEASE_NOT_CURRENT with release and current', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r1 = await deploy(app, c, site(), { releaseId: 'r1' });
     const r2 = await deploy(app, c, site({ 'x.js': '2' }), { releaseId: 'r2' });
     const r = await deploy(app, c, site(), { releaseId: 'r1' });
@@ -288,7 +288,7 @@ describe('coordination', () => {
   });
 
   test('a release unpublished stays in history: RELEASE_NOT_CURRENT, current all null but the token', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r1 = await deploy(app, c, site(), { releaseId: 'r1' });
     await post(app, c, '/unpublish');
     const r = await deploy(app, c, site(), { releaseId: 'r1' });
@@ -304,7 +304,7 @@ describe('coordination', () => {
   });
 
   test('a stale token: 409 PUBLICATION_CHANGED, live site unchanged, nothing kept', async () => {
-    const c = fresh();
+    const c = await fresh();
     const never = await deploy(app, c, site(), { expectedPublicationToken: 'not-the-token' });
     expect(never.status).toBe(409);
     expect(never.body).toEqual({
@@ -329,7 +329,7 @@ describe('coordination', () => {
   });
 
   test('INVALID_RELEASE_ID: empty, over 200 characters, control characters', async () => {
-    const c = fresh();
+    const c = await fresh();
     for (const releaseId of ['', 'x'.repeat(201), 'a\nb', 'tab\there', 'nul\u0000', 'c1\u0085']) {
       const r = await deploy(app, c, site(), { releaseId });
       expect(r.status).toBe(400);
@@ -350,7 +350,7 @@ describe('coordination', () => {
   });
 
   test('INVALID_REQUEST: a coordination field that is not a string (repeated in the query)', async () => {
-    const c = fresh();
+    const c = await fresh();
     for (const qs of ['releaseId=a&releaseId=b', 'expectedPublicationToken=a&expectedPublicationToken=b']) {
       const res = await app.request(`/v1/canvases/${c.id}/deploy?${qs}`, {
         method: 'PUT',
@@ -363,7 +363,7 @@ describe('coordination', () => {
   });
 
   test('the token rotates on every publication change and never comes back', async () => {
-    const c = fresh();
+    const c = await fresh();
     const seen = [sharing(app.ctx, c.id).publication_token];
     const note = () => {
       const t = sharing(app.ctx, c.id).publication_token;
@@ -388,7 +388,7 @@ describe('coordination', () => {
   });
 
   test('N parallel deploys holding the same token: exactly one wins, the rest PUBLICATION_CHANGED', async () => {
-    const c = fresh();
+    const c = await fresh();
     const token = sharing(app.ctx, c.id).publication_token;
     const zips = Array.from({ length: 8 }, (_, i) => site({ [`n${i}.js`]: String(i) }));
     const results = await Promise.all(zips.map((z) => deploy(app, c, z, { expectedPublicationToken: token })));
@@ -406,7 +406,7 @@ describe('coordination', () => {
 
 describe('racing deploys of one release', () => {
   test('one publishes, the others answer already_current, one version is kept and no stray blobs remain', async () => {
-    const c = fresh();
+    const c = await fresh();
     const zips = Array.from({ length: 5 }, (_, i) => site({ [`r${i}.txt`]: `race ${c.id} ${i}` }));
     const results = await Promise.all(zips.map((z) => deploy(app, c, z, { releaseId: 'same' })));
     const outcomes = results.map((r) => r.body.outcome).sort();
@@ -420,7 +420,7 @@ describe('racing deploys of one release', () => {
 
 describe('rollback', () => {
   test('moves only the live pointer when published; sharing unchanged; answers {url, version}', async () => {
-    const c = fresh();
+    const c = await fresh();
     const v1 = await deploy(app, c, site());
     await deploy(app, c, site({ 'b.js': 'b' }));
     app.ctx.db.query("UPDATE canvases SET access_mode = 'whole_org' WHERE id = ?").run(c.id);
@@ -438,7 +438,7 @@ describe('rollback', () => {
   });
 
   test('from draft: published again and Restricted', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     await post(app, c, '/unpublish');
     app.ctx.db.query("UPDATE canvases SET access_mode = 'public_link' WHERE id = ?").run(c.id);
@@ -448,7 +448,7 @@ describe('rollback', () => {
   });
 
   test('a bad body: 400 {error: invalid_body}', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     const bodies = [
       '',
@@ -473,7 +473,7 @@ describe('rollback', () => {
   });
 
   test('reads JSON whatever the Content-Type', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     const res = await app.request(`/v1/canvases/${c.id}/rollback`, {
       method: 'POST',
@@ -484,7 +484,7 @@ describe('rollback', () => {
   });
 
   test('no ready version with that number: 404 INVALID_PATH', async () => {
-    const c = fresh();
+    const c = await fresh();
     const none = await post(app, c, '/rollback', { version: 1 });
     expect(none.status).toBe(404);
     expect(none.body).toEqual({ code: 'INVALID_PATH', message: expect.any(String) });
@@ -493,7 +493,7 @@ describe('rollback', () => {
   });
 
   test('a target pruned during the swap: 409 VERSION_UNAVAILABLE', async () => {
-    const c = fresh();
+    const c = await fresh();
     for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': String(i) }));
     const canvas = app.ctx.canvases.byId(c.id)!;
     const target = rollbackTarget(app.ctx, canvas, 1);
@@ -514,7 +514,7 @@ describe('rollback', () => {
 
 describe('unpublish', () => {
   test('clears the pointer, resets sharing, keeps history, rotates the token and emits events', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     app.ctx.db
       .query("UPDATE canvases SET access_mode = 'public_link', expires_at = ?, listed_for_access = 1, gallery_listed = 1 WHERE id = ?")
@@ -545,7 +545,7 @@ describe('unpublish', () => {
   });
 
   test('from draft: 409 CANNOT_UNPUBLISH', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r = await post(app, c, '/unpublish');
     expect(r.status).toBe(409);
     expect(r.body).toEqual({ code: 'CANNOT_UNPUBLISH', message: expect.any(String) });
@@ -555,7 +555,7 @@ describe('unpublish', () => {
   });
 
   test('a publish after unpublish comes back Restricted, as a new version', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     app.ctx.db.query("UPDATE canvases SET access_mode = 'whole_org' WHERE id = ?").run(c.id);
     await post(app, c, '/unpublish');
@@ -565,14 +565,14 @@ describe('unpublish', () => {
   });
 
   test('sharing widened while in draft still comes back Restricted; a first publish keeps what the owner set', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site());
     await post(app, c, '/unpublish');
     app.ctx.canvases.update(c.id, { access_mode: 'whole_org' }, clock);
     expect((await deploy(app, c, site())).body.outcome).toBe('published');
     expect((await get(app, c)).body.accessMode).toBe('restricted');
 
-    const first = fresh();
+    const first = await fresh();
     app.ctx.canvases.update(first.id, { access_mode: 'whole_org' }, clock);
     expect((await deploy(app, first, site())).body.outcome).toBe('published');
     expect((await get(app, first)).body.accessMode).toBe('whole_org');
@@ -581,7 +581,7 @@ describe('unpublish', () => {
 
 describe('deploys are audited as the owner', () => {
   test('action, actor and metadata; createdBy is the owner', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r = await deploy(app, c, site(), { releaseId: 'rel' });
     const [row] = auditRows(c);
     expect(row).toMatchObject({ action: 'canvas.deploy', actorKind: 'key', actorId: c.ownerId });
@@ -591,7 +591,7 @@ describe('deploys are audited as the owner', () => {
 
 describe('retention', () => {
   test('12 deploys keep the 10 newest; a pruned number is INVALID_PATH; blobs only pruned versions held are collected', async () => {
-    const c = fresh();
+    const c = await fresh();
     const unique = (i: number) => `unique content of deploy ${i} ${c.id}`;
     for (let i = 1; i <= 10; i++) await deploy(app, c, site({ 'u.txt': unique(i) }));
     expect(app.ctx.blobs.has(hashOf(unique(1)))).toBe(true);
@@ -614,8 +614,8 @@ describe('retention', () => {
   });
 
   test('a pruned blob another canvas still uses is kept; one re-used within the grace period waits for the sweep', async () => {
-    const a = fresh();
-    const b = fresh();
+    const a = await fresh();
+    const b = await fresh();
     const shared = `shared ${a.id}`;
     const recent = `recent ${a.id}`;
     await deploy(app, a, site({ 's.txt': shared, 'r.txt': recent }));
@@ -639,7 +639,7 @@ describe('retention', () => {
 
 describe('retention: pruning and collection', () => {
   test('a pruned release is gone from history: deploying it again publishes', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(app, c, site(), { releaseId: 'old-release' });
     for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `${i}` }));
     expect(versionRows(c)[0]).toBe(2);
@@ -648,7 +648,7 @@ describe('retention: pruning and collection', () => {
   });
 
   test('pruning runs inside the transaction that activates the new version: if it fails, nothing changes', async () => {
-    const c = fresh();
+    const c = await fresh();
     for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `tx ${i}` }));
     const before = sharing(app.ctx, c.id);
     const audits = auditRows(c).length;
@@ -669,7 +669,7 @@ describe('retention: pruning and collection', () => {
   });
 
   test('a blob a runtime file still uses (the files table) is never collected', async () => {
-    const c = fresh();
+    const c = await fresh();
     const content = `runtime file bytes ${c.id}`;
     await deploy(app, c, site({ 'shared.txt': content }));
     app.ctx.db
@@ -693,7 +693,7 @@ describe('retention: pruning and collection', () => {
   });
 
   test('collection never races an in-flight deploy: a sweep while its body is still arriving spares the blobs it has written', async () => {
-    const c = fresh();
+    const c = await fresh();
     const early = `written before the body ends ${c.id}`;
     // The same bytes already sit in the store, unreferenced and old: a sweep would take them...
     const orphan = await app.ctx.blobs.putBytes(text(early));
@@ -735,7 +735,7 @@ describe('retention: pruning and collection', () => {
   });
 
   test('a collected blob takes its cached compressed copies along, and listeners hear of it', async () => {
-    const c = fresh();
+    const c = await fresh();
     const content = `compressible ${c.id} `.repeat(200);
     await deploy(app, c, site({ 'big.txt': content }));
     const hash = hashOf(content);
@@ -815,8 +815,8 @@ describe('the deploy-class rate', () => {
   afterAll(() => limited.close());
 
   test('PUT deploy and rollback share it per canvas: 429 {error: rate_limited} with Retry-After', async () => {
-    const c = createDeployCanvas(limited.ctx);
-    const other = createDeployCanvas(limited.ctx);
+    const c = await createDeployCanvas(limited);
+    const other = await createDeployCanvas(limited);
     expect((await deploy(limited, c, site())).status).toBe(200);
     expect((await deploy(limited, c, 'garbage')).status).toBe(400);
     expect((await post(limited, c, '/rollback', { version: 1 })).status).toBe(200);
@@ -833,7 +833,7 @@ describe('the deploy-class rate', () => {
   });
 
   test('counted only after the key is verified', async () => {
-    const c = createDeployCanvas(limited.ctx);
+    const c = await createDeployCanvas(limited);
     for (let i = 0; i < 5; i++) {
       const r = await deploy(limited, { ...c, key: `easel_sk_${'x'.repeat(40)}` }, site());
       expect(r.status).toBe(401);
@@ -842,8 +842,8 @@ describe('the deploy-class rate', () => {
   });
 
   test("refused keys on begin, finalize and rollback spend nothing either; another canvas's key is refused before counting", async () => {
-    const c = createDeployCanvas(limited.ctx);
-    const other = createDeployCanvas(limited.ctx);
+    const c = await createDeployCanvas(limited);
+    const other = await createDeployCanvas(limited);
     for (const key of [`easel_sk_${'y'.repeat(40)}`, other.key]) {
       for (const path of ['/uploads', '/uploads/some-upload/finalize', '/rollback']) {
         const r = await post(limited, c, path, { version: 1, manifest: [] }, { key });
@@ -871,7 +871,7 @@ describe('the deploy-class rate', () => {
 
 describe('secrets', () => {
   test('keys and coordination tokens never reach the logs or any response', async () => {
-    const c = fresh();
+    const c = await fresh();
     const token = sharing(app.ctx, c.id).publication_token;
     await deploy(app, c, site(), { expectedPublicationToken: token });
     await deploy(app, c, 'garbage');
@@ -921,8 +921,8 @@ describe('DeployResult is the same on every path', () => {
       'notes.qqq': 'unknown',
       'secret.txt': `key: easel_sk_${'A'.repeat(40)}`,
     };
-    const a = fresh();
-    const b = createKeyedCanvas(app.ctx);
+    const a = await fresh();
+    const b = await createKeyedCanvas(app);
     const viaZip = await deploy(app, a, zipOf(files), { releaseId: 'same-release' });
     const viaUpload = await stagedDeploy(app, b, files, { releaseId: 'same-release' });
     expect(viaZip.status).toBe(200);

@@ -1,11 +1,10 @@
-// Canvases with deploy keys, ZIP builders (fflate for honest archives, a
-// hand-rolled writer for lying ones) and request helpers for the Deploy API
-// suites. Canvases go in through the store: the management API is not what
-// these suites test.
+// Canvases with deploy keys (made through the management API), ZIP builders
+// (fflate for honest archives, a hand-rolled writer for lying ones) and
+// request helpers for the Deploy API suites.
 import { deflateRawSync } from 'node:zlib';
 import { zipSync, type Zippable } from 'fflate';
 import type { AppContext } from '../src/context.ts';
-import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
+import { randomBase62 } from '../src/ids.ts';
 import { body, type TestApp } from './harness.ts';
 
 export interface DeployCanvas {
@@ -15,24 +14,23 @@ export interface DeployCanvas {
   ownerId: string;
 }
 
-/** A canvas with a known key, written to the store (these suites test the Deploy API, not how canvases are made). */
-export function createDeployCanvas(
-  ctx: AppContext,
-  ownerEmail = 'owner@example.test',
+let owners = 0;
+
+/**
+ * A canvas made through the management API by its own fresh owner (so no
+ * suite meets the per-person canvas quota or creation rate), with the key the
+ * API answers once.
+ */
+export async function createDeployCanvas(
+  app: TestApp,
+  ownerEmail = `owner-${++owners}@example.test`,
   slug = `d${randomBase62(10).toLowerCase()}`,
-): DeployCanvas {
-  const owner = ctx.users.ensure(ownerEmail, 'Owner');
-  const key = 'easel_sk_' + randomBase62(40);
-  const canvas = ctx.canvases.insert({
-    id: newId(),
-    slug,
-    title: `Canvas ${slug}`,
-    ownerId: owner.id,
-    keyHash: sha256Hex(key),
-    publicationToken: newToken(),
-    now: ctx.now(),
-  });
-  return { id: canvas.id, slug, key, ownerId: owner.id };
+): Promise<DeployCanvas> {
+  const cookie = await app.signIn(ownerEmail, 'Owner');
+  const res = await app.request('/api/canvases', { method: 'POST', cookie, json: { title: `Canvas ${slug}`, slug } });
+  const made = await body(res);
+  if (res.status !== 201) throw new Error(`creating a canvas: ${res.status} ${JSON.stringify(made)}`);
+  return { id: made.id, slug: made.slug, key: made.apiKey, ownerId: made.ownerId };
 }
 
 type Bytes = Uint8Array<ArrayBuffer>;

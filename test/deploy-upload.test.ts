@@ -28,8 +28,8 @@ let clock = Date.parse('2030-01-01T00:00:00Z');
 let app: TestApp;
 const keys: string[] = [];
 
-function canvas(email = 'owner@example.test'): KeyedCanvas {
-  const c = createKeyedCanvas(app.ctx, email);
+async function canvas(email?: string): Promise<KeyedCanvas> {
+  const c = await createKeyedCanvas(app, email);
   keys.push(c.key);
   return c;
 }
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('begin', () => {
   test('opens a session and lists each missing hash once', async () => {
-    const c = canvas();
+    const c = await canvas();
     const s = site({ 'index.html': HTML, 'a.css': 'body{}', 'copy.css': 'body{}' });
     const r = await begin(app, c, { manifest: s.manifest });
     expect(r.status).toBe(200);
@@ -56,8 +56,8 @@ describe('begin', () => {
   });
 
   test("only this canvas's blobs count as stored", async () => {
-    const a = canvas();
-    const b = canvas('other@example.test');
+    const a = await canvas();
+    const b = await canvas('other@example.test');
     const files = { 'index.html': HTML + 'shared' };
     expect((await stagedDeploy(app, a, files)).status).toBe(200);
     // The blob store holds the bytes (for A), yet B must send them: begin reveals nothing about A.
@@ -70,7 +70,7 @@ describe('begin', () => {
   });
 
   test('a blob staged in an earlier session of the same canvas is not asked for again', async () => {
-    const c = canvas();
+    const c = await canvas();
     const s = site({ 'index.html': HTML + 'staged-once' });
     const first = await begin(app, c, { manifest: s.manifest });
     await stage(app, c, first.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
@@ -79,7 +79,7 @@ describe('begin', () => {
   });
 
   test('a hash the canvas holds with another size is asked for again', async () => {
-    const c = canvas();
+    const c = await canvas();
     const files = { 'index.html': HTML + 'sized' };
     await stagedDeploy(app, c, files);
     const wrong = site(files).manifest.map((e) => ({ ...e, size: e.size + 1 }));
@@ -92,7 +92,7 @@ describe('begin', () => {
   });
 
   test('paths: one leading ./ or / stripped, empty and "." segments dropped; dotfiles, dot-directories and directory entries skipped', async () => {
-    const c = canvas();
+    const c = await canvas();
     const s = site({
       './index.html': HTML,
       '/app.js': 'let a=1',
@@ -118,7 +118,7 @@ describe('begin', () => {
   });
 
   test('release already live: 200 already_current and no session', async () => {
-    const c = canvas();
+    const c = await canvas();
     const files = { 'index.html': HTML + 'r1' };
     const first = await stagedDeploy(app, c, files, { releaseId: 'r1' });
     expect(first.body.outcome).toBe('published');
@@ -132,7 +132,7 @@ describe('begin', () => {
   });
 
   test('release only in history: 409 RELEASE_NOT_CURRENT', async () => {
-    const c = canvas();
+    const c = await canvas();
     await stagedDeploy(app, c, { 'index.html': HTML + 'h1' }, { releaseId: 'h1' });
     await stagedDeploy(app, c, { 'index.html': HTML + 'h2' }, { releaseId: 'h2' });
     const r = await begin(app, c, { manifest: site({ 'index.html': 'x' }).manifest, releaseId: 'h1' });
@@ -143,7 +143,7 @@ describe('begin', () => {
   });
 
   test('token already stale: 409 PUBLICATION_CHANGED with the current state, no session', async () => {
-    const c = canvas();
+    const c = await canvas();
     const sessions = countSessions(c.id);
     const r = await begin(app, c, { manifest: site({ 'index.html': HTML }).manifest, expectedPublicationToken: 'not-the-token' });
     expect(r.status).toBe(409);
@@ -153,7 +153,7 @@ describe('begin', () => {
   });
 
   test('a fresh token is accepted', async () => {
-    const c = canvas();
+    const c = await canvas();
     const r = await begin(app, c, { manifest: site({ 'index.html': HTML }).manifest, expectedPublicationToken: tokenOf(app.ctx, c.id) });
     expect(r.status).toBe(200);
   });
@@ -211,7 +211,7 @@ describe('begin', () => {
   ];
   for (const [name, json] of invalidManifests) {
     test(`400 INVALID_MANIFEST: ${name}`, async () => {
-      const r = await begin(app, canvas(), json);
+      const r = await begin(app, await canvas(), json);
       expect(r.status).toBe(400);
       expect(r.body.code).toBe('INVALID_MANIFEST');
       expect(typeof r.body.message).toBe('string');
@@ -219,7 +219,7 @@ describe('begin', () => {
   }
 
   test('400 INVALID_MANIFEST: body not JSON', async () => {
-    const c = canvas();
+    const c = await canvas();
     for (const raw of ['{"manifest": [', 'not json', '']) {
       const res = await app.request(`/v1/canvases/${c.id}/uploads`, {
         method: 'POST',
@@ -232,7 +232,7 @@ describe('begin', () => {
   });
 
   test('413 INVALID_MANIFEST: a body over 4 MB', async () => {
-    const c = canvas();
+    const c = await canvas();
     const res = await app.request(`/v1/canvases/${c.id}/uploads`, {
       method: 'POST',
       body: '{"manifest":[' + ' '.repeat(4 * MiB) + ']}',
@@ -259,7 +259,7 @@ describe('begin', () => {
   ];
   for (const [path, code, status] of badPaths) {
     test(`${status} ${code}: ${JSON.stringify(path)}`, async () => {
-      const r = await begin(app, canvas(), {
+      const r = await begin(app, await canvas(), {
         manifest: [
           { path: 'index.html', hash: fakeHash('i'), size: 1 },
           { path, hash: fakeHash('p'), size: 1 },
@@ -272,9 +272,9 @@ describe('begin', () => {
   }
 
   test('413 FILE_TOO_LARGE: an entry declared over 25 MB (exactly 25 MB is fine)', async () => {
-    const ok = await begin(app, canvas(), { manifest: [{ path: 'big.bin', hash: fakeHash('b'), size: 25 * MiB }] });
+    const ok = await begin(app, await canvas(), { manifest: [{ path: 'big.bin', hash: fakeHash('b'), size: 25 * MiB }] });
     expect(ok.status).toBe(200);
-    const r = await begin(app, canvas(), {
+    const r = await begin(app, await canvas(), {
       manifest: [
         { path: 'index.html', hash: fakeHash('i'), size: 1 },
         { path: 'big.bin', hash: fakeHash('b'), size: 25 * MiB + 1 },
@@ -286,15 +286,15 @@ describe('begin', () => {
 
   test('413 TOO_MANY_FILES: more than 2000 entries (dotfiles do not count)', async () => {
     const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ path: `f${i}.txt`, hash: fakeHash(String(i)), size: 1 }));
-    const ok = await begin(app, canvas(), { manifest: [...entries(2000), { path: '.x', hash: fakeHash('dot'), size: 1 }] });
+    const ok = await begin(app, await canvas(), { manifest: [...entries(2000), { path: '.x', hash: fakeHash('dot'), size: 1 }] });
     expect(ok.status).toBe(200);
-    const r = await begin(app, canvas(), { manifest: entries(2001) });
+    const r = await begin(app, await canvas(), { manifest: entries(2001) });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe('TOO_MANY_FILES');
   });
 
   test('413 CANVAS_TOO_LARGE: declared sizes over 100 MB in total', async () => {
-    const r = await begin(app, canvas(), {
+    const r = await begin(app, await canvas(), {
       manifest: Array.from({ length: 5 }, (_, i) => ({ path: `p${i}.bin`, hash: fakeHash(`big${i}`), size: 20 * MiB + 1 })),
     });
     expect(r.status).toBe(413);
@@ -312,15 +312,15 @@ describe('begin', () => {
       [{ manifest, expectedPublicatonToken: 'typo' }, 400, 'INVALID_REQUEST'],
     ];
     for (const [json, status, code] of cases) {
-      const r = await begin(app, canvas(), json);
+      const r = await begin(app, await canvas(), json);
       expect([r.status, r.body.code]).toEqual([status, code]);
     }
-    expect((await begin(app, canvas(), { manifest, releaseId: 'x'.repeat(200) })).status).toBe(200);
+    expect((await begin(app, await canvas(), { manifest, releaseId: 'x'.repeat(200) })).status).toBe(200);
   });
 
   test("auth: no key 401, unknown key 401, another canvas's key 403 — before the body is read", async () => {
-    const c = canvas();
-    const other = canvas('other@example.test');
+    const c = await canvas();
+    const other = await canvas('other@example.test');
     const noKey = await app.request(`/v1/canvases/${c.id}/uploads`, { method: 'POST', body: 'garbage' });
     expect([noKey.status, await noKey.json()]).toEqual([401, { error: 'unauthorized' }]);
     expect(await begin(app, c, 'garbage', 'easel_sk_' + 'x'.repeat(40))).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
@@ -330,7 +330,7 @@ describe('begin', () => {
 
 describe('stage', () => {
   async function opened(files: Record<string, string | Uint8Array<ArrayBuffer>> = { 'index.html': HTML + 'stage' }) {
-    const c = canvas();
+    const c = await canvas();
     const s = site(files);
     const b = await begin(app, c, { manifest: s.manifest });
     expect(b.status).toBe(200);
@@ -361,7 +361,7 @@ describe('stage', () => {
     const { c, s, uploadId } = await opened();
     const unknown = await stage(app, c, 'nope', s.files[0]!.hash, s.files[0]!.bytes);
     expect(unknown).toEqual({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID', message: expect.any(String) } });
-    const other = canvas('other@example.test');
+    const other = await canvas('other@example.test');
     const cross = await stage(app, other, uploadId, s.files[0]!.hash, s.files[0]!.bytes);
     expect([cross.status, cross.body.code]).toEqual([404, 'UPLOAD_HANDLE_INVALID']);
     // And the key check comes first: the other canvas's key on this canvas's path.
@@ -451,7 +451,7 @@ describe('stage', () => {
   test('a key-shaped file the canvas already holds (not staged again) still warns, under every path naming it', async () => {
     const leaked = 'easel_sk_' + 'Z9y8X7w6V5'.repeat(4);
     keys.push(leaked);
-    const c = canvas();
+    const c = await canvas();
     const first = await stagedDeploy(app, c, { 'index.html': HTML + 'held', 'env.txt': `KEY=${leaked}\n` });
     expect(first.body.warnings).toEqual(['env.txt may contain a canvas API key']);
     const s = site({
@@ -474,7 +474,7 @@ describe('stage', () => {
   test('staging is not rate-limited', async () => {
     const limited = await startTestApp({ now: () => clock, env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '1' } });
     try {
-      const c = createKeyedCanvas(limited.ctx);
+      const c = await createKeyedCanvas(limited);
       const s = site({ 'index.html': HTML });
       const b = await begin(limited, c, { manifest: s.manifest });
       for (let i = 0; i < 5; i++) expect((await stage(limited, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes)).status).toBe(204);
@@ -488,8 +488,9 @@ describe('finalize', () => {
   async function ready(
     files: Record<string, string | Uint8Array<ArrayBuffer>> = { 'index.html': HTML + 'fin' },
     coordination: Record<string, string> = {},
-    c = canvas(),
+    given?: KeyedCanvas,
   ) {
+    const c = given ?? (await canvas());
     const s = site(files);
     const b = await begin(app, c, { manifest: s.manifest, ...coordination });
     expect(b.status).toBe(200);
@@ -538,7 +539,7 @@ describe('finalize', () => {
   });
 
   test('400 UPLOAD_MISSING_BLOB names the hashes; the session stays open', async () => {
-    const c = canvas();
+    const c = await canvas();
     const s = site({ 'index.html': HTML + 'm', 'b.css': 'b{}' });
     const b = await begin(app, c, { manifest: s.manifest });
     await stage(app, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
@@ -554,7 +555,7 @@ describe('finalize', () => {
   });
 
   test('a blob that vanished from the store after begin is missing again', async () => {
-    const c = canvas();
+    const c = await canvas();
     await stagedDeploy(app, c, { 'index.html': HTML + 'gone' });
     const { uploadId } = await ready({ 'index.html': HTML + 'gone', 'x.css': 'x{}' }, {}, c);
     app.ctx.blobs.delete(sha256Hex(HTML + 'gone'));
@@ -565,7 +566,7 @@ describe('finalize', () => {
   });
 
   test('409 PUBLICATION_CHANGED keeps the handle usable; the body token refreshes the captured one', async () => {
-    const c = canvas();
+    const c = await canvas();
     const { uploadId } = await ready({ 'index.html': HTML + 'pc' }, { expectedPublicationToken: tokenOf(app.ctx, c.id) }, c);
     await stagedDeploy(app, c, { 'index.html': HTML + 'someone else' });
     const stale = await finalize(app, c, uploadId);
@@ -582,14 +583,14 @@ describe('finalize', () => {
   });
 
   test('a stale token in the finalize body replaces a fresh one from begin', async () => {
-    const c = canvas();
+    const c = await canvas();
     const { uploadId } = await ready(undefined, { expectedPublicationToken: tokenOf(app.ctx, c.id) }, c);
     const r = await finalize(app, c, uploadId, { expectedPublicationToken: 'old' });
     expect([r.status, r.body.code]).toEqual([409, 'PUBLICATION_CHANGED']);
   });
 
   test("releaseId: must equal begin's; validity is checked before the mismatch", async () => {
-    const c = canvas();
+    const c = await canvas();
     const withRelease = await ready({ 'index.html': HTML + 'rm' }, { releaseId: 'r-a' }, c);
     const mismatch = await finalize(app, c, withRelease.uploadId, { releaseId: 'r-b' });
     expect(mismatch).toMatchObject({ status: 400, body: { code: 'RELEASE_ID_MISMATCH' } });
@@ -620,7 +621,7 @@ describe('finalize', () => {
   });
 
   test('409 UPLOAD_ALREADY_FINALIZED; a replay whose release is live answers already_current', async () => {
-    const c = canvas();
+    const c = await canvas();
     const plain = await ready({ 'index.html': HTML + 'p' }, {}, c);
     expect((await finalize(app, c, plain.uploadId)).status).toBe(200);
     const again = await finalize(app, c, plain.uploadId);
@@ -642,7 +643,7 @@ describe('finalize', () => {
   });
 
   test('finalize when the release went live through another session: 200 already_current; release in history: RELEASE_NOT_CURRENT', async () => {
-    const c = canvas();
+    const c = await canvas();
     const a = await ready({ 'index.html': HTML + 'ra' }, { releaseId: 'shared' }, c);
     const b = await ready({ 'index.html': HTML + 'ra' }, { releaseId: 'shared' }, c);
     const late = await ready({ 'index.html': HTML + 'ra' }, { releaseId: 'shared' }, c);
@@ -706,7 +707,7 @@ describe('finalize', () => {
   test('N parallel finalizes of one handle over real sockets: exactly one publishes, the rest are refused', async () => {
     const live = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
     try {
-      const c = createKeyedCanvas(live.ctx);
+      const c = await createKeyedCanvas(live);
       const s = site({ 'index.html': HTML + 'sockets', 'x.js': 'let x' });
       const b = await begin(live, c, { manifest: s.manifest });
       for (const h of b.body.missingHashes) await stage(live, c, b.body.uploadId, h, s.byHash.get(h)!);
@@ -722,7 +723,7 @@ describe('finalize', () => {
   });
 
   test('a refused finalize (missing blob) lets go of the lease at once', async () => {
-    const c = canvas();
+    const c = await canvas();
     const s = site({ 'index.html': HTML + 'lease', 'late.css': 'late{}' });
     const b = await begin(app, c, { manifest: s.manifest });
     await stage(app, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
@@ -733,7 +734,7 @@ describe('finalize', () => {
   });
 
   test('404 UPLOAD_HANDLE_INVALID when the beginning owner is no longer active or no longer the owner', async () => {
-    const c = canvas('leaving@example.test');
+    const c = await canvas('leaving@example.test');
     const { uploadId } = await ready(undefined, {}, c);
     app.ctx.db.query('UPDATE users SET active = 0 WHERE id = ?').run(c.ownerId);
     try {
@@ -747,9 +748,9 @@ describe('finalize', () => {
   });
 
   test('404 UPLOAD_HANDLE_INVALID for an unknown handle; 401/403 for keys', async () => {
-    const c = canvas();
+    const c = await canvas();
     expect(await finalize(app, c, 'unknown')).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
-    const other = canvas('other@example.test');
+    const other = await canvas('other@example.test');
     const { uploadId } = await ready(undefined, {}, c);
     expect(await finalize(app, other, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
     expect(await finalize(app, c, uploadId, undefined, { key: other.key })).toMatchObject({ status: 403, body: { error: 'unauthorized' } });
@@ -774,7 +775,7 @@ describe('rate limit (deploy class)', () => {
   test('begin and finalize count; over the limit: 429 {error: rate_limited} with Retry-After', async () => {
     const limited = await startTestApp({ now: () => clock, env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '2' } });
     try {
-      const c = createKeyedCanvas(limited.ctx);
+      const c = await createKeyedCanvas(limited);
       const s = site({ 'index.html': HTML });
       const b = await begin(limited, c, { manifest: s.manifest });
       await stage(limited, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
@@ -795,7 +796,7 @@ describe('lifetime', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'easel-upload-restart-'));
     try {
       const first = await startTestApp({ dataDir, now: () => clock });
-      const c = createKeyedCanvas(first.ctx);
+      const c = await createKeyedCanvas(first);
       const s = site({ 'index.html': HTML + 'restart', 'b.js': 'let b = 2' });
       const b = await begin(first, c, { manifest: s.manifest });
       await stage(first, c, b.body.uploadId, s.files[0]!.hash, s.files[0]!.bytes);
@@ -814,7 +815,7 @@ describe('lifetime', () => {
   });
 
   test('open sessions protect their blobs from garbage collection; finished ones are deleted after an hour', async () => {
-    const c = canvas();
+    const c = await canvas();
     const s = site({ 'index.html': HTML + 'gc' });
     const hash = s.files[0]!.hash;
     const b = await begin(app, c, { manifest: s.manifest });
@@ -830,7 +831,7 @@ describe('lifetime', () => {
     try {
       clock = start + 15 * 60 * 1000 + 60 * 60 * 1000 + 1;
       // Any begin sweeps (at most once a minute).
-      await begin(app, canvas(), { manifest: s.manifest });
+      await begin(app, await canvas(), { manifest: s.manifest });
       for (const id of [b.body.uploadId, abandoned.body.uploadId]) {
         expect(app.ctx.db.query('SELECT 1 FROM upload_sessions WHERE id = ?').get(id)).toBeNull();
         expect(app.ctx.db.query('SELECT 1 FROM upload_blobs WHERE upload_id = ?').get(id)).toBeNull();

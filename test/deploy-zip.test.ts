@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const fresh = (): DeployCanvas => createDeployCanvas(app.ctx);
+const fresh = (): Promise<DeployCanvas> => createDeployCanvas(app);
 const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher('sha256').update(data).digest('hex');
 const versionCount = (c: DeployCanvas) =>
   app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n;
@@ -34,7 +34,7 @@ async function refused(c: DeployCanvas, zip: BodyInit | null, status: number, co
 
 describe('a valid archive', () => {
   test('publishes with source api and a DeployResult of the exact shape', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r = await deploy(app, c, site({ 'css/site.css': 'body{}' }));
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual([
@@ -64,13 +64,13 @@ describe('a valid archive', () => {
 
   test('is read as a ZIP whatever the Content-Type', async () => {
     for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded']) {
-      const r = await deploy(app, fresh(), site(), {}, { 'content-type': type });
+      const r = await deploy(app, await fresh(), site(), {}, { 'content-type': type });
       expect(r.status).toBe(200);
     }
   });
 
   test('stored and deflated entries, binary content and unicode names come back byte for byte', async () => {
-    const c = fresh();
+    const c = await fresh();
     const png = crypto.getRandomValues(new Uint8Array(70_000));
     const r = await deploy(app, c, zipOf({ 'index.html': '<p>x</p>', 'img/logo.png': png, 'docs/ünï cödé.txt': 'hé' }, 0));
     expect(r.status).toBe(200);
@@ -83,7 +83,7 @@ describe('a valid archive', () => {
   });
 
   test('dotfiles, dot-directories, directory entries and symlinks are dropped; counts are after stripping', async () => {
-    const c = fresh();
+    const c = await fresh();
     const zip = rawZip([
       { name: 'assets/' },
       { name: 'index.html', content: text('<h1>x</h1>') },
@@ -104,7 +104,7 @@ describe('a valid archive', () => {
   });
 
   test('entries with data descriptors (sizes after the data, as streaming zippers write them) are read', async () => {
-    const c = fresh();
+    const c = await fresh();
     const big = crypto.getRandomValues(new Uint8Array(300_000));
     const zip = rawZip([
       { name: 'index.html', content: text('<h1>dd</h1>'), dataDescriptor: true },
@@ -118,7 +118,7 @@ describe('a valid archive', () => {
   });
 
   test("fflate's streaming zipper (data descriptors, deflate) round-trips", async () => {
-    const c = fresh();
+    const c = await fresh();
     const chunks: Uint8Array[] = [];
     const zipper = new Zip((err, chunk) => {
       if (err) throw err;
@@ -142,7 +142,7 @@ describe('a valid archive', () => {
   });
 
   test('ZIP64 archives (64-bit sizes, offsets and end record) are read', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r = await deploy(
       app,
       c,
@@ -161,11 +161,11 @@ describe('a valid archive', () => {
   test('an archive with a trailing comment is read', async () => {
     const zip = site();
     const withComment = Buffer.concat([zip.subarray(0, zip.byteLength - 2), Buffer.from([5, 0]), Buffer.from('hello')]);
-    expect((await deploy(app, fresh(), withComment)).status).toBe(200);
+    expect((await deploy(app, await fresh(), withComment)).status).toBe(200);
   });
 
   test('mime types are decided at deploy time', async () => {
-    const c = fresh();
+    const c = await fresh();
     await deploy(
       app,
       c,
@@ -198,7 +198,7 @@ describe('warnings', () => {
   test('text/plain downgrades: unknown extension, no extension, server-side scripts', async () => {
     const r = await deploy(
       app,
-      fresh(),
+      await fresh(),
       site({ 'api.php': '<?php', LICENSE: 'MIT', 'data.qqq': '?', 'cgi/run.sh': 'echo', 'x.py': '', 'y.aspx': '' }),
     );
     expect(r.status).toBe(200);
@@ -214,31 +214,31 @@ describe('warnings', () => {
 
   test('a text file holding a key-shaped string is flagged (never the key itself), a binary one is not', async () => {
     const fake = 'easel_sk_' + 'Ab3'.repeat(13) + 'x';
-    const r = await deploy(app, fresh(), site({ 'config.js': `const k = "${fake}";`, 'img.png': `PNG${fake}` }));
+    const r = await deploy(app, await fresh(), site({ 'config.js': `const k = "${fake}";`, 'img.png': `PNG${fake}` }));
     expect(r.body.warnings).toEqual(['config.js may contain a canvas API key']);
     expect(JSON.stringify(app.logs)).not.toContain(fake);
     expect(app.logs.some((l) => l.msg === 'deploy lint: files may contain a canvas API key')).toBe(true);
   });
 
   test('no index.html: flagged, except when the only HTML file has another name', async () => {
-    const none = await deploy(app, fresh(), zipOf({ 'a.html': 'a', 'b.html': 'b' }));
+    const none = await deploy(app, await fresh(), zipOf({ 'a.html': 'a', 'b.html': 'b' }));
     expect(none.body.warnings).toEqual(['no index.html: the canvas root will answer 404']);
-    const nested = await deploy(app, fresh(), zipOf({ 'site/index.html': 'a', 'site/b.html': 'b' }));
+    const nested = await deploy(app, await fresh(), zipOf({ 'site/index.html': 'a', 'site/b.html': 'b' }));
     expect(nested.body.warnings).toEqual(['no index.html: the canvas root will answer 404']);
-    const single = await deploy(app, fresh(), zipOf({ 'page.html': 'a', 'a.js': '' }));
+    const single = await deploy(app, await fresh(), zipOf({ 'page.html': 'a', 'a.js': '' }));
     expect(single.body.warnings).toEqual([]);
-    const noHtml = await deploy(app, fresh(), zipOf({ 'a.js': '' }));
+    const noHtml = await deploy(app, await fresh(), zipOf({ 'a.js': '' }));
     expect(noHtml.body.warnings).toEqual(['no index.html: the canvas root will answer 404']);
   });
 });
 
 describe('EMPTY_DEPLOY', () => {
-  test('an empty body', () => refused(fresh(), null, 400, 'EMPTY_DEPLOY'));
-  test('a zero-length body', () => refused(fresh(), new Uint8Array(0), 400, 'EMPTY_DEPLOY'));
-  test('an archive with no entries', () => refused(fresh(), rawZip([]), 400, 'EMPTY_DEPLOY'));
-  test('an archive of dotfiles and directories only', () =>
+  test('an empty body', async () => refused(await fresh(), null, 400, 'EMPTY_DEPLOY'));
+  test('a zero-length body', async () => refused(await fresh(), new Uint8Array(0), 400, 'EMPTY_DEPLOY'));
+  test('an archive with no entries', async () => refused(await fresh(), rawZip([]), 400, 'EMPTY_DEPLOY'));
+  test('an archive of dotfiles and directories only', async () =>
     refused(
-      fresh(),
+      await fresh(),
       rawZip([{ name: 'dir/' }, { name: '.env', content: text('x') }, { name: '.github/ci.yml', content: text('x') }]),
       400,
       'EMPTY_DEPLOY',
@@ -247,7 +247,7 @@ describe('EMPTY_DEPLOY', () => {
 
 describe('INVALID_ZIP', () => {
   test("two central records sharing one entry's bytes (overlapping entries)", async () => {
-    const c = fresh();
+    const c = await fresh();
     const zip = rawZip([{ name: 'index.html', content: text('<h1>shared bytes</h1>') }], { extraCentral: [{ of: 0, name: 'index.html' }] });
     // The second record's name must match the local header, so it repeats it: caught as an overlap (or a duplicate path).
     const r = await deploy(app, c, zip);
@@ -266,7 +266,7 @@ describe('INVALID_ZIP', () => {
 
   test('a table of contents that disagrees with a self-consistent entry (CRC or size): refused, and nothing extracted early is kept', async () => {
     for (const central of [{ crc: 0x1234567 }, { declaredSize: 3 }]) {
-      const c = fresh();
+      const c = await fresh();
       const content = text(`honest local bytes ${JSON.stringify(central)}`);
       const zip = rawZip([
         { name: 'index.html', content: text('<h1>ok</h1>') },
@@ -279,7 +279,7 @@ describe('INVALID_ZIP', () => {
   });
 
   test('a central name that differs from the local one (the local name is never what gets deployed)', async () => {
-    const c = fresh();
+    const c = await fresh();
     const zip = rawZip([
       { name: 'index.html', content: text('<h1>ok</h1>') },
       { name: 'innocent.js', content: text('evil()'), central: { name: 'other.js' } },
@@ -288,10 +288,10 @@ describe('INVALID_ZIP', () => {
     expect(app.ctx.blobs.has(sha256('evil()'))).toBe(false);
   });
 
-  test('garbage', () => refused(fresh(), crypto.getRandomValues(new Uint8Array(5000)), 400, 'INVALID_ZIP'));
-  test('text', () => refused(fresh(), 'hello, this is not a zip', 400, 'INVALID_ZIP'));
-  test('a local-header magic followed by garbage', () =>
-    refused(fresh(), Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), 400, 'INVALID_ZIP'));
+  test('garbage', async () => refused(await fresh(), crypto.getRandomValues(new Uint8Array(5000)), 400, 'INVALID_ZIP'));
+  test('text', async () => refused(await fresh(), 'hello, this is not a zip', 400, 'INVALID_ZIP'));
+  test('a local-header magic followed by garbage', async () =>
+    refused(await fresh(), Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), 400, 'INVALID_ZIP'));
 
   test('a tar archive', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'easel-tar-'));
@@ -300,20 +300,20 @@ describe('INVALID_ZIP', () => {
     const tar = Bun.spawnSync(['tar', '-cf', '-', '-C', dir, 'site']).stdout;
     rmSync(dir, { recursive: true, force: true });
     expect(tar.byteLength).toBeGreaterThan(512);
-    await refused(fresh(), new Uint8Array(tar), 400, 'INVALID_ZIP');
+    await refused(await fresh(), new Uint8Array(tar), 400, 'INVALID_ZIP');
   });
 
   test('truncated archives: cut in the data, at the central directory, inside the end record', async () => {
     const zip = site({ 'big.js': 'x'.repeat(5000) });
     const cdStart = zip.byteLength - 22 - 3 * 46 - 'index.html'.length - 'app.js'.length - 'big.js'.length;
     for (const cut of [10, Math.floor(zip.byteLength / 2), cdStart, zip.byteLength - 30, zip.byteLength - 5]) {
-      await refused(fresh(), zip.subarray(0, cut), 400, 'INVALID_ZIP');
+      await refused(await fresh(), zip.subarray(0, cut), 400, 'INVALID_ZIP');
     }
   });
 
-  test('a backslash in an entry name', () =>
+  test('a backslash in an entry name', async () =>
     refused(
-      fresh(),
+      await fresh(),
       rawZip([
         { name: 'index.html', content: text('x') },
         { name: 'js\\app.js', content: text('x') },
@@ -322,32 +322,32 @@ describe('INVALID_ZIP', () => {
       'INVALID_ZIP',
       'js\\app.js',
     ));
-  test('a control character in an entry name', () =>
-    refused(fresh(), rawZip([{ name: 'a\u0001b.html', content: text('x') }]), 400, 'INVALID_ZIP'));
-  test('a CRC that does not match the content', () =>
-    refused(fresh(), rawZip([{ name: 'index.html', content: text('hello'), crc: 12345 }]), 400, 'INVALID_ZIP', 'index.html'));
-  test('a declared size smaller than the content (under the cap)', () =>
-    refused(fresh(), rawZip([{ name: 'a.js', content: text('x'.repeat(1000)), declaredSize: 10 }]), 400, 'INVALID_ZIP', 'a.js'));
-  test('a declared size larger than the content', () =>
-    refused(fresh(), rawZip([{ name: 'a.js', content: text('xyz'), declaredSize: 5000 }]), 400, 'INVALID_ZIP', 'a.js'));
+  test('a control character in an entry name', async () =>
+    refused(await fresh(), rawZip([{ name: 'a\u0001b.html', content: text('x') }]), 400, 'INVALID_ZIP'));
+  test('a CRC that does not match the content', async () =>
+    refused(await fresh(), rawZip([{ name: 'index.html', content: text('hello'), crc: 12345 }]), 400, 'INVALID_ZIP', 'index.html'));
+  test('a declared size smaller than the content (under the cap)', async () =>
+    refused(await fresh(), rawZip([{ name: 'a.js', content: text('x'.repeat(1000)), declaredSize: 10 }]), 400, 'INVALID_ZIP', 'a.js'));
+  test('a declared size larger than the content', async () =>
+    refused(await fresh(), rawZip([{ name: 'a.js', content: text('xyz'), declaredSize: 5000 }]), 400, 'INVALID_ZIP', 'a.js'));
   test('corrupt deflate data', async () => {
     const zip = rawZip([{ name: 'a.js', content: text('hello world hello world'), method: 8 }]);
     zip[30 + 4] = 0xff;
     zip[30 + 5] = 0xff;
-    await refused(fresh(), zip, 400, 'INVALID_ZIP');
+    await refused(await fresh(), zip, 400, 'INVALID_ZIP');
   });
-  test('an encrypted entry', () =>
-    refused(fresh(), rawZip([{ name: 'a.js', content: text('x'), flags: 0x801 }]), 400, 'INVALID_ZIP', 'a.js'));
+  test('an encrypted entry', async () =>
+    refused(await fresh(), rawZip([{ name: 'a.js', content: text('x'), flags: 0x801 }]), 400, 'INVALID_ZIP', 'a.js'));
   test('an unsupported compression method', async () => {
     const zip = rawZip([{ name: 'a.js', content: text('x'), method: 0 }]);
     // Method 12 (bzip2) in both headers.
     zip[8] = 12;
     zip[30 + 4 + 1 + 10] = 12;
-    await refused(fresh(), zip, 400, 'INVALID_ZIP');
+    await refused(await fresh(), zip, 400, 'INVALID_ZIP');
   });
-  test('two entries with the same path', () =>
+  test('two entries with the same path', async () =>
     refused(
-      fresh(),
+      await fresh(),
       rawZip([
         { name: 'a.js', content: text('1') },
         { name: './a.js', content: text('2') },
@@ -356,20 +356,20 @@ describe('INVALID_ZIP', () => {
       'INVALID_ZIP',
       'a.js',
     ));
-  test('a central directory count that disagrees with its entries', () =>
-    refused(fresh(), rawZip([{ name: 'a.js', content: text('1') }], { eocdCount: 3 }), 400, 'INVALID_ZIP'));
+  test('a central directory count that disagrees with its entries', async () =>
+    refused(await fresh(), rawZip([{ name: 'a.js', content: text('1') }], { eocdCount: 3 }), 400, 'INVALID_ZIP'));
   test('a local header whose name disagrees with the central directory', async () => {
     const zip = rawZip([{ name: 'a.js', content: text('1'), method: 0 }]);
     zip[30] = 'b'.charCodeAt(0);
-    await refused(fresh(), zip, 400, 'INVALID_ZIP');
+    await refused(await fresh(), zip, 400, 'INVALID_ZIP');
   });
 });
 
 describe('ZIP_SLIP_REJECTED', () => {
   for (const name of ['../evil.html', 'a/../../evil.html', 'a/..', '/etc/passwd', '/index.html', 'C:/Windows/x.js']) {
-    test(JSON.stringify(name), () =>
+    test(JSON.stringify(name), async () =>
       refused(
-        fresh(),
+        await fresh(),
         rawZip([
           { name: 'index.html', content: text('x') },
           { name, content: text('x') },
@@ -380,14 +380,14 @@ describe('ZIP_SLIP_REJECTED', () => {
       ),
     );
   }
-  test('fflate-built archives with a traversal name are refused too', () =>
-    refused(fresh(), zipOf({ 'index.html': 'x', '../../etc/cron.d/x': 'x' }), 400, 'ZIP_SLIP_REJECTED'));
+  test('fflate-built archives with a traversal name are refused too', async () =>
+    refused(await fresh(), zipOf({ 'index.html': 'x', '../../etc/cron.d/x': 'x' }), 400, 'ZIP_SLIP_REJECTED'));
 });
 
 describe('ZIP_BOMB_REJECTED', () => {
-  test('an entry that declares more than 25 MB (honest deflate of zeros)', () =>
+  test('an entry that declares more than 25 MB (honest deflate of zeros)', async () =>
     refused(
-      fresh(),
+      await fresh(),
       rawZip([
         { name: 'index.html', content: text('x') },
         { name: 'big.bin', content: new Uint8Array(25 * MiB + 1) },
@@ -400,7 +400,7 @@ describe('ZIP_BOMB_REJECTED', () => {
   test('exactly 25 MB is allowed', async () => {
     const r = await deploy(
       app,
-      fresh(),
+      await fresh(),
       rawZip([
         { name: 'index.html', content: text('x') },
         { name: 'big.bin', content: new Uint8Array(25 * MiB) },
@@ -410,8 +410,14 @@ describe('ZIP_BOMB_REJECTED', () => {
     expect(r.body.totalBytes).toBe(25 * MiB + 1);
   });
 
-  test('a stored entry over 25 MB', () =>
-    refused(fresh(), rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 1), method: 0 }]), 400, 'ZIP_BOMB_REJECTED', 'big.bin'));
+  test('a stored entry over 25 MB', async () =>
+    refused(
+      await fresh(),
+      rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 1), method: 0 }]),
+      400,
+      'ZIP_BOMB_REJECTED',
+      'big.bin',
+    ));
 
   test('a tiny bomb that lies about its size inflates only to the cap', async () => {
     const bomb = rawZip([
@@ -419,12 +425,12 @@ describe('ZIP_BOMB_REJECTED', () => {
       { name: 'bomb.txt', content: new Uint8Array(40 * MiB), declaredSize: 1000 },
     ]);
     expect(bomb.byteLength).toBeLessThan(100 * 1024);
-    await refused(fresh(), bomb, 400, 'ZIP_BOMB_REJECTED', 'bomb.txt');
+    await refused(await fresh(), bomb, 400, 'ZIP_BOMB_REJECTED', 'bomb.txt');
   });
 
-  test('a stored entry whose declared size lies by more than the cap', () =>
+  test('a stored entry whose declared size lies by more than the cap', async () =>
     refused(
-      fresh(),
+      await fresh(),
       rawZip([{ name: 'big.bin', content: new Uint8Array(25 * MiB + 10), method: 0, declaredSize: 5 }]),
       400,
       'ZIP_BOMB_REJECTED',
@@ -438,24 +444,24 @@ describe('TOO_MANY_FILES', () => {
     for (let i = 0; i < n; i++) files[`f/${i}.txt`] = 'same';
     return files;
   };
-  test('2001 files', () => refused(fresh(), zipOf(many(2001)), 400, 'TOO_MANY_FILES'));
+  test('2001 files', async () => refused(await fresh(), zipOf(many(2001)), 400, 'TOO_MANY_FILES'));
   // Issue 23 item 11: directory entries are dropped, but each one still costs a central-directory record to read.
   const directories = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `d${i}/`, method: 0 as const }));
   test(`more than ${ZIP_LIMITS.entries} central-directory records, directories included: refused from the end record`, async () => {
     const zip = rawZip([...directories(ZIP_LIMITS.entries), { name: 'index.html', content: text('<h1>hi</h1>') }]);
-    const r = await refused(fresh(), zip, 400, 'TOO_MANY_FILES');
+    const r = await refused(await fresh(), zip, 400, 'TOO_MANY_FILES');
     expect(r.body.message).toContain(`${ZIP_LIMITS.entries + 1} entries`);
     // An end record claiming more records than the archive holds is refused before any is read, too.
-    await refused(fresh(), rawZip([{ name: 'index.html', content: text('x') }], { eocdCount: 60_000 }), 400, 'TOO_MANY_FILES');
+    await refused(await fresh(), rawZip([{ name: 'index.html', content: text('x') }], { eocdCount: 60_000 }), 400, 'TOO_MANY_FILES');
   });
   test(`${ZIP_LIMITS.entries} records (directories dropped) still deploy: read a window at a time`, async () => {
     const zip = rawZip([...directories(ZIP_LIMITS.entries - 1), { name: 'index.html', content: text('<h1>hi</h1>') }]);
-    const r = await deploy(app, fresh(), zip);
+    const r = await deploy(app, await fresh(), zip);
     expect(r.status).toBe(200);
     expect(r.body.fileCount).toBe(1);
   });
   test('2000 files (plus dropped dotfiles) are fine', async () => {
-    const r = await deploy(app, fresh(), zipOf({ ...many(2000), '.DS_Store': 'x', 'f/.keep': '' }));
+    const r = await deploy(app, await fresh(), zipOf({ ...many(2000), '.DS_Store': 'x', 'f/.keep': '' }));
     expect(r.status).toBe(200);
     expect(r.body.fileCount).toBe(2000);
   });
@@ -466,11 +472,11 @@ describe('CANVAS_TOO_LARGE', () => {
     const entries = Array.from({ length: 5 }, (_, i) => ({ name: `part${i}.bin`, content: new Uint8Array(21 * MiB) }));
     const zip = rawZip(entries);
     expect(zip.byteLength).toBeLessThan(1 * MiB);
-    await refused(fresh(), zip, 400, 'CANVAS_TOO_LARGE');
+    await refused(await fresh(), zip, 400, 'CANVAS_TOO_LARGE');
   });
 
   test('a declared Content-Length over 110 MB: 413 before reading', async () => {
-    const c = fresh();
+    const c = await fresh();
     let pulled = 0;
     const body = new ReadableStream({
       pull(ctl) {
@@ -491,14 +497,14 @@ describe('CANVAS_TOO_LARGE', () => {
   });
 
   test('a body of exactly 110 MB is read (and then judged as a ZIP)', async () => {
-    const c = fresh();
+    const c = await fresh();
     const r = await deploy(app, c, new Uint8Array(110 * MiB));
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('INVALID_ZIP');
   });
 
   test('a chunked body past 110 MB: 413 while streaming, the read cancelled', async () => {
-    const c = fresh();
+    const c = await fresh();
     let sent = 0;
     const chunk = new Uint8Array(MiB);
     const body = new ReadableStream({
@@ -518,7 +524,7 @@ describe('CANVAS_TOO_LARGE', () => {
 
 describe('a failed deploy', () => {
   test('never touches the live version, keeps the token, adds no version, and removes the blobs it wrote', async () => {
-    const c = fresh();
+    const c = await fresh();
     const ok = await deploy(app, c, site());
     const before = sharing(app.ctx, c.id);
     const unique = crypto.getRandomValues(new Uint8Array(4096));
@@ -537,8 +543,8 @@ describe('a failed deploy', () => {
 
   test('leaves nothing in the spool directory', async () => {
     const { readdirSync } = await import('node:fs');
-    await deploy(app, fresh(), crypto.getRandomValues(new Uint8Array(1000)));
-    await deploy(app, fresh(), site());
+    await deploy(app, await fresh(), crypto.getRandomValues(new Uint8Array(1000)));
+    await deploy(app, await fresh(), site());
     expect(readdirSync(join(app.dataDir, 'tmp', 'deploy'))).toEqual([]);
   });
 });
@@ -551,7 +557,7 @@ describe('over a real socket', () => {
   afterAll(() => live.close());
 
   test('a streamed (chunked) deploy publishes', async () => {
-    const c = createDeployCanvas(live.ctx);
+    const c = await createDeployCanvas(live);
     const zip = site({ 'data.bin': crypto.getRandomValues(new Uint8Array(3 * MiB)) });
     let offset = 0;
     const body = new ReadableStream({
@@ -572,7 +578,7 @@ describe('over a real socket', () => {
   });
 
   test('a declared Content-Length over 110 MB is answered 413 CANVAS_TOO_LARGE from the headers alone', async () => {
-    const c = createDeployCanvas(live.ctx);
+    const c = await createDeployCanvas(live);
     const port = Number(new URL(live.base).port);
     const reply = await new Promise<string>((resolve) => {
       let buf = '';
@@ -603,7 +609,7 @@ describe('over a real socket', () => {
   });
 
   test('a chunked body past 110 MB is cut off with 413', async () => {
-    const c = createDeployCanvas(live.ctx);
+    const c = await createDeployCanvas(live);
     let sent = 0;
     const chunk = new Uint8Array(MiB);
     const body = new ReadableStream({

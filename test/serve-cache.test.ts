@@ -168,7 +168,7 @@ describe('access changes show on the next page view', () => {
 describe('publications show on the next page view', () => {
   test('a redeploy through the Deploy API serves the new bytes and validators at once', async () => {
     const email = `deployer-${Date.now()}@example.com`;
-    const c = createDeployCanvas(app.ctx, email);
+    const c = await createDeployCanvas(app, email);
     const owner = await app.signIn(email);
     expect((await deploy(app, c, zipOf({ 'index.html': 'one', 'app.js': 'const v = 1;' }))).status).toBe(200);
     await warm(c, owner, 'app.js');
