@@ -24,6 +24,9 @@ import type { Lifecycle } from './lifecycle.ts';
 import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/feature.ts';
 import { aiRoutes } from './runtime/ai/routes.ts';
 import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
+import { collectionRoutes } from './runtime/collections/routes.ts';
+import { CollectionService } from './runtime/collections/service.ts';
+import { RecordStore } from './runtime/collections/store.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
 import type { RuntimeCore } from './runtime/core.ts';
 import { fileBlobReferences } from './runtime/files/references.ts';
@@ -57,6 +60,8 @@ export interface Features {
   ai: AiFeature;
   connections: ConnectionsFeature;
   realtime: RealtimeHub;
+  /** Collection records; what hangs off a record (attachments) listens for removals here. */
+  collections: CollectionService;
 }
 
 /**
@@ -99,6 +104,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
     realtime: new RealtimeHub(ctx, { access, pipeline }),
+    collections: new CollectionService(new RecordStore(ctx.db), usage, ctx.audit, ctx.now),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -177,6 +183,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(fileRoutes(ctx, runtime))
       .use(aiRoutes(ctx, runtime, f.ai))
       .use(connectionRoutes(ctx, runtime, f.connections))
+      .use(collectionRoutes(auth, f.collections))
       .use(runtimeFallbackRoutes(runtime))
   );
 }
