@@ -37,6 +37,9 @@ import { RuntimePipeline } from './runtime/pipeline.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
+import { submissionRoutes } from './runtime/submissions/routes.ts';
+import { SubmissionService } from './runtime/submissions/service.ts';
+import { SubmissionStore } from './runtime/submissions/store.ts';
 import { UsageCounters } from './runtime/usage.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
@@ -62,6 +65,7 @@ export interface Features {
   realtime: RealtimeHub;
   /** Collection records; what hangs off a record (attachments) listens for removals here. */
   collections: CollectionService;
+  submissions: SubmissionService;
 }
 
 /**
@@ -105,6 +109,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     connections: createConnectionsFeature(ctx, options.connections),
     realtime: new RealtimeHub(ctx, { access, pipeline }),
     collections: new CollectionService(new RecordStore(ctx.db), usage, ctx.audit, ctx.now),
+    submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -183,6 +188,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(fileRoutes(ctx, runtime))
       .use(aiRoutes(ctx, runtime, f.ai))
       .use(connectionRoutes(ctx, runtime, f.connections))
+      .use(submissionRoutes(auth, f.submissions))
       .use(collectionRoutes(auth, f.collections))
       .use(runtimeFallbackRoutes(runtime))
   );
