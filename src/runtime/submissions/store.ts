@@ -36,8 +36,7 @@ const toSubmission = (r: Row): StoredSubmission => ({ userId: r.user_id, value: 
 export class SubmissionStore {
   private readonly getQ: Statement<Row, [string, string, string]>;
   private readonly pageQ: Statement<Row, [string, string, string, number]>;
-  private readonly canvasCountQ: Statement<{ n: number }, [string]>;
-  private readonly authorCountQ: Statement<{ n: number }, [string, string]>;
+  private readonly countedQ: Statement<{ n: number }, [string, string]>;
   private readonly updateQ: Statement<unknown, [string, string, string, string, number]>;
   private readonly insertQ: Statement<unknown, [string, string, string, string, number]>;
   private readonly deleteQ: Statement<unknown, [string, string, string]>;
@@ -55,8 +54,8 @@ export class SubmissionStore {
     this.getQ = db.query(`SELECT user_id, value, updated_at FROM submissions WHERE ${inSpace} AND user_id = ?3`);
     // user_id uses SQLite's BINARY collation: byte order. ?3 = cursor (exclusive; '' from the start).
     this.pageQ = db.query(`SELECT user_id, value, updated_at FROM submissions WHERE ${inSpace} AND user_id > ?3 ORDER BY user_id LIMIT ?4`);
-    this.canvasCountQ = db.query('SELECT COUNT(*) AS n FROM submissions WHERE canvas_id = ?1');
-    this.authorCountQ = db.query('SELECT COUNT(*) AS n FROM submissions WHERE canvas_id = ?1 AND user_id = ?2');
+    // Kept by triggers (migration 009); user '' is the canvas's total.
+    this.countedQ = db.query('SELECT n FROM submission_counts WHERE canvas_id = ?1 AND user_id = ?2');
     this.updateQ = db.query(`UPDATE submissions SET value = ?4, updated_at = ?5 WHERE ${inSpace} AND user_id = ?3`);
     this.insertQ = db.query('INSERT INTO submissions (canvas_id, collection, user_id, value, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)');
     this.deleteQ = db.query(`DELETE FROM submissions WHERE ${inSpace} AND user_id = ?3`);
@@ -66,13 +65,17 @@ export class SubmissionStore {
       (space: SubmissionSpace, userId: string, value: string, now: number, quotas: SubmissionQuotas): UpsertOutcome => {
         const submission = { userId, value, updatedAt: now };
         if (this.updateQ.run(space.canvasId, space.collection, userId, value, now).changes > 0) return { submission, created: false };
-        if (this.canvasCountQ.get(space.canvasId)!.n >= quotas.perCanvas) return 'canvas_limit';
-        if (this.authorCountQ.get(space.canvasId, userId)!.n >= quotas.perAuthor) return 'author_limit';
+        if (this.counted(space.canvasId, '') >= quotas.perCanvas) return 'canvas_limit';
+        if (this.counted(space.canvasId, userId) >= quotas.perAuthor) return 'author_limit';
         this.insertQ.run(space.canvasId, space.collection, userId, value, now);
         return { submission, created: true };
       },
     );
     this.upsertTx = (space, userId, value, now, quotas) => upsertTx.immediate(space, userId, value, now, quotas);
+  }
+
+  private counted(canvasId: string, userId: string): number {
+    return this.countedQ.get(canvasId, userId)?.n ?? 0;
   }
 
   get(space: SubmissionSpace, userId: string): StoredSubmission | null {
