@@ -443,6 +443,21 @@ describe('collections: quotas, capability and pipeline', () => {
     const refused = await expectCode(await w.request('viewer', path(w), { method: 'POST', json: 1 }), 409, 'KEY_LIMIT');
     expect(refused.quota).toBe('kv.keys.user');
     expect((await create(w, 'viewer2', 1)).authorId).toBe(w.ids.viewer2);
+    // A bulk delete frees the quota at once.
+    expect(await w.expectOk('DELETE', path(w, '', 'd'), 'viewer')).toEqual({ deleted: 999, attachmentCleanupFailed: false });
+    expect((await create(w, 'viewer', 1)).authorId).toBe(w.ids.viewer);
+    const counts = w.app.ctx.db
+      .query<{ author_id: string; n: number }, [string]>(
+        'SELECT author_id, n FROM collection_record_counts WHERE canvas_id = ? ORDER BY author_id',
+      )
+      .all(w.canvas.id);
+    expect(counts).toEqual([
+      { author_id: '', n: 3 },
+      ...[
+        { author_id: w.ids.viewer, n: 2 },
+        { author_id: w.ids.viewer2, n: 1 },
+      ].sort((a, b) => (a.author_id < b.author_id ? -1 : 1)),
+    ]);
   });
 
   test('kv off: 403 CAPABILITY_DISABLED before the collection is looked at', async () => {
