@@ -24,6 +24,9 @@ import type { Lifecycle } from './lifecycle.ts';
 import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/feature.ts';
 import { aiRoutes } from './runtime/ai/routes.ts';
 import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
+import { collectionRoutes } from './runtime/collections/routes.ts';
+import { CollectionService } from './runtime/collections/service.ts';
+import { RecordStore } from './runtime/collections/store.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
 import { fileBlobReferences } from './runtime/files/references.ts';
 import { fileRoutes } from './runtime/files/routes.ts';
@@ -33,6 +36,9 @@ import { RuntimePipeline } from './runtime/pipeline.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
+import { submissionRoutes } from './runtime/submissions/routes.ts';
+import { SubmissionService } from './runtime/submissions/service.ts';
+import { SubmissionStore } from './runtime/submissions/store.ts';
 import { UsageCounters } from './runtime/usage.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
@@ -56,6 +62,9 @@ export interface Features {
   ai: AiFeature;
   connections: ConnectionsFeature;
   realtime: RealtimeHub;
+  /** Collection records; what hangs off a record (attachments) listens for removals here. */
+  collections: CollectionService;
+  submissions: SubmissionService;
 }
 
 /**
@@ -98,6 +107,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
     realtime: new RealtimeHub(ctx, { access, pipeline }),
+    collections: new CollectionService(new RecordStore(ctx.db), usage, ctx.audit, ctx.now),
+    submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -175,6 +186,8 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(fileRoutes(ctx, auth, f.usage))
       .use(aiRoutes(ctx, auth, f.ai))
       .use(connectionRoutes(ctx, auth, f.connections))
+      .use(submissionRoutes(auth, f.submissions))
+      .use(collectionRoutes(auth, f.collections))
       .use(runtimeFallbackRoutes(auth))
   );
 }

@@ -6,6 +6,7 @@ import ai from './005_ai.ts';
 import connections from './006_connections.ts';
 import guestInviteExpiry from './007_guest_invite_expiry.ts';
 import serviceWorkers from './008_service_workers.ts';
+import collectionsSubmissions from './009_collections_submissions.ts';
 
 export interface Migration {
   version: number;
@@ -23,4 +24,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 6, name: 'connections', sql: connections },
   { version: 7, name: 'guest invite expiry', sql: guestInviteExpiry },
   { version: 8, name: 'service workers', sql: serviceWorkers },
+  { version: 9, name: 'collections and submissions', sql: collectionsSubmissions },
 ];

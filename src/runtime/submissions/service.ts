@@ -1,0 +1,121 @@
+import type { ActorKind, AuditLog } from '../../audit/store.ts';
+import { AppError } from '../../errors.ts';
+import { utf8Bytes } from '../collections/model.ts';
+import type { RuntimeCaller } from '../pipeline.ts';
+import type { UsageCounters } from '../usage.ts';
+import { submissionCollection, submissionPageQuery, submissionUserId, SUBMISSION_LIMITS } from './model.ts';
+import type { StoredSubmission, SubmissionSpace, SubmissionStore } from './store.ts';
+
+export interface SubmissionPage {
+  entries: StoredSubmission[];
+  nextCursor: string | null;
+}
+
+const isManager = (c: RuntimeCaller) => c.role === 'owner' || c.role === 'editor';
+const actorKindOf = (c: RuntimeCaller): ActorKind => (c.kind === 'guest' ? 'guest' : 'user');
+
+/**
+ * Submissions: one record per signed-in person and collection, tied to the
+ * server-resolved caller id (the client never names whose, except to remove
+ * one). Everyone admitted submits, reads and withdraws their own; owners and
+ * editors list, remove and clear. No policy entry is needed. They count as
+ * KV (the kv capability, its usage counters and rate bucket) with quotas of
+ * their own. The audit log gets who, which collection and whose, never values.
+ */
+export class SubmissionService {
+  constructor(
+    private readonly store: SubmissionStore,
+    private readonly usage: UsageCounters,
+    private readonly audit: AuditLog,
+    private readonly now: () => number,
+  ) {}
+
+  /** 400 for a malformed collection name. */
+  space(caller: RuntimeCaller, rawCollection: string | null | undefined): SubmissionSpace {
+    return { canvasId: caller.canvas.id, collection: submissionCollection(rawCollection) };
+  }
+
+  /** Saves the caller's submission (upsert). A new one meets the quotas; replacing one never does. */
+  submit(caller: RuntimeCaller, space: SubmissionSpace, value: unknown): StoredSubmission {
+    const text = JSON.stringify(value);
+    if (utf8Bytes(text) > SUBMISSION_LIMITS.bodyBytes) {
+      throw new AppError('VALUE_TOO_LARGE', `submissions are at most ${SUBMISSION_LIMITS.bodyBytes} bytes`);
+    }
+    this.usage.add(space.canvasId, 'kvWrites');
+    const outcome = this.store.upsert(space, caller.actorId, text, this.now(), {
+      perCanvas: SUBMISSION_LIMITS.perCanvas,
+      perAuthor: SUBMISSION_LIMITS.perAuthor,
+    });
+    if (outcome === 'canvas_limit') throw keyLimit('kv.keys.shared', SUBMISSION_LIMITS.perCanvas, 'submissions per canvas');
+    if (outcome === 'author_limit') throw keyLimit('kv.keys.user', SUBMISSION_LIMITS.perAuthor, 'submissions per person');
+    this.record(caller, 'submission.saved', { collection: space.collection, userId: caller.actorId, created: outcome.created });
+    return outcome.submission;
+  }
+
+  /** The caller's own submission, or 404. */
+  mine(caller: RuntimeCaller, space: SubmissionSpace): StoredSubmission {
+    this.usage.add(space.canvasId, 'kvReads');
+    const found = this.store.get(space, caller.actorId);
+    if (!found) throw new AppError('NOT_FOUND', 'you have no submission in this collection');
+    return found;
+  }
+
+  /** Idempotent. */
+  withdraw(caller: RuntimeCaller, space: SubmissionSpace): void {
+    this.usage.add(space.canvasId, 'kvWrites');
+    if (this.store.delete(space, caller.actorId)) {
+      this.record(caller, 'submission.withdrawn', { collection: space.collection, userId: caller.actorId });
+    }
+  }
+
+  /** Owners and editors: everyone's submissions, in userId byte order. */
+  list(caller: RuntimeCaller, space: SubmissionSpace, query: { limit?: string | null; cursor?: string | null }): SubmissionPage {
+    this.requireManager(caller, 'list');
+    const { limit, cursor } = submissionPageQuery(query);
+    this.usage.add(space.canvasId, 'kvReads');
+    const rows = this.store.page(space, cursor, limit + 1);
+    const more = rows.length > limit;
+    const entries = more ? rows.slice(0, limit) : rows;
+    return { entries, nextCursor: more ? entries[entries.length - 1]!.userId : null };
+  }
+
+  /** Owners and editors remove anyone's; anyone may remove their own (by their id). Idempotent. */
+  remove(caller: RuntimeCaller, space: SubmissionSpace, rawUserId: string | null | undefined): void {
+    const userId = submissionUserId(rawUserId);
+    if (userId !== caller.actorId) this.requireManager(caller, 'remove');
+    this.usage.add(space.canvasId, 'kvWrites');
+    if (this.store.delete(space, userId)) {
+      this.record(caller, userId === caller.actorId ? 'submission.withdrawn' : 'submission.removed', {
+        collection: space.collection,
+        userId,
+      });
+    }
+  }
+
+  /** Owners and editors: removes the whole collection's submissions. */
+  clear(caller: RuntimeCaller, space: SubmissionSpace): number {
+    this.requireManager(caller, 'clear');
+    this.usage.add(space.canvasId, 'kvWrites');
+    const deleted = this.store.deleteAll(space);
+    this.record(caller, 'submissions.cleared', { collection: space.collection, deleted });
+    return deleted;
+  }
+
+  private requireManager(caller: RuntimeCaller, what: 'list' | 'remove' | 'clear'): void {
+    if (isManager(caller)) return;
+    const message = {
+      list: "only owners and editors may list everyone's submissions",
+      remove: "only owners and editors may remove someone else's submission",
+      clear: 'only owners and editors may clear a collection of submissions',
+    }[what];
+    throw new AppError('PERMISSION_DENIED', message);
+  }
+
+  private record(caller: RuntimeCaller, action: string, detail: Record<string, unknown>): void {
+    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action, detail });
+  }
+}
+
+function keyLimit(quota: 'kv.keys.shared' | 'kv.keys.user', max: number, what: string): AppError {
+  return new AppError('KEY_LIMIT', `submission limit reached (${quota}: ${max} ${what})`, { quota });
+}
