@@ -1,12 +1,14 @@
 // The one client: read-only sub-objects over one transport. Each primitive
 // is one file (me, kv, files, ai, realtime, …) given the transport.
 import { createAi, type AiApi } from './ai.ts';
+import { createCollection, type Collection } from './collections.ts';
 import { createConnections, type ConnectionsApi } from './connections.ts';
 import { CapabilityDisabledError, EaselError, errorFor, errorFromResponse, PermissionDeniedError, QuotaExceededError } from './errors.ts';
 import { createFiles, type Files } from './files.ts';
 import { createKv, type Kv } from './kv.ts';
 import { createMe, type Identity } from './me.ts';
 import { createRealtime, type Realtime, type RealtimeOptions } from './realtime.ts';
+import { createSubmissions, type Submissions } from './submissions.ts';
 import { createTransport, type FetchLike, type Target, type Transport } from './request.ts';
 
 export interface Easel {
@@ -18,6 +20,10 @@ export interface Easel {
   readonly ai: AiApi;
   readonly realtime: Realtime;
   readonly connections: ConnectionsApi;
+  /** Records of a collection the runtime policy configures. */
+  collections(name: string): Collection;
+  /** One submission per person in `collection`. */
+  submissions(collection: string): Submissions;
   readonly EaselError: typeof EaselError;
   readonly QuotaExceededError: typeof QuotaExceededError;
   readonly CapabilityDisabledError: typeof CapabilityDisabledError;
@@ -55,6 +61,8 @@ export function createClient(options: ClientOptions): Easel {
     ),
     realtime,
     connections: Object.freeze(createConnections({ url: t.url, fetch: options.fetch })),
+    collections: (name: string) => createCollection(t, name),
+    submissions: (collection: string) => createSubmissions(t, collection),
     EaselError,
     QuotaExceededError,
     CapabilityDisabledError,

@@ -120,6 +120,37 @@ export interface RealtimeMessage {
   /** Resolved by the server, with the sender's live role. */
   from: Sender;
 }
+interface CollectionRecord {
+  id: string;
+  authorId: string;
+  value: unknown;
+  updatedAt: number;
+}
+interface CollectionPage {
+  entries: CollectionRecord[];
+  /** Pass it back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+interface ScopedRight {
+  own: boolean;
+  any: boolean;
+}
+interface CollectionPermissions {
+  read: ScopedRight;
+  create: ScopedRight;
+  update: ScopedRight;
+  delete: ScopedRight;
+  increment: ScopedRight;
+}
+interface SubmissionRecord {
+  userId: string;
+  value: unknown;
+  updatedAt: number;
+}
+interface SubmissionPage {
+  entries: SubmissionRecord[];
+  nextCursor: string | null;
+}
 export interface KvListOptions {
   prefix?: string;
   cursor?: string | null;
@@ -228,6 +259,50 @@ export interface ConnectionsApi {
    */
   fetch(profile: string, path?: string, init?: ConnectionInit): Promise<Response>;
 }
+interface Collection {
+  /** A new record (any JSON value, null included); the server assigns its id and author. */
+  create(value: unknown): Promise<CollectionRecord>;
+  /** Records the caller may read, `limit` 1 to 1000 (default 100). */
+  list(options?: { cursor?: string | null; limit?: number }): Promise<CollectionPage>;
+  /** Rejects with NOT_FOUND when absent or not readable. */
+  get(id: string): Promise<CollectionRecord>;
+  /** Replaces the value; the author stays. */
+  update(id: string, value: unknown): Promise<CollectionRecord>;
+  delete(id: string): Promise<{
+    ok: true;
+    attachmentCleanupFailed: boolean;
+  }>;
+  /** Deletes every record the caller may read and delete. */
+  clear(): Promise<{
+    deleted: number;
+    attachmentCleanupFailed: boolean;
+  }>;
+  /** Adds `by` (default 1) to a numeric record, atomically; NOT_NUMERIC otherwise. */
+  increment(id: string, by?: number): Promise<CollectionRecord>;
+  permissions(): Promise<CollectionPermissions>;
+  /** Only for the audience the policy's `aggregateCount` names. */
+  count(): Promise<number>;
+}
+interface Submissions {
+  /** Creates or replaces the caller's submission. */
+  submit(value: unknown): Promise<SubmissionRecord>;
+  /** Rejects with NOT_FOUND when the caller has none. */
+  mine(): Promise<SubmissionRecord>;
+  /** Idempotent. */
+  withdraw(): Promise<{
+    ok: true;
+  }>;
+  /** Owners and editors: everyone's, in userId order. */
+  list(options?: { cursor?: string | null; limit?: number }): Promise<SubmissionPage>;
+  /** Owners and editors (and a viewer for their own id). */
+  remove(userId: string): Promise<{
+    ok: true;
+  }>;
+  /** Owners and editors: every submission in the collection. */
+  clear(): Promise<{
+    ok: true;
+  }>;
+}
 export interface Easel {
   /** The server version that built this bundle. */
   readonly version: string;
@@ -237,6 +312,10 @@ export interface Easel {
   readonly ai: AiApi;
   readonly realtime: Realtime;
   readonly connections: ConnectionsApi;
+  /** Records of a collection the runtime policy configures. */
+  collections(name: string): Collection;
+  /** One submission per person in `collection`. */
+  submissions(collection: string): Submissions;
   readonly EaselError: typeof EaselError;
   readonly QuotaExceededError: typeof QuotaExceededError;
   readonly CapabilityDisabledError: typeof CapabilityDisabledError;

@@ -101,3 +101,46 @@ export interface RealtimeMessage {
   /** Resolved by the server, with the sender's live role. */
   from: Sender;
 }
+
+/** A collection record: `{id, authorId, value, updatedAt}` (the id is the server's, the author is who created it). */
+export interface CollectionRecord {
+  id: string;
+  authorId: string;
+  value: unknown;
+  updatedAt: number;
+}
+
+/** `GET /collections/{name}`, in creation order. */
+export interface CollectionPage {
+  entries: CollectionRecord[];
+  /** Pass it back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** One right on records: on the caller's own, and on anyone's. */
+export interface ScopedRight {
+  own: boolean;
+  any: boolean;
+}
+
+/** `GET /collections/{name}/permissions`: what the caller may do now. */
+export interface CollectionPermissions {
+  read: ScopedRight;
+  create: ScopedRight;
+  update: ScopedRight;
+  delete: ScopedRight;
+  increment: ScopedRight;
+}
+
+/** A submission: one per person and collection. */
+export interface SubmissionRecord {
+  userId: string;
+  value: unknown;
+  updatedAt: number;
+}
+
+/** `GET /submissions/{collection}` (owners and editors), in userId byte order. */
+export interface SubmissionPage {
+  entries: SubmissionRecord[];
+  nextCursor: string | null;
+}

@@ -31,14 +31,20 @@ test('the client the bundle builds has every member v1.d.ts declares', () => {
       'PermissionDeniedError',
       'QuotaExceededError',
       'ai',
+      'collections',
       'connections',
       'files',
       'kv',
       'me',
       'realtime',
+      'submissions',
       'version',
     ].sort(),
   );
+  expect(Object.keys(client.collections('c')).sort()).toEqual(
+    ['clear', 'count', 'create', 'delete', 'get', 'increment', 'list', 'permissions', 'update'].sort(),
+  );
+  expect(Object.keys(client.submissions('s')).sort()).toEqual(['clear', 'list', 'mine', 'remove', 'submit', 'withdraw']);
   expect(Object.keys(client.kv).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set', 'user']);
   expect(Object.keys(client.kv.user).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set']);
   expect(Object.keys(client.files).sort()).toEqual(['delete', 'list', 'rename', 'upload', 'url']);

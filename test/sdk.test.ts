@@ -10,6 +10,7 @@ import type { RealtimeCloseEvent, RealtimeErrorEvent, RealtimeMessage } from '..
 import { KvStore } from '../src/runtime/kv/store.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, World, type Person } from './world.ts';
+import { setCollections } from './collections-fixtures.ts';
 let app: TestApp;
 let cast: World;
 
@@ -548,5 +549,71 @@ describe('a server restart', () => {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('easel.collections and easel.submissions (issue 15 item 6)', () => {
+  let c: World;
+  beforeAll(async () => {
+    c = await new World().attach(app);
+    await setCollections(c, {
+      board: { preset: 'contributions', aggregateCount: 'viewers' },
+      notes: { preset: 'personal' },
+    });
+  });
+
+  test('collections: create, list, get, update, increment, permissions, count, delete, clear; errors map to the SDK classes', async () => {
+    const viewer = sdk('viewer', c).collections('board');
+    const viewer2 = sdk('viewer2', c).collections('board');
+    const owner = sdk('owner', c).collections('board');
+    const mine = await viewer.create({ text: 'hello' });
+    expect(mine).toEqual({
+      id: expect.stringMatching(/^[0-9a-z]{20}$/),
+      authorId: c.ids.viewer,
+      value: { text: 'hello' },
+      updatedAt: expect.any(Number),
+    });
+    const counter = await viewer.create(1);
+    expect((await viewer2.list()).entries.map((r) => r.id)).toEqual([mine.id, counter.id]);
+    expect(await viewer2.get(mine.id)).toEqual(mine);
+    expect((await viewer.update(mine.id, { text: 'edited' })).value).toEqual({ text: 'edited' });
+    expect((await viewer.increment(counter.id, 2)).value).toBe(3);
+    // Contributions: others read but may not change what someone else wrote.
+    const denied = await rejection(viewer2.update(mine.id, 'x'));
+    expect(denied).toBeInstanceOf(PermissionDeniedError);
+    expect(await rejection(viewer.increment(mine.id))).toMatchObject({ code: 'NOT_NUMERIC', status: 409 });
+    expect(await viewer2.permissions()).toMatchObject({ read: { own: true, any: true }, update: { own: true, any: false } });
+    expect(await viewer2.count()).toBe(2);
+    expect(await owner.delete(mine.id)).toEqual({ ok: true, attachmentCleanupFailed: false });
+    expect(await rejection(viewer.get(mine.id))).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await owner.clear()).toEqual({ deleted: 1, attachmentCleanupFailed: false });
+    const missing = await rejection(sdk('viewer', c).collections('nowhere').list());
+    expect(missing).toBeInstanceOf(EaselError);
+    expect(missing).toMatchObject({ code: 'COLLECTION_NOT_CONFIGURED', status: 404 });
+    // Personal records are the author's alone, owners included.
+    const note = await sdk('viewer', c).collections('notes').create('private');
+    expect(await rejection(sdk('owner', c).collections('notes').get(note.id))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  test('submissions: submit, mine, withdraw for everyone; list, remove, clear for owners and editors', async () => {
+    const viewer = sdk('viewer', c).submissions('rsvp');
+    const viewer2 = sdk('viewer2', c).submissions('rsvp');
+    const editor = sdk('editor', c).submissions('rsvp');
+    expect(await viewer.submit({ coming: true })).toMatchObject({ userId: c.ids.viewer, value: { coming: true } });
+    expect((await viewer.submit({ coming: false })).value).toEqual({ coming: false });
+    await viewer2.submit('maybe');
+    expect((await viewer.mine()).value).toEqual({ coming: false });
+    expect(await rejection(viewer.list())).toBeInstanceOf(PermissionDeniedError);
+    const all = await editor.list({ limit: 1 });
+    expect(all.entries).toHaveLength(1);
+    expect(all.nextCursor).not.toBeNull();
+    expect((await editor.list({ cursor: all.nextCursor })).entries).toHaveLength(1);
+    expect(await editor.remove(c.ids.viewer2)).toEqual({ ok: true });
+    expect(await rejection(viewer2.mine())).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await viewer.withdraw()).toEqual({ ok: true });
+    expect(await viewer.withdraw()).toEqual({ ok: true });
+    await viewer.submit(1);
+    expect(await editor.clear()).toEqual({ ok: true });
+    expect((await editor.list()).entries).toEqual([]);
   });
 });

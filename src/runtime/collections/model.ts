@@ -2,7 +2,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { isReservedName, RESOURCE_NAME } from '../../policy/document.ts';
-import type { RecordRights } from '../policy/rights.ts';
 import type { StoredRecord } from './store.ts';
 
 export const COLLECTION_LIMITS = {
@@ -29,22 +28,8 @@ export const ValueBody = Type.Unknown();
 /** Record ids are server-assigned: 20 lowercase base36 characters, the first 9 the creation time. */
 export const RECORD_ID = /^[0-9a-z]{20}$/;
 
-/** `{id, authorId, value, updatedAt}`. */
-export interface CollectionRecord {
-  id: string;
-  authorId: string;
-  value: unknown;
-  updatedAt: number;
-}
-
-/** `GET /collections/{name}`. */
-export interface CollectionPage {
-  entries: CollectionRecord[];
-  nextCursor: string | null;
-}
-
-/** `GET /collections/{name}/permissions`: each `{own, any}`. */
-export type CollectionPermissions = RecordRights;
+// The wire shapes (records, pages, permissions) are the SDK's: sdk/wire.ts.
+export type { CollectionPage, CollectionPermissions, CollectionRecord } from '../../../sdk/wire.ts';
 
 /** A collection name from its (decoded) path segment: the policy document's names. */
 export function collectionName(raw: string | null | undefined): string {

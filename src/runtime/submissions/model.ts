@@ -22,18 +22,8 @@ export const SUBMISSION_USER_ID = /^[A-Za-z0-9:-]{1,128}$/;
 /** A JSON value of any kind, null included (checked for presence by the route). */
 export const ValueBody = Type.Unknown();
 
-/** `{userId, value, updatedAt}`. */
-export interface SubmissionRecord {
-  userId: string;
-  value: unknown;
-  updatedAt: number;
-}
-
-/** `GET /submissions/{collection}`, in userId (byte) order. */
-export interface SubmissionPage {
-  entries: SubmissionRecord[];
-  nextCursor: string | null;
-}
+// The wire shapes are the SDK's: sdk/wire.ts.
+export type { SubmissionPage, SubmissionRecord } from '../../../sdk/wire.ts';
 
 export function submissionCollection(raw: string | null | undefined): string {
   if (typeof raw !== 'string' || !SUBMISSION_COLLECTION.test(raw)) {
