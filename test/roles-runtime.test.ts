@@ -211,6 +211,33 @@ describe('runtime: per-viewer KV', () => {
   ]);
 });
 
+describe('runtime: collections and submissions', () => {
+  const board = { collections: { board: { preset: 'managed' } } };
+  const w = useWorld({ canvas: { capabilities: { ...ON, runtimePolicy: board, expectedRuntimePolicy: null } } });
+  /** The editor posts a notice on the board; its id goes in {id}. */
+  const notice = async (w: World) => {
+    w.vars.id = (await w.expectOk('POST', `/v1/c/${w.canvas.slug}/collections/board`, 'editor', 'lunch at noon', 201)).id;
+  };
+  /** The viewer answers the RSVP. */
+  const rsvp = (w: World) => w.expectOk('PUT', `/v1/c/${w.canvas.slug}/submissions/rsvp/mine`, 'viewer', 'yes').then(() => undefined);
+  scenario(w, [
+    // Managed: everyone admitted reads; only owners and editors create and change.
+    ...matrix({ method: 'GET', path: '/v1/c/{slug}/collections/board/{id}', setup: notice }, admitted({ status: 200 })),
+    ...matrix({ method: 'POST', path: '/v1/c/{slug}/collections/board', body: 'x', unchanged: nothing }, managers({ status: 201 })),
+    ...matrix(
+      { method: 'PUT', path: '/v1/c/{slug}/collections/board/{id}', body: 'changed', setup: notice, unchanged: nothing },
+      managers({ status: 200 }),
+    ),
+    ...matrix(
+      { method: 'GET', path: '/v1/c/{slug}/collections/unconfigured', note: 'no policy entry' },
+      admitted({ status: 404, code: 'COLLECTION_NOT_CONFIGURED' }),
+    ),
+    // Submissions: everyone admitted submits their own; owners and editors list.
+    ...matrix({ method: 'PUT', path: '/v1/c/{slug}/submissions/rsvp/mine', body: 'yes', unchanged: nothing }, admitted({ status: 200 })),
+    ...matrix({ method: 'GET', path: '/v1/c/{slug}/submissions/rsvp', setup: rsvp }, managers({ status: 200 })),
+  ]);
+});
+
 describe('runtime: files', () => {
   const w = useWorld({ canvas: { capabilities: ON } });
   const form =

@@ -309,6 +309,8 @@ const STORED_TABLES = [
   'connection_profiles',
   'connection_protected_headers',
   'connection_grants',
+  'collection_records',
+  'submissions',
 ] as const;
 
 /** Publishes `files` on canvas `c` through the Deploy API (a ZIP sent with its key); the DeployResult. */
