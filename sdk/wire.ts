@@ -52,6 +52,11 @@ export interface FileRecord {
   createdAt: number;
   scope: FileScope;
   uploadedBy: string;
+  /** A file of a file group: the group's policy governs it. */
+  group?: string;
+  /** An attachment of a collection record: the record's rights govern it. */
+  collection?: string;
+  recordId?: string;
 }
 
 /** `POST /files`. */

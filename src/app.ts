@@ -30,6 +30,8 @@ import { RecordStore } from './runtime/collections/store.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
 import { fileBlobReferences } from './runtime/files/references.ts';
 import { fileRoutes } from './runtime/files/routes.ts';
+import { FileService } from './runtime/files/service.ts';
+import { FileStore } from './runtime/files/store.ts';
 import { kvRoutes } from './runtime/kv/routes.ts';
 import { meRoutes } from './runtime/me/routes.ts';
 import { RuntimePipeline } from './runtime/pipeline.ts';
@@ -64,6 +66,7 @@ export interface Features {
   realtime: RealtimeHub;
   /** Collection records; what hangs off a record (attachments) listens for removals here. */
   collections: CollectionService;
+  files: FileService;
   submissions: SubmissionService;
 }
 
@@ -98,6 +101,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
   const pipeline = new RuntimePipeline(ctx, { access, usage });
+  const collections = new CollectionService(new RecordStore(ctx.db), usage, ctx.audit, ctx.now);
   const features: Features = {
     access,
     usage,
@@ -107,12 +111,15 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
     realtime: new RealtimeHub(ctx, { access, pipeline }),
-    collections: new CollectionService(new RecordStore(ctx.db), usage, ctx.audit, ctx.now),
+    collections,
+    files: new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
   for (const check of [...deployBlobReferences(ctx.db), fileBlobReferences(ctx.db)]) ctx.blobGc.addReferenceCheck(check);
+  // A record's attachments leave with it.
+  collections.onRecordsRemoved((removed) => features.files.removeAttachments(removed));
 
   // 3. What a request meets, in order: canvas pages (a canvas host, or /c/{slug}/… on the base host),
   //    the realtime upgrade (on Bun's server itself), then the routes.
@@ -183,7 +190,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(runtimePreflightRoutes(ctx))
       .use(meRoutes(ctx, auth))
       .use(kvRoutes(ctx, auth, f.usage))
-      .use(fileRoutes(ctx, auth, f.usage))
+      .use(fileRoutes(ctx, auth, f.files))
       .use(aiRoutes(ctx, auth, f.ai))
       .use(connectionRoutes(ctx, auth, f.connections))
       .use(submissionRoutes(auth, f.submissions))

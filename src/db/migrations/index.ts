@@ -7,6 +7,7 @@ import connections from './006_connections.ts';
 import guestInviteExpiry from './007_guest_invite_expiry.ts';
 import serviceWorkers from './008_service_workers.ts';
 import collectionsSubmissions from './009_collections_submissions.ts';
+import fileBindings from './010_file_bindings.ts';
 
 export interface Migration {
   version: number;
@@ -25,4 +26,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 7, name: 'guest invite expiry', sql: guestInviteExpiry },
   { version: 8, name: 'service workers', sql: serviceWorkers },
   { version: 9, name: 'collections and submissions', sql: collectionsSubmissions },
+  { version: 10, name: 'file groups and attachments', sql: fileBindings },
 ];

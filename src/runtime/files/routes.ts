@@ -5,12 +5,10 @@ import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { readJson } from '../../http/json-body.ts';
 import { matchingEtag } from '../../serve/send-file.ts';
 import { runtimeJson } from '../runtime-request.ts';
-import type { UsageCounters } from '../usage.ts';
 import { contentDisposition } from './disposition.ts';
 import { FILE_ID, RenameBody } from './model.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from './multipart.ts';
-import { FileService } from './service.ts';
-import { FileStore } from './store.ts';
+import type { FileService } from './service.ts';
 
 const MAX_RENAME_BODY = 4096;
 /** Room for the form's other parts and headers around the file itself. */
@@ -32,9 +30,7 @@ function newName(body: RenameBody): string {
 }
 
 /** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. */
-export function fileRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters) {
-  const files = new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now);
-
+export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService) {
   const renameRefused = () => new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
 
   return new Elysia({ name: 'runtime-files' }).use(auth).guard({ runtime: 'files', parse: 'none' }, (app) =>

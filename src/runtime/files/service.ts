@@ -12,7 +12,10 @@ import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
 import { cleanMime, cleanUploadName } from './disposition.ts';
 import type { Part } from './multipart.ts';
-import type { FileScope, FileStore, StoredFile } from './store.ts';
+import type { CollectionService, RecordsRemoved } from '../collections/service.ts';
+import { fileGroupPolicy } from '../policy/entries.ts';
+import { allows, hasAny, recordRights } from '../policy/rights.ts';
+import type { FileBinding, FileScope, FileStore, StoredFile } from './store.ts';
 
 export type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 
@@ -28,8 +31,11 @@ const actorKindOf = (c: RuntimeCaller): ActorKind => (c.kind === 'guest' ? 'gues
 /**
  * Runtime files. Shared files: everyone admitted reads, owners and editors
  * upload, rename and delete. Submission files: anyone admitted uploads; only
- * the author and owners/editors see, rename or delete them. A file the caller
- * may not see is NOT_FOUND, exactly like one that does not exist.
+ * the author and owners/editors see, rename or delete them. A file group's
+ * files follow the group's policy entry (read; create to upload, update to
+ * rename, delete to delete); a record's attachments follow the record
+ * (read to see, read and update to upload, rename or delete). A file the
+ * caller may not see is NOT_FOUND, exactly like one that does not exist.
  */
 export class FileService {
   constructor(
@@ -40,6 +46,7 @@ export class FileService {
     private readonly usage: UsageCounters,
     private readonly audit: AuditLog,
     private readonly now: () => number,
+    private readonly collections: CollectionService,
   ) {}
 
   /**
@@ -83,7 +90,7 @@ export class FileService {
       if (part.name === 'file') {
         if (stored) throw new AppError('INVALID_BODY', 'send one file per upload');
         // Fields sent before the file let a refusal come before any byte is stored.
-        if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) this.authorize(caller, scopeOf(fields));
+        if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) this.authorize(caller, placementOf(fields));
         const remaining = filesBytesCanvas - this.store.bytesUsed(caller.canvas.id);
         const ownerRemaining = userStorageBytes - this.store.ownerBytesUsed(caller.canvas.ownerId);
         const blob = await this.blobs.put(capped(part.body, filesBytesFile, remaining, filesBytesCanvas, ownerRemaining, userStorageBytes));
@@ -94,8 +101,8 @@ export class FileService {
       }
     }
     if (!stored) throw new AppError('INVALID_BODY', 'the multipart body has no `file` part');
-    const scope = scopeOf(fields);
-    this.authorize(caller, scope);
+    const { scope, binding } = placementOf(fields);
+    this.authorize(caller, { scope, binding });
     const file: StoredFile = {
       id: newId(),
       canvasId: caller.canvas.id,
@@ -106,6 +113,7 @@ export class FileService {
       scope,
       uploadedBy: caller.actorId,
       createdAt: this.now(),
+      binding,
     };
     if (!this.store.insert(file, filesBytesCanvas)) throw quotaExceeded(filesBytesCanvas);
     this.usage.add(caller.canvas.id, 'fileBytesIn', file.size);
@@ -120,7 +128,10 @@ export class FileService {
   }
 
   list(caller: RuntimeCaller): FileRecord[] {
-    return this.store.list(caller.canvas.id, isManager(caller) ? null : caller.actorId).map(recordOf);
+    return this.store
+      .list(caller.canvas.id, null)
+      .filter((f) => this.mayRead(caller, f))
+      .map(recordOf);
   }
 
   /** A file the caller may read, for its content; counts the bytes served. */
@@ -130,10 +141,10 @@ export class FileService {
     return file;
   }
 
-  /** A file the caller may rename or delete: NOT_FOUND when they cannot see it, else PERMISSION_DENIED. */
-  changeable(caller: RuntimeCaller, id: string): StoredFile {
+  /** A file the caller may rename (`update`) or delete: NOT_FOUND when they cannot see it, else PERMISSION_DENIED. */
+  changeable(caller: RuntimeCaller, id: string, op: 'update' | 'delete' = 'update'): StoredFile {
     const file = this.readable(caller, id);
-    this.assertMayChange(caller, file);
+    this.assertMayChange(caller, file, op);
     return file;
   }
 
@@ -151,7 +162,7 @@ export class FileService {
   }
 
   delete(caller: RuntimeCaller, id: string): void {
-    const file = this.changeable(caller, id);
+    const file = this.changeable(caller, id, 'delete');
     this.store.delete(caller.canvas.id, file.id);
     this.audit.record({
       actorId: caller.actorId,
@@ -162,38 +173,126 @@ export class FileService {
     });
   }
 
+  /**
+   * The attachments of records just deleted go with them: rows at once, and
+   * their bytes unless another file or version still uses them. Best effort
+   * (the collection service reports a failure, never fails the delete).
+   */
+  removeAttachments(removed: RecordsRemoved): boolean {
+    const hashes = this.store.deleteAttachments(removed.canvasId, removed.collection, removed.ids);
+    if (hashes.length > 0) this.gc.collect(new Set(hashes));
+    return true;
+  }
+
   private readable(caller: RuntimeCaller, id: string): StoredFile {
     const file = this.store.byId(caller.canvas.id, id);
-    if (!file || (file.scope === 'submission' && !isManager(caller) && file.uploadedBy !== caller.actorId)) {
-      throw new AppError('NOT_FOUND', 'no such file');
-    }
+    if (!file || !this.mayRead(caller, file)) throw new AppError('NOT_FOUND', 'no such file');
     return file;
   }
 
-  private assertMayChange(caller: RuntimeCaller, file: StoredFile): void {
+  private mayRead(caller: RuntimeCaller, file: StoredFile): boolean {
+    const b = file.binding;
+    if (b?.kind === 'group') {
+      const rights = this.groupRights(caller, b.group);
+      return rights !== null && allows(rights.read, file.uploadedBy === caller.actorId);
+    }
+    if (b?.kind === 'record') return this.recordAllows(caller, b, 'read') === 'yes';
+    return file.scope === 'shared' || isManager(caller) || file.uploadedBy === caller.actorId;
+  }
+
+  private assertMayChange(caller: RuntimeCaller, file: StoredFile, op: 'update' | 'delete'): void {
+    const b = file.binding;
+    if (b?.kind === 'group') {
+      const rights = this.groupRights(caller, b.group)!;
+      if (allows(rights[op], file.uploadedBy === caller.actorId)) return;
+      throw new AppError('PERMISSION_DENIED', `your role may not ${op === 'update' ? 'rename' : 'delete'} this file of the group`);
+    }
+    // An attachment changes with its record: renaming or removing one is updating the record.
+    if (b?.kind === 'record') {
+      if (this.recordAllows(caller, b, 'update') === 'yes') return;
+      throw new AppError('PERMISSION_DENIED', 'changing an attachment needs the right to update its record');
+    }
     if (isManager(caller)) return;
     if (file.scope === 'submission' && file.uploadedBy === caller.actorId) return;
     throw new AppError('PERMISSION_DENIED', 'only owners and editors may change shared files');
   }
 
-  private authorize(caller: RuntimeCaller, scope: FileScope): void {
-    if (scope === 'shared' && !isManager(caller)) {
+  /** The caller's rights on a file group's files, or null when the live policy has no such group. */
+  private groupRights(caller: RuntimeCaller, group: string) {
+    const policy = fileGroupPolicy(caller.canvas.runtimePolicy, group);
+    return policy ? recordRights(policy.preset, policy.overrides, caller.role) : null;
+  }
+
+  /** Whether the caller may `op` the parent record: yes, or why not (it is hidden, or only read). */
+  private recordAllows(
+    caller: RuntimeCaller,
+    b: { collection: string; recordId: string },
+    op: 'read' | 'update',
+  ): 'yes' | 'hidden' | 'denied' {
+    try {
+      this.collections.target(this.collections.open(caller, b.collection), b.recordId, op);
+      return 'yes';
+    } catch (err) {
+      if (err instanceof AppError && err.errorCode === 'PERMISSION_DENIED' && op !== 'read') return 'denied';
+      if (err instanceof AppError) return 'hidden';
+      throw err;
+    }
+  }
+
+  private authorize(caller: RuntimeCaller, placement: Placement): void {
+    const b = placement.binding;
+    if (b?.kind === 'group') {
+      const rights = this.groupRights(caller, b.group);
+      if (!rights)
+        throw new AppError('COLLECTION_NOT_CONFIGURED', `the file group "${b.group}" is not configured in this canvas's runtime policy`);
+      if (!hasAny(rights.create)) throw new AppError('PERMISSION_DENIED', 'your role may not upload to this file group');
+      return;
+    }
+    if (b?.kind === 'record') {
+      // The record's own answers: 404 when absent or unreadable, 403 when readable but not updatable.
+      this.collections.target(this.collections.open(caller, b.collection), b.recordId, 'update');
+      return;
+    }
+    if (placement.scope === 'shared' && !isManager(caller)) {
       throw new AppError('PERMISSION_DENIED', 'only owners and editors may upload shared files; viewers upload with scope "submission"');
     }
   }
 }
 
 function recordOf(f: StoredFile): FileRecord {
-  return { id: f.id, name: f.name, size: f.size, mime: f.mime, createdAt: f.createdAt, scope: f.scope, uploadedBy: f.uploadedBy };
+  const record: FileRecord = {
+    id: f.id,
+    name: f.name,
+    size: f.size,
+    mime: f.mime,
+    createdAt: f.createdAt,
+    scope: f.scope,
+    uploadedBy: f.uploadedBy,
+  };
+  if (f.binding?.kind === 'group') record.group = f.binding.group;
+  if (f.binding?.kind === 'record') Object.assign(record, { collection: f.binding.collection, recordId: f.binding.recordId });
+  return record;
 }
 
-/** `scope` (shared by default) or, later, a file group or record attachment: never both. */
-function scopeOf(fields: ScopeFields): FileScope {
-  const bound = fields.group !== undefined || fields.collection !== undefined || fields.recordId !== undefined;
-  if (fields.scope !== undefined && bound) throw new AppError('INVALID_BODY', '`scope` cannot be combined with `group` or `collection`');
-  if (bound) throw new AppError('INVALID_BODY', 'file groups and record attachments are not configured yet');
-  if (fields.scope === undefined || fields.scope === 'shared') return 'shared';
-  if (fields.scope === 'submission') return 'submission';
+/** Where an upload goes: `scope` (shared by default), or a file group, or a record: never two of them. */
+interface Placement {
+  scope: FileScope;
+  binding: FileBinding | null;
+}
+
+function placementOf(fields: ScopeFields): Placement {
+  const { scope, group, collection, recordId } = fields;
+  const toRecord = collection !== undefined || recordId !== undefined;
+  if ([scope !== undefined, group !== undefined, toRecord].filter(Boolean).length > 1) {
+    throw new AppError('INVALID_BODY', '`scope`, `group` and `collection` with `recordId` are alternatives: send one');
+  }
+  if (group !== undefined) return { scope: 'shared', binding: { kind: 'group', group } };
+  if (toRecord) {
+    if (!collection || !recordId) throw new AppError('INVALID_BODY', 'an attachment needs both `collection` and `recordId`');
+    return { scope: 'shared', binding: { kind: 'record', collection, recordId } };
+  }
+  if (scope === undefined || scope === 'shared') return { scope: 'shared', binding: null };
+  if (scope === 'submission') return { scope: 'submission', binding: null };
   throw new AppError('INVALID_BODY', '`scope` must be "shared" or "submission"');
 }
 

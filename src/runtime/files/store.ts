@@ -15,7 +15,11 @@ export interface StoredFile {
   scope: FileScope;
   uploadedBy: string;
   createdAt: number;
+  /** What governs the file when it is bound: a file group, or a collection record (null otherwise). */
+  binding: FileBinding | null;
 }
+
+export type FileBinding = { kind: 'group'; group: string } | { kind: 'record'; collection: string; recordId: string };
 
 interface FileRow {
   id: string;
@@ -27,6 +31,9 @@ interface FileRow {
   scope: FileScope;
   uploaded_by: string;
   created_at: number;
+  file_group: string | null;
+  collection: string | null;
+  record_id: string | null;
 }
 
 const toFile = (r: FileRow): StoredFile => ({
@@ -39,6 +46,12 @@ const toFile = (r: FileRow): StoredFile => ({
   scope: r.scope,
   uploadedBy: r.uploaded_by,
   createdAt: r.created_at,
+  binding:
+    r.file_group !== null
+      ? { kind: 'group', group: r.file_group }
+      : r.collection !== null && r.record_id !== null
+        ? { kind: 'record', collection: r.collection, recordId: r.record_id }
+        : null,
 });
 
 export class FileStore {
@@ -49,9 +62,23 @@ export class FileStore {
     // fit while streaming must not both land past the quota.
     const tx = db.transaction((file: StoredFile, canvasCap: number): boolean => {
       if (this.bytesUsed(file.canvasId) + file.size > canvasCap) return false;
+      const b = file.binding;
       db.query(
-        'INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ).run(file.id, file.canvasId, file.name, file.size, file.mime, file.hash, file.scope, file.uploadedBy, file.createdAt);
+        'INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at, file_group, collection, record_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        file.id,
+        file.canvasId,
+        file.name,
+        file.size,
+        file.mime,
+        file.hash,
+        file.scope,
+        file.uploadedBy,
+        file.createdAt,
+        b?.kind === 'group' ? b.group : null,
+        b?.kind === 'record' ? b.collection : null,
+        b?.kind === 'record' ? b.recordId : null,
+      );
       return true;
     });
     this.insertTx = (file, canvasCap) => tx.immediate(file, canvasCap);
@@ -78,6 +105,18 @@ export class FileStore {
             )
             .all(canvasId, uploadedBy);
     return rows.map(toFile);
+  }
+
+  /** Deletes the attachments of these records; the hashes they used (for the blob collector). */
+  deleteAttachments(canvasId: string, collection: string, recordIds: string[]): string[] {
+    const hashes: string[] = [];
+    const q = this.db.query<{ hash: string }, [string, string, string]>(
+      'DELETE FROM files WHERE canvas_id = ? AND collection = ? AND record_id = ? RETURNING hash',
+    );
+    this.db.transaction(() => {
+      for (const id of recordIds) for (const r of q.all(canvasId, collection, id)) hashes.push(r.hash);
+    })();
+    return hashes;
   }
 
   rename(canvasId: string, id: string, name: string): void {
