@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext, VERSION } from './context.ts';
+import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
 import type { RunningServer } from './http/listener.ts';
 
@@ -36,6 +37,7 @@ async function serve(): Promise<void> {
   try {
     ctx = createContext(config);
   } catch (err) {
+    if (err instanceof NewerSchemaError) fail(`refusing to start: ${err.message}`, 2);
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   const { hostLabelConflict } = await import('./canvases/service.ts');
@@ -93,7 +95,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'version':
     case '--version':
-      process.stdout.write(`easel ${VERSION}\n`);
+      process.stdout.write(`easel ${VERSION} (schema ${SCHEMA_VERSION})\n`);
       return;
     case 'help':
     case '--help':

@@ -1,5 +1,6 @@
 // Smoke test of the single executable: build it (build.ts, as `bun run build`
 // does), run it from an unrelated working directory, talk to it, stop it.
+import { SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,11 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
   }, 90_000);
 
   test('`easel version` works from any directory', async () => {
-    expect(await runToExit({ command: [BINARY], args: ['version'], cwd })).toEqual({ code: 0, stdout: `easel ${VERSION}\n`, stderr: '' });
+    expect(await runToExit({ command: [BINARY], args: ['version'], cwd })).toEqual({
+      code: 0,
+      stdout: `easel ${VERSION} (schema ${SCHEMA_VERSION})\n`,
+      stderr: '',
+    });
   });
 
   test('serves /healthz, the dashboard and the embedded SDK; SIGTERM exits 0; data lands under its cwd', async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobHashMismatchError, BlobLimitError, BlobStore } from '../src/blobs/store.ts';
 import { openDatabase } from '../src/db/open.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { migrate, SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { MIGRATIONS } from '../src/db/migrations/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { createContext, VERSION } from '../src/context.ts';
@@ -47,7 +47,7 @@ function readDb<T>(dataDir: string, fn: (db: Database) => T): T {
 describe('commands', () => {
   test('`easel version` prints the version', async () => {
     const r = await runToExit({ args: ['version'] });
-    expect(r).toEqual({ code: 0, stdout: `easel ${VERSION}\n`, stderr: '' });
+    expect(r).toEqual({ code: 0, stdout: `easel ${VERSION} (schema ${SCHEMA_VERSION})\n`, stderr: '' });
   });
 
   test('`easel help` prints usage naming every command', async () => {
@@ -166,6 +166,23 @@ describe('restarts', () => {
     expect(before.map((r: any) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(await stopEasel(await startEasel({ env }))).toBe(0);
     expect(readDb(dataDir, query)).toEqual(before);
+  });
+
+  test('a data directory a newer Easel migrated is refused with one line, and left exactly as it was', async () => {
+    const dataDir = freshDir();
+    // A directory at this build's schema, then what a later release leaves: a migration this build does not know.
+    const db = openDatabase(dataDir);
+    db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(SCHEMA_VERSION + 1, 'from the future', 0);
+    const before = JSON.stringify(db.query('SELECT * FROM schema_migrations ORDER BY version').all());
+    db.close();
+    const run = await runToExit({ env: { EASEL_DATA_DIR: dataDir } });
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringContaining(`refusing to start: the data directory was written by a newer Easel (schema ${SCHEMA_VERSION + 1}`),
+    ]);
+    expect(run.stdout).not.toContain('listening on');
+    expect(readDb(dataDir, (d) => JSON.stringify(d.query('SELECT * FROM schema_migrations ORDER BY version').all()))).toBe(before);
   });
 
   test('users and sessions survive a restart on the same data directory', async () => {
