@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite';
+import { storedNumber } from '../stored-number.ts';
 
 /** A stored record; `value` is the JSON text as written. */
 export interface StoredRecord {
@@ -92,7 +93,7 @@ export class RecordStore {
     const incrementTx = db.transaction((space: RecordSpace, id: string, by: number, now: number): IncrementOutcome => {
       const row = this.getQ.get(space.canvasId, space.collection, id);
       if (!row) return 'missing';
-      const current = numberOf(row.value);
+      const current = storedNumber(row.value);
       if (current === null) return 'not_numeric';
       const sum = current + by;
       if (!Number.isFinite(sum)) return 'not_finite';
@@ -151,16 +152,5 @@ export class RecordStore {
         ? this.deleteAllQ.all(space.canvasId, space.collection)
         : this.deleteAuthorQ.all(space.canvasId, space.collection, authorId);
     return rows.map((r) => r.id);
-  }
-}
-
-/** A stored value that is a JSON number, as a number; null for anything else (null, strings, objects). */
-function numberOf(text: string): number | null {
-  if (!/^\s*-?\d/.test(text)) return null; // not a number: no need to parse a large object
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'number' ? value : null;
-  } catch {
-    return null;
   }
 }

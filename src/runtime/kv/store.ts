@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite';
+import { storedNumber } from '../stored-number.ts';
 
 export type KvScope = 'shared' | 'user';
 
@@ -63,7 +64,7 @@ export class KvStore {
       const a = args(space, key);
       const row = this.getQ.get(...a);
       if (row) {
-        const current = numberOf(row.value);
+        const current = storedNumber(row.value);
         if (current === null) return 'not_numeric';
         const sum = current + by;
         if (!Number.isFinite(sum)) return 'not_finite';
@@ -105,17 +106,6 @@ export class KvStore {
   /** Adds `by` to a numeric value; a missing key starts at 0 (and counts against `quota`). */
   increment(space: KvSpace, key: string, by: number, quota: number, now: number): IncrementOutcome {
     return this.incrementTx(space, key, by, quota, now);
-  }
-}
-
-/** A stored value that is a JSON number, as a number; null for anything else (null, strings, objects, bad JSON). */
-function numberOf(text: string): number | null {
-  if (!/^\s*-?\d/.test(text)) return null; // not a number: no need to parse a large object
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'number' ? value : null;
-  } catch {
-    return null;
   }
 }
 
