@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isReferencedByUpload, uploadBlobReferences } from '../src/deploy/upload/service.ts';
 import { sha256Hex } from '../src/ids.ts';
+import { adminUser } from './admin-actions.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import {
   begin,
@@ -35,7 +36,10 @@ async function canvas(email?: string): Promise<KeyedCanvas> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({ now: () => clock, env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '100000' } });
+  app = await startTestApp({
+    now: () => clock,
+    env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '100000', EASEL_ADMIN_EMAILS: 'admin@example.test' },
+  });
 });
 afterAll(async () => {
   // No key, in any form, ever reaches the log.
@@ -736,12 +740,11 @@ describe('finalize', () => {
   test('404 UPLOAD_HANDLE_INVALID when the beginning owner is no longer active or no longer the owner', async () => {
     const c = await canvas('leaving@example.test');
     const { uploadId } = await ready(undefined, {}, c);
-    app.ctx.db.query('UPDATE users SET active = 0 WHERE id = ?').run(c.ownerId);
-    try {
-      expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
-    } finally {
-      app.ctx.db.query('UPDATE users SET active = 1 WHERE id = ?').run(c.ownerId);
-    }
+    const admin = await app.signIn('admin@example.test');
+    await adminUser(app, admin, c.ownerId, { active: false });
+    expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
+    await adminUser(app, admin, c.ownerId, { active: true });
+    // No API moves ownership yet; the store is the only way to reach that state.
     const newOwner = app.ctx.users.ensure('heir@example.test');
     app.ctx.db.query('UPDATE canvases SET owner_id = ? WHERE id = ?').run(newOwner.id, c.id);
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });

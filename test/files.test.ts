@@ -112,6 +112,18 @@ describe('runtime files', () => {
     expect((await uploadOk([filePart('x', 'bad type', 'not a mime')])).name).toBe('bad type');
   });
 
+  // Browsers send a UTF-8 filename raw inside the quotes; the multipart libraries we tried lost the
+  // whole part on it (multipasta) or could not tell a missing Content-Type from text/plain (busboy).
+  test('a raw UTF-8 filename and an explicit text/plain type are kept; a malformed filename* falls back to filename', async () => {
+    const euro = await uploadOk([filePart('x', 'résumé €.pdf', 'text/plain')]);
+    expect(euro.name).toBe('résumé €.pdf');
+    expect((await list(w.cookie.owner)).find((f) => f.id === euro.id).mime).toBe('text/plain');
+    const broken = await uploadOk([
+      { headers: [`Content-Disposition: form-data; name="file"; filename="plain.txt"; filename*=UTF-8''%E2%82%ZZ.txt`], data: 'x' },
+    ]);
+    expect(broken.name).toBe('plain.txt');
+  });
+
   test('only png, jpeg, gif, webp and avif render inline; SVG and HTML are attachments with a sanitized filename', async () => {
     const cases: Array<[string, string]> = [
       ['image/png', 'inline'],

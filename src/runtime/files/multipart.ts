@@ -3,6 +3,15 @@
  * time with their body as a stream of chunks, so a file part can flow into
  * the blob store without the request ever being held in memory; a caller
  * must finish (or abandon) one part's body before asking for the next.
+ *
+ * Ours rather than a library's, after trying the maintained ones against the
+ * spec (Files rule 1) and the flat-memory rule: @mjackson/multipart-parser
+ * and @remix-run/multipart-parser 0.16 hold each part's bytes in memory;
+ * busboy and @fastify/busboy report a part without Content-Type as
+ * text/plain, so the spec's application/octet-stream default cannot be told
+ * from an explicit type; multipasta 0.2 drops the name of a part whose
+ * filename holds raw UTF-8 beyond Latin-1 (what browsers send) and throws on
+ * a malformed filename*. test/files.test.ts pins each of those cases.
  */
 
 export class MultipartError extends Error {}
