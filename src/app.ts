@@ -27,6 +27,8 @@ import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
 import { collectionRoutes } from './runtime/collections/routes.ts';
 import { CollectionService } from './runtime/collections/service.ts';
 import { RecordStore } from './runtime/collections/store.ts';
+import { RecordReadCache } from './runtime/collections/read-cache.ts';
+import { SpaceVersions } from './runtime/collections/space-versions.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
 import { fileBlobReferences } from './runtime/files/references.ts';
 import { fileRoutes } from './runtime/files/routes.ts';
@@ -101,7 +103,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
   const pipeline = new RuntimePipeline(ctx, { access, usage });
-  const collections = new CollectionService(new RecordStore(ctx.db), usage, ctx.audit, ctx.now);
+  const recordReads = new RecordReadCache(SpaceVersions.of(ctx.db), ctx.now);
+  const collections = new CollectionService(new RecordStore(ctx.db), recordReads, usage, ctx.audit, ctx.now);
   const features: Features = {
     access,
     usage,

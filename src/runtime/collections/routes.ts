@@ -44,8 +44,10 @@ export function collectionRoutes(auth: AuthKinds, collections: CollectionService
       .get(base, ({ caller, params, request }) => {
         privateAnswer(request);
         const q = searchOf(request);
-        const page = collections.list(collections.open(caller, params.name), { limit: q.get('limit'), cursor: q.get('cursor') });
-        return runtimeRaw(200, `{"entries":[${page.entries.map(recordJson).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
+        return runtimeRaw(
+          200,
+          collections.listJson(collections.open(caller, params.name), { limit: q.get('limit'), cursor: q.get('cursor') }),
+        );
       })
       .delete(base, async ({ caller, params, request }) => {
         privateAnswer(request);

@@ -6,7 +6,8 @@ import type { RuntimeCaller } from '../pipeline.ts';
 import { collectionPolicy } from '../policy/entries.ts';
 import { admitsAudience, allows, hasAny, recordRights, type RecordRights } from '../policy/rights.ts';
 import type { UsageCounters } from '../usage.ts';
-import { collectionName, COLLECTION_LIMITS, pageQuery, recordId, utf8Bytes } from './model.ts';
+import { collectionName, COLLECTION_LIMITS, pageQuery, recordId, recordJson, utf8Bytes } from './model.ts';
+import type { RecordReadCache } from './read-cache.ts';
 import type { RecordSpace, RecordStore, StoredRecord } from './store.ts';
 
 /** A collection the caller reached: configured, with the caller's live rights on it. */
@@ -31,11 +32,6 @@ export interface RecordsRemoved {
  */
 export type RecordRemovalListener = (removed: RecordsRemoved) => boolean | void | Promise<boolean | void>;
 
-export interface RecordPage {
-  entries: StoredRecord[];
-  nextCursor: string | null;
-}
-
 const actorKindOf = (c: RuntimeCaller): ActorKind => (c.kind === 'guest' ? 'guest' : 'user');
 
 /**
@@ -53,6 +49,7 @@ export class CollectionService {
 
   constructor(
     private readonly store: RecordStore,
+    private readonly reads: RecordReadCache,
     private readonly usage: UsageCounters,
     private readonly audit: AuditLog,
     private readonly now: () => number,
@@ -90,7 +87,7 @@ export class CollectionService {
   target(c: OpenCollection, rawId: string | null | undefined, op: Operation): StoredRecord {
     const id = recordId(rawId);
     this.require(c, op);
-    const record = this.store.get(c.space, id);
+    const record = this.reads.record(c.space, id, () => this.store.get(c.space, id));
     const own = record !== null && record.authorId === c.caller.actorId;
     if (record === null || !allows(c.rights.read, own)) throw new AppError('NOT_FOUND', 'no such record');
     if (!allows(c.rights[op], own)) throw denied(op);
@@ -110,16 +107,19 @@ export class CollectionService {
     return record;
   }
 
-  /** The records the caller may read, in id (creation) order. */
-  list(c: OpenCollection, query: { limit?: string | null; cursor?: string | null }): RecordPage {
+  /** The records the caller may read, in id (creation) order: the page as the JSON text `{entries, nextCursor}`. */
+  listJson(c: OpenCollection, query: { limit?: string | null; cursor?: string | null }): string {
     const { limit, cursor } = pageQuery(query);
     this.require(c, 'read');
     this.usage.add(c.space.canvasId, 'kvReads');
     const authorId = c.rights.read.any ? null : c.caller.actorId;
-    const rows = this.store.page(c.space, { authorId, cursor, limit: limit + 1 });
-    const more = rows.length > limit;
-    const entries = more ? rows.slice(0, limit) : rows;
-    return { entries, nextCursor: more ? entries[entries.length - 1]!.id : null };
+    return this.reads.page(c.space, { authorId, cursor, limit }, () => {
+      const rows = this.store.page(c.space, { authorId, cursor, limit: limit + 1 });
+      const more = rows.length > limit;
+      const entries = more ? rows.slice(0, limit) : rows;
+      const nextCursor = more ? entries[entries.length - 1]!.id : null;
+      return { text: `{"entries":[${entries.map(recordJson).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`, full: more };
+    });
   }
 
   get(c: OpenCollection, id: string | null | undefined): StoredRecord {
