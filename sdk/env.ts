@@ -2,6 +2,7 @@
 // from the page URL in both URL modes (CONTRACT §6).
 //   path mode:      page {base}/c/{slug}/…, API on the same origin
 //   subdomain mode: page {scheme}//{slug}.{canvas host}/…, API on the origin the SDK script came from
+//                   (the canvas host itself for /sdk/v1.js, the recommended include)
 import { EaselError } from './errors.ts';
 import type { Target } from './request.ts';
 
@@ -26,9 +27,9 @@ export function detectTarget(page: PageLocation, scriptSrc: string | null): Targ
   if (apiOrigin === page.origin) {
     const m = /^\/c\/([^/]+)/.exec(page.pathname);
     if (m) return { apiBase: apiOrigin, slug: decode(m[1]!) };
-    // The SDK served from the canvas host itself: the API lives on the parent host.
-    const dot = page.host.indexOf('.');
-    if (dot > 0) return { apiBase: `${page.protocol}//${page.host.slice(dot + 1)}`, slug: page.hostname.slice(0, dot) };
+    // The SDK served from the canvas host itself: the host answers this canvas's runtime API too, same origin.
+    const dot = page.hostname.indexOf('.');
+    if (dot > 0) return { apiBase: page.origin, slug: page.hostname.slice(0, dot) };
     throw new EaselError('NOT_A_CANVAS', 0, 'this page is not a canvas: the SDK cannot tell which canvas to talk to');
   }
   const dot = page.hostname.indexOf('.');

@@ -5,6 +5,7 @@ import { Elysia } from 'elysia';
 import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { handoffRoutes } from './auth/handoff-routes.ts';
 import { AccessResolver } from './canvases/access-resolver.ts';
 import { guestRoutes } from './canvases/guests/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
@@ -78,7 +79,11 @@ export interface Features {
  * page view), and the realtime upgrade must reach Bun's server itself.
  */
 export const DISPATCHERS: readonly Dispatcher[] = [
-  { method: 'ALL', path: '{slug}.{EASEL_CANVAS_HOST}/*', note: "subdomain mode: a canvas's own host is the canvas, entirely" },
+  {
+    method: 'ALL',
+    path: '{slug}.{EASEL_CANVAS_HOST}/*',
+    note: "subdomain mode: the canvas's pages, gate and sign-in handoff; its /sdk/v1.js and /v1/c/{slug}/… go on to the routes",
+  },
   { method: 'ALL', path: '/c/:slug/*', note: 'path mode: canvas pages; subdomain mode: 301 to the canvas host' },
   { method: 'GET', path: '/v1/c/:slug/realtime', note: 'the realtime WebSocket upgrade (runtime pipeline first)' },
 ];
@@ -177,6 +182,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(healthRoutes(ctx))
       // Sign-in, and the management API of the dashboard (/auth, /api).
       .use(authRoutes(ctx))
+      .use(handoffRoutes(ctx))
       .use(apiMeRoutes(ctx, auth))
       .use(canvasRoutes(ctx, auth))
       .use(guestRoutes(ctx, auth))

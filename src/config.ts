@@ -21,6 +21,7 @@ export interface Config {
   canvasHost: string;
   authMode: AuthMode;
   adminEmails: string[];
+  /** EASEL_COOKIE_DOMAIN as set; no cookie uses it (every session is host-only), so the start line warns that it is ignored. */
   cookieDomain: string | null;
   tenancy: boolean;
   publicLinks: boolean;
@@ -271,7 +272,6 @@ export function loadConfig(env: Env): Config {
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
-  if (config.urlMode === 'subdomain') checkCookieDomain(config, env);
   if (authMode === 'oidc') {
     // The OIDC flow lands with its own issue; refusing beats starting a server nobody can sign in to.
     throw new ConfigError('EASEL_AUTH_MODE', 'dev or proxy (oidc sign-in is not available in this version yet)', env.EASEL_AUTH_MODE ?? '');
@@ -293,24 +293,6 @@ function checkPathMode(config: Config, env: Env): void {
     `on to run path mode with ${config.authMode} sign-in (every canvas shares the dashboard's origin, so any canvas author can act as any visitor; EASEL_URL_MODE=subdomain isolates them)`,
     env.EASEL_PATH_MODE_TRUSTED_AUTHORS ?? '',
   );
-}
-
-/**
- * In subdomain mode the dashboard, the API and the canvases live on different
- * hosts: a host-only session cookie set at sign-in would never reach a canvas,
- * and every visit would bounce back to sign-in. So the cookie domain must be
- * set (proxy sign-in sends no cookie and may go without) and cover them all.
- */
-function checkCookieDomain(config: Config, env: Env): void {
-  const domain = config.cookieDomain;
-  const hosts = [new URL(config.baseUrl).hostname, new URL(config.apiBaseUrl).hostname, config.canvasHost.replace(/:\d+$/, '')];
-  const example = `a domain covering ${[...new Set(hosts)].join(', ')} (required with EASEL_URL_MODE=subdomain)`;
-  if (domain === null) {
-    if (config.authMode === 'proxy') return;
-    throw new ConfigError('EASEL_COOKIE_DOMAIN', example, '');
-  }
-  const covered = (host: string) => host === domain || host.endsWith(`.${domain}`);
-  if (!hosts.every(covered)) throw new ConfigError('EASEL_COOKIE_DOMAIN', example, env.EASEL_COOKIE_DOMAIN ?? domain);
 }
 
 function isFile(path: string): boolean {

@@ -2,6 +2,8 @@ import type { Database } from 'bun:sqlite';
 import { AuditLog } from './audit/store.ts';
 import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
+import { sessionScopeOf } from './auth/session-scope.ts';
+import { SignInHandoffs } from './auth/handoff.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
 import { BlobCollector } from './blobs/gc.ts';
@@ -40,6 +42,8 @@ export interface AppContext {
   auth: Authenticator;
   /** Legacy guest invites and their sessions (CONTRACT §3). */
   guests: GuestStore;
+  /** Sign-in handoffs from the base host to canvas hosts (subdomain mode). */
+  handoffs: SignInHandoffs;
   audit: AuditLog;
   settings: SettingsService;
   canvases: CanvasStore;
@@ -62,6 +66,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
   const blobs = new BlobStore(config.dataDir);
+  const canvases = new CanvasStore(db);
   const scheduler = options.scheduler ?? realScheduler;
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const settings = new SettingsService(db, config, now);
@@ -83,11 +88,12 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     ),
     users,
     sessions,
-    auth: new Authenticator(config, users, sessions, guests),
+    auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, db, now)),
     guests,
+    handoffs: new SignInHandoffs(db, now),
     audit: new AuditLog(db, now),
     settings,
-    canvases: new CanvasStore(db),
+    canvases,
     connections: new ConnectionStore(db),
     events,
   };

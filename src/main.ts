@@ -73,6 +73,10 @@ async function serve(): Promise<void> {
   );
   if (config.authMode === 'dev')
     process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');
+  if (config.cookieDomain !== null)
+    process.stderr.write(
+      'easel: warning: EASEL_COOKIE_DOMAIN is ignored: every session cookie is host-only, and canvas hosts get their own through a sign-in handoff.\n',
+    );
   if (config.urlMode === 'path' && config.authMode !== 'dev')
     process.stderr.write(
       "easel: note: path mode: every canvas shares the dashboard's origin, so canvas authors must be trusted by everyone who opens their canvases (EASEL_URL_MODE=subdomain isolates them).\n",

@@ -3,7 +3,7 @@
 // admin and a legacy guest around a canvas with AI on.
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { afterAll, beforeAll, beforeEach } from 'bun:test';
-import { GUEST_COOKIE } from '../src/auth/guests.ts';
+import { guestCookieName } from '../src/auth/cookie-names.ts';
 import type { Canvas } from '../src/canvases/record.ts';
 import { newId } from '../src/ids.ts';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
@@ -84,7 +84,7 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
   /** A guest session for a canvas made directly on the store (no invite route reaches those). */
   const guestFor = (canvasId: string) => {
     const { invite } = app.ctx.guests.createInvite(canvasId, ids.owner, 'Visitor');
-    return { cookie: `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`, actorId: `guest:${invite.inviteId}` };
+    return { cookie: `${guestCookieName(app.ctx.config)}=${app.ctx.guests.createSession(invite)}`, actorId: `guest:${invite.inviteId}` };
   };
 
   const world: AiWorld = {

@@ -306,32 +306,18 @@ describe('configuration rules across variables', () => {
     expect([d.apiBaseUrl, d.canvasHost]).toEqual(['https://easel.example.com', 'easel.example.com']);
   });
 
-  test('subdomain mode needs a cookie domain covering the base, API and canvas hosts (proxy sign-in may go without)', () => {
+  test('subdomain mode starts without a cookie domain (canvas hosts get their own sessions); one given is read, and ignored', () => {
     const sub = { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com', EASEL_CANVAS_HOST: 'apps.example.com' };
-    expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com' })).toMatchObject({ urlMode: 'subdomain', cookieDomain: 'example.com' });
+    expect(loadConfig(sub)).toMatchObject({ urlMode: 'subdomain', cookieDomain: null, canvasHost: 'apps.example.com' });
+    // Kept only so the start line can say it is ignored (src/main.ts).
     expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: '.example.com' }).cookieDomain).toBe('example.com');
-    // The canvas host defaults to the base URL's host.
-    expect(
-      loadConfig({
-        EASEL_URL_MODE: 'subdomain',
-        EASEL_BASE_URL: 'https://easel.example.com:8443',
-        EASEL_COOKIE_DOMAIN: 'easel.example.com',
-      }).canvasHost,
-    ).toBe('easel.example.com:8443');
-    expect(loadConfig({ ...sub, EASEL_AUTH_MODE: 'proxy' }).cookieDomain).toBeNull();
-
-    const missing = refusal(sub);
-    expect(missing.variable).toBe('EASEL_COOKIE_DOMAIN');
-    expect(missing.message).toContain('easel.example.com, apps.example.com');
-    expect(missing.message).not.toContain('\n');
-    for (const wrong of ['apps.example.com', 'other.com']) {
-      expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: wrong }).variable).toBe('EASEL_COOKIE_DOMAIN');
-    }
-    expect(refusal({ ...sub, EASEL_COOKIE_DOMAIN: 'example.com', EASEL_API_BASE_URL: 'https://api.elsewhere.net' }).variable).toBe(
-      'EASEL_COOKIE_DOMAIN',
+    expect(loadConfig({ ...sub, EASEL_COOKIE_DOMAIN: 'other.com', EASEL_API_BASE_URL: 'https://api.elsewhere.net' }).urlMode).toBe(
+      'subdomain',
     );
-    // Path mode does not use it.
-    expect(loadConfig({ EASEL_COOKIE_DOMAIN: 'other.com' }).urlMode).toBe('path');
+    // The canvas host defaults to the base URL's host.
+    expect(loadConfig({ EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com:8443' }).canvasHost).toBe(
+      'easel.example.com:8443',
+    );
   });
 
   test('oidc is refused for now, saying why', () => {

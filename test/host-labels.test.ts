@@ -20,7 +20,6 @@ const SUBDOMAIN = {
   EASEL_BASE_URL: 'http://studio.easel.test',
   EASEL_API_BASE_URL: 'http://gateway.easel.test',
   EASEL_CANVAS_HOST: 'easel.test',
-  EASEL_COOKIE_DOMAIN: 'easel.test',
 };
 
 describe('the labels of the base and API hosts', () => {

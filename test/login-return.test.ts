@@ -32,7 +32,6 @@ describe('where sign-in returns to', () => {
           EASEL_URL_MODE: 'subdomain',
           EASEL_BASE_URL: 'http://easel.test:8080',
           EASEL_CANVAS_HOST: 'apps.easel.test:8080',
-          EASEL_COOKIE_DOMAIN: 'easel.test',
         },
       });
     });

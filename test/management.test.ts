@@ -1,6 +1,6 @@
 import { adminSettings, adminUser } from './admin-actions.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { GUEST_COOKIE } from '../src/auth/guests.ts';
+import { guestCookieName } from '../src/auth/cookie-names.ts';
 import { hashCanvasKey } from '../src/canvases/keys.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import {
@@ -138,7 +138,7 @@ describe('role matrix: every /api/canvases/{id} route', () => {
   test('a legacy guest session is no user: 401 on the management API, even for its own canvas', async () => {
     const c = await makeCanvas(app, p);
     const { invite } = app.ctx.guests.createInvite(c.id, p.id.owner);
-    const cookie = `${GUEST_COOKIE}=${app.ctx.guests.createSession(invite)}`;
+    const cookie = `${guestCookieName(app.ctx.config)}=${app.ctx.guests.createSession(invite)}`;
     const before = snapshot(app, c.id);
     for (const [method, path] of [
       ['GET', '/api/me'],

@@ -91,13 +91,21 @@ describe('start', () => {
   test('the start line reports the configured modes and an explicit base URL as is', async () => {
     const dataDir = freshDir();
     const easel = await startEasel({
-      env: { EASEL_DATA_DIR: dataDir, EASEL_AUTH_MODE: 'proxy', EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'https://easel.example.com' },
+      env: {
+        EASEL_DATA_DIR: dataDir,
+        EASEL_AUTH_MODE: 'proxy',
+        EASEL_URL_MODE: 'subdomain',
+        EASEL_BASE_URL: 'https://easel.example.com',
+        EASEL_COOKIE_DOMAIN: 'example.com',
+      },
     });
     expect(easel.startLine).toBe(
       `easel ${VERSION} listening on https://easel.example.com (data: ${dataDir}, auth: proxy, urls: subdomain)`,
     );
-    expect(easel.stderr()).not.toContain('anyone can sign in');
     expect(await stopEasel(easel)).toBe(0);
+    expect(easel.stderr()).not.toContain('anyone can sign in');
+    // Sessions are host-only now: a cookie domain left in an old setup is named as ignored.
+    expect(easel.stderr()).toContain('warning: EASEL_COOKIE_DOMAIN is ignored');
   });
 
   test('an invalid value stops the start: exit 2, one stderr line naming the variable, nothing written', async () => {
@@ -136,6 +144,7 @@ describe('start', () => {
       expect(await stopEasel(easel)).toBe(0);
     }
     expect(easel.stderr()).toContain('note: path mode: every canvas shares the dashboard');
+    expect(easel.stderr()).not.toContain('EASEL_COOKIE_DOMAIN');
   });
 
   test('a busy port and an unusable data directory each stop the start with one line and exit 1', async () => {

@@ -300,7 +300,6 @@ describe('subdomain mode', () => {
         EASEL_URL_MODE: 'subdomain',
         EASEL_BASE_URL: 'http://easel.test',
         EASEL_CANVAS_HOST: 'apps.easel.test',
-        EASEL_COOKIE_DOMAIN: 'easel.test',
       },
     });
     try {

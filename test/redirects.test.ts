@@ -4,6 +4,7 @@
 // drops the tab and goes to `//evil.example`.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { safeReturnTo } from '../src/auth/login-page.ts';
+import { canvasHostCookies } from './canvas-host-session.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { World, type WorldCanvas } from './world.ts';
 
@@ -79,16 +80,18 @@ describe("the password gate's `next` stays on the canvas", () => {
   let sub: TestApp;
   let cast: World;
   let canvas: WorldCanvas;
+  let onHost: Record<'owner' | 'viewer', string>;
   const HOST = 'easel.test:8080';
 
   beforeAll(async () => {
-    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
+    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}` } });
     cast = await new World().attach(sub);
     canvas = await cast.newCanvas({
       guest: false,
       settings: { password: 'pw' },
       files: { 'index.html': 'home', 'docs/index.html': 'docs' },
     });
+    onHost = await canvasHostCookies(sub, HOST, canvas.slug, { owner: cast.cookie.owner, viewer: cast.cookie.viewer });
   });
   afterAll(() => sub.close());
 
@@ -96,7 +99,7 @@ describe("the password gate's `next` stays on the canvas", () => {
   const gate = (next: string, who: 'owner' | 'viewer' = 'owner') =>
     sub.request('/__easel/gate', {
       method: 'POST',
-      cookie: cast.cookie[who],
+      cookie: onHost[who],
       headers: { host: `${canvas.slug}.${HOST}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ password: 'pw', next }).toString(),
     });

@@ -367,7 +367,6 @@ describe('runtime pipeline (subdomain mode)', () => {
         EASEL_URL_MODE: 'subdomain',
         EASEL_BASE_URL: 'https://easel.test',
         EASEL_CANVAS_HOST: 'apps.easel.test:8443',
-        EASEL_COOKIE_DOMAIN: 'easel.test',
       },
     });
     w = await makeWorld(app);

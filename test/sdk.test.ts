@@ -291,9 +291,9 @@ describe('slug and API base from the page URL', () => {
       apiBase: 'https://easel.example.com',
       slug: 'team-notes',
     });
-    // A script served from the canvas host itself: the API is on the parent host.
+    // A script served from the canvas host itself: so is the API (same origin, the host's own session).
     expect(detectTarget(page('https://notes.example.com:8443/'), 'https://notes.example.com:8443/sdk/v1.js')).toEqual({
-      apiBase: 'https://example.com:8443',
+      apiBase: 'https://notes.example.com:8443',
       slug: 'notes',
     });
   });

@@ -8,6 +8,7 @@ import { VersionedCache } from '../src/db/versioned-cache.ts';
 import { createDeployCanvas, deploy, zipOf } from './deploy-fixtures.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { pageCode } from './serve-fixtures.ts';
+import { canvasHostCookie } from './canvas-host-session.ts';
 import { ADMIN_EMAIL, World, type Who } from './world.ts';
 
 type Person = Exclude<Who, 'guest' | 'otherKey'>;
@@ -267,12 +268,13 @@ describe('subdomain mode shares the caches', () => {
   test('a member removed is refused on the canvas host at once', async () => {
     const HOST = 'easel.test:8080';
     const sub = await startTestApp({
-      env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' },
+      env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}` },
     });
     try {
       const people = await new World().attach(sub);
       const c = await people.newCanvas({ files: HELLO });
-      const view = () => sub.request('/', { cookie: people.cookie.viewer, headers: { host: `${c.slug}.${HOST}` } });
+      const cookie = await canvasHostCookie(sub, HOST, c.slug, people.cookie.viewer);
+      const view = () => sub.request('/', { cookie, headers: { host: `${c.slug}.${HOST}` } });
       for (let i = 0; i < 3; i++) expect((await view()).status).toBe(200);
       // Straight in the store (no event): the canvas host must see the write alone.
       sub.ctx.canvases.removeMember(c.id, people.ids.viewer);

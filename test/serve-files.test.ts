@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { canvasUrl } from '../src/canvases/url.ts';
 import { sha256Hex } from '../src/ids.ts';
+import { beginHandoff, canvasHostCookie, setCookieValue } from './canvas-host-session.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { pageCode } from './serve-fixtures.ts';
 import { World, type WorldCanvas } from './world.ts';
@@ -343,20 +344,23 @@ describe('subdomain mode', () => {
     sub.request(path, { method, cookie, body, headers: { host: `${slug}.${HOST}`, ...headers } });
 
   beforeAll(async () => {
-    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' } });
+    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}` } });
     people = await new World().attach(sub);
     canvas = await published(people, { 'index.html': '<h1>sub</h1>', 'docs/index.html': 'docs' });
   });
   afterAll(() => sub.close());
+  /** `who`'s own session on the canvas host of `slug` (sign-in handoff). */
+  const onHost = (slug: string, who: 'viewer' | 'stranger' = 'viewer') => canvasHostCookie(sub, HOST, slug, people.cookie[who]);
 
   test('canvases answer on {slug}.{canvas host}; the URL the API gives is that host', async () => {
     expect(canvasUrl(sub.ctx.config, canvas.slug)).toBe(`http://${canvas.slug}.${HOST}/`);
-    const res = await at(canvas.slug, '/', people.cookie.viewer);
+    const viewer = await onHost(canvas.slug);
+    const res = await at(canvas.slug, '/', viewer);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('<h1>sub</h1>');
     expect(res.headers.get('content-security-policy')).toBe(`frame-ancestors 'self' http://${HOST}`);
     expect(res.headers.get('x-frame-options')).toBeNull();
-    expect((await at(canvas.slug, '/docs', people.cookie.viewer)).headers.get('location')).toBe('/docs/');
+    expect((await at(canvas.slug, '/docs', viewer)).headers.get('location')).toBe('/docs/');
     expect(sub.logs.some((l) => l.msg === 'request' && l.path === '/docs' && l.status === 301)).toBe(true);
   });
 
@@ -369,34 +373,56 @@ describe('subdomain mode', () => {
     expect(old.headers.get('location')).toBe(`http://${canvas.slug}.${HOST}/docs/?a=1`);
   });
 
-  test('anonymous visitors go to sign-in on the base host and come back to the canvas host', async () => {
+  test('anonymous visitors go to sign-in on the base host through the handoff, and come back to the canvas host', async () => {
     const res = await at(canvas.slug, '/docs/?x=1');
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe(
-      `http://${HOST}/auth/login?returnTo=${encodeURIComponent(`http://${canvas.slug}.${HOST}/docs/?x=1`)}`,
-    );
-    expect((await at('no-such-canvas', '/', people.cookie.viewer)).status).toBe(404);
-    expect((await at(canvas.slug, '/', people.cookie.stranger)).status).toBe(404);
+    const toBase = new URL(res.headers.get('location')!);
+    expect(toBase.origin + toBase.pathname).toBe(`http://${HOST}/auth/handoff`);
+    expect(toBase.searchParams.get('canvas')).toBe(canvas.slug);
+    expect(toBase.searchParams.get('next')).toBe('/docs/?x=1');
+    expect(res.headers.get('set-cookie')).toMatch(/^easel_handoff=[0-9A-Za-z]{32}; Path=\/; Max-Age=900; HttpOnly; SameSite=Lax$/);
+    // Not signed in on the base host either: sign in first, then back to the handoff.
+    const login = await sub.request(toBase.pathname + toBase.search, { headers: { host: HOST } });
+    expect(login.status).toBe(302);
+    expect(login.headers.get('location')).toBe(`/auth/login?returnTo=${encodeURIComponent(toBase.pathname + toBase.search)}`);
+    // Signed in: the page, on the path asked for.
+    const { state, exchange } = await beginHandoff(sub, HOST, canvas.slug, people.cookie.viewer, '/docs/?x=1');
+    const done = await at(canvas.slug, exchange, state);
+    expect([done.status, done.headers.get('location')]).toEqual([303, '/docs/?x=1']);
+    expect(done.headers.get('referrer-policy')).toBe('no-referrer');
+    const session = setCookieValue(done, 'easel_session')!;
+    expect(done.headers.getSetCookie().find((c) => c.startsWith('easel_session='))).not.toContain('Domain=');
+    expect((await at(canvas.slug, '/docs/?x=1', session)).status).toBe(200);
+    // No canvas, or no access: the same 404 page.
+    const nowhere = await beginHandoff(sub, HOST, 'no-such-canvas', people.cookie.viewer);
+    const missing = await at('no-such-canvas', nowhere.exchange, nowhere.state);
+    expect([missing.status, pageCode(await missing.text())]).toEqual([404, 'NOT_FOUND']);
+    const stranger = await at(canvas.slug, '/', await onHost(canvas.slug, 'stranger'));
+    expect([stranger.status, pageCode(await stranger.text())]).toEqual([404, 'NOT_FOUND']);
   });
 
-  test('the gate lives at /__easel/gate and its pass is scoped to EASEL_COOKIE_DOMAIN', async () => {
+  test('the gate lives at /__easel/gate and its pass stays on the canvas host', async () => {
     await people.settings({ password: 'pw' }, canvas);
-    const form = await at(canvas.slug, '/', people.cookie.viewer);
+    const viewer = await onHost(canvas.slug);
+    const form = await at(canvas.slug, '/', viewer);
     expect(form.status).toBe(403);
     expect(await form.text()).toContain('action="/__easel/gate"');
     const res = await at(
       canvas.slug,
       '/__easel/gate',
-      people.cookie.viewer,
+      viewer,
       { 'content-type': 'application/x-www-form-urlencoded' },
       'POST',
       'password=pw',
     );
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/');
-    expect(res.headers.get('set-cookie')).toContain('; Domain=easel.test;');
+    expect(res.headers.get('set-cookie')).not.toContain('Domain=');
     const pass = res.headers.get('set-cookie')!.split(';')[0]!;
-    expect((await at(canvas.slug, '/', `${people.cookie.viewer}; ${pass}`)).status).toBe(200);
+    expect((await at(canvas.slug, '/', `${viewer}; ${pass}`)).status).toBe(200);
+    // The runtime API on the canvas host takes the same pass.
+    expect((await at(canvas.slug, `/v1/c/${canvas.slug}/me`, viewer)).status).toBe(403);
+    expect((await at(canvas.slug, `/v1/c/${canvas.slug}/me`, `${viewer}; ${pass}`)).status).toBe(200);
     await people.settings({ password: null }, canvas);
   });
 

@@ -3,6 +3,7 @@
 // and a canvas host that refuses a visitor tells the browser to clear what
 // the canvas left behind.
 import { describe, expect, test } from 'bun:test';
+import { canvasHostCookie } from './canvas-host-session.ts';
 import { expectCode } from './expect-code.ts';
 import { useWorld } from './world.ts';
 
@@ -43,9 +44,13 @@ describe('lost access on a canvas host (subdomain mode)', () => {
   const HOST = 'easel.test:8080';
   const w = useWorld({
     canvas: { files: FILES },
-    env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}`, EASEL_COOKIE_DOMAIN: 'easel.test' },
+    env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: `http://${HOST}` },
   });
-  const visit = (who: 'viewer' | 'stranger') => w.request(who, '/', { headers: { host: `${w.canvas.slug}.${HOST}` } });
+  // The viewer's own session on this test's canvas host (each test has a fresh canvas).
+  const visit = async (who: 'viewer') => {
+    const cookie = await canvasHostCookie(w.app, HOST, w.canvas.slug, w.cookie[who]);
+    return w.app.request('/', { cookie, headers: { host: `${w.canvas.slug}.${HOST}` } });
+  };
 
   test('a viewer taken off the list is told to clear the canvas host; a visitor with access is not', async () => {
     const ok = await visit('viewer');

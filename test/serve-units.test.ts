@@ -10,7 +10,7 @@ import { decodePasses, encodePasses } from '../src/serve/gate-pass.ts';
 import { canvasSlugFromHost } from '../src/http/canvas-host.ts';
 import { decodeCanvasPath } from '../src/serve/resolve.ts';
 import { matchingEtag, parseRange } from '../src/serve/send-file.ts';
-import { safeNext } from '../src/serve/canvas-server.ts';
+import { safeNext } from '../src/http/same-origin-path.ts';
 
 describe('parseRange', () => {
   test.each([

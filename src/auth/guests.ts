@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Config } from '../config.ts';
 import { serializeCookie } from '../http/cookies.ts';
+import { guestCookieName } from './cookie-names.ts';
 import { newId, newToken, sha256Hex } from '../ids.ts';
 
 /**
@@ -12,7 +13,6 @@ import { newId, newToken, sha256Hex } from '../ids.ts';
  * may no longer manage the canvas (removed from the list, demoted to viewer,
  * deactivated; CONTRACT §9).
  */
-export const GUEST_COOKIE = 'easel_guest';
 
 export interface GuestIdentity {
   inviteId: string;
@@ -144,17 +144,19 @@ export class GuestStore implements GuestSessionResolver {
     })();
   }
 
-  createSession(invite: GuestInvite): string {
+  /** A guest session; `parentHash` (a canvas host's, from the handoff) ends with the session it came from. */
+  createSession(invite: Pick<GuestInvite, 'inviteId'>, parentHash: string | null = null): string {
     const token = newToken();
     const now = this.now();
     this.db
-      .query('INSERT INTO guest_sessions (token_hash, invite_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-      .run(sha256Hex(token), invite.inviteId, now, now + this.sessionTtlMs);
+      .query('INSERT INTO guest_sessions (token_hash, invite_id, created_at, expires_at, parent_hash) VALUES (?, ?, ?, ?, ?)')
+      .run(sha256Hex(token), invite.inviteId, now, now + this.sessionTtlMs, parentHash);
     return token;
   }
 
+  /** Ends the session and the canvas host's sessions made from it. */
   destroySession(token: string): void {
-    this.db.query('DELETE FROM guest_sessions WHERE token_hash = ?').run(sha256Hex(token));
+    this.db.query('DELETE FROM guest_sessions WHERE token_hash = ?1 OR parent_hash = ?1').run(sha256Hex(token));
   }
 
   /** The guest behind a session token, or null (unknown or expired session, or an invite no longer live). */
@@ -171,11 +173,10 @@ export class GuestStore implements GuestSessionResolver {
   }
 }
 
-/** The guest session cookie: like the user session's (HttpOnly, Lax, Path=/), reaching pages and the runtime API. */
-export function guestCookie(config: Pick<Config, 'baseUrl' | 'cookieDomain' | 'sessionTtlHours'>, token: string): string {
-  return serializeCookie(GUEST_COOKIE, token, {
+/** The guest session cookie: like the user session's (HttpOnly, Lax, Path=/, host-only), reaching pages and the runtime API. */
+export function guestCookie(config: Pick<Config, 'baseUrl' | 'sessionTtlHours'>, token: string): string {
+  return serializeCookie(guestCookieName(config), token, {
     maxAgeSeconds: config.sessionTtlHours * 3600,
     secure: config.baseUrl.startsWith('https:'),
-    domain: config.cookieDomain,
   });
 }

@@ -1,8 +1,9 @@
 import type { Config } from '../config.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { ipInAny } from '../net/ip.ts';
-import { GUEST_COOKIE, type GuestSessionResolver } from './guests.ts';
-import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
+import { guestCookieName, sessionCookieName } from './cookie-names.ts';
+import type { GuestSessionResolver } from './guests.ts';
+import type { SessionStore } from './sessions.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
 
 /**
@@ -22,14 +23,32 @@ export interface AuthResult {
   setCookie?: string;
 }
 
-/** Turns a request into a principal: session cookie first, then trusted proxy headers. */
+/**
+ * Whose sessions count on a request's host: `base` (the dashboard and API
+ * hosts), or one canvas's host in subdomain mode (`canvasId` null when no
+ * canvas holds its label: no session counts there).
+ */
+export type SessionScope = { kind: 'base' } | { kind: 'canvas'; canvasId: string | null };
+
+const BASE_SCOPE: SessionScope = { kind: 'base' };
+
+/**
+ * Turns a request into a principal: trusted proxy headers (proxy mode), then
+ * a session cookie that belongs to the request's host (a canvas host's own
+ * session only there, the base session everywhere else), then a guest's.
+ */
 export class Authenticator {
+  private readonly cookieNames: { session: string; guest: string };
+
   constructor(
     private readonly config: Config,
     private readonly users: UserStore,
     private readonly sessions: SessionStore,
     private readonly guests: GuestSessionResolver | null = null,
-  ) {}
+    private readonly scopeOf: (request: Request) => SessionScope = () => BASE_SCOPE,
+  ) {
+    this.cookieNames = { session: sessionCookieName(config), guest: guestCookieName(config) };
+  }
 
   isAdmin(user: User): boolean {
     return this.config.adminEmails.includes(user.email.toLowerCase());
@@ -41,9 +60,15 @@ export class Authenticator {
       if (fromProxy) return { principal: fromProxy };
     }
     const header = request.headers.get('cookie');
+    const scope = this.scopeOf(request);
     const session = unambiguous(
-      cookieValues(header, SESSION_COOKIE),
-      (token) => this.sessions.resolve(token),
+      cookieValues(header, this.cookieNames.session),
+      (token) => {
+        const s = this.sessions.resolve(token);
+        // A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing.
+        if (!s) return null;
+        return (scope.kind === 'base' ? s.canvasId === null : s.canvasId !== null && s.canvasId === scope.canvasId) ? s : null;
+      },
       (s) => s.user.id,
     );
     if (session) {
@@ -56,7 +81,7 @@ export class Authenticator {
     if (this.guests) {
       const guests = this.guests;
       const guest = unambiguous(
-        cookieValues(header, GUEST_COOKIE),
+        cookieValues(header, this.cookieNames.guest),
         (token) => guests.resolve(token),
         (g) => g.inviteId,
       );
@@ -74,28 +99,30 @@ export class Authenticator {
     return user.active ? { kind: 'user', user, via: 'proxy' } : null;
   }
 
+  /** Host-only on whichever host sets it (base or canvas host): nothing is shared between hosts. */
   sessionCookie(token: string): string {
-    return serializeCookie(SESSION_COOKIE, token, {
+    return serializeCookie(this.cookieNames.session, token, {
       maxAgeSeconds: this.config.sessionTtlHours * 3600,
       secure: this.config.baseUrl.startsWith('https:'),
-      domain: this.config.cookieDomain,
     });
   }
 
   clearedSessionCookie(): string {
-    return this.cleared(SESSION_COOKIE);
+    return this.cleared(this.cookieNames.session);
   }
 
   clearedGuestCookie(): string {
-    return this.cleared(GUEST_COOKIE);
+    return this.cleared(this.cookieNames.guest);
+  }
+
+  /** The session and guest tokens a request carries (for signing out). */
+  credentialTokens(request: Request): { sessions: string[]; guests: string[] } {
+    const header = request.headers.get('cookie');
+    return { sessions: cookieValues(header, this.cookieNames.session), guests: cookieValues(header, this.cookieNames.guest) };
   }
 
   private cleared(name: string): string {
-    return serializeCookie(name, '', {
-      maxAgeSeconds: 0,
-      secure: this.config.baseUrl.startsWith('https:'),
-      domain: this.config.cookieDomain,
-    });
+    return serializeCookie(name, '', { maxAgeSeconds: 0, secure: this.config.baseUrl.startsWith('https:') });
   }
 }
 

@@ -1,14 +1,11 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { cookieValues } from '../http/cookies.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { readJson } from '../http/json-body.ts';
 import { metaOf } from '../http/meta.ts';
 import { html, json } from '../http/respond.ts';
 import { devLoginPage, proxyLoginPage, safeReturnTo } from './login-page.ts';
-import { GUEST_COOKIE } from './guests.ts';
-import { SESSION_COOKIE } from './sessions.ts';
 import { DevLoginBody } from './model.ts';
 import { EMAIL } from './users.ts';
 
@@ -33,11 +30,10 @@ export function authRoutes(ctx: AppContext) {
       .post('/auth/logout', ({ request }) => {
         // A page of another site must not sign the visitor out (login CSRF's twin).
         refuseCrossSiteWrite(ctx.config, request);
-        const header = request.headers.get('cookie');
-        const tokens = cookieValues(header, SESSION_COOKIE);
+        // Canvas hosts' sessions made from these end with them.
+        const { sessions: tokens, guests: guestTokens } = ctx.auth.credentialTokens(request);
         for (const token of tokens) ctx.sessions.destroy(token);
         // A legacy guest signs out the same way.
-        const guestTokens = cookieValues(header, GUEST_COOKIE);
         for (const token of guestTokens) ctx.guests.destroySession(token);
         metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
         if (tokens.length > 0 || guestTokens.length > 0) ctx.events.emit('session.ended', {});

@@ -14,3 +14,13 @@ export function canvasSlugFromHost(config: HostConfig, host: string | null): str
   const label = h.slice(0, -suffix.length);
   return HOST_LABEL.test(label) && !reservedHostLabels(config).includes(label) ? label : null;
 }
+
+/** The Host a request was sent to (the header, else the URL's authority). */
+export function requestHost(request: Request): string {
+  const header = request.headers.get('host');
+  if (header !== null) return header;
+  const url = request.url;
+  const start = url.indexOf('//') + 2;
+  const end = url.indexOf('/', start);
+  return url.slice(start, end < 0 ? url.length : end);
+}

@@ -35,3 +35,12 @@ export function pathWithin(target: string | null | undefined, root: string): str
   if (url.pathname.startsWith('//')) return null;
   return url.pathname + url.search + url.hash;
 }
+
+/**
+ * Where the gate sends the visitor back: a path inside this canvas (`base`
+ * on `origin`, the canvas's own), else its root. `next` is resolved by the
+ * URL parser and compared by origin and path (above).
+ */
+export function safeNext(next: string | null, base: string, origin: string): string {
+  return pathWithin(next, origin + base) ?? base;
+}

@@ -9,7 +9,7 @@ import { principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
 import { RateLimiter } from '../http/ratelimit.ts';
-import { pathWithin } from '../http/same-origin-path.ts';
+import { safeNext } from '../http/same-origin-path.ts';
 import { CompressedStore } from './compress.ts';
 import { gateCookieWith } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './security-headers.ts';
@@ -19,9 +19,12 @@ import { readForm } from './gate-form.ts';
 import { resolveCanvasPath } from './resolve.ts';
 import { sendFile, type FileSource } from './send-file.ts';
 import { BodyCache } from './body-cache.ts';
+import { CanvasSignIn, type CanvasSignInDeps } from './canvas-sign-in.ts';
+import { canvasOrigin } from '../runtime/isolation.ts';
 
 /** The part of the app context this feature uses. */
-export type CanvasServerDeps = Pick<AppContext, 'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'log' | 'now'>;
+export type CanvasServerDeps = Pick<AppContext, 'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'log' | 'now'> &
+  CanvasSignInDeps;
 
 /** Where a canvas is mounted on the request's host: `/c/{slug}/` (path mode) or `/` (its own subdomain). */
 export interface Mount {
@@ -40,6 +43,9 @@ export const GATE_ATTEMPTS_PER_MIN = 10;
  */
 export const GATE_ATTEMPTS_PER_CANVAS_PER_MIN = 100;
 const GATE_PATH = '__easel/gate';
+/** Subdomain mode: where a canvas host trades a sign-in code for its own session, and where a link may start that. */
+const HANDOFF_PATH = '__easel/handoff';
+const SIGN_IN_PATH = '__easel/signin';
 
 type Admission =
   | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean }
@@ -63,6 +69,8 @@ export class CanvasServer {
   private readonly present = new LruCache<string, true>({ maxEntries: 100_000 });
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
+  /** Sign-in through the base host, for canvas hosts (subdomain mode, dev or oidc sign-in); null otherwise. */
+  private readonly hostSignIn: CanvasSignIn | null;
 
   constructor(
     private readonly ctx: CanvasServerDeps,
@@ -75,6 +83,7 @@ export class CanvasServer {
     this.security = canvasSecurityHeaders(ctx.config);
     this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (key, size, path) => this.bodies.get(key, size, path) };
     this.gateLimiter = new RateLimiter(true, 50_000, ctx.now);
+    this.hostSignIn = ctx.config.urlMode === 'subdomain' && ctx.config.authMode !== 'proxy' ? new CanvasSignIn(ctx) : null;
     const drop = ({ canvasId }: { canvasId: string }) => this.manifests.invalidate(canvasId);
     ctx.events.on('canvas.published', drop);
     ctx.events.on('canvas.unpublished', drop);
@@ -86,6 +95,13 @@ export class CanvasServer {
   async handle(request: Request, mount: Mount, rest: string, query: string): Promise<Response> {
     const method = request.method;
     if (rest === GATE_PATH && method === 'POST') return this.gate(request, mount);
+    if (this.hostSignIn && mount.base === '/' && method === 'GET') {
+      if (rest === HANDOFF_PATH) return this.hostSignIn.exchange(request, mount.slug, query, this.security);
+      if (rest === SIGN_IN_PATH) {
+        const next = safeNext(new URLSearchParams(query).get('next'), '/', canvasOrigin(this.ctx.config, mount.slug));
+        return this.hostSignIn.begin(request, mount.slug, next, this.security);
+      }
+    }
     if (method !== 'GET' && method !== 'HEAD') {
       return this.page(405, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD' });
     }
@@ -175,7 +191,7 @@ export class CanvasServer {
     if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };
     const code = decision.code;
     if (!principal && code !== 'PASSWORD_REQUIRED')
-      return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(mount, rest, query) };
+      return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
     return { ok: false, canvas, code, response: this.refusal(code, mount, mount.base + rest + query) };
   }
 
@@ -197,14 +213,13 @@ export class CanvasServer {
   }
 
   /** dev and oidc: 302 to sign-in and back; proxy: 401 (the proxy in front signs people in). */
-  private signIn(mount: Mount, rest: string, query: string): Response {
+  private signIn(request: Request, mount: Mount, rest: string, query: string): Response {
     const headers = { ...this.security, 'cache-control': 'no-store' };
     if (this.ctx.config.authMode === 'proxy') return html(401, signInPage(), headers);
     const here = mount.base + rest + query;
-    // In subdomain mode sign-in lives on the base host, so the way back is an absolute URL.
-    const returnTo = this.ctx.config.urlMode === 'subdomain' ? canvasUrl(this.ctx.config, mount.slug).slice(0, -1) + here : here;
-    const login = this.ctx.config.urlMode === 'subdomain' ? `${this.ctx.config.baseUrl}/auth/login` : '/auth/login';
-    return new Response(null, { status: 302, headers: { ...headers, location: `${login}?returnTo=${encodeURIComponent(returnTo)}` } });
+    // A canvas host has its own session, handed over by the base host; path mode shares the base host's.
+    if (this.hostSignIn) return this.hostSignIn.begin(request, mount.slug, here, this.security);
+    return new Response(null, { status: 302, headers: { ...headers, location: `/auth/login?returnTo=${encodeURIComponent(here)}` } });
   }
 
   private passwordForm(mount: Mount, next: string, wrong: boolean): Response {
@@ -237,13 +252,4 @@ export class CanvasServer {
 function pagePrincipal(principal: Principal | null, canvas: Canvas | null): Principal | null {
   if (principal?.kind === 'guest' && (canvas === null || principal.canvasId !== canvas.id)) return null;
   return principal;
-}
-
-/**
- * Where the gate sends the visitor back: a path inside this canvas (`base`
- * on `origin`, the canvas's own), else its root. `next` is resolved by the
- * URL parser and compared by origin and path (src/http/same-origin-path.ts).
- */
-export function safeNext(next: string | null, base: string, origin: string): string {
-  return pathWithin(next, origin + base) ?? base;
 }

@@ -2,7 +2,7 @@ import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
 import type { CanvasServer } from './canvas-server.ts';
-import { canvasSlugFromHost } from '../http/canvas-host.ts';
+import { canvasSlugFromHost, requestHost } from '../http/canvas-host.ts';
 
 /** Path and query of a request URL, still encoded. */
 function splitUrl(url: string): { path: string; query: string } {
@@ -42,10 +42,22 @@ function pathPages(
 }
 
 /**
+ * On a canvas host, what the app answers instead of the canvas's files: the
+ * SDK and this canvas's own runtime API (realtime included), so a page on
+ * its own origin calls them same-origin with its host's session and password
+ * pass. Another canvas's API is never answered here.
+ */
+function answeredByApp(path: string, slug: string): boolean {
+  if (path === '/sdk/v1.js' || path === '/sdk/v1.d.ts') return true;
+  const own = `/v1/c/${slug}`;
+  return path.startsWith(own) && (path.length === own.length || path[own.length] === '/');
+}
+
+/**
  * Canvas requests answered before Elysia's router (which added ~1.3 µs to a
  * ~4 µs page view when measured in process): in subdomain mode,
  * every request whose Host is `{slug}.{EASEL_CANVAS_HOST}` (those belong to
- * the canvas entirely and never reach the app's routes); in both modes,
+ * the canvas, but for its SDK and runtime API: answeredByApp); in both modes,
  * `/c/{slug}…` on the base host. Null for everything else (the dashboard and
  * the APIs).
  */
@@ -55,11 +67,9 @@ export function canvasPageDispatcher(ctx: AppContext, server: CanvasServer): (re
   return (request) => {
     const { path, query } = splitUrl(request.url);
     if (subdomain) {
-      const host =
-        request.headers.get('host') ??
-        request.url.slice(request.url.indexOf('//') + 2, request.url.indexOf('/', request.url.indexOf('//') + 2));
-      const slug = canvasSlugFromHost(ctx.config, host);
+      const slug = canvasSlugFromHost(ctx.config, requestHost(request));
       if (slug !== null) {
+        if (answeredByApp(path, slug)) return null;
         return server
           .handle(request, { slug, base: '/' }, path.slice(1), query)
           .catch((err: unknown) => renderError(ctx, request, err, undefined));

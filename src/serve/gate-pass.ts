@@ -105,8 +105,7 @@ export function gateCookieWith(
   const passes = [...others, { canvasId: canvas.id, passwordVersion: canvas.passwordVersion, issuedAt: now }].slice(-MAX_PASSES);
   return serializeCookie(GATE_COOKIE, encodePasses(instanceSecret(ctx.db, ctx.now), passes), {
     maxAgeSeconds: Math.floor(PASS_TTL_MS / 1000),
+    // Host-only: in subdomain mode it serves the canvas host, its pages and the runtime API it answers there.
     secure: ctx.config.baseUrl.startsWith('https:'),
-    // The runtime API lives on the base host: in subdomain mode the pass must reach it too.
-    domain: ctx.config.urlMode === 'subdomain' ? ctx.config.cookieDomain : null,
   });
 }

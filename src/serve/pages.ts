@@ -33,7 +33,8 @@ export type RefusalPage =
   | 'RATE_LIMITED'
   | 'METHOD_NOT_ALLOWED'
   | 'SERVICE_WORKER_REFUSED'
-  | 'BLOB_MISSING';
+  | 'BLOB_MISSING'
+  | 'HANDOFF_INVALID';
 
 const TEXT: Record<RefusalPage, [title: string, message: string]> = {
   // One page for "no such canvas" and "no route in": the two must be indistinguishable.
@@ -47,6 +48,7 @@ const TEXT: Record<RefusalPage, [title: string, message: string]> = {
   METHOD_NOT_ALLOWED: ['Method not allowed', 'Canvas pages answer GET and HEAD only.'],
   SERVICE_WORKER_REFUSED: ['Service workers are off', "This canvas's owner has not allowed its pages to install a service worker."],
   BLOB_MISSING: ['Something went wrong', 'This file of the canvas could not be read. The server log has the details.'],
+  HANDOFF_INVALID: ['Sign-in link used up', 'This sign-in link has expired or was already used. Open the canvas again to sign in.'],
 };
 
 export function refusalPage(kind: RefusalPage): string {

@@ -3,7 +3,8 @@
 // canvas through the staged Deploy API, and opening a canvas page in its own
 // browser context with someone's session cookie.
 import { expect } from 'bun:test';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { sha256Hex } from '../../src/ids.ts';
 import type { TestApp } from '../harness.ts';
@@ -88,4 +89,32 @@ export async function waitForText(page: Page, selector: string, want: string, ho
     },
     [selector, want, how === 'contains'] as const,
   );
+}
+
+/** The html block right after `heading` in the README (its examples are the canvases these tests run). */
+export function readmeHtml(heading: string): string {
+  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8');
+  const at = readme.indexOf(heading);
+  const match = /```html\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (at < 0 || !match) throw new Error(`README.md has no "${heading}" html block`);
+  return match[1]!;
+}
+
+/** The README's team room, published by `ownerCookie`'s holder, with `viewerEmail` on its list as a viewer. */
+export async function publishTeamRoom(
+  app: TestApp,
+  ownerCookie: string,
+  viewerEmail: string,
+): Promise<{ id: string; slug: string; url: string }> {
+  const created = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: 'Team room' } });
+  await api(app, 'PUT', `/api/canvases/${created.id}/members`, { cookie: ownerCookie, json: { email: viewerEmail, role: 'viewer' } });
+  await deploy(app, created.id, created.apiKey, { 'index.html': readmeHtml('### Example: a team room') });
+  return { id: created.id, slug: created.slug, url: created.url };
+}
+
+/** Closes what a browser suite opened, browser contexts first. */
+export async function closeBrowserSuite(contexts: BrowserContext[], browser: Browser | undefined, app: TestApp | undefined): Promise<void> {
+  for (const c of contexts) await c.close().catch(() => {});
+  await browser?.close();
+  await app?.close();
 }

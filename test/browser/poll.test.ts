@@ -2,20 +2,9 @@
 // records of a `contributions` collection (one per person, changeable by its
 // author); a realtime channel makes the other page refresh its tally.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { api, deploy, launchChromium, openCanvas, waitForText } from './helpers.ts';
-
-/** The poll is the README's: the html block after its heading. */
-function readmePoll(): string {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8');
-  const at = readme.indexOf('### Example: a live poll');
-  const match = /```html\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (at < 0 || !match) throw new Error('README.md has no "### Example: a live poll" html block');
-  return match[1]!;
-}
+import { api, deploy, launchChromium, openCanvas, readmeHtml, waitForText } from './helpers.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -38,7 +27,7 @@ beforeAll(async () => {
     cookie: cookies.alice,
     json: { expectedRuntimePolicy: created.runtimePolicyRevision, runtimePolicy: { collections: { votes: { preset: 'contributions' } } } },
   });
-  await deploy(app, canvas.id, created.apiKey, { 'index.html': readmePoll() });
+  await deploy(app, canvas.id, created.apiKey, { 'index.html': readmeHtml('### Example: a live poll') });
   browser = await launchChromium();
 }, 60_000);
 

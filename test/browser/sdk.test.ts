@@ -3,20 +3,9 @@
 // contexts (the owner and a viewer). Needs Debian's chromium at
 // /usr/bin/chromium (.ci/run installs it because test/browser.enabled exists).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { api as call, deploy, launchChromium, openCanvas, waitForText } from './helpers.ts';
-
-/** The example canvas is the README's: the first html block after its heading. */
-function readmeExample(): string {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8');
-  const at = readme.indexOf('### Example: a team room');
-  const match = /```html\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (at < 0 || !match) throw new Error('README.md has no "### Example: a team room" html block');
-  return match[1]!;
-}
+import { api as call, closeBrowserSuite, launchChromium, openCanvas, publishTeamRoom, waitForText } from './helpers.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -36,18 +25,11 @@ beforeAll(async () => {
   app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
   cookies.alice = await app.signIn(people.alice.email, people.alice.name);
   cookies.bob = await app.signIn(people.bob.email, people.bob.name);
-  const created = await api('POST', '/api/canvases', { cookie: cookies.alice, json: { title: 'Team room' } });
-  canvas = { id: created.id, slug: created.slug, url: created.url };
-  await api('PUT', `/api/canvases/${canvas.id}/members`, { cookie: cookies.alice, json: { email: people.bob.email, role: 'viewer' } });
-  await deploy(app, canvas.id, created.apiKey, { 'index.html': readmeExample() });
+  canvas = await publishTeamRoom(app, cookies.alice, people.bob.email);
   browser = await launchChromium();
 });
 
-afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => closeBrowserSuite(contexts, browser, app));
 
 describe('the README example canvas in Chromium, two people', () => {
   let alice: Page;

@@ -8,6 +8,7 @@ import guestInviteExpiry from './007_guest_invite_expiry.ts';
 import serviceWorkers from './008_service_workers.ts';
 import collectionsSubmissions from './009_collections_submissions.ts';
 import fileBindings from './010_file_bindings.ts';
+import canvasHostSessions from './011_canvas_host_sessions.ts';
 
 export interface Migration {
   version: number;
@@ -27,4 +28,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 8, name: 'service workers', sql: serviceWorkers },
   { version: 9, name: 'collections and submissions', sql: collectionsSubmissions },
   { version: 10, name: 'file groups and attachments', sql: fileBindings },
+  { version: 11, name: 'canvas host sessions', sql: canvasHostSessions },
 ];

@@ -1,0 +1,69 @@
+import { Elysia } from 'elysia';
+import { HOST_LABEL } from '../canvases/host-labels.ts';
+import type { AppContext } from '../context.ts';
+import { principalOf } from '../http/guards.ts';
+import { escapeHtml, html } from '../http/respond.ts';
+import { canvasOrigin } from '../runtime/isolation.ts';
+import { sessionTokenHash } from './sessions.ts';
+import type { HandoffSubject } from './handoff.ts';
+
+const STATE_HASH = /^[0-9a-f]{64}$/;
+const NO_KEEPING = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } as const;
+
+/**
+ * GET /auth/handoff?canvas={slug}&state={hash}&next={path} on the base host
+ * (subdomain mode with dev or oidc sign-in): a canvas host sent the visitor
+ * here to vouch for them. Signed in: 302 to the canvas host's
+ * `/__easel/handoff` with a single-use code for that canvas. Not signed in:
+ * to sign-in first, then back here.
+ */
+export function handoffRoutes(ctx: AppContext) {
+  return new Elysia({ name: 'auth-handoff' }).get('/auth/handoff', ({ request }) => {
+    const url = new URL(request.url);
+    const slug = url.searchParams.get('canvas') ?? '';
+    const stateHash = url.searchParams.get('state') ?? '';
+    const next = url.searchParams.get('next') ?? '/';
+    if (ctx.config.urlMode !== 'subdomain' || !HOST_LABEL.test(slug) || !STATE_HASH.test(stateHash) || !next.startsWith('/')) {
+      return html(400, page('This sign-in link is not valid. Open the canvas again to sign in.'), NO_KEEPING);
+    }
+    const canvasId = ctx.canvases.bySlug(slug)?.id ?? null;
+    const vouched = vouchedSubject(ctx, request, canvasId);
+    if (!vouched) {
+      const login = `/auth/login?returnTo=${encodeURIComponent(url.pathname + url.search)}`;
+      return new Response(null, { status: 302, headers: { location: login, ...NO_KEEPING } });
+    }
+    const code = ctx.handoffs.issue({ ...vouched, canvasId, stateHash });
+    const target = `${canvasOrigin(ctx.config, slug)}/__easel/handoff?code=${code}&next=${encodeURIComponent(next)}`;
+    return new Response(null, { status: 302, headers: { location: target, ...NO_KEEPING } });
+  });
+}
+
+/**
+ * Who the base host can vouch for, and the base session that vouches: a
+ * user signed in with a session cookie, or a legacy guest of this very
+ * canvas. Proxy sign-in needs no handoff (the proxy signs every host in).
+ */
+function vouchedSubject(
+  ctx: AppContext,
+  request: Request,
+  canvasId: string | null,
+): { subject: HandoffSubject; parentHash: string } | null {
+  const principal = principalOf(ctx, request);
+  const tokens = ctx.auth.credentialTokens(request);
+  if (principal?.kind === 'user' && principal.via === 'session') {
+    const token = tokens.sessions.find((t) => {
+      const s = ctx.sessions.resolve(t);
+      return s?.canvasId === null && s.user.id === principal.user.id;
+    });
+    if (token) return { subject: { kind: 'user', userId: principal.user.id }, parentHash: sessionTokenHash(token) };
+  }
+  if (principal?.kind === 'guest' && principal.canvasId === canvasId) {
+    const token = tokens.guests.find((t) => ctx.guests.resolve(t)?.inviteId === principal.inviteId);
+    if (token) return { subject: { kind: 'guest', inviteId: principal.inviteId }, parentHash: sessionTokenHash(token) };
+  }
+  return null;
+}
+
+function page(message: string): string {
+  return `<!doctype html><meta charset="utf-8"><title>Sign in · Easel</title><p>${escapeHtml(message)}</p>`;
+}

@@ -1,0 +1,76 @@
+// The README's quick start in subdomain mode, in Chromium: canvases at
+// http://{slug}.localhost:{port}/ (Chromium resolves *.localhost to this
+// machine), the dashboard at http://localhost:{port}. The two are different
+// sites, so nothing is shared: a person signs in on the base host, each
+// canvas host gets its own session through the handoff, and the README's
+// team room works on its own origin (SDK, KV, realtime) with no cookie domain.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { canvasOrigin } from '../../src/runtime/isolation.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
+import { closeBrowserSuite, launchChromium, publishTeamRoom, waitForText } from './helpers.ts';
+
+let app: TestApp;
+let browser: Browser;
+let canvas: { id: string; slug: string };
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp({ listen: true, env: { EASEL_URL_MODE: 'subdomain', EASEL_RATELIMIT_ENABLED: 'false' } });
+  canvas = await publishTeamRoom(app, await app.signIn('alice@example.com', 'Alice'), 'bob@example.com');
+  browser = await launchChromium();
+});
+
+afterAll(() => closeBrowserSuite(contexts, browser, app));
+
+/** A fresh browser that opens the canvas and signs in on the dev sign-in page it is sent to. */
+async function signInThroughTheCanvas(email: string, name: string): Promise<Page> {
+  const context = await browser.newContext();
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
+  await page.goto(`${canvasOrigin(app.ctx.config, canvas.slug)}/`);
+  // Sent through the base host's handoff to its sign-in page.
+  expect(new URL(page.url()).host).toBe(new URL(app.ctx.config.baseUrl).host);
+  expect(new URL(page.url()).pathname).toBe('/auth/login');
+  await page.fill('#email', email);
+  await page.fill('#name', name);
+  await page.click('button');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+  expect(page.url()).toBe(`${canvasOrigin(app.ctx.config, canvas.slug)}/`);
+  return page;
+}
+
+describe('subdomain mode on a laptop (*.localhost)', () => {
+  let alice: Page;
+  let bob: Page;
+
+  test('opening a canvas signs in on the base host and comes back with a session of the canvas host only', async () => {
+    alice = await signInThroughTheCanvas('alice@example.com', 'Alice');
+    bob = await signInThroughTheCanvas('bob@example.com', 'Bob');
+    expect(await alice.locator('#hello').innerText()).toBe('Hello, Alice (owner)');
+    expect(await bob.locator('#hello').innerText()).toBe('Hello, Bob (viewer)');
+    const cookies = await alice.context().cookies();
+    const byHost = cookies.map((c) => `${c.name}@${c.domain}`).sort();
+    expect(byHost).toEqual([`easel_session@${canvas.slug}.localhost`, 'easel_session@localhost'].sort());
+    // The page's origin has no way to the dashboard's API.
+    const answer = await alice.evaluate(async (base) => {
+      try {
+        return String((await fetch(`${base}/api/me`, { credentials: 'include' })).status);
+      } catch (err) {
+        return `blocked: ${(err as Error).name}`;
+      }
+    }, new URL(app.ctx.config.baseUrl).origin);
+    expect(answer).toStartWith('blocked');
+  });
+
+  test('the SDK talks to its own host: KV and realtime work for both people', async () => {
+    await alice.click('#count');
+    await waitForText(alice, '#total', '1');
+    expect(await bob.evaluate(() => easel.kv.get('clicks'))).toBe(1);
+    await alice.waitForFunction(() => document.getElementById('who')!.innerText.split(', ').sort().join() === 'Alice,Bob');
+    await alice.fill('#text', 'hello Bob');
+    await alice.press('#text', 'Enter');
+    await waitForText(bob, '#messages', 'Alice: hello Bob', 'contains');
+  });
+});
