@@ -14,6 +14,8 @@ let app: TestApp;
 let browser: Browser;
 let canvas: { id: string; slug: string };
 const contexts: BrowserContext[] = [];
+/** Every code-bearing URL the browsers were sent to. */
+const exchanges: string[] = [];
 
 beforeAll(async () => {
   app = await startTestApp({ listen: true, env: { EASEL_URL_MODE: 'subdomain', EASEL_RATELIMIT_ENABLED: 'false' } });
@@ -29,6 +31,9 @@ async function signInThroughTheCanvas(email: string, name: string): Promise<Page
   contexts.push(context);
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/__easel/handoff') exchanges.push(r.url());
+  });
   await page.goto(`${canvasOrigin(app.ctx.config, canvas.slug)}/`);
   // Sent through the base host's handoff to its sign-in page.
   expect(new URL(page.url()).host).toBe(new URL(app.ctx.config.baseUrl).host);
@@ -62,6 +67,24 @@ describe('subdomain mode on a laptop (*.localhost)', () => {
       }
     }, new URL(app.ctx.config.baseUrl).origin);
     expect(answer).toStartWith('blocked');
+  });
+
+  test('a code seen once is worth nothing: not again, not in another browser, not on another host', async () => {
+    expect(exchanges).toHaveLength(2);
+    const stranger = await browser.newContext();
+    contexts.push(stranger);
+    const page = await stranger.newPage();
+    const codeOf = async (url: string) => {
+      const res = await page.goto(url);
+      return [res!.status(), await page.locator('meta[name="easel-code"]').getAttribute('content')];
+    };
+    expect(await codeOf(exchanges[0]!)).toEqual([400, 'HANDOFF_INVALID']);
+    const other = new URL(exchanges[1]!);
+    other.hostname = `elsewhere.${new URL(app.ctx.config.baseUrl).hostname}`;
+    expect(await codeOf(other.href)).toEqual([400, 'HANDOFF_INVALID']);
+    // The try on another host used the second code up: its own host refuses it now too.
+    expect(await codeOf(exchanges[1]!)).toEqual([400, 'HANDOFF_INVALID']);
+    expect(await alice.evaluate(() => easel.me().then((m) => m.name))).toBe('Alice');
   });
 
   test('the SDK talks to its own host: KV and realtime work for both people', async () => {
