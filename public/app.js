@@ -76,6 +76,13 @@ function renderCanvases(canvases) {
     role.textContent = c.role || '';
     const status = document.createElement('td');
     status.textContent = [c.status, c.publicationState, c.accessMode].filter(Boolean).join(' · ');
+    if (c.authored) {
+      // Published by a canvas's page (authoring): say which app, and whether it was taken back.
+      const from = document.createElement('div');
+      from.className = 'authored';
+      from.textContent = `Published by a page${c.authored.sourceApp ? ` (${c.authored.sourceApp})` : ''}${c.authored.revokedAt ? ' · revoked' : ''}`;
+      status.append(from);
+    }
     const spend = document.createElement('td');
     spend.className = 'ai-spend';
     const actions = document.createElement('td');
@@ -86,6 +93,7 @@ function renderCanvases(canvases) {
       guests.textContent = 'Guest links';
       guests.addEventListener('click', () => openGuests(c));
       actions.append(guests);
+      if (c.authored && !c.authored.revokedAt) actions.append(revokeButton(c));
     }
     row.append(title, address, role, status, spend, actions);
     tbody.append(row);
@@ -95,6 +103,25 @@ function renderCanvases(canvases) {
   $('empty').hidden = canvases.length > 0;
   $('canvases').hidden = canvases.length === 0;
   return Promise.all(spends);
+}
+
+/** Takes back a canvas a page published: it stops serving and stays listed as revoked. */
+function revokeButton(c) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'revoke';
+  button.textContent = 'Revoke';
+  button.addEventListener('click', async () => {
+    if (!confirm(`Stop serving "${c.title}"? A new publish from its page shares it again.`)) return;
+    const res = await api('POST', `/api/canvases/${encodeURIComponent(c.id)}/revoke`);
+    if (res.status !== 200) {
+      notice(`Could not revoke: ${problem(res)}`);
+      return;
+    }
+    notice(`"${c.title}" no longer serves.`);
+    await loadCanvases();
+  });
+  return button;
 }
 
 async function loadCanvases() {

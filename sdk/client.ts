@@ -1,6 +1,7 @@
 // The one client: read-only sub-objects over one transport. Each primitive
 // is one file (me, kv, files, ai, realtime, …) given the transport.
 import { createAi, type AiApi } from './ai.ts';
+import { createCanvases, type CanvasesApi } from './canvases.ts';
 import { createCollection, type Collection } from './collections.ts';
 import { createConnections, type ConnectionsApi } from './connections.ts';
 import { CapabilityDisabledError, EaselError, errorFor, errorFromResponse, PermissionDeniedError, QuotaExceededError } from './errors.ts';
@@ -24,6 +25,8 @@ export interface Easel {
   collections(name: string): Collection;
   /** One submission per person in `collection`. */
   submissions(collection: string): Submissions;
+  /** Authoring: canvases this page publishes for the person using it. */
+  readonly canvases: CanvasesApi;
   readonly EaselError: typeof EaselError;
   readonly QuotaExceededError: typeof QuotaExceededError;
   readonly CapabilityDisabledError: typeof CapabilityDisabledError;
@@ -63,6 +66,7 @@ export function createClient(options: ClientOptions): Easel {
     connections: Object.freeze(createConnections({ url: t.url, fetch: options.fetch })),
     collections: (name: string) => createCollection(t, name),
     submissions: (collection: string) => createSubmissions(t, collection),
+    canvases: createCanvases(t),
     EaselError,
     QuotaExceededError,
     CapabilityDisabledError,

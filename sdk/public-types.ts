@@ -9,4 +9,5 @@ export type { FileRecord, Files, UploadOptions, UploadResult } from './files.ts'
 export type { AiApi, AiChatResult, AiMessage, AiOptions, AiUsage } from './ai.ts';
 export type { Channel, PresenceUser, Realtime, RealtimeCloseEvent, RealtimeErrorEvent, RealtimeMessage, Sender } from './realtime.ts';
 export type { ConnectionInit, ConnectionsApi } from './connections.ts';
+export type { AuthoredCanvas, BundleFiles, CanvasesApi, CreateCanvasMetadata, UpdateCanvasMetadata } from './canvases.ts';
 export type { Easel } from './client.ts';

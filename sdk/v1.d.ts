@@ -156,6 +156,43 @@ interface SubmissionPage {
   entries: SubmissionRecord[];
   nextCursor: string | null;
 }
+/** A canvas a page published through authoring (`easel.canvases`). */
+export interface AuthoredCanvas {
+  id: string;
+  url: string;
+  title: string;
+  tags: string[];
+  /** The share's rung as asked: `private`, `whole_org`, `public_link` or `password`. */
+  access: 'private' | 'whole_org' | 'public_link' | 'password';
+  accessMode: 'restricted' | 'whole_org' | 'public_link';
+  /** The lifecycle: the first that applies of disabled, archived, unpublished (revoked), draft, expired, published. */
+  publicationStatus: 'disabled' | 'archived' | 'unpublished' | 'draft' | 'expired' | 'published';
+  hasPassword: boolean;
+  /** Deprecated and frozen: read `publicationStatus`. */
+  status: 'revoked' | 'expired' | 'private' | 'live';
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  galleryListed: boolean;
+  galleryTemplatable: boolean;
+  discoverability: 'none';
+  /** The user who published it. */
+  createdBy: string;
+  viewerRole: 'owner' | 'editor' | 'admin';
+  /** People on its list: how many, and the first few names. */
+  audienceSummary: {
+    count: number;
+    names: string[];
+  };
+  /** The id of the live version, or null; a new one on every bundle. */
+  version: string | null;
+  bundleUpdatedAt: number;
+  /** `metadata.sourceApp` and `metadata.sourceKind` when they are strings. */
+  sourceApp: string | null;
+  sourceKind: string | null;
+  metadata: Record<string, unknown>;
+}
 export interface KvListOptions {
   prefix?: string;
   cursor?: string | null;
@@ -264,6 +301,44 @@ export interface ConnectionsApi {
    */
   fetch(profile: string, path?: string, init?: ConnectionInit): Promise<Response>;
 }
+/** `create`'s metadata: `title` is required; access defaults to `private`. */
+export interface CreateCanvasMetadata {
+  title: string;
+  slug?: string;
+  tags?: string[];
+  access?: 'private' | 'whole_org' | 'public_link' | 'password';
+  /** Required for `password` access. */
+  password?: string;
+  /** Epoch ms, in the future. */
+  expiresAt?: number;
+  /** Free-form, at most 16 KiB; `sourceApp` and `sourceKind` strings are listed and filterable. */
+  metadata?: Record<string, unknown>;
+}
+/** `update`'s metadata: every field optional; null clears a password or an expiry. */
+export interface UpdateCanvasMetadata {
+  title?: string;
+  tags?: string[];
+  access?: 'private' | 'whole_org' | 'public_link' | 'password';
+  password?: string | null;
+  expiresAt?: number | null;
+  metadata?: Record<string, unknown>;
+  /** The `updatedAt` last read: a later change by someone else makes the update fail with SHARE_CONFLICT. */
+  expectedUpdatedAt?: number;
+}
+/** Site files by path (`index.html` at the root), as text or bytes. */
+export type BundleFiles = Record<string, string | Blob | Uint8Array>;
+export interface CanvasesApi {
+  /** Creates, publishes and shares a canvas owned by the person using this page. */
+  create(metadata: CreateCanvasMetadata, bundle: Blob | BundleFiles): Promise<AuthoredCanvas>;
+  /** New settings, and with a bundle a new version at the same URL. */
+  update(id: string, metadata: UpdateCanvasMetadata, bundle?: Blob | BundleFiles): Promise<AuthoredCanvas>;
+  /** What this person published through pages and still manages; `tags` must all match. */
+  list(filters?: { sourceApp?: string; sourceKind?: string; tags?: string[] }): Promise<AuthoredCanvas[]>;
+  /** Stops serving it; it stays listed as `unpublished` until a new bundle publishes it again. */
+  revoke(id: string): Promise<void>;
+  /** A ZIP of `files`, for when a page wants the bundle itself. */
+  zip(files: BundleFiles): Promise<Blob>;
+}
 interface Collection {
   /** A new record (any JSON value, null included); the server assigns its id and author. */
   create(value: unknown): Promise<CollectionRecord>;
@@ -321,6 +396,8 @@ export interface Easel {
   collections(name: string): Collection;
   /** One submission per person in `collection`. */
   submissions(collection: string): Submissions;
+  /** Authoring: canvases this page publishes for the person using it. */
+  readonly canvases: CanvasesApi;
   readonly EaselError: typeof EaselError;
   readonly QuotaExceededError: typeof QuotaExceededError;
   readonly CapabilityDisabledError: typeof CapabilityDisabledError;

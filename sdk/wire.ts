@@ -149,3 +149,38 @@ export interface SubmissionPage {
   entries: SubmissionRecord[];
   nextCursor: string | null;
 }
+
+/** A canvas a page published through authoring (`easel.canvases`). */
+export interface AuthoredCanvas {
+  id: string;
+  url: string;
+  title: string;
+  tags: string[];
+  /** The share's rung as asked: `private`, `whole_org`, `public_link` or `password`. */
+  access: 'private' | 'whole_org' | 'public_link' | 'password';
+  accessMode: 'restricted' | 'whole_org' | 'public_link';
+  /** The lifecycle: the first that applies of disabled, archived, unpublished (revoked), draft, expired, published. */
+  publicationStatus: 'disabled' | 'archived' | 'unpublished' | 'draft' | 'expired' | 'published';
+  hasPassword: boolean;
+  /** Deprecated and frozen: read `publicationStatus`. */
+  status: 'revoked' | 'expired' | 'private' | 'live';
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  galleryListed: boolean;
+  galleryTemplatable: boolean;
+  discoverability: 'none';
+  /** The user who published it. */
+  createdBy: string;
+  viewerRole: 'owner' | 'editor' | 'admin';
+  /** People on its list: how many, and the first few names. */
+  audienceSummary: { count: number; names: string[] };
+  /** The id of the live version, or null; a new one on every bundle. */
+  version: string | null;
+  bundleUpdatedAt: number;
+  /** `metadata.sourceApp` and `metadata.sourceKind` when they are strings. */
+  sourceApp: string | null;
+  sourceKind: string | null;
+  metadata: Record<string, unknown>;
+}

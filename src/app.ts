@@ -26,6 +26,10 @@ import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/fe
 import { aiRoutes } from './runtime/ai/routes.ts';
 import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
 import { collectionRoutes } from './runtime/collections/routes.ts';
+import { authoringManagementRoutes } from './authoring/management-routes.ts';
+import { authoringRoutes } from './authoring/routes.ts';
+import { AuthoringService } from './authoring/service.ts';
+import { AuthoringStore } from './authoring/store.ts';
 import { CollectionService } from './runtime/collections/service.ts';
 import { RecordStore } from './runtime/collections/store.ts';
 import { RecordReadCache } from './runtime/collections/read-cache.ts';
@@ -71,6 +75,8 @@ export interface Features {
   collections: CollectionService;
   files: FileService;
   submissions: SubmissionService;
+  /** Canvases that canvases' pages published for their visitors. */
+  authoring: AuthoringService;
 }
 
 /**
@@ -122,6 +128,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     collections,
     files: new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
+    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -184,7 +191,14 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(authRoutes(ctx))
       .use(handoffRoutes(ctx))
       .use(apiMeRoutes(ctx, auth))
-      .use(canvasRoutes(ctx, auth))
+      .use(
+        canvasRoutes(ctx, auth, (canvas) => {
+          // Only canvases a page published say so; every other view is as before.
+          const authored = f.authoring.summaryOf(canvas);
+          return authored ? { authored } : {};
+        }),
+      )
+      .use(authoringManagementRoutes(auth, f.authoring, ctx))
       .use(guestRoutes(ctx, auth))
       .use(aiUsageRoutes(ctx, auth))
       .use(adminRoutes(ctx, auth))
@@ -204,6 +218,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(connectionRoutes(ctx, auth, f.connections))
       .use(submissionRoutes(auth, f.submissions))
       .use(collectionRoutes(auth, f.collections))
+      .use(authoringRoutes(ctx, auth, f.authoring))
       .use(runtimeFallbackRoutes(auth))
   );
 }

@@ -149,6 +149,16 @@ export const overCap = (code: ErrorCode, message: string, extra: Record<string, 
 /** An AI budget that resets with time: 429, not QUOTA_EXCEEDED's usual 409 (storage quotas stay full until something is deleted). */
 export const aiBudgetSpent = (message: string, scope: 'user_daily' | 'canvas_monthly') =>
   new AppError('QUOTA_EXCEEDED', message, { scope }, { status: 429 });
+/** The authoring quota (spec Limits / Authoring): 429 with the scope that ran out. */
+export const authoringQuotaSpent = (scope: 'user_daily' | 'user_total', max: number) =>
+  new AppError(
+    'QUOTA_EXCEEDED',
+    `authoring quota reached: ${max} ${scope === 'user_daily' ? 'canvases a day' : 'canvases in all'}`,
+    { scope },
+    { status: 429 },
+  );
+/** Authoring on an admin-disabled canvas: 409 here, 403 in the shared pipeline (spec Errors / Authoring). */
+export const disabledShare = () => new AppError('DISABLED', 'this canvas was disabled by an administrator', {}, { status: 409 });
 /** A valid canvas key used on another canvas's route. */
 export const keyOfAnotherCanvas = () => new AppError('unauthorized', 'key belongs to another canvas', {}, { status: 403 });
 /** OIDC sign-in: a browser without a session is sent to sign in rather than refused. */

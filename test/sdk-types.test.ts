@@ -31,6 +31,7 @@ test('the client the bundle builds has every member v1.d.ts declares', () => {
       'PermissionDeniedError',
       'QuotaExceededError',
       'ai',
+      'canvases',
       'collections',
       'connections',
       'files',
@@ -45,6 +46,7 @@ test('the client the bundle builds has every member v1.d.ts declares', () => {
     ['clear', 'count', 'create', 'delete', 'get', 'increment', 'list', 'permissions', 'update'].sort(),
   );
   expect(Object.keys(client.submissions('s')).sort()).toEqual(['clear', 'list', 'mine', 'remove', 'submit', 'withdraw']);
+  expect(Object.keys(client.canvases).sort()).toEqual(['create', 'list', 'revoke', 'update', 'zip']);
   expect(Object.keys(client.kv).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set', 'user']);
   expect(Object.keys(client.kv.user).sort()).toEqual(['delete', 'get', 'increment', 'list', 'set']);
   expect(Object.keys(client.files).sort()).toEqual(['delete', 'list', 'rename', 'upload', 'url']);

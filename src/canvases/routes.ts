@@ -20,10 +20,18 @@ import {
   updateCanvas,
   type CanvasWithRole,
 } from './service.ts';
+import type { Canvas } from './record.ts';
 import { canvasView, listedCanvasView } from './view.ts';
 
-export function canvasRoutes(ctx: AppContext, auth: AuthKinds) {
-  const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
+/** What other features add to a manager's view of a canvas (authoring: where it was published from). */
+export type ViewExtras = (canvas: Canvas) => Record<string, unknown>;
+
+export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtras = () => ({})) {
+  const view = (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...extras(r.canvas) });
+  const listed = (r: CanvasWithRole) =>
+    r.role === 'viewer'
+      ? listedCanvasView(ctx.config, r.canvas, r.role)
+      : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...extras(r.canvas) };
   const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
   /** The right to the canvas is checked before its body is read. */
   const authorize = (actor: Actor, id: string, need: Need) => void managedCanvas(ctx, actor, id, need);
@@ -34,9 +42,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds) {
         const created = createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
         return ok({ ...view(created), apiKey: created.apiKey }, 201);
       })
-      .get('/api/canvases', ({ actor }) =>
-        ok({ canvases: listCanvases(ctx, actor).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
-      )
+      .get('/api/canvases', ({ actor }) => ok({ canvases: listCanvases(ctx, actor).map(listed) }))
       .get('/api/canvases/:id', ({ actor, params }) => ok(view(getCanvas(ctx, actor, params.id))))
       .patch('/api/canvases/:id', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');

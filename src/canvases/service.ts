@@ -112,7 +112,7 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
 
   const title = patch.title === undefined ? undefined : cleanTitle(patch.title);
   const slug = patch.slug === undefined ? undefined : checkSlug(patch.slug, reservedHostLabels(ctx.config));
-  if (patch.accessMode !== undefined && patch.accessMode !== m.canvas.accessMode) checkAccessMode(ctx, m.canvas, patch.accessMode);
+  if (patch.accessMode !== undefined && patch.accessMode !== m.canvas.accessMode) checkAccessGates(ctx, m.canvas.ownerId, patch.accessMode);
   if (typeof patch.password === 'string' && (patch.password.length < 1 || patch.password.length > PASSWORD_MAX)) {
     throw new AppError('INVALID_BODY', `password: 1-${PASSWORD_MAX} characters`);
   }
@@ -150,9 +150,9 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
   return { canvas, role: m.viewRole };
 }
 
-/** The instance and owner rules for the rung being switched to. */
-function checkAccessMode(ctx: AppContext, canvas: Canvas, mode: AccessMode): void {
-  const owner = ctx.users.byId(canvas.ownerId);
+/** The instance and owner rules for a rung, for a canvas owned by `ownerId`. */
+export function checkAccessGates(ctx: AppContext, ownerId: string, mode: AccessMode): void {
+  const owner = ctx.users.byId(ownerId);
   if (mode === 'whole_org' && ctx.config.tenancy && !owner?.orgId) {
     throw new AppError('ORG_REQUIRED', "whole_org needs the owner's home organization; an admin sets it");
   }

@@ -9,6 +9,7 @@ import serviceWorkers from './008_service_workers.ts';
 import collectionsSubmissions from './009_collections_submissions.ts';
 import fileBindings from './010_file_bindings.ts';
 import canvasHostSessions from './011_canvas_host_sessions.ts';
+import authoring from './012_authoring.ts';
 
 export interface Migration {
   version: number;
@@ -29,4 +30,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 9, name: 'collections and submissions', sql: collectionsSubmissions },
   { version: 10, name: 'file groups and attachments', sql: fileBindings },
   { version: 11, name: 'canvas host sessions', sql: canvasHostSessions },
+  { version: 12, name: 'authoring', sql: authoring },
 ];

@@ -7,7 +7,7 @@ import { matchingEtag } from '../../serve/send-file.ts';
 import { runtimeJson } from '../runtime-request.ts';
 import { contentDisposition } from './disposition.ts';
 import { FILE_ID, RenameBody } from './model.ts';
-import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from './multipart.ts';
+import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from '../../http/multipart.ts';
 import type { FileService } from './service.ts';
 
 const MAX_RENAME_BODY = 4096;

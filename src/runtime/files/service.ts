@@ -11,7 +11,7 @@ import type { InstanceSettings } from '../../settings/service.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
 import { cleanMime, cleanUploadName } from './disposition.ts';
-import type { Part } from './multipart.ts';
+import type { Part } from '../../http/multipart.ts';
 import type { CollectionService, RecordsRemoved } from '../collections/service.ts';
 import { fileGroupPolicy } from '../policy/entries.ts';
 import { allows, hasAny, recordRights } from '../policy/rights.ts';

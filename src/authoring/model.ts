@@ -1,0 +1,106 @@
+// Authoring's `metadata` field (spec "Authoring metadata JSON fields"): a
+// JSON string in the multipart body, checked strictly (a field a method does
+// not accept is 400 INVALID_BODY, CONTRACT §9).
+import { t } from 'elysia';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { checkStrict } from '../http/json-body.ts';
+import { parseJsonText } from '../http/json-text.ts';
+import type { AuthoringAccess } from './store.ts';
+
+const MiB = 1024 * 1024;
+export const AUTHORING_LIMITS = {
+  bundleBytes: 50 * MiB,
+  metadataBytes: 16 * 1024,
+  titleChars: 200,
+  tags: 20,
+  tagChars: 64,
+  passwordChars: 200,
+} as const;
+
+const ACCESS = t.Union([
+  t.Literal('private'),
+  t.Literal('specific_people'),
+  t.Literal('whole_org'),
+  t.Literal('public_link'),
+  t.Literal('password'),
+]);
+const TAGS = t.Array(t.String({ minLength: 1, maxLength: AUTHORING_LIMITS.tagChars }), { maxItems: AUTHORING_LIMITS.tags });
+const PASSWORD = t.String({ minLength: 1, maxLength: AUTHORING_LIMITS.passwordChars });
+const TITLE = t.String({ minLength: 1, maxLength: AUTHORING_LIMITS.titleChars });
+const EPOCH_MS = t.Integer({ minimum: 0 });
+const FREE_FORM = t.Record(t.String(), t.Unknown());
+
+export const CreateMetadata = t.Object(
+  {
+    title: TITLE,
+    slug: t.Optional(t.String()),
+    tags: t.Optional(TAGS),
+    access: t.Optional(ACCESS),
+    password: t.Optional(PASSWORD),
+    expiresAt: t.Optional(EPOCH_MS),
+    metadata: t.Optional(FREE_FORM),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateMetadata = t.Object(
+  {
+    title: t.Optional(TITLE),
+    tags: t.Optional(TAGS),
+    access: t.Optional(ACCESS),
+    password: t.Optional(t.Union([PASSWORD, t.Null()])),
+    expiresAt: t.Optional(t.Union([EPOCH_MS, t.Null()])),
+    metadata: t.Optional(FREE_FORM),
+    expectedUpdatedAt: t.Optional(EPOCH_MS),
+  },
+  { additionalProperties: false },
+);
+
+export type CreateMetadata = typeof CreateMetadata.static;
+export type UpdateMetadata = typeof UpdateMetadata.static;
+
+/** The metadata field's JSON: at most 16 KiB, an object of the method's fields. */
+export function parseMetadata<S extends typeof CreateMetadata | typeof UpdateMetadata>(schema: S, text: string | null): S['static'] {
+  if (text === null) throw new AppError('INVALID_BODY', 'metadata: the multipart field is required (a JSON object)');
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) throw new AppError('INVALID_BODY', 'metadata: not JSON');
+  checkStrict(schema, parsed.value);
+  const free = (parsed.value as { metadata?: unknown }).metadata;
+  if (free !== undefined && Buffer.byteLength(JSON.stringify(free)) > AUTHORING_LIMITS.metadataBytes) {
+    throw new AppError('INVALID_BODY', `metadata.metadata: at most ${AUTHORING_LIMITS.metadataBytes / 1024} KiB`);
+  }
+  return parsed.value as S['static'];
+}
+
+/** `specific_people` is a legacy alias of `private` (spec Versioning 5). */
+export function normalizeAccess(access: CreateMetadata['access']): AuthoringAccess | undefined {
+  return access === 'specific_people' ? 'private' : access;
+}
+
+/** The rung must be allowed on this instance (`public_link` covers `password`). */
+export function checkRung(config: Pick<Config, 'authoringAllowedRungs'>, access: AuthoringAccess): void {
+  const rung = access === 'password' ? 'public_link' : access;
+  const allowed =
+    config.authoringAllowedRungs.includes(rung) || (rung === 'private' && config.authoringAllowedRungs.includes('specific_people'));
+  if (!allowed) throw new AppError('INVALID_BODY', `access: "${access}" is not allowed on this instance (EASEL_AUTHORING_ALLOWED_RUNGS)`);
+}
+
+/**
+ * Expiry rules on the share's resulting state: a new expiry must be in the
+ * future and within the maximum days; when the instance requires one, the
+ * share must end up with one.
+ */
+export function checkExpiry(
+  config: Pick<Config, 'authoringMaxExpiryDays' | 'authoringRequireExpiry'>,
+  given: number | null | undefined,
+  resulting: number | null,
+  now: number,
+): void {
+  if (config.authoringRequireExpiry && resulting === null) throw new AppError('INVALID_BODY', 'expiresAt: required on this instance');
+  if (given === undefined || given === null) return;
+  if (given <= now) throw new AppError('INVALID_BODY', 'expiresAt: must be in the future');
+  const maxDays = config.authoringMaxExpiryDays;
+  if (maxDays > 0 && given > now + maxDays * 24 * 3600 * 1000)
+    throw new AppError('INVALID_BODY', `expiresAt: at most ${maxDays} days ahead`);
+}

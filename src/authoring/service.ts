@@ -1,0 +1,304 @@
+// Authoring (spec "Authoring behavior"): a canvas's page publishes canvases
+// for the person using it. Each one is an ordinary canvas owned by that
+// person, made and deployed through the same services as the dashboard and
+// the Deploy API; this module adds the share rules, the quota, the
+// AuthoredCanvas view and revocation. Plain arguments in, plain data out.
+import type { AuthoredCanvas } from '../../sdk/wire.ts';
+import { managedCanvas, type Actor } from '../canvases/authority.ts';
+import type { AccessMode, Canvas } from '../canvases/record.ts';
+import { checkAccessGates, createCanvas, updateCanvas, type CanvasPatch } from '../canvases/service.ts';
+import { canvasUrl } from '../canvases/url.ts';
+import type { AppContext } from '../context.ts';
+import { unpublish } from '../deploy/lifecycle.ts';
+import { validateCoordination } from '../deploy/publish.ts';
+import { deployZip } from '../deploy/zip/deploy.ts';
+import { AppError, authoringQuotaSpent, disabledShare } from '../errors.ts';
+import { checkExpiry, checkRung, normalizeAccess, type CreateMetadata, type UpdateMetadata } from './model.ts';
+import type { AuthoredRecord, AuthoringAccess, AuthoringStore } from './store.ts';
+
+export type AuthoredCanvasView = AuthoredCanvas;
+export type PublicationStatus = AuthoredCanvas['publicationStatus'];
+
+export interface AuthoredSummary {
+  sourceCanvasId: string;
+  sourceApp: string | null;
+  sourceKind: string | null;
+  createdBy: string;
+  publicationStatus: PublicationStatus;
+  revokedAt: number | null;
+}
+
+export interface AuthoringCaller {
+  actor: Actor;
+  /** The canvas whose page publishes. */
+  sourceCanvasId: string;
+}
+
+export interface ListFilters {
+  sourceApp?: string;
+  sourceKind?: string;
+  /** All must match. */
+  tags?: string[];
+}
+
+const ACCESS_MODE: Record<AuthoringAccess, AccessMode> = {
+  private: 'restricted',
+  whole_org: 'whole_org',
+  public_link: 'public_link',
+  password: 'public_link',
+};
+const AUDIENCE_NAMES = 5;
+
+export class AuthoringService {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: AuthoringStore,
+  ) {}
+
+  /**
+   * POST: checks everything it can before the canvas exists (the metadata,
+   * the gates on the resulting share, the quota), then creates it (counted
+   * at once), deploys `bundle` and applies the share. A step after creation
+   * that fails answers 502 PUBLISH_FAILED with the canvas id.
+   */
+  async create(caller: AuthoringCaller, meta: CreateMetadata, bundle: ReadableStream<Uint8Array>): Promise<AuthoredCanvasView> {
+    const { actor } = caller;
+    const now = this.ctx.now();
+    const access = normalizeAccess(meta.access) ?? 'private';
+    this.checkShare(
+      actor.user.id,
+      'owner',
+      access,
+      { password: meta.password !== undefined, expiresAt: meta.expiresAt ?? null },
+      meta.expiresAt,
+      now,
+    );
+    const { authoringUserDailyMax, authoringUserTotalMax } = this.ctx.config;
+    const used = this.store.usage(actor.user.id, now);
+    if (used.today >= authoringUserDailyMax) throw authoringQuotaSpent('user_daily', authoringUserDailyMax);
+    if (used.total >= authoringUserTotalMax) throw authoringQuotaSpent('user_total', authoringUserTotalMax);
+
+    const { canvas } = createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug });
+    this.store.countCreation(actor.user.id, canvas.id, now);
+    this.store.insert({
+      canvasId: canvas.id,
+      sourceCanvasId: caller.sourceCanvasId,
+      createdBy: actor.user.id,
+      access,
+      tags: meta.tags ?? [],
+      metadata: meta.metadata ?? {},
+      revokedAt: null,
+    });
+    try {
+      await deployZip(this.ctx, canvas, bundle, validateCoordination({}));
+      await this.applyShare(actor, canvas.id, { accessMode: ACCESS_MODE[access], password: meta.password, expiresAt: meta.expiresAt });
+    } catch (err) {
+      if (err instanceof AppError && err.status === 413)
+        throw new AppError(err.errorCode, err.message, { ...err.extra, id: canvas.id }, { status: 413 });
+      throw new AppError('PUBLISH_FAILED', `the canvas was created but could not be published: ${reasonOf(err)}`, { id: canvas.id });
+    }
+    return this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+  }
+
+  /**
+   * PUT: owner, editor or admin of `id` (404 otherwise). Settings first,
+   * then the bundle (a new version at the same URL); a deploy that fails
+   * after the settings were saved is 502 UPDATE_PARTIAL with `stage` and
+   * `current`.
+   */
+  async update(
+    caller: AuthoringCaller,
+    id: string,
+    meta: UpdateMetadata,
+    bundle: ReadableStream<Uint8Array> | null,
+  ): Promise<AuthoredCanvasView> {
+    const { actor } = caller;
+    const { canvas, record, role } = this.managed(actor, id);
+    if (bundle === null && record.revokedAt !== null)
+      throw new AppError('SHARE_REVOKED', 'this share was revoked: publish a bundle to share it again');
+    if (meta.expectedUpdatedAt !== undefined && meta.expectedUpdatedAt !== canvas.updatedAt) {
+      throw new AppError('SHARE_CONFLICT', 'the share changed since you read it', { current: this.view(actor, canvas) });
+    }
+    const now = this.ctx.now();
+    const access = normalizeAccess(meta.access) ?? record.access;
+    // The gates apply to the state the share will be in: a password set now or kept, an expiry set now or kept.
+    const resulting = {
+      password: meta.password === undefined ? canvas.hasPassword : meta.password !== null,
+      expiresAt: meta.expiresAt === undefined ? canvas.expiresAt : meta.expiresAt,
+    };
+    this.checkShare(canvas.ownerId, role, access, resulting, meta.expiresAt, now);
+
+    const patch: CanvasPatch = { title: meta.title, password: meta.password, expiresAt: meta.expiresAt };
+    if (meta.access !== undefined) patch.accessMode = ACCESS_MODE[access];
+    await this.applyShare(actor, canvas.id, patch, role);
+    this.store.update(canvas.id, { access: meta.access !== undefined ? access : undefined, tags: meta.tags, metadata: meta.metadata });
+
+    if (bundle !== null) {
+      try {
+        await deployZip(this.ctx, this.ctx.canvases.byId(canvas.id)!, bundle, validateCoordination({}));
+      } catch (err) {
+        if (err instanceof AppError && err.status === 413) throw err;
+        const current = this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+        throw new AppError('UPDATE_PARTIAL', `the settings were saved but the bundle was not published: ${reasonOf(err)}`, {
+          stage: 'deploy',
+          current,
+        });
+      }
+      if (record.revokedAt !== null) {
+        // Published again: a publish after unpublish comes back Restricted, so the share's rung is applied again.
+        this.store.update(canvas.id, { revokedAt: null });
+        await this.applyShare(actor, canvas.id, { accessMode: ACCESS_MODE[access] }, role);
+      }
+    }
+    return this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+  }
+
+  /** GET: what the caller authored and still manages as owner or editor, every state but deleted. */
+  list(actor: Actor, filters: ListFilters): AuthoredCanvasView[] {
+    const out: AuthoredCanvasView[] = [];
+    for (const record of this.store.managedBy(actor.user.id)) {
+      const canvas = this.ctx.canvases.byId(record.canvasId);
+      if (!canvas) continue;
+      const view = this.viewOf(actor, canvas, record);
+      if (filters.sourceApp !== undefined && view.sourceApp !== filters.sourceApp) continue;
+      if (filters.sourceKind !== undefined && view.sourceKind !== filters.sourceKind) continue;
+      if (filters.tags && !filters.tags.every((t) => view.tags.includes(t))) continue;
+      out.push(view);
+    }
+    return out;
+  }
+
+  /** DELETE: the URL stops serving, revokedAt is set, the record stays listed (unpublished). */
+  revoke(actor: Actor, id: string): void {
+    const { canvas, record } = this.managed(actor, id);
+    if (canvas.archivedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
+    if (canvas.currentVersionId !== null) unpublish(this.ctx, canvas);
+    if (record.revokedAt === null) this.store.update(canvas.id, { revokedAt: this.ctx.now() });
+    this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
+  }
+
+  /** PUT's first check, before the body: 404 for a canvas the actor may not manage, 409 when disabled. */
+  reachable(actor: Actor, id: string): void {
+    this.managed(actor, id);
+  }
+
+  /** A known authored canvas the actor manages (owner, editor, or admin); 404 otherwise, 409 DISABLED when an admin disabled it. */
+  private managed(actor: Actor, id: string): { canvas: Canvas; record: AuthoredRecord; role: 'owner' | 'editor' | 'admin' } {
+    const m = managedCanvas(this.ctx, actor, id, 'manage');
+    const record = this.store.byCanvas(id);
+    if (!record) throw new AppError('NOT_FOUND', 'canvas not found');
+    if (m.canvas.disabledAt !== null) throw disabledShare();
+    return { canvas: m.canvas, record, role: m.viewRole === 'viewer' ? 'admin' : m.viewRole };
+  }
+
+  /**
+   * The share rules on the state it will be in: the instance's rungs, a
+   * password for `password` access, the expiry rules, and the owner's gates
+   * (org, public links). An editor asking a Public link of an owner who may
+   * not publish one is told so (PUBLIC_LINK_OWNER_GATED).
+   */
+  private checkShare(
+    ownerId: string,
+    role: 'owner' | 'editor' | 'admin',
+    access: AuthoringAccess,
+    resulting: { password: boolean; expiresAt: number | null },
+    givenExpiry: number | null | undefined,
+    now: number,
+  ): void {
+    checkRung(this.ctx.config, access);
+    if (access === 'password' && !resulting.password) throw new AppError('INVALID_BODY', 'password: required when access is "password"');
+    checkExpiry(this.ctx.config, givenExpiry, resulting.expiresAt, now);
+    try {
+      checkAccessGates(this.ctx, ownerId, ACCESS_MODE[access]);
+    } catch (err) {
+      throw ownerGated(err, role);
+    }
+  }
+
+  /** The share settings through the management service (its gates: org, public links, the owner's right). */
+  private async applyShare(actor: Actor, id: string, patch: CanvasPatch, role: 'owner' | 'editor' | 'admin' = 'owner'): Promise<void> {
+    try {
+      await updateCanvas(this.ctx, actor, id, patch);
+    } catch (err) {
+      throw ownerGated(err, role);
+    }
+  }
+
+  /** For the management views: where an authored canvas came from, and where it stands (null for other canvases). */
+  summaryOf(canvas: Canvas): AuthoredSummary | null {
+    const record = this.store.byCanvas(canvas.id);
+    if (!record) return null;
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    return {
+      sourceCanvasId: record.sourceCanvasId,
+      sourceApp: text(record.metadata.sourceApp),
+      sourceKind: text(record.metadata.sourceKind),
+      createdBy: record.createdBy,
+      publicationStatus: publicationStatus(canvas, record, this.ctx.now()),
+      revokedAt: record.revokedAt,
+    };
+  }
+
+  view(actor: Actor, canvas: Canvas): AuthoredCanvasView {
+    const record = this.store.byCanvas(canvas.id);
+    if (!record) throw new AppError('NOT_FOUND', 'canvas not found');
+    return this.viewOf(actor, canvas, record);
+  }
+
+  private viewOf(actor: Actor, canvas: Canvas, record: AuthoredRecord): AuthoredCanvasView {
+    const now = this.ctx.now();
+    const expired = canvas.expiresAt !== null && canvas.expiresAt <= now;
+    const role = this.ctx.canvases.roleOf(canvas, actor.user.id);
+    const members = this.ctx.canvases.members(canvas.id);
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    return {
+      id: canvas.id,
+      url: canvasUrl(this.ctx.config, canvas.slug),
+      title: canvas.title,
+      tags: record.tags,
+      access: record.access,
+      accessMode: canvas.accessMode,
+      publicationStatus: publicationStatus(canvas, record, now),
+      hasPassword: canvas.hasPassword,
+      status: record.revokedAt !== null ? 'revoked' : expired ? 'expired' : record.access === 'private' ? 'private' : 'live',
+      createdAt: canvas.createdAt,
+      updatedAt: canvas.updatedAt,
+      expiresAt: canvas.expiresAt,
+      revokedAt: record.revokedAt,
+      galleryListed: false,
+      galleryTemplatable: false,
+      discoverability: 'none',
+      createdBy: record.createdBy,
+      viewerRole: role === 'owner' || role === 'editor' ? role : 'admin',
+      audienceSummary: { count: members.length, names: members.slice(0, AUDIENCE_NAMES).map((m) => m.name || m.email) },
+      version: canvas.currentVersionId,
+      bundleUpdatedAt: canvas.updatedAt,
+      sourceApp: text(record.metadata.sourceApp),
+      sourceKind: text(record.metadata.sourceKind),
+      metadata: record.metadata,
+    };
+  }
+}
+
+/** Spec "Authored canvas publicationStatus": first match wins. */
+export function publicationStatus(canvas: Canvas, record: Pick<AuthoredRecord, 'revokedAt'>, now: number): PublicationStatus {
+  if (canvas.disabledAt !== null) return 'disabled';
+  if (canvas.archivedAt !== null) return 'archived';
+  if (record.revokedAt !== null) return 'unpublished';
+  if (canvas.currentVersionId === null) return 'draft';
+  if (canvas.expiresAt !== null && canvas.expiresAt <= now) return 'expired';
+  return 'published';
+}
+
+/** PUBLIC_NOT_ALLOWED speaks of the caller's own account: to an editor or admin it is the owner's gate. */
+function ownerGated(err: unknown, role: 'owner' | 'editor' | 'admin'): unknown {
+  if (err instanceof AppError && err.errorCode === 'PUBLIC_NOT_ALLOWED' && role !== 'owner') {
+    return new AppError('PUBLIC_LINK_OWNER_GATED', "this canvas's owner may not publish public links");
+  }
+  return err;
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof AppError) return `${err.errorCode}: ${err.message}`;
+  return 'an internal error (see the server log)';
+}
