@@ -364,3 +364,43 @@ describe('the management API shows authored canvases like any other', () => {
     expect(revoked.authored).toMatchObject({ publicationStatus: 'unpublished', revokedAt: clock });
   });
 });
+
+describe('more refusals', () => {
+  test('DELETE by the editor and by an admin works; on an archived share it is 404', async () => {
+    const one = await authored();
+    expect((await call('DELETE', `/${one.id}`, w.cookie.editor)).status).toBe(204);
+    const two = await authored();
+    expect((await call('DELETE', `/${two.id}`, w.cookie.admin)).status).toBe(204);
+    const three = await authored();
+    await w.expectOk('POST', `/api/canvases/${three.id}/archive`, 'viewer');
+    await expectCode(await call('DELETE', `/${three.id}`, w.cookie.viewer), 404, 'NOT_FOUND');
+  });
+
+  test('a streamed (chunked) bundle is held to 50 MiB while it flows: 413 INVALID_BODY with the id of the canvas already made', async () => {
+    const boundary = 'authoring-stream-boundary';
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify({ title: 'Streamed' })}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="bundle"; filename="b.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+    );
+    const chunk = new Uint8Array(1024 * 1024).fill(0x50);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(head);
+        if (sent >= 200) return controller.close();
+        sent++;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await app.request(`/v1/c/${studio.slug}/authoring`, {
+      method: 'POST',
+      cookie: w.cookie.viewer,
+      body: stream,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    const refused = await expectCode(res, 413, 'INVALID_BODY');
+    expect(refused.id).toEqual(expect.any(String));
+    // Reading stopped at the cap (a little read-ahead aside), not at the end of a 200 MiB body.
+    expect(sent).toBeLessThan(60);
+  });
+});
