@@ -6,6 +6,7 @@ import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { handoffRoutes } from './auth/handoff-routes.ts';
+import { tokenRoutes } from './auth/token-routes.ts';
 import { AccessResolver } from './canvases/access-resolver.ts';
 import { guestRoutes } from './canvases/guests/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
@@ -191,6 +192,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(authRoutes(ctx))
       .use(handoffRoutes(ctx))
       .use(apiMeRoutes(ctx, auth))
+      .use(tokenRoutes(ctx, auth))
       .use(
         canvasRoutes(ctx, auth, (canvas) => {
           // Only canvases a page published say so; every other view is as before.

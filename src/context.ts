@@ -4,6 +4,7 @@ import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
 import { sessionScopeOf } from './auth/session-scope.ts';
 import { SignInHandoffs } from './auth/handoff.ts';
+import { TokenStore } from './auth/tokens.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
 import { BlobCollector } from './blobs/gc.ts';
@@ -42,6 +43,8 @@ export interface AppContext {
   auth: Authenticator;
   /** Legacy guest invites and their sessions (CONTRACT §3). */
   guests: GuestStore;
+  /** Personal access tokens (scripts and agents on /api/* and /mcp). */
+  tokens: TokenStore;
   /** Sign-in handoffs from the base host to canvas hosts (subdomain mode). */
   handoffs: SignInHandoffs;
   audit: AuditLog;
@@ -67,6 +70,8 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
   const blobs = new BlobStore(config.dataDir);
   const canvases = new CanvasStore(db);
+  const audit = new AuditLog(db, now);
+  const tokens = new TokenStore(db, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const settings = new SettingsService(db, config, now);
@@ -88,10 +93,11 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     ),
     users,
     sessions,
-    auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, db, now)),
+    auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, db, now), tokens),
+    tokens,
     guests,
     handoffs: new SignInHandoffs(db, now),
-    audit: new AuditLog(db, now),
+    audit,
     settings,
     canvases,
     connections: new ConnectionStore(db),

@@ -4,6 +4,7 @@ import { ipInAny } from '../net/ip.ts';
 import { guestCookieName, sessionCookieName } from './cookie-names.ts';
 import type { GuestSessionResolver } from './guests.ts';
 import type { SessionStore } from './sessions.ts';
+import type { TokenStore } from './tokens.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
 
 /**
@@ -14,6 +15,7 @@ import { EMAIL, type User, type UserStore } from './users.ts';
  */
 export type Principal =
   | { kind: 'user'; user: User; via: 'session' | 'proxy' }
+  | { kind: 'user'; user: User; via: 'token'; tokenId: string }
   | { kind: 'guest'; inviteId: string; canvasId: string; name: string }
   | { kind: 'anonymous' };
 
@@ -46,6 +48,7 @@ export class Authenticator {
     private readonly sessions: SessionStore,
     private readonly guests: GuestSessionResolver | null = null,
     private readonly scopeOf: (request: Request) => SessionScope = () => BASE_SCOPE,
+    private readonly tokens: TokenStore | null = null,
   ) {
     this.cookieNames = { session: sessionCookieName(config), guest: guestCookieName(config) };
   }
@@ -55,6 +58,12 @@ export class Authenticator {
   }
 
   authenticate(request: Request, ip: string | null): AuthResult {
+    const bearer = this.tokens ? bearerToken(request) : null;
+    // A token counts on /api/* and /mcp only: there it is the whole answer (a bad one is nobody), elsewhere it is ignored.
+    if (bearer !== null && tokenRoute(request.url)) {
+      const found = this.tokens!.resolve(bearer);
+      return { principal: found ? { kind: 'user', user: found.user, via: 'token', tokenId: found.tokenId } : null };
+    }
     if (this.config.authMode === 'proxy') {
       const fromProxy = this.fromProxy(request, ip);
       if (fromProxy) return { principal: fromProxy };
@@ -124,6 +133,21 @@ export class Authenticator {
   private cleared(name: string): string {
     return serializeCookie(name, '', { maxAgeSeconds: 0, secure: this.config.baseUrl.startsWith('https:') });
   }
+}
+
+/** The `Authorization: Bearer …` value, or null. */
+function bearerToken(request: Request): string | null {
+  const header = request.headers.get('authorization');
+  if (header === null) return null;
+  const m = /^bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+/** Whether a request URL is one where personal access tokens act: the management API and the MCP endpoint. */
+function tokenRoute(url: string): boolean {
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  const path = pathStart < 0 ? '/' : url.slice(pathStart);
+  return path.startsWith('/api/') || path === '/mcp' || path.startsWith('/mcp?');
 }
 
 /**

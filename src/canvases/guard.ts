@@ -32,7 +32,7 @@ export function managementActor(ctx: AppContext, request: Request): Actor {
  */
 function refuseCanvasPages(ctx: AppContext, request: Request): void {
   const principal = principalOf(ctx, request);
-  if (principal?.kind === 'user' && (principal.via as string) === 'token') return;
+  if (principal?.kind === 'user' && principal.via === 'token') return;
   const site = request.headers.get('sec-fetch-site');
   if (site !== null && site !== 'same-origin' && site !== 'none') {
     throw new AppError('CROSS_SITE_FORBIDDEN', 'management requests must come from the dashboard');

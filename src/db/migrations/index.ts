@@ -10,6 +10,7 @@ import collectionsSubmissions from './009_collections_submissions.ts';
 import fileBindings from './010_file_bindings.ts';
 import canvasHostSessions from './011_canvas_host_sessions.ts';
 import authoring from './012_authoring.ts';
+import personalTokens from './013_personal_tokens.ts';
 
 export interface Migration {
   version: number;
@@ -31,4 +32,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: 'file groups and attachments', sql: fileBindings },
   { version: 11, name: 'canvas host sessions', sql: canvasHostSessions },
   { version: 12, name: 'authoring', sql: authoring },
+  { version: 13, name: 'personal access tokens', sql: personalTokens },
 ];

@@ -1,0 +1,54 @@
+import { Elysia, t } from 'elysia';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
+import { readJson } from '../http/json-body.ts';
+import { json } from '../http/respond.ts';
+
+const NAME_MAX = 100;
+export const CreateTokenBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: NAME_MAX }),
+    expiresAt: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * /api/tokens (CONTRACT §4): a person's personal access tokens. POST answers
+ * 201 with the token, the only time it is shown; GET lists them without
+ * secrets; DELETE revokes at once. Each person sees and deletes only theirs.
+ */
+export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
+  const ok = (status: number, body: unknown) => json(status, body, { 'cache-control': 'no-store' });
+  return new Elysia({ name: 'personal-tokens' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
+    app
+      .post('/api/tokens', async ({ actor, request }) => {
+        const body = await readJson(request, CreateTokenBody);
+        const expiresAt = body.expiresAt ?? null;
+        if (expiresAt !== null && expiresAt <= ctx.now()) throw new AppError('INVALID_BODY', 'expiresAt: must be in the future');
+        const created = ctx.tokens.create(actor.user.id, body.name.trim() || 'token', expiresAt);
+        ctx.audit.record({
+          actorId: actor.user.id,
+          actorKind: 'user',
+          canvasId: null,
+          action: 'token.create',
+          detail: { tokenId: created.id },
+        });
+        const { id, name, token, createdAt } = created;
+        return ok(201, { id, name, token, createdAt, expiresAt });
+      })
+      .get('/api/tokens', ({ actor }) => ok(200, { tokens: ctx.tokens.list(actor.user.id) }))
+      .delete('/api/tokens/:id', ({ actor, params }) => {
+        if (!ctx.tokens.delete(actor.user.id, params.id)) throw new AppError('NOT_FOUND', 'no such token');
+        ctx.audit.record({
+          actorId: actor.user.id,
+          actorKind: 'user',
+          canvasId: null,
+          action: 'token.delete',
+          detail: { tokenId: params.id },
+        });
+        return ok(200, { ok: true });
+      }),
+  );
+}
