@@ -6,6 +6,7 @@ import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { handoffRoutes } from './auth/handoff-routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { tokenRoutes } from './auth/token-routes.ts';
 import { AccessResolver } from './canvases/access-resolver.ts';
 import { guestRoutes } from './canvases/guests/routes.ts';
@@ -208,6 +209,8 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       // The Deploy API (/v1/canvases, canvas key).
       .use(deployRoutes(ctx, auth))
       .use(uploadRoutes(ctx, auth, f.deploy.uploads))
+      // Agents: the same services as MCP tools (/mcp).
+      .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
       // The SDK and the dashboard's files.
       .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
       .use(dashboardRoutes(ctx))

@@ -1,0 +1,78 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Elysia } from 'elysia';
+import type { Actor } from '../canvases/authority.ts';
+import { AppError } from '../errors.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { Tool, ToolDeps } from './tools.ts';
+import { easelTools } from './tools.ts';
+
+/** deploy_canvas carries whole sites as JSON (base64 grows them by a third). */
+const MCP_BODY_MAX = 64 * 1024 * 1024;
+
+/**
+ * POST /mcp: MCP over Streamable HTTP, stateless, JSON answers (CONTRACT §8).
+ * The management door first (a personal access token or a session; 401
+ * without), then a fresh server for this request whose tools act as that
+ * user. GET and DELETE (server-sent streams, sessions) are not offered: 405.
+ */
+export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
+  const tools = easelTools(deps);
+  const version = deps.ctx.version;
+  return new Elysia({ name: 'mcp' })
+    .use(auth)
+    .post(
+      '/mcp',
+      async ({ actor, request }) => {
+        const server = serverFor(actor, tools, version);
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+          maxRequestBodySize: MCP_BODY_MAX,
+        });
+        await server.connect(transport);
+        try {
+          return await transport.handleRequest(request);
+        } finally {
+          void server.close();
+        }
+      },
+      { management: true, parse: 'none' },
+    )
+    .get('/mcp', () => methodNotAllowed())
+    .delete('/mcp', () => methodNotAllowed());
+}
+
+function methodNotAllowed(): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'this server is stateless: POST only' }, id: null }),
+    {
+      status: 405,
+      headers: { 'content-type': 'application/json', allow: 'POST' },
+    },
+  );
+}
+
+function serverFor(actor: Actor, tools: Tool[], version: string): McpServer {
+  const server = new McpServer({ name: 'easel', version });
+  for (const tool of tools) {
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => {
+      try {
+        const result = await tool.run(actor, args);
+        return { content: [{ type: 'text' as const, text: JSON.stringify(result) }] };
+      } catch (err) {
+        return { isError: true, content: [{ type: 'text' as const, text: failureText(err) }] };
+      }
+    });
+  }
+  return server;
+}
+
+/** `CODE: message`, then the `current` or `release` JSON where the refusal carries one (CONTRACT §9). */
+export function failureText(err: unknown): string {
+  if (!(err instanceof AppError)) return 'INTERNAL: the server failed (see its log)';
+  const code = err.errorCode === err.errorCode.toLowerCase() ? err.errorCode.toUpperCase() : err.errorCode;
+  const { current, release } = err.extra as { current?: unknown; release?: unknown };
+  const extra = release !== undefined || current !== undefined ? `\n${JSON.stringify({ release, current })}` : '';
+  return `${code}: ${err.message}${extra}`;
+}

@@ -1,0 +1,277 @@
+// The MCP tools (spec "Agent tool (MCP) equivalents"; CONTRACT §9): each one
+// calls the same service as its HTTP route, as the token's (or session's)
+// user, with the same rights and codes. No deploy, coordination or rollback
+// logic lives here: only argument decoding and the result shapes.
+import { z } from 'zod';
+import { managedCanvas, type Actor } from '../canvases/authority.ts';
+import { setCapabilities } from '../canvases/capabilities.ts';
+import { createCanvas, getCanvas, listCanvases, regenerateKey, updateCanvas } from '../canvases/service.ts';
+import { canvasView, listedCanvasView } from '../canvases/view.ts';
+import type { AppContext } from '../context.ts';
+import { enforceDeployRate } from '../deploy/key-auth.ts';
+import { rollback, unpublish } from '../deploy/lifecycle.ts';
+import type { UploadService } from '../deploy/upload/service.ts';
+import { liveFile } from '../deploy/views.ts';
+import { AppError } from '../errors.ts';
+import { sha256Hex } from '../ids.ts';
+import { deployBlock } from './deploy-block.ts';
+
+/** get_canvas_file inlines content up to this size; above it, metadata and the hash only. */
+export const INLINE_FILE_MAX = 256 * 1024;
+
+export interface ToolDeps {
+  ctx: AppContext;
+  uploads: UploadService;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  input: z.ZodRawShape;
+  run(actor: Actor, args: Record<string, unknown>): Promise<unknown> | unknown;
+}
+
+const canvasId = z.string().min(1).describe('The canvas id (not its slug), as create_canvas, get_canvas or list_canvases give it.');
+const coordination = {
+  releaseId: z
+    .string()
+    .optional()
+    .describe('Your identity for this release (e.g. a commit hash): deploying the live one again is a no-op.'),
+  expectedPublicationToken: z
+    .string()
+    .optional()
+    .describe('The publicationToken you last read: if someone published or unpublished since, the deploy fails with PUBLICATION_CHANGED.'),
+};
+const fileEntry = z.object({
+  path: z.string().min(1).describe('Path inside the site, e.g. "index.html" or "assets/app.js".'),
+  content: z.string().describe('The file content, encoded as `encoding` says.'),
+  encoding: z.string().describe('"utf8" for text, "base64" for binary files.'),
+});
+
+/** The thirteen tools, in the order tools/list shows them. */
+export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
+  const view = (actor: Actor, id: string) => {
+    const r = getCanvas(ctx, actor, id);
+    return canvasView(ctx.config, r.canvas, r.role);
+  };
+  const managed = (actor: Actor, id: string) => managedCanvas(ctx, actor, id, 'manage').canvas;
+
+  /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
+  const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
+    const canvas = managed(actor, id);
+    enforceDeployRate(ctx, canvas.id);
+    const decoded = files.map((f) => ({ path: f.path, bytes: decodeContent(f) }));
+    const manifest = decoded.map((f) => ({ path: f.path, hash: sha256Hex(f.bytes), size: f.bytes.byteLength }));
+    const begun = uploads.begin(canvas, actor.user.id, { manifest, ...c });
+    if (begun.kind === 'already_current') return begun.result;
+    await stageFrom(actor, canvas.id, begun.uploadId, begun.missingHashes, decoded);
+    return uploads.finalize(canvas, actor.user.id, begun.uploadId, c, { auditKind: 'token' });
+  };
+  const stageFrom = async (actor: Actor, id: string, uploadId: string, hashes: string[], files: Array<{ bytes: Uint8Array }>) => {
+    const byHash = new Map(files.map((f) => [sha256Hex(f.bytes), f.bytes]));
+    for (const hash of hashes) {
+      const bytes = byHash.get(hash);
+      if (!bytes) continue;
+      await uploads.stage(id, actor.user.id, uploadId, hash, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), bytes.byteLength);
+    }
+  };
+
+  return [
+    {
+      name: 'list_canvases',
+      description: 'Lists the canvases you own or are on the list of, newest first, with your role on each.',
+      input: {},
+      run: (actor) => ({ canvases: listCanvases(ctx, actor).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
+    },
+    {
+      name: 'create_canvas',
+      description:
+        'Creates a restricted, unpublished canvas you own. Answers the canvas, its deploy key (shown this once: keep it secret) and where to deploy.',
+      input: {
+        title: z.string().min(1).max(200).describe('The title, 1-200 characters.'),
+        slug: z.string().optional().describe('The URL name (3-63 lowercase letters, digits, hyphens); derived from the title when absent.'),
+      },
+      run: (actor, a) => {
+        const created = createCanvas(ctx, actor, { title: a.title as string, slug: a.slug as string | undefined });
+        return {
+          canvas: canvasView(ctx.config, created.canvas, created.role),
+          apiKey: created.apiKey,
+          deploy: deployBlock(ctx.config, created.canvas.id),
+        };
+      },
+    },
+    {
+      name: 'regenerate_deploy_key',
+      description: 'Issues a new deploy key for a canvas you own (the old one stops working at once). Answers the key, shown this once.',
+      input: { canvasId },
+      run: (actor, a) => ({ ...regenerateKey(ctx, actor, a.canvasId as string), deploy: deployBlock(ctx.config, a.canvasId as string) }),
+    },
+    {
+      name: 'get_canvas',
+      description:
+        'Reads a canvas you manage: sharing, capabilities, its publicationToken and runtimePolicyRevision (needed by set_capabilities), and where to deploy.',
+      input: { canvasId },
+      run: (actor, a) => ({ canvas: view(actor, a.canvasId as string), deploy: deployBlock(ctx.config, a.canvasId as string) }),
+    },
+    {
+      name: 'get_canvas_file',
+      description: `Reads one file of the live version: path, size, mime and sha256 hash, plus its content (utf8 or base64) when it is at most ${INLINE_FILE_MAX / 1024} KiB.`,
+      input: { canvasId, path: z.string().min(1).describe('The file path inside the site, e.g. "index.html".') },
+      run: async (actor, a) => {
+        const file = liveFile(ctx, managed(actor, a.canvasId as string), a.path as string);
+        const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
+        if (file.size > INLINE_FILE_MAX) return meta;
+        const bytes = new Uint8Array(await ctx.blobs.file(file.hash).arrayBuffer());
+        const text = utf8OrNull(bytes);
+        return text === null
+          ? { ...meta, content: Buffer.from(bytes).toString('base64'), encoding: 'base64' }
+          : { ...meta, content: text, encoding: 'utf8' };
+      },
+    },
+    {
+      name: 'set_capabilities',
+      description:
+        "Switches a canvas's runtime capabilities and sets its runtime policy. expectedRuntimePolicy must be the runtimePolicyRevision you last read (null at first); runtimePolicy is the whole document.",
+      input: {
+        canvasId,
+        expectedRuntimePolicy: z.string().nullable().describe('The runtimePolicyRevision from get_canvas (null when none was saved yet).'),
+        runtimePolicy: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .optional()
+          .describe('The full runtime policy document (collections, fileGroups, channels…).'),
+        backend: z.boolean().optional(),
+        kv: z.boolean().optional(),
+        files: z.boolean().optional(),
+        ai: z.boolean().optional(),
+        realtime: z.boolean().optional(),
+        authoring: z.boolean().optional(),
+        aiAudience: z.enum(['editors', 'viewers']).optional(),
+        connectionsAudience: z.enum(['editors', 'viewers']).optional(),
+      },
+      run: (actor, a) => {
+        const { canvasId: id, ...patch } = a;
+        const r = setCapabilities(ctx, actor, id as string, patch as Parameters<typeof setCapabilities>[3]);
+        return { canvas: canvasView(ctx.config, r.canvas, r.role) };
+      },
+    },
+    {
+      name: 'update_canvas',
+      description:
+        "Changes a canvas's title, slug or sharing: accessMode restricted, whole_org or public_link; a password (null removes it); expiresAt in epoch ms (null: never).",
+      input: {
+        canvasId,
+        title: z.string().optional(),
+        slug: z.string().optional(),
+        accessMode: z.enum(['restricted', 'whole_org', 'public_link']).optional(),
+        password: z.string().nullable().optional(),
+        expiresAt: z.number().int().nullable().optional(),
+      },
+      run: async (actor, a) => {
+        const { canvasId: id, ...patch } = a;
+        const r = await updateCanvas(ctx, actor, id as string, patch);
+        return { canvas: canvasView(ctx.config, r.canvas, r.role) };
+      },
+    },
+    {
+      name: 'deploy_canvas',
+      description:
+        'Publishes a whole site in one call: every file with its content. Files the server already holds are not sent again. Answers the DeployResult (outcome, version, url…).',
+      input: { canvasId, files: z.array(fileEntry).min(1).describe('Every file of the site; index.html at the root.'), ...coordination },
+      run: (actor, a) => deployFiles(actor, a.canvasId as string, a.files as FileArg[], coordinationOf(a)),
+    },
+    {
+      name: 'begin_deploy',
+      description:
+        'Starts a staged deploy for large sites: send the manifest [{path, hash (sha256 hex), size}]; answers uploadId and the missingHashes to send with add_files, then call finalize_deploy.',
+      input: {
+        canvasId,
+        manifest: z
+          .array(z.object({ path: z.string(), hash: z.string(), size: z.number().int() }))
+          .describe('Every file: path, sha256 (lowercase hex), size in bytes.'),
+        ...coordination,
+      },
+      run: (actor, a) => {
+        const canvas = managed(actor, a.canvasId as string);
+        enforceDeployRate(ctx, canvas.id);
+        const begun = uploads.begin(canvas, actor.user.id, { manifest: a.manifest, ...coordinationOf(a) });
+        return begun.kind === 'already_current' ? begun.result : { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
+      },
+    },
+    {
+      name: 'add_files',
+      description: 'Sends files of a begun deploy (their content must hash to the manifest entries). Answers the hashes still missing.',
+      input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), files: z.array(fileEntry).min(1) },
+      run: async (actor, a) => {
+        const canvas = managed(actor, a.canvasId as string);
+        const decoded = (a.files as FileArg[]).map((f) => ({ bytes: decodeContent(f) }));
+        const hashes = [...new Set(decoded.map((f) => sha256Hex(f.bytes)))];
+        await stageFrom(actor, canvas.id, a.uploadId as string, hashes, decoded);
+        return { staged: hashes };
+      },
+    },
+    {
+      name: 'finalize_deploy',
+      description: 'Publishes a begun deploy once every missing file was sent. Answers the DeployResult.',
+      input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), ...coordination },
+      run: (actor, a) => {
+        const canvas = managed(actor, a.canvasId as string);
+        enforceDeployRate(ctx, canvas.id);
+        return uploads.finalize(canvas, actor.user.id, a.uploadId as string, coordinationOf(a), { auditKind: 'token' });
+      },
+    },
+    {
+      name: 'rollback_canvas',
+      description: 'Makes a kept earlier version live again (a pointer move; no new version). Answers {url, version}.',
+      input: {
+        canvasId,
+        version: z.number().int().min(1).describe('The version number, from get_canvas or the Deploy API versions list.'),
+      },
+      run: (actor, a) => {
+        const canvas = managed(actor, a.canvasId as string);
+        enforceDeployRate(ctx, canvas.id);
+        return rollback(ctx, canvas, a.version as number);
+      },
+    },
+    {
+      name: 'unpublish_canvas',
+      description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
+      input: { canvasId },
+      run: (actor, a) => unpublish(ctx, managed(actor, a.canvasId as string)),
+    },
+  ];
+}
+
+interface FileArg {
+  path: string;
+  content: string;
+  encoding: string;
+}
+interface Coordination {
+  releaseId?: string;
+  expectedPublicationToken?: string;
+}
+
+function coordinationOf(a: Record<string, unknown>): Coordination {
+  return { releaseId: a.releaseId as string | undefined, expectedPublicationToken: a.expectedPublicationToken as string | undefined };
+}
+
+/** `utf8` or `base64` (strict: a malformed base64 string is refused, not half-decoded); anything else is INVALID_ENCODING. */
+function decodeContent(f: FileArg): Uint8Array {
+  if (f.encoding === 'utf8') return new TextEncoder().encode(f.content);
+  if (f.encoding === 'base64') {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(f.content) || f.content.length % 4 !== 0) {
+      throw new AppError('INVALID_ENCODING', `${f.path}: content is not valid base64`);
+    }
+    return new Uint8Array(Buffer.from(f.content, 'base64'));
+  }
+  throw new AppError('INVALID_ENCODING', `${f.path}: encoding must be "utf8" or "base64"`);
+}
+
+function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}

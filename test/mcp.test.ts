@@ -1,0 +1,227 @@
+// MCP through a real client: the SDK's own Client and Streamable HTTP client
+// transport against the running server (issue 17 item 2).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sha256Hex } from '../src/ids.ts';
+import { body, startTestApp, type TestApp } from './harness.ts';
+import { World } from './world.ts';
+
+let app: TestApp;
+let w: World;
+let token: string;
+let viewerToken: string;
+const clients: Client[] = [];
+
+async function connect(bearer: string | null): Promise<Client> {
+  const client = new Client({ name: 'easel-test', version: '1' });
+  const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.base}/mcp`), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+type Result = { isError?: boolean; content: Array<{ type: string; text: string }> };
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const result = (await client.callTool({ name, arguments: args })) as Result;
+  if (result.isError) throw new Error(result.content[0]!.text);
+  return JSON.parse(result.content[0]!.text);
+}
+async function refusal(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const result = (await client.callTool({ name, arguments: args })) as Result;
+  expect(result.isError).toBe(true);
+  return result.content[0]!.text;
+}
+
+beforeAll(async () => {
+  app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  w = await new World().attach(app);
+  const make = async (who: 'owner' | 'viewer') =>
+    (await body(await w.request(who, '/api/tokens', { method: 'POST', json: { name: 'agent' } }))).token as string;
+  token = await make('owner');
+  viewerToken = await make('viewer');
+});
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await app.close();
+});
+
+describe('MCP', () => {
+  test('tools/list: the twelve of the spec and list_canvases, each with a description and an input schema', async () => {
+    const client = await connect(token);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'add_files',
+        'begin_deploy',
+        'create_canvas',
+        'deploy_canvas',
+        'finalize_deploy',
+        'get_canvas',
+        'get_canvas_file',
+        'list_canvases',
+        'regenerate_deploy_key',
+        'rollback_canvas',
+        'set_capabilities',
+        'unpublish_canvas',
+        'update_canvas',
+      ].sort(),
+    );
+    for (const t of tools) {
+      expect(t.description!.length).toBeGreaterThan(20);
+      expect(t.inputSchema.type).toBe('object');
+    }
+    const deploy = tools.find((t) => t.name === 'deploy_canvas')!;
+    expect(deploy.inputSchema.required).toEqual(['canvasId', 'files']);
+  });
+
+  test('an agent creates, deploys, reads back, updates, rolls back and unpublishes a canvas', async () => {
+    const client = await connect(token);
+    const created = await call(client, 'create_canvas', { title: 'Agent site', slug: 'agent-site' });
+    expect(created.apiKey).toMatch(/^easel_/);
+    expect(created.deploy).toEqual({
+      apiBase: app.ctx.config.apiBaseUrl,
+      zip: `${app.ctx.config.apiBaseUrl}/v1/canvases/${created.canvas.id}/deploy`,
+      upload: `${app.ctx.config.apiBaseUrl}/v1/canvases/${created.canvas.id}/uploads`,
+      files: `${app.ctx.config.apiBaseUrl}/v1/canvases/${created.canvas.id}/files`,
+      curl: expect.stringContaining('--data-binary @site.zip'),
+    });
+    const id = created.canvas.id;
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
+    const first = await call(client, 'deploy_canvas', {
+      canvasId: id,
+      releaseId: 'r1',
+      files: [
+        { path: 'index.html', content: '<h1>v1</h1>', encoding: 'utf8' },
+        { path: 'logo.png', content: png.toString('base64'), encoding: 'base64' },
+      ],
+    });
+    expect(first).toMatchObject({ outcome: 'published', version: 1 });
+    const again = await call(client, 'deploy_canvas', {
+      canvasId: id,
+      releaseId: 'r1',
+      files: [{ path: 'index.html', content: 'x', encoding: 'utf8' }],
+    });
+    expect(again.outcome).toBe('already_current');
+
+    const read = await call(client, 'get_canvas_file', { canvasId: id, path: 'index.html' });
+    expect(read).toEqual({
+      path: 'index.html',
+      size: 11,
+      mime: 'text/html; charset=utf-8',
+      hash: sha256Hex('<h1>v1</h1>'),
+      content: '<h1>v1</h1>',
+      encoding: 'utf8',
+    });
+    const logo = await call(client, 'get_canvas_file', { canvasId: id, path: 'logo.png' });
+    expect([logo.encoding, Buffer.from(logo.content, 'base64').equals(png)]).toEqual(['base64', true]);
+
+    // The staged path: begin, add what is missing, finalize.
+    const files = [{ path: 'index.html', content: '<h1>v2</h1>', encoding: 'utf8' }];
+    const begun = await call(client, 'begin_deploy', {
+      canvasId: id,
+      manifest: [{ path: 'index.html', hash: sha256Hex('<h1>v2</h1>'), size: 11 }],
+    });
+    expect(begun.missingHashes).toEqual([sha256Hex('<h1>v2</h1>')]);
+    await call(client, 'add_files', { canvasId: id, uploadId: begun.uploadId, files });
+    expect(await call(client, 'finalize_deploy', { canvasId: id, uploadId: begun.uploadId })).toMatchObject({
+      outcome: 'published',
+      version: 2,
+    });
+
+    const got = await call(client, 'get_canvas', { canvasId: id });
+    expect(got.canvas).toMatchObject({ id, runtimePolicyRevision: null, publicationState: 'published' });
+    const updated = await call(client, 'update_canvas', { canvasId: id, title: 'Renamed by agent', accessMode: 'whole_org' });
+    expect(updated.canvas).toMatchObject({ title: 'Renamed by agent', accessMode: 'whole_org' });
+    const caps = await call(client, 'set_capabilities', {
+      canvasId: id,
+      expectedRuntimePolicy: null,
+      runtimePolicy: { collections: { notes: { preset: 'personal' } } },
+      kv: false,
+    });
+    expect(caps.canvas.capabilities.kv).toBe(false);
+    expect(caps.canvas.runtimePolicyRevision).toEqual(expect.any(String));
+    expect(await call(client, 'rollback_canvas', { canvasId: id, version: 1 })).toMatchObject({ version: 1 });
+    expect((await call(client, 'unpublish_canvas', { canvasId: id })).publicationState).toBe('draft');
+    const listed = await call(client, 'list_canvases');
+    expect(listed.canvases.some((c: { id: string }) => c.id === id)).toBe(true);
+    const key = await call(client, 'regenerate_deploy_key', { canvasId: id });
+    expect(key.apiKey).not.toBe(created.apiKey);
+    expect((await app.request(`/v1/canvases/${id}`, { headers: { authorization: `Bearer ${created.apiKey}` } })).status).toBe(401);
+  });
+
+  test('refusals are tool errors: CODE: message, then the current or release JSON', async () => {
+    const client = await connect(token);
+    const { canvas } = await call(client, 'create_canvas', { title: 'Coordinated' });
+    await call(client, 'deploy_canvas', {
+      canvasId: canvas.id,
+      releaseId: 'a',
+      files: [{ path: 'index.html', content: 'a', encoding: 'utf8' }],
+    });
+    await call(client, 'deploy_canvas', {
+      canvasId: canvas.id,
+      releaseId: 'b',
+      files: [{ path: 'index.html', content: 'b', encoding: 'utf8' }],
+    });
+
+    const changed = await refusal(client, 'deploy_canvas', {
+      canvasId: canvas.id,
+      expectedPublicationToken: 'stale',
+      files: [{ path: 'index.html', content: 'c', encoding: 'utf8' }],
+    });
+    const [line, json] = changed.split('\n');
+    expect(line).toStartWith('PUBLICATION_CHANGED: ');
+    expect(JSON.parse(json!).current).toMatchObject({ version: 2 });
+
+    const old = await refusal(client, 'deploy_canvas', {
+      canvasId: canvas.id,
+      releaseId: 'a',
+      files: [{ path: 'index.html', content: 'a', encoding: 'utf8' }],
+    });
+    expect(old.split('\n')[0]).toStartWith('RELEASE_NOT_CURRENT: ');
+    expect(JSON.parse(old.split('\n')[1]!).release).toMatchObject({ version: 1 });
+
+    expect(
+      await refusal(client, 'deploy_canvas', { canvasId: canvas.id, files: [{ path: 'a.txt', content: 'x', encoding: 'latin1' }] }),
+    ).toStartWith('INVALID_ENCODING: ');
+    expect(
+      await refusal(client, 'add_files', { canvasId: canvas.id, uploadId: 'u', files: [{ path: 'a', content: '@@', encoding: 'base64' }] }),
+    ).toStartWith('INVALID_ENCODING: ');
+    expect(await refusal(client, 'rollback_canvas', { canvasId: canvas.id, version: 99 })).toStartWith('INVALID_PATH: ');
+    expect(await refusal(client, 'get_canvas_file', { canvasId: canvas.id, path: 'nope.html' })).toStartWith('NOT_FOUND: ');
+  });
+
+  test('the same rights as the HTTP routes: a viewer is refused as /api is, an editor may not regenerate the key', async () => {
+    const viewer = await connect(viewerToken);
+    expect(await refusal(viewer, 'get_canvas', { canvasId: w.canvas.id })).toStartWith('NOT_FOUND: ');
+    expect(
+      await refusal(viewer, 'deploy_canvas', { canvasId: w.canvas.id, files: [{ path: 'index.html', content: 'x', encoding: 'utf8' }] }),
+    ).toStartWith('NOT_FOUND: ');
+    const http = await app.request(`/api/canvases/${w.canvas.id}`, { cookie: w.cookie.viewer });
+    expect(http.status).toBe(404);
+    const editorToken = (await body(await w.request('editor', '/api/tokens', { method: 'POST', json: { name: 'e' } }))).token;
+    const editor = await connect(editorToken);
+    expect((await call(editor, 'get_canvas', { canvasId: w.canvas.id })).canvas.role).toBe('editor');
+    expect(await refusal(editor, 'regenerate_deploy_key', { canvasId: w.canvas.id })).toStartWith('PERMISSION_DENIED: ');
+  });
+
+  test('no token, a wrong one or a revoked one: 401 before any tool runs', async () => {
+    const post = (authorization?: string) =>
+      fetch(`${app.base}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization ? { authorization } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await post()).status).toBe(403); // an unsafe request with no Origin and no bearer is refused outright
+    expect((await post('Bearer easel_pat_' + '0'.repeat(40))).status).toBe(401);
+    const made = await body(await w.request('owner', '/api/tokens', { method: 'POST', json: { name: 'short-lived' } }));
+    expect((await post(`Bearer ${made.token}`)).status).toBe(200);
+    await w.expectOk('DELETE', `/api/tokens/${made.id}`, 'owner');
+    expect((await post(`Bearer ${made.token}`)).status).toBe(401);
+    await expect(connect('easel_pat_' + '1'.repeat(40))).rejects.toThrow();
+  });
+});
