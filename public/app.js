@@ -289,6 +289,7 @@ async function start() {
   wireCreateForm();
   wireGuestForm();
   await loadCanvases();
+  await window.easelTokens.start({ api, notice, problem, cell });
   if (me.data.isAdmin) await loadInstanceSpend();
 }
 

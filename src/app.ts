@@ -21,6 +21,7 @@ import { uploadRoutes } from './deploy/upload/routes.ts';
 import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { healthRoutes } from './http/health.ts';
+import { llmsTxtRoute } from './http/llms-txt.ts';
 import { renderError } from './http/on-error.ts';
 import { routeListing, type Dispatcher, type ListedRoute } from './http/route-listing.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -189,6 +190,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
     new Elysia({ name: 'easel', handler: { standardHostname: false } })
       .onError(({ request, error, code }) => renderError(ctx, request, error, code))
       .use(healthRoutes(ctx))
+      .use(llmsTxtRoute(ctx.config))
       // Sign-in, and the management API of the dashboard (/auth, /api).
       .use(authRoutes(ctx))
       .use(handoffRoutes(ctx))

@@ -26,7 +26,7 @@ describe('dashboard shell', () => {
   test('every file the page references is served with its type', async () => {
     const html = await (await app.request('/')).text();
     const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(refs.sort()).toEqual(['/assets/app.js', '/assets/style.css']);
+    expect(refs.sort()).toEqual(['/assets/app.js', '/assets/style.css', '/assets/tokens.js']);
     const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
     for (const ref of refs) {
       const res = await app.request(ref);
@@ -53,10 +53,13 @@ describe('dashboard shell', () => {
     expect(await (await app.request('/auth/login')).text()).toContain('<form');
   });
 
-  test('app.js is valid browser script and only writes server text through textContent', () => {
+  test('app.js and tokens.js are valid browser script and only write server text through textContent', () => {
+    for (const file of ['app.js', 'tokens.js']) {
+      const script = readFileSync(join(import.meta.dir, '../public', file), 'utf8');
+      expect(() => new Bun.Transpiler({ loader: 'js' }).transformSync(script)).not.toThrow();
+      expect(script).not.toContain('innerHTML');
+    }
     const source = readFileSync(join(import.meta.dir, '../public/app.js'), 'utf8');
-    expect(() => new Bun.Transpiler({ loader: 'js' }).transformSync(source)).not.toThrow();
-    expect(source).not.toContain('innerHTML');
     for (const path of ['/api/me', '/api/canvases', '/auth/logout', '/auth/login?returnTo=']) expect(source).toContain(path);
   });
 });

@@ -1,0 +1,55 @@
+// The dashboard's Tokens section in Chromium (issue 17 item 5): create (shown
+// once, with the MCP configuration filled in), list, use, revoke.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { dashboardOrigin } from '../../src/http/cross-site.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
+import { closeBrowserSuite, launchChromium } from './helpers.ts';
+
+let app: TestApp;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  browser = await launchChromium();
+});
+afterAll(() => closeBrowserSuite(contexts, browser, app));
+
+describe('the Tokens section', () => {
+  test('create one, copy its MCP configuration, see it listed and used, revoke it', async () => {
+    const origin = dashboardOrigin(app.ctx.config);
+    const cookie = await app.signIn('agent-owner@example.com', 'Agent Owner');
+    const context = await browser.newContext();
+    contexts.push(context);
+    const at = cookie.indexOf('=');
+    await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: origin }]);
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${origin}/`);
+    await page.locator('#tokens').waitFor();
+
+    await page.fill('#token-form input[name="name"]', 'my agent');
+    await page.click('#token-form button');
+    await page.locator('#token-created').waitFor();
+    const token = await page.locator('#token-value').innerText();
+    expect(token).toMatch(/^easel_pat_[0-9A-Za-z]{40}$/);
+    const config = JSON.parse(await page.locator('#token-mcp').innerText());
+    expect(config).toEqual({
+      mcpServers: { easel: { type: 'http', url: `${origin}/mcp`, headers: { Authorization: `Bearer ${token}` } } },
+    });
+
+    const row = page.locator('#token-list tbody tr', { hasText: 'my agent' });
+    await row.waitFor();
+    expect(await row.locator('td').nth(2).innerText()).toBe('never');
+    const me = await fetch(`${app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await me.json()).email).toBe('agent-owner@example.com');
+    // The token is shown once: a reload lists it without its secret.
+    await page.reload();
+    await page.locator('#token-list[data-ready="true"]').waitFor();
+    expect(await page.content()).not.toContain(token);
+    await page.locator('#token-list tbody tr', { hasText: 'my agent' }).locator('button.revoke-token').click();
+    await page.locator('#token-list tbody tr', { hasText: 'my agent' }).waitFor({ state: 'detached' });
+    expect((await fetch(`${app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+});
