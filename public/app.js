@@ -52,8 +52,10 @@ function showSignedIn(me) {
   form.append(button);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    await api('POST', '/auth/logout');
-    location.reload();
+    const out = await api('POST', '/auth/logout');
+    // oidc: the provider ends its own session too, then sends the browser back here.
+    if (out.data && out.data.endSessionUrl) location.assign(out.data.endSessionUrl);
+    else location.reload();
   });
   who.append(form);
 }

@@ -6,6 +6,7 @@ import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { handoffRoutes } from './auth/handoff-routes.ts';
+import { OidcSignIn } from './auth/oidc.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { tokenRoutes } from './auth/token-routes.ts';
 import { AccessResolver } from './canvases/access-resolver.ts';
@@ -80,6 +81,8 @@ export interface Features {
   submissions: SubmissionService;
   /** Canvases that canvases' pages published for their visitors. */
   authoring: AuthoringService;
+  /** oidc mode's sign-in (discovered at start); null in the other modes. */
+  oidc: OidcSignIn | null;
 }
 
 /**
@@ -132,6 +135,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     files: new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
+    oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -147,7 +151,15 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const handle = wrapHandler((request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request), ctx.log);
 
   // 4. Started in this order, stopped in reverse: sockets close and AI calls settle before counters flush.
-  const lifecycle: Lifecycle[] = [features.deploy, ctx.blobGc, usage, features.ai, features.realtime];
+  // Sign-in first: an identity provider that does not answer stops the start before anything else runs.
+  const lifecycle: Lifecycle[] = [
+    ...(features.oidc ? [features.oidc] : []),
+    features.deploy,
+    ctx.blobGc,
+    usage,
+    features.ai,
+    features.realtime,
+  ];
   let started = false;
   return {
     ctx,
@@ -192,7 +204,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       .use(healthRoutes(ctx))
       .use(llmsTxtRoute(ctx.config))
       // Sign-in, and the management API of the dashboard (/auth, /api).
-      .use(authRoutes(ctx))
+      .use(authRoutes(ctx, f.oidc))
       .use(handoffRoutes(ctx))
       .use(apiMeRoutes(ctx, auth))
       .use(tokenRoutes(ctx, auth))

@@ -55,6 +55,9 @@ export interface Config {
   oidcIssuer: string | null;
   oidcClientId: string | null;
   oidcClientSecret: string | null;
+  oidcScopes: string;
+  oidcEmailClaim: string;
+  oidcNameClaim: string;
   sessionTtlHours: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -269,15 +272,35 @@ export function loadConfig(env: Env): Config {
     oidcIssuer: read(env, 'EASEL_OIDC_ISSUER', anyUrl) ?? null,
     oidcClientId: read(env, 'EASEL_OIDC_CLIENT_ID', str) ?? null,
     oidcClientSecret: read(env, 'EASEL_OIDC_CLIENT_SECRET', str) ?? null,
+    oidcScopes: read(env, 'EASEL_OIDC_SCOPES', str, 'openid email profile'),
+    oidcEmailClaim: read(env, 'EASEL_OIDC_EMAIL_CLAIM', str, 'email'),
+    oidcNameClaim: read(env, 'EASEL_OIDC_NAME_CLAIM', str, 'name'),
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
-  if (authMode === 'oidc') {
-    // The OIDC flow lands with its own issue; refusing beats starting a server nobody can sign in to.
-    throw new ConfigError('EASEL_AUTH_MODE', 'dev or proxy (oidc sign-in is not available in this version yet)', env.EASEL_AUTH_MODE ?? '');
-  }
+  if (authMode === 'oidc') checkOidc(config, env);
   if (config.urlMode === 'path') checkPathMode(config, env);
   return config;
+}
+
+/**
+ * oidc sign-in needs the issuer and the client's id and secret; the issuer
+ * must be https (a loopback issuer may be http: local identity providers and
+ * tests). Whether the issuer answers is checked as the server starts.
+ */
+function checkOidc(config: Config, env: Env): void {
+  for (const [variable, value] of [
+    ['EASEL_OIDC_ISSUER', config.oidcIssuer],
+    ['EASEL_OIDC_CLIENT_ID', config.oidcClientId],
+    ['EASEL_OIDC_CLIENT_SECRET', config.oidcClientSecret],
+  ] as const) {
+    if (value === null) throw new ConfigError(variable, 'set (required with EASEL_AUTH_MODE=oidc)', '');
+  }
+  const issuer = new URL(config.oidcIssuer!);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname);
+  if (issuer.protocol !== 'https:' && !loopback) {
+    throw new ConfigError('EASEL_OIDC_ISSUER', 'an https URL (http only on a loopback address)', env.EASEL_OIDC_ISSUER ?? '');
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 // The only file that reads process.env and argv.
 import { resolve } from 'node:path';
+import { OidcStartError } from './auth/oidc.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext, VERSION } from './context.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
@@ -65,6 +66,7 @@ async function serve(): Promise<void> {
     running = await startServer(ctx);
   } catch (err) {
     ctx.db.close();
+    if (err instanceof OidcStartError) fail(`refusing to start: ${err.message}`, 2);
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   // startServer filled in the real port when EASEL_PORT=0.

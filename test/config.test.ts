@@ -70,7 +70,7 @@ const ROWS: Row[] = [
       ['proxy', 'proxy'],
       ['dev', 'dev'],
     ],
-    bad: ['ldap', 'oidc'],
+    bad: ['ldap', 'saml'],
     with: { EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on' },
   },
   {
@@ -224,6 +224,21 @@ const ROWS: Row[] = [
   },
   { variable: 'EASEL_OIDC_CLIENT_ID', field: 'oidcClientId', default: null, good: [['easel', 'easel']], bad: ['  '] },
   { variable: 'EASEL_OIDC_CLIENT_SECRET', field: 'oidcClientSecret', default: null, good: [['s3cret', 's3cret']], bad: ['  '] },
+  {
+    variable: 'EASEL_OIDC_SCOPES',
+    field: 'oidcScopes',
+    default: 'openid email profile',
+    good: [['openid email', 'openid email']],
+    bad: ['  '],
+  },
+  { variable: 'EASEL_OIDC_EMAIL_CLAIM', field: 'oidcEmailClaim', default: 'email', good: [['upn', 'upn']], bad: ['  '] },
+  {
+    variable: 'EASEL_OIDC_NAME_CLAIM',
+    field: 'oidcNameClaim',
+    default: 'name',
+    good: [['preferred_username', 'preferred_username']],
+    bad: ['  '],
+  },
   { variable: 'EASEL_SESSION_TTL_HOURS', field: 'sessionTtlHours', default: 336, good: [['24', 24]], bad: ['0', '9000'] },
   {
     variable: 'EASEL_LOG_LEVEL',
@@ -320,8 +335,23 @@ describe('configuration rules across variables', () => {
     );
   });
 
-  test('oidc is refused for now, saying why', () => {
-    expect(refusal({ EASEL_AUTH_MODE: 'oidc' }).message).toContain('oidc sign-in is not available');
+  test('oidc needs the issuer, the client id and secret, and an https issuer unless it is on loopback', () => {
+    const oidc = {
+      EASEL_AUTH_MODE: 'oidc',
+      EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on',
+      EASEL_OIDC_ISSUER: 'https://id.example.com',
+      EASEL_OIDC_CLIENT_ID: 'easel',
+      EASEL_OIDC_CLIENT_SECRET: 's3cret',
+    };
+    expect(loadConfig(oidc)).toMatchObject({ authMode: 'oidc', oidcIssuer: 'https://id.example.com', oidcEmailClaim: 'email' });
+    for (const missing of ['EASEL_OIDC_ISSUER', 'EASEL_OIDC_CLIENT_ID', 'EASEL_OIDC_CLIENT_SECRET']) {
+      expect(refusal({ ...oidc, [missing]: '' }).variable).toBe(missing);
+    }
+    expect(refusal({ ...oidc, EASEL_OIDC_ISSUER: 'http://id.example.com' }).variable).toBe('EASEL_OIDC_ISSUER');
+    expect(loadConfig({ ...oidc, EASEL_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidcIssuer).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ ...oidc, EASEL_OIDC_ISSUER: 'http://localhost:9000/realms/x' }).authMode).toBe('oidc');
+    // Like proxy sign-in, path mode with oidc needs the trusted-authors switch.
+    expect(refusal({ ...oidc, EASEL_PATH_MODE_TRUSTED_AUTHORS: '' }).variable).toBe('EASEL_PATH_MODE_TRUSTED_AUTHORS');
   });
 
   test('secret values are never echoed in a refusal', () => {

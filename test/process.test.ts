@@ -108,10 +108,29 @@ describe('start', () => {
     expect(easel.stderr()).toContain('warning: EASEL_COOKIE_DOMAIN is ignored');
   });
 
+  test('oidc: an issuer that does not answer stops the start with one line (exit 2)', async () => {
+    const r = await runToExit({
+      env: {
+        EASEL_DATA_DIR: freshDir(),
+        EASEL_AUTH_MODE: 'oidc',
+        EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on',
+        EASEL_OIDC_ISSUER: 'http://127.0.0.1:9/',
+        EASEL_OIDC_CLIENT_ID: 'easel',
+        EASEL_OIDC_CLIENT_SECRET: 'not-a-real-secret',
+      },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toStartWith('easel: refusing to start: EASEL_OIDC_ISSUER http://127.0.0.1:9/ could not be discovered');
+    expect(r.stderr).not.toContain('not-a-real-secret');
+  });
+
   test('an invalid value stops the start: exit 2, one stderr line naming the variable, nothing written', async () => {
     const cases: Array<[string, string]> = [
       ['EASEL_PORT', 'eighty'],
-      ['EASEL_AUTH_MODE', 'oidc'],
+      ['EASEL_AUTH_MODE', 'ldap'],
       ['EASEL_LOG_LEVEL', 'loud'],
       ['EASEL_SECRET_KEY', 'not-a-real-key-value'],
     ];

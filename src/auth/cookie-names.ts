@@ -11,3 +11,5 @@ export const sessionCookieName = (config: Pick<Config, 'baseUrl'>) => named(conf
 export const guestCookieName = (config: Pick<Config, 'baseUrl'>) => named(config, 'easel_guest');
 /** The canvas host's half of a sign-in handoff: only the browser that began it can finish it. */
 export const handoffStateCookieName = (config: Pick<Config, 'baseUrl'>) => named(config, 'easel_handoff');
+/** oidc mode: binds a sign-in at the provider to the browser that began it. */
+export const oidcBrowserCookieName = (config: Pick<Config, 'baseUrl'>) => named(config, 'easel_oidc');

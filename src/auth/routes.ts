@@ -7,6 +7,8 @@ import { metaOf } from '../http/meta.ts';
 import { html, json } from '../http/respond.ts';
 import { devLoginPage, proxyLoginPage, safeReturnTo } from './login-page.ts';
 import { DevLoginBody } from './model.ts';
+import type { OidcSignIn } from './oidc.ts';
+import { oidcRoutes } from './oidc-routes.ts';
 import { EMAIL } from './users.ts';
 
 /** The sign-in pages may not be framed by anyone (clickjacking a sign-in form), nor kept. */
@@ -16,15 +18,20 @@ export const SIGN_IN_PAGE_HEADERS = {
   'x-frame-options': 'DENY',
 } as const;
 
-export function authRoutes(ctx: AppContext) {
+/** Sign-in and sign-out; in oidc mode `oidc` answers /auth/login and /auth/callback. */
+export function authRoutes(ctx: AppContext, oidc: OidcSignIn | null) {
   const dev = ctx.config.authMode === 'dev';
   return (
     new Elysia({ name: 'auth-routes' })
-      .get('/auth/login', ({ request }) => {
-        const returnTo = safeReturnTo(new URL(request.url).searchParams.get('returnTo') ?? undefined, ctx.config);
-        if (dev) return html(200, devLoginPage(returnTo), SIGN_IN_PAGE_HEADERS);
-        return html(200, proxyLoginPage(), SIGN_IN_PAGE_HEADERS);
-      })
+      .use(
+        oidc
+          ? oidcRoutes(ctx, oidc)
+          : new Elysia({ name: 'auth-login-page' }).get('/auth/login', ({ request }) => {
+              const returnTo = safeReturnTo(new URL(request.url).searchParams.get('returnTo') ?? undefined, ctx.config);
+              if (dev) return html(200, devLoginPage(returnTo), SIGN_IN_PAGE_HEADERS);
+              return html(200, proxyLoginPage(), SIGN_IN_PAGE_HEADERS);
+            }),
+      )
       // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
       .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
       .post('/auth/logout', ({ request }) => {
@@ -37,7 +44,9 @@ export function authRoutes(ctx: AppContext) {
         for (const token of guestTokens) ctx.guests.destroySession(token);
         metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
         if (tokens.length > 0 || guestTokens.length > 0) ctx.events.emit('session.ended', {});
-        return json(200, { ok: true });
+        // The provider's own session ends too when it offers a way: the dashboard goes there next.
+        const endSessionUrl = oidc?.endSessionUrl() ?? null;
+        return json(200, endSessionUrl ? { ok: true, endSessionUrl } : { ok: true });
       })
   );
 }

@@ -11,6 +11,7 @@ import fileBindings from './010_file_bindings.ts';
 import canvasHostSessions from './011_canvas_host_sessions.ts';
 import authoring from './012_authoring.ts';
 import personalTokens from './013_personal_tokens.ts';
+import oidcLogins from './014_oidc_logins.ts';
 
 export interface Migration {
   version: number;
@@ -33,4 +34,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 11, name: 'canvas host sessions', sql: canvasHostSessions },
   { version: 12, name: 'authoring', sql: authoring },
   { version: 13, name: 'personal access tokens', sql: personalTokens },
+  { version: 14, name: 'oidc logins', sql: oidcLogins },
 ];

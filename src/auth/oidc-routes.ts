@@ -1,0 +1,56 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../context.ts';
+import { cookieValues, serializeCookie } from '../http/cookies.ts';
+import { metaOf } from '../http/meta.ts';
+import { escapeHtml, html } from '../http/respond.ts';
+import { pathWithin } from '../http/same-origin-path.ts';
+import { oidcBrowserCookieName } from './cookie-names.ts';
+import { OidcSignInError, type OidcSignIn } from './oidc.ts';
+
+const NO_KEEPING = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "frame-ancestors 'none'",
+} as const;
+/** The browser binding lives as long as a sign-in may take. */
+const BROWSER_COOKIE_SECONDS = 10 * 60;
+
+/**
+ * oidc mode: GET /auth/login sends the browser to the provider (returnTo
+ * kept, same-origin only); GET /auth/callback finishes there: the ID token
+ * checked, the person found or created by email, the session cookie, then
+ * back to returnTo. Every refusal is a page that says what happened.
+ */
+export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
+  const secure = ctx.config.baseUrl.startsWith('https:');
+  const cookieName = oidcBrowserCookieName(ctx.config);
+  const origin = new URL(ctx.config.baseUrl).origin;
+  return new Elysia({ name: 'auth-oidc' })
+    .get('/auth/login', async ({ request }) => {
+      const returnTo = pathWithin(new URL(request.url).searchParams.get('returnTo'), `${origin}/`) ?? '/';
+      const { url, browser } = await oidc.begin(returnTo);
+      metaOf(request).cookies.push(serializeCookie(cookieName, browser, { maxAgeSeconds: BROWSER_COOKIE_SECONDS, secure }));
+      return new Response(null, { status: 302, headers: { ...NO_KEEPING, location: url } });
+    })
+    .get('/auth/callback', async ({ request }) => {
+      const meta = metaOf(request);
+      meta.cookies.push(serializeCookie(cookieName, '', { maxAgeSeconds: 0, secure }));
+      try {
+        const signedIn = await oidc.finish(new URL(request.url).searchParams, cookieValues(request.headers.get('cookie'), cookieName));
+        const user = ctx.users.ensure(signedIn.email, signedIn.name);
+        if (!user.active) throw new OidcSignInError('This account is deactivated on Easel. Ask an administrator.');
+        meta.cookies.push(ctx.auth.sessionCookie(ctx.sessions.create(user.id)));
+        ctx.log.info('sign-in', { userId: user.id, mode: 'oidc' });
+        return new Response(null, { status: 303, headers: { ...NO_KEEPING, location: signedIn.returnTo } });
+      } catch (err) {
+        if (!(err instanceof OidcSignInError)) throw err;
+        ctx.log.warn('oidc sign-in refused', { reason: err.message });
+        return html(err.status, refusedPage(err.message), NO_KEEPING);
+      }
+    });
+}
+
+function refusedPage(message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="easel-code" content="SIGN_IN_REFUSED"><title>Sign-in failed · Easel</title></head>
+<body><h1>Sign-in failed</h1><p>${escapeHtml(message)}</p><p><a href="/auth/login">Sign in again</a></p></body></html>`;
+}
