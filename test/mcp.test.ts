@@ -205,7 +205,7 @@ describe('MCP', () => {
     expect(await refusal(editor, 'regenerate_deploy_key', { canvasId: w.canvas.id })).toStartWith('PERMISSION_DENIED: ');
   });
 
-  test('no token, a wrong one or a revoked one: 401 before any tool runs', async () => {
+  test('no token, a wrong one or a revoked one: 401 before any tool runs; a session only from the dashboard', async () => {
     const post = (authorization?: string) =>
       fetch(`${app.base}/mcp`, {
         method: 'POST',
@@ -216,12 +216,23 @@ describe('MCP', () => {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    expect((await post()).status).toBe(403); // an unsafe request with no Origin and no bearer is refused outright
+    expect((await post()).status).toBe(401);
     expect((await post('Bearer easel_pat_' + '0'.repeat(40))).status).toBe(401);
     const made = await body(await w.request('owner', '/api/tokens', { method: 'POST', json: { name: 'short-lived' } }));
     expect((await post(`Bearer ${made.token}`)).status).toBe(200);
     await w.expectOk('DELETE', `/api/tokens/${made.id}`, 'owner');
     expect((await post(`Bearer ${made.token}`)).status).toBe(401);
     await expect(connect('easel_pat_' + '1'.repeat(40))).rejects.toThrow();
+    // A session works from the dashboard's origin, and a page of another site cannot use it.
+    const withSession = (origin: string) =>
+      app.request('/mcp', {
+        method: 'POST',
+        cookie: w.cookie.owner,
+        origin,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await withSession(new URL(app.ctx.config.baseUrl).origin)).status).toBe(200);
+    expect((await withSession('https://evil.example')).status).toBe(403);
   });
 });

@@ -4,6 +4,8 @@ import { Elysia } from 'elysia';
 import type { Actor } from '../canvases/authority.ts';
 import { AppError } from '../errors.ts';
 import type { AuthKinds } from '../http/auth-kinds.ts';
+import { principalOf } from '../http/guards.ts';
+import { managementActor } from '../canvases/guard.ts';
 import type { Tool, ToolDeps } from './tools.ts';
 import { easelTools } from './tools.ts';
 
@@ -12,8 +14,8 @@ const MCP_BODY_MAX = 64 * 1024 * 1024;
 
 /**
  * POST /mcp: MCP over Streamable HTTP, stateless, JSON answers (CONTRACT §8).
- * The management door first (a personal access token or a session; 401
- * without), then a fresh server for this request whose tools act as that
+ * A personal access token or a session (401 without either), then the
+ * management door (a session only from the dashboard's origin), then a fresh server for this request whose tools act as that
  * user. GET and DELETE (server-sent streams, sessions) are not offered: 405.
  */
 export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
@@ -23,7 +25,10 @@ export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
     .use(auth)
     .post(
       '/mcp',
-      async ({ actor, request }) => {
+      async ({ request }) => {
+        // No credential at all is 401 before the dashboard's cross-site rule (which would say 403 to a script).
+        if (principalOf(deps.ctx, request) === null) throw new AppError('unauthorized');
+        const actor = managementActor(deps.ctx, request);
         const server = serverFor(actor, tools, version);
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
@@ -37,7 +42,7 @@ export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
           void server.close();
         }
       },
-      { management: true, parse: 'none' },
+      { parse: 'none' },
     )
     .get('/mcp', () => methodNotAllowed())
     .delete('/mcp', () => methodNotAllowed());
