@@ -11,7 +11,7 @@ import { connect } from './realtime-helpers.ts';
 import { World } from './world.ts';
 import { nextEvent, recordEvents } from './signals.ts';
 import { begin, createKeyedCanvas, site as site2, stagedDeploy } from './upload-fixtures.ts';
-import { createDeployCanvas, deploy, get, post, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
+import { createDeployCanvas, deploy, get, ownerSettings, post, sharing, site, text, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
 
 let app: TestApp;
 let clock = Date.now();
@@ -423,7 +423,7 @@ describe('rollback', () => {
     const c = await fresh();
     const v1 = await deploy(app, c, site());
     await deploy(app, c, site({ 'b.js': 'b' }));
-    app.ctx.db.query("UPDATE canvases SET access_mode = 'whole_org' WHERE id = ?").run(c.id);
+    await ownerSettings(app, c, { accessMode: 'whole_org' });
     const events: string[] = [];
     const off = app.ctx.events.on('canvas.published', (e) => events.push(e.versionId));
     const r = await post(app, c, '/rollback', { version: 1 });
@@ -441,7 +441,7 @@ describe('rollback', () => {
     const c = await fresh();
     await deploy(app, c, site());
     await post(app, c, '/unpublish');
-    app.ctx.db.query("UPDATE canvases SET access_mode = 'public_link' WHERE id = ?").run(c.id);
+    await ownerSettings(app, c, { accessMode: 'public_link' });
     const r = await post(app, c, '/rollback', { version: 1 });
     expect(r.status).toBe(200);
     expect((await get(app, c)).body).toMatchObject({ publicationState: 'published', accessMode: 'restricted' });
@@ -516,9 +516,9 @@ describe('unpublish', () => {
   test('clears the pointer, resets sharing, keeps history, rotates the token and emits events', async () => {
     const c = await fresh();
     await deploy(app, c, site());
-    app.ctx.db
-      .query("UPDATE canvases SET access_mode = 'public_link', expires_at = ?, listed_for_access = 1, gallery_listed = 1 WHERE id = ?")
-      .run(clock + 1e6, c.id);
+    await ownerSettings(app, c, { accessMode: 'public_link', expiresAt: clock + 1e6 });
+    // No API sets the listing flags yet (the gallery is not built): the store is the only way to reach that state.
+    app.ctx.db.query('UPDATE canvases SET listed_for_access = 1, gallery_listed = 1 WHERE id = ?').run(c.id);
     const before = sharing(app.ctx, c.id).publication_token;
     const events: string[] = [];
     const offs = [
@@ -557,7 +557,7 @@ describe('unpublish', () => {
   test('a publish after unpublish comes back Restricted, as a new version', async () => {
     const c = await fresh();
     await deploy(app, c, site());
-    app.ctx.db.query("UPDATE canvases SET access_mode = 'whole_org' WHERE id = ?").run(c.id);
+    await ownerSettings(app, c, { accessMode: 'whole_org' });
     await post(app, c, '/unpublish');
     const r = await deploy(app, c, site());
     expect(r.body).toMatchObject({ outcome: 'published', version: 2 });
@@ -896,7 +896,13 @@ describe('unpublish through the Deploy API, end to end', () => {
   test("drops the canvas's realtime sockets (4401) through the hook, other canvases' stay; the page stops serving", async () => {
     const cast = await new World().attach(live);
     const other = await new World().attach(live);
-    const c: DeployCanvas = { id: cast.canvas.id, slug: cast.canvas.slug, key: cast.canvas.apiKey, ownerId: cast.ids.owner };
+    const c: DeployCanvas = {
+      id: cast.canvas.id,
+      slug: cast.canvas.slug,
+      key: cast.canvas.apiKey,
+      ownerId: cast.ids.owner,
+      ownerCookie: cast.cookie.owner,
+    };
     expect((await deploy(live, c, site())).status).toBe(200);
     const page = await live.request(`/c/${c.slug}/`, { cookie: cast.cookie.viewer });
     expect(page.status).toBe(200);

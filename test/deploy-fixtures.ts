@@ -12,6 +12,14 @@ export interface DeployCanvas {
   slug: string;
   key: string;
   ownerId: string;
+  /** The owner's session, for what the owner changes in the dashboard (sharing). */
+  ownerCookie: string;
+}
+
+/** PATCH /api/canvases/{id} as the owner (sharing, expiry…), as the dashboard does it. */
+export async function ownerSettings(app: TestApp, c: DeployCanvas, patch: Record<string, unknown>): Promise<void> {
+  const res = await app.request(`/api/canvases/${c.id}`, { method: 'PATCH', cookie: c.ownerCookie, json: patch });
+  if (res.status !== 200) throw new Error(`owner settings: ${res.status} ${await res.text()}`);
 }
 
 let owners = 0;
@@ -30,7 +38,7 @@ export async function createDeployCanvas(
   const res = await app.request('/api/canvases', { method: 'POST', cookie, json: { title: `Canvas ${slug}`, slug } });
   const made = await body(res);
   if (res.status !== 201) throw new Error(`creating a canvas: ${res.status} ${JSON.stringify(made)}`);
-  return { id: made.id, slug: made.slug, key: made.apiKey, ownerId: made.ownerId };
+  return { id: made.id, slug: made.slug, key: made.apiKey, ownerId: made.ownerId, ownerCookie: cookie };
 }
 
 type Bytes = Uint8Array<ArrayBuffer>;
