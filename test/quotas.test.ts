@@ -8,7 +8,8 @@ import { useWorld } from './world.ts';
 const HOUR = 3600_000;
 
 describe('canvas creation', () => {
-  let clock = Date.now();
+  // Rate windows are fixed (aligned to the hour): start just after a boundary, so Retry-After is never near its end.
+  let clock = Math.floor(Date.now() / HOUR) * HOUR + 1000;
   const w = useWorld({ now: () => clock, env: { EASEL_RATELIMIT_ENABLED: 'true' } });
   const create = (title: string) => w.request('viewer2', '/api/canvases', { method: 'POST', json: { title } });
 
