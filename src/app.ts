@@ -19,6 +19,7 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import { createDeployFeature, deployBlobReferences, type DeployFeature } from './deploy/feature.ts';
 import { deployRoutes } from './deploy/routes.ts';
 import { uploadRoutes } from './deploy/upload/routes.ts';
+import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { healthRoutes } from './http/health.ts';
@@ -223,6 +224,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       // The Deploy API (/v1/canvases, canvas key).
       .use(deployRoutes(ctx, auth))
       .use(uploadRoutes(ctx, auth, f.deploy.uploads))
+      .use(peopleDeployRoutes(ctx, auth))
       // Agents: the same services as MCP tools (/mcp).
       .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
       // The SDK and the dashboard's files.

@@ -113,6 +113,16 @@ describe('MCP', () => {
       content: '<h1>v1</h1>',
       encoding: 'utf8',
     });
+    const big = await call(client, 'create_canvas', { title: 'Big file' });
+    const large = 'x'.repeat(256 * 1024 + 1);
+    await call(client, 'deploy_canvas', { canvasId: big.canvas.id, files: [{ path: 'index.html', content: large, encoding: 'utf8' }] });
+    // Above 256 KiB: the metadata and the hash only.
+    expect(await call(client, 'get_canvas_file', { canvasId: big.canvas.id, path: 'index.html' })).toEqual({
+      path: 'index.html',
+      size: large.length,
+      mime: 'text/html; charset=utf-8',
+      hash: sha256Hex(large),
+    });
     const logo = await call(client, 'get_canvas_file', { canvasId: id, path: 'logo.png' });
     expect([logo.encoding, Buffer.from(logo.content, 'base64').equals(png)]).toEqual(['base64', true]);
 

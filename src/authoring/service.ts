@@ -172,7 +172,7 @@ export class AuthoringService {
   revoke(actor: Actor, id: string): void {
     const { canvas, record } = this.managed(actor, id);
     if (canvas.archivedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
-    if (canvas.currentVersionId !== null) unpublish(this.ctx, canvas);
+    if (canvas.currentVersionId !== null) unpublish(this.ctx, canvas, { id: actor.user.id, kind: 'user' });
     if (record.revokedAt === null) this.store.update(canvas.id, { revokedAt: this.ctx.now() });
     this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
   }

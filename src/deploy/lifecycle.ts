@@ -1,6 +1,7 @@
 // Rollback and unpublish (spec "Canvas publication state"). Each is one
 // BEGIN IMMEDIATE transaction that moves the live pointer and rotates the
 // publication token; events go out after commit.
+import type { ActorKind } from '../audit/store.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
@@ -23,7 +24,18 @@ export function rollbackTarget(ctx: AppContext, canvas: Canvas, number: number):
  * From draft the canvas comes back Restricted; from published only the
  * pointer moves.
  */
-export function activateVersion(ctx: AppContext, canvas: Canvas, target: VersionRecord): { url: string; version: number } {
+/** Who the audit names: key-based calls act as the owner (the default); people and agents as themselves. */
+export interface LifecycleActor {
+  id: string;
+  kind: ActorKind;
+}
+
+export function activateVersion(
+  ctx: AppContext,
+  canvas: Canvas,
+  target: VersionRecord,
+  actor?: LifecycleActor,
+): { url: string; version: number } {
   const versions = new VersionStore(ctx.db);
   immediate(ctx.db, () => {
     const v = versions.byId(target.id);
@@ -41,8 +53,8 @@ export function activateVersion(ctx: AppContext, canvas: Canvas, target: Version
       ctx.now(),
     );
     ctx.audit.record({
-      actorId: fresh.ownerId,
-      actorKind: 'key',
+      actorId: actor?.id ?? fresh.ownerId,
+      actorKind: actor?.kind ?? 'key',
       canvasId: canvas.id,
       action: 'canvas.rollback',
       detail: { versionId: v.id, version: v.number, fromDraft },
@@ -52,15 +64,19 @@ export function activateVersion(ctx: AppContext, canvas: Canvas, target: Version
   return { url: canvasUrl(ctx.config, canvas.slug), version: target.number };
 }
 
-export function rollback(ctx: AppContext, canvas: Canvas, number: number): { url: string; version: number } {
-  return activateVersion(ctx, canvas, rollbackTarget(ctx, canvas, number));
+export function rollback(ctx: AppContext, canvas: Canvas, number: number, actor?: LifecycleActor): { url: string; version: number } {
+  return activateVersion(ctx, canvas, rollbackTarget(ctx, canvas, number), actor);
 }
 
 /**
  * Clears the live pointer and resets sharing (Restricted, no expiry, off the
  * access list and the gallery); history is kept. 409 CANNOT_UNPUBLISH from draft.
  */
-export function unpublish(ctx: AppContext, canvas: Canvas): { url: string; publicationState: 'draft'; currentVersionId: null } {
+export function unpublish(
+  ctx: AppContext,
+  canvas: Canvas,
+  actor?: LifecycleActor,
+): { url: string; publicationState: 'draft'; currentVersionId: null } {
   immediate(ctx.db, () => {
     const fresh = ctx.canvases.byId(canvas.id);
     if (!fresh) throw new AppError('unauthorized');
@@ -73,8 +89,8 @@ export function unpublish(ctx: AppContext, canvas: Canvas): { url: string; publi
     // Listing flags are not part of the Canvas record the store types.
     ctx.db.query('UPDATE canvases SET listed_for_access = 0, gallery_listed = 0 WHERE id = ?').run(canvas.id);
     ctx.audit.record({
-      actorId: fresh.ownerId,
-      actorKind: 'key',
+      actorId: actor?.id ?? fresh.ownerId,
+      actorKind: actor?.kind ?? 'key',
       canvasId: canvas.id,
       action: 'canvas.unpublish',
       detail: { versionId: fresh.currentVersionId },

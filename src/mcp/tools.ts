@@ -230,14 +230,14 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       run: (actor, a) => {
         const canvas = managed(actor, a.canvasId as string);
         enforceDeployRate(ctx, canvas.id);
-        return rollback(ctx, canvas, a.version as number);
+        return rollback(ctx, canvas, a.version as number, { id: actor.user.id, kind: 'token' });
       },
     },
     {
       name: 'unpublish_canvas',
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
       input: { canvasId },
-      run: (actor, a) => unpublish(ctx, managed(actor, a.canvasId as string)),
+      run: (actor, a) => unpublish(ctx, managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
     },
   ];
 }
