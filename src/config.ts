@@ -211,11 +211,47 @@ export const DEFAULT_AI_MODELS = ['claude-sonnet-5-5', 'claude-haiku-5-5', 'clau
 function read<T>(env: Env, name: string, parser: Parser<T>): T | undefined;
 function read<T>(env: Env, name: string, parser: Parser<T>, fallback: T): T;
 function read<T>(env: Env, name: string, parser: Parser<T>, fallback?: T): T | undefined {
+  KNOWN.add(name);
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = parser.parse(raw);
   if (value === undefined) throw new ConfigError(name, parser.expected, raw);
   return value;
+}
+
+/** Every EASEL_* variable the configuration reads (filled as loadConfig reads them), and the CLI's. */
+const KNOWN = new Set<string>(['EASEL_CANVAS_KEY']);
+
+/**
+ * EASEL_* variables set in `env` that nothing reads (a typo, or one from
+ * another release), each with the known name closest to it, if any is close.
+ * Call after loadConfig.
+ */
+export function unknownVariables(env: Env): Array<{ name: string; closest: string | null }> {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('EASEL_') && !KNOWN.has(name))
+    .sort()
+    .map((name) => {
+      let closest: string | null = null;
+      let best = Infinity;
+      for (const known of KNOWN) {
+        const d = editDistance(name, known);
+        if (d < best) [best, closest] = [d, known];
+      }
+      return { name, closest: best <= Math.max(2, Math.floor(name.length / 5)) ? closest : null };
+    });
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** Builds the Config from an environment; throws ConfigError naming the first bad variable. */

@@ -2,7 +2,8 @@
 // The only file that reads process.env and argv.
 import { resolve } from 'node:path';
 import { OidcStartError } from './auth/oidc.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, unknownVariables } from './config.ts';
+import { DataDirLockedError, DataDirNotADirectoryError, lockDataDir } from './db/data-dir-lock.ts';
 import { createContext, VERSION } from './context.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
@@ -34,6 +35,14 @@ async function serve(): Promise<void> {
     throw err;
   }
   const dataDir = resolve(config.dataDir);
+  try {
+    const lock = lockDataDir(dataDir);
+    process.on('exit', () => lock.release());
+  } catch (err) {
+    if (err instanceof DataDirLockedError) fail(`refusing to start: ${err.message} (${dataDir}); stop it first`, 2);
+    if (err instanceof DataDirNotADirectoryError) fail(`invalid configuration: EASEL_DATA_DIR: ${err.message}`, 2);
+    fail(`cannot use the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
+  }
   let ctx;
   try {
     ctx = createContext(config);
@@ -75,6 +84,12 @@ async function serve(): Promise<void> {
   );
   if (config.authMode === 'dev')
     process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');
+  for (const { name, closest } of unknownVariables(process.env))
+    process.stderr.write(`easel: warning: ${name} is not an Easel setting and is ignored${closest ? ` (did you mean ${closest}?)` : ''}\n`);
+  if (['0.0.0.0', '::', '[::]'].includes(config.host) && !process.env.EASEL_BASE_URL)
+    process.stderr.write(
+      `easel: warning: listening on every interface but EASEL_BASE_URL is not set: links and redirects say ${config.baseUrl}; set it to the address people use\n`,
+    );
   if (config.cookieDomain !== null)
     process.stderr.write(
       'easel: warning: EASEL_COOKIE_DOMAIN is ignored: every session cookie is host-only, and canvas hosts get their own through a sign-in handoff.\n',

@@ -178,9 +178,33 @@ describe('start', () => {
     const notADir = join(scratch, 'a-file');
     writeFileSync(notADir, 'x');
     const bad = await runToExit({ env: { EASEL_DATA_DIR: notADir } });
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n').length).toBe(1);
-    expect(bad.stderr).toStartWith(`easel: cannot open the data directory ${notADir}: `);
+    expect(bad.stderr).toStartWith(`easel: invalid configuration: EASEL_DATA_DIR: ${notADir} is a file, not a directory`);
+  });
+
+  test('one server per data directory: a second is refused naming the first one’s pid; a dead one’s pid file is taken over', async () => {
+    const dataDir = freshDir();
+    const first = await startEasel({ env: { EASEL_DATA_DIR: dataDir } });
+    const second = await runToExit({ env: { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0' } });
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim().split('\n')).toEqual([
+      `easel: refusing to start: another easel process (pid ${first.proc.pid}) is using this data directory (${dataDir}); stop it first`,
+    ]);
+    expect(await stopEasel(first)).toBe(0);
+    // A crash leaves the file behind; its process is gone, so the next start takes it over.
+    writeFileSync(join(dataDir, 'easel.pid'), '999999\n');
+    expect(await stopEasel(await startEasel({ env: { EASEL_DATA_DIR: dataDir } }))).toBe(0);
+  });
+
+  test('unknown EASEL_* variables are named with the closest setting; every interface without a base URL is warned about', async () => {
+    const easel = await startEasel({
+      env: { EASEL_DATA_DIR: freshDir(), EASEL_PORTT: '1', EASEL_WHATEVER_THING: 'x', EASEL_HOST: '0.0.0.0' },
+    });
+    expect(await stopEasel(easel)).toBe(0);
+    expect(easel.stderr()).toContain('warning: EASEL_PORTT is not an Easel setting and is ignored (did you mean EASEL_PORT?)');
+    expect(easel.stderr()).toContain('warning: EASEL_WHATEVER_THING is not an Easel setting and is ignored\n');
+    expect(easel.stderr()).toContain('warning: listening on every interface but EASEL_BASE_URL is not set');
   });
 });
 
