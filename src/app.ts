@@ -7,6 +7,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { handoffRoutes } from './auth/handoff-routes.ts';
 import { OidcSignIn } from './auth/oidc.ts';
+import { Housekeeping } from './housekeeping.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { tokenRoutes } from './auth/token-routes.ts';
 import { AccessResolver } from './canvases/access-resolver.ts';
@@ -84,6 +85,8 @@ export interface Features {
   authoring: AuthoringService;
   /** oidc mode's sign-in (discovered at start); null in the other modes. */
   oidc: OidcSignIn | null;
+  /** Hourly trimming of expired sessions, handoffs, tokens and old audit rows. */
+  housekeeping: Housekeeping;
 }
 
 /**
@@ -137,6 +140,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
+    housekeeping: new Housekeeping(ctx),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -157,6 +161,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ...(features.oidc ? [features.oidc] : []),
     features.deploy,
     ctx.blobGc,
+    features.housekeeping,
     usage,
     features.ai,
     features.realtime,

@@ -59,6 +59,8 @@ export interface Config {
   oidcEmailClaim: string;
   oidcNameClaim: string;
   sessionTtlHours: number;
+  /** Audit rows older than this many days are removed by housekeeping. */
+  auditRetentionDays: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -312,6 +314,7 @@ export function loadConfig(env: Env): Config {
     oidcEmailClaim: read(env, 'EASEL_OIDC_EMAIL_CLAIM', str, 'email'),
     oidcNameClaim: read(env, 'EASEL_OIDC_NAME_CLAIM', str, 'name'),
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
+    auditRetentionDays: read(env, 'EASEL_AUDIT_RETENTION_DAYS', int(1, 36_500), 90),
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
   if (authMode === 'oidc') checkOidc(config, env);

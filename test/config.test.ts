@@ -240,6 +240,7 @@ const ROWS: Row[] = [
     bad: ['  '],
   },
   { variable: 'EASEL_SESSION_TTL_HOURS', field: 'sessionTtlHours', default: 336, good: [['24', 24]], bad: ['0', '9000'] },
+  { variable: 'EASEL_AUDIT_RETENTION_DAYS', field: 'auditRetentionDays', default: 90, good: [['30', 30]], bad: ['0', 'ninety'] },
   {
     variable: 'EASEL_LOG_LEVEL',
     field: 'logLevel',

@@ -1,0 +1,60 @@
+// Rows that only ever grow are trimmed on a schedule: expired sessions
+// (people's, guests', canvas hosts'), sign-in handoffs and OIDC sign-ins in
+// flight, expired personal access tokens a month after they lapsed, and audit
+// rows older than EASEL_AUDIT_RETENTION_DAYS. (Staged uploads and
+// unreferenced blobs have their own sweeps: deploy/upload, blobs/gc.)
+import type { AppContext } from './context.ts';
+import type { Lifecycle } from './lifecycle.ts';
+
+const EVERY_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** An expired token stays listed this long (so its owner sees why a script stopped), then goes. */
+const EXPIRED_TOKENS_KEPT_MS = 30 * DAY_MS;
+
+export type HousekeepingDeps = Pick<AppContext, 'db' | 'now' | 'log' | 'scheduler' | 'config'>;
+
+export interface Swept {
+  sessions: number;
+  guestSessions: number;
+  handoffs: number;
+  oidcLogins: number;
+  tokens: number;
+  auditRows: number;
+}
+
+export class Housekeeping implements Lifecycle {
+  private cancel: (() => void) | null = null;
+
+  constructor(private readonly ctx: HousekeepingDeps) {}
+
+  start(): void {
+    this.cancel = this.ctx.scheduler.interval(EVERY_MS, () => {
+      try {
+        this.sweep();
+      } catch (err) {
+        this.ctx.log.error('housekeeping failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    });
+  }
+
+  stop(): void {
+    this.cancel?.();
+    this.cancel = null;
+  }
+
+  /** One pass; what it removed, also logged. */
+  sweep(): Swept {
+    const now = this.ctx.now();
+    const run = (sql: string, ...params: number[]) => this.ctx.db.query(sql).run(...params).changes;
+    const swept: Swept = {
+      sessions: run('DELETE FROM sessions WHERE expires_at <= ?', now),
+      guestSessions: run('DELETE FROM guest_sessions WHERE expires_at <= ?', now),
+      handoffs: run('DELETE FROM sign_in_handoffs WHERE expires_at <= ?', now),
+      oidcLogins: run('DELETE FROM oidc_logins WHERE expires_at <= ?', now),
+      tokens: run('DELETE FROM personal_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?', now - EXPIRED_TOKENS_KEPT_MS),
+      auditRows: run('DELETE FROM audit_log WHERE at < ?', now - this.ctx.config.auditRetentionDays * DAY_MS),
+    };
+    if (Object.values(swept).some((n) => n > 0)) this.ctx.log.info('housekeeping', { ...swept });
+    return swept;
+  }
+}
