@@ -61,6 +61,8 @@ export interface Config {
   sessionTtlHours: number;
   /** Audit rows older than this many days are removed by housekeeping. */
   auditRetentionDays: number;
+  /** Writes are refused (507) when less than this many bytes would stay free on the data directory's disk. */
+  minFreeDiskBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -315,6 +317,7 @@ export function loadConfig(env: Env): Config {
     oidcNameClaim: read(env, 'EASEL_OIDC_NAME_CLAIM', str, 'name'),
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
     auditRetentionDays: read(env, 'EASEL_AUDIT_RETENTION_DAYS', int(1, 36_500), 90),
+    minFreeDiskBytes: read(env, 'EASEL_MIN_FREE_DISK_MB', int(0, 1_000_000), 256) * 1024 * 1024,
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
   if (authMode === 'oidc') checkOidc(config, env);

@@ -8,7 +8,7 @@ import { TokenStore } from './auth/tokens.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
 import { BlobCollector } from './blobs/gc.ts';
-import { BlobStore } from './blobs/store.ts';
+import { BlobStore, freeBytesOf } from './blobs/store.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
 import { realScheduler, type Scheduler } from './clock.ts';
@@ -59,6 +59,8 @@ export interface ContextOptions {
   now?: () => number;
   scheduler?: Scheduler;
   log?: Logger;
+  /** The data directory's free disk bytes (tests stand in for a full disk). */
+  freeDiskBytes?: () => number;
 }
 
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
@@ -68,7 +70,10 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
-  const blobs = new BlobStore(config.dataDir);
+  const blobs = new BlobStore(config.dataDir, {
+    freeBytes: options.freeDiskBytes ?? (() => freeBytesOf(config.dataDir)),
+    minFreeBytes: config.minFreeDiskBytes,
+  });
   const canvases = new CanvasStore(db);
   const audit = new AuditLog(db, now);
   const tokens = new TokenStore(db, now, audit);

@@ -53,6 +53,8 @@ export const ERROR_STATUS = {
   // Runtime primitives
   INVALID_BODY: 400,
   NOT_NUMERIC: 409,
+  // Easel's own: the disk is nearly full (deploys, uploads, files).
+  INSUFFICIENT_STORAGE: 507,
   KEY_TOO_LARGE: 413,
   VALUE_TOO_LARGE: 413,
   KEY_LIMIT: 409,

@@ -242,6 +242,16 @@ const ROWS: Row[] = [
   { variable: 'EASEL_SESSION_TTL_HOURS', field: 'sessionTtlHours', default: 336, good: [['24', 24]], bad: ['0', '9000'] },
   { variable: 'EASEL_AUDIT_RETENTION_DAYS', field: 'auditRetentionDays', default: 90, good: [['30', 30]], bad: ['0', 'ninety'] },
   {
+    variable: 'EASEL_MIN_FREE_DISK_MB',
+    field: 'minFreeDiskBytes',
+    default: 256 * 1024 * 1024,
+    good: [
+      ['0', 0],
+      ['1', 1024 * 1024],
+    ],
+    bad: ['-1', 'lots'],
+  },
+  {
     variable: 'EASEL_LOG_LEVEL',
     field: 'logLevel',
     default: 'info',

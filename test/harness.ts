@@ -45,6 +45,8 @@ export interface TestAppOptions {
   /** Timers the test drives (test/manual-clock.ts); Bun's own when absent. */
   scheduler?: Scheduler;
   dataDir?: string;
+  /** The data directory's free disk bytes (a full disk without filling one). */
+  freeDiskBytes?: () => number;
   /** Tuning passed to createApp (shorter AI retries, an injected resolver…). */
   app?: AppOptions;
 }
@@ -59,6 +61,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const ctx = createContext(config, {
     now: options.now,
     scheduler: options.scheduler,
+    freeDiskBytes: options.freeDiskBytes,
     log: createLogger('debug', (text) => {
       const line = JSON.parse(text) as Record<string, unknown>;
       logs.push(line);

@@ -78,6 +78,8 @@ export class AuthoringService {
     if (used.today >= authoringUserDailyMax) throw authoringQuotaSpent('user_daily', authoringUserDailyMax);
     if (used.total >= authoringUserTotalMax) throw authoringQuotaSpent('user_total', authoringUserTotalMax);
 
+    // A nearly full disk refuses before the canvas exists (it would count against the quota).
+    this.ctx.blobs.ensureRoom();
     const { canvas } = createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug });
     this.store.countCreation(actor.user.id, canvas.id, now);
     this.store.insert({

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, existsSync, utimesSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, statfsSync, existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
 
@@ -38,7 +39,14 @@ export class BlobStore {
   readonly compressedRoot: string;
   private readonly deleteListeners: Array<(hash: string) => void> = [];
 
-  constructor(dataDir: string) {
+  /**
+   * `room`: the disk's free bytes and the floor to keep (EASEL_MIN_FREE_DISK_MB);
+   * below it every write is refused with 507 before a byte is written.
+   */
+  constructor(
+    dataDir: string,
+    private readonly room: { freeBytes: () => number; minFreeBytes: number } = { freeBytes: () => freeBytesOf(dataDir), minFreeBytes: 0 },
+  ) {
     this.root = join(dataDir, 'blobs');
     this.compressedRoot = join(dataDir, 'blobs-compressed');
     this.tmp = join(this.root, 'tmp');
@@ -73,10 +81,28 @@ export class BlobStore {
    * BlobLimitError as soon as more than `maxBytes` arrive, and with
    * BlobHashMismatchError when `expectedHash` is given and does not match.
    */
+  /**
+   * 507 INSUFFICIENT_STORAGE when writing `incoming` bytes would leave less
+   * than the floor free: deploys, uploads and files call it before they
+   * start, every write calls it again, so nothing is left half-written.
+   */
+  ensureRoom(incoming = 0): void {
+    const free = this.room.freeBytes();
+    if (free - incoming < this.room.minFreeBytes) {
+      throw new AppError(
+        'INSUFFICIENT_STORAGE',
+        `the server's disk is nearly full (${Math.floor(free / 1024 / 1024)} MiB free, ${Math.floor(this.room.minFreeBytes / 1024 / 1024)} MiB kept in reserve): an administrator must make room`,
+        {},
+        { status: 507 },
+      );
+    }
+  }
+
   async put(
     source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
     opts: { maxBytes?: number; expectedHash?: string } = {},
   ): Promise<StoredBlob> {
+    this.ensureRoom();
     const tmpPath = join(this.tmp, newId());
     const hasher = new Bun.CryptoHasher('sha256');
     const limit = opts.maxBytes ?? Infinity;
@@ -96,6 +122,7 @@ export class BlobStore {
 
   /** Stores bytes already in memory (small inputs only). */
   async putBytes(bytes: Uint8Array): Promise<StoredBlob> {
+    this.ensureRoom(bytes.byteLength);
     const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
     if (!this.has(hash)) {
       const tmpPath = join(this.tmp, newId());
@@ -198,5 +225,15 @@ function safeList(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return [];
+  }
+}
+
+/** Free bytes for unprivileged writers on the file system holding `dir`. */
+export function freeBytesOf(dir: string): number {
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
   }
 }

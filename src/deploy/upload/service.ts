@@ -65,6 +65,7 @@ export class UploadService {
     const manifest = normalizeManifest(input.manifest);
     const current = checkCoordination(this.ctx, canvas, coordination);
     if (current) return { kind: 'already_current', result: current };
+    this.ctx.blobs.ensureRoom(manifest.totalBytes);
     this.sweepNow();
     const now = this.ctx.now();
     const held = this.store.heldByCanvas(canvas.id, [...manifest.blobs.keys()]);

@@ -71,6 +71,8 @@ export async function deployZip(
     await body?.cancel().catch(() => {});
     return early;
   }
+  // A nearly full disk refuses before the spool takes a byte.
+  ctx.blobs.ensureRoom();
   const dir = deployTmpDir(ctx);
   mkdirSync(dir, { recursive: true });
   const spoolPath = join(dir, `body-${newId()}.zip`);

@@ -43,6 +43,7 @@ export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService)
         const { filesBytesFile } = ctx.settings.get();
         const maxBody = filesBytesFile + MULTIPART_OVERHEAD;
         if (declared > maxBody) throw fileTooLarge(filesBytesFile);
+        ctx.blobs.ensureRoom(declared);
         try {
           return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary, maxBody)));
         } catch (err) {
