@@ -8,7 +8,7 @@ import { sha256Hex } from '../src/ids.ts';
 import { zipOf } from './deploy-fixtures.ts';
 import { expectCode } from './expect-code.ts';
 import { startTestApp, type TestApp } from './harness.ts';
-import { World } from './world.ts';
+import { ADMIN_EMAIL, World } from './world.ts';
 
 const MiB = 1024 * 1024;
 let free = 10_000 * MiB;
@@ -18,7 +18,7 @@ let w: World;
 beforeAll(async () => {
   app = await startTestApp({
     freeDiskBytes: () => free,
-    env: { EASEL_MIN_FREE_DISK_MB: '100', EASEL_RATELIMIT_ENABLED: 'false', EASEL_AUTHORING: 'on' },
+    env: { EASEL_MIN_FREE_DISK_MB: '100', EASEL_RATELIMIT_ENABLED: 'false', EASEL_ADMIN_EMAILS: ADMIN_EMAIL },
   });
   w = await new World().attach(app);
 });
@@ -65,5 +65,18 @@ describe('a nearly full disk', () => {
       (await app.request(`/v1/canvases/${w.canvas.id}/deploy`, { method: 'PUT', headers: key, body: zipOf({ 'index.html': 'room' }) }))
         .status,
     ).toBe(200);
+  });
+});
+
+describe('GET /api/admin/usage', () => {
+  test('admins see the database, the blob store and the disk with its floor; others get 404', async () => {
+    free = 10_000 * MiB;
+    const usage = await w.expectOk('GET', '/api/admin/usage', 'admin');
+    expect(usage.database.bytes).toBeGreaterThan(0);
+    expect(usage.blobs.files).toBe(blobCount());
+    expect(usage.blobs.bytes).toBeGreaterThan(0);
+    expect(usage.disk.totalBytes).toBeGreaterThan(usage.disk.freeBytes);
+    expect(usage.disk.minFreeBytes).toBe(100 * MiB);
+    await expectCode(await w.request('owner', '/api/admin/usage'), 404, 'NOT_FOUND');
   });
 });

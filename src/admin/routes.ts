@@ -2,6 +2,7 @@
 // Anyone but an instance admin gets 404, as if the routes did not exist.
 // (Connection profile routes live with the Connections feature.)
 import { Elysia } from 'elysia';
+import { DiskUsageReport } from './disk-usage.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
@@ -15,6 +16,7 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds) {
   const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
 
+  const diskUsage = new DiskUsageReport(ctx);
   return new Elysia({ name: 'admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
     app
       .get('/api/admin/users', () => ok({ users: ctx.users.list().map((u) => adminUserView(ctx, u)) }))
@@ -30,6 +32,7 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds) {
         await readJson(request, DisableBody, { emptyAs: {} });
         return ok(view(setCanvasDisabled(ctx, actor, params.id, false)));
       })
+      .get('/api/admin/usage', () => ok(diskUsage.read()))
       .get('/api/admin/settings', () => ok(ctx.settings.publicView()))
       .patch('/api/admin/settings', async ({ actor, request }) =>
         ok(updateSettings(ctx, actor, await readJson(request, PatchSettingsBody))),

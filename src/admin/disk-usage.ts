@@ -1,0 +1,71 @@
+import { readdirSync, statSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppContext } from '../context.ts';
+
+/** Walking the blob store costs a stat per blob: the figure is kept this long. */
+const BLOB_WALK_EVERY_MS = 60_000;
+
+export interface DiskUsage {
+  database: { bytes: number; walBytes: number };
+  blobs: { bytes: number; files: number; measuredAt: number };
+  disk: { freeBytes: number; totalBytes: number; minFreeBytes: number };
+}
+
+/**
+ * What the data directory holds and how much room is left, for admins
+ * (GET /api/admin/usage): the database and its WAL, the blob store (walked
+ * at most once a minute), and the disk with the floor below which writes
+ * answer 507.
+ */
+export class DiskUsageReport {
+  private blobs: DiskUsage['blobs'] | null = null;
+
+  constructor(private readonly ctx: Pick<AppContext, 'config' | 'blobs' | 'now'>) {}
+
+  read(): DiskUsage {
+    const dir = this.ctx.config.dataDir;
+    const size = (path: string) => {
+      try {
+        return statSync(path).size;
+      } catch {
+        return 0;
+      }
+    };
+    const now = this.ctx.now();
+    if (!this.blobs || now - this.blobs.measuredAt >= BLOB_WALK_EVERY_MS) this.blobs = { ...walk(this.ctx.blobs.root), measuredAt: now };
+    let disk = { freeBytes: 0, totalBytes: 0 };
+    try {
+      const s = statfsSync(dir);
+      disk = { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+    } catch {
+      // Reported as zeros: the server still answers.
+    }
+    return {
+      database: { bytes: size(join(dir, 'easel.db')), walBytes: size(join(dir, 'easel.db-wal')) },
+      blobs: this.blobs,
+      disk: { ...disk, minFreeBytes: this.ctx.config.minFreeDiskBytes },
+    };
+  }
+}
+
+function walk(root: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(root, { recursive: true }) as string[];
+  } catch {
+    return { bytes, files };
+  }
+  for (const name of names) {
+    try {
+      const s = statSync(join(root, name));
+      if (!s.isFile()) continue;
+      bytes += s.size;
+      files++;
+    } catch {
+      // Removed by a sweep meanwhile.
+    }
+  }
+  return { bytes, files };
+}
