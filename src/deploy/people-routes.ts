@@ -10,7 +10,7 @@ import { json } from '../http/respond.ts';
 import { enforceDeployRate } from './key-auth.ts';
 import { rollback, unpublish, type LifecycleActor } from './lifecycle.ts';
 import { RollbackBody } from './model.ts';
-import { fileListing, liveFile, versionList } from './views.ts';
+import { fileListing, liveFile, liveFileResponse, versionList } from './views.ts';
 
 export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds) {
   const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
@@ -23,18 +23,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds) {
         const { canvas } = canvasOf(actor, params.id);
         const path = new URL(request.url).searchParams.get('path');
         if (path === null) return ok(fileListing(ctx, canvas));
-        const file = liveFile(ctx, canvas, path);
-        return new Response(ctx.blobs.file(file.hash), {
-          headers: {
-            'content-type': file.mime,
-            'content-length': String(file.size),
-            etag: `"${file.hash}"`,
-            'cache-control': 'no-store',
-            // The dashboard's origin must never run a deployed page as its own.
-            'x-content-type-options': 'nosniff',
-            'content-security-policy': "sandbox; default-src 'none'",
-          },
-        });
+        return liveFileResponse(ctx, liveFile(ctx, canvas, path));
       })
       .post('/api/canvases/:id/rollback', async ({ actor, params, request }) => {
         const m = canvasOf(actor, params.id);

@@ -11,7 +11,7 @@ import { enforceDeployRate } from './key-auth.ts';
 import { RollbackBody } from './model.ts';
 import { rollback, unpublish } from './lifecycle.ts';
 import { validateCoordination } from './publish.ts';
-import { canvasView, fileListing, liveFile, versionList } from './views.ts';
+import { canvasView, fileListing, liveFile, liveFileResponse, versionList } from './views.ts';
 import { deployZip, tooLargeBody, ZIP_LIMITS } from './zip/deploy.ts';
 
 /** A rollback body is one small object. */
@@ -36,19 +36,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
           .get('/v1/canvases/:id/files', ({ request, canvas }) => {
             const path = new URL(request.url).searchParams.get('path');
             if (path === null) return json(200, fileListing(ctx, canvas));
-            const file = liveFile(ctx, canvas, path);
-            if (!ctx.blobs.has(file.hash)) throw new Error(`blob ${file.hash} of a live version is missing`);
-            return new Response(ctx.blobs.file(file.hash), {
-              headers: {
-                'content-type': file.mime,
-                'content-length': String(file.size),
-                etag: `"${file.hash}"`,
-                'cache-control': 'no-store',
-                // The API host must never run a deployed page as its own.
-                'x-content-type-options': 'nosniff',
-                'content-security-policy': "sandbox; default-src 'none'",
-              },
-            });
+            return liveFileResponse(ctx, liveFile(ctx, canvas, path));
           })
           .post('/v1/canvases/:id/rollback', async ({ request, canvas }) => {
             enforceDeployRate(ctx, canvas.id);

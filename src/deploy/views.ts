@@ -59,3 +59,18 @@ export function liveFile(ctx: AppContext, canvas: Canvas, path: string): Version
   if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
   return file;
 }
+
+/** The bytes of a live file for read-back, never runnable as a page on the API's or the dashboard's origin. */
+export function liveFileResponse(ctx: AppContext, file: VersionFileRecord): Response {
+  if (!ctx.blobs.has(file.hash)) throw new Error(`blob ${file.hash} of a live version is missing`);
+  return new Response(ctx.blobs.file(file.hash), {
+    headers: {
+      'content-type': file.mime,
+      'content-length': String(file.size),
+      etag: `"${file.hash}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "sandbox; default-src 'none'",
+    },
+  });
+}

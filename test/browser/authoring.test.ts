@@ -3,9 +3,8 @@
 // lists it, revokes it, and the URL stops serving.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { dashboardOrigin } from '../../src/http/cross-site.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { api, closeBrowserSuite, deploy, launchChromium, openCanvas } from './helpers.ts';
+import { api, closeBrowserSuite, dashboardPage, deploy, launchChromium, openCanvas } from './helpers.ts';
 
 const STUDIO = `<!doctype html><meta charset="utf-8"><title>Studio</title>
 <script src="/sdk/v1.js"></script>
@@ -80,15 +79,7 @@ describe('a page publishing what it generated', () => {
     const made = await page.evaluate(() =>
       easel.canvases.create({ title: 'Poster', metadata: { sourceApp: 'paint' } }, { 'index.html': '<h1>poster</h1>' }),
     );
-    // The dashboard at its own origin (its writes must come from there).
-    const origin = dashboardOrigin(app.ctx.config);
-    const context = await browser.newContext();
-    contexts.push(context);
-    const at = makerCookie.indexOf('=');
-    await context.addCookies([{ name: makerCookie.slice(0, at), value: makerCookie.slice(at + 1), url: origin }]);
-    const dash = await context.newPage();
-    dash.on('dialog', (dialog) => void dialog.accept());
-    await dash.goto(`${origin}/`);
+    const dash = await dashboardPage(browser, app, makerCookie, contexts);
     await dash.waitForSelector('#canvases[data-ready="true"]');
     const row = dash.locator('#canvases tbody tr', { hasText: 'Poster' });
     expect(await row.locator('.authored').innerText()).toBe('Published by a page (paint)');

@@ -118,3 +118,16 @@ export async function closeBrowserSuite(contexts: BrowserContext[], browser: Bro
   await browser?.close();
   await app?.close();
 }
+
+/** A new browser context signed in with `cookie` on the dashboard's own origin (its writes must come from there), and a page in it. */
+export async function dashboardPage(browser: Browser, app: TestApp, cookie: string, contexts: BrowserContext[]): Promise<Page> {
+  const origin = new URL(app.ctx.config.baseUrl).origin;
+  const context = await browser.newContext();
+  contexts.push(context);
+  const at = cookie.indexOf('=');
+  await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: origin }]);
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${origin}/`);
+  return page;
+}

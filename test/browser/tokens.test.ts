@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { dashboardOrigin } from '../../src/http/cross-site.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { closeBrowserSuite, launchChromium } from './helpers.ts';
+import { closeBrowserSuite, dashboardPage, launchChromium } from './helpers.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -20,13 +20,7 @@ describe('the Tokens section', () => {
   test('create one, copy its MCP configuration, see it listed and used, revoke it', async () => {
     const origin = dashboardOrigin(app.ctx.config);
     const cookie = await app.signIn('agent-owner@example.com', 'Agent Owner');
-    const context = await browser.newContext();
-    contexts.push(context);
-    const at = cookie.indexOf('=');
-    await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: origin }]);
-    const page = await context.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${origin}/`);
+    const page = await dashboardPage(browser, app, cookie, contexts);
     await page.locator('#tokens').waitFor();
 
     await page.fill('#token-form input[name="name"]', 'my agent');
