@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond Bun and node_modules, installed from
 # Debian's packages when missing: Chromium for the browser tests (when
-# test/browser.enabled exists) and openssl for the Connections TLS fixtures.
+# test/browser.enabled exists), openssl for the Connections TLS fixtures and
+# systemd's systemd-analyze for the service unit.
 # Run by `bun run ci` (and so by .ci/run) before the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,8 @@ cd "$(dirname "$0")/.."
 packages=()
 if [ -f test/browser.enabled ] && [ ! -x /usr/bin/chromium ]; then packages+=(chromium); fi
 if ! command -v openssl >/dev/null 2>&1; then packages+=(openssl); fi
+# systemd-analyze verifies contrib/easel.service.
+if ! command -v systemd-analyze >/dev/null 2>&1; then packages+=(systemd); fi
 [ ${#packages[@]} -eq 0 ] && exit 0
 
 sudo=""

@@ -1,0 +1,61 @@
+// contrib/easel.service as systemd reads it (issue 20 item 1): `systemd-analyze
+// verify` accepts it without a warning. The binary it starts is not installed
+// here, so a copy points ExecStart at an executable that exists; every other
+// line is verified as shipped.
+import { expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dir, '..');
+
+test('contrib/easel.service verifies cleanly and has what a server install needs', async () => {
+  const unit = readFileSync(join(ROOT, 'contrib/easel.service'), 'utf8');
+  for (const line of [
+    'ExecStart=/usr/local/bin/easel serve',
+    'DynamicUser=yes',
+    'StateDirectory=easel',
+    'EnvironmentFile=/etc/easel/easel.env',
+    'NoNewPrivileges=yes',
+    'ProtectSystem=strict',
+    'ProtectHome=yes',
+    'PrivateTmp=yes',
+    'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
+    'CapabilityBoundingSet=',
+    'LimitNOFILE=65536',
+    'RestartPreventExitStatus=2',
+  ]) {
+    expect(unit.split('\n')).toContain(line);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'easel-unit-'));
+  try {
+    const copy = join(dir, 'easel.service');
+    writeFileSync(copy, unit.replace('ExecStart=/usr/local/bin/easel serve', `ExecStart=${process.execPath} --version`));
+    const run = Bun.spawnSync(['systemd-analyze', 'verify', '--man=no', copy], { stderr: 'pipe', stdout: 'pipe' });
+    expect({ code: run.exitCode, stderr: run.stderr.toString() }).toEqual({ code: 0, stderr: '' });
+    // The check can fail: a misspelled key is reported.
+    writeFileSync(
+      copy,
+      `${unit}\n[Service]\nProtectSytem=strict\n`.replace(
+        'ExecStart=/usr/local/bin/easel serve',
+        `ExecStart=${process.execPath} --version`,
+      ),
+    );
+    const bad = Bun.spawnSync(['systemd-analyze', 'verify', '--man=no', copy], { stderr: 'pipe', stdout: 'pipe' });
+    expect(bad.stderr.toString()).toContain("Unknown key 'ProtectSytem'");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the example environment file sets only settings Easel knows', async () => {
+  const { loadConfig, unknownVariables } = await import('../src/config.ts');
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(join(ROOT, 'contrib/easel.env'), 'utf8').split('\n')) {
+    const m = /^(EASEL_[A-Z_]+)=(.*)$/.exec(line);
+    if (m) env[m[1]!] = m[2]!;
+  }
+  expect(Object.keys(env).length).toBeGreaterThan(5);
+  expect(loadConfig({ ...env, EASEL_DATA_DIR: '/var/lib/easel' })).toMatchObject({ authMode: 'oidc', urlMode: 'subdomain' });
+  expect(unknownVariables(env)).toEqual([]);
+});
