@@ -26,6 +26,7 @@ import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { healthRoutes } from './http/health.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
 import { renderError } from './http/on-error.ts';
+import { allowedMethods } from './http/method-hint.ts';
 import { routeListing, type Dispatcher, type ListedRoute } from './http/route-listing.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/feature.ts';
@@ -204,47 +205,49 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
  */
 function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
   const auth = authKinds(ctx, f.pipeline);
-  return (
-    new Elysia({ name: 'easel', handler: { standardHostname: false } })
-      .onError(({ request, error, code }) => renderError(ctx, request, error, code))
-      .use(healthRoutes(ctx))
-      .use(llmsTxtRoute(ctx.config))
-      // Sign-in, and the management API of the dashboard (/auth, /api).
-      .use(authRoutes(ctx, f.oidc))
-      .use(handoffRoutes(ctx))
-      .use(apiMeRoutes(ctx, auth))
-      .use(tokenRoutes(ctx, auth))
-      .use(
-        canvasRoutes(ctx, auth, (canvas) => {
-          // Only canvases a page published say so; every other view is as before.
-          const authored = f.authoring.summaryOf(canvas);
-          return authored ? { authored } : {};
-        }),
-      )
-      .use(authoringManagementRoutes(auth, f.authoring, ctx))
-      .use(guestRoutes(ctx, auth))
-      .use(aiUsageRoutes(ctx, auth))
-      .use(adminRoutes(ctx, auth))
-      .use(connectionAdminRoutes(ctx, auth))
-      // The Deploy API (/v1/canvases, canvas key).
-      .use(deployRoutes(ctx, auth))
-      .use(uploadRoutes(ctx, auth, f.deploy.uploads))
-      .use(peopleDeployRoutes(ctx, auth))
-      // Agents: the same services as MCP tools (/mcp).
-      .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
-      // The SDK and the dashboard's files.
-      .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
-      .use(dashboardRoutes(ctx))
-      // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
-      .use(runtimePreflightRoutes(ctx))
-      .use(meRoutes(ctx, auth))
-      .use(kvRoutes(ctx, auth, f.usage))
-      .use(fileRoutes(ctx, auth, f.files))
-      .use(aiRoutes(ctx, auth, f.ai))
-      .use(connectionRoutes(ctx, auth, f.connections))
-      .use(submissionRoutes(auth, f.submissions))
-      .use(collectionRoutes(auth, f.collections))
-      .use(authoringRoutes(ctx, auth, f.authoring))
-      .use(runtimeFallbackRoutes(auth))
-  );
+  // Read when an error renders, by then every route is mounted.
+  let mounted: Array<{ method: string; path: string }> = [];
+  const app = new Elysia({ name: 'easel', handler: { standardHostname: false } })
+    .onError(({ request, error, code }) => renderError(ctx, request, error, code, (path) => allowedMethods(mounted, path)))
+    .use(healthRoutes(ctx))
+    .use(llmsTxtRoute(ctx.config))
+    // Sign-in, and the management API of the dashboard (/auth, /api).
+    .use(authRoutes(ctx, f.oidc))
+    .use(handoffRoutes(ctx))
+    .use(apiMeRoutes(ctx, auth))
+    .use(tokenRoutes(ctx, auth))
+    .use(
+      canvasRoutes(ctx, auth, (canvas) => {
+        // Only canvases a page published say so; every other view is as before.
+        const authored = f.authoring.summaryOf(canvas);
+        return authored ? { authored } : {};
+      }),
+    )
+    .use(authoringManagementRoutes(auth, f.authoring, ctx))
+    .use(guestRoutes(ctx, auth))
+    .use(aiUsageRoutes(ctx, auth))
+    .use(adminRoutes(ctx, auth))
+    .use(connectionAdminRoutes(ctx, auth))
+    // The Deploy API (/v1/canvases, canvas key).
+    .use(deployRoutes(ctx, auth))
+    .use(uploadRoutes(ctx, auth, f.deploy.uploads))
+    .use(peopleDeployRoutes(ctx, auth))
+    // Agents: the same services as MCP tools (/mcp).
+    .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
+    // The SDK and the dashboard's files.
+    .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
+    .use(dashboardRoutes(ctx))
+    // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
+    .use(runtimePreflightRoutes(ctx))
+    .use(meRoutes(ctx, auth))
+    .use(kvRoutes(ctx, auth, f.usage))
+    .use(fileRoutes(ctx, auth, f.files))
+    .use(aiRoutes(ctx, auth, f.ai))
+    .use(connectionRoutes(ctx, auth, f.connections))
+    .use(submissionRoutes(auth, f.submissions))
+    .use(collectionRoutes(auth, f.collections))
+    .use(authoringRoutes(ctx, auth, f.authoring))
+    .use(runtimeFallbackRoutes(auth));
+  mounted = app.routes;
+  return app;
 }

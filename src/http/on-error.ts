@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { errorResponse, json } from './respond.ts';
 import { metaOf } from './meta.ts';
+import { methodHint } from './method-hint.ts';
 
 /**
  * Status logged for a request whose client went away before its answer
@@ -17,12 +18,24 @@ export const CLIENT_CLOSED_REQUEST = 499;
  * with "The connection was closed.") is an aborted request, logged at info;
  * anything else is a 500 whose details go only to the log.
  */
-export function renderError(ctx: AppContext, request: Request, error: unknown, code: unknown): Response {
+export function renderError(
+  ctx: AppContext,
+  request: Request,
+  error: unknown,
+  code: unknown,
+  methodsAt: (pathname: string) => string[] = () => [],
+): Response {
   if (error instanceof AppError) return errorResponse(error);
   if (code === 'VALIDATION' || code === 'PARSE' || code === 'INVALID_FILE_TYPE' || code === 'INVALID_COOKIE_SIGNATURE') {
     return json(400, { code: 'INVALID_BODY', message: validationMessage(error) });
   }
-  if (code === 'NOT_FOUND') return json(404, { code: 'NOT_FOUND', message: 'no such route' });
+  if (code === 'NOT_FOUND') {
+    const pathname = new URL(request.url).pathname;
+    const allowed = methodsAt(pathname);
+    if (allowed.length === 0) return json(404, { code: 'NOT_FOUND', message: 'no such route' });
+    const message = `${request.method} is not answered at ${pathname}: use ${allowed.join(', ')}.${methodHint(request.method, pathname)}`;
+    return json(405, { code: 'METHOD_NOT_ALLOWED', message }, { allow: allowed.join(', ') });
+  }
   const meta = metaOf(request);
   if (request.signal.aborted) {
     ctx.log.info('request aborted', {
