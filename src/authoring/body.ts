@@ -3,6 +3,7 @@
 // before the bundle is touched; the bundle is passed on as a stream, held to
 // 50 MiB while it flows, and looked at only far enough to know it is not empty.
 import { AppError, overCap } from '../errors.ts';
+import { cappedChunks, readCapped } from '../streams/capped.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart, type Part } from '../http/multipart.ts';
 import { AUTHORING_LIMITS, parseMetadata, type CreateMetadata, type UpdateMetadata } from './model.ts';
 
@@ -15,7 +16,7 @@ export const bundleTooLarge = () => overCap('INVALID_BODY', `bundle: at most ${A
 export interface AuthoringBody<M> {
   metadata: M;
   /** Null when the form has no `bundle` part (allowed on PUT only). */
-  bundle: ReadableStream<Uint8Array> | null;
+  bundle: AsyncIterable<Uint8Array> | null;
 }
 
 export async function readAuthoringBody<S extends typeof CreateMetadata | typeof UpdateMetadata>(
@@ -57,50 +58,27 @@ function formError(err: unknown): unknown {
 }
 
 async function readField(part: Part): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of part.body) {
-    size += chunk.byteLength;
-    if (size > AUTHORING_LIMITS.metadataBytes + 1024)
-      throw new AppError('INVALID_BODY', `metadata: at most ${AUTHORING_LIMITS.metadataBytes / 1024} KiB`);
-    chunks.push(chunk);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const tooLarge = () => new AppError('INVALID_BODY', `metadata: at most ${AUTHORING_LIMITS.metadataBytes / 1024} KiB`);
+  return new TextDecoder().decode(await readCapped(part.body, AUTHORING_LIMITS.metadataBytes + 1024, { tooLarge }));
 }
 
-/** The bundle as a stream, 400 when it is empty; past 50 MiB the stream fails with 413. */
-async function nonEmpty(part: Part, rest: AsyncGenerator<Part>): Promise<ReadableStream<Uint8Array>> {
-  const body = part.body[Symbol.asyncIterator]();
-  let first: Uint8Array | null = null;
-  for (let r = await body.next(); !r.done; r = await body.next()) {
-    if (r.value.byteLength > 0) {
-      first = r.value;
-      break;
+/** The bundle's bytes as they arrive, 400 when it is empty; past 50 MiB they fail with 413. */
+async function nonEmpty(part: Part, rest: AsyncGenerator<Part>): Promise<AsyncIterable<Uint8Array>> {
+  const chunks = cappedChunks(part.body, AUTHORING_LIMITS.bundleBytes, { tooLarge: bundleTooLarge });
+  let first = await chunks.next();
+  while (!first.done && first.value.byteLength === 0) first = await chunks.next();
+  if (first.done) throw new AppError('INVALID_BODY', 'bundle: the ZIP is empty');
+  const head = first.value;
+  async function* all(): AsyncGenerator<Uint8Array> {
+    try {
+      yield head;
+      yield* chunks;
+    } catch (err) {
+      throw formError(err);
+    } finally {
+      // The rest of the form (its closing delimiter) is not needed.
+      await rest.return(undefined).catch(() => {});
     }
   }
-  if (first === null) throw new AppError('INVALID_BODY', 'bundle: the ZIP is empty');
-  let sent = 0;
-  let pending: Uint8Array | null = first;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const chunk = pending ?? (await body.next().then((r) => (r.done ? null : r.value)));
-        pending = null;
-        if (chunk === null) {
-          controller.close();
-          await rest.return(undefined);
-          return;
-        }
-        sent += chunk.byteLength;
-        if (sent > AUTHORING_LIMITS.bundleBytes) throw bundleTooLarge();
-        controller.enqueue(chunk);
-      } catch (err) {
-        controller.error(formError(err));
-        await rest.return(undefined).catch(() => {});
-      }
-    },
-    async cancel() {
-      await rest.return(undefined).catch(() => {});
-    },
-  });
+  return all();
 }

@@ -61,7 +61,7 @@ export class AuthoringService {
    * at once), deploys `bundle` and applies the share. A step after creation
    * that fails answers 502 PUBLISH_FAILED with the canvas id.
    */
-  async create(caller: AuthoringCaller, meta: CreateMetadata, bundle: ReadableStream<Uint8Array>): Promise<AuthoredCanvasView> {
+  async create(caller: AuthoringCaller, meta: CreateMetadata, bundle: AsyncIterable<Uint8Array>): Promise<AuthoredCanvasView> {
     const { actor } = caller;
     const now = this.ctx.now();
     const access = normalizeAccess(meta.access) ?? 'private';
@@ -112,7 +112,7 @@ export class AuthoringService {
     caller: AuthoringCaller,
     id: string,
     meta: UpdateMetadata,
-    bundle: ReadableStream<Uint8Array> | null,
+    bundle: AsyncIterable<Uint8Array> | null,
   ): Promise<AuthoredCanvasView> {
     const { actor } = caller;
     const { canvas, record, role } = this.managed(actor, id);

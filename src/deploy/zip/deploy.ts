@@ -10,7 +10,7 @@ import type { Canvas } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { writeCapped } from '../../streams/capped.ts';
+import { writeCapped, type ByteSource } from '../../streams/capped.ts';
 import { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
@@ -58,17 +58,17 @@ interface PlannedFile {
   mime: string;
 }
 
-/** Deploys the ZIP in `body` to the canvas (key and rate already checked). */
+/** Deploys the ZIP in `body` (a request body, or authoring's bundle part) to the canvas (key and rate already checked). */
 export async function deployZip(
   ctx: AppContext,
   canvas: Canvas,
-  body: ReadableStream<Uint8Array> | null,
+  body: ByteSource | null,
   coordination: Coordination,
 ): Promise<DeployResult> {
   // Decision order first: a live release or a stale token needs no upload.
   const early = checkCoordination(ctx, canvas, coordination);
   if (early) {
-    await body?.cancel().catch(() => {});
+    if (body instanceof ReadableStream) await body.cancel().catch(() => {});
     return early;
   }
   // A nearly full disk refuses before the spool takes a byte.
