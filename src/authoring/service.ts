@@ -18,6 +18,7 @@ import type { AuthoredRecord, AuthoringAccess, AuthoringStore } from './store.ts
 
 export type AuthoredCanvasView = AuthoredCanvas;
 export type PublicationStatus = AuthoredCanvas['publicationStatus'];
+type ManagerRole = AuthoredCanvas['viewerRole'];
 
 export interface AuthoredSummary {
   sourceCanvasId: string;
@@ -185,12 +186,13 @@ export class AuthoringService {
   }
 
   /** A known authored canvas the actor manages (owner, editor, or admin); 404 otherwise, 409 DISABLED when an admin disabled it. */
-  private managed(actor: Actor, id: string): { canvas: Canvas; record: AuthoredRecord; role: 'owner' | 'editor' | 'admin' } {
+  private managed(actor: Actor, id: string): { canvas: Canvas; record: AuthoredRecord; role: ManagerRole } {
     const m = managedCanvas(this.ctx, actor, id, 'manage');
     const record = this.store.byCanvas(id);
     if (!record) throw new AppError('NOT_FOUND', 'canvas not found');
     if (m.canvas.disabledAt !== null) throw disabledShare();
-    return { canvas: m.canvas, record, role: m.viewRole === 'viewer' ? 'admin' : m.viewRole };
+    // managedCanvas answers managers and admins only: never `viewer`.
+    return { canvas: m.canvas, record, role: m.viewRole as ManagerRole };
   }
 
   /**
@@ -201,7 +203,7 @@ export class AuthoringService {
    */
   private checkShare(
     ownerId: string,
-    role: 'owner' | 'editor' | 'admin',
+    role: ManagerRole,
     access: AuthoringAccess,
     resulting: { password: boolean; expiresAt: number | null },
     givenExpiry: number | null | undefined,
@@ -218,7 +220,7 @@ export class AuthoringService {
   }
 
   /** The share settings through the management service (its gates: org, public links, the owner's right). */
-  private async applyShare(actor: Actor, id: string, patch: CanvasPatch, role: 'owner' | 'editor' | 'admin' = 'owner'): Promise<void> {
+  private async applyShare(actor: Actor, id: string, patch: CanvasPatch, role: ManagerRole = 'owner'): Promise<void> {
     try {
       await updateCanvas(this.ctx, actor, id, patch);
     } catch (err) {
@@ -230,11 +232,9 @@ export class AuthoringService {
   summaryOf(canvas: Canvas): AuthoredSummary | null {
     const record = this.store.byCanvas(canvas.id);
     if (!record) return null;
-    const text = (v: unknown) => (typeof v === 'string' ? v : null);
     return {
       sourceCanvasId: record.sourceCanvasId,
-      sourceApp: text(record.metadata.sourceApp),
-      sourceKind: text(record.metadata.sourceKind),
+      ...sourceOf(record),
       createdBy: record.createdBy,
       publicationStatus: publicationStatus(canvas, record, this.ctx.now()),
       revokedAt: record.revokedAt,
@@ -252,7 +252,6 @@ export class AuthoringService {
     const expired = canvas.expiresAt !== null && canvas.expiresAt <= now;
     const role = this.ctx.canvases.roleOf(canvas, actor.user.id);
     const members = this.ctx.canvases.members(canvas.id);
-    const text = (v: unknown) => (typeof v === 'string' ? v : null);
     return {
       id: canvas.id,
       url: canvasUrl(this.ctx.config, canvas.slug),
@@ -275,8 +274,7 @@ export class AuthoringService {
       audienceSummary: { count: members.length, names: members.slice(0, AUDIENCE_NAMES).map((m) => m.name || m.email) },
       version: canvas.currentVersionId,
       bundleUpdatedAt: canvas.updatedAt,
-      sourceApp: text(record.metadata.sourceApp),
-      sourceKind: text(record.metadata.sourceKind),
+      ...sourceOf(record),
       metadata: record.metadata,
     };
   }
@@ -293,11 +291,17 @@ export function publicationStatus(canvas: Canvas, record: Pick<AuthoredRecord, '
 }
 
 /** PUBLIC_NOT_ALLOWED speaks of the caller's own account: to an editor or admin it is the owner's gate. */
-function ownerGated(err: unknown, role: 'owner' | 'editor' | 'admin'): unknown {
+function ownerGated(err: unknown, role: ManagerRole): unknown {
   if (err instanceof AppError && err.errorCode === 'PUBLIC_NOT_ALLOWED' && role !== 'owner') {
     return new AppError('PUBLIC_LINK_OWNER_GATED', "this canvas's owner may not publish public links");
   }
   return err;
+}
+
+/** `metadata.sourceApp` and `metadata.sourceKind` when they are strings (listed and filterable). */
+function sourceOf(record: Pick<AuthoredRecord, 'metadata'>): { sourceApp: string | null; sourceKind: string | null } {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { sourceApp: text(record.metadata.sourceApp), sourceKind: text(record.metadata.sourceKind) };
 }
 
 function reasonOf(err: unknown): string {

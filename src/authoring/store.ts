@@ -56,14 +56,17 @@ export class AuthoringStore {
     canvasId: string,
     patch: { access?: AuthoringAccess; tags?: string[]; metadata?: Record<string, unknown>; revokedAt?: number | null },
   ): void {
-    const sets: string[] = [];
-    const values: Array<string | number | null> = [];
-    if (patch.access !== undefined) sets.push('access = ?') && values.push(patch.access);
-    if (patch.tags !== undefined) sets.push('tags = ?') && values.push(JSON.stringify(patch.tags));
-    if (patch.metadata !== undefined) sets.push('metadata = ?') && values.push(JSON.stringify(patch.metadata));
-    if (patch.revokedAt !== undefined) sets.push('revoked_at = ?') && values.push(patch.revokedAt);
-    if (sets.length === 0) return;
-    this.db.query(`UPDATE authored_canvases SET ${sets.join(', ')} WHERE canvas_id = ?`).run(...values, canvasId);
+    const columns = {
+      access: patch.access,
+      tags: patch.tags && JSON.stringify(patch.tags),
+      metadata: patch.metadata && JSON.stringify(patch.metadata),
+      revoked_at: patch.revokedAt,
+    };
+    const entries = Object.entries(columns).filter(([, v]) => v !== undefined) as Array<[string, string | number | null]>;
+    if (entries.length === 0) return;
+    this.db
+      .query(`UPDATE authored_canvases SET ${entries.map(([k]) => `${k} = ?`).join(', ')} WHERE canvas_id = ?`)
+      .run(...entries.map(([, v]) => v), canvasId);
   }
 
   /** Authored canvases (not deleted) that `userId` owns or edits, newest first. */
