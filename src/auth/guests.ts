@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Config } from '../config.ts';
 import { serializeCookie } from '../http/cookies.ts';
-import { guestCookieName } from './cookie-names.ts';
+import { guestCookieName, secureCookies } from './cookie-names.ts';
 import { newId, newToken, sha256Hex } from '../ids.ts';
 
 /**
@@ -177,6 +177,6 @@ export class GuestStore implements GuestSessionResolver {
 export function guestCookie(config: Pick<Config, 'baseUrl' | 'sessionTtlHours'>, token: string): string {
   return serializeCookie(guestCookieName(config), token, {
     maxAgeSeconds: config.sessionTtlHours * 3600,
-    secure: config.baseUrl.startsWith('https:'),
+    secure: secureCookies(config),
   });
 }

@@ -4,7 +4,7 @@ import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { escapeHtml, html } from '../http/respond.ts';
 import { pathWithin } from '../http/same-origin-path.ts';
-import { oidcBrowserCookieName } from './cookie-names.ts';
+import { oidcBrowserCookieName, secureCookies } from './cookie-names.ts';
 import { OidcSignInError, type OidcSignIn } from './oidc.ts';
 
 const NO_KEEPING = {
@@ -22,7 +22,7 @@ const BROWSER_COOKIE_SECONDS = 10 * 60;
  * back to returnTo. Every refusal is a page that says what happened.
  */
 export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
-  const secure = ctx.config.baseUrl.startsWith('https:');
+  const secure = secureCookies(ctx.config);
   const cookieName = oidcBrowserCookieName(ctx.config);
   const origin = new URL(ctx.config.baseUrl).origin;
   return new Elysia({ name: 'auth-oidc' })

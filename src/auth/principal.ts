@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { ipInAny } from '../net/ip.ts';
-import { guestCookieName, sessionCookieName } from './cookie-names.ts';
+import { guestCookieName, secureCookies, sessionCookieName } from './cookie-names.ts';
 import type { GuestSessionResolver } from './guests.ts';
 import type { SessionStore } from './sessions.ts';
 import type { TokenStore } from './tokens.ts';
@@ -112,7 +112,7 @@ export class Authenticator {
   sessionCookie(token: string): string {
     return serializeCookie(this.cookieNames.session, token, {
       maxAgeSeconds: this.config.sessionTtlHours * 3600,
-      secure: this.config.baseUrl.startsWith('https:'),
+      secure: secureCookies(this.config),
     });
   }
 
@@ -131,7 +131,7 @@ export class Authenticator {
   }
 
   private cleared(name: string): string {
-    return serializeCookie(name, '', { maxAgeSeconds: 0, secure: this.config.baseUrl.startsWith('https:') });
+    return serializeCookie(name, '', { maxAgeSeconds: 0, secure: secureCookies(this.config) });
   }
 }
 

@@ -1,4 +1,4 @@
-import { handoffStateCookieName } from '../auth/cookie-names.ts';
+import { handoffStateCookieName, secureCookies } from '../auth/cookie-names.ts';
 import { guestCookie } from '../auth/guests.ts';
 import type { AppContext } from '../context.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
@@ -31,7 +31,7 @@ export class CanvasSignIn {
 
   constructor(private readonly ctx: CanvasSignInDeps) {
     this.stateCookie = handoffStateCookieName(ctx.config);
-    this.secure = ctx.config.baseUrl.startsWith('https:');
+    this.secure = secureCookies(ctx.config);
   }
 
   /** 302 to the base host's /auth/handoff; `next` is the path to come back to on this host. */

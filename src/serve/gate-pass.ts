@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { secureCookies } from '../auth/cookie-names.ts';
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { LruCache } from '../cache/lru.ts';
@@ -106,6 +107,6 @@ export function gateCookieWith(
   return serializeCookie(GATE_COOKIE, encodePasses(instanceSecret(ctx.db, ctx.now), passes), {
     maxAgeSeconds: Math.floor(PASS_TTL_MS / 1000),
     // Host-only: in subdomain mode it serves the canvas host, its pages and the runtime API it answers there.
-    secure: ctx.config.baseUrl.startsWith('https:'),
+    secure: secureCookies(ctx.config),
   });
 }
