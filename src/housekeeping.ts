@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** An expired token stays listed this long (so its owner sees why a script stopped), then goes. */
 const EXPIRED_TOKENS_KEPT_MS = 30 * DAY_MS;
 
-export type HousekeepingDeps = Pick<AppContext, 'db' | 'now' | 'log' | 'scheduler' | 'config'>;
+export type HousekeepingDeps = Pick<AppContext, 'db' | 'now' | 'log' | 'scheduler' | 'config' | 'sessions'>;
 
 export interface Swept {
   sessions: number;
@@ -47,7 +47,7 @@ export class Housekeeping implements Lifecycle {
     const now = this.ctx.now();
     const run = (sql: string, ...params: number[]) => this.ctx.db.query(sql).run(...params).changes;
     const swept: Swept = {
-      sessions: run('DELETE FROM sessions WHERE expires_at <= ?', now),
+      sessions: this.ctx.sessions.purgeExpired(),
       guestSessions: run('DELETE FROM guest_sessions WHERE expires_at <= ?', now),
       handoffs: run('DELETE FROM sign_in_handoffs WHERE expires_at <= ?', now),
       oidcLogins: run('DELETE FROM oidc_logins WHERE expires_at <= ?', now),

@@ -28,12 +28,26 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
   const auditBefore = count('audit_log');
   expect(auditBefore).toBeGreaterThan(0);
 
+  // Sign-ins left half-way (a handoff never traded, an OIDC login never finished), as their flows leave them.
+  const at = scheduler.now();
+  app.ctx.db
+    .query(
+      "INSERT INTO sign_in_handoffs (code_hash, canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at) VALUES ('c', NULL, 's', 'u', NULL, 'p', ?)",
+    )
+    .run(at + 60_000);
+  app.ctx.db
+    .query(
+      "INSERT INTO oidc_logins (state_hash, browser_hash, code_verifier, nonce, return_to, expires_at) VALUES ('s', 'b', 'v', 'n', '/', ?)",
+    )
+    .run(at + 600_000);
+
   // Two days on: the first session expired; a fresh one is live.
   scheduler.advance(2 * DAY);
   const fresh = await app.signIn('fresh@example.com');
   scheduler.advance(3600_000);
   // Removed by the hourly pass, not by being presented.
   expect(count('sessions')).toBe(1);
+  expect([count('sign_in_handoffs'), count('oidc_logins')]).toEqual([0, 0]);
   expect((await app.request('/api/me', { cookie: old })).status).toBe(401);
   expect((await app.request('/api/me', { cookie: fresh })).status).toBe(200);
   expect(count('personal_tokens')).toBe(1); // expired, still listed for a month

@@ -44,12 +44,11 @@ export class SignInHandoffs {
     return { state, stateHash: sha256Hex(state) };
   }
 
-  /** The code for the canvas host; expired codes are swept as new ones are made. */
+  /** The code for the canvas host (expired ones are swept by housekeeping). */
   issue(handoff: RedeemedHandoff & { stateHash: string }): string {
     const code = randomBase62(43);
     const now = this.now();
     const { subject } = handoff;
-    this.db.query('DELETE FROM sign_in_handoffs WHERE expires_at <= ?').run(now);
     this.db
       .query(
         `INSERT INTO sign_in_handoffs (code_hash, canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at)

@@ -75,7 +75,6 @@ export class OidcSignIn {
     const nonce = client.randomNonce();
     const browser = randomBase62(32);
     const now = this.now();
-    this.db.query('DELETE FROM oidc_logins WHERE expires_at <= ?').run(now);
     this.db
       .query('INSERT INTO oidc_logins (state_hash, browser_hash, code_verifier, nonce, return_to, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(sha256Hex(state), sha256Hex(browser), verifier, nonce, returnTo, now + LOGIN_TTL_MS);
