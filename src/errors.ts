@@ -148,17 +148,16 @@ export const invalidBody = (message: string, extra: Record<string, unknown> = {}
 /** A size cap, answered 413 whatever the code's usual status (the staged upload's INVALID_MANIFEST, INVALID_REQUEST…). */
 export const overCap = (code: ErrorCode, message: string, extra: Record<string, unknown> = {}) =>
   new AppError(code, message, extra, { status: 413 });
-/** An AI budget that resets with time: 429, not QUOTA_EXCEEDED's usual 409 (storage quotas stay full until something is deleted). */
-export const aiBudgetSpent = (message: string, scope: 'user_daily' | 'canvas_monthly') =>
-  new AppError('QUOTA_EXCEEDED', message, { scope }, { status: 429 });
-/** The authoring quota (spec Limits / Authoring): 429 with the scope that ran out. */
+/**
+ * A budget that resets with time: QUOTA_EXCEEDED answered 429 with the
+ * `scope` that ran out, not QUOTA_EXCEEDED's usual 409 (storage quotas stay
+ * full until something is deleted). AI and authoring, per the spec's table.
+ */
+const budgetSpent = (message: string, scope: string) => new AppError('QUOTA_EXCEEDED', message, { scope }, { status: 429 });
+export const aiBudgetSpent = (message: string, scope: 'user_daily' | 'canvas_monthly') => budgetSpent(message, scope);
+/** The authoring quota (spec Limits / Authoring). */
 export const authoringQuotaSpent = (scope: 'user_daily' | 'user_total', max: number) =>
-  new AppError(
-    'QUOTA_EXCEEDED',
-    `authoring quota reached: ${max} ${scope === 'user_daily' ? 'canvases a day' : 'canvases in all'}`,
-    { scope },
-    { status: 429 },
-  );
+  budgetSpent(`authoring quota reached: ${max} ${scope === 'user_daily' ? 'canvases a day' : 'canvases in all'}`, scope);
 /** Authoring on an admin-disabled canvas: 409 here, 403 in the shared pipeline (spec Errors / Authoring). */
 export const disabledShare = () => new AppError('DISABLED', 'this canvas was disabled by an administrator', {}, { status: 409 });
 /** A valid canvas key used on another canvas's route. */

@@ -68,15 +68,12 @@ ${config.rateLimitDeployPerMin} deploys a minute per canvas; the ${KEPT_VERSIONS
 }
 
 export function llmsTxtRoute(config: Pick<Config, 'baseUrl' | 'apiBaseUrl' | 'urlMode' | 'canvasHost' | 'rateLimitDeployPerMin'>) {
-  return new Elysia({ name: 'llms-txt' }).get(
-    '/llms.txt',
-    () =>
-      new Response(llmsTxt(config), {
-        headers: {
-          'content-type': 'text/plain; charset=utf-8',
-          'cache-control': 'public, max-age=300',
-          'x-content-type-options': 'nosniff',
-        },
-      }),
-  );
+  // The text depends on the configuration alone: written once.
+  const text = llmsTxt(config);
+  const headers = {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'public, max-age=300',
+    'x-content-type-options': 'nosniff',
+  };
+  return new Elysia({ name: 'llms-txt' }).get('/llms.txt', () => new Response(text, { headers }));
 }

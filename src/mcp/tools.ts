@@ -60,15 +60,15 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
     const canvas = managed(actor, id);
     enforceDeployRate(ctx, canvas.id);
-    const decoded = files.map((f) => ({ path: f.path, bytes: decodeContent(f) }));
-    const manifest = decoded.map((f) => ({ path: f.path, hash: sha256Hex(f.bytes), size: f.bytes.byteLength }));
+    const decoded = files.map(decodeFile);
+    const manifest = decoded.map((f) => ({ path: f.path, hash: f.hash, size: f.bytes.byteLength }));
     const begun = uploads.begin(canvas, actor.user.id, { manifest, ...c });
     if (begun.kind === 'already_current') return begun.result;
     await stageFrom(actor, canvas.id, begun.uploadId, begun.missingHashes, decoded);
     return uploads.finalize(canvas, actor.user.id, begun.uploadId, c, { auditKind: 'token' });
   };
-  const stageFrom = async (actor: Actor, id: string, uploadId: string, hashes: string[], files: Array<{ bytes: Uint8Array }>) => {
-    const byHash = new Map(files.map((f) => [sha256Hex(f.bytes), f.bytes]));
+  const stageFrom = async (actor: Actor, id: string, uploadId: string, hashes: string[], files: DecodedFile[]) => {
+    const byHash = new Map(files.map((f) => [f.hash, f.bytes]));
     for (const hash of hashes) {
       const bytes = byHash.get(hash);
       if (!bytes) continue;
@@ -204,8 +204,8 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), files: z.array(fileEntry).min(1) },
       run: async (actor, a) => {
         const canvas = managed(actor, a.canvasId as string);
-        const decoded = (a.files as FileArg[]).map((f) => ({ bytes: decodeContent(f) }));
-        const hashes = [...new Set(decoded.map((f) => sha256Hex(f.bytes)))];
+        const decoded = (a.files as FileArg[]).map(decodeFile);
+        const hashes = [...new Set(decoded.map((f) => f.hash))];
         await stageFrom(actor, canvas.id, a.uploadId as string, hashes, decoded);
         return { staged: hashes };
       },
@@ -254,6 +254,17 @@ interface Coordination {
 
 function coordinationOf(a: Record<string, unknown>): Coordination {
   return { releaseId: a.releaseId as string | undefined, expectedPublicationToken: a.expectedPublicationToken as string | undefined };
+}
+
+interface DecodedFile {
+  path: string;
+  bytes: Uint8Array;
+  hash: string;
+}
+
+function decodeFile(f: FileArg): DecodedFile {
+  const bytes = decodeContent(f);
+  return { path: f.path, bytes, hash: sha256Hex(bytes) };
 }
 
 /** `utf8` or `base64` (strict: a malformed base64 string is refused, not half-decoded); anything else is INVALID_ENCODING. */
