@@ -141,6 +141,7 @@ describe('MCP', () => {
 
     const got = await call(client, 'get_canvas', { canvasId: id });
     expect(got.canvas).toMatchObject({ id, runtimePolicyRevision: null, publicationState: 'published' });
+    expect(got.deploy).toEqual(created.deploy);
     const updated = await call(client, 'update_canvas', { canvasId: id, title: 'Renamed by agent', accessMode: 'whole_org' });
     expect(updated.canvas).toMatchObject({ title: 'Renamed by agent', accessMode: 'whole_org' });
     const caps = await call(client, 'set_capabilities', {
@@ -157,6 +158,7 @@ describe('MCP', () => {
     expect(listed.canvases.some((c: { id: string }) => c.id === id)).toBe(true);
     const key = await call(client, 'regenerate_deploy_key', { canvasId: id });
     expect(key.apiKey).not.toBe(created.apiKey);
+    expect(key.deploy).toEqual(created.deploy);
     expect((await app.request(`/v1/canvases/${id}`, { headers: { authorization: `Bearer ${created.apiKey}` } })).status).toBe(401);
   });
 

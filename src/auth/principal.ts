@@ -69,13 +69,15 @@ export class Authenticator {
       if (fromProxy) return { principal: fromProxy };
     }
     const header = request.headers.get('cookie');
-    const scope = this.scopeOf(request);
+    // Which host's sessions count is looked up only once a session is found (most requests without a cookie never need it).
+    let scope: SessionScope | null = null;
     const session = unambiguous(
       cookieValues(header, this.cookieNames.session),
       (token) => {
         const s = this.sessions.resolve(token);
         // A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing.
         if (!s) return null;
+        scope ??= this.scopeOf(request);
         return (scope.kind === 'base' ? s.canvasId === null : s.canvasId !== null && s.canvasId === scope.canvasId) ? s : null;
       },
       (s) => s.user.id,
