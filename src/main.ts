@@ -15,7 +15,11 @@ Usage:
   easel [serve]      start the server (configuration from EASEL_* variables)
   easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--follow-symlinks] [--json]
                      publish a site folder or ZIP (key from EASEL_CANVAS_KEY; easel deploy --help)
-  easel version      print the version
+  easel backup <file.tar or folder> [--data-dir <dir>]
+                     an online, consistent backup while the server runs (easel backup --help)
+  easel restore <backup> [--data-dir <dir>]
+                     restore a backup into a new or empty data directory
+  easel version      print the version and schema version
   easel help         this text
 
 Configuration: see the README (EASEL_DATA_DIR, EASEL_PORT, EASEL_AUTH_MODE, …).`;
@@ -112,6 +116,17 @@ async function main(argv: string[]): Promise<void> {
         stderr: (text) => process.stderr.write(text),
         isTTY: process.stderr.isTTY === true,
       });
+      return;
+    }
+    case 'backup':
+    case 'restore': {
+      const { backupCommand, restoreCommand } = await import('./cli/backup.ts');
+      const io = {
+        stdout: (text: string) => process.stdout.write(text),
+        stderr: (text: string) => process.stderr.write(text),
+        isTTY: process.stderr.isTTY === true,
+      };
+      process.exitCode = await (command === 'backup' ? backupCommand : restoreCommand)(argv.slice(1), process.env, io);
       return;
     }
     case 'version':

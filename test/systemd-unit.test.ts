@@ -48,6 +48,32 @@ test('contrib/easel.service verifies cleanly and has what a server install needs
   }
 });
 
+test('contrib/easel-backup.service and its timer verify cleanly and run as the service user', () => {
+  const service = readFileSync(join(ROOT, 'contrib/easel-backup.service'), 'utf8');
+  const timer = readFileSync(join(ROOT, 'contrib/easel-backup.timer'), 'utf8');
+  const main = readFileSync(join(ROOT, 'contrib/easel.service'), 'utf8');
+  // DynamicUser units share a user by name: both must say the same one.
+  for (const unit of [service, main]) expect(unit.split('\n')).toContain('User=easel');
+  expect(service).toContain('/usr/local/bin/easel backup "/var/lib/easel-backups/easel-');
+  expect(service).toContain('Environment=EASEL_DATA_DIR=/var/lib/easel');
+  expect(timer).toContain('Persistent=true');
+  const dir = mkdtempSync(join(tmpdir(), 'easel-unit-'));
+  try {
+    writeFileSync(join(dir, 'easel-backup.service'), service);
+    writeFileSync(join(dir, 'easel-backup.timer'), timer);
+    const run = Bun.spawnSync(
+      ['systemd-analyze', 'verify', '--man=no', join(dir, 'easel-backup.service'), join(dir, 'easel-backup.timer')],
+      {
+        stderr: 'pipe',
+        stdout: 'pipe',
+      },
+    );
+    expect({ code: run.exitCode, stderr: run.stderr.toString() }).toEqual({ code: 0, stderr: '' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the example environment file sets only settings Easel knows', async () => {
   const { loadConfig, unknownVariables } = await import('../src/config.ts');
   const env: Record<string, string> = {};

@@ -10,6 +10,7 @@ import type { Cancel, Scheduler } from '../clock.ts';
 import type { EventBus } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../log.ts';
+import { blobsHeldForBackup } from './backup-hold.ts';
 import type { BlobStore } from './store.ts';
 
 /** A blob written or re-used this recently is never collected (an in-flight write may not have its row yet). */
@@ -84,6 +85,7 @@ export class BlobCollector implements Lifecycle {
    */
   collect(candidates: Iterable<string>, writtenAt?: Map<string, number>): number {
     this.assertWired();
+    if (this.pausedForBackup()) return 0;
     const now = this.deps.now();
     let removed = 0;
     for (const hash of candidates) {
@@ -105,6 +107,7 @@ export class BlobCollector implements Lifecycle {
   /** A whole-store sweep (orphans of a crash mid-deploy, of refused uploads); same rules as collect. */
   sweep(): number {
     this.assertWired();
+    if (this.pausedForBackup()) return 0;
     return this.deps.blobs.sweep((hash) => this.isReferenced(hash), BLOB_GRACE_MS, this.deps.now());
   }
 
@@ -128,6 +131,13 @@ export class BlobCollector implements Lifecycle {
 
   stop(): void {
     this.cancelSweeps();
+  }
+
+  /** A running `easel backup` is copying blobs; what it leaves is collected by a later sweep. */
+  private pausedForBackup(): boolean {
+    if (!blobsHeldForBackup(this.deps.blobs.dataDir)) return false;
+    this.deps.log.info('blob collection skipped: a backup is running');
+    return true;
   }
 
   /** With no feature registered, every blob would look unused: refuse rather than empty the store. */

@@ -34,6 +34,7 @@ export class BlobHashMismatchError extends Error {
  */
 export class BlobStore {
   readonly root: string;
+  readonly dataDir: string;
   private readonly tmp: string;
   /** Where the serving path keeps compressed copies (mirrors src/serve/compress.ts: `ab/<hash>.br|.gz`). */
   readonly compressedRoot: string;
@@ -47,6 +48,7 @@ export class BlobStore {
     dataDir: string,
     private readonly room: { freeBytes: () => number; minFreeBytes: number } = { freeBytes: () => freeBytesOf(dataDir), minFreeBytes: 0 },
   ) {
+    this.dataDir = dataDir;
     this.root = join(dataDir, 'blobs');
     this.compressedRoot = join(dataDir, 'blobs-compressed');
     this.tmp = join(this.root, 'tmp');

@@ -40,7 +40,7 @@ export function lockDataDir(dataDir: string): { release(): void } {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = readPid(path);
-      if (pid !== null && pid !== process.pid && alive(pid)) throw new DataDirLockedError(pid);
+      if (pid !== null && pid !== process.pid && processAlive(pid)) throw new DataDirLockedError(pid);
       rmSync(path, { force: true });
     }
   }
@@ -56,7 +56,8 @@ function readPid(path: string): number | null {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (ours or another user's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

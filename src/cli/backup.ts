@@ -1,0 +1,101 @@
+// `easel backup <file.tar or folder> [--data-dir <dir>]` and
+// `easel restore <backup> [--data-dir <dir>]`. Exit codes: 0 done, 1 refused
+// or failed (nothing left half-written), 2 usage.
+import { resolve } from 'node:path';
+import { createBackup } from '../backup/create.ts';
+import { BackupError } from '../backup/format.ts';
+import { restoreBackup } from '../backup/restore.ts';
+import { formatBytes, Progress, type CliIO } from './progress.ts';
+
+export const BACKUP_USAGE = `Usage: easel backup <file.tar or folder> [--data-dir <dir>] [--json]
+
+  Copies the data directory while the server runs: a consistent snapshot of the
+  database and exactly the blobs it names. A name ending in .tar makes one
+  archive file; anything else a new (or empty) folder. Never overwrites.
+  --data-dir <dir>   the data directory (default: EASEL_DATA_DIR, else ./data)
+  --json             print the backup's manifest as JSON on stdout`;
+
+export const RESTORE_USAGE = `Usage: easel restore <backup .tar or folder> [--data-dir <dir>] [--json]
+
+  Restores a backup into a new or empty data directory (refuses any other),
+  checking every byte. Start the server on it afterwards.
+  --data-dir <dir>   where to restore (default: EASEL_DATA_DIR, else ./data)
+  --json             print the restored backup's manifest as JSON on stdout`;
+
+interface Args {
+  path: string;
+  dataDir: string;
+  json: boolean;
+}
+
+class UsageError extends Error {}
+
+function parse(argv: string[], env: Record<string, string | undefined>): Args | 'help' {
+  const positional: string[] = [];
+  let dataDir = env.EASEL_DATA_DIR || './data';
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') return 'help';
+    else if (arg === '--json') json = true;
+    else if (arg === '--data-dir') {
+      const value = argv[++i];
+      if (!value) throw new UsageError('--data-dir needs a folder');
+      dataDir = value;
+    } else if (arg.startsWith('--data-dir=')) dataDir = arg.slice('--data-dir='.length);
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+    else positional.push(arg);
+  }
+  if (positional.length !== 1) throw new UsageError(positional.length === 0 ? 'name the backup' : 'one backup at a time');
+  return { path: positional[0]!, dataDir: resolve(dataDir), json };
+}
+
+async function run(
+  name: string,
+  usage: string,
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIO,
+  work: (args: Args) => Promise<void>,
+) {
+  try {
+    const args = parse(argv, env);
+    if (args === 'help') {
+      io.stdout(usage + '\n');
+      return 0;
+    }
+    await work(args);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`easel ${name}: ${err.message}\n\n${usage}\n`);
+      return 2;
+    }
+    io.stderr(`easel ${name}: ${err instanceof BackupError ? '' : 'failed: '}${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+export function backupCommand(argv: string[], env: Record<string, string | undefined>, io: CliIO): Promise<number> {
+  return run('backup', BACKUP_USAGE, argv, env, io, async (args) => {
+    const { manifest, kind } = await createBackup(args.dataDir, args.path, {
+      progress: (count, bytes) => new Progress(io, 'copying blobs', count, bytes, 4),
+    });
+    if (args.json) io.stdout(JSON.stringify(manifest, null, 2) + '\n');
+    else
+      io.stdout(
+        `backup written to ${args.path} (${kind}): database ${formatBytes(manifest.database.size)} (schema ${manifest.schemaVersion}), ${manifest.blobs.count} blobs (${formatBytes(manifest.blobs.bytes)})\n`,
+      );
+  });
+}
+
+export function restoreCommand(argv: string[], env: Record<string, string | undefined>, io: CliIO): Promise<number> {
+  return run('restore', RESTORE_USAGE, argv, env, io, async (args) => {
+    const { manifest } = await restoreBackup(args.path, args.dataDir);
+    if (args.json) io.stdout(JSON.stringify(manifest, null, 2) + '\n');
+    else
+      io.stdout(
+        `restored ${args.path} (made ${manifest.createdAt} by easel ${manifest.easelVersion}) into ${args.dataDir}: ${manifest.blobs.count} blobs (${formatBytes(manifest.blobs.bytes)}), every byte checked. Start the server with EASEL_DATA_DIR=${args.dataDir}\n`,
+      );
+  });
+}
