@@ -23,6 +23,9 @@ import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/routes.ts';
+import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './http/health.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
 import { renderError } from './http/on-error.ts';
@@ -88,6 +91,10 @@ export interface Features {
   oidc: OidcSignIn | null;
   /** Hourly trimming of expired sessions, handoffs, tokens and old audit rows. */
   housekeeping: Housekeeping;
+  /** The data directory's sizes and free room (admin usage, metrics). */
+  diskUsage: DiskUsageReport;
+  /** What GET /metrics exposes; every request is counted here. */
+  metrics: Metrics;
 }
 
 /**
@@ -127,6 +134,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const pipeline = new RuntimePipeline(ctx, { access, usage });
   const recordReads = new RecordReadCache(SpaceVersions.of(ctx.db), ctx.now);
   const collections = new CollectionService(new RecordStore(ctx.db), recordReads, usage, ctx.audit, ctx.now);
+  const diskUsage = new DiskUsageReport(ctx);
   const features: Features = {
     access,
     usage,
@@ -142,6 +150,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
+    diskUsage,
+    metrics: new Metrics(ctx, { realtimeConnections: () => features.realtime.openConnections(), diskUsage }),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
@@ -154,11 +164,17 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const routes = buildRoutes(ctx, features, options);
   const pages = canvasPageDispatcher(ctx, features.pages);
   const realtime = realtimeUpgrade(ctx, features.realtime, pipeline);
-  const handle = wrapHandler((request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request), ctx.log);
+  const handle = wrapHandler(
+    (request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request),
+    ctx.log,
+    features.metrics.observeRequest,
+  );
 
   // 4. Started in this order, stopped in reverse: sockets close and AI calls settle before counters flush.
   // Sign-in first: an identity provider that does not answer stops the start before anything else runs.
+  // Metrics listen before anything can emit.
   const lifecycle: Lifecycle[] = [
+    features.metrics,
     ...(features.oidc ? [features.oidc] : []),
     features.deploy,
     ctx.blobGc,
@@ -210,6 +226,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
   const app = new Elysia({ name: 'easel', handler: { standardHostname: false } })
     .onError(({ request, error, code }) => renderError(ctx, request, error, code, (path) => allowedMethods(mounted, path)))
     .use(healthRoutes(ctx))
+    .use(metricsRoutes(ctx, f.metrics))
     .use(llmsTxtRoute(ctx.config))
     // Sign-in, and the management API of the dashboard (/auth, /api).
     .use(authRoutes(ctx, f.oidc))
@@ -226,7 +243,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth))
     .use(aiUsageRoutes(ctx, auth))
-    .use(adminRoutes(ctx, auth))
+    .use(adminRoutes(ctx, auth, f.diskUsage))
     .use(connectionAdminRoutes(ctx, auth))
     // The Deploy API (/v1/canvases, canvas key).
     .use(deployRoutes(ctx, auth))

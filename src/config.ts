@@ -63,11 +63,13 @@ export interface Config {
   auditRetentionDays: number;
   /** Writes are refused (507) when less than this many bytes would stay free on the data directory's disk. */
   minFreeDiskBytes: number;
+  /** Bearer token that may read GET /metrics (admins may always); null: admins only. */
+  metricsToken: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
 /** Variables whose value must never be echoed, not even in a refusal. */
-const SECRET_VARIABLES = new Set(['EASEL_SECRET_KEY', 'EASEL_AI_API_KEY', 'EASEL_OIDC_CLIENT_SECRET']);
+const SECRET_VARIABLES = new Set(['EASEL_SECRET_KEY', 'EASEL_AI_API_KEY', 'EASEL_OIDC_CLIENT_SECRET', 'EASEL_METRICS_TOKEN']);
 
 export class ConfigError extends Error {
   constructor(
@@ -191,6 +193,11 @@ const resolvePins = typed(
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
   (v) => v.join(','),
+);
+/** Long enough that guessing it is hopeless; printable, so it fits a scrape config. */
+const metricsToken = typed(
+  'at least 24 printable ASCII characters (e.g. openssl rand -hex 24)',
+  Type.String({ minLength: 24, pattern: '^[\\x21-\\x7e]+$' }),
 );
 const cidrList = typed(
   'a comma-separated list of IP addresses or CIDR ranges',
@@ -318,6 +325,7 @@ export function loadConfig(env: Env): Config {
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
     auditRetentionDays: read(env, 'EASEL_AUDIT_RETENTION_DAYS', int(1, 36_500), 90),
     minFreeDiskBytes: read(env, 'EASEL_MIN_FREE_DISK_MB', int(0, 1_000_000), 256) * 1024 * 1024,
+    metricsToken: read(env, 'EASEL_METRICS_TOKEN', metricsToken) ?? null,
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
   if (authMode === 'oidc') checkOidc(config, env);

@@ -240,6 +240,13 @@ const ROWS: Row[] = [
     bad: ['  '],
   },
   { variable: 'EASEL_SESSION_TTL_HOURS', field: 'sessionTtlHours', default: 336, good: [['24', 24]], bad: ['0', '9000'] },
+  {
+    variable: 'EASEL_METRICS_TOKEN',
+    field: 'metricsToken',
+    default: null,
+    good: [['0123456789abcdef01234567', '0123456789abcdef01234567']],
+    bad: ['too-short', 'a token with spaces in it 0123'],
+  },
   { variable: 'EASEL_AUDIT_RETENTION_DAYS', field: 'auditRetentionDays', default: 90, good: [['30', 30]], bad: ['0', 'ninety'] },
   {
     variable: 'EASEL_MIN_FREE_DISK_MB',

@@ -537,10 +537,19 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('a non-identity content encoding is refused (502 CONNECTION_ENCODING_REFUSED); identity passes', async () => {
     fresh();
+    const outcomes = async () => {
+      const text = await (await app.request('/metrics', { cookie: admin })).text();
+      const count = (outcome: string) =>
+        Number(new RegExp(`^easel_connections_calls_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { ok: count('upstream_2xx'), refused: count('CONNECTION_ENCODING_REFUSED') };
+    };
+    const before = await outcomes();
     upstream.handle(() => new Response(Bun.gzipSync(new TextEncoder().encode('zipped')), { headers: { 'content-encoding': 'gzip' } }));
     await expectCode(await conn('owner', 'api/gz'), 502, 'CONNECTION_ENCODING_REFUSED');
     upstream.handle(() => new Response('plain', { headers: { 'content-encoding': 'identity' } }));
     expect(await (await conn('owner', 'api/plain')).text()).toBe('plain');
+    // Metrics count each call by outcome.
+    expect(await outcomes()).toEqual({ ok: before.ok + 1, refused: before.refused + 1 });
   });
 
   test('redirects: up to three on the same origin are followed (protected headers kept); a fourth is 502 CONNECTION_TOO_MANY_REDIRECTS', async () => {

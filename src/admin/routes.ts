@@ -2,7 +2,7 @@
 // Anyone but an instance admin gets 404, as if the routes did not exist.
 // (Connection profile routes live with the Connections feature.)
 import { Elysia } from 'elysia';
-import { DiskUsageReport } from './disk-usage.ts';
+import type { DiskUsageReport } from './disk-usage.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
@@ -12,11 +12,10 @@ import { json } from '../http/respond.ts';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from './model.ts';
 import { adminUserView, getUser, setCanvasDisabled, updateSettings, updateUser } from './service.ts';
 
-export function adminRoutes(ctx: AppContext, auth: AuthKinds) {
+export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsageReport) {
   const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
 
-  const diskUsage = new DiskUsageReport(ctx);
   return new Elysia({ name: 'admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
     app
       .get('/api/admin/users', () => ok({ users: ctx.users.list().map((u) => adminUserView(ctx, u)) }))

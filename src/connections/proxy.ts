@@ -78,10 +78,12 @@ export async function proxyConnection(
   try {
     const answer = await sendUpstream(feature.egress, { origin: profile.origin, method, target, headers, body }, tuning, signal);
     log({ status: answer.status, redirects: answer.redirects, bytes: answer.body?.byteLength ?? 0 });
+    ctx.events.emit('connections.finished', { outcome: `upstream_${Math.floor(answer.status / 100)}xx` });
     return answer;
   } catch (err) {
     const failure = platformFailure(err, deadline.signal, tuning.deadlineMs);
     log({ code: failure.errorCode });
+    ctx.events.emit('connections.finished', { outcome: failure.errorCode });
     throw failure;
   } finally {
     clearTimeout(timer);

@@ -168,6 +168,17 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
   return result;
 }
 
+/** The signal metrics count deploys by: `started` is performance.now() when the deploy began. */
+export function deployFinished(ctx: AppContext, source: 'api' | 'upload', result: DeployResult, started: number): void {
+  if (!ctx.events.has('deploy.finished')) return;
+  ctx.events.emit('deploy.finished', {
+    source,
+    outcome: result.outcome,
+    bytes: result.outcome === 'published' ? result.totalBytes : 0,
+    durationMs: performance.now() - started,
+  });
+}
+
 function collectPruned(ctx: AppContext, hashes: string[]): void {
   try {
     ctx.blobGc.collect(hashes);

@@ -26,7 +26,7 @@ export function requireUser(ctx: Pick<AppContext, 'auth' | 'config'>, request: R
 
 /** Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or `{code}` shape. */
 export function enforceRate(
-  ctx: Pick<AppContext, 'limiter'>,
+  ctx: Pick<AppContext, 'limiter' | 'events'>,
   key: string,
   limit: number,
   shape: 'error' | 'code',
@@ -34,6 +34,7 @@ export function enforceRate(
 ): void {
   const d = ctx.limiter.hit(key, limit, windowMs);
   if (d.allowed) return;
+  ctx.events.emit('ratelimit.refused', { class: key.slice(0, key.indexOf(':')) });
   const headers: Record<string, string> = { 'retry-after': String(d.retryAfter) };
   if (shape === 'error') throw new AppError('rate_limited', 'rate limited', {}, { headers });
   headers['x-ratelimit-limit'] = String(d.limit);

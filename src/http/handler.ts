@@ -17,10 +17,16 @@ export type FetchHandler = (request: Request, server?: Server<unknown> | null) =
 /**
  * Wraps the app's handler with what every request gets: a request id (taken
  * from X-Request-Id when sane), the client address, cookies queued by
- * handlers, `X-Content-Type-Options: nosniff` on the answer, and one JSON log line with method, path, status and duration.
+ * handlers, `X-Content-Type-Options: nosniff` on the answer, one JSON log line with method, path, status and duration,
+ * and the same to `observe` (metrics).
  * The query string is never logged: it can carry tokens.
  */
-export function wrapHandler(inner: (request: Request) => Response | Promise<Response>, log: Logger): FetchHandler {
+export function wrapHandler(
+  inner: (request: Request) => Response | Promise<Response>,
+  log: Logger,
+  /** Told every answer and its time (metrics). */
+  observe: (request: Request, status: number, seconds: number) => void = () => {},
+): FetchHandler {
   return async (request, server) => {
     const start = performance.now();
     const id = requestIdFrom(request, newRequestId);
@@ -40,12 +46,14 @@ export function wrapHandler(inner: (request: Request) => Response | Promise<Resp
       response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     }
     const queryStart = url.indexOf('?', pathStart);
+    const elapsedMs = performance.now() - start;
+    observe(request, response.status, elapsedMs / 1000);
     log.info('request', {
       requestId: id,
       method: request.method,
       path: queryStart < 0 ? url.slice(pathStart) : url.slice(pathStart, queryStart),
       status: response.status,
-      durationMs: Math.round((performance.now() - start) * 100) / 100,
+      durationMs: Math.round(elapsedMs * 100) / 100,
     });
     return response;
   };

@@ -12,7 +12,7 @@ import { checkIsolation, corsHeaders } from './isolation.ts';
 import type { UsageCounters } from './usage.ts';
 
 /** The part of the app context this feature uses. */
-export type PipelineDeps = Pick<AppContext, 'auth' | 'config' | 'connections' | 'limiter' | 'settings'>;
+export type PipelineDeps = Pick<AppContext, 'auth' | 'config' | 'connections' | 'limiter' | 'settings' | 'events'>;
 
 export type { Capability } from './capabilities.ts';
 

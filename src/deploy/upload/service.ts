@@ -11,7 +11,14 @@ import { AppError, overCap } from '../../errors.ts';
 import { newToken } from '../../ids.ts';
 import { KeyScanner } from '../key-scan.ts';
 import { isTextType } from '../mime.ts';
-import { checkCoordination, publishVersion, validateCoordination, type Coordination, type DeployResult } from '../publish.ts';
+import {
+  checkCoordination,
+  deployFinished,
+  publishVersion,
+  validateCoordination,
+  type Coordination,
+  type DeployResult,
+} from '../publish.ts';
 import { normalizeManifest, UPLOAD_LIMITS } from './manifest.ts';
 import { UploadStore, type UploadSession } from './store.ts';
 import { deployWarnings } from '../warnings.ts';
@@ -143,6 +150,7 @@ export class UploadService {
     input: FinalizeInput,
     options: FinalizeOptions = {},
   ): Promise<DeployResult> {
+    const started = performance.now();
     const asked = validateCoordination(input);
     const session = this.sessionFor(canvas.id, actorId, uploadId);
     this.requireActor(canvas, session.actorId);
@@ -194,6 +202,7 @@ export class UploadService {
       if (keyLintPaths.length > 0 && result.outcome === 'published') {
         this.ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
       }
+      deployFinished(this.ctx, 'upload', result, started);
       return result;
     } finally {
       if (!consumed) this.store.releaseLease(uploadId);

@@ -14,7 +14,7 @@ import { writeCapped, type ByteSource } from '../../streams/capped.ts';
 import { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
-import { checkCoordination, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
+import { checkCoordination, deployFinished, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
 import { deployWarnings } from '../warnings.ts';
 import { entryName } from './paths.ts';
 import { ZipFollower } from './follow.ts';
@@ -65,10 +65,12 @@ export async function deployZip(
   body: ByteSource | null,
   coordination: Coordination,
 ): Promise<DeployResult> {
+  const started = performance.now();
   // Decision order first: a live release or a stale token needs no upload.
   const early = checkCoordination(ctx, canvas, coordination);
   if (early) {
     if (body instanceof ReadableStream) await body.cancel().catch(() => {});
+    deployFinished(ctx, 'api', early, started);
     return early;
   }
   // A nearly full disk refuses before the spool takes a byte.
@@ -76,7 +78,6 @@ export async function deployZip(
   const dir = deployTmpDir(ctx);
   mkdirSync(dir, { recursive: true });
   const spoolPath = join(dir, `body-${newId()}.zip`);
-  const started = performance.now();
   const writer = new DeployBlobWriter(ctx, dir);
   // Entries are extracted while the rest of the body is still arriving; the checks below decide what is kept.
   const follower = new ZipFollower(
@@ -126,6 +127,7 @@ export async function deployZip(
     });
     if (keyLintPaths.length > 0)
       ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
+    deployFinished(ctx, 'api', result, started);
     return result;
   } catch (err) {
     writer.discard();

@@ -10,7 +10,7 @@ import { AiService } from './service.ts';
 import { AiCallStore } from './store.ts';
 
 /** The part of the app context this feature uses. */
-export type AiDeps = Pick<AppContext, 'config' | 'db' | 'log' | 'now' | 'settings'>;
+export type AiDeps = Pick<AppContext, 'config' | 'db' | 'log' | 'now' | 'settings' | 'events'>;
 
 export interface AiFeature extends Lifecycle {
   store: AiCallStore;
@@ -38,6 +38,7 @@ export function createAiFeature(ctx: AiDeps, pipeline: RuntimePipeline, options:
       settings: () => ctx.settings.get(),
       now: ctx.now,
       log: ctx.log,
+      events: ctx.events,
       capabilityRefusal: (canvas) => pipeline.capabilityRefusal(canvas, 'ai'),
     }),
     open: anthropicOpener(ctx.config.aiBaseUrl, ctx.log),

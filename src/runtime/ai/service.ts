@@ -2,6 +2,7 @@ import type { Canvas } from '../../canvases/record.ts';
 import { immediate } from '../../db/tx.ts';
 import { AppError, aiBudgetSpent } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import type { EventBus } from '../../events.ts';
 import type { Logger } from '../../log.ts';
 import type { InstanceSettings, ModelPrice } from '../../settings/service.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
@@ -25,6 +26,7 @@ export interface AiServiceDeps {
   settings: () => InstanceSettings;
   now: () => number;
   log: Logger;
+  events: EventBus;
   /** The ai capability gate (null when effective). */
   capabilityRefusal: (canvas: Canvas) => AppError | null;
 }
@@ -117,6 +119,13 @@ export class AiService {
           outcome,
           ...recorded,
           cost,
+        });
+        this.deps.events.emit('ai.settled', {
+          model: admission.request.model,
+          outcome,
+          inputTokens: recorded.inputTokens,
+          outputTokens: recorded.outputTokens,
+          costUsd: cost,
         });
       }
     } catch (err) {

@@ -114,6 +114,13 @@ export class RealtimeHub implements Lifecycle {
     );
   }
 
+  /** Open sockets, every canvas together (metrics). */
+  openConnections(): number {
+    let n = 0;
+    for (const set of this.byCanvas.values()) n += set.size;
+    return n;
+  }
+
   /** The server that upgraded the sockets (its topics carry the fan-out). */
   bind(server: Server<unknown>): void {
     this.server = server;
