@@ -25,6 +25,7 @@ import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
+import { openApiRoute } from './openapi/routes.ts';
 import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './http/health.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
@@ -228,6 +229,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
     .use(healthRoutes(ctx))
     .use(metricsRoutes(ctx, f.metrics))
     .use(llmsTxtRoute(ctx.config))
+    .use(openApiRoute(ctx, () => routeListing(DISPATCHERS, mounted)))
     // Sign-in, and the management API of the dashboard (/auth, /api).
     .use(authRoutes(ctx, f.oidc))
     .use(handoffRoutes(ctx))

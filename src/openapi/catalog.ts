@@ -1,0 +1,529 @@
+// What each mounted route is, for GET /openapi.json: one entry per route of
+// the app's listing (keyed `METHOD path` in router syntax), with the request
+// schemas the routes themselves validate with and the refusals the route adds
+// to those of its door (see DOORS). test/openapi.test.ts holds this list and
+// the mounted routes to each other: a route added without an entry, or an
+// entry left after its route went, fails it.
+import type { TSchema } from '@sinclair/typebox';
+import { Type as T } from '@sinclair/typebox';
+import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
+import { DevLoginBody } from '../auth/model.ts';
+import { CreateTokenBody } from '../auth/token-routes.ts';
+import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
+import { CreateInviteBody } from '../canvases/guests/model.ts';
+import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from '../canvases/model.ts';
+import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
+import { RollbackBody } from '../deploy/model.ts';
+import type { ErrorCode } from '../errors.ts';
+import { ChatBody } from '../runtime/ai/model.ts';
+import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
+import { RenameBody } from '../runtime/files/model.ts';
+import { KvIncrementBody } from '../runtime/kv/model.ts';
+import {
+  BeginUploadAnswer,
+  BeginUploadBody,
+  CanvasCreated,
+  CanvasView,
+  DeployResult,
+  DeployStatus,
+  FileListing,
+  FinalizeBody,
+  KvValue,
+  Ok,
+  VersionList,
+} from './schemas.ts';
+
+/** Who may call, and with that the refusals every route behind the door can give. */
+export type Door = 'public' | 'session' | 'admin' | 'deployKey' | 'runtime' | 'metrics';
+
+export const DOORS: Record<Door, { security: string[]; errors: ErrorCode[] }> = {
+  public: { security: [], errors: [] },
+  session: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited'] },
+  admin: { security: ['session', 'personalToken'], errors: ['unauthorized', 'NOT_FOUND'] },
+  deployKey: { security: ['canvasKey'], errors: ['unauthorized', 'rate_limited'] },
+  runtime: {
+    security: ['session'],
+    errors: [
+      'UNAUTHENTICATED',
+      'RATE_LIMITED',
+      'NOT_FOUND',
+      'ARCHIVED',
+      'DISABLED',
+      'NOT_INVITED',
+      'OWNER_ONLY',
+      'SHARE_EXPIRED',
+      'PASSWORD_REQUIRED',
+      'STATIC_ONLY',
+      'CROSS_CANVAS_FORBIDDEN',
+      'CROSS_SITE_FORBIDDEN',
+      'CAPABILITY_DISABLED',
+    ],
+  },
+  metrics: { security: ['session', 'metricsToken'], errors: ['unauthorized', 'NOT_FOUND'] },
+};
+
+export type Tag = 'Service' | 'Sign-in' | 'Tokens' | 'Management' | 'Admin' | 'Deploy' | 'Agents' | 'SDK and dashboard' | 'Runtime';
+
+export interface RouteDoc {
+  summary: string;
+  tag: Tag;
+  door: Door;
+  /** A JSON body (validated with this schema), or another kind of body described in words. */
+  body?: TSchema | { contentType: string; description: string };
+  query?: Record<string, string>;
+  /** The success answer: a JSON schema, or another content type described in words. */
+  answer?: TSchema | { status?: number; contentType: string; description: string };
+  /** What this route refuses beyond its door's refusals. */
+  errors?: ErrorCode[];
+  /** Mounted only in this sign-in mode. */
+  authMode?: 'oidc';
+}
+
+const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | 'door' | 'summary'> = {}): RouteDoc => ({
+  tag,
+  door,
+  summary,
+  ...more,
+});
+const html = (description: string) => ({ contentType: 'text/html', description });
+const bytes = (description: string) => ({ contentType: 'application/octet-stream', description });
+const anyJson = T.Unknown();
+const BODY: ErrorCode[] = ['INVALID_BODY'];
+const COORDINATION: ErrorCode[] = ['PUBLICATION_CHANGED', 'RELEASE_NOT_CURRENT', 'INVALID_RELEASE_ID', 'INVALID_REQUEST'];
+const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
+const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
+
+export const CATALOG: Record<string, RouteDoc> = {
+  // Dispatchers (answered before the router)
+  'ALL /c/:slug/*': r('SDK and dashboard', 'public', "A canvas's pages (path mode; subdomain mode redirects to the canvas host)", {
+    answer: {
+      contentType: '*/*',
+      description: 'the file, with ETag, Range and compression; a sign-in redirect, password gate or not-found page otherwise',
+    },
+  }),
+  'GET /v1/c/:slug/realtime': r('Runtime', 'runtime', 'Realtime channels and presence (WebSocket upgrade)', {
+    answer: {
+      status: 101,
+      contentType: 'application/json',
+      description: 'a WebSocket speaking JSON frames (subscribe, publish, presence)',
+    },
+    errors: ['UPGRADE_REQUIRED'],
+  }),
+
+  // Service
+  'GET /healthz': r('Service', 'public', 'Health: the database answers and the blob store is writable', {
+    answer: T.Object({ ok: T.Boolean(), version: T.String(), failed: T.Optional(T.Array(T.String())) }),
+  }),
+  'GET /metrics': r('Service', 'metrics', 'Prometheus metrics (admin session or EASEL_METRICS_TOKEN)', {
+    answer: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus text exposition' },
+  }),
+  'GET /llms.txt': r('Service', 'public', 'How agents publish here (llms.txt)', {
+    answer: { contentType: 'text/plain', description: 'markdown' },
+  }),
+  'GET /openapi.json': r('Service', 'public', 'This document', { answer: { contentType: 'application/json', description: 'OpenAPI 3.1' } }),
+
+  // Sign-in
+  'GET /auth/login': r('Sign-in', 'public', 'The sign-in page (dev form, OIDC redirect or proxy notice)', {
+    query: { returnTo: 'where to go after signing in' },
+    answer: html('sign-in page'),
+  }),
+  'POST /auth/dev/login': r('Sign-in', 'public', 'Dev mode: sign in as anyone (404 in other modes)', {
+    body: DevLoginBody,
+    answer: T.Object({ id: T.String(), email: T.String(), name: T.String() }),
+    errors: BODY,
+  }),
+  'POST /auth/logout': r('Sign-in', 'public', 'End the session', { answer: Ok }),
+  'GET /auth/handoff': r('Sign-in', 'public', "Subdomain mode: carries a sign-in to a canvas's own host", { answer: html('redirect') }),
+  'GET /auth/guest': r('Sign-in', 'public', 'Open a guest invite link (a guest session for one canvas)', {
+    query: { token: 'the invite token' },
+    answer: html('redirect to the canvas'),
+  }),
+  'GET /auth/callback': r('Sign-in', 'public', 'OIDC: the identity provider returns here', { answer: html('redirect'), authMode: 'oidc' }),
+
+  // Personal access tokens
+  'GET /api/me': r('Management', 'session', 'Who is signed in', {
+    answer: T.Object({ id: T.String(), email: T.String(), name: T.String(), isAdmin: T.Boolean() }, { additionalProperties: true }),
+  }),
+  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once)', {
+    body: CreateTokenBody,
+    answer: anyJson,
+    errors: BODY,
+  }),
+  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens (never their values)', { answer: anyJson }),
+  'DELETE /api/tokens/:id': r('Tokens', 'session', 'Revoke a token', { answer: Ok, errors: ['NOT_FOUND'] }),
+
+  // Management
+  'POST /api/canvases': r('Management', 'session', 'Create a canvas (answers its deploy key once)', {
+    body: CreateCanvasBody,
+    answer: CanvasCreated,
+    errors: [...BODY, 'SLUG_TAKEN', 'QUOTA_EXCEEDED'],
+  }),
+  'GET /api/canvases': r('Management', 'session', 'Canvases you own or that are shared with you', {
+    answer: T.Object({ canvases: T.Array(CanvasView) }),
+  }),
+  'GET /api/canvases/:id': r('Management', 'session', 'One canvas', { answer: CanvasView, errors: CANVAS_ROLE }),
+  'PATCH /api/canvases/:id': r('Management', 'session', 'Title, slug, sharing, password, expiry', {
+    body: PatchCanvasBody,
+    answer: CanvasView,
+    errors: [...CANVAS_ROLE, ...BODY, 'SLUG_TAKEN', 'PUBLIC_LINKS_DISABLED', 'PERMISSION_DENIED'],
+  }),
+  'DELETE /api/canvases/:id': r('Management', 'session', 'Delete a canvas', { answer: Ok, errors: CANVAS_ROLE }),
+  'PATCH /api/canvases/:id/capabilities': r(
+    'Management',
+    'session',
+    'Capability switches, audiences and the runtime policy (compare-and-swap)',
+    {
+      body: CapabilitiesBody,
+      answer: CanvasView,
+      errors: [...CANVAS_ROLE, ...BODY, 'POLICY_CONFLICT'],
+    },
+  ),
+  'POST /api/canvases/:id/regenerate-key': r('Management', 'session', 'A new deploy key (the old one stops working)', {
+    answer: T.Object({ apiKey: T.String() }),
+    errors: CANVAS_ROLE,
+  }),
+  'POST /api/canvases/:id/archive': r('Management', 'session', 'Archive', { answer: CanvasView, errors: CANVAS_ROLE }),
+  'POST /api/canvases/:id/restore': r('Management', 'session', 'Restore an archived canvas', { answer: CanvasView, errors: CANVAS_ROLE }),
+  'GET /api/canvases/:id/members': r('Management', 'session', 'The people on the list', { answer: anyJson, errors: CANVAS_ROLE }),
+  'PUT /api/canvases/:id/members': r('Management', 'session', 'Add or change a member (editor or viewer)', {
+    body: PutMemberBody,
+    answer: T.Object({ userId: T.String(), email: T.String(), name: T.String(), role: T.String() }),
+    errors: [...CANVAS_ROLE, ...BODY],
+  }),
+  'DELETE /api/canvases/:id/members/:userId': r('Management', 'session', 'Remove a member', { answer: Ok, errors: CANVAS_ROLE }),
+  'POST /api/canvases/:id/revoke': r('Management', 'session', 'Revoke a canvas a page published (authoring)', {
+    answer: CanvasView,
+    errors: CANVAS_ROLE,
+  }),
+  'POST /api/canvases/:id/guest-invites': r('Management', 'session', 'Create a guest invite link', {
+    body: CreateInviteBody,
+    answer: T.Object({ inviteId: T.String(), url: T.String() }, { additionalProperties: true }),
+    errors: [...CANVAS_ROLE, ...BODY],
+  }),
+  'GET /api/canvases/:id/guest-invites': r('Management', 'session', 'Guest invites of a canvas', { answer: anyJson, errors: CANVAS_ROLE }),
+  'DELETE /api/canvases/:id/guest-invites/:inviteId': r('Management', 'session', 'Revoke a guest invite', {
+    answer: Ok,
+    errors: CANVAS_ROLE,
+  }),
+  'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
+  'GET /api/canvases/:id/versions': r('Management', 'session', 'Versions, newest first (as a person: no deploy key needed)', {
+    answer: VersionList,
+    errors: CANVAS_ROLE,
+  }),
+  'GET /api/canvases/:id/files': r('Management', 'session', 'Files of the live version, or one file with ?path=', {
+    query: { path: 'one file of the live version (its bytes)' },
+    answer: FileListing,
+    errors: [...CANVAS_ROLE, 'NOT_PUBLISHED'],
+  }),
+  'POST /api/canvases/:id/rollback': r('Management', 'session', 'Make a kept version live again', {
+    body: RollbackBody,
+    answer: T.Object({ url: T.String(), version: T.Integer() }, { additionalProperties: true }),
+    errors: [...CANVAS_ROLE, ...BODY, 'VERSION_UNAVAILABLE'],
+  }),
+  'POST /api/canvases/:id/unpublish': r('Management', 'session', 'Take the canvas offline (history kept)', {
+    answer: anyJson,
+    errors: [...CANVAS_ROLE, 'CANNOT_UNPUBLISH'],
+  }),
+
+  // Admin
+  'GET /api/admin/ai-usage': r('Admin', 'admin', 'AI spend across the instance', { answer: anyJson }),
+  'GET /api/admin/users': r('Admin', 'admin', 'Every user', { answer: anyJson }),
+  'GET /api/admin/users/:id': r('Admin', 'admin', 'One user', { answer: anyJson }),
+  'PATCH /api/admin/users/:id': r('Admin', 'admin', 'Deactivate, reactivate or limit a user', {
+    body: PatchUserBody,
+    answer: anyJson,
+    errors: BODY,
+  }),
+  'POST /api/admin/canvases/:id/disable': r('Admin', 'admin', 'Disable a canvas', { body: DisableBody, answer: CanvasView, errors: BODY }),
+  'POST /api/admin/canvases/:id/enable': r('Admin', 'admin', 'Enable a disabled canvas', { answer: CanvasView }),
+  'GET /api/admin/usage': r('Admin', 'admin', 'Database, blob store and disk usage', { answer: anyJson }),
+  'GET /api/admin/settings': r('Admin', 'admin', 'Instance settings', { answer: anyJson }),
+  'PATCH /api/admin/settings': r('Admin', 'admin', 'Change instance settings', {
+    body: PatchSettingsBody,
+    answer: anyJson,
+    errors: [...BODY, 'SECRET_KEY_MISSING'],
+  }),
+  'GET /api/admin/connections': r('Admin', 'admin', 'Connection profiles (header names only)', { answer: anyJson }),
+  'POST /api/admin/connections': r('Admin', 'admin', 'Create a Connection profile', {
+    body: CreateProfileBody,
+    answer: anyJson,
+    errors: [...BODY, 'CONNECTION_EXISTS', 'SECRET_KEY_MISSING'],
+  }),
+  'GET /api/admin/connections/:name': r('Admin', 'admin', 'One Connection profile', { answer: anyJson }),
+  'PATCH /api/admin/connections/:name': r('Admin', 'admin', 'Change a Connection profile', {
+    body: PatchProfileBody,
+    answer: anyJson,
+    errors: [...BODY, 'SECRET_KEY_MISSING'],
+  }),
+  'DELETE /api/admin/connections/:name': r('Admin', 'admin', 'Delete a Connection profile', { answer: Ok }),
+  'GET /api/admin/canvases/:id/connections': r('Admin', 'admin', 'Connections granted to a canvas', { answer: anyJson }),
+  'PUT /api/admin/canvases/:id/connections/:name': r('Admin', 'admin', 'Grant a Connection to a canvas', { answer: anyJson }),
+  'DELETE /api/admin/canvases/:id/connections/:name': r('Admin', 'admin', 'Withdraw a Connection from a canvas', { answer: Ok }),
+
+  // Deploy API (the canvas key)
+  'PUT /v1/canvases/:id/deploy': r('Deploy', 'deployKey', 'Publish a ZIP archive (the raw bytes: curl --data-binary @site.zip)', {
+    body: { contentType: 'application/zip', description: 'a ZIP of the site, index.html at its root (up to 110 MB)' },
+    query: {
+      releaseId: 'release identity (a rerun of the live release answers already_current)',
+      expectedPublicationToken: 'publish only if still current',
+    },
+    answer: DeployResult,
+    errors: [
+      'EMPTY_DEPLOY',
+      'INVALID_ZIP',
+      'ZIP_SLIP_REJECTED',
+      'ZIP_BOMB_REJECTED',
+      'TOO_MANY_FILES',
+      'CANVAS_TOO_LARGE',
+      'FILE_TOO_LARGE',
+      'QUOTA_EXCEEDED',
+      'INSUFFICIENT_STORAGE',
+      ...COORDINATION,
+    ],
+  }),
+  'GET /v1/canvases/:id': r('Deploy', 'deployKey', "The canvas's publication state", { answer: DeployStatus }),
+  'GET /v1/canvases/:id/versions': r('Deploy', 'deployKey', 'Versions, newest first', { answer: VersionList }),
+  'GET /v1/canvases/:id/files': r('Deploy', 'deployKey', 'Files of the live version, or one file with ?path=', {
+    query: { path: 'one file of the live version (its bytes)' },
+    answer: FileListing,
+    errors: ['NOT_PUBLISHED', 'NOT_FOUND'],
+  }),
+  'POST /v1/canvases/:id/rollback': r('Deploy', 'deployKey', 'Make a kept version live again', {
+    body: RollbackBody,
+    answer: T.Object({ url: T.String(), version: T.Integer() }, { additionalProperties: true }),
+    errors: ['invalid_body', 'VERSION_UNAVAILABLE'],
+  }),
+  'POST /v1/canvases/:id/unpublish': r('Deploy', 'deployKey', 'Take the canvas offline', { answer: anyJson, errors: ['CANNOT_UNPUBLISH'] }),
+  'POST /v1/canvases/:id/uploads': r('Deploy', 'deployKey', 'Staged upload, step 1: the manifest; answers the hashes the server lacks', {
+    body: BeginUploadBody,
+    answer: BeginUploadAnswer,
+    errors: ['INVALID_MANIFEST', 'INVALID_PATH', 'FILE_TOO_LARGE', 'CANVAS_TOO_LARGE', 'TOO_MANY_FILES', ...COORDINATION],
+  }),
+  'PUT /v1/canvases/:id/uploads/:uploadId/blobs/:hash': r('Deploy', 'deployKey', 'Staged upload, step 2: one missing blob (raw bytes)', {
+    body: bytes('the file bytes whose sha256 is :hash'),
+    answer: { status: 204, contentType: 'none', description: 'stored' },
+    errors: [
+      'UPLOAD_HANDLE_INVALID',
+      'UPLOAD_EXPIRED',
+      'UPLOAD_UNEXPECTED_BLOB',
+      'BLOB_HASH_MISMATCH',
+      'FILE_TOO_LARGE',
+      'UPLOAD_ALREADY_FINALIZED',
+      'INSUFFICIENT_STORAGE',
+    ],
+  }),
+  'POST /v1/canvases/:id/uploads/:uploadId/finalize': r('Deploy', 'deployKey', 'Staged upload, step 3: publish', {
+    body: FinalizeBody,
+    answer: DeployResult,
+    errors: [
+      'UPLOAD_HANDLE_INVALID',
+      'UPLOAD_EXPIRED',
+      'UPLOAD_MISSING_BLOB',
+      'UPLOAD_IN_PROGRESS',
+      'UPLOAD_ALREADY_FINALIZED',
+      'RELEASE_ID_MISMATCH',
+      ...COORDINATION,
+    ],
+  }),
+
+  // Agents
+  'POST /mcp': r('Agents', 'session', 'Model Context Protocol (streamable HTTP, stateless): the canvas tools', {
+    body: anyJson,
+    answer: anyJson,
+  }),
+  'GET /mcp': r('Agents', 'session', 'MCP: no server-sent stream (405)', { answer: anyJson }),
+  'DELETE /mcp': r('Agents', 'session', 'MCP: no sessions to end (405)', { answer: anyJson }),
+
+  // SDK and dashboard
+  'GET /sdk/v1.js': r('SDK and dashboard', 'public', 'The browser SDK (window.easel)', {
+    answer: { contentType: 'text/javascript', description: 'the SDK bundle' },
+  }),
+  'GET /sdk/v1.d.ts': r('SDK and dashboard', 'public', "The SDK's TypeScript types", {
+    answer: { contentType: 'text/plain', description: 'declarations' },
+  }),
+  'GET /': r('SDK and dashboard', 'public', 'The dashboard', { answer: html('the dashboard') }),
+  'GET /assets/*': r('SDK and dashboard', 'public', "The dashboard's files", {
+    answer: { contentType: '*/*', description: 'a dashboard asset' },
+  }),
+
+  // Runtime API (pages of the canvas, with the viewer's session)
+  'OPTIONS /v1/c/:slug': r('Runtime', 'public', 'CORS preflight', {
+    answer: { status: 204, contentType: 'none', description: 'CORS headers' },
+  }),
+  'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
+    answer: { status: 204, contentType: 'none', description: 'CORS headers' },
+  }),
+  'GET /v1/c/:slug/me': r('Runtime', 'runtime', 'The viewer, their role and the canvas capabilities', { answer: anyJson }),
+  'GET /v1/c/:slug/kv/user': r('Runtime', 'runtime', "List the viewer's own keys", {
+    query: { prefix: 'key prefix', cursor: 'next page', limit: '1–1000' },
+    answer: anyJson,
+  }),
+  'GET /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Read one of the viewer's keys", {
+    answer: KvValue,
+    errors: ['NOT_FOUND', 'KEY_TOO_LARGE'],
+  }),
+  'PUT /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Write one of the viewer's keys (any JSON but null)", {
+    body: anyJson,
+    answer: Ok,
+    errors: [...RUNTIME_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
+  }),
+  'DELETE /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Delete one of the viewer's keys", { answer: Ok }),
+  'POST /v1/c/:slug/kv/user/:key/increment': r('Runtime', 'runtime', "Add to a number in the viewer's scope", {
+    body: KvIncrementBody,
+    answer: KvValue,
+    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'KEY_LIMIT'],
+  }),
+  'GET /v1/c/:slug/kv': r('Runtime', 'runtime', 'List shared keys', {
+    query: { prefix: 'key prefix', cursor: 'next page', limit: '1–1000' },
+    answer: anyJson,
+  }),
+  'GET /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Read a shared key', { answer: KvValue, errors: ['NOT_FOUND', 'KEY_TOO_LARGE'] }),
+  'PUT /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Write a shared key (editors)', {
+    body: anyJson,
+    answer: Ok,
+    errors: [...RUNTIME_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
+  }),
+  'DELETE /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Delete a shared key (editors)', { answer: Ok, errors: ['PERMISSION_DENIED'] }),
+  'POST /v1/c/:slug/kv/:key/increment': r('Runtime', 'runtime', 'Add to a shared number', {
+    body: KvIncrementBody,
+    answer: KvValue,
+    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'KEY_LIMIT'],
+  }),
+  'POST /v1/c/:slug/files': r('Runtime', 'runtime', 'Upload a file (multipart/form-data, field "file")', {
+    body: { contentType: 'multipart/form-data', description: 'one part named file' },
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED', 'INSUFFICIENT_STORAGE'],
+  }),
+  'GET /v1/c/:slug/files': r('Runtime', 'runtime', 'List files', { query: { cursor: 'next page', limit: 'page size' }, answer: anyJson }),
+  'GET /v1/c/:slug/files/:id/content': r('Runtime', 'runtime', "A file's bytes (Range and ETag)", {
+    answer: bytes('the file'),
+    errors: ['NOT_FOUND'],
+  }),
+  'PATCH /v1/c/:slug/files/:id': r('Runtime', 'runtime', 'Rename a file', {
+    body: RenameBody,
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'NOT_FOUND'],
+  }),
+  'DELETE /v1/c/:slug/files/:id': r('Runtime', 'runtime', 'Delete a file', { answer: Ok, errors: ['PERMISSION_DENIED', 'NOT_FOUND'] }),
+  'POST /v1/c/:slug/ai/chat': r('Runtime', 'runtime', 'Stream an AI answer (server-sent events: delta, done, error)', {
+    body: ChatBody,
+    answer: { contentType: 'text/event-stream', description: 'data: {"type":"delta","text":…} … data: {"type":"done","usage":…,"cost":…}' },
+    errors: [...RUNTIME_BODY, 'MODEL_NOT_ALLOWED', 'GUEST_AI_DISABLED', 'GUEST_AI_CAP', 'QUOTA_EXCEEDED', 'AI_UPSTREAM_ERROR'],
+  }),
+  'ALL /v1/c/:slug/connections/:profile': r('Runtime', 'runtime', 'Call a Connection (the approved origin, with its protected headers)', {
+    body: bytes('passed to the upstream'),
+    answer: bytes("the upstream's answer, marked X-Easel-Connection-Response: upstream"),
+    errors: [
+      'PERMISSION_DENIED',
+      'CONNECTION_PATH_INVALID',
+      'CONNECTION_URL_TOO_LONG',
+      'CONNECTION_HEADERS_TOO_LARGE',
+      'BODY_TOO_LARGE',
+      'CONNECTION_TIMEOUT',
+      'CONNECTION_UPSTREAM_UNREACHABLE',
+    ],
+  }),
+  'ALL /v1/c/:slug/connections/:profile/*': r('Runtime', 'runtime', 'Call a Connection with a path under its origin', {
+    body: bytes('passed to the upstream'),
+    answer: bytes("the upstream's answer"),
+    errors: [
+      'PERMISSION_DENIED',
+      'CONNECTION_PATH_INVALID',
+      'CONNECTION_URL_TOO_LONG',
+      'CONNECTION_HEADERS_TOO_LARGE',
+      'BODY_TOO_LARGE',
+      'CONNECTION_TIMEOUT',
+      'CONNECTION_UPSTREAM_UNREACHABLE',
+    ],
+  }),
+  'PUT /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "Submit (or replace) the viewer's entry", {
+    body: anyJson,
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED'],
+  }),
+  'GET /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "The viewer's entry", { answer: anyJson, errors: ['NOT_FOUND'] }),
+  'DELETE /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "Withdraw the viewer's entry", { answer: Ok }),
+  'GET /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Every entry (editors)', {
+    query: { cursor: 'next page', limit: 'page size' },
+    answer: anyJson,
+    errors: ['PERMISSION_DENIED'],
+  }),
+  'DELETE /v1/c/:slug/submissions/:collection/:userId': r('Runtime', 'runtime', "Remove someone's entry (editors)", {
+    answer: Ok,
+    errors: ['PERMISSION_DENIED'],
+  }),
+  'DELETE /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Clear every entry (editors)', {
+    answer: Ok,
+    errors: ['PERMISSION_DENIED'],
+  }),
+  'POST /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'Create a record', {
+    body: RecordBody,
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'COLLECTION_NOT_CONFIGURED', 'QUOTA_EXCEEDED'],
+  }),
+  'GET /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'List records the viewer may read', {
+    query: { cursor: 'next page', limit: 'page size' },
+    answer: anyJson,
+    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
+  }),
+  'DELETE /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'Delete every record (per the policy)', {
+    answer: anyJson,
+    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
+  }),
+  'GET /v1/c/:slug/collections/:name/permissions': r('Runtime', 'runtime', "The viewer's rights on the collection", {
+    answer: anyJson,
+    errors: ['COLLECTION_NOT_CONFIGURED'],
+  }),
+  'GET /v1/c/:slug/collections/:name/count': r('Runtime', 'runtime', 'How many records (aggregateCount)', {
+    answer: anyJson,
+    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
+  }),
+  'GET /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Read a record', {
+    answer: anyJson,
+    errors: ['PERMISSION_DENIED', 'NOT_FOUND'],
+  }),
+  'PUT /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Replace a record', {
+    body: RecordBody,
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'NOT_FOUND'],
+  }),
+  'DELETE /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Delete a record', {
+    answer: Ok,
+    errors: ['PERMISSION_DENIED', 'NOT_FOUND'],
+  }),
+  'POST /v1/c/:slug/collections/:name/:id/increment': r('Runtime', 'runtime', 'Add to a number field of a record', {
+    body: IncrementBody,
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'NOT_FOUND'],
+  }),
+  'POST /v1/c/:slug/authoring': r('Runtime', 'runtime', 'Publish a new canvas from this page (multipart: metadata, then the bundle)', {
+    body: {
+      contentType: 'multipart/form-data',
+      description: `metadata (JSON: ${Object.keys(CreateMetadata.properties).join(', ')}) and bundle (a ZIP)`,
+    },
+    answer: anyJson,
+    errors: [
+      ...RUNTIME_BODY,
+      'QUOTA_EXCEEDED',
+      'PUBLIC_LINKS_DISABLED',
+      'PUBLIC_NOT_ALLOWED',
+      'PUBLIC_LINK_OWNER_GATED',
+      'SLUG_TAKEN',
+      'PUBLISH_FAILED',
+      'ORG_REQUIRED',
+      'NOT_AUTHENTICATED',
+    ],
+  }),
+  'GET /v1/c/:slug/authoring': r('Runtime', 'runtime', 'Canvases this page published for the viewer', { answer: anyJson }),
+  'PUT /v1/c/:slug/authoring/:id': r('Runtime', 'runtime', 'Update a canvas this page published', {
+    body: {
+      contentType: 'multipart/form-data',
+      description: `metadata (JSON: ${Object.keys(UpdateMetadata.properties).join(', ')}) and an optional bundle`,
+    },
+    answer: anyJson,
+    errors: [...RUNTIME_BODY, 'SHARE_REVOKED', 'SHARE_CONFLICT', 'UPDATE_PARTIAL', 'NOT_FOUND'],
+  }),
+  'DELETE /v1/c/:slug/authoring/:id': r('Runtime', 'runtime', 'Delete a canvas this page published', { answer: Ok, errors: ['NOT_FOUND'] }),
+  'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
+  'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
+};

@@ -1,0 +1,17 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../context.ts';
+import type { ListedRoute } from '../http/route-listing.ts';
+import { openApiDocument } from './document.ts';
+
+/**
+ * GET /openapi.json, without sign-in (it describes the API, it holds no data).
+ * Built on the first request, once every route is mounted, and kept: it
+ * depends on the routes and the configuration alone.
+ */
+export function openApiRoute(ctx: AppContext, listing: () => ListedRoute[]) {
+  let body: string | null = null;
+  return new Elysia({ name: 'openapi' }).get('/openapi.json', () => {
+    body ??= JSON.stringify(openApiDocument(listing(), ctx.config, ctx.version));
+    return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' } });
+  });
+}

@@ -1,0 +1,131 @@
+// Response shapes for the API description. Request bodies come from the
+// features' own TypeBox models (the schemas readJson validates with); the
+// answers are plain objects built by views, so their shapes are written here.
+import { Type as T } from '@sinclair/typebox';
+
+const Nullable = <S extends ReturnType<typeof T.String>>(s: S) => T.Union([s, T.Null()]);
+
+export const DeployResult = T.Object(
+  {
+    outcome: T.Union([T.Literal('published'), T.Literal('already_current')]),
+    url: T.String(),
+    version: T.Integer(),
+    versionId: T.String(),
+    releaseId: Nullable(T.String()),
+    publicationToken: T.String(),
+    fileCount: T.Integer(),
+    totalBytes: T.Integer(),
+    warnings: T.Array(T.String()),
+  },
+  { $id: 'DeployResult' },
+);
+
+export const CanvasView = T.Object(
+  {
+    id: T.String(),
+    slug: T.String(),
+    url: T.String(),
+    title: T.String(),
+    ownerId: T.String(),
+    role: T.Union([T.Literal('owner'), T.Literal('editor'), T.Literal('viewer'), T.Literal('admin')]),
+    status: T.String({ description: 'active, archived, disabled or expired' }),
+    publicationState: T.Union([T.Literal('published'), T.Literal('draft')]),
+    accessMode: T.String({ description: 'restricted, specific_people, whole_org or public_link' }),
+    hasPassword: T.Boolean(),
+    expiresAt: T.Union([T.Integer({ description: 'ms since the epoch' }), T.Null()]),
+    currentVersionId: Nullable(T.String()),
+    publicationToken: T.String(),
+    capabilities: T.Record(T.String(), T.Boolean()),
+    aiAudience: T.String(),
+    connectionsAudience: T.String(),
+    serviceWorkers: T.Boolean(),
+    runtimePolicy: T.Unknown(),
+    runtimePolicyRevision: Nullable(T.String()),
+    createdAt: T.Integer(),
+    updatedAt: T.Integer(),
+  },
+  { $id: 'CanvasView', additionalProperties: true },
+);
+
+export const CanvasCreated = T.Intersect([CanvasView, T.Object({ apiKey: T.String({ description: 'the deploy key, shown this once' }) })]);
+
+export const DeployStatus = T.Object(
+  {
+    id: T.String(),
+    slug: T.String(),
+    url: T.String(),
+    title: T.String(),
+    status: T.Literal('active'),
+    publicationState: T.Union([T.Literal('published'), T.Literal('draft')]),
+    accessMode: T.String(),
+    currentVersionId: Nullable(T.String()),
+    publicationToken: T.String(),
+    currentVersion: T.Union([
+      T.Object({ id: T.String(), number: T.Integer(), releaseId: Nullable(T.String()), createdAt: T.Integer() }),
+      T.Null(),
+    ]),
+  },
+  { $id: 'DeployStatus' },
+);
+
+export const VersionList = T.Object(
+  {
+    versions: T.Array(
+      T.Object({
+        id: T.String(),
+        number: T.Integer(),
+        source: T.String(),
+        status: T.String(),
+        createdBy: T.String(),
+        createdAt: T.Integer(),
+        fileCount: T.Integer(),
+        totalBytes: T.Integer(),
+        releaseId: Nullable(T.String()),
+        current: T.Boolean(),
+      }),
+    ),
+  },
+  { $id: 'VersionList' },
+);
+
+export const FileListing = T.Object(
+  {
+    version: T.Integer(),
+    fileCount: T.Integer(),
+    files: T.Array(
+      T.Object({ path: T.String(), size: T.Integer(), mime: T.String(), hash: T.String({ description: 'sha256, lowercase hex' }) }),
+    ),
+  },
+  { $id: 'FileListing' },
+);
+
+export const BeginUploadBody = T.Object({
+  manifest: T.Array(T.Object({ path: T.String(), sha256: T.String({ pattern: '^[0-9a-f]{64}$' }), size: T.Integer({ minimum: 0 }) })),
+  releaseId: T.Optional(T.String()),
+  expectedPublicationToken: T.Optional(T.String()),
+});
+
+export const BeginUploadAnswer = T.Union([
+  T.Object({ uploadId: T.String(), missingHashes: T.Array(T.String()), expiresAt: T.Optional(T.Integer()) }),
+  DeployResult,
+]);
+
+export const FinalizeBody = T.Object({ releaseId: T.Optional(T.String()), expectedPublicationToken: T.Optional(T.String()) });
+
+export const Ok = T.Object({ ok: T.Literal(true) });
+
+export const KvValue = T.Object({ value: T.Unknown() });
+
+/** `{error}`: the Deploy API's authentication, body and throttling refusals. */
+export const ShortError = T.Object({ error: T.String() }, { $id: 'ShortError' });
+/** `{code, message, …}`: everything else (coordination conflicts add `current` and `release`). */
+export const CodedError = T.Object(
+  {
+    code: T.String(),
+    message: T.String(),
+    path: T.Optional(T.String()),
+    current: T.Optional(T.Unknown()),
+    release: T.Optional(T.Unknown()),
+  },
+  { $id: 'CodedError', additionalProperties: true },
+);

@@ -1,0 +1,116 @@
+// GET /openapi.json (issue 20 item 5): every route the app mounts is
+// described, nothing described is missing from the app, request schemas are
+// the ones the routes validate with, and refusals carry the catalog's codes.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Value } from '@sinclair/typebox/value';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { CreateCanvasBody } from '../src/canvases/model.ts';
+import { ERROR_STATUS } from '../src/errors.ts';
+import { CATALOG } from '../src/openapi/catalog.ts';
+import { openApiPath, routeKey } from '../src/openapi/document.ts';
+import { body, startTestApp, type TestApp } from './harness.ts';
+
+let app: TestApp;
+let doc: any;
+beforeAll(async () => {
+  app = await startTestApp();
+  const res = await app.request('/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  doc = await body(res);
+});
+afterAll(() => app.close());
+
+describe('GET /openapi.json', () => {
+  test('is OpenAPI 3.1 for this instance, readable without signing in', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: 'Easel', version: app.ctx.version });
+    expect(doc.servers[0].url).toBe(app.ctx.config.apiBaseUrl);
+  });
+
+  test("passes the OpenAPI 3.1 schema (a maintained validator's check, not ours)", async () => {
+    const result = await new Validator().validate(doc);
+    expect({ valid: result.valid, errors: result.errors }).toEqual({ valid: true, errors: undefined });
+    // The check can fail: a path item with an unknown field is refused.
+    const broken = structuredClone(doc);
+    broken.paths['/healthz'].get.responses = 'none';
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  test('every mounted route and dispatcher is described, and every description is of a mounted route', () => {
+    const listed = app.easel.listing().filter((r) => !r.path.startsWith('{'));
+    const keys = listed.map((r) => routeKey(r.method, r.path));
+    const undescribed = keys.filter((k) => !CATALOG[k]);
+    expect(undescribed).toEqual([]);
+    // Described but not mounted here: only what another sign-in mode mounts.
+    const notMounted = Object.entries(CATALOG)
+      .filter(([k]) => !keys.includes(k))
+      .map(([k, d]) => `${k} (${d.authMode ?? 'every mode'})`);
+    expect(notMounted).toEqual(['GET /auth/callback (oidc)']);
+    for (const r of listed) {
+      const methods = r.method === 'ALL' ? ['get', 'post', 'put', 'patch', 'delete'] : [r.method.toLowerCase()];
+      for (const m of methods)
+        expect({ route: routeKey(r.method, r.path), op: Boolean(doc.paths[openApiPath(r.path)]?.[m]) }).toEqual({
+          route: routeKey(r.method, r.path),
+          op: true,
+        });
+    }
+    const documented = Object.values(doc.paths).reduce((n: number, ops: any) => n + Object.keys(ops).length, 0);
+    expect(documented).toBeGreaterThanOrEqual(listed.length);
+  });
+
+  test('path parameters are declared, operation ids are unique, references resolve', () => {
+    const ids = new Set<string>();
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const declared = op.parameters
+          .filter((p: any) => p.in === 'path')
+          .map((p: any) => p.name)
+          .sort();
+        expect({ path, method, declared }).toEqual({ path, method, declared: inPath });
+        expect(ids.has(op.operationId)).toBe(false);
+        ids.add(op.operationId);
+        expect(Object.keys(op.responses).length).toBeGreaterThan(1);
+      }
+    }
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) expect(doc.components.schemas[ref]).toBeDefined();
+  });
+
+  test("request bodies are the routes' own schemas: what the API accepts validates, what it refuses does not", async () => {
+    const schema = doc.paths['/api/canvases'].post.requestBody.content['application/json'].schema;
+    expect(schema).toEqual(JSON.parse(JSON.stringify(CreateCanvasBody)));
+    expect(Value.Check(CreateCanvasBody, { title: 'Hello' })).toBe(true);
+    const cookie = await app.signIn('openapi@example.com');
+    expect((await app.request('/api/canvases', { method: 'POST', cookie, json: { title: 'Hello' } })).status).toBe(201);
+    expect(Value.Check(CreateCanvasBody, { title: 7 })).toBe(false);
+    expect((await app.request('/api/canvases', { method: 'POST', cookie, json: { title: 7 } })).status).toBe(400);
+  });
+
+  test('refusals are grouped by status with the catalog codes and the right body shape', () => {
+    const deploy = doc.paths['/v1/canvases/{id}/deploy'].put;
+    expect(deploy.responses['200'].content['application/json'].schema.properties.outcome).toBeDefined();
+    expect(deploy.responses['401'].content['application/json'].schema.properties.error.enum).toEqual(['unauthorized']);
+    expect(deploy.responses['409'].description.split(', ').sort()).toEqual([
+      'PUBLICATION_CHANGED',
+      'QUOTA_EXCEEDED',
+      'RELEASE_NOT_CURRENT',
+    ]);
+    expect(deploy.responses['507'].content['application/json'].schema.properties.code.enum).toEqual(['INSUFFICIENT_STORAGE']);
+    const kvPut = doc.paths['/v1/c/{slug}/kv/{key}'].put;
+    expect(kvPut.responses['413'].description.split(', ').sort()).toEqual(['BODY_TOO_LARGE', 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE']);
+    expect(kvPut.responses['401'].description).toBe('UNAUTHENTICATED');
+    // Every status in the document is the catalog's status for each code it lists.
+    for (const ops of Object.values<any>(doc.paths))
+      for (const op of Object.values<any>(ops))
+        for (const [status, answer] of Object.entries<any>(op.responses)) {
+          if (Number(status) < 400) continue;
+          for (const code of answer.description.split(', ')) {
+            const expected = code === 'unauthorized' && status === '403' ? 403 : ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+            expect({ code, status: Number(status) }).toEqual({ code, status: expected });
+          }
+        }
+  });
+});
