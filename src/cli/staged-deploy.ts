@@ -30,6 +30,10 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
   }
   if (listed.length === 0)
     throw new ApiError('EMPTY_DEPLOY', `no files to deploy in ${opts.source} (dotfiles and symbolic links are skipped)`, 0, null);
+  // Said once, because a ZIP of a folder keeps the folder and a folder deploy does not.
+  io.stderr(
+    `deploying the contents of ${opts.source.replace(/\/+$/, '')}/ (${listed.length} file(s); the folder itself is not part of the canvas's paths)\n`,
+  );
   const hashing = new Progress(
     io,
     'hashing',

@@ -333,11 +333,14 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
       error: { name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, capability: undefined, reason: undefined, classes: onlyEasel },
     });
 
-    // The provider's connection cut after one chunk.
-    fake.script({ kind: 'stream', cutAfter: 1 });
+    // The provider's connection cut after one chunk. Whether the chunk is read before the reset is
+    // up to the sockets: when it is not, no delta was sent yet and the call is retried (cut again), so
+    // the page sees "Hello" at most, and the same error either way.
+    fake.script(...Array.from({ length: 4 }, () => ({ kind: 'stream' as const, cutAfter: 1 })));
     const cut = await streamIn(pages.carol, 'Hi');
-    expect(cut.deltas).toEqual(['Hello']);
+    expect(['Hello', ''].includes(cut.deltas.join(''))).toBe(true);
     expect(cut.error).toMatchObject({ name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, classes: onlyEasel });
+    fake.reset();
 
     // chat rejects the same way (the partial text is not returned as an answer).
     fake.script({ kind: 'stream', errorAfter: 3 });
@@ -351,7 +354,7 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     fake.script({ kind: 'status', status: 529 }, { kind: 'status', status: 529 }, { kind: 'status', status: 529 });
     const overloaded = await chatIn(pages.carol, [{ role: 'user', content: 'Hi' }], { model: MODEL });
     expect(overloaded.error).toMatchObject({ name: 'EaselError', code: 'AI_UPSTREAM_ERROR', status: 502, classes: onlyEasel });
-    expect(fake.requests.length).toBe(3 + 3);
+    expect(fake.requests.length).toBe(1 + 3);
   });
 
   test('refusals arrive as their SDK classes, and never reach the provider', async () => {

@@ -21,7 +21,7 @@ import {
 } from '../publish.ts';
 import { normalizeManifest, UPLOAD_LIMITS } from './manifest.ts';
 import { UploadStore, type UploadSession } from './store.ts';
-import { deployWarnings } from '../warnings.ts';
+import { deployWarnings, readRootPage } from '../warnings.ts';
 
 /** Spec Limits: a handle lives 15 minutes from begin; a finalize holds its lease 60 seconds. */
 export const UPLOAD_TTL_MS = 15 * 60 * 1000;
@@ -178,6 +178,7 @@ export class UploadService {
       };
       const missing = await this.missingBlobs(session);
       const keyLintPaths = missing.length > 0 ? [] : await this.keyLintPaths(session);
+      const rootPage = missing.length > 0 ? null : await readRootPage(session.files, this.ctx.blobs);
       const result = immediate(this.ctx.db, () => {
         const current = checkCoordination(this.ctx, canvas, coordination);
         if (current) {
@@ -192,7 +193,7 @@ export class UploadService {
         const published = publishVersion(this.ctx, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
-          warnings: deployWarnings(session.files, { keyLintPaths }),
+          warnings: deployWarnings(session.files, { keyLintPaths, rootPage }),
           actor: { id: session.actorId, kind: options.auditKind ?? 'key' },
         });
         this.store.consume(uploadId, published.versionId, now);

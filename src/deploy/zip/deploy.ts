@@ -15,7 +15,7 @@ import { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
 import { checkCoordination, deployFinished, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
-import { deployWarnings } from '../warnings.ts';
+import { deployWarnings, readRootPage } from '../warnings.ts';
 import { entryName } from './paths.ts';
 import { ZipFollower } from './follow.ts';
 import { METHOD_DEFLATE, METHOD_STORED, ZipEntryLimitError, ZipFile, ZipFormatError, type ZipEntry } from './reader.ts';
@@ -106,10 +106,11 @@ export async function deployZip(
     const inflated = performance.now();
     await writer.commit();
     const extracted = performance.now();
+    const rootPage = await readRootPage(files, ctx.blobs);
     const result = publishVersion(ctx, canvas.id, files, {
       ...coordination,
       source: 'api',
-      warnings: deployWarnings(files, { keyLintPaths }),
+      warnings: deployWarnings(files, { keyLintPaths, rootPage }),
     });
     // A release that went live meanwhile makes this upload redundant: its new blobs go again.
     if (result.outcome === 'published') writer.release();

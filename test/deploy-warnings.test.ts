@@ -1,0 +1,99 @@
+// The deploy warnings for the usual mistakes (issue 22 item 4), on the ZIP
+// path and the staged path alike: a wrapping folder, a root page's missing
+// references, case-only collisions, each with a deploy that triggers it and
+// one that does not.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { NO_INDEX_WARNING } from '../src/deploy/warnings.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+import { createDeployCanvas, deploy, zipOf, type DeployCanvas } from './deploy-fixtures.ts';
+import { stagedDeploy } from './upload-fixtures.ts';
+import { runToExit } from './spawn.ts';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let app: TestApp;
+let canvas: DeployCanvas;
+beforeAll(async () => {
+  app = await startTestApp({ env: { EASEL_RATELIMIT_ENABLED: 'false' }, listen: true });
+  canvas = await createDeployCanvas(app);
+});
+afterAll(() => app.close());
+
+/** The warnings of the same files through both deploy paths (they must agree). */
+async function warningsOf(files: Record<string, string>): Promise<string[]> {
+  const zipped = await deploy(app, canvas, zipOf(files));
+  expect(zipped.status).toBe(200);
+  const staged = await stagedDeploy(app, canvas, files);
+  expect(staged.status).toBe(200);
+  expect(staged.body.warnings).toEqual(zipped.body.warnings);
+  return zipped.body.warnings;
+}
+
+const WRAPPED = (folder: string) => `everything is inside the folder "${folder}/", so its pages are not at the canvas root`;
+
+describe('deploy warnings for the usual mistakes', () => {
+  test('a ZIP made with `zip -r site.zip mysite` names the folder and the fix', async () => {
+    const warnings = await warningsOf({ 'mysite/index.html': '<h1>hi</h1>', 'mysite/app.js': '1', 'mysite/about.html': 'a' });
+    expect(warnings[0]).toBe(NO_INDEX_WARNING);
+    expect(warnings[1]).toStartWith(WRAPPED('mysite'));
+    expect(warnings[1]).toContain('cd mysite && zip -r ../site.zip .');
+    expect(warnings).toHaveLength(2);
+  });
+
+  test('a single page inside a wrapping folder is served at the root, but still warned about (its relative links break)', async () => {
+    const warnings = await warningsOf({ 'mysite/page.html': '<h1>hi</h1>' });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toStartWith(WRAPPED('mysite'));
+  });
+
+  test('files in folders next to a root index.html are fine', async () => {
+    expect(await warningsOf({ 'index.html': '<h1>hi</h1>', 'assets/app.js': '1' })).toEqual([]);
+    expect(await warningsOf({ 'assets/index.html': '<a href="x.html">x</a>', 'docs/page.html': 'p' })).toEqual([NO_INDEX_WARNING]);
+  });
+
+  test('relative src and href targets missing from the deploy are named; URLs, anchors, root paths, scripts and comments are not', async () => {
+    const page = `<!doctype html>
+      <link rel="stylesheet" href="style.css?v=3">
+      <script src="./js/app.js"></script>
+      <script>const s = '<img src="in-script.png">';</script>
+      <!-- <img src="commented.png"> -->
+      <img src=images/logo%20big.png alt=logo>
+      <img src='images/present.png'>
+      <a href="#top">top</a> <a href="https://example.com/x.js">x</a> <a href="/root.html">r</a>
+      <a href="mailto:a@b.c">m</a> <a href="docs/">docs</a> <a href="guide">guide</a> <a href="../escape.js">e</a>`;
+    const warnings = await warningsOf({ 'index.html': page, 'js/app.js': '1', 'images/present.png': 'p', 'guide/index.html': 'g' });
+    expect(warnings).toEqual(['index.html refers to images/logo big.png, style.css, not in this deploy: those requests will answer 404']);
+    expect(await warningsOf({ 'index.html': '<script src="app.js"></script>', 'app.js': '1' })).toEqual([]);
+  });
+
+  test('more than five missing references are counted, not all named', async () => {
+    const page = Array.from({ length: 8 }, (_, i) => `<img src="i${i}.png">`).join('');
+    expect(await warningsOf({ 'index.html': page })).toEqual([
+      'index.html refers to i0.png, i1.png, i2.png, i3.png, i4.png and 3 more, not in this deploy: those requests will answer 404',
+    ]);
+  });
+
+  test('paths that differ only in case are named together', async () => {
+    expect(await warningsOf({ 'index.html': 'hi', 'App.js': 'a', 'app.js': 'b', 'img/Logo.png': 'x' })).toEqual([
+      'App.js and app.js differ only in case: links must match the case exactly here',
+    ]);
+  });
+
+  test("`easel deploy <folder>` says it deploys the folder's contents, and prints the warnings", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'easel-warn-'));
+    try {
+      mkdirSync(join(dir, 'site'));
+      writeFileSync(join(dir, 'site', 'index.html'), '<link href="missing.css" rel="stylesheet">');
+      const run = await runToExit({
+        args: ['deploy', join(dir, 'site') + '/', '--canvas', canvas.id, '--api', app.base],
+        env: { EASEL_CANVAS_KEY: canvas.key },
+      });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(`deploying the contents of ${join(dir, 'site')}/ (1 file(s)`);
+      expect(run.stdout).toContain('warning: index.html refers to missing.css, not in this deploy');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
