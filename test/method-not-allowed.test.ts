@@ -33,3 +33,52 @@ test('GET /auth/logout names POST; unknown paths stay 404; runtime paths keep th
   expect((await app.request('/api/nothing-here')).status).toBe(404);
   expect((await app.request(`/v1/c/${w.canvas.slug}/kv`, { method: 'PATCH', cookie: w.cookie.viewer })).status).toBe(404);
 });
+
+// Refusals that say what to do (issue 22 item 5): every allowed value, the unit, raw ZIP bytes, switches that exist.
+test('a value outside a choice lists every allowed value; a number field names its unit', async () => {
+  const patch = (json: unknown) => app.request(`/api/canvases/${w.canvas.id}`, { method: 'PATCH', cookie: w.cookie.owner, json });
+  const mode = await body(await patch({ accessMode: 'public' }));
+  expect(mode).toEqual({ code: 'INVALID_BODY', message: 'accessMode: expected one of "restricted", "whole_org" or "public_link"' });
+  const date = await body(await patch({ expiresAt: '2027-01-31' }));
+  expect(date.message).toStartWith('expiresAt: expected integer (epoch milliseconds');
+  const negative = await body(await patch({ expiresAt: -1 }));
+  expect(negative.message).toContain('(epoch milliseconds');
+});
+
+test('a deploy body sent as a form (curl -d) or multipart (curl -F) is told to send the raw bytes; a plain bad body is not', async () => {
+  const put = (body: BodyInit, contentType: string) =>
+    app.request(`/v1/canvases/${w.canvas.id}/deploy`, {
+      method: 'PUT',
+      body,
+      headers: { authorization: `Bearer ${w.canvas.apiKey}`, 'content-type': contentType },
+    });
+  const form = await body(await put('PK%03%04garbled', 'application/x-www-form-urlencoded'));
+  expect(form.code).toBe('INVALID_ZIP');
+  expect(form.message).toContain(
+    "The body was sent as a form (curl -d); send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip",
+  );
+  const multipart = new FormData();
+  multipart.append('file', new Blob([new Uint8Array([0x50, 0x4b, 3, 4, 1, 2])]), 'site.zip');
+  const res = await app.request(`/v1/canvases/${w.canvas.id}/deploy`, {
+    method: 'PUT',
+    body: multipart,
+    headers: { authorization: `Bearer ${w.canvas.apiKey}` },
+  });
+  const parts = await body(res);
+  expect([res.status, parts.code]).toEqual([400, 'INVALID_ZIP']);
+  expect(parts.message).toContain('a multipart form (curl -F)');
+  const plain = await body(await put('not a zip', 'application/zip'));
+  expect(plain.code).toBe('INVALID_ZIP');
+  expect(plain.message).not.toContain('curl');
+});
+
+test("a switched-off capability's hint names the route that turns it on", async () => {
+  await w.deploy();
+  await w.capabilities({ backend: false });
+  const res = await app.request(`/v1/c/${w.canvas.slug}/kv/x`, { cookie: w.cookie.owner });
+  const b = await body(res);
+  expect(b.code).toBe('CAPABILITY_DISABLED');
+  expect(b.hint).toBe(
+    `The canvas owner can turn on backend: PATCH /api/canvases/${w.canvas.id}/capabilities with {"backend": true}, or the set_capabilities MCP tool.`,
+  );
+});

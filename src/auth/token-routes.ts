@@ -9,7 +9,7 @@ const NAME_MAX = 100;
 export const CreateTokenBody = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: NAME_MAX }),
-    expiresAt: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()])),
+    expiresAt: t.Optional(t.Union([t.Integer({ minimum: 0, description: 'epoch milliseconds' }), t.Null()])),
   },
   { additionalProperties: false },
 );

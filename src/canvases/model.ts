@@ -13,7 +13,12 @@ export const PatchCanvasBody = t.Object(
     slug: t.Optional(t.String({ maxLength: 100 })),
     accessMode: t.Optional(t.Union([t.Literal('restricted'), t.Literal('whole_org'), t.Literal('public_link')])),
     password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()])),
-    expiresAt: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 8.64e15 }), t.Null()])),
+    expiresAt: t.Optional(
+      t.Union([
+        t.Integer({ minimum: 0, maximum: 8.64e15, description: 'epoch milliseconds, e.g. Date.parse("2027-01-31T00:00:00Z")' }),
+        t.Null(),
+      ]),
+    ),
     // Owner or admin only: a service worker outlives unpublishing in the visitor's browser.
     serviceWorkers: t.Optional(t.Boolean()),
   },
@@ -31,7 +36,7 @@ export const CapabilitiesBody = t.Object(
     aiAudience: t.Optional(audience),
     connectionsAudience: t.Optional(audience),
     guestAi: t.Optional(t.Boolean()),
-    guestAiMonthlyUsd: t.Optional(t.Number({ minimum: 0, maximum: 1_000_000 })),
+    guestAiMonthlyUsd: t.Optional(t.Number({ minimum: 0, maximum: 1_000_000, description: 'US dollars a month' })),
     expectedRuntimePolicy: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
     // Checked by src/policy/document.ts, which names the exact path of a fault.
     runtimePolicy: t.Optional(t.Unknown()),

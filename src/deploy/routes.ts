@@ -29,7 +29,11 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
             const coordination = validateCoordination(coordinationQuery(new URL(request.url).searchParams));
             const declared = request.headers.get('content-length');
             if (declared !== null && Number(declared) > ZIP_LIMITS.bodyBytes) throw tooLargeBody();
-            return json(200, await deployZip(ctx, canvas, request.body, coordination));
+            try {
+              return json(200, await deployZip(ctx, canvas, request.body, coordination));
+            } catch (err) {
+              throw withRawBodyHint(err, request.headers.get('content-type'));
+            }
           })
           .get('/v1/canvases/:id', ({ canvas }) => json(200, canvasView(ctx, canvas)))
           .get('/v1/canvases/:id/versions', ({ canvas }) => json(200, versionList(ctx, canvas)))
@@ -54,6 +58,28 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
             return json(200, unpublish(ctx, canvas));
           }),
       )
+  );
+}
+
+/**
+ * `curl -d @site.zip` sends a form (and drops the archive's line breaks),
+ * `curl -F file=@site.zip` a multipart body around it: neither is the ZIP.
+ * The refusal says how to send the raw bytes.
+ */
+function withRawBodyHint(err: unknown, contentType: string | null): unknown {
+  if (!(err instanceof AppError) || !['INVALID_ZIP', 'EMPTY_DEPLOY'].includes(err.errorCode)) return err;
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const sentAs =
+    type === 'application/x-www-form-urlencoded'
+      ? 'a form (curl -d)'
+      : type === 'multipart/form-data'
+        ? 'a multipart form (curl -F)'
+        : null;
+  if (sentAs === null) return err;
+  return new AppError(
+    err.errorCode,
+    `${err.message}. The body was sent as ${sentAs}; send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip -H 'Content-Type: application/zip' …`,
+    err.extra,
   );
 }
 

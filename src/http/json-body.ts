@@ -74,15 +74,30 @@ export function checkStrict<S extends TSchema>(schema: S, value: unknown): asser
 function schemaProblem(schema: TSchema, value: unknown): string | null {
   if (Value.Check(schema, value)) return null;
   if (value === undefined) return 'body: a JSON object is required';
-  const first = deepest(Value.Errors(schema, value).First());
-  const path = first?.path ? first.path.slice(1).replaceAll('/', '.') : 'body';
+  const top = Value.Errors(schema, value).First();
+  const pathOf = (e: ErrorLike | undefined) => (e?.path ? e.path.slice(1).replaceAll('/', '.') : 'body');
+  const choices = top ? choicesOf(top.schema) : null;
+  if (choices) return `${pathOf(top)}: expected one of ${choices}`;
+  const first = deepest(top);
+  const path = pathOf(first);
   const message =
     first?.message === 'Unexpected property' ? 'unknown field' : (first?.message ?? 'invalid').replace(/^Expected/, 'expected');
-  return `${path}: ${message}`;
+  // A schema's description carries its unit ("epoch milliseconds"): the refusal names it.
+  const unit = first?.schema?.description;
+  return `${path}: ${message}${unit ? ` (${unit})` : ''}`;
+}
+
+/** Every allowed value of a union of literals (null included), or null for any other schema. */
+function choicesOf(schema: TSchema | undefined): string | null {
+  const options = schema?.anyOf as TSchema[] | undefined;
+  if (!options || !options.every((o) => 'const' in o || o.type === 'null')) return null;
+  const values = options.map((o) => ('const' in o ? JSON.stringify(o.const) : 'null'));
+  return values.length === 1 ? values[0]! : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
 }
 interface ErrorLike {
   path: string;
   message: string;
+  schema?: TSchema;
   errors?: Iterable<ErrorLike>[];
 }
 
@@ -92,7 +107,8 @@ interface ErrorLike {
  */
 function deepest(error: ErrorLike | undefined): ErrorLike | undefined {
   if (!error?.errors?.length) return error;
-  for (const branch of error.errors) {
+  // Last branch first: Elysia's t.Integer and t.Number put their numeric-string form before the number itself.
+  for (const branch of [...error.errors].reverse()) {
     const [inner] = branch;
     if (inner && inner.message !== 'Expected null') return deepest(inner);
   }

@@ -21,10 +21,16 @@ export function connectionsAvailable(ctx: CapabilityLookup, canvas: Canvas): boo
   return connectionsEffective(ctx, canvas);
 }
 
+/** What the owner does to turn a switch on (the capabilities route; the dashboard has no switch for it yet). */
+function switchOnHint(canvas: Canvas, name: string): string {
+  const also = name === 'backend' ? '' : ` (with "backend": true if it is off)`;
+  return `The canvas owner can turn on ${name}: PATCH /api/canvases/${canvas.id}/capabilities with {"${name}": true}${also}, or the set_capabilities MCP tool.`;
+}
+
 /** The spec's capability-effectiveness table, with the reason a capability is off. */
 export function capabilityState(ctx: CapabilityLookup, canvas: Canvas, capability: Capability): CapabilityState {
   if (!canvas.capabilities.backend) {
-    return { effective: false, reason: 'backend_off', hint: 'The canvas owner can turn on the backend in the canvas settings.' };
+    return { effective: false, reason: 'backend_off', hint: switchOnHint(canvas, 'backend') };
   }
   switch (capability) {
     case 'identity':
@@ -43,7 +49,7 @@ export function capabilityState(ctx: CapabilityLookup, canvas: Canvas, capabilit
     case 'realtime':
     case 'authoring':
       if (!canvas.capabilities[capability]) {
-        return { effective: false, reason: 'feature_off', hint: `The canvas owner can turn on ${capability} in the canvas settings.` };
+        return { effective: false, reason: 'feature_off', hint: switchOnHint(canvas, capability) };
       }
       return operatorState(ctx, capability);
   }
