@@ -25,13 +25,14 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
     return (path: string, headers: Record<string, string> = {}) => alt.handle(new Request(`http://localhost${path}`, { headers }));
   };
 
-  test('without a session both answer 401 {error: "unauthorized"} (the auth gateway)', async () => {
-    for (const path of ['/sdk/v1.js', '/sdk/v1.d.ts']) {
-      const res = await app.request(path);
-      expect(res.status).toBe(401);
-      expect(await body(res)).toEqual({ error: 'unauthorized' });
-      expect(res.headers.get('cache-control')).toBeNull();
-    }
+  test('without a session the bundle answers 401 {error: "unauthorized"} (the auth gateway); the types are served to anyone', async () => {
+    const res = await app.request('/sdk/v1.js');
+    expect(res.status).toBe(401);
+    expect(await body(res)).toEqual({ error: 'unauthorized' });
+    expect(res.headers.get('cache-control')).toBeNull();
+    const types = await app.request('/sdk/v1.d.ts');
+    expect(types.status).toBe(200);
+    expect(await types.text()).toContain('export interface Easel');
   });
 
   test('with a session: the bundle as application/javascript, cacheable for an hour, defining the `easel` global', async () => {

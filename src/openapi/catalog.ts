@@ -335,7 +335,7 @@ export const CATALOG: Record<string, RouteDoc> = {
   'DELETE /mcp': r('Agents', 'session', 'MCP: no sessions to end (405)', { answer: anyJson }),
 
   // SDK and dashboard
-  'GET /sdk/v1.js': r('SDK and dashboard', 'public', 'The browser SDK (window.easel)', {
+  'GET /sdk/v1.js': r('SDK and dashboard', 'session', 'The browser SDK (window.easel)', {
     answer: { contentType: 'text/javascript', description: 'the SDK bundle' },
   }),
   'GET /sdk/v1.d.ts': r('SDK and dashboard', 'public', "The SDK's TypeScript types", {

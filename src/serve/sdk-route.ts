@@ -20,8 +20,10 @@ export interface SdkRouteOptions {
 const NOT_BUILT = 'The SDK bundle has not been built (run `bun run build`, or check the server log).\n';
 
 /**
- * GET /sdk/v1.js and /sdk/v1.d.ts: behind the auth gateway, not
- * rate-limited, cacheable for an hour, 503 text/plain when the bundle is missing.
+ * GET /sdk/v1.js behind the auth gateway and /sdk/v1.d.ts without sign-in
+ * (types hold no data, and editors and build tools fetch them without a
+ * session); not rate-limited, cacheable for an hour, 503 text/plain when the
+ * bundle is missing.
  */
 export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
   const bundle =
@@ -59,7 +61,6 @@ export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
       return serve(request, await bundle.js(), 'application/javascript; charset=utf-8');
     })
     .get('/sdk/v1.d.ts', async ({ request }) => {
-      gateway(request);
       return serve(request, await bundle.types(), 'application/typescript; charset=utf-8');
     });
 }
