@@ -26,6 +26,7 @@ import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { openApiRoute } from './openapi/routes.ts';
+import { cliLoginRoutes } from './auth/cli-login-routes.ts';
 import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './http/health.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
@@ -233,6 +234,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
     // Sign-in, and the management API of the dashboard (/auth, /api).
     .use(authRoutes(ctx, f.oidc))
     .use(handoffRoutes(ctx))
+    .use(cliLoginRoutes(ctx))
     .use(apiMeRoutes(ctx, auth))
     .use(tokenRoutes(ctx, auth))
     .use(
@@ -250,7 +252,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
     // The Deploy API (/v1/canvases, canvas key).
     .use(deployRoutes(ctx, auth))
     .use(uploadRoutes(ctx, auth, f.deploy.uploads))
-    .use(peopleDeployRoutes(ctx, auth))
+    .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
     // The SDK and the dashboard's files.

@@ -231,7 +231,7 @@ function read<T>(env: Env, name: string, parser: Parser<T>, fallback?: T): T | u
 }
 
 /** Every EASEL_* variable the configuration reads (filled as loadConfig reads them), and the CLI's. */
-const KNOWN = new Set<string>(['EASEL_CANVAS_KEY']);
+const KNOWN = new Set<string>(['EASEL_CANVAS_KEY', 'EASEL_TOKEN']);
 
 /**
  * EASEL_* variables set in `env` that nothing reads (a typo, or one from

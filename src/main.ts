@@ -8,13 +8,22 @@ import { createContext, VERSION } from './context.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
 import type { RunningServer } from './http/listener.ts';
+import type { CliIO } from './cli/progress.ts';
 
 const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
 Usage:
   easel [serve]      start the server (configuration from EASEL_* variables)
-  easel deploy <dir or .zip> --canvas <id> [--api <base>] [--release-id <id>] [--expect-token <token>] [--follow-symlinks] [--json]
-                     publish a site folder or ZIP (key from EASEL_CANVAS_KEY; easel deploy --help)
+  easel login <instance URL> [--with-token]
+                     sign the CLI in through your browser (or a pasted token)
+  easel logout | whoami
+  easel canvases | create <title> [--link] | link <canvas>
+                     list, create, and link this folder to a canvas (.easel.json)
+  easel deploy [<dir or .zip>] [--canvas <id>] [--release-id <id>] [--expect-token <token>] [--json]
+                     publish a site folder or ZIP as yourself, or with EASEL_CANVAS_KEY (CI)
+  easel versions | rollback <n> | unpublish | open [--canvas <id or slug>]
+  easel dev [<dir>] [--canvas <id or slug>] [--port <n>]
+                     serve a folder as the canvas, with its runtime API, reloading on changes
   easel backup <file.tar or folder> [--data-dir <dir>]
                      an online, consistent backup while the server runs (easel backup --help)
   easel restore <backup> [--data-dir <dir>]
@@ -22,6 +31,7 @@ Usage:
   easel version      print the version and schema version
   easel help         this text
 
+Every command takes --help and --json; exit codes: 0 done, 1 refused or unreachable, 2 usage.
 Configuration: see the README (EASEL_DATA_DIR, EASEL_PORT, EASEL_AUTH_MODE, …).`;
 
 function fail(message: string, code: number): never {
@@ -104,6 +114,14 @@ async function serve(): Promise<void> {
     );
 }
 
+function cliIO(): CliIO {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    isTTY: process.stderr.isTTY === true,
+  };
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve'] = argv;
   switch (command) {
@@ -111,22 +129,35 @@ async function main(argv: string[]): Promise<void> {
       return serve();
     case 'deploy': {
       const { deployCommand } = await import('./cli/deploy.ts');
-      process.exitCode = await deployCommand(argv.slice(1), process.env, {
-        stdout: (text) => process.stdout.write(text),
-        stderr: (text) => process.stderr.write(text),
-        isTTY: process.stderr.isTTY === true,
+      process.exitCode = await deployCommand(argv.slice(1), process.env, cliIO());
+      return;
+    }
+    case 'login':
+    case 'logout':
+    case 'whoami': {
+      const { loginCommand, logoutCommand, whoamiCommand } = await import('./cli/account-commands.ts');
+      const run = { login: loginCommand, logout: logoutCommand, whoami: whoamiCommand }[command];
+      process.exitCode = await run(argv.slice(1), process.env, cliIO(), {
+        cwd: process.cwd(),
+        readStdin: () => new Response(Bun.stdin.stream()).text(),
       });
+      return;
+    }
+    case 'canvases':
+    case 'create':
+    case 'link':
+    case 'versions':
+    case 'rollback':
+    case 'unpublish':
+    case 'open': {
+      const { canvasCommand } = await import('./cli/canvas-commands.ts');
+      process.exitCode = await canvasCommand(command, argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
       return;
     }
     case 'backup':
     case 'restore': {
       const { backupCommand, restoreCommand } = await import('./cli/backup.ts');
-      const io = {
-        stdout: (text: string) => process.stdout.write(text),
-        stderr: (text: string) => process.stderr.write(text),
-        isTTY: process.stderr.isTTY === true,
-      };
-      process.exitCode = await (command === 'backup' ? backupCommand : restoreCommand)(argv.slice(1), process.env, io);
+      process.exitCode = await (command === 'backup' ? backupCommand : restoreCommand)(argv.slice(1), process.env, cliIO());
       return;
     }
     case 'version':

@@ -162,12 +162,12 @@ describe('easel deploy <dir>', () => {
     writeFileSync(notZip, 'hello');
     expect((await cli(c, [notZip])).code).toBe(2);
     const help = await runToExit({ args: ['deploy', '--help'] });
-    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('Usage: easel deploy <dir or .zip> --canvas <id>')]);
+    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('Usage: easel deploy [<dir or .zip>] [--canvas <id>]')]);
   });
 
   test('easel help names the deploy command', async () => {
     const r = await runToExit({ args: ['help'] });
-    expect(r.stdout).toContain('easel deploy <dir or .zip> --canvas <id>');
+    expect(r.stdout).toContain('easel deploy [<dir or .zip>] [--canvas <id>]');
   });
 });
 

@@ -66,7 +66,8 @@ export class DeployApi {
   }
 
   private async once(opts: SendOptions): Promise<ApiReply> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.key}` };
+    // No credential at all for the sign-in exchange (it carries its own proof).
+    const headers: Record<string, string> = this.key ? { authorization: `Bearer ${this.key}` } : {};
     if (opts.contentType) headers['content-type'] = opts.contentType;
     const res = await fetch(this.base + opts.path, { method: opts.method, headers, body: opts.body?.() ?? null, redirect: 'manual' });
     const text = await res.text();
@@ -102,7 +103,8 @@ export function toApiError(reply: ApiReply): ApiError {
 }
 
 function describeError(error: string): string {
-  if (error === 'unauthorized') return 'the key was refused (check EASEL_CANVAS_KEY and --canvas)';
+  if (error === 'unauthorized')
+    return 'the credential was refused (check EASEL_CANVAS_KEY and --canvas, or sign in again with easel login)';
   if (error === 'rate_limited') return 'too many deploys for this canvas; try again in a minute';
   if (error === 'invalid_body') return 'the server refused the request body';
   return error;

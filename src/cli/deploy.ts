@@ -4,7 +4,9 @@
 import { stat } from 'node:fs/promises';
 import type { DeployResult } from '../deploy/publish.ts';
 import { ApiError, DeployApi } from './api-client.ts';
-import { DEPLOY_USAGE, parseDeployArgs, UsageError, type DeployOptions } from './deploy-args.ts';
+import { DEPLOY_USAGE, parseDeployArgs, UsageError, type DeployContext, type DeployOptions } from './deploy-args.ts';
+import { findLink } from './project-link.ts';
+import { readUserConfig, tokenFor } from './user-config.ts';
 import { formatBytes, type CliIO } from './progress.ts';
 import { deployFolder, type DeployOutcome } from './staged-deploy.ts';
 
@@ -13,6 +15,13 @@ export type { CliIO } from './progress.ts';
 export interface DeployDeps {
   /** How retries wait (tests advance an injected clock instead). */
   sleep?: (ms: number) => Promise<void>;
+  /** Where .easel.json is looked for (the process's folder by default). */
+  cwd?: string;
+}
+
+/** The folder's link and the stored login, for the defaults of `easel deploy`. */
+function deployContext(env: Record<string, string | undefined>, cwd: string): DeployContext {
+  return { linked: findLink(cwd), currentInstance: readUserConfig(env).current, tokenFor: (instance) => tokenFor(env, instance) };
 }
 
 export async function deployCommand(
@@ -23,7 +32,7 @@ export async function deployCommand(
 ): Promise<number> {
   let opts: DeployOptions;
   try {
-    const parsed = parseDeployArgs(argv, env);
+    const parsed = parseDeployArgs(argv, env, deployContext(env, deps.cwd ?? process.cwd()));
     if ('help' in parsed) {
       io.stdout(DEPLOY_USAGE + '\n');
       return 0;
@@ -72,7 +81,7 @@ async function deployZip(api: DeployApi, opts: DeployOptions, io: CliIO): Promis
   io.stderr(`uploading ${opts.source} (${formatBytes(size)})\n`);
   const reply = await api.send({
     method: 'PUT',
-    path: `/v1/canvases/${encodeURIComponent(opts.canvasId)}/deploy${qs}`,
+    path: `${opts.routes}/${encodeURIComponent(opts.canvasId)}/deploy${qs}`,
     contentType: 'application/zip',
     body: () => Bun.file(opts.source),
     onRetry: (why, ms) => io.stderr(`deploy: ${why}; retrying in ${(ms / 1000).toFixed(1)} s\n`),

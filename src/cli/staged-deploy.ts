@@ -44,7 +44,7 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
   const files = await hashSite(listed, (f) => hashing.advance(f.size));
   hashing.finish();
 
-  const base = `/v1/canvases/${encodeURIComponent(opts.canvasId)}/uploads`;
+  const base = `${opts.routes}/${encodeURIComponent(opts.canvasId)}/uploads`;
   const begin = await api.send({
     method: 'POST',
     path: base,

@@ -10,9 +10,8 @@ import { json } from '../http/respond.ts';
 import { enforceDeployRate } from './key-auth.ts';
 import { RollbackBody } from './model.ts';
 import { rollback, unpublish } from './lifecycle.ts';
-import { validateCoordination } from './publish.ts';
 import { canvasView, fileListing, liveFile, liveFileResponse, versionList } from './views.ts';
-import { deployZip, tooLargeBody, ZIP_LIMITS } from './zip/deploy.ts';
+import { deployZipRequest } from './zip/request.ts';
 
 /** A rollback body is one small object. */
 const ROLLBACK_BODY_MAX = 16 * 1024;
@@ -26,14 +25,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
         app
           .put('/v1/canvases/:id/deploy', async ({ request, canvas }) => {
             enforceDeployRate(ctx, canvas.id);
-            const coordination = validateCoordination(coordinationQuery(new URL(request.url).searchParams));
-            const declared = request.headers.get('content-length');
-            if (declared !== null && Number(declared) > ZIP_LIMITS.bodyBytes) throw tooLargeBody();
-            try {
-              return json(200, await deployZip(ctx, canvas, request.body, coordination));
-            } catch (err) {
-              throw withRawBodyHint(err, request.headers.get('content-type'));
-            }
+            return json(200, await deployZipRequest(ctx, canvas, request));
           })
           .get('/v1/canvases/:id', ({ canvas }) => json(200, canvasView(ctx, canvas)))
           .get('/v1/canvases/:id/versions', ({ canvas }) => json(200, versionList(ctx, canvas)))
@@ -59,37 +51,6 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
           }),
       )
   );
-}
-
-/**
- * `curl -d @site.zip` sends a form (and drops the archive's line breaks),
- * `curl -F file=@site.zip` a multipart body around it: neither is the ZIP.
- * The refusal says how to send the raw bytes.
- */
-function withRawBodyHint(err: unknown, contentType: string | null): unknown {
-  if (!(err instanceof AppError) || !['INVALID_ZIP', 'EMPTY_DEPLOY'].includes(err.errorCode)) return err;
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  const sentAs =
-    type === 'application/x-www-form-urlencoded'
-      ? 'a form (curl -d)'
-      : type === 'multipart/form-data'
-        ? 'a multipart form (curl -F)'
-        : null;
-  if (sentAs === null) return err;
-  return new AppError(
-    err.errorCode,
-    `${err.message}. The body was sent as ${sentAs}; send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip -H 'Content-Type: application/zip' …`,
-    err.extra,
-  );
-}
-
-/** `releaseId` and `expectedPublicationToken` from the query; a repeated one is not a string. */
-function coordinationQuery(query: URLSearchParams): { releaseId?: unknown; expectedPublicationToken?: unknown } {
-  const one = (name: string): unknown => {
-    const all = query.getAll(name);
-    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
-  };
-  return { releaseId: one('releaseId'), expectedPublicationToken: one('expectedPublicationToken') };
 }
 
 const invalidBody = () => new AppError('invalid_body', 'rollback takes {"version": <positive integer>}');

@@ -138,6 +138,25 @@ export const CATALOG: Record<string, RouteDoc> = {
     query: { token: 'the invite token' },
     answer: html('redirect to the canvas'),
   }),
+  'GET /auth/cli': r('Sign-in', 'public', '`easel login`: the page where a signed-in person approves the CLI', {
+    query: {
+      port: "the CLI's loopback port",
+      state: 'echoed back',
+      challenge: 'base64url SHA-256 of the verifier',
+      name: 'the token name',
+    },
+    answer: html('approval page, or a redirect to sign in'),
+  }),
+  'POST /auth/cli': r('Sign-in', 'public', "Approve (or cancel): 303 to the CLI's loopback port with a one-time code", {
+    body: { contentType: 'application/x-www-form-urlencoded', description: 'port, state, challenge, name, decision' },
+    answer: { status: 303, contentType: 'none', description: 'to http://127.0.0.1:{port}/callback' },
+    errors: ['unauthorized', 'CROSS_SITE_FORBIDDEN'],
+  }),
+  'POST /auth/cli/token': r('Sign-in', 'public', 'The CLI trades the code and its verifier for a personal access token', {
+    body: T.Object({ code: T.String(), verifier: T.String() }),
+    answer: T.Object({ token: T.String(), tokenId: T.String(), user: T.Object({ id: T.String(), email: T.String(), name: T.String() }) }),
+    errors: ['INVALID_BODY', 'INVALID_REQUEST'],
+  }),
   'GET /auth/callback': r('Sign-in', 'public', 'OIDC: the identity provider returns here', { answer: html('redirect'), authMode: 'oidc' }),
 
   // Personal access tokens
@@ -219,6 +238,56 @@ export const CATALOG: Record<string, RouteDoc> = {
     body: RollbackBody,
     answer: T.Object({ url: T.String(), version: T.Integer() }, { additionalProperties: true }),
     errors: [...CANVAS_ROLE, ...BODY, 'VERSION_UNAVAILABLE'],
+  }),
+  'PUT /api/canvases/:id/deploy': r('Management', 'session', 'Publish a ZIP as a person (the raw bytes; audited as you)', {
+    body: { contentType: 'application/zip', description: 'a ZIP of the site' },
+    query: { releaseId: 'release identity', expectedPublicationToken: 'publish only if still current' },
+    answer: DeployResult,
+    errors: [
+      ...CANVAS_ROLE,
+      'EMPTY_DEPLOY',
+      'INVALID_ZIP',
+      'ZIP_SLIP_REJECTED',
+      'ZIP_BOMB_REJECTED',
+      'TOO_MANY_FILES',
+      'CANVAS_TOO_LARGE',
+      'FILE_TOO_LARGE',
+      'QUOTA_EXCEEDED',
+      'INSUFFICIENT_STORAGE',
+      ...COORDINATION,
+    ],
+  }),
+  'POST /api/canvases/:id/uploads': r('Management', 'session', 'Staged upload as a person, step 1', {
+    body: BeginUploadBody,
+    answer: BeginUploadAnswer,
+    errors: [...CANVAS_ROLE, 'INVALID_MANIFEST', 'INVALID_PATH', 'FILE_TOO_LARGE', 'CANVAS_TOO_LARGE', 'TOO_MANY_FILES', ...COORDINATION],
+  }),
+  'PUT /api/canvases/:id/uploads/:uploadId/blobs/:hash': r('Management', 'session', 'Staged upload as a person, step 2: one blob', {
+    body: bytes('the file bytes whose sha256 is :hash'),
+    answer: { status: 204, contentType: 'none', description: 'stored' },
+    errors: [
+      ...CANVAS_ROLE,
+      'UPLOAD_HANDLE_INVALID',
+      'UPLOAD_EXPIRED',
+      'UPLOAD_UNEXPECTED_BLOB',
+      'BLOB_HASH_MISMATCH',
+      'FILE_TOO_LARGE',
+      'INSUFFICIENT_STORAGE',
+    ],
+  }),
+  'POST /api/canvases/:id/uploads/:uploadId/finalize': r('Management', 'session', 'Staged upload as a person, step 3: publish', {
+    body: FinalizeBody,
+    answer: DeployResult,
+    errors: [
+      ...CANVAS_ROLE,
+      'UPLOAD_HANDLE_INVALID',
+      'UPLOAD_EXPIRED',
+      'UPLOAD_MISSING_BLOB',
+      'UPLOAD_IN_PROGRESS',
+      'UPLOAD_ALREADY_FINALIZED',
+      'RELEASE_ID_MISMATCH',
+      ...COORDINATION,
+    ],
   }),
   'POST /api/canvases/:id/unpublish': r('Management', 'session', 'Take the canvas offline (history kept)', {
     answer: anyJson,

@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { Canvas } from '../../canvases/record.ts';
+import type { ActorKind } from '../../audit/store.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -64,6 +65,8 @@ export async function deployZip(
   canvas: Canvas,
   body: ByteSource | null,
   coordination: Coordination,
+  /** Who the audit names (a person deploying with a session or token); the owner, for the canvas key. */
+  actor?: { id: string; kind: ActorKind },
 ): Promise<DeployResult> {
   const started = performance.now();
   // Decision order first: a live release or a stale token needs no upload.
@@ -111,6 +114,7 @@ export async function deployZip(
       ...coordination,
       source: 'api',
       warnings: deployWarnings(files, { keyLintPaths, rootPage }),
+      actor,
     });
     // A release that went live meanwhile makes this upload redundant: its new blobs go again.
     if (result.outcome === 'published') writer.release();

@@ -1,0 +1,110 @@
+// GET /auth/cli (the approval page), POST /auth/cli (approve: to the CLI's
+// loopback port with a one-time code) and POST /auth/cli/token (the CLI
+// trades code and verifier for a personal access token). See cli-login.ts.
+import { Elysia, t } from 'elysia';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { refuseCrossSiteWrite } from '../http/cross-site.ts';
+import { principalOf } from '../http/guards.ts';
+import { readJson } from '../http/json-body.ts';
+import { escapeHtml, html, json } from '../http/respond.ts';
+import { CliLogins, parseCliRequest, type CliRequest } from './cli-login.ts';
+import { SIGN_IN_PAGE_HEADERS } from './routes.ts';
+import type { User } from './users.ts';
+
+const ExchangeBody = t.Object({ code: t.String({ minLength: 1, maxLength: 200 }), verifier: t.String({ minLength: 43, maxLength: 128 }) });
+const FORM_MAX_BYTES = 4096;
+
+export function cliLoginRoutes(ctx: AppContext) {
+  const logins = new CliLogins(ctx.now);
+  const badRequest = () =>
+    html(
+      400,
+      page('This sign-in link is not valid', '<p>Run <code>easel login</code> again from your terminal.</p>'),
+      SIGN_IN_PAGE_HEADERS,
+    );
+  const signedIn = (request: Request): User | null => {
+    const p = principalOf(ctx, request);
+    return p?.kind === 'user' ? p.user : null;
+  };
+  return new Elysia({ name: 'cli-login' })
+    .get('/auth/cli', ({ request }) => {
+      const url = new URL(request.url);
+      const asked = parseCliRequest(url.searchParams);
+      if (!asked) return badRequest();
+      const user = signedIn(request);
+      if (!user) {
+        const back = `/auth/cli?${url.searchParams}`;
+        return new Response(null, {
+          status: 302,
+          headers: { location: `/auth/login?returnTo=${encodeURIComponent(back)}`, 'cache-control': 'no-store' },
+        });
+      }
+      return html(200, approvalPage(user, asked), SIGN_IN_PAGE_HEADERS);
+    })
+    .post(
+      '/auth/cli',
+      async ({ request }) => {
+        refuseCrossSiteWrite(ctx.config, request);
+        const user = signedIn(request);
+        if (!user) throw new AppError('unauthorized');
+        const text = await new Response(request.body).text();
+        if (text.length > FORM_MAX_BYTES) return badRequest();
+        const form = new URLSearchParams(text);
+        const asked = parseCliRequest(form);
+        if (!asked) return badRequest();
+        const back = new URL(`http://127.0.0.1:${asked.port}/callback`);
+        back.searchParams.set('state', asked.state);
+        if (form.get('decision') === 'allow') back.searchParams.set('code', logins.approve(user.id, asked));
+        else back.searchParams.set('error', 'denied');
+        return new Response(null, { status: 303, headers: { location: back.href, 'cache-control': 'no-store' } });
+      },
+      { parse: 'none' },
+    )
+    .post(
+      '/auth/cli/token',
+      async ({ request }) => {
+        const { code, verifier } = await readJson(request, ExchangeBody, { maxBytes: 4096 });
+        const grant = logins.exchange(code, verifier);
+        const user = grant ? ctx.users.byId(grant.userId) : null;
+        if (!grant || !user?.active)
+          throw new AppError('INVALID_REQUEST', 'this sign-in code is unknown, used or expired: run easel login again');
+        const created = ctx.tokens.create(user.id, grant.name, null);
+        ctx.audit.record({
+          actorId: user.id,
+          actorKind: 'user',
+          canvasId: null,
+          action: 'token.create',
+          detail: { tokenId: created.id, via: 'cli' },
+        });
+        return json(
+          200,
+          { token: created.token, tokenId: created.id, user: { id: user.id, email: user.email, name: user.name } },
+          { 'cache-control': 'no-store' },
+        );
+      },
+      { parse: 'none' },
+    );
+}
+
+function approvalPage(user: User, asked: CliRequest): string {
+  const hidden = (name: string, value: string | number) => `<input type="hidden" name="${name}" value="${escapeHtml(String(value))}">`;
+  return page(
+    'Sign in the Easel CLI?',
+    `<p>A command line on this computer asks to act as <strong>${escapeHtml(user.email)}</strong>: to list, create, deploy and roll back your canvases.</p>
+<p>Allowing it creates a personal access token named <strong>${escapeHtml(asked.name)}</strong>, which you can revoke in the dashboard under Tokens.</p>
+<p class="warn">Only allow this if you just ran <code>easel login</code> yourself.</p>
+<form method="post" action="/auth/cli">${hidden('port', asked.port)}${hidden('state', asked.state)}${hidden('challenge', asked.challenge)}${hidden('name', asked.name)}
+<button name="decision" value="allow" id="allow">Allow</button> <button name="decision" value="deny" id="deny" class="secondary">Cancel</button></form>`,
+  );
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Easel</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
+main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(30rem,90vw)}
+button{padding:.6rem 1.2rem;font:inherit;background:#222;color:#fff;border:0;border-radius:6px;cursor:pointer}
+button.secondary{background:#eee;color:#222}.warn{font-size:.9rem;color:#8a5a00}</style></head>
+<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+}

@@ -1,0 +1,55 @@
+// The management API as a signed-in person calls it from the CLI: which
+// instance (flag, environment, the folder's link, the last login), the token
+// for it, JSON requests through the retrying client, and which canvas.
+import { ApiError, DeployApi } from './api-client.ts';
+import { baseUrl, UsageError } from './args.ts';
+import { findLink, type ProjectLink } from './project-link.ts';
+import { readUserConfig, tokenFor } from './user-config.ts';
+
+export type Env = Record<string, string | undefined>;
+
+export interface Session {
+  base: string;
+  linked: { folder: string; link: ProjectLink } | null;
+  call<T = Record<string, unknown>>(method: string, path: string, json?: unknown): Promise<T>;
+}
+
+export function instanceOf(flag: string | undefined, env: Env, cwd: string): { base: string; linked: Session['linked'] } {
+  const linked = findLink(cwd);
+  const chosen = flag ?? env.EASEL_API_BASE_URL ?? linked?.link.instance ?? readUserConfig(env).current;
+  if (!chosen)
+    throw new ApiError('NOT_SIGNED_IN', 'not signed in to any Easel: run easel login <instance URL> (or pass --api <url>)', 0, null);
+  return { base: baseUrl(chosen, flag ? '--api' : 'the instance URL'), linked };
+}
+
+export function session(flag: string | undefined, env: Env, cwd: string): Session {
+  const { base, linked } = instanceOf(flag, env, cwd);
+  const token = tokenFor(env, base);
+  if (!token) throw new ApiError('NOT_SIGNED_IN', `not signed in to ${base}: run easel login ${base}`, 0, null);
+  const api = new DeployApi(base, token);
+  return {
+    base,
+    linked,
+    async call<T>(method: string, path: string, json?: unknown): Promise<T> {
+      const reply = await api.send({
+        method,
+        path,
+        ...(json === undefined ? {} : { body: () => JSON.stringify(json), contentType: 'application/json' }),
+      });
+      return (reply.body ?? {}) as T;
+    },
+  };
+}
+
+/** A canvas id from `--canvas` (an id or a slug) or the folder's link. */
+export async function canvasIdOf(s: Session, flag: string | undefined): Promise<string> {
+  if (!flag) {
+    if (s.linked) return s.linked.link.canvasId;
+    throw new UsageError('which canvas? Pass --canvas <id or slug>, or run easel link <canvas> in this folder');
+  }
+  const { canvases } = await s.call<{ canvases: Array<{ id: string; slug: string }> }>('GET', '/api/canvases');
+  const found = canvases.find((c) => c.id === flag || c.slug === flag);
+  if (!found)
+    throw new ApiError('NOT_FOUND', `no canvas ${JSON.stringify(flag)} among yours on ${s.base} (easel canvases lists them)`, 404, null);
+  return found.id;
+}
