@@ -154,6 +154,15 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await canvasCommand(command, argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
       return;
     }
+    case 'dev': {
+      const { devCommand } = await import('./cli/dev.ts');
+      const until = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      process.exitCode = await devCommand(argv.slice(1), process.env, cliIO(), { cwd: process.cwd(), until });
+      process.exit();
+    }
     case 'backup':
     case 'restore': {
       const { backupCommand, restoreCommand } = await import('./cli/backup.ts');
