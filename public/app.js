@@ -5,6 +5,13 @@
 
 const $ = (id) => document.getElementById(id);
 
+/** Set once the dashboard loaded signed in: a 401 after that means the session ended (expired, or signed out elsewhere). */
+let signedIn = false;
+
+function signInAgain() {
+  location.assign('/auth/login?returnTo=' + encodeURIComponent(location.pathname + location.search + location.hash));
+}
+
 async function api(method, path, body) {
   const init = { method, credentials: 'same-origin', headers: {} };
   if (body !== undefined) {
@@ -12,6 +19,11 @@ async function api(method, path, body) {
     init.body = JSON.stringify(body);
   }
   const res = await fetch(path, init);
+  if (res.status === 401 && signedIn) {
+    // Not "unauthorized" under a header that still names the person: sign in again and come back here.
+    signInAgain();
+    return new Promise(() => {});
+  }
   const text = await res.text();
   let data = null;
   try {
@@ -286,6 +298,7 @@ async function start() {
     notice(`Could not load your account: ${problem(me)}`);
     return;
   }
+  signedIn = true;
   showSignedIn(me.data);
   $('create').hidden = false;
   wireCreateForm();

@@ -4,7 +4,16 @@ import { createAi, type AiApi } from './ai.ts';
 import { createCanvases, type CanvasesApi } from './canvases.ts';
 import { createCollection, type Collection } from './collections.ts';
 import { createConnections, type ConnectionsApi } from './connections.ts';
-import { CapabilityDisabledError, EaselError, errorFor, errorFromResponse, PermissionDeniedError, QuotaExceededError } from './errors.ts';
+import {
+  CapabilityDisabledError,
+  EaselError,
+  errorFor,
+  errorFromResponse,
+  PermissionDeniedError,
+  QuotaExceededError,
+  UnauthorizedError,
+} from './errors.ts';
+import { currentSignInUrl } from './sign-in.ts';
 import { createFiles, type Files } from './files.ts';
 import { createKv, type Kv } from './kv.ts';
 import { createMe, type Identity } from './me.ts';
@@ -27,10 +36,13 @@ export interface Easel {
   submissions(collection: string): Submissions;
   /** Authoring: canvases this page publishes for the person using it. */
   readonly canvases: CanvasesApi;
+  /** Sends the visitor to sign in and back to this page (what to do with an UnauthorizedError). */
+  signIn(): void;
   readonly EaselError: typeof EaselError;
   readonly QuotaExceededError: typeof QuotaExceededError;
   readonly CapabilityDisabledError: typeof CapabilityDisabledError;
   readonly PermissionDeniedError: typeof PermissionDeniedError;
+  readonly UnauthorizedError: typeof UnauthorizedError;
 }
 
 export interface ClientOptions {
@@ -67,10 +79,16 @@ export function createClient(options: ClientOptions): Easel {
     collections: (name: string) => createCollection(t, name),
     submissions: (collection: string) => createSubmissions(t, collection),
     canvases: createCanvases(t),
+    signIn() {
+      const url = currentSignInUrl();
+      if (!url) throw new EaselError('NOT_A_CANVAS', 0, 'easel.signIn() runs in a browser page');
+      (globalThis as unknown as { location: Location }).location.assign(url);
+    },
     EaselError,
     QuotaExceededError,
     CapabilityDisabledError,
     PermissionDeniedError,
+    UnauthorizedError,
   });
 }
 

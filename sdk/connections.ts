@@ -4,7 +4,7 @@
 // refusals and failures (no grant, not allowed, limits, DNS, TLS, timeout, …)
 // reject with an EaselError carrying their code. The two are told apart by
 // the X-Easel-Connection-Response header, which only upstream answers carry.
-import { EaselError, errorFromResponse, networkError } from './errors.ts';
+import { EaselError, errorFromResponse, networkError, UnauthorizedError } from './errors.ts';
 
 export const UPSTREAM_MARK = 'x-easel-connection-response';
 
@@ -59,7 +59,7 @@ export function createConnections(deps: ConnectionsDeps): ConnectionsApi {
         throw networkError(err);
       }
       // Upstream redirects are followed on the server; a redirect here is the sign-in page (oidc mode).
-      if (res.type === 'opaqueredirect') throw new EaselError('UNAUTHORIZED', 401, 'sign in first');
+      if (res.type === 'opaqueredirect') throw new UnauthorizedError('UNAUTHORIZED', 401, 'sign in first');
       if (res.headers.get(UPSTREAM_MARK) === 'upstream' || res.ok) return res;
       throw await errorFromResponse(res);
     },

@@ -1,3 +1,5 @@
+import { currentSignInUrl } from './sign-in.ts';
+
 // The SDK's error classes (spec: Errors, "SDK classes"; CONTRACT §6). Each is
 // an Error whose `name` is its class name (written out: minifiers rename
 // classes), with the server's `code` and the HTTP `status` (0 when no HTTP
@@ -51,7 +53,22 @@ export class PermissionDeniedError extends EaselError {
   }
 }
 
+/**
+ * UNAUTHORIZED: the visitor is not signed in (any more). `signInUrl` is where
+ * to sign in and come back to this page; `easel.signIn()` goes there.
+ */
+export class UnauthorizedError extends EaselError {
+  readonly signInUrl: string | null;
+  constructor(code: string, status: number, message?: string) {
+    super(code, status, message);
+    this.name = 'UnauthorizedError';
+    this.signInUrl = currentSignInUrl();
+  }
+}
+
 const QUOTA_CODES = new Set(['QUOTA_EXCEEDED', 'GUEST_AI_CAP', 'BODY_TOO_LARGE']);
+/** What the server says to a caller without a session: one class, one code for the page. */
+const SIGNED_OUT_CODES = new Set(['UNAUTHORIZED', 'UNAUTHENTICATED']);
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -65,6 +82,7 @@ export function errorFor(code: string, status: number, message?: string, body: R
     });
   }
   if (code === 'PERMISSION_DENIED') return new PermissionDeniedError(code, status, message);
+  if (SIGNED_OUT_CODES.has(code)) return new UnauthorizedError('UNAUTHORIZED', status, message);
   if (QUOTA_CODES.has(code)) return new QuotaExceededError(code, status, message);
   return new EaselError(code, status, message);
 }

@@ -2,7 +2,7 @@
 // generated from this list by src/serve/sdk-types.ts (`bun run sdk:types`;
 // build.ts regenerates it for the binary, and test/sdk-types.test.ts fails
 // when the committed file is stale). Add a type here to publish it.
-export { CapabilityDisabledError, EaselError, PermissionDeniedError, QuotaExceededError } from './errors.ts';
+export { CapabilityDisabledError, EaselError, PermissionDeniedError, QuotaExceededError, UnauthorizedError } from './errors.ts';
 export type { Identity, IdentityPermissions, CanvasRole, FileScope } from './wire.ts';
 export type { Kv, KvEntry, KvListOptions, KvPage, KvScope } from './kv.ts';
 export type { FileRecord, Files, UploadOptions, UploadResult } from './files.ts';

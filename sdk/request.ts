@@ -1,7 +1,7 @@
 // The one way the SDK talks HTTP: every call goes to the canvas's runtime API
 // (`{apiBase}/v1/c/{slug}{path}`) with the viewer's cookies, and every
 // failure becomes an EaselError.
-import { EaselError, errorFromResponse, networkError } from './errors.ts';
+import { EaselError, errorFromResponse, networkError, UnauthorizedError } from './errors.ts';
 
 export interface Target {
   /** Origin of the runtime API, without a trailing slash. */
@@ -58,7 +58,7 @@ export function createTransport(target: () => Target, fetchImpl: FetchLike = (in
     }
     // A redirect (oidc mode sends people without a session to the sign-in page) means "sign in first".
     if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
-      throw new EaselError('UNAUTHORIZED', 401, 'sign in first');
+      throw new UnauthorizedError('UNAUTHORIZED', 401, 'sign in first');
     }
     return res;
   };

@@ -30,6 +30,14 @@ export declare class CapabilityDisabledError extends EaselError {
 export declare class PermissionDeniedError extends EaselError {
   constructor(code: string, status: number, message?: string);
 }
+/**
+ * UNAUTHORIZED: the visitor is not signed in (any more). `signInUrl` is where
+ * to sign in and come back to this page; `easel.signIn()` goes there.
+ */
+export declare class UnauthorizedError extends EaselError {
+  readonly signInUrl: string | null;
+  constructor(code: string, status: number, message?: string);
+}
 export type CanvasRole = 'owner' | 'editor' | 'viewer';
 /** Hints for the page's UI; the server rechecks every operation. */
 export interface IdentityPermissions {
@@ -398,10 +406,13 @@ export interface Easel {
   submissions(collection: string): Submissions;
   /** Authoring: canvases this page publishes for the person using it. */
   readonly canvases: CanvasesApi;
+  /** Sends the visitor to sign in and back to this page (what to do with an UnauthorizedError). */
+  signIn(): void;
   readonly EaselError: typeof EaselError;
   readonly QuotaExceededError: typeof QuotaExceededError;
   readonly CapabilityDisabledError: typeof CapabilityDisabledError;
   readonly PermissionDeniedError: typeof PermissionDeniedError;
+  readonly UnauthorizedError: typeof UnauthorizedError;
 }
 
 declare global {

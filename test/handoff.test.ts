@@ -171,3 +171,29 @@ describe('over https', () => {
     }
   });
 });
+
+describe('sign in as someone else on a canvas host', () => {
+  test("a refusal names who is signed in; the switch link ends this host's session and goes to the instance's sign-in, back to the page", async () => {
+    const hostCookie = await canvasHostCookie(app, HOST, alpha.slug, cast.cookie.stranger);
+    const refused = await on(alpha.slug, '/deep/page.html', hostCookie);
+    expect(refused.status).toBe(404);
+    const text = await refused.text();
+    expect(text).toContain(`Signed in as <strong>${cast.emails.stranger}</strong>`);
+    expect(text).toContain(`href="/__easel/switch?next=${encodeURIComponent('/deep/page.html')}"`);
+    const switched = await on(alpha.slug, `/__easel/switch?next=${encodeURIComponent('/deep/page.html')}`, hostCookie);
+    expect(switched.status).toBe(302);
+    expect(switched.headers.get('location')).toBe(
+      `http://${HOST}/auth/login?switch=1&returnTo=${encodeURIComponent(`http://${alpha.slug}.${HOST}/deep/page.html`)}`,
+    );
+    expect(setCookieValue(switched, 'easel_session')).toBe('easel_session=');
+    // The host session is gone: the next visit there begins a sign-in.
+    const after = await on(alpha.slug, '/', hostCookie);
+    expect(after.status).toBe(302);
+    expect(after.headers.get('location')).toStartWith(`http://${HOST}/auth/handoff?`);
+    // The way back never leaves the canvas host.
+    const evil = await on(alpha.slug, '/__easel/switch?next=https://evil.example/', hostCookie);
+    expect(evil.headers.get('location')).toBe(
+      `http://${HOST}/auth/login?switch=1&returnTo=${encodeURIComponent(`http://${alpha.slug}.${HOST}/`)}`,
+    );
+  });
+});

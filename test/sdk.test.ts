@@ -224,10 +224,10 @@ describe('files', () => {
 });
 
 describe('errors', () => {
-  test('no session: {error: "unauthorized"} becomes UNAUTHORIZED (401)', async () => {
+  test('no session: {error: "unauthorized"} becomes an UnauthorizedError, UNAUTHORIZED (401), with no sign-in URL outside a page', async () => {
     const err = await rejection(clientFor('').me());
     expect(err).toBeInstanceOf(EaselError);
-    expect([err.name, err.code, err.status]).toEqual(['EaselError', 'UNAUTHORIZED', 401]);
+    expect([err.name, err.code, err.status, (err as any).signInUrl]).toEqual(['UnauthorizedError', 'UNAUTHORIZED', 401, null]);
   });
 
   test('nothing listening: NETWORK_ERROR with status 0', async () => {

@@ -3,8 +3,8 @@ import type { AppContext } from '../context.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { escapeHtml, html } from '../http/respond.ts';
-import { pathWithin } from '../http/same-origin-path.ts';
 import { oidcBrowserCookieName, secureCookies } from './cookie-names.ts';
+import { safeReturnTo } from './login-page.ts';
 import { OidcSignInError, type OidcSignIn } from './oidc.ts';
 
 const NO_KEEPING = {
@@ -24,11 +24,13 @@ const BROWSER_COOKIE_SECONDS = 10 * 60;
 export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
   const secure = secureCookies(ctx.config);
   const cookieName = oidcBrowserCookieName(ctx.config);
-  const origin = new URL(ctx.config.baseUrl).origin;
   return new Elysia({ name: 'auth-oidc' })
     .get('/auth/login', async ({ request }) => {
-      const returnTo = pathWithin(new URL(request.url).searchParams.get('returnTo'), `${origin}/`) ?? '/';
-      const { url, browser } = await oidc.begin(returnTo);
+      const params = new URL(request.url).searchParams;
+      // A path here, or a canvas host of this instance (the way back from "sign in as someone else" on one).
+      const returnTo = safeReturnTo(params.get('returnTo'), ctx.config);
+      // "Sign in as someone else": the provider asks which account instead of reusing its session.
+      const { url, browser } = await oidc.begin(returnTo, { selectAccount: params.get('switch') === '1' });
       metaOf(request).cookies.push(serializeCookie(cookieName, browser, { maxAgeSeconds: BROWSER_COOKIE_SECONDS, secure }));
       return new Response(null, { status: 302, headers: { ...NO_KEEPING, location: url } });
     })

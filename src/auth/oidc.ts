@@ -68,7 +68,7 @@ export class OidcSignIn {
   }
 
   /** The provider's authorization URL for a new sign-in, and the browser-binding value to keep in a cookie. */
-  async begin(returnTo: string): Promise<{ url: string; browser: string }> {
+  async begin(returnTo: string, options: { selectAccount?: boolean } = {}): Promise<{ url: string; browser: string }> {
     const configuration = this.ready();
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
@@ -85,6 +85,7 @@ export class OidcSignIn {
       code_challenge_method: 'S256',
       state,
       nonce,
+      ...(options.selectAccount ? { prompt: 'select_account' } : {}),
     });
     return { url: url.href, browser };
   }

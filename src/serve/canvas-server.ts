@@ -14,7 +14,7 @@ import { CompressedStore } from './compress.ts';
 import { gateCookieWith } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './security-headers.ts';
 import { ManifestCache } from './manifest.ts';
-import { passwordPage, refusalPage, signInPage, type RefusalPage } from './pages.ts';
+import { passwordPage, refusalPage, signInPage, type RefusalPage, type Viewer } from './pages.ts';
 import { readForm } from './gate-form.ts';
 import { resolveCanvasPath } from './resolve.ts';
 import { sendFile, type FileSource } from './send-file.ts';
@@ -46,6 +46,8 @@ const GATE_PATH = '__easel/gate';
 /** Subdomain mode: where a canvas host trades a sign-in code for its own session, and where a link may start that. */
 const HANDOFF_PATH = '__easel/handoff';
 const SIGN_IN_PATH = '__easel/signin';
+/** A canvas host's "sign in as someone else": this host's session ends, then the instance's sign-in. */
+const SWITCH_PATH = '__easel/switch';
 
 type Admission =
   | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean }
@@ -97,6 +99,7 @@ export class CanvasServer {
     if (rest === GATE_PATH && method === 'POST') return this.gate(request, mount);
     if (this.hostSignIn && mount.base === '/' && method === 'GET') {
       if (rest === HANDOFF_PATH) return this.hostSignIn.exchange(request, mount.slug, query, this.security);
+      if (rest === SWITCH_PATH) return this.switchAccount(request, mount, query);
       if (rest === SIGN_IN_PATH) {
         const next = safeNext(new URLSearchParams(query).get('next'), '/', canvasOrigin(this.ctx.config, mount.slug));
         return this.hostSignIn.begin(request, mount.slug, next, this.security);
@@ -192,23 +195,59 @@ export class CanvasServer {
     const code = decision.code;
     if (!principal && code !== 'PASSWORD_REQUIRED')
       return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
-    return { ok: false, canvas, code, response: this.refusal(code, mount, mount.base + rest + query) };
+    return {
+      ok: false,
+      canvas,
+      code,
+      response: this.refusal(code, mount, mount.base + rest + query, this.viewerOf(request, mount, rest + query)),
+    };
   }
 
-  private refusal(code: AccessRefusal, mount: Mount, here: string): Response {
+  /** Who is signed in, for the refusal page, with where to switch (not in proxy mode: the proxy signs people in). */
+  private viewerOf(request: Request, mount: Mount, here: string): Viewer | null {
+    const p = principalOf(this.ctx, request);
+    const label = p?.kind === 'user' ? p.user.email : p?.kind === 'guest' ? `a guest link (${p.name})` : null;
+    if (label === null) return null;
+    if (this.ctx.config.authMode === 'proxy') return { label, switchHref: null };
+    const switchHref =
+      mount.base === '/'
+        ? `/${SWITCH_PATH}?next=${encodeURIComponent('/' + here)}`
+        : `/auth/login?switch=1&returnTo=${encodeURIComponent(mount.base + here)}`;
+    return { label, switchHref };
+  }
+
+  /** `GET {canvas host}/__easel/switch?next=…`: this host's session ends; the instance's sign-in (choosing an account) brings the visitor back. */
+  private switchAccount(request: Request, mount: Mount, query: string): Response {
+    const { sessions, guests } = this.ctx.auth.credentialTokens(request);
+    for (const token of sessions) this.ctx.sessions.destroy(token);
+    for (const token of guests) this.ctx.guests.destroySession(token);
+    metaOf(request).cookies.push(this.ctx.auth.clearedSessionCookie(), this.ctx.auth.clearedGuestCookie());
+    const next = safeNext(new URLSearchParams(query).get('next'), '/', canvasOrigin(this.ctx.config, mount.slug));
+    const back = new URL(next, canvasOrigin(this.ctx.config, mount.slug)).href;
+    return new Response(null, {
+      status: 302,
+      headers: {
+        ...this.security,
+        'cache-control': 'no-store',
+        location: `${this.ctx.config.baseUrl}/auth/login?switch=1&returnTo=${encodeURIComponent(back)}`,
+      },
+    });
+  }
+
+  private refusal(code: AccessRefusal, mount: Mount, here: string, viewer: Viewer | null = null): Response {
     if (code === 'PASSWORD_REQUIRED') return this.passwordForm(mount, here, false);
     // Access is gone: on the canvas's own host, the browser drops what the canvas left there (caches,
     // storage, service workers). In path mode the origin is the dashboard's too, so nothing is cleared.
     const clear = mount.base === '/' ? { 'clear-site-data': '"cache", "storage"' } : undefined;
     switch (code) {
       case 'DISABLED':
-        return this.page(403, 'DISABLED', clear);
+        return this.page(403, 'DISABLED', clear, viewer);
       case 'ARCHIVED':
       case 'SHARE_EXPIRED':
-        return this.page(404, code, clear);
+        return this.page(404, code, clear, viewer);
       default:
         // NOT_FOUND, OWNER_ONLY, NOT_INVITED: one answer, so nobody learns whether the canvas exists.
-        return this.page(404, 'NOT_FOUND', clear);
+        return this.page(404, 'NOT_FOUND', clear, viewer);
     }
   }
 
@@ -226,8 +265,8 @@ export class CanvasServer {
     return html(403, passwordPage(mount.base + GATE_PATH, next, wrong), { ...this.security, 'cache-control': 'no-store' });
   }
 
-  private page(status: number, kind: RefusalPage, extra: Record<string, string> = {}): Response {
-    return html(status, refusalPage(kind), { ...this.security, 'cache-control': 'no-store', ...extra });
+  private page(status: number, kind: RefusalPage, extra: Record<string, string> = {}, viewer: Viewer | null = null): Response {
+    return html(status, refusalPage(kind, viewer), { ...this.security, 'cache-control': 'no-store', ...extra });
   }
 
   private seeOther(location: string): Response {

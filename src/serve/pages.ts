@@ -51,7 +51,23 @@ const TEXT: Record<RefusalPage, [title: string, message: string]> = {
   HANDOFF_INVALID: ['Sign-in link used up', 'This sign-in link has expired or was already used. Open the canvas again to sign in.'],
 };
 
-export function refusalPage(kind: RefusalPage): string {
+/** Who is looking at a refusal, and where to sign in as someone else (null where the sign-in is not ours to change: proxy mode). */
+export interface Viewer {
+  label: string;
+  switchHref: string | null;
+}
+
+/**
+ * The line under a refusal naming who is signed in: shown the same way
+ * whether or not the canvas exists, so it tells nothing about the canvas.
+ */
+function viewerLine(viewer: Viewer | null): string {
+  if (!viewer) return '';
+  const link = viewer.switchHref ? ` <a href="${escapeHtml(viewer.switchHref)}" id="switch-account">Sign in as someone else</a>` : '';
+  return `<p><small id="signed-in-as">Signed in as <strong>${escapeHtml(viewer.label)}</strong>.${link}</small></p>`;
+}
+
+export function refusalPage(kind: RefusalPage, viewer: Viewer | null = null): string {
   const [title, message] = TEXT[kind];
   // Page-level codes that are not spec codes are reported as NOT_FOUND where the status is 404.
   const code =
@@ -62,7 +78,7 @@ export function refusalPage(kind: RefusalPage): string {
         : kind === 'SERVICE_WORKER_REFUSED'
           ? 'PERMISSION_DENIED'
           : kind;
-  return page(code, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+  return page(code, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${viewerLine(viewer)}`);
 }
 
 /** The password gate: posts to `{canvas URL}__easel/gate`, which answers 303 back (or 403 with this form again). */
