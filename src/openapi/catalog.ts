@@ -92,6 +92,45 @@ const BODY: ErrorCode[] = ['INVALID_BODY'];
 const COORDINATION: ErrorCode[] = ['PUBLICATION_CHANGED', 'RELEASE_NOT_CURRENT', 'INVALID_RELEASE_ID', 'INVALID_REQUEST'];
 const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
+/** The deploy paths' own refusals: the canvas key's routes and the people's answer the same. */
+const ZIP_DEPLOY_ERRORS: ErrorCode[] = [
+  'EMPTY_DEPLOY',
+  'INVALID_ZIP',
+  'ZIP_SLIP_REJECTED',
+  'ZIP_BOMB_REJECTED',
+  'TOO_MANY_FILES',
+  'CANVAS_TOO_LARGE',
+  'FILE_TOO_LARGE',
+  'QUOTA_EXCEEDED',
+  'INSUFFICIENT_STORAGE',
+  ...COORDINATION,
+];
+const BEGIN_ERRORS: ErrorCode[] = [
+  'INVALID_MANIFEST',
+  'INVALID_PATH',
+  'FILE_TOO_LARGE',
+  'CANVAS_TOO_LARGE',
+  'TOO_MANY_FILES',
+  ...COORDINATION,
+];
+const STAGE_ERRORS: ErrorCode[] = [
+  'UPLOAD_HANDLE_INVALID',
+  'UPLOAD_EXPIRED',
+  'UPLOAD_UNEXPECTED_BLOB',
+  'BLOB_HASH_MISMATCH',
+  'FILE_TOO_LARGE',
+  'UPLOAD_ALREADY_FINALIZED',
+  'INSUFFICIENT_STORAGE',
+];
+const FINALIZE_ERRORS: ErrorCode[] = [
+  'UPLOAD_HANDLE_INVALID',
+  'UPLOAD_EXPIRED',
+  'UPLOAD_MISSING_BLOB',
+  'UPLOAD_IN_PROGRESS',
+  'UPLOAD_ALREADY_FINALIZED',
+  'RELEASE_ID_MISMATCH',
+  ...COORDINATION,
+];
 
 export const CATALOG: Record<string, RouteDoc> = {
   // Dispatchers (answered before the router)
@@ -243,51 +282,22 @@ export const CATALOG: Record<string, RouteDoc> = {
     body: { contentType: 'application/zip', description: 'a ZIP of the site' },
     query: { releaseId: 'release identity', expectedPublicationToken: 'publish only if still current' },
     answer: DeployResult,
-    errors: [
-      ...CANVAS_ROLE,
-      'EMPTY_DEPLOY',
-      'INVALID_ZIP',
-      'ZIP_SLIP_REJECTED',
-      'ZIP_BOMB_REJECTED',
-      'TOO_MANY_FILES',
-      'CANVAS_TOO_LARGE',
-      'FILE_TOO_LARGE',
-      'QUOTA_EXCEEDED',
-      'INSUFFICIENT_STORAGE',
-      ...COORDINATION,
-    ],
+    errors: [...CANVAS_ROLE, ...ZIP_DEPLOY_ERRORS],
   }),
   'POST /api/canvases/:id/uploads': r('Management', 'session', 'Staged upload as a person, step 1', {
     body: BeginUploadBody,
     answer: BeginUploadAnswer,
-    errors: [...CANVAS_ROLE, 'INVALID_MANIFEST', 'INVALID_PATH', 'FILE_TOO_LARGE', 'CANVAS_TOO_LARGE', 'TOO_MANY_FILES', ...COORDINATION],
+    errors: [...CANVAS_ROLE, ...BEGIN_ERRORS],
   }),
   'PUT /api/canvases/:id/uploads/:uploadId/blobs/:hash': r('Management', 'session', 'Staged upload as a person, step 2: one blob', {
     body: bytes('the file bytes whose sha256 is :hash'),
     answer: { status: 204, contentType: 'none', description: 'stored' },
-    errors: [
-      ...CANVAS_ROLE,
-      'UPLOAD_HANDLE_INVALID',
-      'UPLOAD_EXPIRED',
-      'UPLOAD_UNEXPECTED_BLOB',
-      'BLOB_HASH_MISMATCH',
-      'FILE_TOO_LARGE',
-      'INSUFFICIENT_STORAGE',
-    ],
+    errors: [...CANVAS_ROLE, ...STAGE_ERRORS],
   }),
   'POST /api/canvases/:id/uploads/:uploadId/finalize': r('Management', 'session', 'Staged upload as a person, step 3: publish', {
     body: FinalizeBody,
     answer: DeployResult,
-    errors: [
-      ...CANVAS_ROLE,
-      'UPLOAD_HANDLE_INVALID',
-      'UPLOAD_EXPIRED',
-      'UPLOAD_MISSING_BLOB',
-      'UPLOAD_IN_PROGRESS',
-      'UPLOAD_ALREADY_FINALIZED',
-      'RELEASE_ID_MISMATCH',
-      ...COORDINATION,
-    ],
+    errors: [...CANVAS_ROLE, ...FINALIZE_ERRORS],
   }),
   'POST /api/canvases/:id/unpublish': r('Management', 'session', 'Take the canvas offline (history kept)', {
     answer: anyJson,
@@ -337,18 +347,7 @@ export const CATALOG: Record<string, RouteDoc> = {
       expectedPublicationToken: 'publish only if still current',
     },
     answer: DeployResult,
-    errors: [
-      'EMPTY_DEPLOY',
-      'INVALID_ZIP',
-      'ZIP_SLIP_REJECTED',
-      'ZIP_BOMB_REJECTED',
-      'TOO_MANY_FILES',
-      'CANVAS_TOO_LARGE',
-      'FILE_TOO_LARGE',
-      'QUOTA_EXCEEDED',
-      'INSUFFICIENT_STORAGE',
-      ...COORDINATION,
-    ],
+    errors: ZIP_DEPLOY_ERRORS,
   }),
   'GET /v1/canvases/:id': r('Deploy', 'deployKey', "The canvas's publication state", { answer: DeployStatus }),
   'GET /v1/canvases/:id/versions': r('Deploy', 'deployKey', 'Versions, newest first', { answer: VersionList }),
@@ -366,33 +365,17 @@ export const CATALOG: Record<string, RouteDoc> = {
   'POST /v1/canvases/:id/uploads': r('Deploy', 'deployKey', 'Staged upload, step 1: the manifest; answers the hashes the server lacks', {
     body: BeginUploadBody,
     answer: BeginUploadAnswer,
-    errors: ['INVALID_MANIFEST', 'INVALID_PATH', 'FILE_TOO_LARGE', 'CANVAS_TOO_LARGE', 'TOO_MANY_FILES', ...COORDINATION],
+    errors: BEGIN_ERRORS,
   }),
   'PUT /v1/canvases/:id/uploads/:uploadId/blobs/:hash': r('Deploy', 'deployKey', 'Staged upload, step 2: one missing blob (raw bytes)', {
     body: bytes('the file bytes whose sha256 is :hash'),
     answer: { status: 204, contentType: 'none', description: 'stored' },
-    errors: [
-      'UPLOAD_HANDLE_INVALID',
-      'UPLOAD_EXPIRED',
-      'UPLOAD_UNEXPECTED_BLOB',
-      'BLOB_HASH_MISMATCH',
-      'FILE_TOO_LARGE',
-      'UPLOAD_ALREADY_FINALIZED',
-      'INSUFFICIENT_STORAGE',
-    ],
+    errors: STAGE_ERRORS,
   }),
   'POST /v1/canvases/:id/uploads/:uploadId/finalize': r('Deploy', 'deployKey', 'Staged upload, step 3: publish', {
     body: FinalizeBody,
     answer: DeployResult,
-    errors: [
-      'UPLOAD_HANDLE_INVALID',
-      'UPLOAD_EXPIRED',
-      'UPLOAD_MISSING_BLOB',
-      'UPLOAD_IN_PROGRESS',
-      'UPLOAD_ALREADY_FINALIZED',
-      'RELEASE_ID_MISMATCH',
-      ...COORDINATION,
-    ],
+    errors: FINALIZE_ERRORS,
   }),
 
   // Agents
