@@ -80,7 +80,14 @@ function renderCanvases(canvases) {
   for (const c of canvases) {
     const row = document.createElement('tr');
     const title = document.createElement('td');
-    title.textContent = c.title;
+    if (c.role === 'owner' || c.role === 'editor' || c.role === 'admin') {
+      // Its page: deploy, share, versions, files, key.
+      const open = document.createElement('a');
+      open.href = `#/canvas/${encodeURIComponent(c.id)}`;
+      open.className = 'canvas-link';
+      open.textContent = c.title;
+      title.append(open);
+    } else title.textContent = c.title;
     const address = document.createElement('td');
     const link = document.createElement('a');
     link.href = c.url;
@@ -306,6 +313,18 @@ async function start() {
   await loadCanvases();
   await window.easelTokens.start({ api, notice, problem, cell });
   if (me.data.isAdmin) await loadInstanceSpend();
+  window.easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
+  window.addEventListener('hashchange', route);
+  await route();
+}
+
+/** `#/canvas/<id>` is a canvas's page; anything else the list. */
+async function route() {
+  const m = /^#\/canvas\/([A-Za-z0-9]+)$/.exec(location.hash);
+  document.body.dataset.view = m ? 'canvas' : 'home';
+  $('canvas-page').hidden = !m;
+  if (m) await window.easelCanvasPage.open(m[1]);
+  else window.easelCanvasPage.close();
 }
 
 start().catch((err) => notice(`Something went wrong: ${err.message}`));

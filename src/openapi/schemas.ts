@@ -100,7 +100,13 @@ export const FileListing = T.Object(
 );
 
 export const BeginUploadBody = T.Object({
-  manifest: T.Array(T.Object({ path: T.String(), sha256: T.String({ pattern: '^[0-9a-f]{64}$' }), size: T.Integer({ minimum: 0 }) })),
+  manifest: T.Array(
+    T.Object({
+      path: T.String(),
+      hash: T.String({ pattern: '^[0-9a-f]{64}$', description: 'sha256, lowercase hex' }),
+      size: T.Integer({ minimum: 0 }),
+    }),
+  ),
   releaseId: T.Optional(T.String()),
   expectedPublicationToken: T.Optional(T.String()),
 });

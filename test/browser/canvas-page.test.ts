@@ -1,0 +1,169 @@
+// The dashboard's canvas page in Chromium (issue 18 items 1-3), driven as a
+// person would: deploy a folder and a ZIP from the browser, see the warnings,
+// share with someone and take it back, roll back, a conflicting deploy
+// explained, a new key, unpublish, rename; every server string shown as text.
+// Screenshots go to artifacts/screenshots/ for a reviewer.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { zipSync } from 'fflate';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { dashboardOrigin } from '../../src/http/cross-site.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
+import { ROOT } from '../spawn.ts';
+import { api, closeBrowserSuite, dashboardPage, launchChromium } from './helpers.ts';
+
+const SHOTS = join(ROOT, 'artifacts', 'screenshots');
+let app: TestApp;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+let work: string;
+let origin: string;
+let ownerCookie: string;
+let page: Page;
+let canvas: { id: string; slug: string; apiKey: string; url: string };
+
+const XSS_TITLE = 'Team <img src=x onerror="window.pwned=1"> board';
+
+beforeAll(async () => {
+  app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  browser = await launchChromium();
+  work = mkdtempSync(join(tmpdir(), 'easel-canvas-page-'));
+  mkdirSync(SHOTS, { recursive: true });
+  origin = dashboardOrigin(app.ctx.config);
+  ownerCookie = await app.signIn('owner@example.com', 'Owner');
+  canvas = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: XSS_TITLE } });
+  page = await dashboardPage(browser, app, ownerCookie, contexts);
+});
+afterAll(async () => {
+  await closeBrowserSuite(contexts, browser, app);
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function openCanvasPage() {
+  await page.goto(`${origin}/#/canvas/${canvas.id}`);
+  await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+}
+
+/** A browser context signed in as `email`, opening the canvas: its page's text, or the refusal's easel-code. */
+async function visit(email: string): Promise<string> {
+  const cookie = await app.signIn(email);
+  const context = await browser.newContext();
+  contexts.push(context);
+  const at = cookie.indexOf('=');
+  await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: origin }]);
+  const p = await context.newPage();
+  const res = await p.goto(`${origin}/c/${canvas.slug}/`);
+  // The page has loaded (goto waits for it): a refusal carries its code in a meta tag, a canvas page does not.
+  const meta = p.locator('meta[name="easel-code"]');
+  const text = (await meta.count()) > 0 ? await meta.getAttribute('content') : await p.locator('body').innerText();
+  await context.close();
+  return `${res?.status()} ${text}`;
+}
+
+describe('a canvas page in the dashboard', () => {
+  test('opens from the list; the title with markup in it is text, nowhere run', async () => {
+    await page.locator('#canvases[data-ready="true"]').waitFor();
+    await page.locator('a.canvas-link', { hasText: 'Team <img' }).click();
+    await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+    expect(await page.locator('#cp-title').innerText()).toBe(XSS_TITLE);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.locator('#cp-id').innerText()).toBe(canvas.id);
+  });
+
+  test('a dropped-in folder deploys (only its contents), with the warnings shown', async () => {
+    const site = join(work, 'site');
+    mkdirSync(join(site, 'js'), { recursive: true });
+    writeFileSync(
+      join(site, 'index.html'),
+      '<link rel="stylesheet" href="missing.css"><script src="js/app.js"></script><h1>version one</h1>',
+    );
+    writeFileSync(join(site, 'js', 'app.js'), 'console.log(1)');
+    await page.setInputFiles('#cp-folder', site);
+    await page.locator('#cp-deploy-status', { hasText: 'Published version 1' }).waitFor();
+    expect(await page.locator('#cp-warnings li').allInnerTexts()).toEqual([
+      'index.html refers to missing.css, not in this deploy: those requests will answer 404',
+    ]);
+    await page.locator('#cp-files tbody tr', { hasText: 'js/app.js' }).waitFor();
+    expect(await page.locator('#cp-files tbody tr').count()).toBe(2);
+    // Sent as the person, through the people's upload routes.
+    const audit = app.ctx.db
+      .query<{ actor_kind: string }, [string]>("SELECT actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'")
+      .all(canvas.id);
+    expect(audit.map((a) => a.actor_kind)).toEqual(['user']);
+    await page.screenshot({ path: join(SHOTS, 'canvas-page.png'), fullPage: true });
+  });
+
+  test('sharing: the whole organization lets a colleague in; back to Restricted keeps them out; the list lets them in again', async () => {
+    expect(await visit('colleague@example.com')).toBe('404 NOT_FOUND');
+    await page.check('#cp-access input[value="whole_org"]');
+    await page.locator('#cp-state', { hasText: 'whole_org' }).waitFor();
+    expect(await visit('colleague@example.com')).toBe('200 version one');
+    await page.check('#cp-access input[value="restricted"]');
+    await page.locator('#cp-state', { hasText: 'restricted' }).waitFor();
+    expect(await visit('colleague@example.com')).toBe('404 NOT_FOUND');
+    await page.fill('#cp-add-member input[name="email"]', 'colleague@example.com');
+    await page.click('#cp-add-member button');
+    await page.locator('#cp-members tbody tr', { hasText: 'colleague@example.com' }).waitFor();
+    expect(await visit('colleague@example.com')).toBe('200 version one');
+  });
+
+  test("the server's refusal is shown next to the control that caused it", async () => {
+    await page.fill('#cp-add-member input[name="email"]', 'owner@example.com');
+    await page.click('#cp-add-member button');
+    await page.locator('#cp-members-error:not([hidden])').waitFor();
+    expect(await page.locator('#cp-members-error').innerText()).toContain('the owner is always on the list');
+  });
+
+  test('a ZIP deploys as version 2; version 1 is made live again from the versions table', async () => {
+    writeFileSync(join(work, 'site.zip'), zipSync({ 'index.html': new TextEncoder().encode('<h1>version two</h1>') }));
+    await page.setInputFiles('#cp-zip', join(work, 'site.zip'));
+    await page.locator('#cp-deploy-status', { hasText: 'Published version 2' }).waitFor();
+    await page.locator('#cp-versions tbody tr', { hasText: '2 (live)' }).waitFor();
+    await page.locator('#cp-versions tbody tr', { hasText: /^1/ }).getByRole('button', { name: 'Make live' }).click();
+    await page.locator('#cp-versions tbody tr', { hasText: '1 (live)' }).waitFor();
+    expect(await visit('colleague@example.com')).toBe('200 version one');
+  });
+
+  test('a deploy from elsewhere meanwhile: the page explains the conflict and changes nothing', async () => {
+    // The page holds the publication token it loaded; CI publishes with the key in the meantime.
+    const zip = zipSync({ 'index.html': new TextEncoder().encode('<h1>from CI</h1>') });
+    const res = await app.request(`/v1/canvases/${canvas.id}/deploy`, {
+      method: 'PUT',
+      body: zip,
+      headers: { authorization: `Bearer ${canvas.apiKey}` },
+    });
+    expect(res.status).toBe(200);
+    const site = join(work, 'site2');
+    mkdirSync(site, { recursive: true });
+    writeFileSync(join(site, 'index.html'), '<h1>from the page</h1>');
+    await page.setInputFiles('#cp-folder', site);
+    await page.locator('#cp-deploy-error:not([hidden])').waitFor();
+    expect(await page.locator('#cp-deploy-error').innerText()).toBe(
+      'Not published: Someone published this canvas meanwhile (now version 3): nothing was changed. Reload and deploy again.',
+    );
+    expect(await visit('colleague@example.com')).toBe('200 from CI');
+  });
+
+  test('a new deploy key is shown once and the old one stops working', async () => {
+    await openCanvasPage();
+    await page.click('#cp-regenerate');
+    await page.locator('#cp-key:not([hidden])').waitFor();
+    const key = await page.locator('#cp-key-value').innerText();
+    expect(key).toMatch(/^easel_sk_/);
+    expect((await app.request(`/v1/canvases/${canvas.id}`, { headers: { authorization: `Bearer ${canvas.apiKey}` } })).status).toBe(401);
+    expect((await app.request(`/v1/canvases/${canvas.id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+  });
+
+  test('a new slug moves the address (and says so); unpublish takes it offline', async () => {
+    await page.fill('#cp-rename input[name="slug"]', 'moved-board');
+    await page.click('#cp-rename button');
+    await page.locator('#notice', { hasText: 'The canvas moved to' }).waitFor();
+    expect(await page.locator('#cp-url').innerText()).toEndWith('/c/moved-board/');
+    canvas.slug = 'moved-board';
+    await page.click('#cp-unpublish');
+    await page.locator('#cp-state', { hasText: 'draft' }).waitFor();
+    expect(await visit('colleague@example.com')).toStartWith('404');
+  });
+});
