@@ -45,7 +45,8 @@
     }
     canvas = res.data;
     render();
-    await Promise.all([loadMembers(), loadVersions(), loadFiles()]);
+    loadPolicy();
+    await Promise.all([loadMembers(), loadVersions(), loadFiles(), loadSwitches()]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;
   }
@@ -185,6 +186,105 @@
   async function refresh() {
     await open(canvas.id);
     await deps.loadCanvases();
+  }
+
+  // Runtime settings ---------------------------------------------------------
+
+  const SWITCHES = [
+    ['backend', 'Backend (everything below)'],
+    ['kv', 'Key-value storage'],
+    ['files', 'Files'],
+    ['ai', 'AI'],
+    ['realtime', 'Realtime'],
+    ['authoring', 'Publishing canvases from its pages'],
+  ];
+
+  function why(state) {
+    if (!state) return '';
+    if (state.effective) return 'in effect';
+    if (state.reason === 'backend_off') return 'off: the backend is off';
+    if (state.reason === 'feature_off') return 'off';
+    return `off: ${state.hint}`;
+  }
+
+  async function loadSwitches() {
+    const res = await deps.api('GET', path('/capabilities'));
+    const list = $('cp-switches');
+    list.replaceChildren();
+    if (res.status !== 200) return showError('cp-runtime-error', res);
+    const { switches, effective } = res.data;
+    for (const [name, label] of SWITCHES) {
+      const li = document.createElement('li');
+      li.dataset.capability = name;
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.checked = switches[name];
+      box.id = `cp-switch-${name}`;
+      box.addEventListener('change', async () => {
+        const done = await deps.api('PATCH', path('/capabilities'), { [name]: box.checked });
+        if (done.status !== 200) {
+          showError('cp-runtime-error', done);
+          box.checked = !box.checked;
+          return;
+        }
+        showError('cp-runtime-error', null);
+        canvas = done.data;
+        await loadSwitches();
+      });
+      const text = document.createElement('label');
+      text.htmlFor = box.id;
+      text.textContent = label;
+      const state = document.createElement('span');
+      state.className = 'why';
+      state.textContent = name === 'backend' ? '' : why(effective[name]);
+      li.append(box, text, state);
+      list.append(li);
+    }
+    const connections = document.createElement('li');
+    connections.dataset.capability = 'connections';
+    connections.textContent = 'Connections';
+    const state = document.createElement('span');
+    state.className = 'why';
+    state.textContent = why(effective.connections);
+    connections.append(state);
+    list.append(connections);
+    const form = $('cp-audiences');
+    form.aiAudience.value = canvas.aiAudience;
+    form.connectionsAudience.value = canvas.connectionsAudience;
+  }
+
+  function loadPolicy() {
+    $('cp-policy').value = canvas.runtimePolicy ? JSON.stringify(canvas.runtimePolicy, null, 2) : '';
+    $('cp-policy').dataset.revision = canvas.runtimePolicyRevision ?? '';
+    $('cp-policy-revision').textContent = canvas.runtimePolicyRevision ? `revision ${canvas.runtimePolicyRevision}` : 'no policy saved yet';
+    $('cp-policy-conflict').hidden = true;
+    showError('cp-policy-error', null);
+  }
+
+  async function savePolicy() {
+    const text = $('cp-policy').value.trim();
+    let doc = null;
+    if (text) {
+      try {
+        doc = JSON.parse(text);
+      } catch (err) {
+        return showError('cp-policy-error', { status: 400, data: { message: `not JSON: ${err.message}` } });
+      }
+    }
+    const expected = $('cp-policy').dataset.revision || null;
+    const res = await deps.api('PATCH', path('/capabilities'), { expectedRuntimePolicy: expected, runtimePolicy: doc });
+    if (res.status === 409 && res.data?.code === 'POLICY_CONFLICT') {
+      // Show the other change and let the person take it; their own edits stay in the editor until they do.
+      const fresh = await deps.api('GET', path());
+      $('cp-policy-theirs').textContent = fresh.status === 200 ? JSON.stringify(fresh.data.runtimePolicy, null, 2) : '';
+      $('cp-policy-conflict').hidden = false;
+      if (fresh.status === 200) canvas = fresh.data;
+      return;
+    }
+    if (res.status !== 200) return showError('cp-policy-error', res);
+    canvas = res.data;
+    loadPolicy();
+    $('cp-policy-revision').textContent += ' (saved)';
   }
 
   // Deploys ------------------------------------------------------------------
@@ -415,6 +515,17 @@
       $('cp-key').hidden = false;
     });
     $('cp-copy-key').addEventListener('click', () => navigator.clipboard?.writeText($('cp-key-value').textContent));
+    for (const name of ['aiAudience', 'connectionsAudience']) {
+      $('cp-audiences')[name].addEventListener('change', async (e) => {
+        const res = await deps.api('PATCH', path('/capabilities'), { [name]: e.target.value });
+        if (res.status !== 200) return showError('cp-runtime-error', res);
+        showError('cp-runtime-error', null);
+        canvas = res.data;
+        await loadSwitches();
+      });
+    }
+    $('cp-policy-save').addEventListener('click', savePolicy);
+    $('cp-policy-reload').addEventListener('click', loadPolicy);
     wireDeploys();
   }
 

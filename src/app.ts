@@ -24,6 +24,7 @@ import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { capabilityStateRoutes } from './runtime/capability-routes.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { openApiRoute } from './openapi/routes.ts';
 import { cliLoginRoutes } from './auth/cli-login-routes.ts';
@@ -244,6 +245,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
         return authored ? { authored } : {};
       }),
     )
+    .use(capabilityStateRoutes(ctx, auth))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth))
     .use(aiUsageRoutes(ctx, auth))

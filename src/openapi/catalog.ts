@@ -236,6 +236,10 @@ export const CATALOG: Record<string, RouteDoc> = {
       errors: [...CANVAS_ROLE, ...BODY, 'POLICY_CONFLICT'],
     },
   ),
+  'GET /api/canvases/:id/capabilities': r('Management', 'session', 'Each capability switch and its effective state, with why one is off', {
+    answer: anyJson,
+    errors: CANVAS_ROLE,
+  }),
   'POST /api/canvases/:id/regenerate-key': r('Management', 'session', 'A new deploy key (the old one stops working)', {
     answer: T.Object({ apiKey: T.String() }),
     errors: CANVAS_ROLE,

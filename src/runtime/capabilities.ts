@@ -75,3 +75,15 @@ function operatorState(ctx: CapabilityLookup, capability: 'kv' | 'files' | 'ai' 
 export function isEffective(ctx: CapabilityLookup, canvas: Canvas, capability: Capability): boolean {
   return capabilityState(ctx, canvas, capability).effective;
 }
+
+/** Every switchable capability's state, for the people managing the canvas (the dashboard shows why each is off). */
+export function capabilityStates(ctx: CapabilityLookup, canvas: Canvas): Record<Exclude<Capability, 'identity'>, CapabilityState> {
+  return {
+    kv: capabilityState(ctx, canvas, 'kv'),
+    files: capabilityState(ctx, canvas, 'files'),
+    ai: capabilityState(ctx, canvas, 'ai'),
+    realtime: capabilityState(ctx, canvas, 'realtime'),
+    connections: capabilityState(ctx, canvas, 'connections'),
+    authoring: capabilityState(ctx, canvas, 'authoring'),
+  };
+}

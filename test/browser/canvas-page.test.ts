@@ -156,6 +156,52 @@ describe('a canvas page in the dashboard', () => {
     expect((await app.request(`/v1/canvases/${canvas.id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
   });
 
+  test('runtime switches say whether they are in effect and why not', async () => {
+    await openCanvasPage();
+    const why = (name: string) => page.locator(`#cp-switches li[data-capability="${name}"] .why`).innerText();
+    expect(await why('kv')).toBe('in effect');
+    expect(await why('ai')).toBe('off');
+    await page.check('#cp-switch-ai');
+    await page.locator('#cp-switches li[data-capability="ai"] .why', { hasText: 'no AI provider key' }).waitFor();
+    expect(await why('ai')).toBe('off: The instance has no AI provider key; an administrator must configure one.');
+    await page.uncheck('#cp-switch-backend');
+    await page.locator('#cp-switches li[data-capability="kv"] .why', { hasText: 'the backend is off' }).waitFor();
+    expect(await why('connections')).toBe('off: the backend is off');
+    await page.check('#cp-switch-backend');
+    await page.locator('#cp-switches li[data-capability="kv"] .why', { hasText: 'in effect' }).waitFor();
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/api/canvases/${canvas.id}/capabilities`) && r.request().method() === 'PATCH',
+    );
+    await page.selectOption('#cp-audiences select[name="aiAudience"]', 'viewers');
+    expect((await saved).status()).toBe(200);
+    const view = await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie });
+    expect(view.aiAudience).toBe('viewers');
+  });
+
+  test('the runtime policy: saved with its revision; a bad document is refused in words; a conflict shows the other change', async () => {
+    await page.click('#cp-policy-box summary');
+    await page.fill('#cp-policy', '{"collections": {"notes": {"preset": "sometimes"}}}');
+    await page.click('#cp-policy-save');
+    await page.locator('#cp-policy-error:not([hidden])').waitFor();
+    expect(await page.locator('#cp-policy-error').innerText()).toContain('runtimePolicy.collections.notes.preset');
+    await page.fill('#cp-policy', '{"collections": {"notes": {"preset": "managed"}}}');
+    await page.click('#cp-policy-save');
+    await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
+    // Someone else saves meanwhile, from the revision the page also holds.
+    const revision = (await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie })).runtimePolicyRevision;
+    await api(app, 'PATCH', `/api/canvases/${canvas.id}/capabilities`, {
+      cookie: ownerCookie,
+      json: { expectedRuntimePolicy: revision, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } },
+    });
+    await page.fill('#cp-policy', '{"collections": {"notes": {"preset": "personal"}}}');
+    await page.click('#cp-policy-save');
+    await page.locator('#cp-policy-conflict:not([hidden])').waitFor();
+    expect(await page.locator('#cp-policy-theirs').innerText()).toContain('collaborative');
+    await page.click('#cp-policy-reload');
+    expect(await page.inputValue('#cp-policy')).toContain('collaborative');
+    expect(await page.locator('#cp-policy-conflict').isHidden()).toBe(true);
+  });
+
   test('a new slug moves the address (and says so); unpublish takes it offline', async () => {
     await page.fill('#cp-rename input[name="slug"]', 'moved-board');
     await page.click('#cp-rename button');
