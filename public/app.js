@@ -55,7 +55,14 @@ function showSignedOut() {
 
 function showSignedIn(me) {
   const who = $('who');
-  who.textContent = `Signed in as ${me.name || me.email} (${me.email})${me.isAdmin ? ' · admin' : ''} `;
+  who.textContent = `Signed in as ${me.name || me.email} (${me.email})${me.isAdmin ? ' · ' : ''}`;
+  if (me.isAdmin) {
+    const admin = document.createElement('a');
+    admin.href = '#/admin';
+    admin.id = 'admin-link';
+    admin.textContent = 'admin';
+    who.append(admin, ' ');
+  }
   const form = document.createElement('form');
   form.className = 'inline';
   const button = document.createElement('button');
@@ -314,17 +321,21 @@ async function start() {
   await window.easelTokens.start({ api, notice, problem, cell });
   if (me.data.isAdmin) await loadInstanceSpend();
   window.easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
+  if (me.data.isAdmin) window.easelAdmin.start({ api, problem, cell });
   window.addEventListener('hashchange', route);
   await route();
 }
 
-/** `#/canvas/<id>` is a canvas's page; anything else the list. */
+/** `#/canvas/<id>` is a canvas's page, `#/admin` the administration (admins); anything else the list. */
 async function route() {
   const m = /^#\/canvas\/([A-Za-z0-9]+)$/.exec(location.hash);
-  document.body.dataset.view = m ? 'canvas' : 'home';
+  const admin = location.hash === '#/admin' && Boolean(window.easelAdmin.started);
+  document.body.dataset.view = m ? 'canvas' : admin ? 'admin' : 'home';
   $('canvas-page').hidden = !m;
+  $('admin-page').hidden = !admin;
   if (m) await window.easelCanvasPage.open(m[1]);
   else window.easelCanvasPage.close();
+  if (admin) await window.easelAdmin.open();
 }
 
 start().catch((err) => notice(`Something went wrong: ${err.message}`));

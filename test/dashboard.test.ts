@@ -26,7 +26,7 @@ describe('dashboard shell', () => {
   test('every file the page references is served with its type', async () => {
     const html = await (await app.request('/')).text();
     const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(refs.sort()).toEqual(['/assets/app.js', '/assets/canvas-page.js', '/assets/style.css', '/assets/tokens.js']);
+    expect(refs.sort()).toEqual(['/assets/admin.js', '/assets/app.js', '/assets/canvas-page.js', '/assets/style.css', '/assets/tokens.js']);
     const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
     for (const ref of refs) {
       const res = await app.request(ref);

@@ -12,6 +12,12 @@ import { json } from '../http/respond.ts';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from './model.ts';
 import { adminUserView, getUser, setCanvasDisabled, updateSettings, updateUser } from './service.ts';
 
+/** A page of at most 200 rows (50 unless asked). */
+function listLimit(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, 200) : 50;
+}
+
 export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsageReport) {
   const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
@@ -30,6 +36,29 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       .post('/api/admin/canvases/:id/enable', async ({ actor, params, request }) => {
         await readJson(request, DisableBody, { emptyAs: {} });
         return ok(view(setCanvasDisabled(ctx, actor, params.id, false)));
+      })
+      .get('/api/admin/canvases', ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        const found = ctx.canvases.search((q.get('q') ?? '').trim().slice(0, 200), listLimit(q.get('limit')));
+        return ok({
+          canvases: found.map((c) => ({
+            ...canvasView(ctx.config, c, 'admin'),
+            ownerEmail: ctx.users.byId(c.ownerId)?.email ?? null,
+            disabledReason: c.disabledReason,
+          })),
+        });
+      })
+      .get('/api/admin/audit', ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        const before = Number(q.get('before'));
+        const filter = {
+          action: q.get('action')?.trim().slice(0, 100) || undefined,
+          canvasId: q.get('canvasId')?.trim() || undefined,
+          actorId: q.get('actorId')?.trim() || undefined,
+          before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
+        };
+        const entries = ctx.audit.search(filter, listLimit(q.get('limit')));
+        return ok({ entries, nextBefore: entries.length > 0 ? entries.at(-1)!.id : null });
       })
       .get('/api/admin/usage', () => ok(diskUsage.read()))
       .get('/api/admin/settings', () => ok(ctx.settings.publicView()))

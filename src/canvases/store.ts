@@ -159,6 +159,22 @@ export class CanvasStore {
     return this.db.query('DELETE FROM canvas_members WHERE canvas_id = ? AND user_id = ?').run(canvasId, userId).changes > 0;
   }
 
+  /**
+   * Every canvas (not deleted), newest first, for instance admins: `query`
+   * matches the title, slug or owner's email (case-insensitive), at most `limit`.
+   */
+  search(query: string, limit: number): Canvas[] {
+    const like = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.db
+      .query<CanvasRow, [string, string, string, number]>(
+        `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id
+         WHERE c.deleted_at IS NULL AND (lower(c.title) LIKE ?1 ESCAPE '\\' OR c.slug LIKE ?2 ESCAPE '\\' OR lower(u.email) LIKE ?3 ESCAPE '\\')
+         ORDER BY c.created_at DESC, c.id LIMIT ?4`,
+      )
+      .all(like, like, like, limit)
+      .map(toCanvas);
+  }
+
   /** Canvases the user owns or is a member of (not deleted). */
   listFor(userId: string): Canvas[] {
     return this.db

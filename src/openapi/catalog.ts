@@ -319,6 +319,20 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
   'POST /api/admin/canvases/:id/disable': r('Admin', 'admin', 'Disable a canvas', { body: DisableBody, answer: CanvasView, errors: BODY }),
   'POST /api/admin/canvases/:id/enable': r('Admin', 'admin', 'Enable a disabled canvas', { answer: CanvasView }),
+  'GET /api/admin/canvases': r('Admin', 'admin', 'Every canvas, newest first, searched by title, slug or owner email', {
+    query: { q: 'search text', limit: '1-200 (default 50)' },
+    answer: anyJson,
+  }),
+  'GET /api/admin/audit': r('Admin', 'admin', 'The audit log, newest first, filtered', {
+    query: {
+      action: 'action prefix, e.g. canvas.',
+      canvasId: 'one canvas',
+      actorId: 'one person',
+      before: 'entries older than this id (paging)',
+      limit: '1-200',
+    },
+    answer: anyJson,
+  }),
   'GET /api/admin/usage': r('Admin', 'admin', 'Database, blob store and disk usage', { answer: anyJson }),
   'GET /api/admin/settings': r('Admin', 'admin', 'Instance settings', { answer: anyJson }),
   'PATCH /api/admin/settings': r('Admin', 'admin', 'Change instance settings', {

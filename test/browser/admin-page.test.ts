@@ -1,0 +1,94 @@
+// The dashboard's administration page in Chromium (issue 18 item 7, part):
+// people, canvases, instance settings and the audit log, as an admin uses
+// them; names carrying markup are shown as text. A screenshot goes to
+// artifacts/screenshots/.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../harness.ts';
+import { ROOT } from '../spawn.ts';
+import { ADMIN_EMAIL } from '../world.ts';
+import { api, closeBrowserSuite, dashboardPage, launchChromium } from './helpers.ts';
+
+const SHOTS = join(ROOT, 'artifacts', 'screenshots');
+let app: TestApp;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+let page: Page;
+let member: string;
+let canvas: { id: string; slug: string; title: string };
+
+beforeAll(async () => {
+  // An admin-set AI key is stored sealed with EASEL_SECRET_KEY.
+  app = await startTestApp({
+    listen: true,
+    env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false', EASEL_SECRET_KEY: 'a1'.repeat(32) },
+  });
+  browser = await launchChromium();
+  mkdirSync(SHOTS, { recursive: true });
+  member = await app.signIn('mallory@example.com', '<img src=x onerror="window.pwned=1">Mallory');
+  canvas = await api(app, 'POST', '/api/canvases', { cookie: member, json: { title: 'Quarterly <b>numbers</b>' } });
+  const admin = await app.signIn(ADMIN_EMAIL, 'Admin');
+  page = await dashboardPage(browser, app, admin, contexts);
+  // Confirmations are accepted; the one prompt (a reason to disable) is answered.
+  page.removeAllListeners('dialog');
+  page.on('dialog', (d) => void d.accept(d.type() === 'prompt' ? 'policy breach' : undefined));
+  await page.click('#admin-link');
+  await page.locator('#admin-page[data-ready="true"]').waitFor();
+});
+afterAll(() => closeBrowserSuite(contexts, browser, app));
+
+describe('the administration page', () => {
+  test('people: searched, names shown as text; deactivating someone ends their access at once', async () => {
+    await page.fill('#ad-user-search', 'mallory');
+    const row = page.locator('#ad-users tbody tr[data-email="mallory@example.com"]');
+    expect(await row.locator('td').first().innerText()).toBe('<img src=x onerror="window.pwned=1">Mallory <mallory@example.com>');
+    expect(await page.locator('#ad-users tbody tr').count()).toBe(1);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    await row.getByRole('button', { name: 'Deactivate' }).click();
+    await row.getByRole('button', { name: 'Reactivate' }).waitFor();
+    expect((await app.request('/api/me', { cookie: member })).status).toBe(401);
+    await row.getByRole('button', { name: 'Reactivate' }).click();
+    await row.getByRole('button', { name: 'Deactivate' }).waitFor();
+  });
+
+  test('canvases: found by owner email, disabled with a reason (its pages stop), enabled again', async () => {
+    await page.fill('#ad-canvas-search input[name="q"]', 'mallory@');
+    await page.click('#ad-canvas-search button');
+    const row = page.locator(`#ad-canvases tbody tr[data-id="${canvas.id}"]`);
+    await row.waitFor();
+    expect(await row.locator('td').first().innerText()).toBe('Quarterly <b>numbers</b>');
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.locator('td', { hasText: 'disabled: policy breach' }).waitFor();
+    const view = await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: await app.signIn(ADMIN_EMAIL) });
+    expect(view.status).toBe('disabled');
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await row.getByRole('button', { name: 'Disable' }).waitFor();
+  });
+
+  test('instance settings: a cap changed and saved; the AI key is write-only', async () => {
+    await page.fill('#ad-settings input[name="aiUserDailyUsd"]', '7.5');
+    await page.fill('#ad-settings input[name="aiApiKey"]', 'sk-ant-admin-typed-0123456789');
+    await page.click('#ad-settings button');
+    await page.locator('#ad-settings-state', { hasText: 'Saved.' }).waitFor();
+    const settings = await api(app, 'GET', '/api/admin/settings', { cookie: await app.signIn(ADMIN_EMAIL) });
+    expect(settings).toMatchObject({ aiUserDailyUsd: 7.5, aiApiKeySet: true });
+    expect(JSON.stringify(settings)).not.toContain('sk-ant-admin-typed');
+    expect(await page.inputValue('#ad-settings input[name="aiApiKey"]')).toBe('');
+    expect(await page.getAttribute('#ad-settings input[name="aiApiKey"]', 'placeholder')).toBe('a key is set (type to replace)');
+  });
+
+  test('the audit log, filtered by action and canvas', async () => {
+    await page.fill('#ad-audit-filter input[name="action"]', 'canvas.disable');
+    await page.fill('#ad-audit-filter input[name="canvasId"]', canvas.id);
+    await page.click('#ad-audit-filter button');
+    await page.locator('#ad-audit tbody tr', { hasText: 'canvas.disable' }).waitFor();
+    const rows = await page.locator('#ad-audit tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(1);
+    // The audit keeps which fields changed, never their values.
+    expect(rows[0]).toContain('{"fields":["reason"]}');
+    expect(rows[0]).not.toContain('policy breach');
+    await page.screenshot({ path: join(SHOTS, 'admin-page.png'), fullPage: true });
+  });
+});
