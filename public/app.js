@@ -272,6 +272,59 @@ function wireGuestForm() {
   });
 }
 
+/** The gallery: what others listed that this person may open; templates become canvases of their own. */
+async function loadGallery() {
+  const q = $('gallery-search').q.value.trim();
+  const res = await api('GET', `/api/gallery?q=${encodeURIComponent(q)}`);
+  if (res.status !== 200) return;
+  $('gallery').hidden = false;
+  const tbody = $('gallery-list').querySelector('tbody');
+  tbody.replaceChildren();
+  for (const c of res.data.canvases) {
+    const row = document.createElement('tr');
+    row.dataset.id = c.id;
+    const name = document.createElement('td');
+    const link = document.createElement('a');
+    link.href = c.url;
+    link.textContent = c.title;
+    name.append(link);
+    row.append(name);
+    cell(row, c.ownerName);
+    const actions = document.createElement('td');
+    if (c.templatable) {
+      const use = document.createElement('button');
+      use.type = 'button';
+      use.textContent = 'Use as template';
+      use.addEventListener('click', async () => {
+        const made = await api('POST', `/api/gallery/${encodeURIComponent(c.id)}/use`, {});
+        if (made.status !== 201) {
+          $('gallery-error').textContent = problem(made);
+          $('gallery-error').hidden = false;
+          return;
+        }
+        $('gallery-error').hidden = true;
+        const { apiKey, ...canvas } = made.data;
+        showCreated(canvas, apiKey);
+        notice(`"${canvas.title}" is yours now, published at ${canvas.url}.`);
+        await loadCanvases();
+      });
+      actions.append(use);
+    }
+    row.append(actions);
+    tbody.append(row);
+  }
+  $('gallery-empty').hidden = res.data.canvases.length > 0;
+  $('gallery-list').hidden = res.data.canvases.length === 0;
+  $('gallery-list').dataset.ready = q;
+}
+
+function wireGallery() {
+  $('gallery-search').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void loadGallery();
+  });
+}
+
 function showCreated(canvas, apiKey) {
   $('created-title').textContent = canvas.title;
   $('created-key').textContent = apiKey;
@@ -321,6 +374,8 @@ async function start() {
   await window.easelTokens.start({ api, notice, problem, cell });
   if (me.data.isAdmin) await loadInstanceSpend();
   window.easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
+  wireGallery();
+  await loadGallery();
   if (me.data.isAdmin) window.easelAdmin.start({ api, problem, cell });
   window.addEventListener('hashchange', route);
   await route();

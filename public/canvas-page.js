@@ -46,7 +46,7 @@
     canvas = res.data;
     render();
     loadPolicy();
-    await Promise.all([loadMembers(), loadVersions(), loadFiles(), loadSwitches()]);
+    await Promise.all([loadMembers(), loadVersions(), loadFiles(), loadSwitches(), loadGallery()]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;
   }
@@ -186,6 +186,25 @@
   async function refresh() {
     await open(canvas.id);
     await deps.loadCanvases();
+  }
+
+  async function loadGallery() {
+    const res = await deps.api('GET', path('/gallery'));
+    if (res.status !== 200) return showError('cp-gallery-error', res);
+    const form = $('cp-gallery');
+    form.listed.checked = res.data.listed;
+    form.templatable.checked = res.data.templatable;
+  }
+
+  async function saveGallery(e) {
+    const res = await deps.api('PUT', path('/gallery'), { [e.target.name]: e.target.checked });
+    if (res.status !== 200) {
+      showError('cp-gallery-error', res);
+      e.target.checked = !e.target.checked;
+      return;
+    }
+    showError('cp-gallery-error', null);
+    $('cp-gallery').dataset.saved = `${res.data.listed} ${res.data.templatable}`;
   }
 
   // Runtime settings ---------------------------------------------------------
@@ -525,6 +544,7 @@
       });
     }
     $('cp-policy-save').addEventListener('click', savePolicy);
+    for (const box of $('cp-gallery').querySelectorAll('input')) box.addEventListener('change', saveGallery);
     $('cp-policy-reload').addEventListener('click', loadPolicy);
     wireDeploys();
   }

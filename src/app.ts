@@ -25,6 +25,8 @@ import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
+import { galleryRoutes } from './gallery/routes.ts';
+import { Gallery } from './gallery/service.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { openApiRoute } from './openapi/routes.ts';
 import { cliLoginRoutes } from './auth/cli-login-routes.ts';
@@ -115,11 +117,17 @@ export const DISPATCHERS: readonly Dispatcher[] = [
   { method: 'GET', path: '/v1/c/:slug/realtime', note: 'the realtime WebSocket upgrade (runtime pipeline first)' },
 ];
 
+/** What the app needs of the Elysia instance (its full type is too deep for the compiler to carry around). */
+export interface RouteTable {
+  handle(request: Request): Promise<Response>;
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
+}
+
 export interface App {
   ctx: AppContext;
   features: Features;
   /** The Elysia routes alone (the route listing; requests go through `handle`). */
-  routes: ReturnType<typeof buildRoutes>;
+  routes: RouteTable;
   /** The fetch handler the server (and in-process tests) call. */
   handle: FetchHandler;
   /** Every dispatcher and route, in the order tried (src/http/route-listing.ts). */
@@ -222,7 +230,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
  * (`http://zz/zz/api/me`) hides the path's first segment; 7 (`http://`) is
  * right for every host (src/http/handler.ts refuses URLs it would misread).
  */
-function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
+function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTable {
   const auth = authKinds(ctx, f.pipeline);
   // Read when an error renders, by then every route is mounted.
   let mounted: Array<{ method: string; path: string }> = [];
@@ -246,6 +254,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions) {
       }),
     )
     .use(capabilityStateRoutes(ctx, auth))
+    .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access)))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth))
     .use(aiUsageRoutes(ctx, auth))

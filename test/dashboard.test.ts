@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { body, startTestApp, type TestApp } from './harness.ts';
 
@@ -53,11 +53,14 @@ describe('dashboard shell', () => {
     expect(await (await app.request('/auth/login')).text()).toContain('<form');
   });
 
-  test('app.js and tokens.js are valid browser script and only write server text through textContent', () => {
-    for (const file of ['app.js', 'tokens.js']) {
+  test('every dashboard script is valid browser script and writes server text only as text (no innerHTML, insertAdjacentHTML or document.write)', () => {
+    const scripts = readdirSync(join(import.meta.dir, '../public')).filter((f) => f.endsWith('.js'));
+    expect(scripts.sort()).toEqual(['admin.js', 'app.js', 'canvas-page.js', 'tokens.js']);
+    for (const file of scripts) {
       const script = readFileSync(join(import.meta.dir, '../public', file), 'utf8');
       expect(() => new Bun.Transpiler({ loader: 'js' }).transformSync(script)).not.toThrow();
-      expect(script).not.toContain('innerHTML');
+      for (const sink of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write'])
+        expect({ file, sink, found: script.includes(sink) }).toEqual({ file, sink, found: false });
     }
     const source = readFileSync(join(import.meta.dir, '../public/app.js'), 'utf8');
     for (const path of ['/api/me', '/api/canvases', '/auth/logout', '/auth/login?returnTo=']) expect(source).toContain(path);

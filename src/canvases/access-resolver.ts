@@ -75,6 +75,19 @@ export class AccessResolver {
     return { canvas, decision, publicOpen: publicLinkActive(input) };
   }
 
+  /** Whether this signed-in person gets into the canvas's pages (past its password, if they know it): the gallery shows only those. */
+  mayOpen(canvas: Canvas, user: Principal & { kind: 'user' }): boolean {
+    const decision = decideAccess({
+      canvas,
+      owner: this.ownerFacts(canvas),
+      instance: this.instanceFacts(),
+      viewer: this.viewerOf(canvas, user),
+      gatePassed: true,
+      now: this.ctx.now(),
+    });
+    return decision.ok;
+  }
+
   /** An active, unexpired Public link canvas whose owner (and the instance) allow public links. */
   openPublicLink(slug: string): boolean {
     const facts = this.bySlug(slug);

@@ -13,6 +13,7 @@ import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from '../canvases/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
+import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import { RollbackBody } from '../deploy/model.ts';
 import type { ErrorCode } from '../errors.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
@@ -240,6 +241,29 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: anyJson,
     errors: CANVAS_ROLE,
   }),
+  'GET /api/canvases/:id/gallery': r('Management', 'session', 'Whether the canvas is listed in the gallery and offered as a template', {
+    answer: T.Object({ listed: T.Boolean(), templatable: T.Boolean() }),
+    errors: CANVAS_ROLE,
+  }),
+  'PUT /api/canvases/:id/gallery': r('Management', 'session', 'List the canvas in the gallery (published only), offer it as a template', {
+    body: GalleryBody,
+    answer: T.Object({ listed: T.Boolean(), templatable: T.Boolean() }),
+    errors: [...CANVAS_ROLE, ...BODY, 'NOT_PUBLISHED'],
+  }),
+  'GET /api/gallery': r('Management', 'session', 'Listed canvases you may open, searched by title', {
+    query: { q: 'search text' },
+    answer: anyJson,
+  }),
+  'POST /api/gallery/:id/use': r(
+    'Management',
+    'session',
+    "A new canvas of yours from a template's live version (its deploy key shown once)",
+    {
+      body: UseTemplateBody,
+      answer: CanvasCreated,
+      errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', ...BODY],
+    },
+  ),
   'POST /api/canvases/:id/regenerate-key': r('Management', 'session', 'A new deploy key (the old one stops working)', {
     answer: T.Object({ apiKey: T.String() }),
     errors: CANVAS_ROLE,

@@ -12,6 +12,7 @@ import canvasHostSessions from './011_canvas_host_sessions.ts';
 import authoring from './012_authoring.ts';
 import personalTokens from './013_personal_tokens.ts';
 import oidcLogins from './014_oidc_logins.ts';
+import gallery from './015_gallery.ts';
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: 'authoring', sql: authoring },
   { version: 13, name: 'personal access tokens', sql: personalTokens },
   { version: 14, name: 'oidc logins', sql: oidcLogins },
+  { version: 15, name: 'gallery', sql: gallery },
 ];

@@ -1,0 +1,136 @@
+// The gallery (spec "galleryListed, galleryTemplatable"): canvases their
+// owners and editors list for everyone who may open them, searchable; a
+// templatable one can be copied, live version and all, into a new canvas of
+// the person using it. Listing needs a published canvas; unpublishing unlists.
+import type { Principal } from '../auth/principal.ts';
+import type { AccessResolver } from '../canvases/access-resolver.ts';
+import { managedCanvas, type Actor } from '../canvases/authority.ts';
+import { statusOf, type Canvas } from '../canvases/record.ts';
+import { createCanvas } from '../canvases/service.ts';
+import { canvasUrl } from '../canvases/url.ts';
+import type { AppContext } from '../context.ts';
+import { publishVersion } from '../deploy/publish.ts';
+import { VersionStore } from '../deploy/version-store.ts';
+import { AppError } from '../errors.ts';
+
+export interface GallerySettings {
+  listed: boolean;
+  templatable: boolean;
+}
+
+export interface GalleryEntry {
+  id: string;
+  slug: string;
+  title: string;
+  url: string;
+  ownerName: string;
+  templatable: boolean;
+  hasPassword: boolean;
+}
+
+const notInGallery = () => new AppError('NOT_FOUND', 'no such canvas in the gallery');
+
+export class Gallery {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly access: AccessResolver,
+  ) {}
+
+  settings(actor: Actor, id: string): GallerySettings {
+    return this.read(managedCanvas(this.ctx, actor, id, 'manage').canvas.id);
+  }
+
+  /** Owners, editors and admins; listing needs a live version (there is nothing to show otherwise). */
+  set(actor: Actor, id: string, patch: Partial<GallerySettings>): GallerySettings {
+    const m = managedCanvas(this.ctx, actor, id, 'manage');
+    if (patch.listed === true && m.canvas.currentVersionId === null)
+      throw new AppError('NOT_PUBLISHED', 'only a published canvas can be listed in the gallery: deploy it first');
+    const next = { ...this.read(m.canvas.id), ...patch };
+    this.ctx.db
+      .query('UPDATE canvases SET gallery_listed = ?, gallery_templatable = ? WHERE id = ?')
+      .run(next.listed ? 1 : 0, next.templatable ? 1 : 0, m.canvas.id);
+    this.ctx.audit.record({
+      actorId: actor.user.id,
+      actorKind: m.asAdmin ? 'admin' : 'user',
+      canvasId: m.canvas.id,
+      action: 'canvas.gallery',
+      detail: { listed: next.listed, templatable: next.templatable },
+    });
+    return next;
+  }
+
+  /** Listed, live canvases this person may open, matching `query` in the title (newest first, at most `limit`). */
+  list(user: Principal & { kind: 'user' }, query: string, limit = 100): GalleryEntry[] {
+    const like = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const ids = this.ctx.db
+      .query<{ id: string; gallery_templatable: number }, [string]>(
+        `SELECT id, gallery_templatable FROM canvases
+         WHERE gallery_listed = 1 AND current_version_id IS NOT NULL AND deleted_at IS NULL AND lower(title) LIKE ? ESCAPE '\\'
+         ORDER BY updated_at DESC, id LIMIT 1000`,
+      )
+      .all(like);
+    const out: GalleryEntry[] = [];
+    for (const row of ids) {
+      const canvas = this.ctx.canvases.byId(row.id);
+      if (!canvas || statusOf(canvas) !== 'active' || !this.access.mayOpen(canvas, user)) continue;
+      out.push(this.entry(canvas, row.gallery_templatable === 1));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * A new canvas of `actor` holding the template's live files (the blobs are
+   * shared, nothing is copied), under the usual creation quota and rate.
+   * Answers the new canvas and its deploy key (shown once).
+   */
+  useTemplate(actor: Actor, id: string, title: string | undefined): { canvas: Canvas; apiKey: string } {
+    const source = this.ctx.canvases.byId(id);
+    if (!source || source.deletedAt !== null || statusOf(source) !== 'active' || source.currentVersionId === null) throw notInGallery();
+    const settings = this.read(source.id);
+    if (!settings.listed || !this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' })) throw notInGallery();
+    if (!settings.templatable)
+      throw new AppError('PERMISSION_DENIED', 'this canvas is in the gallery but its owner has not offered it as a template');
+    const files = new VersionStore(this.ctx.db)
+      .files(source.currentVersionId)
+      .map(({ path, hash, size, mime }) => ({ path, hash, size, mime }));
+    const made = createCanvas(this.ctx, actor, { title: title?.trim() || `${source.title} (copy)` });
+    publishVersion(this.ctx, made.canvas.id, files, {
+      source: 'api',
+      warnings: [],
+      releaseId: null,
+      expectedPublicationToken: null,
+      actor: { id: actor.user.id, kind: 'user' },
+    });
+    this.ctx.audit.record({
+      actorId: actor.user.id,
+      actorKind: 'user',
+      canvasId: made.canvas.id,
+      action: 'canvas.from-template',
+      detail: { template: source.id },
+    });
+    return { canvas: this.ctx.canvases.byId(made.canvas.id)!, apiKey: made.apiKey };
+  }
+
+  private read(id: string): GallerySettings {
+    const row = this.ctx.db
+      .query<{ gallery_listed: number; gallery_templatable: number }, [string]>(
+        'SELECT gallery_listed, gallery_templatable FROM canvases WHERE id = ?',
+      )
+      .get(id);
+    return { listed: row?.gallery_listed === 1, templatable: row?.gallery_templatable === 1 };
+  }
+
+  private entry(canvas: Canvas, templatable: boolean): GalleryEntry {
+    const owner = this.ctx.users.byId(canvas.ownerId);
+    return {
+      id: canvas.id,
+      slug: canvas.slug,
+      title: canvas.title,
+      url: canvasUrl(this.ctx.config, canvas.slug),
+      ownerName: owner?.name || owner?.email || '',
+      templatable,
+      hasPassword: canvas.hasPassword,
+    };
+  }
+}
