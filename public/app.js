@@ -379,6 +379,8 @@ async function start() {
   if (me.data.isAdmin) window.easelAdmin.start({ api, problem, cell });
   window.addEventListener('hashchange', route);
   await route();
+  // Everything the first view asked for has answered (tests wait on this).
+  document.body.dataset.loaded = 'true';
 }
 
 /** `#/canvas/<id>` is a canvas's page, `#/admin` the administration (admins); anything else the list. */

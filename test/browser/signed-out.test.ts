@@ -50,7 +50,7 @@ describe('an ended session', () => {
   test('the dashboard sends you to sign in and back instead of showing "unauthorized"', async () => {
     const { page, cookie } = await signedInPage('dash@example.com');
     await page.goto(`${origin}/`);
-    await page.locator('#create').waitFor();
+    await page.locator('body[data-loaded="true"]').waitFor();
     // The session ends elsewhere (signed out in another tab).
     await app.request('/auth/logout', { method: 'POST', cookie });
     await page.fill('#create-form input[name="title"]', 'Too late');
