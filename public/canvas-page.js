@@ -46,7 +46,7 @@
     canvas = res.data;
     render();
     loadPolicy();
-    await Promise.all([loadMembers(), loadVersions(), loadFiles(), loadSwitches(), loadGallery()]);
+    await Promise.all([loadMembers(), loadVersions(), loadFiles(), loadSwitches(), loadGallery(), loadUsage()]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;
   }
@@ -186,6 +186,24 @@
   async function refresh() {
     await open(canvas.id);
     await deps.loadCanvases();
+  }
+
+  /** What the canvas uses against its quotas: KV keys, file bytes, this month's AI spend. */
+  async function loadUsage() {
+    const [usage, ai] = await Promise.all([deps.api('GET', path('/usage')), deps.api('GET', path('/ai-usage'))]);
+    const parts = [];
+    if (usage.status === 200) {
+      const { kv, files } = usage.data;
+      parts.push(
+        `Key-value: ${kv.sharedKeys.toLocaleString()} of ${kv.sharedKeysMax.toLocaleString()} shared keys (and ${kv.userKeysMaxPerPerson.toLocaleString()} per person in their own)`,
+      );
+      parts.push(`Files: ${bytes(files.bytes)} of ${bytes(files.bytesMax)}`);
+    }
+    if (ai.status === 200) {
+      const b = ai.data.budget;
+      parts.push(`AI in ${b.month}: $${Number(b.spentUsd).toFixed(2)} of $${Number(b.capUsd).toFixed(2)}`);
+    }
+    $('cp-usage').textContent = parts.join(' · ');
   }
 
   async function loadGallery() {

@@ -241,6 +241,13 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: anyJson,
     errors: CANVAS_ROLE,
   }),
+  'GET /api/canvases/:id/usage': r('Management', 'session', "The canvas's shared KV keys and file bytes against the quotas", {
+    answer: T.Object({
+      kv: T.Object({ sharedKeys: T.Integer(), sharedKeysMax: T.Integer(), userKeysMaxPerPerson: T.Integer() }),
+      files: T.Object({ bytes: T.Integer(), bytesMax: T.Integer() }),
+    }),
+    errors: CANVAS_ROLE,
+  }),
   'GET /api/canvases/:id/gallery': r('Management', 'session', 'Whether the canvas is listed in the gallery and offered as a template', {
     answer: T.Object({ listed: T.Boolean(), templatable: T.Boolean() }),
     errors: CANVAS_ROLE,

@@ -1,18 +1,39 @@
-// GET /api/canvases/{id}/capabilities: what each switch amounts to on this
-// instance and why one is off ("AI off: no provider key on this instance"),
-// for the people managing the canvas (the dashboard's runtime settings).
+// For the people managing a canvas (the dashboard's runtime settings):
+// GET /api/canvases/{id}/capabilities, what each switch amounts to on this
+// instance and why one is off ("AI off: no provider key on this instance");
+// GET /api/canvases/{id}/usage, its KV keys and file bytes against the quotas.
 import { Elysia } from 'elysia';
 import { managedCanvas } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import type { AuthKinds } from '../http/auth-kinds.ts';
 import { json } from '../http/respond.ts';
 import { capabilityStates } from './capabilities.ts';
+import { FileStore } from './files/store.ts';
+import { KV_LIMITS } from './kv/service.ts';
+import { KvStore } from './kv/store.ts';
 
 export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds) {
   return new Elysia({ name: 'capability-states' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app.get('/api/canvases/:id/capabilities', ({ actor, params }) => {
-      const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
-      return json(200, { switches: canvas.capabilities, effective: capabilityStates(ctx, canvas) }, { 'cache-control': 'no-store' });
-    }),
+    app
+      .get('/api/canvases/:id/capabilities', ({ actor, params }) => {
+        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        return json(200, { switches: canvas.capabilities, effective: capabilityStates(ctx, canvas) }, { 'cache-control': 'no-store' });
+      })
+      .get('/api/canvases/:id/usage', ({ actor, params }) => {
+        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        const { filesBytesCanvas } = ctx.settings.get();
+        return json(
+          200,
+          {
+            kv: {
+              sharedKeys: new KvStore(ctx.db).count({ canvasId: canvas.id, scope: 'shared', ownerId: '' }),
+              sharedKeysMax: KV_LIMITS.sharedKeys,
+              userKeysMaxPerPerson: KV_LIMITS.userKeys,
+            },
+            files: { bytes: new FileStore(ctx.db).bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
+          },
+          { 'cache-control': 'no-store' },
+        );
+      }),
   );
 }
