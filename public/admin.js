@@ -106,6 +106,100 @@
     await loadCanvases();
   }
 
+  async function loadConnections() {
+    const res = await deps.api('GET', '/api/admin/connections');
+    const tbody = $('ad-connections').querySelector('tbody');
+    tbody.replaceChildren();
+    if (res.status !== 200) return showError('ad-connections-error', res);
+    const names = [];
+    for (const p of res.data.connections) {
+      names.push(p.name);
+      const row = document.createElement('tr');
+      row.dataset.name = p.name;
+      deps.cell(row, p.name);
+      deps.cell(row, p.origin);
+      deps.cell(row, p.methods.join(' '));
+      deps.cell(row, p.protectedHeaders.join(', '));
+      const granted = document.createElement('td');
+      for (const id of p.canvasIds) {
+        const chip = document.createElement('span');
+        chip.className = 'grant';
+        chip.textContent = `${id} `;
+        chip.append(
+          button('×', async () => {
+            const gone = await deps.api(
+              'DELETE',
+              `/api/admin/canvases/${encodeURIComponent(id)}/connections/${encodeURIComponent(p.name)}`,
+            );
+            if (gone.status !== 200) return showError('ad-connections-error', gone);
+            await loadConnections();
+          }),
+        );
+        granted.append(chip);
+      }
+      row.append(granted);
+      deps.cell(row, p.usable ? 'in use' : p.enabled ? `not usable: ${p.unusableReason}` : 'disabled');
+      const actions = document.createElement('td');
+      actions.append(
+        button(p.enabled ? 'Disable' : 'Enable', () =>
+          connectionCall('PATCH', `/api/admin/connections/${encodeURIComponent(p.name)}`, { enabled: !p.enabled }),
+        ),
+        button('Delete', () => {
+          if (!confirm(`Delete the Connection ${p.name}? Canvases granted it lose it at once.`)) return;
+          return connectionCall('DELETE', `/api/admin/connections/${encodeURIComponent(p.name)}`);
+        }),
+      );
+      row.append(actions);
+      tbody.append(row);
+    }
+    for (const form of [$('ad-connection-header'), $('ad-connection-grant')]) {
+      const select = form.profile;
+      select.replaceChildren();
+      for (const name of names) {
+        const o = document.createElement('option');
+        o.value = name;
+        o.textContent = name;
+        select.append(o);
+      }
+    }
+    $('ad-connections').dataset.ready = names.join(',');
+  }
+
+  async function connectionCall(method, url, body) {
+    const res = await deps.api(method, url, body);
+    if (res.status !== 200 && res.status !== 201) {
+      showError('ad-connections-error', res);
+      return false;
+    }
+    showError('ad-connections-error', null);
+    await loadConnections();
+    return true;
+  }
+
+  function wireConnections() {
+    $('ad-connection-create').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const form = e.target;
+      const methods = [...form.querySelectorAll('input[name="m"]:checked')].map((b) => b.value);
+      // form.name is the form's own name: the field is read by its selector.
+      const name = form.querySelector('input[name="name"]').value.trim();
+      if (await connectionCall('POST', '/api/admin/connections', { name, origin: form.origin.value.trim(), methods })) form.reset();
+    });
+    $('ad-connection-header').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const form = e.target;
+      const body = { protectedHeaders: { [form.header.value.trim()]: form.value.value } };
+      // The value leaves the page with this request and is never shown again.
+      if (await connectionCall('PATCH', `/api/admin/connections/${encodeURIComponent(form.profile.value)}`, body)) form.reset();
+    });
+    $('ad-connection-grant').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const form = e.target;
+      const url = `/api/admin/canvases/${encodeURIComponent(form.canvasId.value.trim())}/connections/${encodeURIComponent(form.profile.value)}`;
+      if (await connectionCall('PUT', url)) form.canvasId.value = '';
+    });
+  }
+
   const NUMBER_SETTINGS = ['aiUserDailyUsd', 'aiCanvasMonthlyUsd', 'filesBytesFile', 'filesBytesCanvas', 'userCanvases'];
   let settings = null;
 
@@ -177,9 +271,10 @@
         void loadAudit(false);
       });
       $('ad-audit-more').addEventListener('click', () => loadAudit(true));
+      wireConnections();
     },
     async open() {
-      await Promise.all([loadUsers(), loadCanvases(), loadSettings(), loadAudit(false)]);
+      await Promise.all([loadUsers(), loadCanvases(), loadSettings(), loadAudit(false), loadConnections()]);
       $('admin-page').dataset.ready = 'true';
     },
   };

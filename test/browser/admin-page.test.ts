@@ -79,6 +79,37 @@ describe('the administration page', () => {
     expect(await page.getAttribute('#ad-settings input[name="aiApiKey"]', 'placeholder')).toBe('a key is set (type to replace)');
   });
 
+  test('Connections: created, a protected header set (never shown again), granted to a canvas and taken back, disabled, deleted', async () => {
+    const SECRET = 'Bearer upstream-secret-7f3a9c';
+    await page.fill('#ad-connection-create input[name="name"]', 'crm');
+    await page.fill('#ad-connection-create input[name="origin"]', 'https://api.crm.example');
+    await page.check('#ad-connection-create input[value="POST"]');
+    await page.click('#ad-connection-create button');
+    const row = page.locator('#ad-connections tbody tr[data-name="crm"]');
+    await row.waitFor();
+    expect(await row.locator('td').nth(2).innerText()).toBe('GET POST');
+    await page.selectOption('#ad-connection-header select[name="profile"]', 'crm');
+    await page.fill('#ad-connection-header input[name="header"]', 'Authorization');
+    await page.fill('#ad-connection-header input[name="value"]', SECRET);
+    await page.click('#ad-connection-header button');
+    await row.locator('td', { hasText: 'Authorization' }).waitFor();
+    expect(await page.inputValue('#ad-connection-header input[name="value"]')).toBe('');
+    await page.selectOption('#ad-connection-grant select[name="profile"]', 'crm');
+    await page.fill('#ad-connection-grant input[name="canvasId"]', canvas.id);
+    await page.click('#ad-connection-grant button');
+    await row.locator('td', { hasText: canvas.id }).waitFor();
+    expect(await api(app, 'GET', `/api/admin/canvases/${canvas.id}/connections`, { cookie: await app.signIn(ADMIN_EMAIL) })).toMatchObject({
+      connections: [expect.objectContaining({ name: 'crm' })],
+    });
+    await row.locator('span.grant').getByRole('button', { name: '×' }).click();
+    await row.locator('td', { hasText: canvas.id }).waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.locator('td', { hasText: 'disabled' }).waitFor();
+    expect(await page.content()).not.toContain('upstream-secret');
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+  });
+
   test('the audit log, filtered by action and canvas', async () => {
     await page.fill('#ad-audit-filter input[name="action"]', 'canvas.disable');
     await page.fill('#ad-audit-filter input[name="canvasId"]', canvas.id);
