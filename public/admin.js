@@ -10,19 +10,8 @@
   let users = [];
   let auditBefore = null;
 
-  function showError(id, res) {
-    const el = $(id);
-    el.textContent = res ? deps.problem(res) : '';
-    el.hidden = !res;
-  }
-
-  function button(text, onClick) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    b.addEventListener('click', onClick);
-    return b;
-  }
+  const { button, linkCell } = window.easelUi;
+  const showError = (id, res) => window.easelUi.showError(id, res, deps.problem);
 
   async function loadUsers() {
     const res = await deps.api('GET', '/api/admin/users');
@@ -76,12 +65,7 @@
     for (const c of res.data.canvases) {
       const row = document.createElement('tr');
       row.dataset.id = c.id;
-      const name = document.createElement('td');
-      const link = document.createElement('a');
-      link.href = c.url;
-      link.textContent = c.title;
-      name.append(link);
-      row.append(name);
+      linkCell(row, c.url, c.title);
       deps.cell(row, c.ownerEmail || '');
       deps.cell(row, c.status === 'disabled' && c.disabledReason ? `disabled: ${c.disabledReason}` : `${c.status} · ${c.publicationState}`);
       const actions = document.createElement('td');

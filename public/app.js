@@ -174,11 +174,7 @@ async function loadCanvasSpend(id, cell) {
   cell.title = `${res.data.totals.calls} AI calls in ${b.month}`;
 }
 
-function cell(row, text) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  row.append(td);
-}
+const { cell, linkCell } = window.easelUi;
 
 /** Instance admins: this month's AI spend by canvas, person and model. */
 async function loadInstanceSpend() {
@@ -283,12 +279,7 @@ async function loadGallery() {
   for (const c of res.data.canvases) {
     const row = document.createElement('tr');
     row.dataset.id = c.id;
-    const name = document.createElement('td');
-    const link = document.createElement('a');
-    link.href = c.url;
-    link.textContent = c.title;
-    name.append(link);
-    row.append(name);
+    linkCell(row, c.url, c.title);
     cell(row, c.ownerName);
     const actions = document.createElement('td');
     if (c.templatable) {

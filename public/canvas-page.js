@@ -13,11 +13,8 @@
   const enc = encodeURIComponent;
   const path = (suffix = '') => `/api/canvases/${enc(canvas.id)}${suffix}`;
 
-  function showError(id, res) {
-    const el = $(id);
-    el.textContent = res ? deps.problem(res) : '';
-    el.hidden = !res;
-  }
+  const { button, linkCell } = window.easelUi;
+  const showError = (id, res) => window.easelUi.showError(id, res, deps.problem);
 
   function bytes(n) {
     if (n < 1024) return `${n} B`;
@@ -26,15 +23,6 @@
   }
 
   const when = (ms) => new Date(ms).toLocaleString();
-
-  function button(text, onClick, className) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    if (className) b.className = className;
-    b.addEventListener('click', onClick);
-    return b;
-  }
 
   async function open(id) {
     const res = await deps.api('GET', `/api/canvases/${enc(id)}`);
@@ -162,15 +150,8 @@
     if (res.status !== 200) return;
     for (const f of res.data.files) {
       const row = document.createElement('tr');
-      const name = document.createElement('td');
-      const link = document.createElement('a');
       // Served sandboxed (CSP sandbox): a file of the canvas cannot act as the dashboard.
-      link.href = path(`/files?path=${enc(f.path)}`);
-      link.target = '_blank';
-      link.rel = 'noopener';
-      link.textContent = f.path;
-      name.append(link);
-      row.append(name);
+      linkCell(row, path(`/files?path=${enc(f.path)}`), f.path, true);
       deps.cell(row, bytes(f.size));
       deps.cell(row, f.mime);
       const hash = document.createElement('td');

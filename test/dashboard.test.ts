@@ -26,7 +26,14 @@ describe('dashboard shell', () => {
   test('every file the page references is served with its type', async () => {
     const html = await (await app.request('/')).text();
     const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(refs.sort()).toEqual(['/assets/admin.js', '/assets/app.js', '/assets/canvas-page.js', '/assets/style.css', '/assets/tokens.js']);
+    expect(refs.sort()).toEqual([
+      '/assets/admin.js',
+      '/assets/app.js',
+      '/assets/canvas-page.js',
+      '/assets/style.css',
+      '/assets/tokens.js',
+      '/assets/ui.js',
+    ]);
     const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
     for (const ref of refs) {
       const res = await app.request(ref);
@@ -55,7 +62,7 @@ describe('dashboard shell', () => {
 
   test('every dashboard script is valid browser script and writes server text only as text (no innerHTML, insertAdjacentHTML or document.write)', () => {
     const scripts = readdirSync(join(import.meta.dir, '../public')).filter((f) => f.endsWith('.js'));
-    expect(scripts.sort()).toEqual(['admin.js', 'app.js', 'canvas-page.js', 'tokens.js']);
+    expect(scripts.sort()).toEqual(['admin.js', 'app.js', 'canvas-page.js', 'tokens.js', 'ui.js']);
     for (const file of scripts) {
       const script = readFileSync(join(import.meta.dir, '../public', file), 'utf8');
       expect(() => new Bun.Transpiler({ loader: 'js' }).transformSync(script)).not.toThrow();

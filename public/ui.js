@@ -1,0 +1,41 @@
+// The dashboard's small DOM helpers, shared by its scripts: every server
+// string goes in as text (textContent), never as HTML.
+'use strict';
+
+window.easelUi = {
+  /** A table cell holding `text`. */
+  cell(row, text) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    row.append(td);
+    return td;
+  },
+  /** A table cell holding a link; `newTab` opens it beside the dashboard. */
+  linkCell(row, href, text, newTab = false) {
+    const td = document.createElement('td');
+    const a = document.createElement('a');
+    a.href = href;
+    a.textContent = text;
+    if (newTab) {
+      a.target = '_blank';
+      a.rel = 'noopener';
+    }
+    td.append(a);
+    row.append(td);
+    return td;
+  },
+  /** A plain button. */
+  button(text, onClick) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = text;
+    b.addEventListener('click', onClick);
+    return b;
+  },
+  /** The refusal of `res` in the error line `id` (next to the control that caused it); null clears it. */
+  showError(id, res, problem) {
+    const el = document.getElementById(id);
+    el.textContent = res ? problem(res) : '';
+    el.hidden = !res;
+  },
+};
