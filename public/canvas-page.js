@@ -31,6 +31,12 @@
       location.hash = '#/';
       return;
     }
+    if (canvas?.id !== res.data.id) {
+      // Another canvas: nothing of the last one's deploy or key stays on screen.
+      for (const id of ['cp-deploy-error', 'cp-key']) $(id).hidden = true;
+      $('cp-deploy-status').textContent = '';
+      $('cp-warnings').replaceChildren();
+    }
     canvas = res.data;
     render();
     loadPolicy();
@@ -557,9 +563,6 @@
     open,
     close() {
       canvas = null;
-      $('cp-key').hidden = true;
-      $('cp-warnings').replaceChildren();
-      $('cp-deploy-status').textContent = '';
     },
   };
 })();

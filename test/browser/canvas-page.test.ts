@@ -206,6 +206,22 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-policy-conflict').isHidden()).toBe(true);
   });
 
+  test('on a phone the page fits its width (tables scroll inside themselves)', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await openCanvasPage();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(SHOTS, 'canvas-page-phone.png'), fullPage: true });
+      await page.goto(`${origin}/`);
+      await page.locator('body[data-loaded="true"]').waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await openCanvasPage();
+    }
+  });
+
   test('a new slug moves the address (and says so); unpublish takes it offline', async () => {
     await page.fill('#cp-rename input[name="slug"]', 'moved-board');
     await page.click('#cp-rename button');
