@@ -70,6 +70,17 @@ describe('/auth/cli', () => {
     expect(denied.searchParams.has('code')).toBe(false);
   });
 
+  test('an approval body past 4 KiB is refused (read only up to the cap)', async () => {
+    const res = await app.request('/auth/cli', {
+      method: 'POST',
+      cookie,
+      body: `${query()}&decision=allow&pad=${'x'.repeat(64 * 1024)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
   test('approving is a write: another site cannot make a signed-in browser do it, and it needs a session', async () => {
     const init = { method: 'POST', body: `${query()}&decision=allow`, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     await expectCode(await app.request('/auth/cli', { ...init, cookie, origin: 'https://evil.example' }), 403, 'CROSS_SITE_FORBIDDEN');

@@ -8,6 +8,7 @@ import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { principalOf } from '../http/guards.ts';
 import { readJson } from '../http/json-body.ts';
 import { escapeHtml, html, json } from '../http/respond.ts';
+import { readCapped, StreamLimitError } from '../streams/capped.ts';
 import { CliLogins, parseCliRequest, type CliRequest } from './cli-login.ts';
 import { SIGN_IN_PAGE_HEADERS } from './routes.ts';
 import type { User } from './users.ts';
@@ -48,9 +49,13 @@ export function cliLoginRoutes(ctx: AppContext) {
         refuseCrossSiteWrite(ctx.config, request);
         const user = signedIn(request);
         if (!user) throw new AppError('unauthorized');
-        const text = await new Response(request.body).text();
-        if (text.length > FORM_MAX_BYTES) return badRequest();
-        const form = new URLSearchParams(text);
+        // Read only up to the cap: the approval form is four short fields.
+        const bytes = await readCapped(request.body, FORM_MAX_BYTES).catch((err: unknown) => {
+          if (err instanceof StreamLimitError) return null;
+          throw err;
+        });
+        if (bytes === null) return badRequest();
+        const form = new URLSearchParams(new TextDecoder().decode(bytes));
         const asked = parseCliRequest(form);
         if (!asked) return badRequest();
         const back = new URL(`http://127.0.0.1:${asked.port}/callback`);
