@@ -18,8 +18,10 @@ export function createDeployFeature(ctx: AppContext): DeployFeature {
     start() {
       // A crash mid-deploy leaves spooled bodies and unrenamed blobs behind.
       resetDeployTmp(ctx);
-      // A restart may find upload sessions that ended while it was down.
+      // A restart may find upload sessions that ended while it was down, and finalize leases of the dead process.
       uploads.sweep();
+      const freed = uploads.recover();
+      if (freed > 0) ctx.log.warn('upload: finalize leases left by a previous process released', { count: freed });
     },
   };
 }

@@ -249,6 +249,11 @@ export class UploadService {
     return this.store.deleteFinished(this.lastSweep - UPLOAD_RETENTION_MS);
   }
 
+  /** At start: finalizes a killed process left mid-way give their handles back at once (not after the 60-second lease). */
+  recover(): number {
+    return this.store.releaseAllLeases();
+  }
+
   private sweepNow(): void {
     if (this.ctx.now() - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
   }

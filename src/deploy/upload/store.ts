@@ -153,6 +153,15 @@ export class UploadStore {
     );
   }
 
+  /**
+   * Frees every finalize lease: at start no finalize of this process is
+   * running, so a lease still held belonged to a process that died mid-way
+   * (one server per data directory).
+   */
+  releaseAllLeases(): number {
+    return this.db.query("UPDATE upload_sessions SET lease_until = 0 WHERE state = 'open' AND lease_until > 0").run().changes;
+  }
+
   releaseLease(uploadId: string): void {
     this.db.query("UPDATE upload_sessions SET lease_until = 0 WHERE id = ? AND state = 'open'").run(uploadId);
   }
