@@ -1,3 +1,4 @@
+import { likeLiteral } from '../db/like.ts';
 import type { Database } from 'bun:sqlite';
 
 export type ActorKind = 'user' | 'guest' | 'admin' | 'key' | 'token' | 'system';
@@ -45,7 +46,7 @@ export class AuditLog {
   search(filter: { action?: string; canvasId?: string; actorId?: string; before?: number }, limit: number): AuditEntry[] {
     const where: string[] = [];
     const args: Array<string | number> = [];
-    if (filter.action) (where.push("action LIKE ? ESCAPE '\\'"), args.push(`${filter.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+    if (filter.action) (where.push("action LIKE ? ESCAPE '\\'"), args.push(`${likeLiteral(filter.action)}%`));
     if (filter.canvasId) (where.push('canvas_id = ?'), args.push(filter.canvasId));
     if (filter.actorId) (where.push('actor_id = ?'), args.push(filter.actorId));
     if (filter.before !== undefined) (where.push('id < ?'), args.push(filter.before));

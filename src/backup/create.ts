@@ -5,6 +5,7 @@
 // the server's blob collector is paused so none of them can go away. The
 // result only appears under its name once whole: a tar is written beside it
 // and renamed, a folder gets its manifest last.
+import { blobPathUnder } from '../blobs/store.ts';
 import { Database } from 'bun:sqlite';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -61,7 +62,7 @@ export async function createBackup(dataDir: string, target: string, options: Bac
         `the data directory was written by a newer Easel (schema ${schemaVersion}; this build knows ${SCHEMA_VERSION}): back it up with that release`,
       );
     const blobsRoot = join(dataDir, 'blobs');
-    const pathOf = (hash: string) => join(blobsRoot, hash.slice(0, 2), hash.slice(2, 4), hash);
+    const pathOf = (hash: string) => blobPathUnder(blobsRoot, hash);
     const missing = hashes.filter((hash) => !existsSync(pathOf(hash)));
     if (missing.length > 0)
       throw new BackupError(

@@ -4,6 +4,7 @@
 // not part of a backup is refused, and the restored database must pass
 // SQLite's integrity check and find every blob it names. On any failure the
 // directory is left as empty as it was found.
+import { blobPathUnder } from '../blobs/store.ts';
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -88,7 +89,7 @@ function checkDatabase(dataDir: string): void {
     const result = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all();
     if (result.length !== 1 || result[0]!.integrity_check !== 'ok')
       throw new BackupError(`the restored database fails SQLite's integrity check: ${result.map((r) => r.integrity_check).join('; ')}`);
-    const missing = referencedHashes(db).filter((hash) => !existsSync(join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash)));
+    const missing = referencedHashes(db).filter((hash) => !existsSync(blobPathUnder(join(dataDir, 'blobs'), hash)));
     if (missing.length > 0) throw new BackupError(`the backup lacks ${missing.length} blob(s) its database names (first: ${missing[0]})`);
   } finally {
     db.close();

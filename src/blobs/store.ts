@@ -27,6 +27,11 @@ export class BlobHashMismatchError extends Error {
   }
 }
 
+/** Where a blob lives under a store's root (`ab/cd/<sha256>`): the store itself, and backups reading a data directory without opening one. */
+export function blobPathUnder(root: string, hash: string): string {
+  return join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
+}
+
 /**
  * A content-addressed store under `<dataDir>/blobs`: `ab/cd/<sha256>`.
  * Writes go to `tmp/` and are renamed into place only once complete, so a
@@ -59,7 +64,7 @@ export class BlobStore {
 
   pathOf(hash: string): string {
     if (!HASH.test(hash)) throw new Error('not a sha256 hex digest');
-    return join(this.root, hash.slice(0, 2), hash.slice(2, 4), hash);
+    return blobPathUnder(this.root, hash);
   }
 
   has(hash: string): boolean {

@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { likeLiteral } from '../db/like.ts';
 import type { AccessMode, Audience, Canvas, CanvasRole } from './record.ts';
 
 interface CanvasRow {
@@ -164,7 +165,7 @@ export class CanvasStore {
    * matches the title, slug or owner's email (case-insensitive), at most `limit`.
    */
   search(query: string, limit: number): Canvas[] {
-    const like = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = `%${likeLiteral(query.toLowerCase())}%`;
     return this.db
       .query<CanvasRow, [string, string, string, number]>(
         `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id

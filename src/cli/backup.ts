@@ -3,9 +3,10 @@
 // or failed (nothing left half-written), 2 usage.
 import { resolve } from 'node:path';
 import { createBackup } from '../backup/create.ts';
-import { BackupError } from '../backup/format.ts';
 import { restoreBackup } from '../backup/restore.ts';
+import { parseArgs, UsageError } from './args.ts';
 import { formatBytes, Progress, type CliIO } from './progress.ts';
+import { runCommand } from './run.ts';
 
 export const BACKUP_USAGE = `Usage: easel backup <file.tar or folder> [--data-dir <dir>] [--json]
 
@@ -28,29 +29,19 @@ interface Args {
   json: boolean;
 }
 
-class UsageError extends Error {}
-
-function parse(argv: string[], env: Record<string, string | undefined>): Args | 'help' {
-  const positional: string[] = [];
-  let dataDir = env.EASEL_DATA_DIR || './data';
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return 'help';
-    else if (arg === '--json') json = true;
-    else if (arg === '--data-dir') {
-      const value = argv[++i];
-      if (!value) throw new UsageError('--data-dir needs a folder');
-      dataDir = value;
-    } else if (arg.startsWith('--data-dir=')) dataDir = arg.slice('--data-dir='.length);
-    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
-    else positional.push(arg);
-  }
-  if (positional.length !== 1) throw new UsageError(positional.length === 0 ? 'name the backup' : 'one backup at a time');
-  return { path: positional[0]!, dataDir: resolve(dataDir), json };
+/** The shared grammar (args.ts); `null` when the usage text was asked for. */
+function parse(argv: string[], env: Record<string, string | undefined>): Args | null {
+  const args = parseArgs(argv, { values: ['--data-dir'] });
+  if (args.help) return null;
+  if (args.positional.length !== 1) throw new UsageError(args.positional.length === 0 ? 'name the backup' : 'one backup at a time');
+  return {
+    path: args.positional[0]!,
+    dataDir: resolve(args.values['--data-dir'] ?? (env.EASEL_DATA_DIR || './data')),
+    json: args.flags.has('--json'),
+  };
 }
 
-async function run(
+function run(
   name: string,
   usage: string,
   argv: string[],
@@ -58,22 +49,11 @@ async function run(
   io: CliIO,
   work: (args: Args) => Promise<void>,
 ) {
-  try {
+  return runCommand(name, usage, argv, io, async () => {
     const args = parse(argv, env);
-    if (args === 'help') {
-      io.stdout(usage + '\n');
-      return 0;
-    }
+    if (args === null) return io.stdout(usage + '\n');
     await work(args);
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`easel ${name}: ${err.message}\n\n${usage}\n`);
-      return 2;
-    }
-    io.stderr(`easel ${name}: ${err instanceof BackupError ? '' : 'failed: '}${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
+  });
 }
 
 export function backupCommand(argv: string[], env: Record<string, string | undefined>, io: CliIO): Promise<number> {

@@ -2,6 +2,7 @@
 // owners and editors list for everyone who may open them, searchable; a
 // templatable one can be copied, live version and all, into a new canvas of
 // the person using it. Listing needs a published canvas; unpublishing unlists.
+import { likeLiteral } from '../db/like.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
@@ -61,7 +62,7 @@ export class Gallery {
 
   /** Listed, live canvases this person may open, matching `query` in the title (newest first, at most `limit`). */
   list(user: Principal & { kind: 'user' }, query: string, limit = 100): GalleryEntry[] {
-    const like = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = `%${likeLiteral(query.toLowerCase())}%`;
     const ids = this.ctx.db
       .query<{ id: string; gallery_templatable: number }, [string]>(
         `SELECT id, gallery_templatable FROM canvases
