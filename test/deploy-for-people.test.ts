@@ -2,6 +2,7 @@
 // admins with a session or a token get what the canvas key gets, through the
 // same services and codes; viewers and strangers get 404.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { zipSync } from 'fflate';
 import { sha256Hex } from '../src/ids.ts';
 import { expectCode } from './expect-code.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
@@ -71,5 +72,37 @@ describe('versions, files, rollback and unpublish for people', () => {
       { action: 'canvas.rollback', actor_id: w.ids.editor, actor_kind: 'user' },
       { action: 'canvas.unpublish', actor_id: w.ids.owner, actor_kind: 'user' },
     ]);
+  });
+});
+
+describe('deploying as a person (PUT /api/canvases/{id}/deploy and the staged upload)', () => {
+  let limited: TestApp;
+  let lw: World;
+  beforeAll(async () => {
+    limited = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_DEPLOY_PER_MIN: '2' } });
+    lw = await new World().attach(limited);
+  });
+  afterAll(() => limited.close());
+  const zip = (text: string) => new Uint8Array(zipSync({ 'index.html': new TextEncoder().encode(text) }));
+  const put = (who: 'owner' | 'editor' | 'viewer' | 'stranger', text: string) =>
+    limited.request(`/api/canvases/${lw.canvas.id}/deploy`, { method: 'PUT', cookie: lw.cookie[who], body: zip(text) });
+
+  test("the Deploy API's answers: a DeployResult for owners and editors, 404 for viewers, the deploy class's 429 with Retry-After", async () => {
+    const first = await put('editor', 'by the editor');
+    expect(first.status).toBe(200);
+    expect(await body(first)).toMatchObject({ outcome: 'published', version: 1, fileCount: 1, warnings: [] });
+    await expectCode(await put('viewer', 'no'), 404, 'NOT_FOUND');
+    await expectCode(await put('stranger', 'no'), 404, 'NOT_FOUND');
+    expect((await put('owner', 'by the owner')).status).toBe(200);
+    // Two a minute here, shared with the canvas key's deploys: the third is throttled in the Deploy API's {error} shape.
+    const third = await put('owner', 'too many');
+    expect([third.status, await body(third)]).toEqual([429, { error: 'rate_limited' }]);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    const key = await limited.request(`/v1/canvases/${lw.canvas.id}/deploy`, {
+      method: 'PUT',
+      body: zip('by the key'),
+      headers: { authorization: `Bearer ${lw.canvas.apiKey}` },
+    });
+    expect(key.status).toBe(429);
   });
 });
