@@ -25,6 +25,9 @@ import { authKinds } from './http/auth-kinds.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
+import { draftRoutes } from './drafts/routes.ts';
+import { DraftService } from './drafts/service.ts';
+import { draftBlobReferences } from './drafts/store.ts';
 import { galleryRoutes } from './gallery/routes.ts';
 import { Gallery } from './gallery/service.ts';
 import { metricsRoutes } from './metrics/routes.ts';
@@ -96,6 +99,8 @@ export interface Features {
   oidc: OidcSignIn | null;
   /** Hourly trimming of expired sessions, handoffs, tokens and old audit rows. */
   housekeeping: Housekeeping;
+  /** People's browser drafts (the dashboard's editor), previewed by the page server. */
+  drafts: DraftService;
   /** The data directory's sizes and free room (admin usage, metrics). */
   diskUsage: DiskUsageReport;
   /** What GET /metrics exposes; every request is counted here. */
@@ -146,11 +151,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const recordReads = new RecordReadCache(SpaceVersions.of(ctx.db), ctx.now);
   const collections = new CollectionService(new RecordStore(ctx.db), recordReads, usage, ctx.audit, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
+  const drafts = new DraftService(ctx);
   const features: Features = {
     access,
     usage,
     pipeline,
-    pages: new CanvasServer(ctx, access),
+    pages: new CanvasServer(ctx, access, drafts),
     deploy: createDeployFeature(ctx),
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
@@ -161,12 +167,14 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
+    drafts,
     diskUsage,
     metrics: new Metrics(ctx, { realtimeConnections: () => features.realtime.openConnections(), diskUsage }),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
-  for (const check of [...deployBlobReferences(ctx.db), fileBlobReferences(ctx.db)]) ctx.blobGc.addReferenceCheck(check);
+  for (const check of [...deployBlobReferences(ctx.db), fileBlobReferences(ctx.db), draftBlobReferences(ctx.db)])
+    ctx.blobGc.addReferenceCheck(check);
   // A record's attachments leave with it.
   collections.onRecordsRemoved((removed) => features.files.removeAttachments(removed));
 
@@ -264,6 +272,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(deployRoutes(ctx, auth))
     .use(uploadRoutes(ctx, auth, f.deploy.uploads))
     .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
+    .use(draftRoutes(ctx, auth, f.drafts))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
     // The SDK and the dashboard's files.

@@ -100,6 +100,8 @@ export const ERROR_STATUS = {
   CONNECTION_RESPONSE_TOO_LARGE: 502,
   // Easel's own
   INTERNAL: 500,
+  /** Browser drafts: a deploy went live while the draft had edits; rebase or discard before publishing. */
+  DRAFT_STALE: 409,
   UNAUTHENTICATED: 401,
   /** A plain request to the realtime WebSocket route. */
   UPGRADE_REQUIRED: 426,

@@ -311,6 +311,8 @@ const STORED_TABLES = [
   'connection_grants',
   'collection_records',
   'submissions',
+  'drafts',
+  'draft_files',
 ] as const;
 
 /** Publishes `files` on canvas `c` through the Deploy API (a ZIP sent with its key); the DeployResult. */

@@ -63,7 +63,7 @@ export function parseManifest(text: string): Manifest {
 
 /**
  * Every hash the database names, from the tables that keep blob hashes:
- * version files, runtime files and the blobs a staged upload has received
+ * version files, runtime files, drafts and the blobs a staged upload has received
  * (a declared blob not yet sent is not in the store, and is not needed).
  */
 export function referencedHashes(db: Database): string[] {
@@ -77,6 +77,8 @@ export function referencedHashes(db: Database): string[] {
   if (tables.has('version_files')) parts.push('SELECT hash FROM version_files');
   if (tables.has('files')) parts.push('SELECT hash FROM files');
   if (tables.has('upload_blobs')) parts.push('SELECT hash FROM upload_blobs WHERE staged = 1');
+  if (tables.has('draft_files'))
+    parts.push('SELECT hash FROM draft_files WHERE hash IS NOT NULL', 'SELECT base_hash FROM draft_files WHERE base_hash IS NOT NULL');
   if (parts.length === 0) return [];
   return db
     .query<{ hash: string }, []>(parts.join(' UNION ') + ' ORDER BY hash')

@@ -10,6 +10,7 @@ import { immediate } from '../db/tx.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { ownerStorageBytes, storageQuotaExceeded } from '../canvases/quotas.ts';
+import { reconcileDrafts } from '../drafts/reconcile.ts';
 import { afterCommit } from './after-commit.ts';
 import { VersionStore, type VersionRecord } from './version-store.ts';
 
@@ -90,8 +91,10 @@ export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordinati
 }
 
 export interface PublishOptions extends Coordination {
-  source: 'api' | 'upload';
+  source: 'api' | 'upload' | 'editor';
   warnings: string[];
+  /** The person whose browser draft this is (it is synced, not flagged stale). */
+  publishedFromDraftOf?: string;
   /** Who the audit names; key-based writes act as the owner (the default). */
   actor?: { id: string; kind: ActorKind };
 }
@@ -122,7 +125,8 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
       number: versions.nextNumber(canvasId),
       source: opts.source,
       status: 'ready',
-      createdBy: canvas.ownerId,
+      // Spec: the owner for every key-based write; a person deploying is named as themselves.
+      createdBy: opts.actor && opts.actor.kind !== 'key' ? opts.actor.id : canvas.ownerId,
       createdAt: now,
       fileCount: files.length,
       totalBytes: files.reduce((sum, f) => sum + f.size, 0),
@@ -137,6 +141,7 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
         : { current_version_id: version.id, publication_token: token },
       now,
     );
+    reconcileDrafts(ctx.db, canvasId, version, opts.publishedFromDraftOf ?? null, now);
     pruned = versions.prune(canvasId, KEPT_VERSIONS, version.id);
     // Checked with the new version in and the pruned ones out; a refusal rolls all of it back.
     const { userStorageBytes } = ctx.settings.get();

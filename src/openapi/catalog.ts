@@ -13,6 +13,7 @@ import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from '../canvases/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
+import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import { RollbackBody } from '../deploy/model.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -337,6 +338,55 @@ export const CATALOG: Record<string, RouteDoc> = {
   'POST /api/canvases/:id/unpublish': r('Management', 'session', 'Take the canvas offline (history kept)', {
     answer: anyJson,
     errors: [...CANVAS_ROLE, 'CANNOT_UNPUBLISH'],
+  }),
+
+  // Browser drafts (the dashboard's editor)
+  'GET /api/canvases/:id/draft': r('Management', 'session', 'Your draft of the canvas (started from the live version on first open)', {
+    answer: anyJson,
+    errors: CANVAS_ROLE,
+  }),
+  'DELETE /api/canvases/:id/draft': r('Management', 'session', 'Discard your draft', {
+    answer: { status: 204, contentType: 'none', description: 'discarded' },
+    errors: CANVAS_ROLE,
+  }),
+  'GET /api/canvases/:id/draft/file': r('Management', 'session', "One file's bytes from your draft, its base version or the live version", {
+    query: { path: 'the file', from: 'draft (default), base or live' },
+    answer: bytes('the file'),
+    errors: [...CANVAS_ROLE, ...BODY, 'INVALID_PATH', 'ZIP_SLIP_REJECTED'],
+  }),
+  'PUT /api/canvases/:id/draft/file': r('Management', 'session', 'Write one file of your draft (the raw bytes)', {
+    query: { path: 'the file' },
+    body: bytes('the new content'),
+    answer: anyJson,
+    errors: [
+      ...CANVAS_ROLE,
+      ...BODY,
+      'INVALID_PATH',
+      'ZIP_SLIP_REJECTED',
+      'FILE_TOO_LARGE',
+      'TOO_MANY_FILES',
+      'CANVAS_TOO_LARGE',
+      'INSUFFICIENT_STORAGE',
+    ],
+  }),
+  'DELETE /api/canvases/:id/draft/file': r('Management', 'session', 'Delete one file from your draft', {
+    query: { path: 'the file' },
+    answer: anyJson,
+    errors: [...CANVAS_ROLE, ...BODY, 'INVALID_PATH', 'ZIP_SLIP_REJECTED'],
+  }),
+  'POST /api/canvases/:id/draft/revert': r('Management', 'session', "Drop your draft's edit of one file", {
+    body: DraftPathBody,
+    answer: anyJson,
+    errors: [...CANVAS_ROLE, ...BODY, 'INVALID_PATH', 'ZIP_SLIP_REJECTED'],
+  }),
+  'POST /api/canvases/:id/draft/rebase': r('Management', 'session', 'Move a stale draft onto the live version, keeping your edits', {
+    answer: anyJson,
+    errors: [...CANVAS_ROLE, 'NOT_PUBLISHED'],
+  }),
+  'POST /api/canvases/:id/draft/publish': r('Management', 'session', 'Publish your draft as a new live version (source editor)', {
+    body: PublishDraftBody,
+    answer: DeployResult,
+    errors: [...CANVAS_ROLE, ...BODY, 'DRAFT_STALE', 'EMPTY_DEPLOY', 'PUBLICATION_CHANGED', 'QUOTA_EXCEEDED', 'RATE_LIMITED'],
   }),
 
   // Admin

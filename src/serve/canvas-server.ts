@@ -13,7 +13,7 @@ import { safeNext } from '../http/same-origin-path.ts';
 import { CompressedStore } from './compress.ts';
 import { gateCookieWith } from './gate-pass.ts';
 import { canvasSecurityHeaders } from './security-headers.ts';
-import { ManifestCache } from './manifest.ts';
+import { ManifestCache, type Manifest } from './manifest.ts';
 import { passwordPage, refusalPage, signInPage, type RefusalPage, type Viewer } from './pages.ts';
 import { readForm } from './gate-form.ts';
 import { resolveCanvasPath } from './resolve.ts';
@@ -48,6 +48,13 @@ const HANDOFF_PATH = '__easel/handoff';
 const SIGN_IN_PATH = '__easel/signin';
 /** A canvas host's "sign in as someone else": this host's session ends, then the instance's sign-in. */
 const SWITCH_PATH = '__easel/switch';
+/** The visitor's own browser draft of the canvas, served like its pages (the dashboard editor's preview). */
+const DRAFT_PREFIX = '__easel/draft/';
+
+/** Where the page server finds a person's draft (src/drafts/service.ts). */
+export interface DraftManifests {
+  previewManifest(canvasId: string, userId: string): Manifest | null;
+}
 
 type Admission =
   | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean }
@@ -77,6 +84,7 @@ export class CanvasServer {
   constructor(
     private readonly ctx: CanvasServerDeps,
     private readonly access: AccessResolver,
+    private readonly drafts: DraftManifests | null = null,
   ) {
     this.manifests = new ManifestCache(ctx.db);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
@@ -111,6 +119,7 @@ export class CanvasServer {
     const admission = this.admit(request, mount, query, rest);
     if (!admission.ok) return admission.response;
     const { canvas } = admission;
+    if (rest.startsWith(DRAFT_PREFIX) || rest === DRAFT_PREFIX.slice(0, -1)) return this.draftPreview(request, mount, canvas, rest, query);
     if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
     // A worker would keep answering for the canvas after unpublishing or lost access: only with the owner's leave.
     if (request.headers.get('service-worker') === 'script' && !canvas.serviceWorkers) return this.page(403, 'SERVICE_WORKER_REFUSED');
@@ -133,6 +142,31 @@ export class CanvasServer {
     if (custom && this.blobPresent(custom.hash))
       return sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security });
     return this.page(404, 'FILE_NOT_FOUND');
+  }
+
+  /**
+   * The signed-in person's own draft, below `{canvas URL}__easel/draft/`, on
+   * the canvas's origin with its headers (so relative links and the runtime
+   * API behave as on the live page). Nobody else's draft is ever reachable.
+   */
+  private draftPreview(request: Request, mount: Mount, canvas: Canvas, rest: string, query: string): Response | Promise<Response> {
+    const principal = principalOf(this.ctx, request);
+    const manifest = principal?.kind === 'user' ? this.drafts?.previewManifest(canvas.id, principal.user.id) : null;
+    if (!manifest) return this.page(404, 'FILE_NOT_FOUND');
+    const cacheControl = 'private, no-store';
+    if (rest === DRAFT_PREFIX.slice(0, -1))
+      return new Response(null, {
+        status: 301,
+        headers: { ...this.security, location: mount.base + DRAFT_PREFIX + query, 'cache-control': cacheControl },
+      });
+    const resolution = resolveCanvasPath(manifest, rest.slice(DRAFT_PREFIX.length));
+    if (resolution.kind === 'redirect')
+      return new Response(null, {
+        status: 301,
+        headers: { ...this.security, location: mount.base + DRAFT_PREFIX + resolution.to + query, 'cache-control': cacheControl },
+      });
+    if (resolution.kind === 'missing' || !this.blobPresent(resolution.file.hash)) return this.page(404, 'FILE_NOT_FOUND');
+    return sendFile(request, resolution.file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security });
   }
 
   /**

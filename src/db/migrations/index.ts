@@ -13,6 +13,7 @@ import authoring from './012_authoring.ts';
 import personalTokens from './013_personal_tokens.ts';
 import oidcLogins from './014_oidc_logins.ts';
 import gallery from './015_gallery.ts';
+import drafts from './016_drafts.ts';
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: 'personal access tokens', sql: personalTokens },
   { version: 14, name: 'oidc logins', sql: oidcLogins },
   { version: 15, name: 'gallery', sql: gallery },
+  { version: 16, name: 'drafts', sql: drafts },
 ];

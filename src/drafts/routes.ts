@@ -1,0 +1,70 @@
+// The caller's browser draft of a canvas (owners, editors, admins):
+// GET/DELETE /api/canvases/{id}/draft, GET/PUT/DELETE …/draft/file?path=,
+// POST …/draft/revert, …/draft/rebase, …/draft/publish.
+import type { Static } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import { managedCanvas } from '../canvases/authority.ts';
+import type { AppContext } from '../context.ts';
+import { enforceDeployRate } from '../deploy/key-auth.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
+import { checkStrict, readJson } from '../http/json-body.ts';
+import { json } from '../http/respond.ts';
+import { DraftFileQuery, DraftPathBody, DraftWriteQuery, PublishDraftBody } from './model.ts';
+import type { DraftFileBytes, DraftService } from './service.ts';
+
+function queryOf<S extends typeof DraftFileQuery | typeof DraftWriteQuery>(request: Request, schema: S): Static<S> {
+  const query = Object.fromEntries(new URL(request.url).searchParams);
+  checkStrict(schema, query);
+  return query;
+}
+
+/** A file's bytes for the editor: never runnable on the dashboard's origin. */
+function fileResponse(ctx: AppContext, file: DraftFileBytes): Response {
+  return new Response(ctx.blobs.file(file.hash), {
+    headers: {
+      'content-type': file.mime,
+      'content-length': String(file.size),
+      etag: `"${file.hash}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "sandbox; default-src 'none'",
+    },
+  });
+}
+
+export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftService) {
+  const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
+  return new Elysia({ name: 'drafts' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
+    app
+      .get('/api/canvases/:id/draft', ({ actor, params }) => ok(drafts.open(actor, params.id)))
+      .delete('/api/canvases/:id/draft', ({ actor, params }) => {
+        drafts.discard(actor, params.id);
+        return new Response(null, { status: 204 });
+      })
+      .get('/api/canvases/:id/draft/file', ({ actor, params, request }) => {
+        const { path, from } = queryOf(request, DraftFileQuery);
+        return fileResponse(ctx, drafts.file(actor, params.id, path, from ?? 'draft'));
+      })
+      .put('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
+        const { path } = queryOf(request, DraftWriteQuery);
+        return ok(await drafts.write(actor, params.id, path, request.body));
+      })
+      .delete('/api/canvases/:id/draft/file', ({ actor, params, request }) =>
+        ok(drafts.remove(actor, params.id, queryOf(request, DraftWriteQuery).path)),
+      )
+      .post('/api/canvases/:id/draft/revert', async ({ actor, params, request }) => {
+        const { path } = await readJson(request, DraftPathBody);
+        return ok(drafts.revert(actor, params.id, path));
+      })
+      .post('/api/canvases/:id/draft/rebase', async ({ actor, params, request }) => {
+        await request.body?.cancel().catch(() => {});
+        return ok(drafts.rebase(actor, params.id));
+      })
+      .post('/api/canvases/:id/draft/publish', async ({ actor, params, request }) => {
+        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        enforceDeployRate(ctx, canvas.id);
+        const { expectedPublicationToken } = await readJson(request, PublishDraftBody, { emptyAs: {} });
+        return ok(await drafts.publish(actor, params.id, expectedPublicationToken ?? null));
+      }),
+  );
+}

@@ -1,0 +1,355 @@
+// Browser drafts (issue 18 item 4; spec "Canvas publication state"): one per
+// person and canvas, started from the live version (or empty before the first
+// deploy), edited file by file, previewed on the canvas's own origin
+// (src/serve/canvas-server.ts) and published as a new version through the same
+// publishVersion as every deploy. A deploy by anyone else syncs an unedited
+// draft and flags an edited one stale (reconcile.ts); a stale draft is never
+// overwritten and cannot be published until its owner rebases or discards it.
+import { BlobLimitError } from '../blobs/store.ts';
+import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
+import type { Canvas } from '../canvases/record.ts';
+import type { AppContext } from '../context.ts';
+import { immediate } from '../db/tx.ts';
+import { KeyScanner } from '../deploy/key-scan.ts';
+import { isTextType, mimeFor } from '../deploy/mime.ts';
+import { publishVersion, type DeployResult } from '../deploy/publish.ts';
+import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
+import { VersionStore } from '../deploy/version-store.ts';
+import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
+import { AppError, overCap } from '../errors.ts';
+import type { Manifest, ManifestFile } from '../serve/manifest.ts';
+import { DraftStore, isEdited, type DraftFileRecord, type DraftRecord } from './store.ts';
+
+/** Where a file's bytes are read from: the draft, the version it started from, or the live version. */
+export type DraftSide = 'draft' | 'base' | 'live';
+
+export interface DraftFileView {
+  path: string;
+  size: number;
+  mime: string;
+  /** Null when the draft deletes the file. */
+  hash: string | null;
+  edited: boolean;
+  /** Text the editor can open. */
+  text: boolean;
+}
+
+/** What changed in the live version since the draft's base (for a stale draft). */
+export interface DraftChange {
+  path: string;
+  change: 'added' | 'removed' | 'modified';
+  /** The draft changed this path too: the person must look at both. */
+  editedInDraft: boolean;
+}
+
+export interface DraftView {
+  canvasId: string;
+  baseVersion: number | null;
+  liveVersion: number | null;
+  /** Set when a deploy went live while the draft had unpublished edits. */
+  stale: { version: number; changes: DraftChange[] } | null;
+  editedCount: number;
+  files: DraftFileView[];
+  updatedAt: number;
+}
+
+export interface DraftFileBytes {
+  hash: string;
+  size: number;
+  mime: string;
+}
+
+const STALE_MESSAGE =
+  'the live version changed since this draft was started: review the changes, then keep your edits on the new version (rebase) or discard the draft';
+
+export class DraftService {
+  private readonly store: DraftStore;
+  private readonly versions: VersionStore;
+
+  constructor(private readonly ctx: AppContext) {
+    this.store = new DraftStore(ctx.db);
+    this.versions = new VersionStore(ctx.db);
+  }
+
+  /** The caller's draft of the canvas, started from the live version when there is none. */
+  open(actor: Actor, canvasId: string): DraftView {
+    const { canvas } = this.managed(actor, canvasId);
+    return this.view(canvas, this.ensure(canvas, actor.user.id));
+  }
+
+  /** Where a file of the draft, its base or the live version is stored (404 when that side has no such file). */
+  file(actor: Actor, canvasId: string, rawPath: string, side: DraftSide): DraftFileBytes {
+    const { canvas } = this.managed(actor, canvasId);
+    const draft = this.ensure(canvas, actor.user.id);
+    const path = validPath(rawPath);
+    const missing = () =>
+      new AppError(
+        'NOT_FOUND',
+        `no file ${path} in the ${side === 'draft' ? 'draft' : side === 'base' ? 'version the draft started from' : 'live version'}`,
+        { path },
+      );
+    if (side === 'live') {
+      const live = canvas.currentVersionId === null ? null : this.versions.file(canvas.currentVersionId, path);
+      if (!live) throw missing();
+      return { hash: live.hash, size: live.size, mime: live.mime };
+    }
+    const row = this.store.file(canvas.id, draft.userId, path);
+    const hash = side === 'draft' ? row?.hash : row?.baseHash;
+    if (!row || !hash) throw missing();
+    // The base's size is only known for unedited rows; the blob store knows it for the rest.
+    const size = side === 'draft' || row.hash === row.baseHash ? row.size : (this.ctx.blobs.size(hash) ?? 0);
+    return { hash, size, mime: row.mime };
+  }
+
+  /**
+   * Writes one file of the draft from a body stream, capped like a deploy's
+   * file. The caller's rights are checked before a byte is read. Answers the
+   * draft and whether the text looks like it holds a canvas key.
+   */
+  async write(
+    actor: Actor,
+    canvasId: string,
+    rawPath: string,
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<{ draft: DraftView; warnings: string[] }> {
+    const { canvas } = this.managed(actor, canvasId);
+    const path = validPath(rawPath);
+    const userId = actor.user.id;
+    this.ensure(canvas, userId);
+    const mime = mimeFor(path);
+    const scanner = isTextType(mime) ? new KeyScanner() : null;
+    const hold = this.ctx.blobGc.hold();
+    try {
+      let stored;
+      try {
+        stored = await this.ctx.blobs.put(scanned(body, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes });
+      } catch (err) {
+        if (err instanceof BlobLimitError)
+          throw new AppError('FILE_TOO_LARGE', `${path} is larger than ${UPLOAD_LIMITS.fileBytes / 1024 / 1024} MB`, { path });
+        throw err;
+      }
+      hold.add(stored.hash);
+      immediate(this.ctx.db, () => {
+        const draft = this.store.get(canvas.id, userId);
+        if (!draft) throw new AppError('NOT_FOUND', 'the draft was discarded meanwhile');
+        const rows = this.store.files(canvas.id, userId);
+        const existing = rows.find((r) => r.path === path) ?? null;
+        const others = rows.filter((r) => r.path !== path && r.hash !== null);
+        if (!existing?.hash && others.length + 1 > UPLOAD_LIMITS.files)
+          throw overCap('TOO_MANY_FILES', `a canvas holds at most ${UPLOAD_LIMITS.files} files`);
+        const total = others.reduce((sum, r) => sum + r.size, 0) + stored.size;
+        if (total > UPLOAD_LIMITS.canvasBytes) throw overCap('CANVAS_TOO_LARGE', 'a canvas holds at most 100 MB in total');
+        this.store.putFile(canvas.id, userId, { path, hash: stored.hash, baseHash: existing?.baseHash ?? null, size: stored.size, mime });
+        this.store.touch(canvas.id, userId, this.ctx.now());
+      });
+    } finally {
+      hold.release();
+    }
+    const warnings = scanner?.found ? [`${path} may contain a canvas API key`] : [];
+    return { draft: this.open(actor, canvasId), warnings };
+  }
+
+  /** Deletes a file from the draft (an added one disappears; one of the base is marked deleted). */
+  remove(actor: Actor, canvasId: string, rawPath: string): DraftView {
+    const { canvas } = this.managed(actor, canvasId);
+    const path = validPath(rawPath);
+    const userId = actor.user.id;
+    this.ensure(canvas, userId);
+    immediate(this.ctx.db, () => {
+      const row = this.store.file(canvas.id, userId, path);
+      if (!row || row.hash === null) throw new AppError('NOT_FOUND', `no file ${path} in the draft`, { path });
+      if (row.baseHash === null) this.store.deleteFile(canvas.id, userId, path);
+      else this.store.putFile(canvas.id, userId, { ...row, hash: null });
+      this.store.touch(canvas.id, userId, this.ctx.now());
+    });
+    return this.open(actor, canvasId);
+  }
+
+  /** Puts one file back as it is in the base version (drops the draft's edit of it). */
+  revert(actor: Actor, canvasId: string, rawPath: string): DraftView {
+    const { canvas } = this.managed(actor, canvasId);
+    const path = validPath(rawPath);
+    const userId = actor.user.id;
+    this.ensure(canvas, userId);
+    immediate(this.ctx.db, () => {
+      const row = this.store.file(canvas.id, userId, path);
+      if (!row || !isEdited(row)) throw new AppError('NOT_FOUND', `the draft has no edit of ${path}`, { path });
+      if (row.baseHash === null) this.store.deleteFile(canvas.id, userId, path);
+      else this.store.putFile(canvas.id, userId, { ...row, hash: row.baseHash, size: this.ctx.blobs.size(row.baseHash) ?? row.size });
+      this.store.touch(canvas.id, userId, this.ctx.now());
+    });
+    return this.open(actor, canvasId);
+  }
+
+  /**
+   * A stale draft moves onto the live version: every path the draft did not
+   * edit takes the live content, the draft's edits (and deletions) stay.
+   */
+  rebase(actor: Actor, canvasId: string): DraftView {
+    const { canvas } = this.managed(actor, canvasId);
+    const userId = actor.user.id;
+    this.ensure(canvas, userId);
+    immediate(this.ctx.db, () => {
+      const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
+      const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
+      const draft = this.store.get(canvas.id, userId)!;
+      if (!live) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version to rebase onto');
+      const liveFiles = new Map(this.versions.files(live.id).map((f) => [f.path, f]));
+      const mine = this.store.files(canvas.id, userId);
+      const next = new Map<string, DraftFileRecord>();
+      for (const f of liveFiles.values()) next.set(f.path, { path: f.path, hash: f.hash, baseHash: f.hash, size: f.size, mime: f.mime });
+      for (const row of mine) {
+        if (!isEdited(row)) continue;
+        const base = liveFiles.get(row.path);
+        if (row.hash === null && !base) next.delete(row.path);
+        else next.set(row.path, { ...row, baseHash: base?.hash ?? null, size: row.hash === null ? (base?.size ?? 0) : row.size });
+      }
+      for (const row of mine) this.store.deleteFile(canvas.id, userId, row.path);
+      for (const row of next.values()) this.store.putFile(canvas.id, userId, row);
+      this.store.put({
+        ...draft,
+        baseVersionId: live.id,
+        baseVersionNumber: live.number,
+        staleVersionId: null,
+        staleVersionNumber: null,
+        updatedAt: this.ctx.now(),
+      });
+    });
+    return this.open(actor, canvasId);
+  }
+
+  /** Throws the draft away; the next open starts again from the live version. */
+  discard(actor: Actor, canvasId: string): void {
+    const { canvas } = this.managed(actor, canvasId);
+    this.store.remove(canvas.id, actor.user.id);
+  }
+
+  /** Publishes the draft as a new live version (source `editor`), under the deploy's coordination rules. */
+  async publish(actor: Actor, canvasId: string, expectedPublicationToken: string | null): Promise<DeployResult> {
+    const m = this.managed(actor, canvasId);
+    const userId = actor.user.id;
+    const draft = this.store.get(m.canvas.id, userId);
+    if (!draft) throw new AppError('NOT_FOUND', 'there is no draft to publish: open the editor first');
+    if (draft.staleVersionId !== null) throw new AppError('DRAFT_STALE', STALE_MESSAGE, { liveVersion: draft.staleVersionNumber });
+    const rows = this.store.files(m.canvas.id, userId);
+    const files = rows.flatMap((r) => (r.hash === null ? [] : [{ path: r.path, hash: r.hash, size: r.size, mime: r.mime }]));
+    const keyLintPaths: string[] = [];
+    for (const r of rows) {
+      if (r.hash === null || !isEdited(r) || !isTextType(r.mime)) continue;
+      if (await mentionsKey(this.ctx, r.hash)) keyLintPaths.push(r.path);
+    }
+    const warnings = deployWarnings(files, { keyLintPaths, rootPage: await readRootPage(files, this.ctx.blobs) });
+    return publishVersion(this.ctx, m.canvas.id, files, {
+      source: 'editor',
+      warnings,
+      releaseId: null,
+      expectedPublicationToken,
+      actor: { id: userId, kind: m.asAdmin ? 'admin' : 'user' },
+      publishedFromDraftOf: userId,
+    });
+  }
+
+  /** The draft's files as page serving needs them (the preview), or null when the person has no draft. */
+  previewManifest(canvasId: string, userId: string): Manifest | null {
+    if (!this.store.get(canvasId, userId)) return null;
+    const files = new Map<string, ManifestFile>();
+    const html: string[] = [];
+    for (const r of this.store.files(canvasId, userId)) {
+      if (r.hash === null) continue;
+      files.set(r.path, { hash: r.hash, size: r.size, mime: r.mime });
+      if (/\.html?$/i.test(r.path)) html.push(r.path);
+    }
+    return { canvasId, versionId: `draft:${userId}`, files, singleHtml: html.length === 1 ? html[0]! : null };
+  }
+
+  private managed(actor: Actor, canvasId: string): Managed {
+    const m = managedCanvas(this.ctx, actor, canvasId, 'manage');
+    if (m.canvas.deletedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
+    return m;
+  }
+
+  private ensure(canvas: Canvas, userId: string): DraftRecord {
+    const existing = this.store.get(canvas.id, userId);
+    if (existing) return existing;
+    return immediate(this.ctx.db, () => {
+      const again = this.store.get(canvas.id, userId);
+      if (again) return again;
+      const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
+      const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
+      const draft: DraftRecord = {
+        canvasId: canvas.id,
+        userId,
+        baseVersionId: live?.id ?? null,
+        baseVersionNumber: live?.number ?? null,
+        staleVersionId: null,
+        staleVersionNumber: null,
+        updatedAt: this.ctx.now(),
+      };
+      this.store.put(draft);
+      if (live) this.store.copyVersionFiles(canvas.id, userId, live.id);
+      return draft;
+    });
+  }
+
+  private view(canvas: Canvas, draft: DraftRecord): DraftView {
+    const rows = this.store.files(canvas.id, draft.userId);
+    const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
+    const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
+    return {
+      canvasId: canvas.id,
+      baseVersion: draft.baseVersionNumber,
+      liveVersion: live?.number ?? null,
+      stale: draft.staleVersionId === null || !live ? null : { version: draft.staleVersionNumber!, changes: this.changes(rows, live.id) },
+      editedCount: rows.filter(isEdited).length,
+      files: rows.map((r) => ({
+        path: r.path,
+        size: r.size,
+        mime: r.mime,
+        hash: r.hash,
+        edited: isEdited(r),
+        text: isTextType(r.mime),
+      })),
+      updatedAt: draft.updatedAt,
+    };
+  }
+
+  /** The live version against the draft's base, path by path. */
+  private changes(rows: DraftFileRecord[], liveVersionId: string): DraftChange[] {
+    const live = new Map(this.versions.files(liveVersionId).map((f) => [f.path, f.hash]));
+    const base = new Map(rows.filter((r) => r.baseHash !== null).map((r) => [r.path, r.baseHash!]));
+    const edited = new Set(rows.filter(isEdited).map((r) => r.path));
+    const out: DraftChange[] = [];
+    for (const [path, hash] of live) {
+      const before = base.get(path);
+      if (before === undefined) out.push({ path, change: 'added', editedInDraft: edited.has(path) });
+      else if (before !== hash) out.push({ path, change: 'modified', editedInDraft: edited.has(path) });
+    }
+    for (const path of base.keys()) if (!live.has(path)) out.push({ path, change: 'removed', editedInDraft: edited.has(path) });
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+}
+
+/** A deployable canvas path (the staged upload's rules; dotfiles are never deployed, so never drafted). */
+function validPath(raw: string): string {
+  const path = canvasPath(raw);
+  if (path === null || isHidden(path))
+    throw new AppError('INVALID_PATH', `path ${JSON.stringify(raw)} is not a deployable file path`, { path: raw });
+  return path;
+}
+
+async function* scanned(body: ReadableStream<Uint8Array> | null, scanner: KeyScanner | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    scanner?.push(chunk);
+    yield chunk;
+  }
+}
+
+async function mentionsKey(ctx: AppContext, hash: string): Promise<boolean> {
+  const scanner = new KeyScanner();
+  for await (const chunk of ctx.blobs.file(hash).stream() as unknown as AsyncIterable<Uint8Array>) {
+    scanner.push(chunk);
+    if (scanner.found) return true;
+  }
+  return false;
+}
