@@ -1,12 +1,14 @@
 #!/usr/bin/env bun
 // `bun run build`: the single executable dist/easel, with the SDK bundle and
 // the dashboard (public/) embedded. Steps:
-//   1. bundle sdk/index.ts → dist/sdk/v1.js (browser, minified); generate the types from the SDK's sources → dist/sdk/v1.d.ts
+//   1. bundle sdk/index.ts → dist/sdk/v1.js (browser, minified); generate the types from the SDK's sources → dist/sdk/v1.d.ts;
+//      bundle the dashboard's TypeScript (src/dashboard/ui/) → dist/dashboard/*.js
 //   2. generate dist/.build/entry.ts, which embeds those files and public/ and registers them
 //   3. bun build --compile --minify --bytecode --format=esm → dist/easel
 // The binary then runs from any working directory and behaves like `bun src/main.ts`.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { bundleUi, embeddedUiName, UI_BUNDLES } from './src/dashboard/ui-bundle.ts';
 import { bundleSdk } from './src/serve/sdk-bundle.ts';
 import { generateSdkTypes } from './src/serve/sdk-types.ts';
 
@@ -30,11 +32,18 @@ async function main(): Promise<void> {
 
   await Bun.write(join(dist, 'sdk/v1.js'), await bundleSdk());
   await Bun.write(join(dist, 'sdk/v1.d.ts'), await generateSdkTypes());
+  const uiEmbeds: Array<[string, string]> = [];
+  for (const [name, entry] of Object.entries(UI_BUNDLES)) {
+    const out = `dist/dashboard/${name}`;
+    await Bun.write(join(root, out), await bundleUi(entry));
+    uiEmbeds.push([embeddedUiName(name), out]);
+  }
 
   // name in the binary → file on disk (relative to the repository root)
   const embeds: Array<[string, string]> = [
     ['sdk/v1.js', 'dist/sdk/v1.js'],
     ['sdk/v1.d.ts', 'dist/sdk/v1.d.ts'],
+    ...uiEmbeds,
     ...filesUnder(join(root, 'public')).map((p): [string, string] => [p, p]),
   ];
   const fromBuildDir = (p: string) => JSON.stringify(relative(buildDir, join(root, p)).split(sep).join('/'));

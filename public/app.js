@@ -12,11 +12,19 @@ function signInAgain() {
   location.assign('/auth/login?returnTo=' + encodeURIComponent(location.pathname + location.search + location.hash));
 }
 
-async function api(method, path, body) {
+/**
+ * The one client every page calls: `body` goes as JSON, `options.raw` as the
+ * bytes themselves (the editor's files). Answers `{status, data, text}`: data
+ * is the body parsed as JSON (null when it is not), text the body as received.
+ */
+async function api(method, path, body, options = {}) {
   const init = { method, credentials: 'same-origin', headers: {} };
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
+  } else if (options.raw !== undefined) {
+    init.headers['content-type'] = 'application/octet-stream';
+    init.body = options.raw;
   }
   const res = await fetch(path, init);
   if (res.status === 401 && signedIn) {
@@ -31,7 +39,7 @@ async function api(method, path, body) {
   } catch {
     data = null;
   }
-  return { status: res.status, data };
+  return { status: res.status, data, text };
 }
 
 function problem(res) {
@@ -374,16 +382,45 @@ async function start() {
   document.body.dataset.loaded = 'true';
 }
 
-/** `#/canvas/<id>` is a canvas's page, `#/admin` the administration (admins); anything else the list. */
+/** The editor's script (CodeMirror, bundled at build time) is loaded the first time someone edits. */
+let editorScript = null;
+function loadEditor() {
+  editorScript ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = '/assets/editor.js';
+    script.onload = () => resolve(window.easelEditor);
+    script.onerror = () => {
+      editorScript = null;
+      reject(new Error('the editor could not be loaded'));
+    };
+    document.head.append(script);
+  });
+  return editorScript;
+}
+
+/** `#/canvas/<id>` is a canvas's page, `#/canvas/<id>/edit` its editor, `#/admin` the administration (admins); anything else the list. */
 async function route() {
-  const m = /^#\/canvas\/([A-Za-z0-9]+)$/.exec(location.hash);
+  const m = /^#\/canvas\/([A-Za-z0-9]+)(\/edit)?$/.exec(location.hash);
+  const editing = Boolean(m && m[2]);
   const admin = location.hash === '#/admin' && Boolean(window.easelAdmin.started);
-  document.body.dataset.view = m ? 'canvas' : admin ? 'admin' : 'home';
-  $('canvas-page').hidden = !m;
+  document.body.dataset.view = editing ? 'editor' : m ? 'canvas' : admin ? 'admin' : 'home';
+  $('canvas-page').hidden = !m || editing;
+  $('editor-page').hidden = !editing;
   $('admin-page').hidden = !admin;
-  if (m) await window.easelCanvasPage.open(m[1]);
+  // Leaving the editor keeps what was typed: it is saved to the draft first.
+  if (!editing && window.easelEditor) await window.easelEditor.close();
+  if (editing) {
+    window.easelCanvasPage.close();
+    const editor = await loadEditor().catch((err) => notice(`Something went wrong: ${err.message}`));
+    if (editor) await editor.open(m[1], { api, problem });
+  } else if (m) await window.easelCanvasPage.open(m[1]);
   else window.easelCanvasPage.close();
   if (admin) await window.easelAdmin.open();
 }
+
+// Unsaved editor changes are not lost to a closed tab or a link elsewhere.
+window.addEventListener('beforeunload', (event) => {
+  if (window.easelEditor && window.easelEditor.hasUnsavedChanges()) event.preventDefault();
+});
 
 start().catch((err) => notice(`Something went wrong: ${err.message}`));

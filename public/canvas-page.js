@@ -51,6 +51,7 @@
     const url = $('cp-url');
     url.href = canvas.url;
     url.textContent = canvas.url;
+    $('cp-edit').href = `#/canvas/${enc(canvas.id)}/edit`;
     $('cp-state').textContent = ` · ${canvas.publicationState} · ${canvas.status} · ${canvas.accessMode}`;
     const form = $('cp-rename');
     form.title.value = canvas.title;

@@ -1,19 +1,27 @@
 import { Elysia } from 'elysia';
+import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { dashboardFiles, type StaticFile } from './assets.ts';
+import { UiBundles } from './ui-bundle.ts';
 
 /** Files under public/ are served at /assets/<name>; index.html is the page at /. */
 export const ASSETS_PREFIX = '/assets/';
 
-/** The dashboard talks only to its own origin and is never framed. */
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'same-origin',
-};
+/**
+ * The dashboard talks only to its own origin and is never framed. It frames
+ * canvases (the editor's preview): its own origin in path mode, the canvas
+ * hosts in subdomain mode.
+ */
+function securityHeaders(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>): Record<string, string> {
+  const frames = config.urlMode === 'subdomain' ? `'self' ${new URL(config.baseUrl).protocol}//*.${config.canvasHost}` : "'self'";
+  return {
+    'content-security-policy': `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src ${frames}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+  };
+}
 
 /**
  * The dashboard shell: GET / and its static files. It owns only `/` and
@@ -21,14 +29,33 @@ const SECURITY_HEADERS = {
  * The page itself is public; what it shows comes from /api/* with the
  * visitor's session.
  */
-export function dashboardRoutes(_ctx: AppContext, files: Map<string, StaticFile> = dashboardFiles()) {
+export function dashboardRoutes(ctx: AppContext, files: Map<string, StaticFile> = dashboardFiles()) {
+  // Built on first use: the canvas host's port is known only once the server listens.
+  let headers: Record<string, string> | null = null;
+  const security = () => (headers ??= securityHeaders(ctx.config));
+  const bundles = new UiBundles((name, err) =>
+    ctx.log.error('dashboard bundle unavailable', { name, error: err instanceof Error ? err.message : String(err) }),
+  );
+  const sendBundle = async (request: Request, name: string): Promise<Response> => {
+    const asset = await bundles.get(name);
+    if (!asset)
+      return new Response('This part of the dashboard could not be built: see the server log.\n', {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      });
+    const headers = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', etag: asset.etag, ...security() };
+    if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
+    return new Response(asset.body, { headers });
+  };
   const send = (file: StaticFile | undefined): Response => {
     if (!file) throw new AppError('NOT_FOUND', 'no such file');
     return new Response(Bun.file(file.path), {
-      headers: { 'content-type': file.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS },
+      headers: { 'content-type': file.type, 'cache-control': 'no-cache', ...security() },
     });
   };
   return new Elysia({ name: 'dashboard' })
     .get('/', () => send(files.get('index.html')))
-    .get(`${ASSETS_PREFIX}*`, ({ params }) => send(files.get(params['*'])));
+    .get(`${ASSETS_PREFIX}*`, ({ params, request }) =>
+      bundles.has(params['*']) ? sendBundle(request, params['*']) : send(files.get(params['*'])),
+    );
 }
