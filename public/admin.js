@@ -1,5 +1,5 @@
 // The administration page (#/admin, instance admins): people (search,
-// deactivate, who may publish Public links), every canvas (search, disable
+// deactivate, who may publish Public links, their home org under tenancy), every canvas (search, disable
 // with a reason, enable), instance settings (the AI key write-only), and the
 // audit log with filters. Every server string is set as text.
 'use strict';
@@ -8,6 +8,8 @@
   const $ = (id) => document.getElementById(id);
   let deps = null;
   let users = [];
+  /** Tenancy on: each person has a home org (whole-org sharing admits that org only). */
+  let tenancy = false;
   let auditBefore = null;
 
   const { button, linkCell } = window.easelUi;
@@ -17,6 +19,8 @@
     const res = await deps.api('GET', '/api/admin/users');
     if (res.status !== 200) return showError('ad-users-error', res);
     users = res.data.users;
+    tenancy = res.data.tenancy === true;
+    $('ad-users-org-head').hidden = !tenancy;
     renderUsers();
   }
 
@@ -37,6 +41,7 @@
       box.addEventListener('change', () => patchUser(u, { canPublishPublic: box.checked }));
       publicCell.append(box);
       row.append(publicCell);
+      if (tenancy) row.append(orgCell(u));
       const actions = document.createElement('td');
       actions.append(
         button(u.active ? 'Deactivate' : 'Reactivate', () => {
@@ -47,6 +52,19 @@
       row.append(actions);
       tbody.append(row);
     }
+  }
+
+  /** The home org: typed and saved on Enter or when the field is left; empty clears it. */
+  function orgCell(u) {
+    const td = document.createElement('td');
+    const input = document.createElement('input');
+    input.value = u.orgId || '';
+    input.maxLength = 64;
+    input.placeholder = 'none';
+    input.setAttribute('aria-label', `Home org of ${u.email}`);
+    input.addEventListener('change', () => patchUser(u, { orgId: input.value.trim() || null }));
+    td.append(input);
+    return td;
   }
 
   async function patchUser(u, patch) {

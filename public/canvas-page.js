@@ -9,6 +9,8 @@
   const $ = (id) => document.getElementById(id);
   let deps = null;
   let canvas = null;
+  /** userId → name (or email) of everyone on the canvas's list. */
+  let people = new Map();
 
   const enc = encodeURIComponent;
   const path = (suffix = '') => `/api/canvases/${enc(canvas.id)}${suffix}`;
@@ -40,7 +42,8 @@
     canvas = res.data;
     render();
     loadPolicy();
-    await Promise.all([loadMembers(), loadVersions(), loadFiles(), loadSwitches(), loadGallery(), loadUsage()]);
+    // Versions name who published them: the list's names come first.
+    await Promise.all([loadMembers().then(loadVersions), loadFiles(), loadSwitches(), loadGallery(), loadUsage()]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;
   }
@@ -79,6 +82,7 @@
     const tbody = $('cp-members').querySelector('tbody');
     tbody.replaceChildren();
     if (res.status !== 200) return showError('cp-members-error', res);
+    people = new Map(res.data.members.map((m) => [m.userId, m.name || m.email]));
     for (const m of res.data.members) {
       const row = document.createElement('tr');
       deps.cell(row, m.name && m.name !== m.email ? `${m.name} <${m.email}>` : m.email);
@@ -129,6 +133,8 @@
       deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}`);
       deps.cell(row, when(v.createdAt));
       deps.cell(row, v.source === 'upload' ? 'staged upload' : v.source === 'api' ? 'ZIP' : v.source);
+      // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
+      deps.cell(row, people.get(v.createdBy) || 'someone not on the list (an administrator?)');
       deps.cell(row, v.releaseId || '');
       deps.cell(row, `${v.fileCount} files, ${bytes(v.totalBytes)}`);
       const actions = document.createElement('td');
@@ -238,6 +244,8 @@
     list.replaceChildren();
     if (res.status !== 200) return showError('cp-runtime-error', res);
     const { switches, effective } = res.data;
+    presets = res.data.presets;
+    renderPolicyForm();
     for (const [name, label] of SWITCHES) {
       const li = document.createElement('li');
       li.dataset.capability = name;
@@ -278,8 +286,40 @@
     form.connectionsAudience.value = canvas.connectionsAudience;
   }
 
+  /** The policy being edited (the form and the JSON show the same document) and what each preset grants. */
+  let policy = { doc: {} };
+  let presets = null;
+
+  function policyJson() {
+    $('cp-policy').value = Object.keys(policy.doc).length ? JSON.stringify(policy.doc, null, 2) : '';
+  }
+
+  function renderPolicyForm() {
+    window.easelPolicyForm.render($('cp-policy-form'), policy, presets, policyJson);
+  }
+
+  /**
+   * JSON typed by hand becomes the form's document as soon as it parses as an
+   * object (while typing, so the form never jumps under a click); saving
+   * reports what does not parse.
+   */
+  function policyFromJson() {
+    const text = $('cp-policy').value.trim();
+    let doc;
+    try {
+      doc = text ? JSON.parse(text) : {};
+    } catch {
+      return;
+    }
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return;
+    policy = { doc };
+    renderPolicyForm();
+  }
+
   function loadPolicy() {
-    $('cp-policy').value = canvas.runtimePolicy ? JSON.stringify(canvas.runtimePolicy, null, 2) : '';
+    policy = { doc: structuredClone(canvas.runtimePolicy || {}) };
+    policyJson();
+    renderPolicyForm();
     $('cp-policy').dataset.revision = canvas.runtimePolicyRevision ?? '';
     $('cp-policy-revision').textContent = canvas.runtimePolicyRevision ? `revision ${canvas.runtimePolicyRevision}` : 'no policy saved yet';
     $('cp-policy-conflict').hidden = true;
@@ -552,6 +592,7 @@
     $('cp-policy-save').addEventListener('click', savePolicy);
     for (const box of $('cp-gallery').querySelectorAll('input')) box.addEventListener('change', saveGallery);
     $('cp-policy-reload').addEventListener('click', loadPolicy);
+    $('cp-policy').addEventListener('input', policyFromJson);
     wireDeploys();
   }
 

@@ -45,3 +45,16 @@ test('capability states name why a switch is not in effect', async () => {
   });
   await expectCode(await w.app.request(`/api/canvases/${w.canvas.id}/capabilities`, { cookie: w.cookie.stranger }), 404, 'NOT_FOUND');
 });
+
+test("the presets' rights come with the states (the dashboard explains presets with them)", async () => {
+  const { presets } = await w.app.request(`/api/canvases/${w.canvas.id}/capabilities`, { cookie: w.cookie.editor }).then(body);
+  expect(Object.keys(presets)).toEqual(['personal', 'submissions', 'contributions', 'managed', 'collaborative']);
+  expect(presets.contributions).toEqual({
+    read: 'viewers',
+    create: 'viewers',
+    update: 'own_and_editors',
+    delete: 'own_and_editors',
+    increment: 'own_and_editors',
+  });
+  expect(presets.managed).toEqual({ read: 'viewers', create: 'editors', update: 'editors', delete: 'editors', increment: 'editors' });
+});

@@ -30,6 +30,7 @@ describe('dashboard shell', () => {
       '/assets/admin.js',
       '/assets/app.js',
       '/assets/canvas-page.js',
+      '/assets/policy-form.js',
       '/assets/style.css',
       '/assets/tokens.js',
       '/assets/ui.js',
@@ -40,6 +41,15 @@ describe('dashboard shell', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(types[ref.split('.').pop()!]!);
     }
+  });
+
+  test('the editor bundle (TypeScript and CodeMirror) is built on first request, then served from memory with its ETag', async () => {
+    const res = await app.request('/assets/editor.js');
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    expect(await res.text()).toContain('easelEditor');
+    const again = await app.request('/assets/editor.js', { headers: { 'if-none-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   test('unknown or traversing asset paths answer the JSON 404', async () => {
@@ -62,10 +72,13 @@ describe('dashboard shell', () => {
 
   test('every dashboard script is valid browser script and writes server text only as text (no innerHTML, insertAdjacentHTML or document.write)', () => {
     const scripts = readdirSync(join(import.meta.dir, '../public')).filter((f) => f.endsWith('.js'));
-    expect(scripts.sort()).toEqual(['admin.js', 'app.js', 'canvas-page.js', 'tokens.js', 'ui.js']);
-    for (const file of scripts) {
+    expect(scripts.sort()).toEqual(['admin.js', 'app.js', 'canvas-page.js', 'policy-form.js', 'tokens.js', 'ui.js']);
+    // The bundled TypeScript (src/dashboard/ui/) is held to the same rule.
+    const bundled = readdirSync(join(import.meta.dir, '../src/dashboard/ui')).map((f) => `../src/dashboard/ui/${f}`);
+    expect(bundled).toEqual(['../src/dashboard/ui/editor.ts']);
+    for (const file of [...scripts, ...bundled]) {
       const script = readFileSync(join(import.meta.dir, '../public', file), 'utf8');
-      expect(() => new Bun.Transpiler({ loader: 'js' }).transformSync(script)).not.toThrow();
+      expect(() => new Bun.Transpiler({ loader: file.endsWith('.ts') ? 'ts' : 'js' }).transformSync(script)).not.toThrow();
       for (const sink of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write'])
         expect({ file, sink, found: script.includes(sink) }).toEqual({ file, sink, found: false });
     }

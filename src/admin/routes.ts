@@ -24,7 +24,8 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
 
   return new Elysia({ name: 'admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
     app
-      .get('/api/admin/users', () => ok({ users: ctx.users.list().map((u) => adminUserView(ctx, u)) }))
+      // `tenancy`: whether home orgs mean anything here (the dashboard offers the field only then).
+      .get('/api/admin/users', () => ok({ users: ctx.users.list().map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }))
       .get('/api/admin/users/:id', ({ params }) => ok(adminUserView(ctx, getUser(ctx, params.id))))
       .patch('/api/admin/users/:id', async ({ actor, params, request }) =>
         ok(adminUserView(ctx, updateUser(ctx, actor, params.id, await readJson(request, PatchUserBody)))),

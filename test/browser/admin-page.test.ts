@@ -53,6 +53,32 @@ describe('the administration page', () => {
     await row.getByRole('button', { name: 'Deactivate' }).waitFor();
   });
 
+  test('home orgs are offered only under tenancy', async () => {
+    expect(await page.locator('#ad-users-org-head').isHidden()).toBe(true);
+    expect(await page.getByLabel('Home org of mallory@example.com').count()).toBe(0);
+    const tenant = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_TENANCY: 'on' } });
+    try {
+      await tenant.signIn('ada@example.com', 'Ada');
+      const other = await dashboardPage(browser, tenant, await tenant.signIn(ADMIN_EMAIL, 'Admin'), contexts);
+      await other.click('#admin-link');
+      await other.locator('#admin-page[data-ready="true"]').waitFor();
+      expect(await other.locator('#ad-users-org-head').isVisible()).toBe(true);
+      const field = other.getByLabel('Home org of ada@example.com');
+      await field.fill('research');
+      const saved = other.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/api/admin/users/'));
+      await field.press('Enter');
+      expect((await saved).status()).toBe(200);
+      const ada = tenant.ctx.users.list().find((u) => u.email === 'ada@example.com')!;
+      expect(ada.orgId).toBe('research');
+      await other.getByLabel('Home org of ada@example.com').fill('has space');
+      await other.getByLabel('Home org of ada@example.com').press('Enter');
+      await other.locator('#ad-users-error:not([hidden])').waitFor();
+      expect(tenant.ctx.users.byId(ada.id)!.orgId).toBe('research');
+    } finally {
+      await tenant.close();
+    }
+  });
+
   test('canvases: found by owner email, disabled with a reason (its pages stop), enabled again', async () => {
     await page.fill('#ad-canvas-search input[name="q"]', 'mallory@');
     await page.click('#ad-canvas-search button');

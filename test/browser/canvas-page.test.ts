@@ -121,6 +121,8 @@ describe('a canvas page in the dashboard', () => {
     await page.setInputFiles('#cp-zip', join(work, 'site.zip'));
     await page.locator('#cp-deploy-status', { hasText: 'Published version 2' }).waitFor();
     await page.locator('#cp-versions tbody tr', { hasText: '2 (live)' }).waitFor();
+    // Who: the person who deployed from the dashboard (version 1 came with the canvas key: the owner, as the spec says).
+    expect(await page.locator('#cp-versions tbody tr', { hasText: '2 (live)' }).locator('td').nth(3).innerText()).toBe('Owner');
     await page.locator('#cp-versions tbody tr', { hasText: /^1/ }).getByRole('button', { name: 'Make live' }).click();
     await page.locator('#cp-versions tbody tr', { hasText: '1 (live)' }).waitFor();
     expect(await visit('colleague@example.com')).toBe('200 version one');
@@ -182,8 +184,48 @@ describe('a canvas page in the dashboard', () => {
     expect(view.aiAudience).toBe('viewers');
   });
 
-  test('the runtime policy: saved with its revision; a bad document is refused in words; a conflict shows the other change', async () => {
+  test('the runtime policy as a form: presets in words, overrides, aggregateCount, a channel and a connection, saved as the document', async () => {
     await page.click('#cp-policy-box summary');
+    const collections = page.locator('#cp-policy-form fieldset[data-kind="collections"]');
+    await collections.getByLabel('Add a collection named').fill('notes');
+    await collections.getByRole('button', { name: 'Add' }).click();
+    const notes = collections.locator('fieldset[data-name="notes"]');
+    // Nothing set yet: a new entry starts as "managed", explained in words with what it grants.
+    expect(await notes.getByLabel('Preset', { exact: true }).inputValue()).toBe('managed');
+    expect(await notes.locator('.policy-summary').innerText()).toBe(
+      'In effect: see records: everyone who can open it; add: owners and editors; change: owners and editors; delete: owners and editors; count up numbers: owners and editors.',
+    );
+    await notes.getByLabel('Preset', { exact: true }).selectOption('contributions');
+    expect(await notes.locator('p.muted').innerText()).toContain('everyone reads and adds');
+    await notes.getByLabel('Who may delete', { exact: true }).selectOption('editors');
+    await notes.getByLabel('Who may count records they cannot see', { exact: true }).selectOption('viewers');
+    expect(await notes.locator('.policy-summary').innerText()).toContain('delete: owners and editors;');
+    const channels = page.locator('#cp-policy-form fieldset[data-kind="channels"]');
+    await channels.getByLabel('Add a channel named').fill('room');
+    await channels.getByRole('button', { name: 'Add' }).click();
+    await channels.locator('fieldset[data-name="room"]').getByLabel('Who may send messages', { exact: true }).selectOption('editors');
+    const connections = page.locator('#cp-policy-form fieldset[data-kind="connections"]');
+    await connections.getByLabel('Add a connection named').fill('crm');
+    await connections.getByRole('button', { name: 'Add' }).click();
+    await connections.locator('fieldset[data-name="crm"]').getByLabel('GET').check();
+    await page.click('#cp-policy-save');
+    await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
+    const saved = await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie });
+    await page.locator('#cp-policy-box').screenshot({ path: join(SHOTS, 'canvas-policy.png') });
+    expect(saved.runtimePolicy).toEqual({
+      collections: { notes: { preset: 'contributions', overrides: { delete: 'editors' }, aggregateCount: 'viewers' } },
+      channels: { room: { subscribe: 'viewers', publish: 'editors', seePresence: 'viewers', participatePresence: 'viewers' } },
+      connections: { crm: { audience: 'editors', methods: ['GET'] } },
+    });
+    // Removing an entry from the form removes it from the document.
+    await connections.getByRole('button', { name: 'Remove crm' }).click();
+    await page.click('#cp-policy-save');
+    await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
+    expect((await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie })).runtimePolicy.connections).toBeUndefined();
+  });
+
+  test('the runtime policy as JSON: saved with its revision; a bad document is refused in words; a conflict shows the other change', async () => {
+    await page.click('#cp-policy-json summary');
     await page.fill('#cp-policy', '{"collections": {"notes": {"preset": "sometimes"}}}');
     await page.click('#cp-policy-save');
     await page.locator('#cp-policy-error:not([hidden])').waitFor();
@@ -203,6 +245,9 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-policy-theirs').innerText()).toContain('collaborative');
     await page.click('#cp-policy-reload');
     expect(await page.inputValue('#cp-policy')).toContain('collaborative');
+    // The form shows theirs too.
+    const notes = page.locator('#cp-policy-form fieldset[data-name="notes"]');
+    expect(await notes.getByLabel('Preset', { exact: true }).inputValue()).toBe('collaborative');
     expect(await page.locator('#cp-policy-conflict').isHidden()).toBe(true);
   });
 
