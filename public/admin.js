@@ -143,6 +143,7 @@
       deps.cell(row, p.usable ? 'in use' : p.enabled ? `not usable: ${p.unusableReason}` : 'disabled');
       const actions = document.createElement('td');
       actions.append(
+        button('Edit', () => editConnection(p)),
         button(p.enabled ? 'Disable' : 'Enable', () =>
           connectionCall('PATCH', `/api/admin/connections/${encodeURIComponent(p.name)}`, { enabled: !p.enabled }),
         ),
@@ -178,14 +179,46 @@
     return true;
   }
 
+  /** The create form, filled with a Connection's origin and methods, saves changes to it instead (its name stays). */
+  function editConnection(p) {
+    const form = $('ad-connection-create');
+    form.dataset.editing = p.name;
+    const name = form.querySelector('input[name="name"]');
+    name.value = p.name;
+    name.readOnly = true;
+    form.origin.value = p.origin;
+    for (const box of form.querySelectorAll('input[name="m"]')) box.checked = p.methods.includes(box.value);
+    form.querySelector('button[type="submit"]').textContent = `Save changes to ${p.name}`;
+    $('ad-connection-cancel').hidden = false;
+    form.origin.focus();
+  }
+
+  function stopEditing() {
+    const form = $('ad-connection-create');
+    delete form.dataset.editing;
+    form.reset();
+    form.querySelector('input[name="name"]').readOnly = false;
+    form.querySelector('button[type="submit"]').textContent = 'Create Connection';
+    $('ad-connection-cancel').hidden = true;
+  }
+
   function wireConnections() {
+    $('ad-connection-cancel').addEventListener('click', stopEditing);
     $('ad-connection-create').addEventListener('submit', async (e) => {
       e.preventDefault();
       const form = e.target;
       const methods = [...form.querySelectorAll('input[name="m"]:checked')].map((b) => b.value);
-      // form.name is the form's own name: the field is read by its selector.
-      const name = form.querySelector('input[name="name"]').value.trim();
-      if (await connectionCall('POST', '/api/admin/connections', { name, origin: form.origin.value.trim(), methods })) form.reset();
+      const origin = form.origin.value.trim();
+      const editing = form.dataset.editing;
+      const done = editing
+        ? await connectionCall('PATCH', `/api/admin/connections/${encodeURIComponent(editing)}`, { origin, methods })
+        : // form.name is the form's own name: the field is read by its selector.
+          await connectionCall('POST', '/api/admin/connections', {
+            name: form.querySelector('input[name="name"]').value.trim(),
+            origin,
+            methods,
+          });
+      if (done) stopEditing();
     });
     $('ad-connection-header').addEventListener('submit', async (e) => {
       e.preventDefault();
@@ -202,7 +235,81 @@
     });
   }
 
-  const NUMBER_SETTINGS = ['aiUserDailyUsd', 'aiCanvasMonthlyUsd', 'filesBytesFile', 'filesBytesCanvas', 'userCanvases'];
+  const NUMBER_SETTINGS = [
+    'aiUserDailyUsd',
+    'aiCanvasMonthlyUsd',
+    'filesBytesFile',
+    'filesBytesCanvas',
+    'userCanvases',
+    'userStorageBytes',
+    'userCanvasCreatesPerHour',
+  ];
+
+  function numberInput(label, value) {
+    const input = document.createElement('input');
+    input.type = 'number';
+    input.min = '0';
+    input.step = 'any';
+    input.value = value === undefined ? '' : String(value);
+    input.setAttribute('aria-label', label);
+    return input;
+  }
+
+  /** One row per priced model, and an empty one to price a new model. */
+  function renderPrices() {
+    const tbody = $('ad-prices').querySelector('tbody');
+    tbody.replaceChildren();
+    const models = [...Object.keys(settings.aiPrices), ''];
+    for (const model of models) {
+      const price = settings.aiPrices[model] || {};
+      const row = document.createElement('tr');
+      row.dataset.model = model;
+      const name = document.createElement('td');
+      if (model) name.textContent = model;
+      else {
+        const input = document.createElement('input');
+        input.placeholder = 'another model';
+        input.autocomplete = 'off';
+        input.setAttribute('aria-label', 'Model to price');
+        name.append(input);
+      }
+      const cellOf = (el) => {
+        const td = document.createElement('td');
+        td.append(el);
+        return td;
+      };
+      const remove = document.createElement('input');
+      remove.type = 'checkbox';
+      remove.setAttribute('aria-label', `Remove the price of ${model}`);
+      row.append(
+        name,
+        cellOf(numberInput(`Input price of ${model || 'the new model'}`, price.input)),
+        cellOf(numberInput(`Output price of ${model || 'the new model'}`, price.output)),
+        model ? cellOf(remove) : document.createElement('td'),
+      );
+      tbody.append(row);
+    }
+  }
+
+  /** The aiPrices patch: changed or new prices, null for removed ones; null when nothing changed. */
+  function pricesPatch() {
+    const patch = {};
+    for (const row of $('ad-prices').querySelectorAll('tbody tr')) {
+      const [inputPrice, outputPrice] = row.querySelectorAll('input[type="number"]');
+      const removed = row.querySelector('input[type="checkbox"]');
+      const model = row.dataset.model || row.querySelector('input:not([type])').value.trim();
+      if (!model) continue;
+      if (removed && removed.checked) {
+        patch[model] = null;
+        continue;
+      }
+      const next = { input: Number(inputPrice.value), output: Number(outputPrice.value) };
+      const before = settings.aiPrices[model];
+      if (inputPrice.value === '' || outputPrice.value === '') continue;
+      if (!before || before.input !== next.input || before.output !== next.output) patch[model] = next;
+    }
+    return Object.keys(patch).length ? patch : null;
+  }
   let settings = null;
 
   async function loadSettings() {
@@ -212,8 +319,10 @@
     const form = $('ad-settings');
     form.publicLinks.checked = settings.publicLinks;
     for (const name of NUMBER_SETTINGS) form[name].value = settings[name];
+    form.aiModels.value = settings.aiModels.join(', ');
     form.aiApiKey.value = '';
     form.aiApiKey.placeholder = settings.aiApiKeySet ? 'a key is set (type to replace)' : 'none set';
+    renderPrices();
   }
 
   async function saveSettings(e) {
@@ -226,6 +335,13 @@
       if (form[name].value !== '' && value !== settings[name]) patch[name] = value;
     }
     if (form.aiApiKey.value) patch.aiApiKey = form.aiApiKey.value;
+    const models = form.aiModels.value
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
+    if (models.join(',') !== settings.aiModels.join(',')) patch.aiModels = models;
+    const prices = pricesPatch();
+    if (prices) patch.aiPrices = prices;
     if (Object.keys(patch).length === 0) return;
     const res = await deps.api('PATCH', '/api/admin/settings', patch);
     if (res.status !== 200) return showError('ad-settings-error', res);

@@ -105,7 +105,35 @@ describe('the administration page', () => {
     expect(await page.getAttribute('#ad-settings input[name="aiApiKey"]', 'placeholder')).toBe('a key is set (type to replace)');
   });
 
-  test('Connections: created, a protected header set (never shown again), granted to a canvas and taken back, disabled, deleted', async () => {
+  test('instance settings: models, prices (changed, added, removed), storage and creation limits', async () => {
+    const admin = await app.signIn(ADMIN_EMAIL);
+    const before = await api(app, 'GET', '/api/admin/settings', { cookie: admin });
+    const [first, second] = Object.keys(before.aiPrices) as [string, string];
+    await page.fill('#ad-settings input[name="aiModels"]', `${first}, my-model-1`);
+    await page.getByLabel(`Input price of ${first}`).fill('3.25');
+    await page.getByLabel(`Remove the price of ${second}`).check();
+    await page.getByLabel('Model to price').fill('my-model-1');
+    await page.getByLabel('Input price of the new model').fill('1');
+    await page.getByLabel('Output price of the new model').fill('2');
+    await page.fill('#ad-settings input[name="userStorageBytes"]', '123456789');
+    await page.fill('#ad-settings input[name="userCanvasCreatesPerHour"]', '7');
+    await page.locator('#ad-settings-state').evaluate((el) => (el.textContent = ''));
+    await page.click('#ad-settings button');
+    await page.locator('#ad-settings-state', { hasText: 'Saved.' }).waitFor();
+    const after = await api(app, 'GET', '/api/admin/settings', { cookie: admin });
+    expect(after.aiModels).toEqual([first, 'my-model-1']);
+    expect(after.aiPrices[first]).toEqual({ input: 3.25, output: before.aiPrices[first].output });
+    expect(after.aiPrices['my-model-1']).toEqual({ input: 1, output: 2 });
+    expect(Object.hasOwn(after.aiPrices, second)).toBe(false);
+    expect(after).toMatchObject({ userStorageBytes: 123456789, userCanvasCreatesPerHour: 7 });
+    // The page shows what is stored now.
+    expect(await page.locator('#ad-prices tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.model))).toEqual([
+      ...Object.keys(after.aiPrices),
+      '',
+    ]);
+  });
+
+  test('Connections: created, edited, a protected header set (never shown again), granted to a canvas and taken back, disabled, deleted', async () => {
     const SECRET = 'Bearer upstream-secret-7f3a9c';
     await page.fill('#ad-connection-create input[name="name"]', 'crm');
     await page.fill('#ad-connection-create input[name="origin"]', 'https://api.crm.example');
@@ -114,6 +142,16 @@ describe('the administration page', () => {
     const row = page.locator('#ad-connections tbody tr[data-name="crm"]');
     await row.waitFor();
     expect(await row.locator('td').nth(2).innerText()).toBe('GET POST');
+    // Edited: a new origin and methods; the name stays.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.locator('#ad-connection-create input[name="name"]').getAttribute('readonly')).not.toBeNull();
+    await page.fill('#ad-connection-create input[name="origin"]', 'https://api2.crm.example');
+    await page.uncheck('#ad-connection-create input[value="POST"]');
+    await page.check('#ad-connection-create input[value="DELETE"]');
+    await page.getByRole('button', { name: 'Save changes to crm' }).click();
+    await row.locator('td', { hasText: 'https://api2.crm.example' }).waitFor();
+    expect(await row.locator('td').nth(2).innerText()).toBe('GET DELETE');
+    expect(await page.locator('#ad-connection-create button[type="submit"]').innerText()).toBe('Create Connection');
     await page.selectOption('#ad-connection-header select[name="profile"]', 'crm');
     await page.fill('#ad-connection-header input[name="header"]', 'Authorization');
     await page.fill('#ad-connection-header input[name="value"]', SECRET);
