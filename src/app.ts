@@ -22,6 +22,7 @@ import { deployRoutes } from './deploy/routes.ts';
 import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './http/auth-kinds.ts';
+import { BODY_STALL_MS } from './http/body-pace.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
@@ -77,6 +78,8 @@ export interface AppOptions {
   warmSdk?: boolean;
   ai?: AiOptions;
   connections?: ConnectionsOptions;
+  /** How long a request body may send nothing before it is cut (src/http/body-pace.ts; tests shorten it). */
+  bodyStallMs?: number;
 }
 
 /** The parts of the features that hold state, for the listener and for tests. */
@@ -187,6 +190,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     (request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request),
     ctx.log,
     features.metrics.observeRequest,
+    options.bodyStallMs ?? BODY_STALL_MS,
   );
 
   // 4. Started in this order, stopped in reverse: sockets close and AI calls settle before counters flush.

@@ -100,6 +100,8 @@ export const ERROR_STATUS = {
   CONNECTION_RESPONSE_TOO_LARGE: 502,
   // Easel's own
   INTERNAL: 500,
+  /** A request body sent nothing for too long (src/http/body-pace.ts). */
+  REQUEST_TIMEOUT: 408,
   /** Browser drafts: a deploy went live while the draft had edits; rebase or discard before publishing. */
   DRAFT_STALE: 409,
   UNAUTHENTICATED: 401,

@@ -49,6 +49,8 @@ export interface TestAppOptions {
   freeDiskBytes?: () => number;
   /** Tuning passed to createApp (shorter AI retries, an injected resolver…). */
   app?: AppOptions;
+  /** The listener's idle timeout in seconds (slow-client tests shorten it). */
+  idleTimeoutS?: number;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -73,7 +75,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   let send: (req: Request) => Promise<Response>;
   let easel: ReturnType<typeof createApp>;
   if (options.listen) {
-    running = await startServer(ctx, { app: options.app });
+    running = await startServer(ctx, { app: options.app, idleTimeoutS: options.idleTimeoutS });
     easel = running.app;
     base = `http://127.0.0.1:${running.server.port}`;
     send = (req) => fetch(req, { redirect: 'manual' } as RequestInit);

@@ -1,6 +1,7 @@
 import type { Server } from 'bun';
 import type { Logger } from '../log.ts';
 import { addHeaders } from './add-headers.ts';
+import { BODY_STALL_MS, pacedRequest } from './body-pace.ts';
 import { attachMeta, requestIdFrom, type RequestMeta } from './meta.ts';
 import { newRequestId } from './request-id.ts';
 import { json } from './respond.ts';
@@ -26,17 +27,25 @@ export function wrapHandler(
   log: Logger,
   /** Told every answer and its time (metrics). */
   observe: (request: Request, status: number, seconds: number) => void = () => {},
+  bodyStallMs: number = BODY_STALL_MS,
 ): FetchHandler {
-  return async (request, server) => {
+  return async (original, server) => {
     const start = performance.now();
-    const id = requestIdFrom(request, newRequestId);
-    const meta = requestMeta(request, server, id, start);
+    const id = requestIdFrom(original, newRequestId);
+    // On a real server a body is read under the stall rule instead of Bun's idle timer (body-pace.ts).
+    const paced = server
+      ? pacedRequest(original, server, bodyStallMs, () => log.warn('request body stalled', { requestId: id, method: original.method }))
+      : null;
+    const request = paced?.request ?? original;
+    // The client address is known for the request Bun made, not for a copy.
+    const meta = requestMeta(original, server, id, start);
     attachMeta(request, meta);
     // Debug only: lets a test (or an operator) see that a slow request has reached the app.
     log.debug('request started', { requestId: id, method: request.method });
     const url = request.url;
     const pathStart = url.indexOf('/', url.indexOf('//') + 2);
     let response = url.indexOf('/', ROUTER_PATH_OFFSET) === pathStart ? await inner(request) : unroutable();
+    paced?.settle();
     try {
       finishHeaders(response.headers, id, meta);
     } catch {

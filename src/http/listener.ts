@@ -12,10 +12,17 @@ export const MAX_REQUEST_BODY = 128 * 1024 * 1024;
 /** How long shutdown waits for in-flight requests before cutting them off (systemd's stop timeout is longer). */
 export const DRAIN_MS = 10_000;
 /**
- * Seconds a connection may stay silent. Bun's default (10 s) would cut slow
- * uploads and AI streams that pause before their first byte.
+ * Seconds a connection may stay silent. Bun's default (10 s) would cut AI
+ * streams that pause before their first byte. Request bodies are not on this
+ * timer (src/http/body-pace.ts): Bun would cut any body still arriving after it.
  */
-const IDLE_TIMEOUT_S = 60;
+export const IDLE_TIMEOUT_S = 60;
+/**
+ * Bytes a WebSocket may have queued and unsent (a client that stopped
+ * reading) before the server closes it; the client reconnects and catches up
+ * instead of the server holding its backlog.
+ */
+export const WS_BACKPRESSURE_LIMIT = 1024 * 1024;
 /** "Going away" (RFC 6455): what every open socket hears when the server stops. */
 export const CLOSE_GOING_AWAY = 1001;
 
@@ -32,7 +39,11 @@ export interface RunningServer {
  * Binds the listener, then builds the app (so URLs that defaulted to the
  * configured port carry the real one when EASEL_PORT=0).
  */
-export async function startServer(ctx: AppContext, options: { drainMs?: number; app?: AppOptions } = {}): Promise<RunningServer> {
+export async function startServer(
+  ctx: AppContext,
+  /** `idleTimeoutS`: tests of slow clients shorten it (at least 1; Bun checks it every 4 s or so). */
+  options: { drainMs?: number; app?: AppOptions; idleTimeoutS?: number } = {},
+): Promise<RunningServer> {
   const drainMs = options.drainMs ?? DRAIN_MS;
   let handler: App['handle'] | null = null;
   let markReady!: () => void;
@@ -46,6 +57,8 @@ export async function startServer(ctx: AppContext, options: { drainMs?: number; 
     ...base,
     // Realtime answers frames over 16 KiB with an error frame; past this Bun closes the socket (1009).
     maxPayloadLength: MAX_PAYLOAD_BYTES,
+    backpressureLimit: WS_BACKPRESSURE_LIMIT,
+    closeOnBackpressureLimit: true,
     open(ws) {
       sockets.add(ws);
       return base.open?.(ws);
@@ -59,7 +72,7 @@ export async function startServer(ctx: AppContext, options: { drainMs?: number; 
     hostname: ctx.config.host,
     port: ctx.config.port,
     maxRequestBodySize: MAX_REQUEST_BODY,
-    idleTimeout: IDLE_TIMEOUT_S,
+    idleTimeout: options.idleTimeoutS ?? IDLE_TIMEOUT_S,
     development: false,
     // Bun turns SO_REUSEPORT on when development is false: a second easel on
     // the same port would start silently and share the traffic.
