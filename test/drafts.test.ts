@@ -218,6 +218,17 @@ describe('refusals', () => {
     expect(w.stored()).toEqual(before);
   });
 
+  test('a refused change makes no draft: revert, delete, rebase and publish need one; reading without one reads the live version', async () => {
+    const before = w.stored();
+    await expectCode(await w.request('editor', draftPath('/revert'), { method: 'POST', json: { path: 'index.html' } }), 404, 'NOT_FOUND');
+    await expectCode(await w.request('editor', draftPath('/file?path=index.html'), { method: 'DELETE' }), 404, 'NOT_FOUND');
+    await expectCode(await w.request('editor', draftPath('/rebase'), { method: 'POST' }), 404, 'NOT_FOUND');
+    await expectCode(await w.request('editor', draftPath('/publish'), { method: 'POST' }), 404, 'NOT_FOUND');
+    expect(await read('editor', 'index.html', 'base')).toEqual({ status: 200, text: '<h1>one</h1>' });
+    await expectCode(await w.request('editor', draftPath('/file?path=nope.html')), 404, 'NOT_FOUND');
+    expect(w.stored()).toEqual(before);
+  });
+
   test("a stranger's upload is refused before its body is read (the body never ends)", async () => {
     const endless = new ReadableStream<Uint8Array>({
       start(controller) {

@@ -78,10 +78,11 @@ export class DraftService {
   }
 
   /** Where a file of the draft, its base or the live version is stored (404 when that side has no such file). */
-  file(actor: Actor, canvasId: string, rawPath: string, side: DraftSide): DraftFileBytes {
+  file(actor: Actor, canvasId: string, rawPath: string, asked: DraftSide): DraftFileBytes {
     const { canvas } = this.managed(actor, canvasId);
-    const draft = this.ensure(canvas, actor.user.id);
     const path = validPath(rawPath);
+    // Without a draft yet, the draft and its base would be the live version.
+    const side: DraftSide = this.store.get(canvas.id, actor.user.id) ? asked : 'live';
     const missing = () =>
       new AppError(
         'NOT_FOUND',
@@ -93,7 +94,7 @@ export class DraftService {
       if (!live) throw missing();
       return { hash: live.hash, size: live.size, mime: live.mime };
     }
-    const row = this.store.file(canvas.id, draft.userId, path);
+    const row = this.store.file(canvas.id, actor.user.id, path);
     const hash = side === 'draft' ? row?.hash : row?.baseHash;
     if (!row || !hash) throw missing();
     // The base's size is only known for unedited rows; the blob store knows it for the rest.
@@ -154,7 +155,7 @@ export class DraftService {
     const { canvas } = this.managed(actor, canvasId);
     const path = validPath(rawPath);
     const userId = actor.user.id;
-    this.ensure(canvas, userId);
+    this.existing(canvas.id, userId);
     immediate(this.ctx.db, () => {
       const row = this.store.file(canvas.id, userId, path);
       if (!row || row.hash === null) throw new AppError('NOT_FOUND', `no file ${path} in the draft`, { path });
@@ -170,7 +171,7 @@ export class DraftService {
     const { canvas } = this.managed(actor, canvasId);
     const path = validPath(rawPath);
     const userId = actor.user.id;
-    this.ensure(canvas, userId);
+    this.existing(canvas.id, userId);
     immediate(this.ctx.db, () => {
       const row = this.store.file(canvas.id, userId, path);
       if (!row || !isEdited(row)) throw new AppError('NOT_FOUND', `the draft has no edit of ${path}`, { path });
@@ -188,7 +189,7 @@ export class DraftService {
   rebase(actor: Actor, canvasId: string): DraftView {
     const { canvas } = this.managed(actor, canvasId);
     const userId = actor.user.id;
-    this.ensure(canvas, userId);
+    this.existing(canvas.id, userId);
     immediate(this.ctx.db, () => {
       const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
       const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
@@ -228,8 +229,7 @@ export class DraftService {
   async publish(actor: Actor, canvasId: string, expectedPublicationToken: string | null): Promise<DeployResult> {
     const m = this.managed(actor, canvasId);
     const userId = actor.user.id;
-    const draft = this.store.get(m.canvas.id, userId);
-    if (!draft) throw new AppError('NOT_FOUND', 'there is no draft to publish: open the editor first');
+    const draft = this.existing(m.canvas.id, userId);
     if (draft.staleVersionId !== null) throw new AppError('DRAFT_STALE', STALE_MESSAGE, { liveVersion: draft.staleVersionNumber });
     const rows = this.store.files(m.canvas.id, userId);
     const files = rows.flatMap((r) => (r.hash === null ? [] : [{ path: r.path, hash: r.hash, size: r.size, mime: r.mime }]));
@@ -266,6 +266,13 @@ export class DraftService {
     const m = managedCanvas(this.ctx, actor, canvasId, 'manage');
     if (m.canvas.deletedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
     return m;
+  }
+
+  /** Changing a draft needs one: a refused request must not have made it. */
+  private existing(canvasId: string, userId: string): DraftRecord {
+    const draft = this.store.get(canvasId, userId);
+    if (!draft) throw new AppError('NOT_FOUND', 'you have no draft of this canvas: open it first (GET …/draft)');
+    return draft;
   }
 
   private ensure(canvas: Canvas, userId: string): DraftRecord {
