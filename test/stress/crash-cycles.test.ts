@@ -1,10 +1,12 @@
-// Crash cycles (issue 19 item 1, a first part): a real server process takes
-// ZIP deploys, staged uploads and KV increments at once and is killed with
+// Crash cycles (issue 19 item 1): a real server process takes ZIP deploys,
+// staged uploads, KV increments, collection writes and AI calls (against the
+// fake Anthropic API, settled as they finish) at once and is killed with
 // SIGKILL at a point chosen by a seeded generator (after k acknowledged
 // writes); restarted on the same data directory, the database passes
 // PRAGMA integrity_check, the live version is whole (every file's bytes match
-// its hash), no acknowledged increment is lost, and no finalize lease is left
-// held. EASEL_CRASH_CYCLES cycles (default 10; `bun run stress` runs 50).
+// its hash), no acknowledged increment, record or settled AI call is lost,
+// no AI reservation is left dangling and no finalize lease is left held.
+// EASEL_CRASH_CYCLES cycles (default 10; `bun run stress` runs 50).
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,12 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { zipSync } from 'fflate';
+import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic.ts';
 import { startEasel, stopEasel, type Easel } from '../spawn.ts';
 
 const CYCLES = Number(process.env.EASEL_CRASH_CYCLES ?? 10);
 const SEED = Number(process.env.EASEL_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-crash-cycles-'));
-const env = { EASEL_DATA_DIR: dataDir, EASEL_RATELIMIT_ENABLED: 'false' };
+let fake: FakeAnthropic;
+const env: Record<string, string> = { EASEL_DATA_DIR: dataDir, EASEL_RATELIMIT_ENABLED: 'false', EASEL_AI_API_KEY: 'sk-ant-crash-cycles' };
 let easel: Easel | null = null;
 let base = '';
 let cookie = '';
@@ -43,21 +47,31 @@ async function call(path: string, init: RequestInit & { json?: unknown } = {}): 
 }
 
 beforeAll(async () => {
+  fake = await startFakeAnthropic();
+  env.EASEL_AI_BASE_URL = fake.url;
   await start();
   const login = await call('/auth/dev/login', { method: 'POST', json: { email: 'crash@example.com' } });
   cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   canvas = await (await call('/api/canvases', { method: 'POST', json: { title: 'Crash cycles' } })).json();
+  const runtime = await call(`/api/canvases/${canvas.id}/capabilities`, {
+    method: 'PATCH',
+    json: { ai: true, expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } },
+  });
+  expect(runtime.status).toBe(200);
   process.stdout.write(`crash cycles: ${CYCLES}, seed ${SEED} (replay with EASEL_FUZZ_SEED=${SEED})\n`);
 });
 afterAll(async () => {
   if (easel && easel.proc.exitCode === null) await stopEasel(easel);
+  await fake.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Writes until stopped; `acked` counts the increments the server confirmed. */
+/** Writes until stopped; `acked` counts the increments the server confirmed, `records` the record ids it answered, `aiCalls` the calls it finished. */
 function workload(cycle: number, onAck: () => void) {
   let stop = false;
   let acked = 0;
+  let aiCalls = 0;
+  const records: string[] = [];
   const key = { authorization: `Bearer ${canvas.apiKey}` };
   const swallow = () => {};
   const deploys = (async () => {
@@ -101,13 +115,41 @@ function workload(cycle: number, onAck: () => void) {
       }
     }
   })();
+  const notes = (async () => {
+    for (let n = 0; !stop; n++) {
+      const res = await call(`/v1/c/${canvas.slug}/collections/notes`, { method: 'POST', json: { cycle, n } }).catch(() => null);
+      if (res?.status !== 201) continue;
+      const record = (await res.json().catch(() => null)) as { id?: string } | null;
+      if (!record?.id) continue;
+      records.push(record.id);
+      onAck();
+    }
+  })();
+  const ai = (async () => {
+    while (!stop) {
+      const res = await call(`/v1/c/${canvas.slug}/ai/chat`, {
+        method: 'POST',
+        json: { model: 'claude-haiku-5-5', messages: [{ role: 'user', content: `cycle ${cycle}` }] },
+      }).catch(() => null);
+      // Finished for the caller once the stream's `done` event (with its cost) arrived.
+      const text = res?.status === 200 ? await res.text().catch(() => '') : '';
+      if (text.includes('"type":"done"')) {
+        aiCalls++;
+        onAck();
+      }
+    }
+  })();
   return {
     get acked() {
       return acked;
     },
+    get aiCalls() {
+      return aiCalls;
+    },
+    records,
     async stop() {
       stop = true;
-      await Promise.all([deploys, staged, increments]);
+      await Promise.all([deploys, staged, increments, notes, ai]);
     },
   };
 }
@@ -121,6 +163,8 @@ test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged in
   });
   const killAfter = fc.sample(fc.integer({ min: 1, max: 40 }), { numRuns: CYCLES, seed: SEED });
   let ackedIncrements = 0;
+  let ackedAiCalls = 0;
+  const ackedRecords: string[] = [];
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     // The kill point: after a seeded number of acknowledged writes of any kind.
     let acks = 0;
@@ -134,6 +178,8 @@ test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged in
     await easel!.exited;
     await load.stop();
     ackedIncrements += load.acked;
+    ackedAiCalls += load.aiCalls;
+    ackedRecords.push(...load.records);
 
     await start();
     const db = new Database(join(dataDir, 'easel.db'), { readonly: true });
@@ -143,6 +189,23 @@ test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged in
         .query<{ n: number }, []>("SELECT count(*) AS n FROM upload_sessions WHERE lease_until > 0 AND state = 'open'")
         .get();
       expect({ cycle, heldLeases: leases?.n ?? 0 }).toEqual({ cycle, heldLeases: 0 });
+      // AI: every call a caller saw finish is settled, and recovery settled whatever the kill left reserved.
+      const ai = db
+        .query<{ reserved: number; ok: number }, []>("SELECT sum(state = 'reserved') AS reserved, sum(outcome = 'ok') AS ok FROM ai_calls")
+        .get()!;
+      expect({ cycle, reserved: ai.reserved ?? 0, settledAtLeastAcked: (ai.ok ?? 0) >= ackedAiCalls }).toEqual({
+        cycle,
+        reserved: 0,
+        settledAtLeastAcked: true,
+      });
+      // Collections: every record whose creation was answered is there.
+      const stored = new Set(
+        db
+          .query<{ id: string }, []>('SELECT id FROM collection_records')
+          .all()
+          .map((r) => r.id),
+      );
+      expect({ cycle, lost: ackedRecords.filter((id) => !stored.has(id)) }).toEqual({ cycle, lost: [] });
     } finally {
       db.close();
     }
@@ -169,4 +232,7 @@ test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged in
     // An increment in flight at the kill may have landed unacknowledged; an acknowledged one is never lost.
     expect({ cycle, enough: (count.value ?? 0) >= ackedIncrements }).toEqual({ cycle, enough: true });
   }
+  process.stdout.write(
+    `crash cycles: ${CYCLES} kills; after them ${ackedIncrements} acknowledged increments, ${ackedRecords.length} records and ${ackedAiCalls} AI calls, none lost\n`,
+  );
 }, 600_000);
