@@ -19,6 +19,8 @@ export interface Config {
   /** Path mode under proxy or oidc sign-in: the operator's word that every author is trusted (see checkPathMode). */
   pathModeTrustedAuthors: boolean;
   canvasHost: string;
+  /** A Content-Security-Policy for canvas files (EASEL_CANVAS_CSP); null: only Easel's frame-ancestors. */
+  canvasCsp: string | null;
   authMode: AuthMode;
   adminEmails: string[];
   /** EASEL_COOKIE_DOMAIN as set; no cookie uses it (every session is host-only), so the start line warns that it is ignored. */
@@ -161,6 +163,11 @@ const anyUrl = urlOf(
 const hostname = typed('a host name, optionally with :port', Type.String({ pattern: '^[a-z0-9.-]+(:\\d{1,5})?$' }), (r) =>
   r.trim().toLowerCase(),
 );
+// One header value: printable ASCII, directives separated by ";".
+const cspPolicy = typed(
+  'a Content-Security-Policy (printable ASCII, at most 4096 characters)',
+  Type.String({ pattern: '^[\\x20-\\x7e]{1,4096}$' }),
+);
 // A cookie Domain attribute carries no port; one leading dot is legacy syntax browsers ignore.
 const cookieDomain = typed(
   'a domain name such as example.com',
@@ -280,6 +287,7 @@ export function loadConfig(env: Env): Config {
     urlMode: read(env, 'EASEL_URL_MODE', oneOf<UrlMode>('path', 'subdomain'), 'path'),
     pathModeTrustedAuthors: read(env, 'EASEL_PATH_MODE_TRUSTED_AUTHORS', bool, false),
     canvasHost: read(env, 'EASEL_CANVAS_HOST', hostname, new URL(baseUrl).host),
+    canvasCsp: read(env, 'EASEL_CANVAS_CSP', cspPolicy) ?? null,
     authMode,
     adminEmails: read(env, 'EASEL_ADMIN_EMAILS', list(/^[^\s@,]+@[^\s@,]+$/, 'email addresses'), []).map((e) => e.toLowerCase()),
     cookieDomain: read(env, 'EASEL_COOKIE_DOMAIN', cookieDomain) ?? null,

@@ -7,19 +7,74 @@ import { startTestApp, type TestApp } from './harness.ts';
 import { pageCode } from './serve-fixtures.ts';
 import { useWorld, World } from './world.ts';
 
-describe('the sign-in page refuses to be framed', () => {
-  test.each(['dev', 'proxy'])('%s sign-in: frame-ancestors none, X-Frame-Options DENY, nosniff', async (mode) => {
+/** The sha256 CSP source of each inline <tag> block of a page. */
+const inlineHashes = (page: string, tag: string) =>
+  [...page.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map(
+    (m) => `'sha256-${new Bun.CryptoHasher('sha256').update(m[1]!).digest('base64')}'`,
+  );
+
+describe('the sign-in page refuses to be framed and runs nothing but its own inline code', () => {
+  test.each(['dev', 'proxy'])('%s sign-in: a strict policy, X-Frame-Options DENY, nosniff', async (mode) => {
     const app = await startTestApp({ env: { EASEL_AUTH_MODE: mode } });
     try {
       const res = await app.request('/auth/login?returnTo=%2F');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toStartWith('text/html');
-      expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+      const page = await res.text();
+      const scripts = inlineHashes(page, 'script');
+      const styles = inlineHashes(page, 'style');
+      expect(res.headers.get('content-security-policy')).toBe(
+        `default-src 'none'; style-src ${styles.join(' ') || "'none'"}; script-src ${scripts.join(' ') || "'none'"}; img-src 'self' data:; ` +
+          "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
+      if (mode === 'dev') expect(scripts).toHaveLength(1);
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("Easel's own pages on canvas URLs, and EASEL_CANVAS_CSP", () => {
+  test('refusal and password pages: the strict policy with the canvas framing rule; an operator policy reaches canvas files only', async () => {
+    const app = await startTestApp({ env: { EASEL_CANVAS_CSP: "default-src 'self'; script-src 'self' https://cdn.example" } });
+    const w = await new World({ reset: 'none' }).attach(app);
+    try {
+      const c = await w.newCanvas({ files: { 'index.html': '<h1>hi</h1>' } });
+      const file = await w.request('owner', `/c/${c.slug}/`);
+      expect(file.headers.get('content-security-policy')).toBe(
+        "default-src 'self'; script-src 'self' https://cdn.example; frame-ancestors 'self'",
+      );
+      const refusal = await w.request('stranger', `/c/${c.slug}/`);
+      expect(refusal.status).toBe(404);
+      const policy = refusal.headers.get('content-security-policy')!;
+      expect(policy).toStartWith("default-src 'none'; style-src 'sha256-");
+      expect(policy).toContain("script-src 'none'");
+      expect(policy).toContain("frame-ancestors 'self'");
+      expect(policy).not.toContain('cdn.example');
+      await w.settings({ password: 'correct horse' }, c);
+      const gate = await w.request('viewer', `/c/${c.slug}/`);
+      expect(gate.status).toBe(403);
+      expect(gate.headers.get('content-security-policy')).toContain("form-action 'self'");
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('an operator policy that names frame-ancestors is taken as it is; a policy with a line break stops the start', async () => {
+    const app = await startTestApp({ env: { EASEL_CANVAS_CSP: "frame-ancestors 'none'; img-src 'self';" } });
+    const w = await new World({ reset: 'none' }).attach(app);
+    try {
+      const c = await w.newCanvas({ files: { 'index.html': '<h1>hi</h1>' } });
+      expect((await w.request('owner', `/c/${c.slug}/`)).headers.get('content-security-policy')).toBe(
+        "frame-ancestors 'none'; img-src 'self'",
+      );
+    } finally {
+      await app.close();
+    }
+    await expect(startTestApp({ env: { EASEL_CANVAS_CSP: "default-src 'self'\nX-Evil: 1" } })).rejects.toThrow('EASEL_CANVAS_CSP');
   });
 });
 

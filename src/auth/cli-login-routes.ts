@@ -41,7 +41,11 @@ export function cliLoginRoutes(ctx: AppContext) {
           headers: { location: `/auth/login?returnTo=${encodeURIComponent(back)}`, 'cache-control': 'no-store' },
         });
       }
-      return html(200, approvalPage(user, asked), SIGN_IN_PAGE_HEADERS);
+      // The approval form's answer goes on to the CLI waiting on a loopback port.
+      return html(200, approvalPage(user, asked), {
+        ...SIGN_IN_PAGE_HEADERS,
+        'content-security-policy': "frame-ancestors 'none'; form-action 'self' http://127.0.0.1:*",
+      });
     })
     .post(
       '/auth/cli',
