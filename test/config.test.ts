@@ -63,6 +63,13 @@ const ROWS: Row[] = [
     bad: ['https://canvas.example.com', 'a b'],
   },
   {
+    variable: 'EASEL_CANVAS_CSP',
+    field: 'canvasCsp',
+    default: null,
+    good: [["default-src 'self'; connect-src 'self'", "default-src 'self'; connect-src 'self'"]],
+    bad: ["default-src 'self'\nX-Evil: 1", 'x'.repeat(4097), 'caf\u00e9'],
+  },
+  {
     variable: 'EASEL_AUTH_MODE',
     field: 'authMode',
     default: 'dev',

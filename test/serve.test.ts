@@ -193,13 +193,16 @@ describe('access matrix for a canvas page', () => {
     expect(a.headers.get('location')).toBe(`/auth/login?returnTo=${encodeURIComponent(`/c/${canvas.slug}/x?y=1`)}`);
   });
 
-  test('refusal pages are HTML, not cached, and carry the canvas security headers', async () => {
+  test("refusal pages are HTML, not cached, and carry the canvas's framing rule within Easel's strict page policy", async () => {
     const canvas = await published(cast);
     const res = await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.stranger });
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
+    expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    const policy = res.headers.get('content-security-policy')!;
+    expect(policy).toStartWith("default-src 'none'; ");
+    expect(policy).toContain("frame-ancestors 'self'");
   });
 
   test('a page view writes nothing to the database', async () => {
