@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { DeploySlots } from './deploy/zip/slots.ts';
 import { AuditLog } from './audit/store.ts';
 import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
@@ -32,6 +33,8 @@ export interface AppContext {
   blobs: BlobStore;
   /** Deletes blobs no feature references (each feature registers its check in createApp). */
   blobGc: BlobCollector;
+  /** ZIP deploys reading their body at once (src/deploy/zip/slots.ts). */
+  zipDeploySlots: DeploySlots;
   log: Logger;
   now: () => number;
   /** The server's timers (usage flush, realtime sweep, blob sweeps); tests pass a manual one. */
@@ -90,6 +93,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     db,
     blobs,
     blobGc: new BlobCollector({ blobs, now, log, scheduler, events }),
+    zipDeploySlots: new DeploySlots(),
     log,
     now,
     scheduler,

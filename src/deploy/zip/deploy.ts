@@ -76,6 +76,23 @@ export async function deployZip(
     deployFinished(ctx, 'api', early, started);
     return early;
   }
+  // Memory stays bounded however many deploys arrive: past the limit, the body waits unread.
+  const release = await ctx.zipDeploySlots.acquire();
+  try {
+    return await deployZipBody(ctx, canvas, body, coordination, actor, started);
+  } finally {
+    release();
+  }
+}
+
+async function deployZipBody(
+  ctx: AppContext,
+  canvas: Canvas,
+  body: ByteSource | null,
+  coordination: Coordination,
+  actor: { id: string; kind: ActorKind } | undefined,
+  started: number,
+): Promise<DeployResult> {
   // A nearly full disk refuses before the spool takes a byte.
   ctx.blobs.ensureRoom();
   const dir = deployTmpDir(ctx);
