@@ -6,30 +6,17 @@ import { Elysia } from 'elysia';
 import { managedCanvas } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
+import { readBackResponse } from '../deploy/views.ts';
 import type { AuthKinds } from '../http/auth-kinds.ts';
 import { checkStrict, readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import { DraftFileQuery, DraftPathBody, DraftWriteQuery, PublishDraftBody } from './model.ts';
-import type { DraftFileBytes, DraftService } from './service.ts';
+import type { DraftService } from './service.ts';
 
 function queryOf<S extends typeof DraftFileQuery | typeof DraftWriteQuery>(request: Request, schema: S): Static<S> {
   const query = Object.fromEntries(new URL(request.url).searchParams);
   checkStrict(schema, query);
   return query;
-}
-
-/** A file's bytes for the editor: never runnable on the dashboard's origin. */
-function fileResponse(ctx: AppContext, file: DraftFileBytes): Response {
-  return new Response(ctx.blobs.file(file.hash), {
-    headers: {
-      'content-type': file.mime,
-      'content-length': String(file.size),
-      etag: `"${file.hash}"`,
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "sandbox; default-src 'none'",
-    },
-  });
 }
 
 export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftService) {
@@ -43,7 +30,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       })
       .get('/api/canvases/:id/draft/file', ({ actor, params, request }) => {
         const { path, from } = queryOf(request, DraftFileQuery);
-        return fileResponse(ctx, drafts.file(actor, params.id, path, from ?? 'draft'));
+        return readBackResponse(ctx, drafts.file(actor, params.id, path, from ?? 'draft'));
       })
       .put('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
         const { path } = queryOf(request, DraftWriteQuery);

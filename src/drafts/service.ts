@@ -152,31 +152,35 @@ export class DraftService {
 
   /** Deletes a file from the draft (an added one disappears; one of the base is marked deleted). */
   remove(actor: Actor, canvasId: string, rawPath: string): DraftView {
-    const { canvas } = this.managed(actor, canvasId);
-    const path = validPath(rawPath);
-    const userId = actor.user.id;
-    this.existing(canvas.id, userId);
-    immediate(this.ctx.db, () => {
-      const row = this.store.file(canvas.id, userId, path);
+    return this.changeRow(actor, canvasId, rawPath, (row, path) => {
       if (!row || row.hash === null) throw new AppError('NOT_FOUND', `no file ${path} in the draft`, { path });
-      if (row.baseHash === null) this.store.deleteFile(canvas.id, userId, path);
-      else this.store.putFile(canvas.id, userId, { ...row, hash: null });
-      this.store.touch(canvas.id, userId, this.ctx.now());
+      return row.baseHash === null ? null : { ...row, hash: null };
     });
-    return this.open(actor, canvasId);
   }
 
   /** Puts one file back as it is in the base version (drops the draft's edit of it). */
   revert(actor: Actor, canvasId: string, rawPath: string): DraftView {
+    return this.changeRow(actor, canvasId, rawPath, (row, path) => {
+      if (!row || !isEdited(row)) throw new AppError('NOT_FOUND', `the draft has no edit of ${path}`, { path });
+      return row.baseHash === null ? null : { ...row, hash: row.baseHash, size: this.ctx.blobs.size(row.baseHash) ?? row.size };
+    });
+  }
+
+  /** One row of an existing draft replaced by what `next` makes of it (null: the row goes), in one transaction. */
+  private changeRow(
+    actor: Actor,
+    canvasId: string,
+    rawPath: string,
+    next: (row: DraftFileRecord | null, path: string) => DraftFileRecord | null,
+  ): DraftView {
     const { canvas } = this.managed(actor, canvasId);
     const path = validPath(rawPath);
     const userId = actor.user.id;
     this.existing(canvas.id, userId);
     immediate(this.ctx.db, () => {
-      const row = this.store.file(canvas.id, userId, path);
-      if (!row || !isEdited(row)) throw new AppError('NOT_FOUND', `the draft has no edit of ${path}`, { path });
-      if (row.baseHash === null) this.store.deleteFile(canvas.id, userId, path);
-      else this.store.putFile(canvas.id, userId, { ...row, hash: row.baseHash, size: this.ctx.blobs.size(row.baseHash) ?? row.size });
+      const row = next(this.store.file(canvas.id, userId, path), path);
+      if (row === null) this.store.deleteFile(canvas.id, userId, path);
+      else this.store.putFile(canvas.id, userId, row);
       this.store.touch(canvas.id, userId, this.ctx.now());
     });
     return this.open(actor, canvasId);
