@@ -23,6 +23,16 @@ const page = async (who: Who, rest: string) => {
   return { status: res.status, text: await res.text(), headers: res.headers };
 };
 const livePage = async () => (await page('owner', '')).text;
+/** The draft's preview address (its token is the credential), below the canvas root. */
+const previewOf = async (who: Who, canvasPath = `/c/${w.canvas.slug}/`) => {
+  const url = new URL((await w.expectOk('GET', draftPath(), who)).previewUrl);
+  expect(url.pathname).toStartWith(`${canvasPath}__easel/draft/`);
+  return url.pathname;
+};
+const fetchPath = async (path: string, who: Who | null = null) => {
+  const res = who ? await w.request(who, path) : await w.app.request(path);
+  return { status: res.status, text: await res.text(), headers: res.headers };
+};
 
 describe('a draft starts from the live version and is edited, previewed and published', () => {
   test('open, write, read each side, preview on the canvas origin, publish as an editor', async () => {
@@ -40,17 +50,22 @@ describe('a draft starts from the live version and is edited, previewed and publ
     expect(await read('editor', 'index.html', 'base')).toEqual({ status: 200, text: '<h1>one</h1>' });
     expect(await read('editor', 'index.html', 'live')).toEqual({ status: 200, text: '<h1>one</h1>' });
 
-    // The preview is the editor's own draft, on the canvas's pages, with relative links working; the live page is untouched.
-    const preview = await page('editor', '__easel/draft/');
+    // The preview is the editor's own draft at its token's address, on the canvas's pages, with relative links
+    // working and no session needed (a cross-site frame has none); the live page is untouched.
+    const at = await previewOf('editor');
+    const preview = await fetchPath(at);
     expect([preview.status, preview.text]).toEqual([200, '<h1>two</h1><link rel=stylesheet href=app.css>']);
     expect(preview.headers.get('cache-control')).toBe('private, no-store');
     expect(preview.headers.get('content-security-policy')).toBe((await page('owner', '')).headers.get('content-security-policy'));
-    expect((await page('editor', '__easel/draft/app.css')).text).toBe('h1{}');
-    expect((await page('editor', '__easel/draft')).headers.get('location')).toBe(`/c/${w.canvas.slug}/__easel/draft/`);
+    expect((await fetchPath(`${at}app.css`)).text).toBe('h1{}');
+    expect((await fetchPath(at.slice(0, -1))).headers.get('location')).toBe(at);
     expect(await livePage()).toBe('<h1>one</h1>');
-    // Nobody else sees it: the owner has no draft, a viewer may not have one.
-    expect((await page('owner', '__easel/draft/')).status).toBe(404);
-    expect((await page('viewer', '__easel/draft/')).status).toBe(404);
+    // A token opens only its own canvas, only untampered, and only while its person may manage the canvas.
+    const token = at.split('/').at(-2)!;
+    expect((await fetchPath(`/c/${w.other.slug}/__easel/draft/${token}/`)).status).toBe(404);
+    expect((await fetchPath(at.replace(token, token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')))).status).toBe(404);
+    expect((await fetchPath(`/c/${w.canvas.slug}/__easel/draft/${w.ids.editor}.zzzzzzzz.forged/`)).status).toBe(404);
+    expect((await fetchPath(`/c/${w.canvas.slug}/__easel/draft/`)).status).toBe(404);
 
     const published = await w.expectOk('POST', draftPath('/publish'), 'editor');
     expect(published).toMatchObject({ outcome: 'published', version: 2, fileCount: 2 });
@@ -65,6 +80,14 @@ describe('a draft starts from the live version and is edited, previewed and publ
       )
       .get(w.canvas.id);
     expect(audit).toEqual({ actor_id: w.ids.editor, actor_kind: 'user' });
+  });
+
+  test('a preview address stops working when its person may no longer manage the canvas', async () => {
+    await put('editor', 'index.html', '<h1>mine</h1>');
+    const at = await previewOf('editor');
+    expect((await fetchPath(at)).text).toBe('<h1>mine</h1>');
+    await w.expectOk('PUT', `/api/canvases/${w.canvas.id}/members`, 'owner', { email: w.emails.editor, role: 'viewer' });
+    expect((await fetchPath(at)).status).toBe(404);
   });
 
   test('adding, deleting and reverting files; the published version holds exactly the draft', async () => {
@@ -101,7 +124,8 @@ describe('a draft starts from the live version and is edited, previewed and publ
     expect(await w.expectOk('GET', path, 'owner')).toMatchObject({ baseVersion: null, liveVersion: null, files: [] });
     await expectCode(await w.request('owner', `${path}/publish`, { method: 'POST' }), 400, 'EMPTY_DEPLOY');
     await w.request('owner', `${path}/file?path=index.html`, { method: 'PUT', body: '<p>first</p>' });
-    expect(await w.request('owner', `/c/${c.slug}/__easel/draft/`).then((r) => r.text())).toBe('<p>first</p>');
+    const preview = new URL((await w.expectOk('GET', path, 'owner')).previewUrl).pathname;
+    expect((await fetchPath(preview)).text).toBe('<p>first</p>');
     expect(await w.expectOk('POST', `${path}/publish`, 'owner')).toMatchObject({ outcome: 'published', version: 1 });
     expect(await w.request('viewer', `/c/${c.slug}/`).then((r) => r.text())).toBe('<p>first</p>');
   });

@@ -18,6 +18,9 @@ import { VersionStore } from '../deploy/version-store.ts';
 import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
+import { canvasUrl } from '../canvases/url.ts';
+import { instanceSecret } from '../serve/instance-secret.ts';
+import { previewToken, previewTokenUser } from './preview-token.ts';
 import { DraftStore, isEdited, type DraftFileRecord, type DraftRecord } from './store.ts';
 
 /** Where a file's bytes are read from: the draft, the version it started from, or the live version. */
@@ -51,6 +54,8 @@ export interface DraftView {
   editedCount: number;
   files: DraftFileView[];
   updatedAt: number;
+  /** Where the draft is served on the canvas's own origin, for an hour (the token in it is the credential). */
+  previewUrl: string;
 }
 
 export interface DraftFileBytes {
@@ -253,17 +258,27 @@ export class DraftService {
     });
   }
 
-  /** The draft's files as page serving needs them (the preview), or null when the person has no draft. */
-  previewManifest(canvasId: string, userId: string): Manifest | null {
-    if (!this.store.get(canvasId, userId)) return null;
+  /**
+   * The draft's files as page serving needs them, for a preview token of this
+   * canvas; null when the token is not good, its person may no longer manage
+   * the canvas, or has no draft.
+   */
+  previewManifest(canvas: Canvas, token: string): Manifest | null {
+    const userId = previewTokenUser(instanceSecret(this.ctx.db, this.ctx.now), canvas.id, token, this.ctx.now());
+    const user = userId === null ? null : this.ctx.users.byId(userId);
+    if (!user || !user.active) return null;
+    const role = this.ctx.canvases.roleOf(canvas, user.id);
+    if (role !== 'owner' && role !== 'editor' && !this.ctx.auth.isAdmin(user)) return null;
+    const canvasId = canvas.id;
+    if (!this.store.get(canvasId, userId!)) return null;
     const files = new Map<string, ManifestFile>();
     const html: string[] = [];
-    for (const r of this.store.files(canvasId, userId)) {
+    for (const r of this.store.files(canvasId, user.id)) {
       if (r.hash === null) continue;
       files.set(r.path, { hash: r.hash, size: r.size, mime: r.mime });
       if (/\.html?$/i.test(r.path)) html.push(r.path);
     }
-    return { canvasId, versionId: `draft:${userId}`, files, singleHtml: html.length === 1 ? html[0]! : null };
+    return { canvasId, versionId: `draft:${user.id}`, files, singleHtml: html.length === 1 ? html[0]! : null };
   }
 
   private managed(actor: Actor, canvasId: string): Managed {
@@ -321,6 +336,7 @@ export class DraftService {
         text: isTextType(r.mime),
       })),
       updatedAt: draft.updatedAt,
+      previewUrl: `${canvasUrl(this.ctx.config, canvas.slug)}__easel/draft/${previewToken(instanceSecret(this.ctx.db, this.ctx.now), canvas.id, draft.userId, this.ctx.now())}/`,
     };
   }
 

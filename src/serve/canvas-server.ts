@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { LruCache } from '../cache/lru.ts';
 import type { AccessDecision, AccessRefusal } from '../canvases/access.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
-import type { Canvas } from '../canvases/record.ts';
+import { statusOf, type Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/guards.ts';
@@ -48,12 +48,12 @@ const HANDOFF_PATH = '__easel/handoff';
 const SIGN_IN_PATH = '__easel/signin';
 /** A canvas host's "sign in as someone else": this host's session ends, then the instance's sign-in. */
 const SWITCH_PATH = '__easel/switch';
-/** The visitor's own browser draft of the canvas, served like its pages (the dashboard editor's preview). */
+/** A person's browser draft, served like the canvas's pages (the editor's preview): `__easel/draft/{token}/…`. */
 const DRAFT_PREFIX = '__easel/draft/';
 
-/** Where the page server finds a person's draft (src/drafts/service.ts). */
+/** Where the page server finds the draft a preview token names (src/drafts/service.ts). */
 export interface DraftManifests {
-  previewManifest(canvasId: string, userId: string): Manifest | null;
+  previewManifest(canvas: Canvas, token: string): Manifest | null;
 }
 
 type Admission =
@@ -116,10 +116,11 @@ export class CanvasServer {
     if (method !== 'GET' && method !== 'HEAD') {
       return this.page(405, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD' });
     }
+    // The token in the address is the credential: no session reaches a cross-site frame.
+    if (rest.startsWith(DRAFT_PREFIX)) return this.draftPreview(request, mount, rest.slice(DRAFT_PREFIX.length), query);
     const admission = this.admit(request, mount, query, rest);
     if (!admission.ok) return admission.response;
     const { canvas } = admission;
-    if (rest.startsWith(DRAFT_PREFIX) || rest === DRAFT_PREFIX.slice(0, -1)) return this.draftPreview(request, mount, canvas, rest, query);
     if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
     // A worker would keep answering for the canvas after unpublishing or lost access: only with the owner's leave.
     if (request.headers.get('service-worker') === 'script' && !canvas.serviceWorkers) return this.page(403, 'SERVICE_WORKER_REFUSED');
@@ -145,25 +146,26 @@ export class CanvasServer {
   }
 
   /**
-   * The signed-in person's own draft, below `{canvas URL}__easel/draft/`, on
-   * the canvas's origin with its headers (so relative links and the runtime
-   * API behave as on the live page). Nobody else's draft is ever reachable.
+   * A person's draft below `{canvas URL}__easel/draft/{token}/`, on the
+   * canvas's origin with its headers (relative links keep the token). Only a
+   * token this canvas issued to someone who still manages it opens anything.
    */
-  private draftPreview(request: Request, mount: Mount, canvas: Canvas, rest: string, query: string): Response | Promise<Response> {
-    const principal = principalOf(this.ctx, request);
-    const manifest = principal?.kind === 'user' ? this.drafts?.previewManifest(canvas.id, principal.user.id) : null;
+  private draftPreview(request: Request, mount: Mount, rest: string, query: string): Response | Promise<Response> {
+    const slash = rest.indexOf('/');
+    const token = slash < 0 ? rest : rest.slice(0, slash);
+    const canvas = this.access.bySlug(mount.slug)?.canvas ?? null;
+    const manifest =
+      canvas && canvas.deletedAt === null && statusOf(canvas) === 'active' ? this.drafts?.previewManifest(canvas, token) : null;
     if (!manifest) return this.page(404, 'FILE_NOT_FOUND');
     const cacheControl = 'private, no-store';
-    if (rest === DRAFT_PREFIX.slice(0, -1))
-      return new Response(null, {
-        status: 301,
-        headers: { ...this.security, location: mount.base + DRAFT_PREFIX + query, 'cache-control': cacheControl },
-      });
-    const resolution = resolveCanvasPath(manifest, rest.slice(DRAFT_PREFIX.length));
+    const here = `${mount.base}${DRAFT_PREFIX}${token}/`;
+    if (slash < 0)
+      return new Response(null, { status: 301, headers: { ...this.security, location: here + query, 'cache-control': cacheControl } });
+    const resolution = resolveCanvasPath(manifest, rest.slice(slash + 1));
     if (resolution.kind === 'redirect')
       return new Response(null, {
         status: 301,
-        headers: { ...this.security, location: mount.base + DRAFT_PREFIX + resolution.to + query, 'cache-control': cacheControl },
+        headers: { ...this.security, location: here + resolution.to + query, 'cache-control': cacheControl },
       });
     if (resolution.kind === 'missing' || !this.blobPresent(resolution.file.hash)) return this.page(404, 'FILE_NOT_FOUND');
     return sendFile(request, resolution.file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security });

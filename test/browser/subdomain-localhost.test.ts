@@ -97,3 +97,26 @@ describe('subdomain mode on a laptop (*.localhost)', () => {
     await waitForText(bob, '#messages', 'Alice: hello Bob', 'contains');
   });
 });
+
+describe('the editor preview in subdomain mode', () => {
+  test("the draft shows in the editor's frame on the canvas host, another site, with no session there (the address carries a token)", async () => {
+    const owner = await app.signIn('alice@example.com', 'Alice');
+    await app.request(`/api/canvases/${canvas.id}/draft`, { cookie: owner });
+    const put = await app.request(`/api/canvases/${canvas.id}/draft/file?path=index.html`, {
+      method: 'PUT',
+      cookie: owner,
+      body: '<h1 id="d">draft here</h1>',
+    });
+    expect(put.status).toBe(200);
+    const context = await browser.newContext();
+    contexts.push(context);
+    const at = owner.indexOf('=');
+    await context.addCookies([{ name: owner.slice(0, at), value: owner.slice(at + 1), url: new URL(app.ctx.config.baseUrl).origin }]);
+    const page = await context.newPage();
+    await page.goto(`${new URL(app.ctx.config.baseUrl).origin}/#/canvas/${canvas.id}/edit`);
+    await page.locator(`#editor-page[data-ready="${canvas.id}"]`).waitFor();
+    const frame = page.frameLocator('#ed-preview');
+    await frame.locator('#d').waitFor({ timeout: 10_000 });
+    expect(await frame.locator('#d').innerText()).toBe('draft here');
+  });
+});

@@ -44,6 +44,8 @@ interface Draft {
   stale: { version: number; changes: DraftChange[] } | null;
   editedCount: number;
   files: DraftFile[];
+  /** The draft on the canvas's origin; its path carries the credential (no session reaches a cross-site frame). */
+  previewUrl: string;
 }
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -287,7 +289,8 @@ function showWarnings(warnings: string[]): void {
 function refreshPreview(): void {
   if (!canvas) return;
   const page = selected && /\.html?$/i.test(selected) && draft?.files.find((f) => f.path === selected)?.hash ? selected : '';
-  const url = `${canvas.url}__easel/draft/${page.split('/').map(enc).join('/')}`;
+  if (!draft) return;
+  const url = `${draft.previewUrl}${page.split('/').map(enc).join('/')}`;
   const frame = $<HTMLIFrameElement>('ed-preview');
   frame.src = `${url}${url.includes('?') ? '&' : '?'}t=${Date.now()}`;
   $<HTMLAnchorElement>('ed-preview-open').href = url;
