@@ -24,7 +24,7 @@ export interface AiTransport {
    * POSTs the JSON body to a path under the canvas's runtime API (`/ai/chat`)
    * with credentials included. Rejects with the SDK's network error.
    */
-  post(path: string, body: unknown): Promise<Response>;
+  post(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
   /** The SDK error for a non-2xx answer (QuotaExceededError for QUOTA_EXCEEDED, GUEST_AI_CAP, BODY_TOO_LARGE, …). */
   errorFrom(response: Response): Promise<Error>;
   /** An SDK error (base class) with this code and status: the stream's own failures. */
@@ -37,7 +37,8 @@ type StreamEvent =
 export function createAi(transport: AiTransport): AiApi {
   /** The server's events, ending with `done`; an `error` event, a bad frame or a cut stream throw. */
   async function* events(messages: AiMessage[], options: AiOptions): AsyncGenerator<StreamEvent, void, void> {
-    const res = await transport.post('/ai/chat', requestBody(messages, options));
+    const stop = new AbortController();
+    const res = await transport.post('/ai/chat', requestBody(messages, options), stop.signal);
     if (!res.ok) throw await transport.errorFrom(res);
     if (!res.body) throw transport.error('AI_STREAM_TRUNCATED', 502, 'the AI stream ended before it was done');
     const reader = res.body.getReader();
@@ -82,9 +83,11 @@ export function createAi(transport: AiTransport): AiApi {
         }
       }
     } finally {
-      // Stopping early (a `break` in the caller's loop) tells the server to stop the provider call;
-      // after `done` there is nothing left to read.
+      // Stopping early (a `break` in the caller's loop) tells the server to stop the provider call:
+      // cancelling the body alone may leave the browser's connection open a while; aborting ends it.
+      // After `done` there is nothing left to read and both are no-ops.
       reader.cancel().catch(() => {});
+      stop.abort();
     }
   }
 

@@ -69,7 +69,7 @@ export function createClient(options: ClientOptions): Easel {
     files: createFiles(t),
     ai: Object.freeze(
       createAi({
-        post: (path, body) => t.fetch('POST', path, { json: body }),
+        post: (path, body, signal) => t.fetch('POST', path, { json: body, signal }),
         errorFrom: errorFromResponse,
         error: (code, status, message) => errorFor(code, status, message),
       }),

@@ -16,6 +16,8 @@ export interface RequestOptions {
   body?: BodyInit;
   /** Query parameters; undefined and null values are left out. */
   query?: Record<string, string | number | null | undefined>;
+  /** Ends the request (and its connection) when aborted. */
+  signal?: AbortSignal;
 }
 
 export interface Transport {
@@ -48,7 +50,7 @@ export function createTransport(target: () => Target, fetchImpl: FetchLike = (in
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
     }
-    const init: RequestInit = { method, headers, body, credentials: 'include', redirect: 'manual' };
+    const init: RequestInit = { method, headers, body, credentials: 'include', redirect: 'manual', signal: options.signal };
     let res: Response;
     try {
       res = await fetchImpl(url(path, options.query), init);
