@@ -28,6 +28,8 @@ Usage:
                      an online, consistent backup while the server runs (easel backup --help)
   easel restore <backup> [--data-dir <dir>]
                      restore a backup into a new or empty data directory
+  easel migrate [--data-dir <dir>]
+                     apply this release's database migrations and exit (refused while a server runs)
   easel version      print the version and schema version
   easel help         this text
 
@@ -167,6 +169,11 @@ async function main(argv: string[]): Promise<void> {
     case 'restore': {
       const { backupCommand, restoreCommand } = await import('./cli/backup.ts');
       process.exitCode = await (command === 'backup' ? backupCommand : restoreCommand)(argv.slice(1), process.env, cliIO());
+      return;
+    }
+    case 'migrate': {
+      const { migrateCommand } = await import('./cli/migrate.ts');
+      process.exitCode = await migrateCommand(argv.slice(1), process.env, cliIO());
       return;
     }
     case 'version':

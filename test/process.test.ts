@@ -55,7 +55,7 @@ describe('commands', () => {
       const r = await runToExit({ args: [arg] });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('Usage:');
-      for (const cmd of ['easel [serve]', 'easel version', 'easel help']) expect(r.stdout).toContain(cmd);
+      for (const cmd of ['easel [serve]', 'easel migrate', 'easel version', 'easel help']) expect(r.stdout).toContain(cmd);
     }
   });
 

@@ -1,0 +1,54 @@
+// `easel migrate` (issue 21 item 4, the part that stands alone): a data
+// directory of an earlier release is brought to this schema and the command
+// exits; a second run has nothing to do; a running server's directory is
+// refused and left as it was.
+import { afterAll, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SCHEMA_VERSION } from '../src/db/migrate.ts';
+import { runToExit, startEasel, stopEasel } from './spawn.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'easel-migrate-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const schemaOf = (dataDir: string) => {
+  const db = new Database(join(dataDir, 'easel.db'), { readonly: true });
+  try {
+    return (db.query('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
+  } finally {
+    db.close();
+  }
+};
+
+test('the schema-10 fixture is migrated and the command exits; again, nothing to apply', async () => {
+  const dataDir = join(work, 'old');
+  cpSync(join(import.meta.dir, 'fixtures/data-schema-10'), dataDir, { recursive: true });
+  const first = await runToExit({ args: ['migrate', '--data-dir', dataDir] });
+  expect(first).toEqual({
+    code: 0,
+    stdout: `${dataDir}: migrated from schema 10 to ${SCHEMA_VERSION} (${SCHEMA_VERSION - 10} applied)\n`,
+    stderr: '',
+  });
+  expect(schemaOf(dataDir)).toBe(SCHEMA_VERSION);
+  const again = await runToExit({ args: ['migrate', '--json'], env: { EASEL_DATA_DIR: dataDir } });
+  expect(again.code).toBe(0);
+  expect(JSON.parse(again.stdout)).toEqual({ dataDir, from: SCHEMA_VERSION, to: SCHEMA_VERSION, applied: 0 });
+});
+
+test('a directory a server runs on is refused, exit 1; stray arguments are a usage error, exit 2', async () => {
+  const dataDir = join(work, 'busy');
+  const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir } });
+  try {
+    const refused = await runToExit({ args: ['migrate', '--data-dir', dataDir] });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('stop it first');
+    expect(refused.stdout).toBe('');
+  } finally {
+    await stopEasel(easel);
+  }
+  const usage = await runToExit({ args: ['migrate', 'now'] });
+  expect(usage.code).toBe(2);
+  expect(usage.stderr).toContain('Usage: easel migrate');
+});
