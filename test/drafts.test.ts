@@ -250,6 +250,7 @@ describe('refusals', () => {
     await expectCode(await w.request('editor', draftPath('/publish'), { method: 'POST' }), 404, 'NOT_FOUND');
     expect(await read('editor', 'index.html', 'base')).toEqual({ status: 200, text: '<h1>one</h1>' });
     await expectCode(await w.request('editor', draftPath('/file?path=nope.html')), 404, 'NOT_FOUND');
+    await expectCode(await put('editor', 'big.bin', 'x'.repeat(25 * 1024 * 1024 + 1)), 413, 'FILE_TOO_LARGE');
     expect(w.stored()).toEqual(before);
   });
 

@@ -121,7 +121,6 @@ export class DraftService {
     const { canvas } = this.managed(actor, canvasId);
     const path = validPath(rawPath);
     const userId = actor.user.id;
-    this.ensure(canvas, userId);
     const mime = mimeFor(path);
     const scanner = isTextType(mime) ? new KeyScanner() : null;
     const hold = this.ctx.blobGc.hold();
@@ -135,9 +134,9 @@ export class DraftService {
         throw err;
       }
       hold.add(stored.hash);
+      // The draft is made here, with the write: a refused write leaves no draft behind.
       immediate(this.ctx.db, () => {
-        const draft = this.store.get(canvas.id, userId);
-        if (!draft) throw new AppError('NOT_FOUND', 'the draft was discarded meanwhile');
+        this.ensure(canvas, userId);
         const rows = this.store.files(canvas.id, userId);
         const existing = rows.find((r) => r.path === path) ?? null;
         const others = rows.filter((r) => r.path !== path && r.hash !== null);
