@@ -3,24 +3,17 @@
 // exits; a second run has nothing to do; a running server's directory is
 // refused and left as it was.
 import { afterAll, expect, test } from 'bun:test';
-import { Database } from 'bun:sqlite';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { schemaVersionAt } from '../src/backup/format.ts';
 import { SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { runToExit, startEasel, stopEasel } from './spawn.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'easel-migrate-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const schemaOf = (dataDir: string) => {
-  const db = new Database(join(dataDir, 'easel.db'), { readonly: true });
-  try {
-    return (db.query('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
-  } finally {
-    db.close();
-  }
-};
+const schemaOf = schemaVersionAt;
 
 test('the schema-10 fixture is migrated and the command exits; again, nothing to apply', async () => {
   const dataDir = join(work, 'old');

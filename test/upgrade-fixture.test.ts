@@ -6,7 +6,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from 'bun:sqlite';
+import { schemaVersionAt } from '../src/backup/format.ts';
 import { SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { body, startTestApp } from './harness.ts';
 
@@ -14,14 +14,7 @@ const FIXTURE = join(import.meta.dir, 'fixtures/data-schema-10');
 const work = mkdtempSync(join(tmpdir(), 'easel-upgrade-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const schemaOf = (dataDir: string) => {
-  const db = new Database(join(dataDir, 'easel.db'), { readonly: true });
-  try {
-    return (db.query('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
-  } finally {
-    db.close();
-  }
-};
+const schemaOf = schemaVersionAt;
 
 test('the schema-10 data directory migrates forward and serves its canvas and its KV', async () => {
   // Only a copy is ever opened: the fixture stays exactly as that release wrote it.

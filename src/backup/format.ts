@@ -2,7 +2,9 @@
 //   manifest.json          first in a tar: what follows, so a cut archive is noticed
 //   easel.db               a consistent snapshot of the database (VACUUM INTO)
 //   blobs/ab/cd/<sha256>   exactly the blobs the snapshot names
-import type { Database } from 'bun:sqlite';
+import { Database } from 'bun:sqlite';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const MANIFEST = 'manifest.json';
 export const DATABASE = 'easel.db';
@@ -84,6 +86,18 @@ export function referencedHashes(db: Database): string[] {
     .query<{ hash: string }, []>(parts.join(' UNION ') + ' ORDER BY hash')
     .all()
     .map((r) => r.hash);
+}
+
+/** The schema of the database in a data directory, opened read-only (0 when there is none yet). */
+export function schemaVersionAt(dataDir: string): number {
+  const file = join(dataDir, 'easel.db');
+  if (!existsSync(file)) return 0;
+  const db = new Database(file, { readonly: true });
+  try {
+    return schemaVersionOf(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** The newest migration recorded in a database (0 for an empty one). */

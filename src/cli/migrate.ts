@@ -2,10 +2,8 @@
 // schema and exits, so an operator can migrate before starting the new
 // release (a rolling upgrade step) instead of at its first start. It takes
 // the data directory's lock: a server still running on it is refused.
-import { Database } from 'bun:sqlite';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { schemaVersionOf } from '../backup/format.ts';
+import { resolve } from 'node:path';
+import { schemaVersionAt } from '../backup/format.ts';
 import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
 import { SCHEMA_VERSION } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
@@ -18,17 +16,6 @@ export const MIGRATE_USAGE = `Usage: easel migrate [--data-dir <dir>] [--json]
 Applies the database migrations this release has that the data directory
 lacks, then exits (the server does the same when it starts). Refused while a
 server runs on the directory. --data-dir defaults to EASEL_DATA_DIR or ./data.`;
-
-function schemaAt(dataDir: string): number {
-  const file = join(dataDir, 'easel.db');
-  if (!existsSync(file)) return 0;
-  const db = new Database(file, { readonly: true });
-  try {
-    return schemaVersionOf(db);
-  } finally {
-    db.close();
-  }
-}
 
 export function migrateCommand(argv: string[], env: Record<string, string | undefined>, io: CliIO): Promise<number> {
   return runCommand('migrate', MIGRATE_USAGE, argv, io, async () => {
@@ -45,7 +32,7 @@ export function migrateCommand(argv: string[], env: Record<string, string | unde
       throw err;
     }
     try {
-      const before = schemaAt(dataDir);
+      const before = schemaVersionAt(dataDir);
       openDatabase(dataDir).close();
       const result = { dataDir, from: before, to: SCHEMA_VERSION, applied: SCHEMA_VERSION - before };
       if (args.flags.has('--json')) io.stdout(JSON.stringify(result, null, 2) + '\n');
