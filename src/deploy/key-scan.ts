@@ -2,6 +2,7 @@
 // is searched together with the tail of the previous one, so a key split
 // across chunks is still seen.
 import { CANVAS_KEY_PATTERN } from '../canvases/keys.ts';
+import type { BlobStore } from '../blobs/store.ts';
 import { isTextType } from './mime.ts';
 
 /** A key is `easel_sk_` + 40 characters: a match never spans more than this. */
@@ -25,4 +26,14 @@ export class KeyScanner {
     if (CANVAS_KEY_PATTERN.test(text)) this.found = true;
     this.tail = text.slice(-(KEY_LENGTH - 1));
   }
+}
+
+/** Whether a stored blob holds the canvas-key shape, read as a stream (stops at the first match). */
+export async function blobMentionsKey(blobs: BlobStore, hash: string): Promise<boolean> {
+  const scanner = new KeyScanner();
+  for await (const chunk of blobs.file(hash).stream() as unknown as AsyncIterable<Uint8Array>) {
+    scanner.push(chunk);
+    if (scanner.found) return true;
+  }
+  return false;
 }

@@ -10,7 +10,7 @@ import { managedCanvas, type Actor, type Managed } from '../canvases/authority.t
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { immediate } from '../db/tx.ts';
-import { KeyScanner } from '../deploy/key-scan.ts';
+import { blobMentionsKey, KeyScanner } from '../deploy/key-scan.ts';
 import { isTextType, mimeFor } from '../deploy/mime.ts';
 import { publishVersion, type DeployResult } from '../deploy/publish.ts';
 import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
@@ -244,7 +244,7 @@ export class DraftService {
     const keyLintPaths: string[] = [];
     for (const r of rows) {
       if (r.hash === null || !isEdited(r) || !isTextType(r.mime)) continue;
-      if (await mentionsKey(this.ctx, r.hash)) keyLintPaths.push(r.path);
+      if (await blobMentionsKey(this.ctx.blobs, r.hash)) keyLintPaths.push(r.path);
     }
     const warnings = deployWarnings(files, { keyLintPaths, rootPage: await readRootPage(files, this.ctx.blobs) });
     return publishVersion(this.ctx, m.canvas.id, files, {
@@ -369,13 +369,4 @@ async function* scanned(body: ReadableStream<Uint8Array> | null, scanner: KeySca
     scanner?.push(chunk);
     yield chunk;
   }
-}
-
-async function mentionsKey(ctx: AppContext, hash: string): Promise<boolean> {
-  const scanner = new KeyScanner();
-  for await (const chunk of ctx.blobs.file(hash).stream() as unknown as AsyncIterable<Uint8Array>) {
-    scanner.push(chunk);
-    if (scanner.found) return true;
-  }
-  return false;
 }

@@ -7,10 +7,26 @@
 // loopback port): an operator's EASEL_CANVAS_CSP, meant for canvas files,
 // never loosens (or breaks) these pages.
 
-const BLOCK = (tag: string) => new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
+const BLOCKS = { style: /<style>([\s\S]*?)<\/style>/g, script: /<script>([\s\S]*?)<\/script>/g };
+/**
+ * Source per inline block. Refusal and gate pages (sent on every refused page
+ * view) have fixed blocks, each hashed once; the dev sign-in script carries its
+ * return address, so the map is bounded and past it a block is hashed anew.
+ */
+const sources = new Map<string, string>();
+const MAX_REMEMBERED = 64;
+
+function sourceOf(block: string): string {
+  let source = sources.get(block);
+  if (source === undefined) {
+    source = `'sha256-${new Bun.CryptoHasher('sha256').update(block).digest('base64')}'`;
+    if (sources.size < MAX_REMEMBERED) sources.set(block, source);
+  }
+  return source;
+}
 
 function hashesOf(body: string, tag: 'style' | 'script'): string {
-  const hashes = [...body.matchAll(BLOCK(tag))].map((m) => `'sha256-${new Bun.CryptoHasher('sha256').update(m[1]!).digest('base64')}'`);
+  const hashes = [...body.matchAll(BLOCKS[tag])].map((m) => sourceOf(m[1]!));
   return hashes.length > 0 ? hashes.join(' ') : "'none'";
 }
 

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { immediate } from '../../db/tx.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newToken } from '../../ids.ts';
-import { KeyScanner } from '../key-scan.ts';
+import { blobMentionsKey, KeyScanner } from '../key-scan.ts';
 import { isTextType } from '../mime.ts';
 import {
   checkCoordination,
@@ -228,17 +228,11 @@ export class UploadService {
     }
     const found: string[] = [];
     for (const [hash, paths] of pathsByHash) {
-      const scanner = new KeyScanner();
       try {
-        for await (const chunk of this.ctx.blobs.file(hash).stream() as unknown as AsyncIterable<Uint8Array>) {
-          scanner.push(chunk);
-          if (scanner.found) break;
-        }
+        if (await blobMentionsKey(this.ctx.blobs, hash)) found.push(...paths);
       } catch {
         // Gone since missingBlobs looked: the publish below does not need the lint to say so.
-        continue;
       }
-      if (scanner.found) found.push(...paths);
     }
     return found;
   }
