@@ -3,27 +3,20 @@
 // canvas's origin, a deploy from curl meanwhile makes the draft stale (the
 // change shown side by side, the edits kept), rebase, publish. Screenshots
 // go to artifacts/screenshots/.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { dashboardOrigin } from '../../src/http/cross-site.ts';
-import { startTestApp, type TestApp } from '../harness.ts';
 import { ROOT } from '../spawn.ts';
-import { api, closeBrowserSuite, dashboardPage, deploy, launchChromium } from './helpers.ts';
+import { api, dashboardPage, deploy, useBrowserSuite } from './helpers.ts';
 
 const SHOTS = join(ROOT, 'artifacts', 'screenshots');
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
-  browser = await launchChromium();
+const suite = useBrowserSuite();
+beforeAll(() => {
   mkdirSync(SHOTS, { recursive: true });
 });
-afterAll(() => closeBrowserSuite(contexts, browser, app));
 
 /** Replaces the editor's whole text the way a person would: select all, type. */
 async function typeInEditor(page: Page, text: string): Promise<void> {
@@ -33,25 +26,25 @@ async function typeInEditor(page: Page, text: string): Promise<void> {
   await page.keyboard.insertText(text);
 }
 
-const livePage = async (slug: string, cookie: string) => (await app.request(`/c/${slug}/`, { cookie })).text();
+const livePage = async (slug: string, cookie: string) => (await suite.app.request(`/c/${slug}/`, { cookie })).text();
 
 describe('the editor', () => {
   test('edit and save to the draft, preview it, go stale on a deploy from curl, compare, rebase, publish', async () => {
-    const owner = await app.signIn('writer@example.com', 'Writer');
-    const made = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Handbook' } });
-    await deploy(app, made.id, made.apiKey, {
+    const owner = await suite.app.signIn('writer@example.com', 'Writer');
+    const made = await api(suite.app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Handbook' } });
+    await deploy(suite.app, made.id, made.apiKey, {
       'index.html': '<h1>one</h1><link rel="stylesheet" href="site.css">',
       'site.css': 'h1 { color: rgb(0, 128, 0); }',
     });
 
-    const page = await dashboardPage(browser, app, owner, contexts);
+    const page = await dashboardPage(suite.browser, suite.app, owner, suite.contexts);
     const cspViolations: string[] = [];
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
     const pageErrors: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err.message));
-    await page.goto(`${dashboardOrigin(app.ctx.config)}/#/canvas/${made.id}`);
+    await page.goto(`${dashboardOrigin(suite.app.ctx.config)}/#/canvas/${made.id}`);
     await page.locator(`#canvas-page[data-ready="${made.id}"]`).waitFor();
     await page.getByRole('link', { name: 'Edit in the browser' }).click();
     await page.locator(`#editor-page[data-ready="${made.id}"]`).waitFor();
@@ -75,7 +68,7 @@ describe('the editor', () => {
     await page.screenshot({ path: join(SHOTS, 'editor.png'), fullPage: true });
 
     // Someone deploys from CI meanwhile: the draft is flagged stale, the edit kept.
-    await deploy(app, made.id, made.apiKey, {
+    await deploy(suite.app, made.id, made.apiKey, {
       'index.html': '<h1>from ci</h1>',
       'site.css': 'h1 { color: rgb(0, 128, 0); }',
       'new.js': '1',
@@ -107,7 +100,7 @@ describe('the editor', () => {
     await page.locator('#ed-publish-status', { hasText: 'Published as version 3.' }).waitFor();
     expect(await livePage(made.slug, owner)).toBe('<h1>two</h1><link rel="stylesheet" href="site.css">');
     expect(await page.locator('#ed-status').innerText()).toBe('Your draft, started from version 3: no unpublished edits.');
-    const versions = await api(app, 'GET', `/api/canvases/${made.id}/versions`, { cookie: owner });
+    const versions = await api(suite.app, 'GET', `/api/canvases/${made.id}/versions`, { cookie: owner });
     expect(versions.versions[0]).toMatchObject({ number: 3, source: 'editor', current: true });
 
     expect(cspViolations).toEqual([]);
@@ -115,10 +108,10 @@ describe('the editor', () => {
   });
 
   test('a new file is added in the editor and leaving the editor saves what was typed', async () => {
-    const owner = await app.signIn('adder@example.com', 'Adder');
-    const made = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Fresh' } });
-    const page = await dashboardPage(browser, app, owner, contexts);
-    await page.goto(`${dashboardOrigin(app.ctx.config)}/#/canvas/${made.id}/edit`);
+    const owner = await suite.app.signIn('adder@example.com', 'Adder');
+    const made = await api(suite.app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Fresh' } });
+    const page = await dashboardPage(suite.browser, suite.app, owner, suite.contexts);
+    await page.goto(`${dashboardOrigin(suite.app.ctx.config)}/#/canvas/${made.id}/edit`);
     await page.locator(`#editor-page[data-ready="${made.id}"]`).waitFor();
     expect(await page.locator('#ed-status').innerText()).toBe(
       'Your draft, started from a new canvas (nothing published yet): no unpublished edits.',
@@ -126,11 +119,11 @@ describe('the editor', () => {
     await page.getByLabel('New file').fill('index.html');
     await page.getByRole('button', { name: 'Add' }).click();
     await page.locator('#ed-path', { hasText: 'index.html' }).waitFor();
-    await typeInEditor(page, '<p>hello from the browser</p>');
+    await typeInEditor(page, '<p>hello from the suite.browser</p>');
     await page.getByRole('link', { name: '← Back to the canvas' }).click();
     await page.locator(`#canvas-page[data-ready="${made.id}"]`).waitFor();
-    const saved = await app.request(`/api/canvases/${made.id}/draft/file?path=index.html`, { cookie: owner });
-    expect(await saved.text()).toBe('<p>hello from the browser</p>');
+    const saved = await suite.app.request(`/api/canvases/${made.id}/draft/file?path=index.html`, { cookie: owner });
+    expect(await saved.text()).toBe('<p>hello from the suite.browser</p>');
 
     // A file name carrying markup is shown as text.
     await page.getByRole('link', { name: 'Edit in the browser' }).click();

@@ -2,12 +2,12 @@
 // app's HTTP API as a signed-in person or with a canvas key, deploying a
 // canvas through the staged Deploy API, and opening a canvas page in its own
 // browser context with someone's session cookie.
-import { expect } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { sha256Hex } from '../../src/ids.ts';
-import type { TestApp } from '../harness.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -117,6 +117,28 @@ export async function closeBrowserSuite(contexts: BrowserContext[], browser: Bro
   for (const c of contexts) await c.close().catch(() => {});
   await browser?.close();
   await app?.close();
+}
+
+export interface BrowserSuite {
+  app: TestApp;
+  browser: Browser;
+  /** Contexts the tests open; closed with the suite. */
+  contexts: BrowserContext[];
+}
+
+/**
+ * The usual browser suite: a listening app (rate limits off, `env` added)
+ * and Chromium, started before the tests and closed after them. The fields
+ * are filled in once `beforeAll` ran.
+ */
+export function useBrowserSuite(env: Record<string, string> = {}): BrowserSuite {
+  const suite = { contexts: [] } as unknown as BrowserSuite;
+  beforeAll(async () => {
+    suite.app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false', ...env } });
+    suite.browser = await launchChromium();
+  });
+  afterAll(() => closeBrowserSuite(suite.contexts, suite.browser, suite.app));
+  return suite;
 }
 
 /** A new browser context signed in with `cookie` on the dashboard's own origin (its writes must come from there), and a page in it. */

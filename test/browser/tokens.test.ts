@@ -1,26 +1,16 @@
 // The dashboard's Tokens section in Chromium (issue 17 item 5): create (shown
 // once, with the MCP configuration filled in), list, use, revoke.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Browser, BrowserContext } from 'playwright-core';
+import { describe, expect, test } from 'bun:test';
 import { dashboardOrigin } from '../../src/http/cross-site.ts';
-import { startTestApp, type TestApp } from '../harness.ts';
-import { closeBrowserSuite, dashboardPage, launchChromium } from './helpers.ts';
+import { dashboardPage, useBrowserSuite } from './helpers.ts';
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  app = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
-  browser = await launchChromium();
-});
-afterAll(() => closeBrowserSuite(contexts, browser, app));
+const suite = useBrowserSuite();
 
 describe('the Tokens section', () => {
   test('create one, copy its MCP configuration, see it listed and used, revoke it', async () => {
-    const origin = dashboardOrigin(app.ctx.config);
-    const cookie = await app.signIn('agent-owner@example.com', 'Agent Owner');
-    const page = await dashboardPage(browser, app, cookie, contexts);
+    const origin = dashboardOrigin(suite.app.ctx.config);
+    const cookie = await suite.app.signIn('agent-owner@example.com', 'Agent Owner');
+    const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
     await page.locator('#tokens').waitFor();
 
     await page.fill('#token-form input[name="name"]', 'my agent');
@@ -36,7 +26,7 @@ describe('the Tokens section', () => {
     const row = page.locator('#token-list tbody tr', { hasText: 'my agent' });
     await row.waitFor();
     expect(await row.locator('td').nth(2).innerText()).toBe('never');
-    const me = await fetch(`${app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
+    const me = await fetch(`${suite.app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
     expect((await me.json()).email).toBe('agent-owner@example.com');
     // The token is shown once: a reload lists it without its secret.
     await page.reload();
@@ -44,6 +34,6 @@ describe('the Tokens section', () => {
     expect(await page.content()).not.toContain(token);
     await page.locator('#token-list tbody tr', { hasText: 'my agent' }).locator('button.revoke-token').click();
     await page.locator('#token-list tbody tr', { hasText: 'my agent' }).waitFor({ state: 'detached' });
-    expect((await fetch(`${app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect((await fetch(`${suite.app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
   });
 });
