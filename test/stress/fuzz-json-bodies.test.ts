@@ -9,6 +9,7 @@
 // printed so a failure can be replayed with EASEL_FUZZ_SEED.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { StatusTally } from './tally.ts';
 import { body, type TestApp } from '../harness.ts';
 import { ADMIN_EMAIL, World, type WorldCanvas } from '../world.ts';
 
@@ -24,7 +25,7 @@ let managed: WorldCanvas;
 let token: string;
 let inputs = 0;
 /** Answers by status per route, printed at the end: a fuzz run that only ever met one refusal tests little. */
-const statuses = new Map<string, Map<number, number>>();
+const statuses = new Map<string, StatusTally>();
 
 beforeAll(async () => {
   w = await new World({ reset: 'none', env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } }).start();
@@ -38,12 +39,8 @@ beforeAll(async () => {
 afterAll(async () => {
   process.stdout.write(`fuzz: ${inputs} hostile bodies sent, no 5xx, every refusal left the database as it was\n`);
   for (const [name, seen] of statuses)
-    process.stdout.write(
-      `  ${name}: ${[...seen]
-        .sort(([a], [b]) => a - b)
-        .map(([status, n]) => `${status}×${n}`)
-        .join(' ')}\n`,
-    );
+    process.stdout.write(`  ${name}: ${seen}
+`);
   await w.close();
 });
 
@@ -186,8 +183,8 @@ describe('hostile JSON bodies', () => {
             headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
           });
           const text = await res.text();
-          const seen = statuses.get(target.name) ?? new Map<number, number>();
-          seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+          const seen = statuses.get(target.name) ?? new StatusTally();
+          seen.add(res.status);
           statuses.set(target.name, seen);
           if (res.status >= 500) throw new Error(`${res.status} for ${JSON.stringify(raw)}: ${text}`);
           if (res.status >= 400) {
