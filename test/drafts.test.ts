@@ -130,6 +130,25 @@ describe('a draft starts from the live version and is edited, previewed and publ
     expect(await w.request('viewer', `/c/${c.slug}/`).then((r) => r.text())).toBe('<p>first</p>');
   });
 
+  test("publishing answers the Deploy API's DeployResult; after an unpublish it brings the canvas back Restricted (spec)", async () => {
+    await put('owner', 'index.html', '<h1>back</h1>');
+    await w.unpublish(w.canvas);
+    // Sharing changed while unpublished does not survive the publish: "Publish after unpublish returns the canvas Restricted".
+    await w.expectOk('PATCH', `/api/canvases/${w.canvas.id}`, 'owner', { accessMode: 'whole_org' });
+    const published = await w.expectOk('POST', draftPath('/publish'), 'owner');
+    expect(Object.keys(published).sort()).toEqual(
+      ['fileCount', 'outcome', 'publicationToken', 'releaseId', 'totalBytes', 'url', 'version', 'versionId', 'warnings'].sort(),
+    );
+    expect(published).toMatchObject({
+      outcome: 'published',
+      releaseId: null,
+      fileCount: 2,
+      url: expect.stringContaining(`/c/${w.canvas.slug}/`),
+    });
+    expect((await w.expectOk('GET', `/api/canvases/${w.canvas.id}`, 'owner')).accessMode).toBe('restricted');
+    expect(await livePage()).toBe('<h1>back</h1>');
+  });
+
   test('a pasted canvas key is flagged when written and when published', async () => {
     const key = w.canvas.apiKey;
     const written = await body(await put('owner', 'config.js', `const key = "${key}";`));
