@@ -128,11 +128,27 @@ export class CanvasServer {
     const manifest = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
+    return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl);
+  }
+
+  /**
+   * A path of `manifest` mounted at `base`: the file, a 301 to its canonical
+   * path, or the manifest's own 404.html (else the plain 404 page). The live
+   * version and the editor's preview answer alike.
+   */
+  private serveFrom(
+    request: Request,
+    manifest: Manifest,
+    base: string,
+    rest: string,
+    query: string,
+    cacheControl: string,
+  ): Response | Promise<Response> {
     const resolution = resolveCanvasPath(manifest, rest);
     if (resolution.kind === 'redirect') {
       return new Response(null, {
         status: 301,
-        headers: { ...this.security, location: mount.base + resolution.to + query, 'cache-control': cacheControl },
+        headers: { ...this.security, location: base + resolution.to + query, 'cache-control': cacheControl },
       });
     }
     if (resolution.kind === 'file') {
@@ -161,14 +177,7 @@ export class CanvasServer {
     const here = `${mount.base}${DRAFT_PREFIX}${token}/`;
     if (slash < 0)
       return new Response(null, { status: 301, headers: { ...this.security, location: here + query, 'cache-control': cacheControl } });
-    const resolution = resolveCanvasPath(manifest, rest.slice(slash + 1));
-    if (resolution.kind === 'redirect')
-      return new Response(null, {
-        status: 301,
-        headers: { ...this.security, location: here + resolution.to + query, 'cache-control': cacheControl },
-      });
-    if (resolution.kind === 'missing' || !this.blobPresent(resolution.file.hash)) return this.page(404, 'FILE_NOT_FOUND');
-    return sendFile(request, resolution.file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security });
+    return this.serveFrom(request, manifest, here, rest.slice(slash + 1), query, cacheControl);
   }
 
   /**
