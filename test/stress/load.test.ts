@@ -8,7 +8,9 @@
 // sender hears its own, as the SDK expects), and
 // the p99 of publish-to-delivery is printed.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { startEasel, stopEasel, type Easel } from '../spawn.ts';
 
@@ -20,12 +22,17 @@ const RATE = 50;
 
 let easel: Easel;
 let origin: string;
+// Its own data directory: the default (./data under the checkout) would pile up canvases run after run.
+const dataDir = mkdtempSync(join(tmpdir(), 'easel-load-'));
 
 beforeAll(async () => {
-  easel = await startEasel({ env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  easel = await startEasel({ env: { EASEL_RATELIMIT_ENABLED: 'false', EASEL_DATA_DIR: dataDir } });
   origin = easel.url.replace('127.0.0.1', 'localhost');
 });
-afterAll(() => stopEasel(easel));
+afterAll(async () => {
+  await stopEasel(easel);
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 const memory = (field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${easel.proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
