@@ -1,6 +1,7 @@
 // The whole map of Easel: every feature's parts, built in dependency order;
 // every route and dispatcher a request can reach, in the order they are
 // tried; and the start/stop order of everything that runs on its own.
+import { remoteBlobsStart } from './blobs/remote-start.ts';
 import { Elysia } from 'elysia';
 import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
@@ -199,6 +200,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const lifecycle: Lifecycle[] = [
     features.metrics,
     ...(features.oidc ? [features.oidc] : []),
+    remoteBlobsStart(ctx.blobs, ctx.log),
     features.deploy,
     ctx.blobGc,
     features.housekeeping,

@@ -2,6 +2,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { statSync } from 'node:fs';
 import { isCidrOrAddress } from './net/ip.ts';
+import { parseBlobUrl } from './blobs/remote.ts';
+import type { S3Settings } from './blobs/s3-remote.ts';
 
 // The environment table of CONTRACT §2: one row per variable, parsed once at
 // start. An invalid value stops the start with one line naming the variable.
@@ -65,13 +67,23 @@ export interface Config {
   auditRetentionDays: number;
   /** Writes are refused (507) when less than this many bytes would stay free on the data directory's disk. */
   minFreeDiskBytes: number;
+  /** EASEL_BLOB_URL with the S3 variables: blobs kept on S3, the data directory caching copies; null: blobs in the data directory. */
+  blobStore: S3Settings | null;
+  /** The local cache's bound with a remote blob store (EASEL_BLOB_CACHE_MB). */
+  blobCacheBytes: number;
   /** Bearer token that may read GET /metrics (admins may always); null: admins only. */
   metricsToken: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
 /** Variables whose value must never be echoed, not even in a refusal. */
-const SECRET_VARIABLES = new Set(['EASEL_SECRET_KEY', 'EASEL_AI_API_KEY', 'EASEL_OIDC_CLIENT_SECRET', 'EASEL_METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set([
+  'EASEL_SECRET_KEY',
+  'EASEL_AI_API_KEY',
+  'EASEL_OIDC_CLIENT_SECRET',
+  'EASEL_METRICS_TOKEN',
+  'EASEL_BLOB_URL',
+]);
 
 export class ConfigError extends Error {
   constructor(
@@ -333,12 +345,47 @@ export function loadConfig(env: Env): Config {
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
     auditRetentionDays: read(env, 'EASEL_AUDIT_RETENTION_DAYS', int(1, 36_500), 90),
     minFreeDiskBytes: read(env, 'EASEL_MIN_FREE_DISK_MB', int(0, 1_000_000), 256) * 1024 * 1024,
+    blobStore: blobStoreSettings(env),
+    blobCacheBytes: read(env, 'EASEL_BLOB_CACHE_MB', int(16, 100_000_000), 2048) * 1024 * 1024,
     metricsToken: read(env, 'EASEL_METRICS_TOKEN', metricsToken) ?? null,
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
   if (authMode === 'oidc') checkOidc(config, env);
   if (config.urlMode === 'path') checkPathMode(config, env);
   return config;
+}
+
+const blobUrl = typed(
+  's3://bucket or s3://bucket/prefix',
+  Type.String({ minLength: 1 }),
+  (r) => r.trim(),
+  (v) => (parseBlobUrl(v) === null ? undefined : v),
+);
+
+/**
+ * EASEL_BLOB_URL and the standard S3 variables (Bun's `S3_*`, else the AWS
+ * CLI's `AWS_*`), or null when blobs stay in the data directory. The CLI's
+ * backup reads it too, without the rest of the configuration.
+ */
+export function blobStoreSettings(env: Env): S3Settings | null {
+  const raw = read(env, 'EASEL_BLOB_URL', blobUrl);
+  const virtualHostedStyle = read(env, 'EASEL_S3_VIRTUAL_HOSTED', bool, false);
+  if (raw === undefined) return null;
+  const { bucket, prefix } = parseBlobUrl(raw)!;
+  const first = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => v !== undefined && v !== '') ?? null;
+  const endpoint = first('S3_ENDPOINT', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL');
+  if (endpoint !== null && !/^https?:\/\/[^\s/]+\/?$/.test(endpoint))
+    throw new ConfigError('S3_ENDPOINT', 'an http(s) URL of the S3 service, e.g. https://s3.eu-west-1.amazonaws.com', endpoint);
+  return {
+    bucket,
+    prefix,
+    endpoint,
+    region: first('S3_REGION', 'AWS_REGION', 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    accessKeyId: first('S3_ACCESS_KEY_ID', 'AWS_ACCESS_KEY_ID'),
+    secretAccessKey: first('S3_SECRET_ACCESS_KEY', 'AWS_SECRET_ACCESS_KEY'),
+    sessionToken: first('S3_SESSION_TOKEN', 'AWS_SESSION_TOKEN'),
+    virtualHostedStyle,
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
 import { BlobCollector } from './blobs/gc.ts';
 import { BlobStore, freeBytesOf } from './blobs/store.ts';
+import { S3BlobRemote } from './blobs/s3-remote.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
 import { realScheduler, type Scheduler } from './clock.ts';
@@ -73,10 +74,11 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
-  const blobs = new BlobStore(config.dataDir, {
-    freeBytes: options.freeDiskBytes ?? (() => freeBytesOf(config.dataDir)),
-    minFreeBytes: config.minFreeDiskBytes,
-  });
+  const blobs = new BlobStore(
+    config.dataDir,
+    { freeBytes: options.freeDiskBytes ?? (() => freeBytesOf(config.dataDir)), minFreeBytes: config.minFreeDiskBytes },
+    config.blobStore ? { remote: new S3BlobRemote(config.blobStore), cacheBytes: config.blobCacheBytes, now } : null,
+  );
   const canvases = new CanvasStore(db);
   const audit = new AuditLog(db, now);
   const tokens = new TokenStore(db, now, audit);

@@ -104,6 +104,8 @@ export const ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   /** Browser drafts: a deploy went live while the draft had edits; rebase or discard before publishing. */
   DRAFT_STALE: 409,
+  /** The shared blob store (EASEL_BLOB_URL) did not answer or refused: the write failed whole, or the read could not be served. */
+  STORAGE_UNAVAILABLE: 503,
   UNAUTHENTICATED: 401,
   /** A plain request to the realtime WebSocket route. */
   UPGRADE_REQUIRED: 426,

@@ -303,12 +303,12 @@ describe('a running backup pauses blob collection', () => {
       mkdirSync(join(app.dataDir, 'backup-holds'), { recursive: true });
       writeFileSync(join(app.dataDir, 'backup-holds', String(dead.pid)), '');
       const release = holdBlobsForBackup(app.dataDir);
-      expect(app.ctx.blobGc.sweep()).toBe(0);
+      expect(await app.ctx.blobGc.sweep()).toBe(0);
       expect(app.ctx.blobs.has(hash)).toBe(true);
       expect(existsSync(join(app.dataDir, 'backup-holds', String(dead.pid)))).toBe(false);
       release();
       expect(blobsHeldForBackup(app.dataDir)).toBe(false);
-      expect(app.ctx.blobGc.sweep()).toBe(1);
+      expect(await app.ctx.blobGc.sweep()).toBe(1);
       expect(app.ctx.blobs.has(hash)).toBe(false);
     } finally {
       await app.close();

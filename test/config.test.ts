@@ -23,6 +23,17 @@ interface Row {
   with?: Record<string, string>;
 }
 
+const S3_DEFAULTS = {
+  bucket: 'easel-blobs',
+  prefix: '',
+  endpoint: null,
+  region: 'us-east-1',
+  accessKeyId: null,
+  secretAccessKey: null,
+  sessionToken: null,
+  virtualHostedStyle: false,
+};
+
 // Every EASEL_* variable src/config.ts reads: its default, values it accepts, values it refuses.
 const ROWS: Row[] = [
   { variable: 'EASEL_DATA_DIR', field: 'dataDir', default: './data', good: [['/var/lib/easel/data', '/var/lib/easel/data']], bad: ['   '] },
@@ -266,6 +277,31 @@ const ROWS: Row[] = [
     bad: ['-1', 'lots'],
   },
   {
+    variable: 'EASEL_BLOB_URL',
+    field: 'blobStore',
+    default: null,
+    good: [
+      ['s3://easel-blobs/site/a/', { ...S3_DEFAULTS, bucket: 'easel-blobs', prefix: 'site/a/' }],
+      ['s3://easel-blobs', { ...S3_DEFAULTS, bucket: 'easel-blobs', prefix: '' }],
+    ],
+    bad: ['http://easel-blobs', 's3://', 's3://Upper_Case', 's3://key:secret@bucket', 's3://easel-blobs/a/../b'],
+  },
+  {
+    variable: 'EASEL_BLOB_CACHE_MB',
+    field: 'blobCacheBytes',
+    default: 2048 * 1024 * 1024,
+    good: [['16', 16 * 1024 * 1024]],
+    bad: ['0', '15', 'lots'],
+  },
+  {
+    variable: 'EASEL_S3_VIRTUAL_HOSTED',
+    field: 'blobStore',
+    default: null,
+    good: [['on', { ...S3_DEFAULTS, virtualHostedStyle: true }]],
+    bad: ['maybe'],
+    with: { EASEL_BLOB_URL: 's3://easel-blobs' },
+  },
+  {
     variable: 'EASEL_LOG_LEVEL',
     field: 'logLevel',
     default: 'info',
@@ -290,7 +326,7 @@ function refusal(env: Record<string, string>): ConfigError {
 describe('configuration table', () => {
   test('the table covers every EASEL_* variable config.ts reads', () => {
     const source = readFileSync(join(import.meta.dir, '../src/config.ts'), 'utf8');
-    const read = [...source.matchAll(/read\(\s*env,\s*'(EASEL_[A-Z_]+)'/g)].map((m) => m[1]!).sort();
+    const read = [...source.matchAll(/read\(\s*env,\s*'(EASEL_[A-Z0-9_]+)'/g)].map((m) => m[1]!).sort();
     expect(ROWS.map((r) => r.variable).sort()).toEqual(read);
   });
 
@@ -325,6 +361,34 @@ describe('configuration table', () => {
 });
 
 describe('configuration rules across variables', () => {
+  test("EASEL_BLOB_URL takes the endpoint and credentials from Bun's S3_* variables first, then the AWS CLI's; a secret is never echoed", () => {
+    const aws = {
+      EASEL_BLOB_URL: 's3://easel-blobs/p',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9000',
+      AWS_ACCESS_KEY_ID: 'AKIDAWS',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      AWS_REGION: 'eu-west-1',
+    };
+    expect(loadConfig(aws).blobStore).toEqual({
+      ...S3_DEFAULTS,
+      prefix: 'p/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      accessKeyId: 'AKIDAWS',
+      secretAccessKey: 'aws-secret',
+    });
+    const both = { ...aws, S3_ENDPOINT: 'https://s3.example.com', S3_ACCESS_KEY_ID: 'AKIDBUN', S3_SECRET_ACCESS_KEY: 'bun-secret' };
+    expect(loadConfig(both).blobStore).toMatchObject({
+      endpoint: 'https://s3.example.com',
+      accessKeyId: 'AKIDBUN',
+      secretAccessKey: 'bun-secret',
+    });
+    const wrong = refusal({ ...aws, S3_ENDPOINT: 'ftp://nope' });
+    expect(wrong.variable).toBe('S3_ENDPOINT');
+    const leaked = refusal({ EASEL_BLOB_URL: 's3://AKID:topsecret@bucket' });
+    expect(leaked.message).not.toContain('topsecret');
+  });
+
   test('path mode under proxy sign-in starts only with EASEL_PATH_MODE_TRUSTED_AUTHORS=on (issue 23 item 1); dev sign-in and subdomain mode need nothing', () => {
     const refused = refusal({ EASEL_AUTH_MODE: 'proxy' });
     expect(refused.variable).toBe('EASEL_PATH_MODE_TRUSTED_AUTHORS');

@@ -61,7 +61,11 @@ describe('dashboard shell', () => {
   });
 
   test('the dashboard does not shadow the other prefixes', async () => {
-    expect(await body(await app.request('/healthz'))).toEqual({ ok: true, version: app.ctx.version });
+    expect(await body(await app.request('/healthz'))).toEqual({
+      ok: true,
+      version: app.ctx.version,
+      backends: { database: 'sqlite', blobs: 'local' },
+    });
     for (const path of ['/api/nothing-here', '/v1/nothing-here', '/c/nothing-here/x', '/sdk/nothing.js', '/auth/nothing']) {
       const res = await app.request(path);
       expect(res.status).not.toBe(200);

@@ -629,7 +629,7 @@ describe('retention', () => {
     expect(app.ctx.blobs.has(hashOf(recent))).toBe(true);
     // Past the grace period the whole-store sweep takes it; what is referenced stays.
     clock += 60 * 60 * 1000;
-    expect(app.ctx.blobGc.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await app.ctx.blobGc.sweep()).toBeGreaterThanOrEqual(1);
     expect(app.ctx.blobs.has(hashOf(recent))).toBe(false);
     expect(app.ctx.blobs.has(hashOf(shared))).toBe(true);
     const res = await app.request(`/v1/canvases/${a.id}/files?path=n.txt`, { headers: { authorization: `Bearer ${a.key}` } });
@@ -682,10 +682,10 @@ describe('retention: pruning and collection', () => {
     const start = clock;
     try {
       clock = Date.now() + 7_200_000;
-      app.ctx.blobGc.sweep();
+      await app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(hashOf(content))).toBe(true);
       app.ctx.db.query('DELETE FROM files WHERE id = ?').run(`f-${c.id}`);
-      app.ctx.blobGc.sweep();
+      await app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(hashOf(content))).toBe(false);
     } finally {
       clock = start;
@@ -722,7 +722,7 @@ describe('retention: pruning and collection', () => {
     try {
       await held;
       clock = Date.now() + 7_200_000;
-      app.ctx.blobGc.sweep();
+      await app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(orphan.hash)).toBe(true);
     } finally {
       clock = start;
@@ -762,7 +762,7 @@ describe('retention: pruning and collection', () => {
       expect(app.ctx.blobs.has(hash)).toBe(false);
       for (const p of copies) expect(existsSync(p)).toBe(false);
       expect(heard).toContain(hash);
-      app.ctx.blobGc.sweep();
+      await app.ctx.blobGc.sweep();
       expect(existsSync(orphanCopy)).toBe(false);
       expect(heard).toContain(orphan);
     } finally {
@@ -789,14 +789,18 @@ describe('scheduled blob sweeps', () => {
       clock.advance(59_999);
       expect(sweeps.seen).toEqual([]);
       expect(own.ctx.blobs.has(first)).toBe(true);
+      let swept = nextEvent(own, 'blobs.swept');
       clock.advance(1);
+      await swept;
       expect(sweeps.seen).toEqual([{ removed: 1 }]);
       expect(own.ctx.blobs.has(first)).toBe(false);
 
       const second = await orphan('spared by a prune');
       clock.advance(6 * 3600_000 - 1);
       expect(sweeps.seen).toHaveLength(1);
+      swept = nextEvent(own, 'blobs.swept');
       clock.advance(1);
+      await swept;
       expect(sweeps.seen).toEqual([{ removed: 1 }, { removed: 1 }]);
       expect(own.ctx.blobs.has(second)).toBe(false);
     } finally {

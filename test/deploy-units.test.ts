@@ -203,10 +203,10 @@ describe('blob writer', () => {
       expect(writer.write(bytes)).toBe(stored.hash);
       // Re-use refreshed its age, but the hold alone must be enough: sweep as if hours had passed.
       clock += 3 * 3600 * 1000;
-      timed.ctx.blobGc.sweep();
+      await timed.ctx.blobGc.sweep();
       expect(timed.ctx.blobs.has(stored.hash)).toBe(true);
       writer.release();
-      timed.ctx.blobGc.sweep();
+      await timed.ctx.blobGc.sweep();
       expect(timed.ctx.blobs.has(stored.hash)).toBe(false);
     } finally {
       await timed.close();

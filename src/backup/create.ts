@@ -6,6 +6,7 @@
 // result only appears under its name once whole: a tar is written beside it
 // and renamed, a folder gets its manifest last.
 import { blobPathUnder } from '../blobs/store.ts';
+import type { BlobRemote } from '../blobs/remote.ts';
 import { Database } from 'bun:sqlite';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,6 +36,8 @@ export interface BackupSummary {
 
 export interface BackupOptions {
   now?: () => number;
+  /** The blob store's remote tier (EASEL_BLOB_URL): blobs the data directory holds no copy of are read from it. */
+  remote?: BlobRemote | null;
   /** Told the blob count and bytes once known, then each blob copied (the CLI draws a bar). */
   progress?: (count: number, bytes: number) => { advance(bytes: number): void; finish(): void };
 }
@@ -62,13 +65,13 @@ export async function createBackup(dataDir: string, target: string, options: Bac
         `the data directory was written by a newer Easel (schema ${schemaVersion}; this build knows ${SCHEMA_VERSION}): back it up with that release`,
       );
     const blobsRoot = join(dataDir, 'blobs');
-    const pathOf = (hash: string) => blobPathUnder(blobsRoot, hash);
-    const missing = hashes.filter((hash) => !existsSync(pathOf(hash)));
+    const sources = await blobSources(hashes, blobsRoot, options.remote ?? null);
+    const missing = hashes.filter((hash) => !sources.has(hash));
     if (missing.length > 0)
       throw new BackupError(
-        `${missing.length} blob(s) the database names are missing from ${blobsRoot} (first: ${missing[0]}): the data directory is damaged, so no backup was made`,
+        `${missing.length} blob(s) the database names are missing from ${options.remote?.location ?? blobsRoot} (first: ${missing[0]}): the data directory is damaged, so no backup was made`,
       );
-    const blobBytes = hashes.reduce((sum, hash) => sum + statSync(pathOf(hash)).size, 0);
+    const blobBytes = hashes.reduce((sum, hash) => sum + sources.get(hash)!.size, 0);
     const dbFile = Bun.file(snapshot);
     const manifest: Manifest = {
       format: FORMAT,
@@ -87,8 +90,8 @@ export async function createBackup(dataDir: string, target: string, options: Bac
       await tar.add(MANIFEST, manifestBytes.byteLength, manifestBytes);
       await tar.add(DATABASE, manifest.database.size, cappedChunks(dbFile.stream(), Infinity));
       for (const hash of hashes) {
-        const source = Bun.file(pathOf(hash));
-        await tar.add(blobName(hash), source.size, verified(source.stream(), hash));
+        const source = sources.get(hash)!;
+        await tar.add(blobName(hash), source.size, verified(await source.open(), hash));
         progress?.advance(source.size);
       }
       await tar.finish();
@@ -99,7 +102,7 @@ export async function createBackup(dataDir: string, target: string, options: Bac
       for (const hash of hashes) {
         const out = join(work, blobName(hash));
         mkdirSync(dirname(out), { recursive: true });
-        progress?.advance(await writeCapped(verified(Bun.file(pathOf(hash)).stream(), hash), out, Infinity, { sync: true }));
+        progress?.advance(await writeCapped(verified(await sources.get(hash)!.open(), hash), out, Infinity, { sync: true }));
       }
       fsyncFile(snapshot);
       // Last: a folder without its manifest is not a backup.
@@ -118,6 +121,34 @@ export async function createBackup(dataDir: string, target: string, options: Bac
   } finally {
     release();
   }
+}
+
+interface BlobSource {
+  size: number;
+  open(): Promise<ReadableStream<Uint8Array>>;
+}
+
+/** Where each blob is read from: the data directory's copy, else the remote tier's; a hash stored nowhere has no entry. */
+async function blobSources(hashes: string[], root: string, remote: BlobRemote | null): Promise<Map<string, BlobSource>> {
+  const sources = new Map<string, BlobSource>();
+  for (const hash of hashes) {
+    const path = blobPathUnder(root, hash);
+    if (existsSync(path)) {
+      sources.set(hash, { size: statSync(path).size, open: async () => Bun.file(path).stream() });
+      continue;
+    }
+    const stat = remote ? await remote.stat(hash) : null;
+    if (!stat || !remote) continue;
+    sources.set(hash, {
+      size: stat.size,
+      open: async () => {
+        const body = await remote.open(hash);
+        if (!body) throw new BackupError(`blob ${hash} went missing from ${remote.location} while the backup ran`);
+        return body;
+      },
+    });
+  }
+  return sources;
 }
 
 function snapshotDatabase(live: string, out: string): void {

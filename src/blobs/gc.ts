@@ -5,7 +5,6 @@
 // feature's tables: each feature registers its own reference check when the
 // app is wired (src/app.ts).
 import type { Database } from 'bun:sqlite';
-import { statSync } from 'node:fs';
 import type { Cancel, Scheduler } from '../clock.ts';
 import type { EventBus } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -90,12 +89,9 @@ export class BlobCollector implements Lifecycle {
     let removed = 0;
     for (const hash of candidates) {
       if (this.isReferenced(hash)) continue;
-      let mtime: number;
-      try {
-        mtime = statSync(this.deps.blobs.pathOf(hash)).mtimeMs;
-      } catch {
-        continue;
-      }
+      // Without a local copy (never written here, or dropped from a node's cache) the sweep decides, by the remote age.
+      const mtime = this.deps.blobs.mtimeOf(hash);
+      if (mtime === null) continue;
       const ours = writtenAt?.get(hash);
       if (ours !== undefined ? mtime !== ours : now - mtime < BLOB_GRACE_MS) continue;
       this.deps.blobs.delete(hash);
@@ -105,17 +101,17 @@ export class BlobCollector implements Lifecycle {
   }
 
   /** A whole-store sweep (orphans of a crash mid-deploy, of refused uploads); same rules as collect. */
-  sweep(): number {
+  async sweep(): Promise<number> {
     this.assertWired();
     if (this.pausedForBackup()) return 0;
-    return this.deps.blobs.sweep((hash) => this.isReferenced(hash), BLOB_GRACE_MS, this.deps.now());
+    return await this.deps.blobs.sweep((hash) => this.isReferenced(hash), BLOB_GRACE_MS, this.deps.now());
   }
 
   /** Sweeps shortly after start, then every six hours (blobs a prune spared because they were re-used within the grace period). */
   start(): void {
-    const run = () => {
+    const run = async () => {
       try {
-        const removed = this.sweep();
+        const removed = await this.sweep();
         if (removed > 0) this.deps.log.info('blob sweep', { removed });
         this.deps.events.emit('blobs.swept', { removed });
       } catch (err) {

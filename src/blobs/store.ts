@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
+import { LocalCopies } from './local-copies.ts';
+import type { BlobRemote } from './remote.ts';
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -32,10 +34,22 @@ export function blobPathUnder(root: string, hash: string): string {
   return join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
 }
 
+/** Blobs kept on a shared store (EASEL_BLOB_URL): the local folder is then a bounded cache. */
+export interface RemoteTier {
+  remote: BlobRemote;
+  cacheBytes: number;
+  now?: () => number;
+}
+
 /**
  * A content-addressed store under `<dataDir>/blobs`: `ab/cd/<sha256>`.
  * Writes go to `tmp/` and are renamed into place only once complete, so a
  * crash never leaves a partial blob under a real name.
+ *
+ * With a remote tier, a blob is uploaded before it gets its local name (so a
+ * local copy always has its remote one), reads fetch a missing copy first
+ * (`local`), and copies beyond the cache bound are dropped, least recently
+ * used first. Without one, the folder is the store and nothing is dropped.
  */
 export class BlobStore {
   readonly root: string;
@@ -44,6 +58,15 @@ export class BlobStore {
   /** Where the serving path keeps compressed copies (mirrors src/serve/compress.ts: `ab/<hash>.br|.gz`). */
   readonly compressedRoot: string;
   private readonly deleteListeners: Array<(hash: string) => void> = [];
+  readonly remote: BlobRemote | null;
+  /** Local copies, bounded (remote tier only). */
+  private readonly copies: LocalCopies | null;
+  /** Copies being fetched: one download per hash however many readers wait. */
+  private readonly fetching = new Map<string, Promise<boolean>>();
+  /** Remote deletions under way: a write of the same bytes waits for them, or the deletion could land after it. */
+  private readonly deleting = new Map<string, Promise<void>>();
+  /** False until local blobs a remote tier may lack have been uploaded (see seedRemote): until then nothing is dropped. */
+  private seeded = true;
 
   /**
    * `room`: the disk's free bytes and the floor to keep (EASEL_MIN_FREE_DISK_MB);
@@ -52,6 +75,7 @@ export class BlobStore {
   constructor(
     dataDir: string,
     private readonly room: { freeBytes: () => number; minFreeBytes: number } = { freeBytes: () => freeBytesOf(dataDir), minFreeBytes: 0 },
+    tier: RemoteTier | null = null,
   ) {
     this.dataDir = dataDir;
     this.root = join(dataDir, 'blobs');
@@ -60,6 +84,12 @@ export class BlobStore {
     mkdirSync(this.tmp, { recursive: true });
     // Leftovers of writes interrupted by a crash are never referenced.
     for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
+    this.remote = tier?.remote ?? null;
+    this.copies = tier ? new LocalCopies(tier.cacheBytes, tier.now ?? Date.now, (hash) => this.seeded && this.dropLocal(hash)) : null;
+    if (this.copies) {
+      this.seeded = false;
+      for (const hash of this.hashes()) this.copies.use(hash, this.size(hash) ?? 0);
+    }
   }
 
   pathOf(hash: string): string {
@@ -123,7 +153,7 @@ export class BlobStore {
       rmSync(tmpPath, { force: true });
       throw new BlobHashMismatchError(opts.expectedHash, hash);
     }
-    this.commit(tmpPath, hash);
+    await this.commit(tmpPath, hash, size);
     return { hash, size };
   }
 
@@ -134,22 +164,112 @@ export class BlobStore {
     if (!this.has(hash)) {
       const tmpPath = join(this.tmp, newId());
       await Bun.write(tmpPath, bytes);
-      this.commit(tmpPath, hash);
+      await this.commit(tmpPath, hash, bytes.byteLength);
     }
     return { hash, size: bytes.byteLength };
   }
 
-  private commit(tmpPath: string, hash: string): void {
+  private async commit(tmpPath: string, hash: string, size: number): Promise<void> {
     const target = this.pathOf(hash);
     if (existsSync(target)) {
       rmSync(tmpPath, { force: true });
       // Refresh the age so a sweep's grace period covers this new use too.
       const now = new Date();
       utimesSync(target, now, now);
+      this.copies?.use(hash, size);
       return;
+    }
+    try {
+      await this.upload(hash, tmpPath);
+    } catch (err) {
+      rmSync(tmpPath, { force: true });
+      throw err;
     }
     mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
     renameSync(tmpPath, target);
+    this.copies?.use(hash, size);
+  }
+
+  /**
+   * With a remote tier: stores a complete local file remotely, before it gets
+   * a local name (the deploy writer calls it too). A 503 BLOB_STORE_UNAVAILABLE
+   * when the remote refuses, so the write fails whole and nothing names it.
+   */
+  async upload(hash: string, path: string): Promise<void> {
+    if (!this.remote) return;
+    await this.deleting.get(hash);
+    try {
+      await this.remote.upload(hash, path);
+    } catch (err) {
+      throw blobStoreUnavailable(this.remote, err);
+    }
+  }
+
+  /** A local copy was written outside `put` (the deploy writer renames its own): count it against the cache bound. */
+  noteLocal(hash: string, size: number): void {
+    this.copies?.use(hash, size);
+  }
+
+  /**
+   * Makes sure a local copy exists, fetching it from the remote tier when
+   * there is one: true when `pathOf(hash)` may now be read, false when the
+   * blob is stored nowhere (or failed its hash on the way). Synchronous in
+   * the embedded store, so the serving path costs no extra turn there.
+   */
+  local(hash: string): boolean | Promise<boolean> {
+    if (!HASH.test(hash)) return false;
+    const present = existsSync(this.pathOf(hash));
+    if (!this.copies) return present;
+    if (present) {
+      this.copies.use(hash, this.size(hash) ?? 0);
+      return true;
+    }
+    let job = this.fetching.get(hash);
+    if (!job) {
+      job = this.fetch(hash).finally(() => this.fetching.delete(hash));
+      this.fetching.set(hash, job);
+    }
+    return job;
+  }
+
+  private async fetch(hash: string): Promise<boolean> {
+    const remote = this.remote!;
+    let body: ReadableStream<Uint8Array> | null;
+    try {
+      body = await remote.open(hash);
+    } catch (err) {
+      throw blobStoreUnavailable(remote, err);
+    }
+    if (!body) return false;
+    const tmpPath = join(this.tmp, newId());
+    const hasher = new Bun.CryptoHasher('sha256');
+    let size: number;
+    try {
+      size = await writeCapped(body, tmpPath, Infinity, { onChunk: (chunk) => hasher.update(chunk) });
+    } catch (err) {
+      rmSync(tmpPath, { force: true });
+      throw blobStoreUnavailable(remote, err);
+    }
+    if (hasher.digest('hex') !== hash) {
+      // Bytes that are not what their name says are never served.
+      rmSync(tmpPath, { force: true });
+      return false;
+    }
+    mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
+    renameSync(tmpPath, this.pathOf(hash));
+    this.copies!.use(hash, size);
+    return true;
+  }
+
+  /** The blob's size wherever it is stored; null when it is stored nowhere. */
+  async sizeOf(hash: string): Promise<number | null> {
+    const here = this.size(hash);
+    if (here !== null || !this.remote || !HASH.test(hash)) return here;
+    try {
+      return (await this.remote.stat(hash))?.size ?? null;
+    } catch (err) {
+      throw blobStoreUnavailable(this.remote, err);
+    }
   }
 
   /** Files derived from a blob that must go with it: its cached compressed copies. */
@@ -164,7 +284,30 @@ export class BlobStore {
    * come back later under the same hash).
    */
   delete(hash: string): void {
+    if (this.remote) {
+      const remote = this.remote;
+      const job = remote
+        .delete(hash)
+        .catch(() => {
+          // Left for the next sweep: it lists the remote store again.
+        })
+        .finally(() => {
+          if (this.deleting.get(hash) === job) this.deleting.delete(hash);
+        });
+      this.deleting.set(hash, job);
+    }
+    this.dropLocal(hash);
+  }
+
+  /** Remote deletions still under way (tests and shutdown wait for them). */
+  async settled(): Promise<void> {
+    await Promise.all(this.deleting.values());
+  }
+
+  /** Removes the local copy and its derived copies, and tells the listeners. */
+  private dropLocal(hash: string): boolean {
     rmSync(this.pathOf(hash), { force: true });
+    this.copies?.forget(hash);
     for (const path of this.derivedPaths(hash)) rmSync(path, { force: true });
     for (const listener of this.deleteListeners) {
       try {
@@ -173,6 +316,7 @@ export class BlobStore {
         // A listener's failure must not stop a collection half-way.
       }
     }
+    return true;
   }
 
   /** Called with each hash `delete` removed; answers the unsubscribe function. */
@@ -198,21 +342,62 @@ export class BlobStore {
    * Deletes stored blobs that `isReferenced` does not claim and that are older
    * than `graceMs` (so a blob written by an in-flight deploy, not yet
    * referenced by a committed row, is never collected). Returns the count.
+   * With a remote tier the remote listing is the store; a blob's age is its
+   * newest write or re-use, remote or local.
    */
-  sweep(isReferenced: (hash: string) => boolean, graceMs: number, now = Date.now()): number {
+  async sweep(isReferenced: (hash: string) => boolean, graceMs: number, now = Date.now()): Promise<number> {
     let removed = 0;
-    for (const hash of this.hashes()) {
+    const stored: AsyncIterable<{ hash: string; modifiedMs: number }> | Iterable<{ hash: string; modifiedMs: number }> = this.remote
+      ? this.remote.list()
+      : this.localAges();
+    for await (const { hash, modifiedMs } of stored) {
       if (isReferenced(hash)) continue;
-      try {
-        if (now - statSync(this.pathOf(hash)).mtimeMs < graceMs) continue;
-      } catch {
-        continue;
-      }
+      const age = Math.max(modifiedMs, this.mtimeOf(hash) ?? 0);
+      if (now - age < graceMs) continue;
       this.delete(hash);
+      await this.deleting.get(hash); // one at a time: a sweep may find thousands
       removed++;
     }
     this.sweepOrphanCopies();
     return removed;
+  }
+
+  private *localAges(): Generator<{ hash: string; modifiedMs: number }> {
+    for (const hash of this.hashes()) {
+      const modifiedMs = this.mtimeOf(hash);
+      if (modifiedMs !== null) yield { hash, modifiedMs };
+    }
+  }
+
+  /** When the local copy was last written or re-used; null without one. */
+  mtimeOf(hash: string): number | null {
+    try {
+      return statSync(this.pathOf(hash)).mtimeMs;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Uploads local blobs the remote tier may lack (a data directory that ran
+   * embedded before, or a restored backup), once per remote location; until
+   * it is done no local copy is dropped. Returns the count uploaded.
+   */
+  async seedRemote(): Promise<number> {
+    if (!this.remote || this.seeded) return 0;
+    const marker = join(this.root, '.remote-seeded');
+    let uploaded = 0;
+    const seededFor = existsSync(marker) ? (await Bun.file(marker).text()).trim() : '';
+    if (seededFor !== this.remote.location) {
+      for (const hash of [...this.hashes()]) {
+        if ((await this.remote.stat(hash).catch(() => null)) !== null) continue;
+        await this.upload(hash, this.pathOf(hash));
+        uploaded++;
+      }
+      await Bun.write(marker, `${this.remote.location}\n`);
+    }
+    this.seeded = true;
+    return uploaded;
   }
 
   /** Compressed copies whose blob is gone (deleted before its copies were, or by a crash in between). */
@@ -221,10 +406,21 @@ export class BlobStore {
       if (!/^[0-9a-f]{2}$/.test(a)) continue;
       for (const name of safeList(join(this.compressedRoot, a))) {
         const hash = /^([0-9a-f]{64})\.(?:br|gz)$/.exec(name)?.[1];
-        if (hash && !this.has(hash)) this.delete(hash);
+        if (hash && !this.has(hash)) this.dropLocal(hash);
       }
     }
   }
+}
+
+function blobStoreUnavailable(remote: BlobRemote, cause: unknown): AppError {
+  if (cause instanceof AppError) return cause;
+  const reason = (cause as { code?: string } | null)?.code ?? (cause instanceof Error ? cause.name : 'error');
+  return new AppError(
+    'STORAGE_UNAVAILABLE',
+    `the blob store at ${remote.location} did not answer (${reason}): try again shortly`,
+    {},
+    { status: 503 },
+  );
 }
 
 function safeList(dir: string): string[] {

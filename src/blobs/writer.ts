@@ -13,6 +13,8 @@ import { syncFilesystem } from './durable.ts';
 
 /** File-by-file fallback: syncs in flight at once. */
 const PARALLEL_SYNCS = 16;
+/** Uploads in flight at once to a remote tier. */
+const PARALLEL_UPLOADS = 8;
 
 export class DeployBlobWriter {
   private readonly hold;
@@ -75,6 +77,9 @@ export class DeployBlobWriter {
   /** Makes every new blob durable, then moves it into the store (and makes the names durable too). */
   async commit(): Promise<void> {
     if (this.options.perFile || !syncFilesystem(this.tmpDir)) await syncEach([...this.pending.values()]);
+    // A remote tier holds every blob before any local name does (see BlobStore.upload).
+    const blobs = this.ctx.blobs;
+    if (blobs.remote) await inParallel([...this.pending], PARALLEL_UPLOADS, ([hash, tmp]) => blobs.upload(hash, tmp));
     for (const [hash, tmp] of this.pending) {
       const target = this.ctx.blobs.pathOf(hash);
       if (existsSync(target)) {
@@ -89,7 +94,9 @@ export class DeployBlobWriter {
         mkdirSync(dirname(target), { recursive: true });
         renameSync(tmp, target);
       }
-      this.created.set(hash, statSync(target).mtimeMs);
+      const stat = statSync(target);
+      this.created.set(hash, stat.mtimeMs);
+      blobs.noteLocal(hash, stat.size);
     }
     this.pending.clear();
     if (this.created.size > 0 && !this.options.perFile) syncFilesystem(this.ctx.blobs.root);
@@ -110,17 +117,32 @@ export class DeployBlobWriter {
 }
 
 /** fdatasync for each file, a few at a time on the thread pool. */
-async function syncEach(paths: string[]): Promise<void> {
+function syncEach(paths: string[]): Promise<void> {
+  return inParallel(paths, PARALLEL_SYNCS, async (path) => {
+    const fd = openSync(path, 'r+');
+    try {
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** `work` for each item, at most `width` at once; the first failure fails the whole (after the running ones end). */
+async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < paths.length) {
-      const fd = openSync(paths[next++]!, 'r+');
+    while (next < items.length && !failed) {
       try {
-        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-      } finally {
-        closeSync(fd);
+        await work(items[next++]!);
+      } catch (err) {
+        failed = true;
+        throw err;
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_SYNCS, paths.length) }, worker));
+  const results = await Promise.allSettled(Array.from({ length: Math.min(width, items.length) }, worker));
+  const rejected = results.find((r) => r.status === 'rejected');
+  if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }

@@ -2,6 +2,8 @@
 // `easel restore <backup> [--data-dir <dir>]`. Exit codes: 0 done, 1 refused
 // or failed (nothing left half-written), 2 usage.
 import { resolve } from 'node:path';
+import { S3BlobRemote } from '../blobs/s3-remote.ts';
+import { blobStoreSettings } from '../config.ts';
 import { createBackup } from '../backup/create.ts';
 import { restoreBackup } from '../backup/restore.ts';
 import { parseArgs, UsageError } from './args.ts';
@@ -13,6 +15,8 @@ export const BACKUP_USAGE = `Usage: easel backup <file.tar or folder> [--data-di
   Copies the data directory while the server runs: a consistent snapshot of the
   database and exactly the blobs it names. A name ending in .tar makes one
   archive file; anything else a new (or empty) folder. Never overwrites.
+  With EASEL_BLOB_URL set, blobs the data directory holds no copy of are
+  read from that blob store (so the backup is whole either way).
   --data-dir <dir>   the data directory (default: EASEL_DATA_DIR, else ./data)
   --json             print the backup's manifest as JSON on stdout`;
 
@@ -58,7 +62,9 @@ function run(
 
 export function backupCommand(argv: string[], env: Record<string, string | undefined>, io: CliIO): Promise<number> {
   return run('backup', BACKUP_USAGE, argv, env, io, async (args) => {
+    const blobStore = blobStoreSettings(env);
     const { manifest, kind } = await createBackup(args.dataDir, args.path, {
+      remote: blobStore ? new S3BlobRemote(blobStore) : null,
       progress: (count, bytes) => new Progress(io, 'copying blobs', count, bytes, 4),
     });
     if (args.json) io.stdout(JSON.stringify(manifest, null, 2) + '\n');

@@ -31,6 +31,7 @@ export class KeyScanner {
 /** Whether a stored blob holds the canvas-key shape, read as a stream (stops at the first match). */
 export async function blobMentionsKey(blobs: BlobStore, hash: string): Promise<boolean> {
   const scanner = new KeyScanner();
+  if (!(await blobs.local(hash))) return false;
   for await (const chunk of blobs.file(hash).stream() as unknown as AsyncIterable<Uint8Array>) {
     scanner.push(chunk);
     if (scanner.found) return true;

@@ -61,13 +61,14 @@ export function liveFile(ctx: AppContext, canvas: Canvas, path: string): Version
 }
 
 /** The bytes of a live file for read-back, never runnable as a page on the API's or the dashboard's origin. */
-export function liveFileResponse(ctx: AppContext, file: VersionFileRecord): Response {
-  if (!ctx.blobs.has(file.hash)) throw new Error(`blob ${file.hash} of a live version is missing`);
+export async function liveFileResponse(ctx: AppContext, file: VersionFileRecord): Promise<Response> {
+  if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);
   return readBackResponse(ctx, file);
 }
 
 /** A stored file's bytes as an API answer (read-back, the editor's files): sandboxed, never sniffed, never kept. */
-export function readBackResponse(ctx: AppContext, file: { hash: string; size: number; mime: string }): Response {
+export async function readBackResponse(ctx: AppContext, file: { hash: string; size: number; mime: string }): Promise<Response> {
+  if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} is missing`);
   return new Response(ctx.blobs.file(file.hash), {
     headers: {
       'content-type': file.mime,

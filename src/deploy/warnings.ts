@@ -46,7 +46,7 @@ export function deployWarnings(files: Array<{ path: string }>, opts: { keyLintPa
 export async function readRootPage(files: WarnedFile[], blobs: BlobStore): Promise<string | null> {
   const root = rootPagePath(files.map((f) => f.path));
   const file = root === null ? undefined : files.find((f) => f.path === root);
-  if (!file || file.size > MAX_ROOT_PAGE_BYTES || !blobs.has(file.hash)) return null;
+  if (!file || file.size > MAX_ROOT_PAGE_BYTES || !(await blobs.local(file.hash))) return null;
   return blobs.file(file.hash).text();
 }
 

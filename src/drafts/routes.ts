@@ -28,9 +28,9 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
         drafts.discard(actor, params.id);
         return new Response(null, { status: 204 });
       })
-      .get('/api/canvases/:id/draft/file', ({ actor, params, request }) => {
+      .get('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
         const { path, from } = queryOf(request, DraftFileQuery);
-        return readBackResponse(ctx, drafts.file(actor, params.id, path, from ?? 'draft'));
+        return readBackResponse(ctx, await drafts.file(actor, params.id, path, from ?? 'draft'));
       })
       .put('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
         const { path } = queryOf(request, DraftWriteQuery);
@@ -41,7 +41,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       )
       .post('/api/canvases/:id/draft/revert', async ({ actor, params, request }) => {
         const { path } = await readJson(request, DraftPathBody);
-        return ok(drafts.revert(actor, params.id, path));
+        return ok(await drafts.revert(actor, params.id, path));
       })
       .post('/api/canvases/:id/draft/rebase', async ({ actor, params, request }) => {
         await request.body?.cancel().catch(() => {});

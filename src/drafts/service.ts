@@ -83,7 +83,7 @@ export class DraftService {
   }
 
   /** Where a file of the draft, its base or the live version is stored (404 when that side has no such file). */
-  file(actor: Actor, canvasId: string, rawPath: string, asked: DraftSide): DraftFileBytes {
+  async file(actor: Actor, canvasId: string, rawPath: string, asked: DraftSide): Promise<DraftFileBytes> {
     const { canvas } = this.managed(actor, canvasId);
     const path = validPath(rawPath);
     // Without a draft yet, the draft and its base would be the live version.
@@ -103,7 +103,7 @@ export class DraftService {
     const hash = side === 'draft' ? row?.hash : row?.baseHash;
     if (!row || !hash) throw missing();
     // The base's size is only known for unedited rows; the blob store knows it for the rest.
-    const size = side === 'draft' || row.hash === row.baseHash ? row.size : (this.ctx.blobs.size(hash) ?? 0);
+    const size = side === 'draft' || row.hash === row.baseHash ? row.size : ((await this.ctx.blobs.sizeOf(hash)) ?? 0);
     return { hash, size, mime: row.mime };
   }
 
@@ -163,10 +163,16 @@ export class DraftService {
   }
 
   /** Puts one file back as it is in the base version (drops the draft's edit of it). */
-  revert(actor: Actor, canvasId: string, rawPath: string): DraftView {
+  async revert(actor: Actor, canvasId: string, rawPath: string): Promise<DraftView> {
+    // The base's size is a property of its bytes, asked of the blob store before the transaction (it may be remote).
+    const { canvas } = this.managed(actor, canvasId);
+    const asked = this.store.file(canvas.id, actor.user.id, validPath(rawPath))?.baseHash ?? null;
+    const askedSize = asked === null ? null : await this.ctx.blobs.sizeOf(asked);
     return this.changeRow(actor, canvasId, rawPath, (row, path) => {
       if (!row || !isEdited(row)) throw new AppError('NOT_FOUND', `the draft has no edit of ${path}`, { path });
-      return row.baseHash === null ? null : { ...row, hash: row.baseHash, size: this.ctx.blobs.size(row.baseHash) ?? row.size };
+      if (row.baseHash === null) return null;
+      const size = (row.baseHash === asked ? askedSize : this.ctx.blobs.size(row.baseHash)) ?? row.size;
+      return { ...row, hash: row.baseHash, size };
     });
   }
 

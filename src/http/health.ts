@@ -2,13 +2,37 @@ import { accessSync, constants } from 'node:fs';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 
+/** A remote blob store is asked at most this often (the route needs no sign-in: probes must not become a flood of requests to S3). */
+const REMOTE_CHECK_EVERY_MS = 5_000;
+/** …and given this long to answer before it counts as down. */
+const REMOTE_CHECK_TIMEOUT_MS = 3_000;
+
 /**
- * GET /healthz: 200 `{ok: true, version}` when the database answers and the
- * blob store is writable; 503 `{ok: false, version, failed: [...]}` naming
- * what did not, for load balancers and monitors (no sign-in; it holds no data).
+ * GET /healthz: 200 `{ok: true, version, backends}` when the database
+ * answers and the blob store takes writes (the data directory, and the
+ * remote store when there is one); 503 `{ok: false, version, backends,
+ * failed: [...]}` naming what did not, for load balancers and monitors (no
+ * sign-in; it holds no data). `backends` says which engine holds what.
  */
-export const healthRoutes = (ctx: AppContext) =>
-  new Elysia({ name: 'health' }).get('/healthz', () => {
+export const healthRoutes = (ctx: AppContext) => {
+  const remote = ctx.blobs.remote;
+  let remoteCheck: { at: number; ok: Promise<boolean> } | null = null;
+  const remoteOk = (): Promise<boolean> => {
+    const now = Date.now();
+    if (!remote) return Promise.resolve(true);
+    if (remoteCheck && now - remoteCheck.at < REMOTE_CHECK_EVERY_MS) return remoteCheck.ok;
+    const ok = Promise.race([
+      remote.check().then(
+        () => true,
+        () => false,
+      ),
+      Bun.sleep(REMOTE_CHECK_TIMEOUT_MS).then(() => false),
+    ]);
+    remoteCheck = { at: now, ok };
+    return ok;
+  };
+  const backends = { database: 'sqlite', blobs: remote ? 's3' : 'local' };
+  return new Elysia({ name: 'health' }).get('/healthz', async () => {
     const failed: string[] = [];
     try {
       ctx.db.query('SELECT 1').get();
@@ -17,12 +41,14 @@ export const healthRoutes = (ctx: AppContext) =>
     }
     try {
       accessSync(ctx.blobs.root, constants.W_OK);
+      if (!(await remoteOk())) failed.push('blobs');
     } catch {
       failed.push('blobs');
     }
-    if (failed.length === 0) return { ok: true, version: ctx.version };
-    return new Response(JSON.stringify({ ok: false, version: ctx.version, failed }), {
+    if (failed.length === 0) return { ok: true, version: ctx.version, backends };
+    return new Response(JSON.stringify({ ok: false, version: ctx.version, backends, failed }), {
       status: 503,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
     });
   });
+};

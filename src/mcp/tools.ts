@@ -121,6 +121,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
         const file = liveFile(ctx, managed(actor, a.canvasId as string), a.path as string);
         const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
         if (file.size > INLINE_FILE_MAX) return meta;
+        if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);
         const bytes = new Uint8Array(await ctx.blobs.file(file.hash).arrayBuffer());
         const text = utf8OrNull(bytes);
         return text === null

@@ -99,6 +99,7 @@ export class CanvasServer {
     ctx.events.on('canvas.unpublished', drop);
     ctx.events.on('canvas.access-changed', drop);
     ctx.events.on('canvas.deleted', drop);
+    ctx.blobs.onDelete((hash) => this.present.delete(hash));
   }
 
   /** `rest`: the still-encoded path below the canvas root; `query`: "" or "?…". */
@@ -152,13 +153,34 @@ export class CanvasServer {
       });
     }
     if (resolution.kind === 'file') {
-      if (!this.blobPresent(resolution.file.hash)) return this.page(500, 'BLOB_MISSING');
-      return sendFile(request, resolution.file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security });
+      const file = resolution.file;
+      return this.withBlob(
+        file.hash,
+        () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security }),
+        () => this.page(500, 'BLOB_MISSING'),
+      );
     }
     const custom = manifest.files.get('404.html');
-    if (custom && this.blobPresent(custom.hash))
-      return sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security });
-    return this.page(404, 'FILE_NOT_FOUND');
+    if (!custom) return this.page(404, 'FILE_NOT_FOUND');
+    return this.withBlob(
+      custom.hash,
+      () => sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security }),
+      () => this.page(404, 'FILE_NOT_FOUND'),
+    );
+  }
+
+  /** `serve` once the blob can be read here (fetched first from a remote tier), else `missing`; a remote that does not answer gets a 503 page. */
+  private withBlob(hash: string, serve: () => Response | Promise<Response>, missing: () => Response): Response | Promise<Response> {
+    const present = this.blobPresent(hash);
+    if (present === true) return serve();
+    if (present === false) return missing();
+    return present.then(
+      (ok) => (ok ? serve() : missing()),
+      (err) => {
+        this.ctx.log.error('blob fetch failed', { hash, error: err instanceof Error ? err.message : String(err) });
+        return this.page(503, 'STORAGE_UNAVAILABLE', { 'retry-after': '5' });
+      },
+    );
   }
 
   /**
@@ -181,17 +203,19 @@ export class CanvasServer {
   }
 
   /**
-   * Checked once per blob per process: a blob lost from disk must answer a
-   * plain 500 page, not Bun's error page for a failed file read.
+   * Checked once per local copy per process: a blob lost from disk must
+   * answer a plain 500 page, not Bun's error page for a failed file read.
+   * A copy dropped from a remote tier's cache is forgotten (onDelete).
    */
-  private blobPresent(hash: string): boolean {
+  private blobPresent(hash: string): boolean | Promise<boolean> {
     if (this.present.has(hash)) return true;
-    if (!this.ctx.blobs.has(hash)) {
-      this.ctx.log.error('blob missing', { hash });
-      return false;
-    }
-    this.present.set(hash, true);
-    return true;
+    const found = this.ctx.blobs.local(hash);
+    const remember = (ok: boolean) => {
+      if (ok) this.present.set(hash, true);
+      else this.ctx.log.error('blob missing', { hash });
+      return ok;
+    };
+    return typeof found === 'boolean' ? remember(found) : found.then(remember);
   }
 
   /** `POST {canvas URL}__easel/gate`: 303 back with a pass on the right password, 403 with the form otherwise. */

@@ -139,6 +139,7 @@ export class CompressedStore {
     const key = `${hash}.${encoding}`;
     if (background) await this.slot();
     try {
+      if (!(await this.blobs.local(hash))) return null;
       const input = await Bun.file(this.blobs.pathOf(hash)).bytes();
       const output =
         encoding === 'br'

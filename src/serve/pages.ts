@@ -34,6 +34,7 @@ export type RefusalPage =
   | 'METHOD_NOT_ALLOWED'
   | 'SERVICE_WORKER_REFUSED'
   | 'BLOB_MISSING'
+  | 'STORAGE_UNAVAILABLE'
   | 'HANDOFF_INVALID';
 
 const TEXT: Record<RefusalPage, [title: string, message: string]> = {
@@ -48,6 +49,10 @@ const TEXT: Record<RefusalPage, [title: string, message: string]> = {
   METHOD_NOT_ALLOWED: ['Method not allowed', 'Canvas pages answer GET and HEAD only.'],
   SERVICE_WORKER_REFUSED: ['Service workers are off', "This canvas's owner has not allowed its pages to install a service worker."],
   BLOB_MISSING: ['Something went wrong', 'This file of the canvas could not be read. The server log has the details.'],
+  STORAGE_UNAVAILABLE: [
+    'Try again shortly',
+    'This file of the canvas could not be fetched from storage just now. Reload the page in a moment.',
+  ],
   HANDOFF_INVALID: ['Sign-in link used up', 'This sign-in link has expired or was already used. Open the canvas again to sign in.'],
 };
 

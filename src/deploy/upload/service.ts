@@ -295,9 +295,12 @@ export class UploadService {
     for (let i = 0; i < blobs.length; i += BLOB_CHECKS_PER_TURN) {
       // Other requests run between batches; the lease keeps other finalizes of this handle out meanwhile.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      for (const b of blobs.slice(i, i + BLOB_CHECKS_PER_TURN)) {
-        if (!b.staged || this.ctx.blobs.size(b.hash) !== b.size) missing.push(b.hash);
-      }
+      const batch = blobs.slice(i, i + BLOB_CHECKS_PER_TURN);
+      // Sizes are local stats, or lookups on a remote tier: asked together.
+      const sizes = await Promise.all(batch.map((b) => (b.staged ? this.ctx.blobs.sizeOf(b.hash) : null)));
+      batch.forEach((b, j) => {
+        if (!b.staged || sizes[j] !== b.size) missing.push(b.hash);
+      });
     }
     return missing;
   }

@@ -56,7 +56,7 @@ export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService)
       .get('/v1/c/:slug/files/:id/content', async ({ caller, params, request }) => {
         const file = files.open(caller, fileId(params.id));
         const blob = ctx.blobs.file(file.hash);
-        if (!(await blob.exists())) {
+        if (!(await ctx.blobs.local(file.hash))) {
           ctx.log.error('runtime file blob missing', { fileId: file.id, canvasId: file.canvasId });
           throw new AppError('NOT_FOUND', 'no such file');
         }

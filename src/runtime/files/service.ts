@@ -1,5 +1,4 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
-import { statSync } from 'node:fs';
 import type { BlobCollector } from '../../blobs/gc.ts';
 import { storageQuotaExceeded } from '../../canvases/quotas.ts';
 import type { BlobStore } from '../../blobs/store.ts';
@@ -62,7 +61,7 @@ export class FileService {
     try {
       const result = await this.receive(caller, parts, (hash) => {
         hold.add(hash);
-        written = { hash, mtime: this.mtimeOf(hash) };
+        written = { hash, mtime: this.blobs.mtimeOf(hash) ?? -1 };
       });
       written = null;
       return result;
@@ -71,14 +70,6 @@ export class FileService {
       const failed = written as { hash: string; mtime: number } | null;
       // Spared when another request or a row uses the same bytes, or it was touched since (collect's rules).
       if (failed) this.gc.collect([failed.hash], new Map([[failed.hash, failed.mtime]]));
-    }
-  }
-
-  private mtimeOf(hash: string): number {
-    try {
-      return statSync(this.blobs.pathOf(hash)).mtimeMs;
-    } catch {
-      return -1;
     }
   }
 

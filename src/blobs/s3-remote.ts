@@ -1,0 +1,95 @@
+// Blobs on S3 or an S3-compatible server, through Bun's built-in client.
+// Objects are named `<prefix><sha256>`; uploads of big files go in parts
+// (Bun splits a file write into a multipart upload).
+import { S3Client, type S3File } from 'bun';
+import type { BlobRemote, RemoteBlob } from './remote.ts';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export interface S3Settings {
+  bucket: string;
+  prefix: string;
+  endpoint: string | null;
+  region: string;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  sessionToken: string | null;
+  virtualHostedStyle: boolean;
+}
+
+export class S3BlobRemote implements BlobRemote {
+  readonly location: string;
+  private readonly client: S3Client;
+
+  constructor(private readonly settings: S3Settings) {
+    this.location = `s3://${settings.bucket}/${settings.prefix}`;
+    this.client = new S3Client({
+      bucket: settings.bucket,
+      region: settings.region,
+      virtualHostedStyle: settings.virtualHostedStyle,
+      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      ...(settings.accessKeyId ? { accessKeyId: settings.accessKeyId } : {}),
+      ...(settings.secretAccessKey ? { secretAccessKey: settings.secretAccessKey } : {}),
+      ...(settings.sessionToken ? { sessionToken: settings.sessionToken } : {}),
+    });
+  }
+
+  private object(hash: string): S3File {
+    if (!HASH.test(hash)) throw new Error('not a sha256 hex digest');
+    return this.client.file(this.settings.prefix + hash);
+  }
+
+  async upload(hash: string, path: string): Promise<void> {
+    await this.object(hash).write(Bun.file(path), { type: 'application/octet-stream' });
+  }
+
+  async open(hash: string): Promise<ReadableStream<Uint8Array> | null> {
+    // A missing object only shows once the body is read: stat first, so "absent" is an answer, not a failed stream.
+    if ((await this.stat(hash)) === null) return null;
+    return this.object(hash).stream();
+  }
+
+  async stat(hash: string): Promise<RemoteBlob | null> {
+    try {
+      const stat = await this.object(hash).stat();
+      return { hash, size: stat.size, modifiedMs: stat.lastModified.getTime() };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(hash: string): Promise<void> {
+    try {
+      await this.object(hash).delete();
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  async *list(): AsyncIterable<RemoteBlob> {
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.client.list({
+        prefix: this.settings.prefix,
+        maxKeys: 1000,
+        ...(continuationToken ? { continuationToken } : {}),
+      });
+      for (const entry of page.contents ?? []) {
+        const hash = entry.key.slice(this.settings.prefix.length);
+        if (!HASH.test(hash)) continue; // not ours
+        yield { hash, size: entry.size ?? 0, modifiedMs: entry.lastModified ? new Date(entry.lastModified).getTime() : 0 };
+      }
+      continuationToken = page.isTruncated ? page.nextContinuationToken : undefined;
+    } while (continuationToken);
+  }
+
+  async check(): Promise<void> {
+    await this.client.list({ prefix: this.settings.prefix, maxKeys: 1 });
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: string; name?: string } | null;
+  return e?.code === 'NoSuchKey' || e?.code === 'NotFound' || e?.name === 'NotFound' || /not ?found|NoSuchKey|404/i.test(String(err));
+}

@@ -1,0 +1,49 @@
+// A real S3-compatible server (s3rver) on a loopback port, one per suite,
+// with the environment that points Easel at it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface S3TestServer {
+  endpoint: string;
+  bucket: string;
+  /** EASEL_BLOB_URL and the S3 variables for a given key prefix. */
+  env(prefix: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startS3Server(bucket = 'easel-test'): Promise<S3TestServer> {
+  const directory = mkdtempSync(join(tmpdir(), 'easel-s3-'));
+  const proc = Bun.spawn(['node', '--openssl-legacy-provider', join(import.meta.dir, 's3rver-main.cjs'), directory, bucket], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  const port = await readPort(proc.stdout);
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    env: (prefix) => ({
+      EASEL_BLOB_URL: `s3://${bucket}/${prefix}`,
+      S3_ENDPOINT: endpoint,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+    }),
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await proc.exited;
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+async function readPort(stdout: ReadableStream<Uint8Array>): Promise<number> {
+  let text = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of stdout as unknown as AsyncIterable<Uint8Array>) {
+    text += decoder.decode(chunk, { stream: true });
+    const match = /port (\d+)\n/.exec(text);
+    if (match) return Number(match[1]);
+  }
+  throw new Error(`s3rver exited before listening: ${text}`);
+}
