@@ -178,7 +178,7 @@ describe('a node on S3', () => {
 });
 
 describe('moving a data directory onto S3', () => {
-  test('blobs written embedded are uploaded at the first start on S3, once', async () => {
+  test('blobs written embedded are uploaded at the first start on S3, once; then the directory starts only on that bucket', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'easel-to-s3-'));
     const prefix = freshPrefix();
     try {
@@ -195,6 +195,16 @@ describe('moving a data directory onto S3', () => {
       expect(await onS3.ctx.blobs.seedRemote()).toBe(0);
       expect(await (await page(onS3, c, 'x.txt')).text()).toBe('moved too');
       await onS3.close();
+
+      // From now on its blobs folder is a cache: starting without the bucket, or on another one, would serve missing files.
+      for (const env of [{}, s3.env(freshPrefix())]) {
+        const refused = await startTestApp({ dataDir, env }).then(
+          () => null,
+          (err: unknown) => err as Error,
+        );
+        expect(refused).toBeInstanceOf(RemoteBlobsAtStart);
+        expect(refused!.message).toContain(`s3://${s3.bucket}/${prefix}`);
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

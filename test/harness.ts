@@ -1,8 +1,9 @@
 // Builds the real app on a fresh temp data directory. In process by default
 // (`handler(new Request(...))`), or on a loopback port with `listen: true`.
+import { startS3Server, type S3TestServer } from './support/s3-server.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, basename } from 'node:path';
 import { createApp, type App, type AppOptions, type Features } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Scheduler } from '../src/clock.ts';
@@ -53,12 +54,33 @@ export interface TestAppOptions {
   idleTimeoutS?: number;
 }
 
+let sharedS3: Promise<S3TestServer> | null = null;
+
+/**
+ * With EASEL_TEST_BLOBS=s3 (`bun run test:s3`), every app keeps its blobs in
+ * a real S3-compatible server, one per test process, under its own prefix: the
+ * storage suites run again on the remote tier.
+ */
+async function blobEnv(dataDir: string, env: Record<string, string> | undefined): Promise<Record<string, string>> {
+  if (process.env.EASEL_TEST_BLOBS !== 's3' || env?.EASEL_BLOB_URL) return {};
+  sharedS3 ??= startS3Server();
+  // One prefix per data directory: a restart on the same directory finds its blobs where it left them.
+  return (await sharedS3).env(`harness-${basename(dataDir)}/`);
+}
+
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'easel-test-'));
   const logs: Array<Record<string, unknown>> = [];
   const logWaiters = new Set<(line: Record<string, unknown>) => void>();
   // Suites run path mode under proxy sign-in as a trusted single-author setup; test/config.test.ts checks the refusal without it.
-  const env = { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'debug', EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on', ...options.env };
+  const env = {
+    EASEL_DATA_DIR: dataDir,
+    EASEL_PORT: '0',
+    EASEL_LOG_LEVEL: 'debug',
+    EASEL_PATH_MODE_TRUSTED_AUTHORS: 'on',
+    ...(await blobEnv(dataDir, options.env)),
+    ...options.env,
+  };
   const config = loadConfig(env);
   const ctx = createContext(config, {
     now: options.now,
@@ -81,7 +103,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     send = (req) => fetch(req, { redirect: 'manual' } as RequestInit);
   } else {
     easel = createApp(ctx, options.app);
-    await easel.start();
+    try {
+      await easel.start();
+    } catch (err) {
+      // A refused start (a test of the refusal) leaves nothing open.
+      await easel.stop();
+      ctx.db.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    }
     send = (req) => easel.handle(req, null);
   }
   const app: TestApp = {

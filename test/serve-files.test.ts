@@ -458,8 +458,10 @@ describe('over a real socket', () => {
       expect(range.status).toBe(206);
       expect(await range.text()).toBe(JS.slice(3, 8));
 
+      // Lost everywhere: the local copy, and the bucket's object when blobs are on S3 (`bun run test:s3`).
       const { rmSync } = await import('node:fs');
       rmSync(live.ctx.blobs.pathOf(sha256Hex('soon gone')));
+      await live.ctx.blobs.remote?.delete(sha256Hex('soon gone'));
       const lost = await fetch(`${live.base}/c/${canvas.slug}/gone.txt`, { headers });
       expect(lost.status).toBe(500);
       const text = await lost.text();

@@ -48,6 +48,8 @@ export class DiskUsageReport {
   }
 }
 
+const BLOB_NAME = /(?:^|\/)[0-9a-f]{64}$/;
+
 function walk(root: string): { bytes: number; files: number } {
   let bytes = 0;
   let files = 0;
@@ -58,6 +60,8 @@ function walk(root: string): { bytes: number; files: number } {
     return { bytes, files };
   }
   for (const name of names) {
+    // Blobs only: not a write in progress (tmp/) or the remote tier's marker.
+    if (!BLOB_NAME.test(name)) continue;
     try {
       const s = statSync(join(root, name));
       if (!s.isFile()) continue;

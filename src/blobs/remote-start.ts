@@ -4,7 +4,7 @@
 // before any local copy may be dropped.
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../log.ts';
-import type { BlobStore } from './store.ts';
+import { remoteLocationOf, remoteMarkerPath, type BlobStore } from './store.ts';
 
 export class RemoteBlobsAtStart extends Error {}
 
@@ -12,7 +12,17 @@ export function remoteBlobsStart(blobs: BlobStore, log: Logger): Lifecycle {
   return {
     async start() {
       const remote = blobs.remote;
+      const movedTo = remoteLocationOf(blobs.dataDir);
+      // Its folder is a cache of what the bucket holds: serving from it alone would answer pages with missing files.
+      if (!remote && movedTo !== null)
+        throw new RemoteBlobsAtStart(
+          `the data directory keeps its blobs in ${movedTo}: set EASEL_BLOB_URL (and the S3 variables) again, or copy the bucket's objects into ${blobs.root} and remove ${remoteMarkerPath(blobs.dataDir)}`,
+        );
       if (!remote) return;
+      if (movedTo !== null && movedTo !== remote.location)
+        throw new RemoteBlobsAtStart(
+          `the data directory keeps its blobs in ${movedTo}, not ${remote.location}: copy the objects there first, or set EASEL_BLOB_URL back`,
+        );
       try {
         await remote.check();
       } catch (err) {

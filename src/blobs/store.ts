@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, statfsSync, existsSync, utimesSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, statfsSync, existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -26,6 +26,20 @@ export class BlobHashMismatchError extends Error {
     readonly actual: string,
   ) {
     super('blob bytes do not match the expected sha256');
+  }
+}
+
+/** Written once a remote tier holds every blob of the data directory: from then on the local folder is only a cache. */
+export function remoteMarkerPath(dataDir: string): string {
+  return join(dataDir, 'blobs', '.remote-seeded');
+}
+
+/** The remote location a data directory's blobs were moved to, or null when they never were. */
+export function remoteLocationOf(dataDir: string): string | null {
+  try {
+    return readFileSync(remoteMarkerPath(dataDir), 'utf8').trim() || null;
+  } catch {
+    return null;
   }
 }
 
@@ -299,11 +313,6 @@ export class BlobStore {
     this.dropLocal(hash);
   }
 
-  /** Remote deletions still under way (tests and shutdown wait for them). */
-  async settled(): Promise<void> {
-    await Promise.all(this.deleting.values());
-  }
-
   /** Removes the local copy and its derived copies, and tells the listeners. */
   private dropLocal(hash: string): boolean {
     rmSync(this.pathOf(hash), { force: true });
@@ -343,7 +352,7 @@ export class BlobStore {
    * than `graceMs` (so a blob written by an in-flight deploy, not yet
    * referenced by a committed row, is never collected). Returns the count.
    * With a remote tier the remote listing is the store; a blob's age is its
-   * newest write or re-use, remote or local.
+   * local copy's (refreshed on every re-use here), else the remote write's.
    */
   async sweep(isReferenced: (hash: string) => boolean, graceMs: number, now = Date.now()): Promise<number> {
     let removed = 0;
@@ -352,8 +361,7 @@ export class BlobStore {
       : this.localAges();
     for await (const { hash, modifiedMs } of stored) {
       if (isReferenced(hash)) continue;
-      const age = Math.max(modifiedMs, this.mtimeOf(hash) ?? 0);
-      if (now - age < graceMs) continue;
+      if (now - (this.mtimeOf(hash) ?? modifiedMs) < graceMs) continue;
       this.delete(hash);
       await this.deleting.get(hash); // one at a time: a sweep may find thousands
       removed++;
@@ -385,10 +393,9 @@ export class BlobStore {
    */
   async seedRemote(): Promise<number> {
     if (!this.remote || this.seeded) return 0;
-    const marker = join(this.root, '.remote-seeded');
+    const marker = remoteMarkerPath(this.dataDir);
     let uploaded = 0;
-    const seededFor = existsSync(marker) ? (await Bun.file(marker).text()).trim() : '';
-    if (seededFor !== this.remote.location) {
+    if (remoteLocationOf(this.dataDir) === null) {
       for (const hash of [...this.hashes()]) {
         if ((await this.remote.stat(hash).catch(() => null)) !== null) continue;
         await this.upload(hash, this.pathOf(hash));

@@ -44,6 +44,7 @@ export class DeployBlobWriter {
       // Refresh the age so a sweep's grace period covers this use too.
       const now = new Date();
       utimesSync(target, now, now);
+      this.ctx.blobs.noteLocal(hash, bytes.byteLength);
       return hash;
     }
     const tmp = join(this.tmpDir, `blob-${newId()}`);

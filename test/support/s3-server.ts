@@ -15,6 +15,8 @@ export interface S3TestServer {
 export async function startS3Server(bucket = 'easel-test'): Promise<S3TestServer> {
   const directory = mkdtempSync(join(tmpdir(), 'easel-s3-'));
   const proc = Bun.spawn(['node', '--openssl-legacy-provider', join(import.meta.dir, 's3rver-main.cjs'), directory, bucket], {
+    // Its stdin closes when this process ends, however it ends: s3rver-main.cjs exits then.
+    stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'inherit',
   });

@@ -20,3 +20,6 @@ server.run().then(
   },
 );
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)));
+// The test process holds our stdin: when it ends, however it ends, so do we.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
