@@ -38,6 +38,15 @@ export class LocalCopies {
     this.trim();
   }
 
+  /** A known copy was used again (no size to look up: the serving path's fast case). */
+  touch(hash: string): void {
+    const known = this.entries.get(hash);
+    if (!known) return;
+    this.entries.delete(hash);
+    known.usedAt = this.now();
+    this.entries.set(hash, known);
+  }
+
   forget(hash: string): void {
     const known = this.entries.get(hash);
     if (!known) return;

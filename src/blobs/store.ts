@@ -80,7 +80,7 @@ export class BlobStore {
   /** Remote deletions under way: a write of the same bytes waits for them, or the deletion could land after it. */
   private readonly deleting = new Map<string, Promise<void>>();
   /** False until local blobs a remote tier may lack have been uploaded (see seedRemote): until then nothing is dropped. */
-  private seeded = true;
+  private seeded: boolean;
 
   /**
    * `room`: the disk's free bytes and the floor to keep (EASEL_MIN_FREE_DISK_MB);
@@ -99,11 +99,10 @@ export class BlobStore {
     // Leftovers of writes interrupted by a crash are never referenced.
     for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
     this.remote = tier?.remote ?? null;
+    this.seeded = tier === null;
     this.copies = tier ? new LocalCopies(tier.cacheBytes, tier.now ?? Date.now, (hash) => this.seeded && this.dropLocal(hash)) : null;
-    if (this.copies) {
-      this.seeded = false;
-      for (const hash of this.hashes()) this.copies.use(hash, this.size(hash) ?? 0);
-    }
+    // The copies a previous run left count against the bound from the start.
+    if (this.copies) for (const hash of this.hashes()) this.copies.use(hash, this.size(hash) ?? 0);
   }
 
   pathOf(hash: string): string {
@@ -206,7 +205,7 @@ export class BlobStore {
 
   /**
    * With a remote tier: stores a complete local file remotely, before it gets
-   * a local name (the deploy writer calls it too). A 503 BLOB_STORE_UNAVAILABLE
+   * a local name (the deploy writer calls it too). A 503 STORAGE_UNAVAILABLE
    * when the remote refuses, so the write fails whole and nothing names it.
    */
   async upload(hash: string, path: string): Promise<void> {
@@ -217,6 +216,11 @@ export class BlobStore {
     } catch (err) {
       throw blobStoreUnavailable(this.remote, err);
     }
+  }
+
+  /** A copy the caller already knows is here was used again: it moves to the back of the cache's line (remote tier only). */
+  touch(hash: string): void {
+    this.copies?.touch(hash);
   }
 
   /** A local copy was written outside `put` (the deploy writer renames its own): count it against the cache bound. */

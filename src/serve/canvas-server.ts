@@ -208,7 +208,10 @@ export class CanvasServer {
    * A copy dropped from a remote tier's cache is forgotten (onDelete).
    */
   private blobPresent(hash: string): boolean | Promise<boolean> {
-    if (this.present.has(hash)) return true;
+    if (this.present.has(hash)) {
+      this.ctx.blobs.touch(hash);
+      return true;
+    }
     const found = this.ctx.blobs.local(hash);
     const remember = (ok: boolean) => {
       if (ok) this.present.set(hash, true);
