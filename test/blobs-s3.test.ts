@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { S3Client } from 'bun';
 import { createBackup } from '../src/backup/create.ts';
 import { restoreBackup } from '../src/backup/restore.ts';
 import { RemoteBlobsAtStart } from '../src/blobs/remote-start.ts';
@@ -33,7 +32,7 @@ const freshPrefix = () => `suite-${process.pid}-${++prefixes}/`;
 
 /** The bucket as anyone with the credentials sees it: hash → size under `prefix`. */
 async function objectsUnder(prefix: string): Promise<Map<string, number>> {
-  const client = new S3Client({ endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+  const client = s3.client;
   const out = new Map<string, number>();
   let continuationToken: string | undefined;
   do {
@@ -44,9 +43,7 @@ async function objectsUnder(prefix: string): Promise<Map<string, number>> {
   return out;
 }
 
-function s3Object(prefix: string, hash: string) {
-  return new S3Client({ endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).file(prefix + hash);
-}
+const s3Object = (prefix: string, hash: string) => s3.client.file(prefix + hash);
 
 /** Incompressible bytes (so a cache bound counts what it says). */
 function noise(size: number, seed: number): Uint8Array<ArrayBuffer> {

@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
+import { inParallel } from './in-parallel.ts';
 import { LocalCopies } from './local-copies.ts';
 import type { BlobRemote } from './remote.ts';
 
 const HASH = /^[0-9a-f]{64}$/;
+const SMALL_UPLOADS_AT_ONCE = 8;
+const BIG_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 export interface StoredBlob {
   hash: string;
@@ -216,6 +219,23 @@ export class BlobStore {
     } catch (err) {
       throw blobStoreUnavailable(this.remote, err);
     }
+  }
+
+  /**
+   * Uploads a deploy's new blobs ([hash, local file] pairs): small ones eight
+   * at a time (each is a round trip), big ones one at a time beside them (each
+   * holds a part in memory while it is sent; eight at once tripled a 95 MB
+   * deploy's peak memory for no speed).
+   */
+  async uploadMany(files: Array<[hash: string, path: string]>): Promise<void> {
+    if (!this.remote) return;
+    const big = files.filter(([, path]) => statSync(path).size > BIG_UPLOAD_BYTES);
+    const small = files.filter((f) => !big.includes(f));
+    const upload = ([hash, path]: [string, string]) => this.upload(hash, path);
+    // Both lanes end before a failure is told, so the caller's cleanup never pulls a file from under an upload.
+    const lanes = await Promise.allSettled([inParallel(small, SMALL_UPLOADS_AT_ONCE, upload), inParallel(big, 1, upload)]);
+    const failed = lanes.find((lane) => lane.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 
   /** A copy the caller already knows is here was used again: it moves to the back of the cache's line (remote tier only). */

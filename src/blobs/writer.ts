@@ -10,11 +10,10 @@ import { dirname, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { syncFilesystem } from './durable.ts';
+import { inParallel } from './in-parallel.ts';
 
 /** File-by-file fallback: syncs in flight at once. */
 const PARALLEL_SYNCS = 16;
-/** Uploads in flight at once to a remote tier. */
-const PARALLEL_UPLOADS = 8;
 
 export class DeployBlobWriter {
   private readonly hold;
@@ -80,7 +79,7 @@ export class DeployBlobWriter {
     if (this.options.perFile || !syncFilesystem(this.tmpDir)) await syncEach([...this.pending.values()]);
     // A remote tier holds every blob before any local name does (see BlobStore.upload).
     const blobs = this.ctx.blobs;
-    if (blobs.remote) await inParallel([...this.pending], PARALLEL_UPLOADS, ([hash, tmp]) => blobs.upload(hash, tmp));
+    if (blobs.remote) await blobs.uploadMany([...this.pending]);
     for (const [hash, tmp] of this.pending) {
       const target = this.ctx.blobs.pathOf(hash);
       if (existsSync(target)) {
@@ -127,23 +126,4 @@ function syncEach(paths: string[]): Promise<void> {
       closeSync(fd);
     }
   });
-}
-
-/** `work` for each item, at most `width` at once; the first failure fails the whole (after the running ones end). */
-async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (next < items.length && !failed) {
-      try {
-        await work(items[next++]!);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(width, items.length) }, worker));
-  const rejected = results.find((r) => r.status === 'rejected');
-  if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }

@@ -16,12 +16,16 @@ import fc from 'fast-check';
 import { zipSync } from 'fflate';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic.ts';
 import { startEasel, stopEasel, type Easel } from '../spawn.ts';
+import { startS3Server } from '../support/s3-server.ts';
 
 const CYCLES = Number(process.env.EASEL_CRASH_CYCLES ?? 10);
 const SEED = Number(process.env.EASEL_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-crash-cycles-'));
 let fake: FakeAnthropic;
 const env: Record<string, string> = { EASEL_DATA_DIR: dataDir, EASEL_RATELIMIT_ENABLED: 'false', EASEL_AI_API_KEY: 'sk-ant-crash-cycles' };
+// `bun run test:s3`: the same kills with every blob going to a real S3-compatible server; the live files must be whole there too.
+const s3 = process.env.EASEL_TEST_BLOBS === 's3' ? await startS3Server('easel-crash') : null;
+if (s3) Object.assign(env, s3.env('crash/'));
 let easel: Easel | null = null;
 let base = '';
 let cookie = '';
@@ -63,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (easel && easel.proc.exitCode === null) await stopEasel(easel);
   await fake.close();
+  await s3?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -227,6 +232,11 @@ test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged in
         path: f.path,
         whole: true,
       });
+      if (s3) {
+        const stored = s3.client.file(`crash/${f.hash}`);
+        const inBucket = (await stored.exists()) && sha(await stored.bytes()) === f.hash;
+        expect({ cycle, path: f.path, inBucket }).toEqual({ cycle, path: f.path, inBucket: true });
+      }
     }
     const count = (await (await call(`/v1/c/${canvas.slug}/kv/count`)).json()) as { value?: number };
     // An increment in flight at the kill may have landed unacknowledged; an acknowledged one is never lost.

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { startEasel, stopEasel, type Easel } from '../spawn.ts';
+import { startS3Server } from '../support/s3-server.ts';
 
 const DEPLOY_MB = Number(process.env.EASEL_LOAD_DEPLOY_MB ?? 10);
 const REALTIME_S = Number(process.env.EASEL_LOAD_REALTIME_S ?? 2);
@@ -25,12 +26,16 @@ let origin: string;
 // Its own data directory: the default (./data under the checkout) would pile up canvases run after run.
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-load-'));
 
+// `bun run test:s3`: the same load with every blob going to a real S3-compatible server.
+const s3 = process.env.EASEL_TEST_BLOBS === 's3' ? await startS3Server('easel-load') : null;
+
 beforeAll(async () => {
-  easel = await startEasel({ env: { EASEL_RATELIMIT_ENABLED: 'false', EASEL_DATA_DIR: dataDir } });
+  easel = await startEasel({ env: { EASEL_RATELIMIT_ENABLED: 'false', EASEL_DATA_DIR: dataDir, ...s3?.env('load/') } });
   origin = easel.url.replace('127.0.0.1', 'localhost');
 });
 afterAll(async () => {
   await stopEasel(easel);
+  await s3?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,6 @@
 // A real S3-compatible server (s3rver) on a loopback port, one per suite,
 // with the environment that points Easel at it.
+import { S3Client } from 'bun';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ export interface S3TestServer {
   bucket: string;
   /** EASEL_BLOB_URL and the S3 variables for a given key prefix. */
   env(prefix: string): Record<string, string>;
+  /** A client of the bucket, as anyone holding the credentials sees it. */
+  client: S3Client;
   stop(): Promise<void>;
 }
 
@@ -25,6 +28,7 @@ export async function startS3Server(bucket = 'easel-test'): Promise<S3TestServer
   return {
     endpoint,
     bucket,
+    client: new S3Client({ endpoint, bucket, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }),
     env: (prefix) => ({
       EASEL_BLOB_URL: `s3://${bucket}/${prefix}`,
       S3_ENDPOINT: endpoint,
