@@ -1,7 +1,7 @@
 // The administration page (#/admin, instance admins): people (search,
 // deactivate, who may publish Public links, their home org under tenancy), every canvas (search, disable
-// with a reason, enable), instance settings (the AI key write-only), and the
-// audit log with filters. Every server string is set as text.
+// with a reason, enable), instance settings (the AI key write-only), storage (database, blobs, disk), and
+// the audit log with filters. Every server string is set as text.
 'use strict';
 
 (() => {
@@ -12,7 +12,7 @@
   let tenancy = false;
   let auditBefore = null;
 
-  const { button, linkCell } = window.easelUi;
+  const { button, bytes, linkCell } = window.easelUi;
   const showError = (id, res) => window.easelUi.showError(id, res, deps.problem);
 
   async function loadUsers() {
@@ -350,6 +350,33 @@
     $('ad-settings-state').textContent = 'Saved.';
   }
 
+  /** What the data directory holds, where blobs live, and the disk's room (GET /api/admin/usage). */
+  async function loadStorage() {
+    const res = await deps.api('GET', '/api/admin/usage');
+    if (res.status !== 200) return showError('ad-storage-error', res);
+    const { database, blobs, disk } = res.data;
+    const rows = [
+      ['Database', `${bytes(database.bytes)} (write-ahead log ${bytes(database.walBytes)})`],
+      blobs.remote
+        ? [
+            'Blobs',
+            `in ${blobs.remote}; this server's cache holds ${blobs.files} copies, ${bytes(blobs.bytes)} of ${bytes(blobs.cacheBytes)}`,
+          ]
+        : ['Blobs', `${blobs.files} files, ${bytes(blobs.bytes)}, in the data directory`],
+      ['Disk', `${bytes(disk.freeBytes)} free of ${bytes(disk.totalBytes)}; writes are refused below ${bytes(disk.minFreeBytes)} free`],
+    ];
+    const tbody = $('ad-storage').querySelector('tbody');
+    tbody.replaceChildren();
+    for (const [what, value] of rows) {
+      const row = document.createElement('tr');
+      row.dataset.what = what.toLowerCase();
+      deps.cell(row, what);
+      deps.cell(row, value);
+      tbody.append(row);
+    }
+    showError('ad-storage-error', null);
+  }
+
   async function loadAudit(more) {
     const form = $('ad-audit-filter');
     const q = new URLSearchParams({ limit: '50' });
@@ -392,7 +419,7 @@
       wireConnections();
     },
     async open() {
-      await Promise.all([loadUsers(), loadCanvases(), loadSettings(), loadAudit(false), loadConnections()]);
+      await Promise.all([loadUsers(), loadCanvases(), loadSettings(), loadAudit(false), loadConnections(), loadStorage()]);
       $('admin-page').dataset.ready = 'true';
     },
   };

@@ -18,11 +18,7 @@
   const { button, linkCell } = window.easelUi;
   const showError = (id, res) => window.easelUi.showError(id, res, deps.problem);
 
-  function bytes(n) {
-    if (n < 1024) return `${n} B`;
-    if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-    return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  }
+  const { bytes } = window.easelUi;
 
   const when = (ms) => new Date(ms).toLocaleString();
 

@@ -3,6 +3,13 @@
 'use strict';
 
 window.easelUi = {
+  /** A byte count for people: 512 B, 3.2 KB, 41.0 MB, 1.5 GB. */
+  bytes(n) {
+    if (n < 1024) return `${n} B`;
+    if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+    if (n < 1024 * 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+    return `${(n / 1024 / 1024 / 1024).toFixed(1)} GB`;
+  },
   /** A table cell holding `text`. */
   cell(row, text) {
     const td = document.createElement('td');

@@ -75,6 +75,11 @@ describe('GET /api/admin/usage', () => {
     expect(usage.database.bytes).toBeGreaterThan(0);
     expect(usage.blobs.files).toBe(blobCount());
     expect(usage.blobs.bytes).toBeGreaterThan(0);
+    // Where blobs live: the data directory (`bun run test:s3` keeps them in a bucket, the directory caching copies).
+    const remote = app.ctx.blobs.remote;
+    expect({ remote: usage.blobs.remote, cacheBytes: usage.blobs.cacheBytes }).toEqual(
+      remote ? { remote: remote.location, cacheBytes: app.ctx.config.blobCacheBytes } : { remote: null, cacheBytes: null },
+    );
     expect(usage.disk.totalBytes).toBeGreaterThan(usage.disk.freeBytes);
     expect(usage.disk.minFreeBytes).toBe(100 * MiB);
     await expectCode(await w.request('owner', '/api/admin/usage'), 404, 'NOT_FOUND');

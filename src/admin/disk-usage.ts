@@ -7,7 +7,8 @@ const BLOB_WALK_EVERY_MS = 60_000;
 
 export interface DiskUsage {
   database: { bytes: number; walBytes: number };
-  blobs: { bytes: number; files: number; measuredAt: number };
+  /** What the data directory holds; with `remote` (EASEL_BLOB_URL) these are the local cache's copies, bounded by `cacheBytes`. */
+  blobs: { bytes: number; files: number; measuredAt: number; remote: string | null; cacheBytes: number | null };
   disk: { freeBytes: number; totalBytes: number; minFreeBytes: number };
 }
 
@@ -18,7 +19,7 @@ export interface DiskUsage {
  * answer 507.
  */
 export class DiskUsageReport {
-  private blobs: DiskUsage['blobs'] | null = null;
+  private blobs: Pick<DiskUsage['blobs'], 'bytes' | 'files' | 'measuredAt'> | null = null;
 
   constructor(private readonly ctx: Pick<AppContext, 'config' | 'blobs' | 'now'>) {}
 
@@ -42,7 +43,11 @@ export class DiskUsageReport {
     }
     return {
       database: { bytes: size(join(dir, 'easel.db')), walBytes: size(join(dir, 'easel.db-wal')) },
-      blobs: this.blobs,
+      blobs: {
+        ...this.blobs,
+        remote: this.ctx.blobs.remote?.location ?? null,
+        cacheBytes: this.ctx.blobs.remote ? this.ctx.config.blobCacheBytes : null,
+      },
       disk: { ...disk, minFreeBytes: this.ctx.config.minFreeDiskBytes },
     };
   }

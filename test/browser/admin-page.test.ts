@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../harness.ts';
 import { ROOT } from '../spawn.ts';
+import { startS3Server } from '../support/s3-server.ts';
 import { ADMIN_EMAIL } from '../world.ts';
 import { api, closeBrowserSuite, dashboardPage, launchChromium } from './helpers.ts';
 
@@ -172,6 +173,36 @@ describe('the administration page', () => {
     expect(await page.content()).not.toContain('upstream-secret');
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
+  });
+
+  test("storage: the database, where blobs live (the data directory, or a bucket with this server's cache) and the disk", async () => {
+    const storage = async (p: Page) =>
+      Object.fromEntries(
+        await p
+          .locator('#ad-storage tbody tr')
+          .evaluateAll((rows) => rows.map((r) => [(r as HTMLElement).dataset.what, (r.lastElementChild as HTMLElement).innerText])),
+      );
+    const here = await storage(page);
+    expect(here.database).toMatch(/^\d+\.\d KB \(write-ahead log [\d.]+ [KM]?B\)$/);
+    expect(here.blobs).toMatch(/^\d+ files, [\d.]+ [KM]?B, in the data directory$/);
+    expect(here.disk).toMatch(/free of .*; writes are refused below 256\.0 MB free$/);
+
+    const s3 = await startS3Server('easel-admin');
+    const onS3 = await startTestApp({
+      listen: true,
+      env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_BLOB_CACHE_MB: '64', ...s3.env('admin/') },
+    });
+    try {
+      const other = await dashboardPage(browser, onS3, await onS3.signIn(ADMIN_EMAIL, 'Admin'), contexts);
+      await other.click('#admin-link');
+      await other.locator('#admin-page[data-ready="true"]').waitFor();
+      expect((await storage(other)).blobs).toMatch(
+        /^in s3:\/\/easel-admin\/admin\/; this server's cache holds \d+ copies, [\d.]+ [KM]?B of 64\.0 MB$/,
+      );
+    } finally {
+      await onS3.close();
+      await s3.stop();
+    }
   });
 
   test('the audit log, filtered by action and canvas', async () => {

@@ -165,7 +165,7 @@ describe('a canvas page in the dashboard', () => {
     expect(await why('ai')).toBe('off');
     // What it uses against the quotas: two deployed versions' files are not runtime files.
     expect(await page.locator('#cp-usage').innerText()).toMatch(
-      /^Key-value: 0 of 10,000 shared keys \(and 1,000 per person in their own\) · Files: 0 B of \d+(\.\d)? MB · AI in \d{4}-\d{2}: \$0\.00 of \$\d+\.\d{2}$/,
+      /^Key-value: 0 of 10,000 shared keys \(and 1,000 per person in their own\) · Files: 0 B of \d+(\.\d)? [MG]B · AI in \d{4}-\d{2}: \$0\.00 of \$\d+\.\d{2}$/,
     );
     await page.check('#cp-switch-ai');
     await page.locator('#cp-switches li[data-capability="ai"] .why', { hasText: 'no AI provider key' }).waitFor();
