@@ -38,6 +38,13 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
+/** Objects in the bucket when blobs are on S3 (`bun run test:s3`); 0 otherwise. */
+async function bucketCount(): Promise<number> {
+  let n = 0;
+  for await (const _ of app.ctx.blobs.remote?.list() ?? []) n++;
+  return n;
+}
+
 function blobCount(): number {
   let n = 0;
   const walk = (dir: string) => {
@@ -87,6 +94,7 @@ describe('hostile archives', () => {
       fc.asyncProperty(mutated, async (zip) => {
         const before = liveState();
         const blobs = blobCount();
+        const objects = await bucketCount();
         const res = await app.request(`/v1/canvases/${canvas.id}/deploy`, {
           method: 'PUT',
           body: zip as Uint8Array<ArrayBuffer>,
@@ -110,6 +118,7 @@ describe('hostile archives', () => {
           if (liveState() !== before) throw new Error(`a refused deploy (${text}) changed the live state`);
           // Blobs a refused deploy wrote are gone again (collected at once, or never renamed into the store).
           if (blobCount() > blobs) throw new Error(`a refused deploy (${text}) left blobs behind`);
+          if ((await bucketCount()) > objects) throw new Error(`a refused deploy (${text}) left objects in the bucket`);
         }
       }),
       { numRuns: RUNS, seed: SEED },
