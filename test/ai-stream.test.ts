@@ -337,6 +337,26 @@ describe('AI chat: client abort (real HTTP)', () => {
   });
 });
 
+describe('AI chat: a client gone while the answer waits to be read', () => {
+  let w: AiWorld;
+  useAiWorld((world) => (w = world));
+
+  test('the request signal alone (the body never read, never cancelled) settles the call as aborted', async () => {
+    // The first delta is queued in the response and the run waits at it for a reader: when the client goes away
+    // then, only its signal says so. The Chromium flake (a left for-await loop, no settle within 5 s) was this.
+    w.fake.script({ kind: 'stream', chunks: ['a', 'b', 'never sent'], hangAfter: 2 });
+    const abort = new AbortController();
+    const finished = recordEvents(w.app, 'ai.call-finished');
+    const res = await w.chat(ask(), 'editor', w.canvas.slug, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    abort.abort();
+    const { callId } = await finished.waitFor(() => true);
+    finished.stop();
+    await expectLetGo(w.fake.requests[0]);
+    expect(calls(w.app, w.canvas.id).at(-1)).toMatchObject({ id: callId, state: 'settled', outcome: 'aborted' });
+  });
+});
+
 describe('AI chat: calls left running by a previous process', () => {
   test('are settled at start as a usage timeout (0 tokens, 0 cost), so they stop holding the caps', async () => {
     const w = await makeAiWorld();

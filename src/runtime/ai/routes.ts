@@ -28,10 +28,16 @@ export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
 
     // Our own signal: the client going away (request.signal) or the response stream being cancelled.
     const abort = new AbortController();
-    const onClientGone = () => abort.abort();
-    request.signal.addEventListener('abort', onClientGone, { once: true });
-    const finished = ai.track(() => abort.abort());
-    const events = tracked(
+    // The run may be waiting at a yield for a reader who is gone (a delta queued, no pull under way): aborting
+    // its provider call does not wake it, so it is closed too (after any next() in flight), and settles.
+    // Shutdown stops a run the same way.
+    const stopRun = () => {
+      abort.abort();
+      events.return(undefined).catch(() => {});
+    };
+    request.signal.addEventListener('abort', stopRun, { once: true });
+    const finished = ai.track(stopRun);
+    const events: AsyncGenerator<StreamEvent, void, void> = tracked(
       chatEvents({ service: ai.service, open: ai.open, tuning: ai.tuning, log: ctx.log }, admission, abort.signal),
       () => {
         finished();
@@ -43,11 +49,11 @@ export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
     try {
       first = await events.next();
     } catch (err) {
-      request.signal.removeEventListener('abort', onClientGone);
+      request.signal.removeEventListener('abort', stopRun);
       throw err;
     }
     const close = (c: ReadableStreamDefaultController<Uint8Array>) => {
-      request.signal.removeEventListener('abort', onClientGone);
+      request.signal.removeEventListener('abort', stopRun);
       c.close();
     };
     const body = new ReadableStream<Uint8Array>({
