@@ -1,6 +1,6 @@
 // Blobs on S3 or an S3-compatible server, through Bun's built-in client.
-// Objects are named `<prefix><sha256>`; uploads of big files go in parts
-// (Bun splits a file write into a multipart upload).
+// Objects are named `<prefix><sha256>`; files over one part go up as a
+// multipart upload, read from disk a part at a time.
 import { S3Client, type S3File } from 'bun';
 import type { BlobRemote, RemoteBlob } from './remote.ts';
 
@@ -48,11 +48,10 @@ export class S3BlobRemote implements BlobRemote {
       await object.write(await file.bytes(), { type: 'application/octet-stream' });
       return;
     }
-    // Bigger files go in parts, read as they are sent: handing Bun the whole file, or streaming it into the
-    // writer, buffers all of it (a 95 MB deploy peaked at 390 MB); flushing part by part holds about one part.
+    // Bun's writer takes every write at once (no backpressure), so handing it the whole file or a stream buffers
+    // all of it (a 95 MB deploy peaked at 390 MB): each part is read and flushed before the next.
     const writer = object.writer({ type: 'application/octet-stream', partSize: PART_BYTES, retry: 3 });
     try {
-      // The writer takes every write at once (no backpressure): the file is read part by part, each flushed before the next.
       for (let at = 0; at < file.size; at += PART_BYTES) {
         await writer.write(await file.slice(at, at + PART_BYTES).bytes());
         await writer.flush();
@@ -110,7 +109,8 @@ export class S3BlobRemote implements BlobRemote {
   }
 }
 
+/** S3 answers a missing key with NoSuchKey (GET) or a bare 404 (HEAD, which Bun reports as NotFound). */
 function isNotFound(err: unknown): boolean {
-  const e = err as { code?: string; name?: string } | null;
-  return e?.code === 'NoSuchKey' || e?.code === 'NotFound' || e?.name === 'NotFound' || /not ?found|NoSuchKey|404/i.test(String(err));
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'NoSuchKey' || code === 'NotFound';
 }
