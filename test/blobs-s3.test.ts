@@ -260,6 +260,16 @@ describe('when S3 does not answer', () => {
     expect(String((error as Error).message)).not.toContain('S3RVER');
   });
 
+  test("a bucket that does not exist stops the start too, naming S3's code", async () => {
+    // (s3rver takes any credentials, so a refused key is not tested here: S3 answers it the same way, with a code.)
+    const noBucket = await startTestApp({ env: { ...s3.env('x/'), EASEL_BLOB_URL: 's3://no-such-bucket/x' } }).then(
+      () => null,
+      (err: unknown) => err as Error,
+    );
+    expect(noBucket).toBeInstanceOf(RemoteBlobsAtStart);
+    expect(noBucket!.message).toContain('the blob store s3://no-such-bucket/x/ cannot be used (NoSuchBucket)');
+  });
+
   test('a deploy answers 503 STORAGE_UNAVAILABLE and nothing goes live; /healthz answers 503 naming the blobs; cached pages still serve', async () => {
     const own = await startS3Server('easel-outage');
     const app = await startTestApp({ env: own.env(freshPrefix()) });

@@ -28,7 +28,7 @@ export function remoteBlobsStart(blobs: BlobStore, log: Logger): Lifecycle {
       } catch (err) {
         const reason = (err as { code?: string } | null)?.code ?? (err instanceof Error ? err.message : String(err));
         throw new RemoteBlobsAtStart(
-          `the blob store ${remote.location} does not answer (${reason}): check EASEL_BLOB_URL and the S3 variables`,
+          `the blob store ${remote.location} cannot be used (${reason}): check EASEL_BLOB_URL and the S3 variables`,
         );
       }
       const uploaded = await blobs.seedRemote();
