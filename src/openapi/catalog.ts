@@ -105,6 +105,7 @@ const ZIP_DEPLOY_ERRORS: ErrorCode[] = [
   'FILE_TOO_LARGE',
   'QUOTA_EXCEEDED',
   'INSUFFICIENT_STORAGE',
+  'STORAGE_UNAVAILABLE',
   ...COORDINATION,
 ];
 const BEGIN_ERRORS: ErrorCode[] = [
@@ -123,6 +124,7 @@ const STAGE_ERRORS: ErrorCode[] = [
   'FILE_TOO_LARGE',
   'UPLOAD_ALREADY_FINALIZED',
   'INSUFFICIENT_STORAGE',
+  'STORAGE_UNAVAILABLE',
 ];
 const FINALIZE_ERRORS: ErrorCode[] = [
   'UPLOAD_HANDLE_INVALID',
@@ -367,6 +369,7 @@ export const CATALOG: Record<string, RouteDoc> = {
       'TOO_MANY_FILES',
       'CANVAS_TOO_LARGE',
       'INSUFFICIENT_STORAGE',
+      'STORAGE_UNAVAILABLE',
     ],
   }),
   'DELETE /api/canvases/:id/draft/file': r('Management', 'session', 'Delete one file from your draft', {
@@ -543,7 +546,7 @@ export const CATALOG: Record<string, RouteDoc> = {
   'POST /v1/c/:slug/files': r('Runtime', 'runtime', 'Upload a file (multipart/form-data, field "file")', {
     body: { contentType: 'multipart/form-data', description: 'one part named file' },
     answer: anyJson,
-    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED', 'INSUFFICIENT_STORAGE'],
+    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED', 'INSUFFICIENT_STORAGE', 'STORAGE_UNAVAILABLE'],
   }),
   'GET /v1/c/:slug/files': r('Runtime', 'runtime', 'List files', { query: { cursor: 'next page', limit: 'page size' }, answer: anyJson }),
   'GET /v1/c/:slug/files/:id/content': r('Runtime', 'runtime', "A file's bytes (Range and ETag)", {
