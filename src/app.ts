@@ -173,7 +173,14 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     housekeeping: new Housekeeping(ctx),
     drafts,
     diskUsage,
-    metrics: new Metrics(ctx, { realtimeConnections: () => features.realtime.openConnections(), diskUsage }),
+    metrics: new Metrics(ctx, {
+      realtimeConnections: () => features.realtime.openConnections(),
+      diskUsage,
+      blobCache: () => {
+        const cache = ctx.blobs.cache();
+        return cache && { bytes: cache.bytes, limitBytes: ctx.config.blobCacheBytes };
+      },
+    }),
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.

@@ -74,16 +74,23 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
+  const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const blobs = new BlobStore(
     config.dataDir,
     { freeBytes: options.freeDiskBytes ?? (() => freeBytesOf(config.dataDir)), minFreeBytes: config.minFreeDiskBytes },
-    config.blobStore ? { remote: new S3BlobRemote(config.blobStore), cacheBytes: config.blobCacheBytes, now } : null,
+    config.blobStore
+      ? {
+          remote: new S3BlobRemote(config.blobStore),
+          cacheBytes: config.blobCacheBytes,
+          now,
+          observe: (operation, outcome) => events.emit('blobs.remote', { operation, outcome }),
+        }
+      : null,
   );
   const canvases = new CanvasStore(db);
   const audit = new AuditLog(db, now);
   const tokens = new TokenStore(db, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
-  const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const settings = new SettingsService(db, config, now);
   // A provider key an older release stored in plaintext is sealed now, or reported until it can be.
   const secrets = settings.sealStoredSecrets();

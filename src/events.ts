@@ -30,6 +30,8 @@ export interface EventMap {
   'ai.call-finished': { callId: string; canvasId: string };
   /** An in-flight deploy holds a blob against collection (it has the bytes, its version row is to come). */
   'blobs.held': { hash: string };
+  /** A request to the remote blob store (EASEL_BLOB_URL) ended: `missing` when a fetched blob was not there or not what its name says. */
+  'blobs.remote': { operation: 'upload' | 'fetch' | 'delete'; outcome: 'ok' | 'failed' | 'missing' };
   /** A scheduled whole-store blob sweep ran. */
   'blobs.swept': { removed: number };
   /** A deploy committed (`already_current`: the release was live already). `durationMs` from its first byte (ZIP) or its finalize call. */

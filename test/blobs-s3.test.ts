@@ -19,6 +19,7 @@ import { startS3Server, type S3TestServer } from './support/s3-server.ts';
 import { site, stagedDeploy } from './upload-fixtures.ts';
 
 const MiB = 1024 * 1024;
+const METRICS_TOKEN = 'metrics-token-for-the-s3-suite-0123';
 let s3: S3TestServer;
 let prefixes = 0;
 
@@ -69,7 +70,10 @@ describe('a node on S3', () => {
 
   beforeAll(async () => {
     prefix = freshPrefix();
-    app = await startTestApp({ env: { ...s3.env(prefix), EASEL_BLOB_CACHE_MB: '16', EASEL_RATELIMIT_ENABLED: 'off' }, now: clock.now });
+    app = await startTestApp({
+      env: { ...s3.env(prefix), EASEL_BLOB_CACHE_MB: '16', EASEL_RATELIMIT_ENABLED: 'off', EASEL_METRICS_TOKEN: METRICS_TOKEN },
+      now: clock.now,
+    });
   });
   afterAll(() => app.close());
 
@@ -174,6 +178,19 @@ describe('a node on S3', () => {
     expect(after.has(orphan.hash)).toBe(false);
     expect(after.size).toBe(live.size - 1);
     expect(existsSync(app.ctx.blobs.pathOf(orphan.hash))).toBe(false);
+  });
+
+  test('/metrics counts the requests to the bucket by outcome, and shows the cache against its bound', async () => {
+    const res = await app.request('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const text = await res.text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    // Every test above left its trace: uploads, a copy fetched again, the swapped bytes refused, the orphan deleted.
+    expect(value('easel_blob_remote_operations_total{operation="upload",outcome="ok"}')).toBeGreaterThanOrEqual(10);
+    expect(value('easel_blob_remote_operations_total{operation="fetch",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(value('easel_blob_remote_operations_total{operation="fetch",outcome="missing"}')).toBeGreaterThanOrEqual(1);
+    expect(value('easel_blob_remote_operations_total{operation="delete",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(value('easel_blob_cache_limit_bytes')).toBe(16 * MiB);
+    expect(value('easel_blob_cache_bytes')).toBeGreaterThan(0);
   });
 });
 

@@ -56,6 +56,8 @@ export interface RemoteTier {
   remote: BlobRemote;
   cacheBytes: number;
   now?: () => number;
+  /** Told how each remote request ended (metrics). */
+  observe?: (operation: 'upload' | 'fetch' | 'delete', outcome: 'ok' | 'failed' | 'missing') => void;
 }
 
 /**
@@ -82,6 +84,7 @@ export class BlobStore {
   private readonly fetching = new Map<string, Promise<boolean>>();
   /** Remote deletions under way: a write of the same bytes waits for them, or the deletion could land after it. */
   private readonly deleting = new Map<string, Promise<void>>();
+  private readonly observe: NonNullable<RemoteTier['observe']>;
   /** False until local blobs a remote tier may lack have been uploaded (see seedRemote): until then nothing is dropped. */
   private seeded: boolean;
 
@@ -102,6 +105,7 @@ export class BlobStore {
     // Leftovers of writes interrupted by a crash are never referenced.
     for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
     this.remote = tier?.remote ?? null;
+    this.observe = tier?.observe ?? (() => {});
     this.seeded = tier === null;
     this.copies = tier ? new LocalCopies(tier.cacheBytes, tier.now ?? Date.now, (hash) => this.seeded && this.dropLocal(hash)) : null;
     // The copies a previous run left count against the bound from the start.
@@ -216,7 +220,9 @@ export class BlobStore {
     await this.deleting.get(hash);
     try {
       await this.remote.upload(hash, path);
+      this.observe('upload', 'ok');
     } catch (err) {
+      this.observe('upload', 'failed');
       throw blobStoreUnavailable(this.remote, err);
     }
   }
@@ -236,6 +242,11 @@ export class BlobStore {
     const lanes = await Promise.allSettled([inParallel(small, SMALL_UPLOADS_AT_ONCE, upload), inParallel(big, 1, upload)]);
     const failed = lanes.find((lane) => lane.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
+
+  /** The local cache's use and bound with a remote tier; null without one (the folder is then the store). */
+  cache(): { bytes: number; copies: number } | null {
+    return this.copies ? { bytes: this.copies.bytes, copies: this.copies.count } : null;
   }
 
   /** A copy the caller already knows is here was used again: it moves to the back of the cache's line (remote tier only). */
@@ -276,9 +287,13 @@ export class BlobStore {
     try {
       body = await remote.open(hash);
     } catch (err) {
+      this.observe('fetch', 'failed');
       throw blobStoreUnavailable(remote, err);
     }
-    if (!body) return false;
+    if (!body) {
+      this.observe('fetch', 'missing');
+      return false;
+    }
     const tmpPath = join(this.tmp, newId());
     const hasher = new Bun.CryptoHasher('sha256');
     let size: number;
@@ -286,13 +301,16 @@ export class BlobStore {
       size = await writeCapped(body, tmpPath, Infinity, { onChunk: (chunk) => hasher.update(chunk) });
     } catch (err) {
       rmSync(tmpPath, { force: true });
+      this.observe('fetch', 'failed');
       throw blobStoreUnavailable(remote, err);
     }
     if (hasher.digest('hex') !== hash) {
       // Bytes that are not what their name says are never served.
       rmSync(tmpPath, { force: true });
+      this.observe('fetch', 'missing');
       return false;
     }
+    this.observe('fetch', 'ok');
     mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
     renameSync(tmpPath, this.pathOf(hash));
     this.copies!.use(hash, size);
@@ -326,9 +344,11 @@ export class BlobStore {
       const remote = this.remote;
       const job = remote
         .delete(hash)
-        .catch(() => {
+        .then(
+          () => this.observe('delete', 'ok'),
           // Left for the next sweep: it lists the remote store again.
-        })
+          () => this.observe('delete', 'failed'),
+        )
         .finally(() => {
           if (this.deleting.get(hash) === job) this.deleting.delete(hash);
         });

@@ -14,6 +14,8 @@ import { METHODS, methodIndex, routeClassOf } from './route-class.ts';
 export interface MetricsSources {
   realtimeConnections: () => number;
   diskUsage: DiskUsageReport;
+  /** The local cache of a remote blob store, and its bound; null when blobs live in the data directory. */
+  blobCache: () => { bytes: number; limitBytes: number } | null;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -52,6 +54,12 @@ function defineSeries(registry: Registry) {
       new Counter('easel_connections_calls_total', 'Connections calls by outcome (upstream status class, or the error code)', ['outcome']),
     ),
     refusals: registry.add(new Counter('easel_ratelimit_refusals_total', 'Requests refused by a rate-limit class', ['class'])),
+    blobRemote: registry.add(
+      new Counter('easel_blob_remote_operations_total', 'Requests to the remote blob store (EASEL_BLOB_URL), by operation and outcome', [
+        'operation',
+        'outcome',
+      ]),
+    ),
   };
 }
 
@@ -93,6 +101,10 @@ function defineGauges(registry: Registry, sources: MetricsSources, lag: EventLoo
   gauge('easel_sqlite_wal_bytes', 'Size of the write-ahead log (easel.db-wal)', () => disk().database.walBytes);
   gauge('easel_blob_bytes', 'Bytes in the blob store (measured at most once a minute)', () => disk().blobs.bytes);
   gauge('easel_blob_files', 'Blobs in the blob store (measured at most once a minute)', () => disk().blobs.files);
+  if (sources.blobCache() !== null) {
+    gauge('easel_blob_cache_bytes', "Bytes of this server's cache of a remote blob store", () => sources.blobCache()?.bytes ?? 0);
+    gauge('easel_blob_cache_limit_bytes', 'The cache bound (EASEL_BLOB_CACHE_MB)', () => sources.blobCache()?.limitBytes ?? 0);
+  }
   gauge('easel_disk_free_bytes', "Free bytes on the data directory's disk", () => disk().disk.freeBytes);
   gauge('easel_realtime_connections', 'Open realtime sockets', sources.realtimeConnections);
   gauge('easel_event_loop_lag_seconds', 'How late the event loop last woke for a timer', () => lag.last);
@@ -151,6 +163,7 @@ export class Metrics implements Lifecycle {
       }),
       events.on('connections.finished', (e) => s.connectionCalls.inc([e.outcome])),
       events.on('ratelimit.refused', (e) => s.refusals.inc([e.class])),
+      events.on('blobs.remote', (e) => s.blobRemote.inc([e.operation, e.outcome])),
     );
   }
 
