@@ -31,6 +31,8 @@ export function remoteBlobsStart(blobs: BlobStore, log: Logger): Lifecycle {
           `the blob store ${remote.location} cannot be used (${reason}): check EASEL_BLOB_URL and the S3 variables`,
         );
       }
+      // The first start on a bucket may have a whole data directory to upload: say so before the wait.
+      if (movedTo === null) log.info('checking the blob store holds every local blob (first start on it)', { location: remote.location });
       const uploaded = await blobs.seedRemote();
       if (uploaded > 0) log.info('local blobs uploaded to the blob store', { count: uploaded, location: remote.location });
     },

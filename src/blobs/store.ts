@@ -6,6 +6,7 @@ import { writeCapped } from '../streams/capped.ts';
 import { inParallel } from './in-parallel.ts';
 import { LocalCopies } from './local-copies.ts';
 import type { BlobRemote } from './remote.ts';
+import { RemoteTier, type RemoteOperation, type RemoteOutcome } from './remote-tier.ts';
 
 const HASH = /^[0-9a-f]{64}$/;
 const SMALL_UPLOADS_AT_ONCE = 8;
@@ -52,12 +53,12 @@ export function blobPathUnder(root: string, hash: string): string {
 }
 
 /** Blobs kept on a shared store (EASEL_BLOB_URL): the local folder is then a bounded cache. */
-export interface RemoteTier {
+export interface RemoteOptions {
   remote: BlobRemote;
   cacheBytes: number;
   now?: () => number;
   /** Told how each remote request ended (metrics). */
-  observe?: (operation: 'upload' | 'fetch' | 'delete', outcome: 'ok' | 'failed' | 'missing') => void;
+  observe?: (operation: RemoteOperation, outcome: RemoteOutcome) => void;
 }
 
 /**
@@ -82,9 +83,7 @@ export class BlobStore {
   private readonly copies: LocalCopies | null;
   /** Copies being fetched: one download per hash however many readers wait. */
   private readonly fetching = new Map<string, Promise<boolean>>();
-  /** Remote deletions under way: a write of the same bytes waits for them, or the deletion could land after it. */
-  private readonly deleting = new Map<string, Promise<void>>();
-  private readonly observe: NonNullable<RemoteTier['observe']>;
+  private readonly tier: RemoteTier | null;
   /** False until local blobs a remote tier may lack have been uploaded (see seedRemote): until then nothing is dropped. */
   private seeded: boolean;
 
@@ -95,7 +94,7 @@ export class BlobStore {
   constructor(
     dataDir: string,
     private readonly room: { freeBytes: () => number; minFreeBytes: number } = { freeBytes: () => freeBytesOf(dataDir), minFreeBytes: 0 },
-    tier: RemoteTier | null = null,
+    options: RemoteOptions | null = null,
   ) {
     this.dataDir = dataDir;
     this.root = join(dataDir, 'blobs');
@@ -104,10 +103,12 @@ export class BlobStore {
     mkdirSync(this.tmp, { recursive: true });
     // Leftovers of writes interrupted by a crash are never referenced.
     for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
-    this.remote = tier?.remote ?? null;
-    this.observe = tier?.observe ?? (() => {});
-    this.seeded = tier === null;
-    this.copies = tier ? new LocalCopies(tier.cacheBytes, tier.now ?? Date.now, (hash) => this.seeded && this.dropLocal(hash)) : null;
+    this.remote = options?.remote ?? null;
+    this.tier = options ? new RemoteTier(options.remote, options.observe) : null;
+    this.seeded = options === null;
+    this.copies = options
+      ? new LocalCopies(options.cacheBytes, options.now ?? Date.now, (hash) => this.seeded && this.dropLocal(hash))
+      : null;
     // The copies a previous run left count against the bound from the start.
     if (this.copies) for (const hash of this.hashes()) this.copies.use(hash, this.size(hash) ?? 0);
   }
@@ -216,15 +217,7 @@ export class BlobStore {
    * when the remote refuses, so the write fails whole and nothing names it.
    */
   async upload(hash: string, path: string): Promise<void> {
-    if (!this.remote) return;
-    await this.deleting.get(hash);
-    try {
-      await this.remote.upload(hash, path);
-      this.observe('upload', 'ok');
-    } catch (err) {
-      this.observe('upload', 'failed');
-      throw blobStoreUnavailable(this.remote, err);
-    }
+    await this.tier?.upload(hash, path);
   }
 
   /**
@@ -234,7 +227,7 @@ export class BlobStore {
    * deploy's peak memory for no speed).
    */
   async uploadMany(files: Array<[hash: string, path: string]>): Promise<void> {
-    if (!this.remote) return;
+    if (!this.tier) return;
     const big = files.filter(([, path]) => statSync(path).size > BIG_UPLOAD_BYTES);
     const small = files.filter((f) => !big.includes(f));
     const upload = ([hash, path]: [string, string]) => this.upload(hash, path);
@@ -282,35 +275,9 @@ export class BlobStore {
   }
 
   private async fetch(hash: string): Promise<boolean> {
-    const remote = this.remote!;
-    let body: ReadableStream<Uint8Array> | null;
-    try {
-      body = await remote.open(hash);
-    } catch (err) {
-      this.observe('fetch', 'failed');
-      throw blobStoreUnavailable(remote, err);
-    }
-    if (!body) {
-      this.observe('fetch', 'missing');
-      return false;
-    }
     const tmpPath = join(this.tmp, newId());
-    const hasher = new Bun.CryptoHasher('sha256');
-    let size: number;
-    try {
-      size = await writeCapped(body, tmpPath, Infinity, { onChunk: (chunk) => hasher.update(chunk) });
-    } catch (err) {
-      rmSync(tmpPath, { force: true });
-      this.observe('fetch', 'failed');
-      throw blobStoreUnavailable(remote, err);
-    }
-    if (hasher.digest('hex') !== hash) {
-      // Bytes that are not what their name says are never served.
-      rmSync(tmpPath, { force: true });
-      this.observe('fetch', 'missing');
-      return false;
-    }
-    this.observe('fetch', 'ok');
+    const size = await this.tier!.download(hash, tmpPath);
+    if (size === null) return false;
     mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
     renameSync(tmpPath, this.pathOf(hash));
     this.copies!.use(hash, size);
@@ -320,12 +287,8 @@ export class BlobStore {
   /** The blob's size wherever it is stored; null when it is stored nowhere. */
   async sizeOf(hash: string): Promise<number | null> {
     const here = this.size(hash);
-    if (here !== null || !this.remote || !HASH.test(hash)) return here;
-    try {
-      return (await this.remote.stat(hash))?.size ?? null;
-    } catch (err) {
-      throw blobStoreUnavailable(this.remote, err);
-    }
+    if (here !== null || !this.tier || !HASH.test(hash)) return here;
+    return this.tier.size(hash);
   }
 
   /** Files derived from a blob that must go with it: its cached compressed copies. */
@@ -340,21 +303,14 @@ export class BlobStore {
    * come back later under the same hash).
    */
   delete(hash: string): void {
-    if (this.remote) {
-      const remote = this.remote;
-      const job = remote
-        .delete(hash)
-        .then(
-          () => this.observe('delete', 'ok'),
-          // Left for the next sweep: it lists the remote store again.
-          () => this.observe('delete', 'failed'),
-        )
-        .finally(() => {
-          if (this.deleting.get(hash) === job) this.deleting.delete(hash);
-        });
-      this.deleting.set(hash, job);
-    }
+    void this.remoteDelete(hash);
+  }
+
+  /** `delete`, resolved once the remote deletion is over (the sweep goes one at a time). */
+  private remoteDelete(hash: string): Promise<void> {
+    const job = this.tier?.delete(hash) ?? Promise.resolve();
     this.dropLocal(hash);
+    return job;
   }
 
   /** Removes the local copy and its derived copies, and tells the listeners. */
@@ -406,8 +362,7 @@ export class BlobStore {
     for await (const { hash, modifiedMs } of stored) {
       if (isReferenced(hash)) continue;
       if (now - (this.mtimeOf(hash) ?? modifiedMs) < graceMs) continue;
-      this.delete(hash);
-      await this.deleting.get(hash); // one at a time: a sweep may find thousands
+      await this.remoteDelete(hash); // one at a time: a sweep may find thousands
       removed++;
     }
     this.sweepOrphanCopies();
@@ -461,17 +416,6 @@ export class BlobStore {
       }
     }
   }
-}
-
-function blobStoreUnavailable(remote: BlobRemote, cause: unknown): AppError {
-  if (cause instanceof AppError) return cause;
-  const reason = (cause as { code?: string } | null)?.code ?? (cause instanceof Error ? cause.name : 'error');
-  return new AppError(
-    'STORAGE_UNAVAILABLE',
-    `the blob store at ${remote.location} did not answer (${reason}): try again shortly`,
-    {},
-    { status: 503 },
-  );
 }
 
 function safeList(dir: string): string[] {
