@@ -15,6 +15,7 @@ import { createDeployCanvas, deploy, get, zipOf, type DeployCanvas } from './dep
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
 import { makeWorld } from './runtime-fixtures.ts';
+import { recordEvents } from './signals.ts';
 import { startS3Server, type S3TestServer } from './support/s3-server.ts';
 import { site, stagedDeploy } from './upload-fixtures.ts';
 
@@ -125,6 +126,18 @@ describe('a node on S3', () => {
     expect(again.status).toBe(200);
     expect(sha256Hex(new Uint8Array(await again.arrayBuffer()))).toBe(b);
     expect(existsSync(app.ctx.blobs.pathOf(b))).toBe(true);
+  });
+
+  test('twenty readers of a copy this node lacks wait on one download', async () => {
+    const c = await createDeployCanvas(app);
+    const content = noise(200_000, 21);
+    expect((await deploy(app, c, zipOf({ 'index.html': 'x', 'shared.bin': content }))).status).toBe(200);
+    rmSync(app.ctx.blobs.pathOf(sha256Hex(content))); // as on a node that never had it
+    const fetches = recordEvents(app, 'blobs.remote');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => page(app, c, 'shared.bin')));
+    fetches.stop();
+    for (const res of answers) expect(sha256Hex(new Uint8Array(await res.arrayBuffer()))).toBe(sha256Hex(content));
+    expect(fetches.seen.filter((e) => e.operation === 'fetch')).toEqual([{ operation: 'fetch', outcome: 'ok' }]);
   });
 
   test('a staged deploy and runtime files go through the bucket too', async () => {
