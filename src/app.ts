@@ -81,6 +81,8 @@ export interface AppOptions {
   connections?: ConnectionsOptions;
   /** How long a request body may send nothing before it is cut (src/http/body-pace.ts; tests shorten it). */
   bodyStallMs?: number;
+  /** How long a page waits for a blob copy from the remote blob store before it answers 503 (tests shorten it). */
+  blobFetchWaitMs?: number;
 }
 
 /** The parts of the features that hold state, for the listener and for tests. */
@@ -160,7 +162,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     access,
     usage,
     pipeline,
-    pages: new CanvasServer(ctx, access, drafts),
+    pages: new CanvasServer(ctx, access, drafts, options.blobFetchWaitMs),
     deploy: createDeployFeature(ctx),
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),

@@ -290,6 +290,28 @@ describe('when S3 does not answer', () => {
     expect(String((error as Error).message)).not.toContain('S3RVER');
   });
 
+  test('a store that takes the connection and never answers holds no visitor: the page answers 503 after the wait', async () => {
+    const hung = await startS3Server('easel-hung');
+    const app = await startTestApp({ env: hung.env(freshPrefix()), app: { blobFetchWaitMs: 200 } });
+    try {
+      const c = await createDeployCanvas(app);
+      expect((await deploy(app, c, zipOf({ 'index.html': '<p>home</p>', 'far.txt': 'only in the bucket' }))).status).toBe(200);
+      rmSync(app.ctx.blobs.pathOf(sha256Hex('only in the bucket'))); // as on a node that never had it
+      hung.pause();
+      const res = await page(app, c, 'far.txt');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.text()).toContain('Try again shortly');
+      hung.resume();
+      // Once the store answers again, so does the page (the fetch went on meanwhile).
+      expect(await (await page(app, c, 'far.txt')).text()).toBe('only in the bucket');
+    } finally {
+      hung.resume();
+      await app.close();
+      await hung.stop();
+    }
+  });
+
   test("a bucket that does not exist stops the start too, naming S3's code", async () => {
     // (s3rver takes any credentials, so a refused key is not tested here: S3 answers it the same way, with a code.)
     const noBucket = await startTestApp({ env: { ...s3.env('x/'), EASEL_BLOB_URL: 's3://no-such-bucket/x' } }).then(

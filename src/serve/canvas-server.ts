@@ -22,6 +22,9 @@ import { BodyCache } from './body-cache.ts';
 import { CanvasSignIn, type CanvasSignInDeps } from './canvas-sign-in.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 
+/** How long a page waits for a copy from the remote blob store (EASEL_BLOB_URL). */
+const BLOB_FETCH_WAIT_MS = 30_000;
+
 /** The part of the app context this feature uses. */
 export type CanvasServerDeps = Pick<AppContext, 'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'log' | 'now'> &
   CanvasSignInDeps;
@@ -85,6 +88,8 @@ export class CanvasServer {
     private readonly ctx: CanvasServerDeps,
     private readonly access: AccessResolver,
     private readonly drafts: DraftManifests | null = null,
+    /** A bucket that takes the connection and never answers must not hold a visitor: past this, the 503 page (the fetch goes on). */
+    private readonly blobFetchWaitMs = BLOB_FETCH_WAIT_MS,
   ) {
     this.manifests = new ManifestCache(ctx.db);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
@@ -174,13 +179,19 @@ export class CanvasServer {
     const present = this.blobPresent(hash);
     if (present === true) return serve();
     if (present === false) return missing();
-    return present.then(
-      (ok) => (ok ? serve() : missing()),
-      (err) => {
-        this.ctx.log.error('blob fetch failed', { hash, error: err instanceof Error ? err.message : String(err) });
-        return this.page(503, 'STORAGE_UNAVAILABLE', { 'retry-after': '5' });
-      },
-    );
+    let timer: Timer | undefined;
+    const tooLong = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from the blob store within ${this.blobFetchWaitMs} ms`)), this.blobFetchWaitMs);
+    });
+    return Promise.race([present, tooLong])
+      .then(
+        (ok) => (ok ? serve() : missing()),
+        (err) => {
+          this.ctx.log.error('blob fetch failed', { hash, error: err instanceof Error ? err.message : String(err) });
+          return this.page(503, 'STORAGE_UNAVAILABLE', { 'retry-after': '5' });
+        },
+      )
+      .finally(() => clearTimeout(timer));
   }
 
   /**

@@ -12,6 +12,9 @@ export interface S3TestServer {
   env(prefix: string): Record<string, string>;
   /** A client of the bucket, as anyone holding the credentials sees it. */
   client: S3Client;
+  /** Stops answering while connections are still accepted (a hung store), until `resume`. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -29,6 +32,8 @@ export async function startS3Server(bucket = 'easel-test'): Promise<S3TestServer
     endpoint,
     bucket,
     client: new S3Client({ endpoint, bucket, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }),
+    pause: () => proc.kill('SIGSTOP'),
+    resume: () => proc.kill('SIGCONT'),
     env: (prefix) => ({
       EASEL_BLOB_URL: `s3://${bucket}/${prefix}`,
       S3_ENDPOINT: endpoint,
@@ -36,7 +41,10 @@ export async function startS3Server(bucket = 'easel-test'): Promise<S3TestServer
       S3_SECRET_ACCESS_KEY: 'S3RVER',
     }),
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGCONT');
+        proc.kill('SIGTERM');
+      }
       await proc.exited;
       rmSync(directory, { recursive: true, force: true });
     },
