@@ -178,10 +178,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     metrics: new Metrics(ctx, {
       realtimeConnections: () => features.realtime.openConnections(),
       diskUsage,
-      blobCache: () => {
-        const cache = ctx.blobs.cache();
-        return cache && { bytes: cache.bytes, limitBytes: ctx.config.blobCacheBytes };
-      },
+      blobCache: () => ctx.blobs.cache(),
     }),
   };
 

@@ -46,7 +46,7 @@ export class DiskUsageReport {
       blobs: {
         ...this.blobs,
         remote: this.ctx.blobs.remote?.location ?? null,
-        cacheBytes: this.ctx.blobs.remote ? this.ctx.config.blobCacheBytes : null,
+        cacheBytes: this.ctx.blobs.cache()?.limitBytes ?? null,
       },
       disk: { ...disk, minFreeBytes: this.ctx.config.minFreeDiskBytes },
     };

@@ -90,7 +90,7 @@ export function referencedHashes(db: Database): string[] {
 
 /** The schema of the database in a data directory, opened read-only (0 when there is none yet). */
 export function schemaVersionAt(dataDir: string): number {
-  const file = join(dataDir, 'easel.db');
+  const file = join(dataDir, DATABASE);
   if (!existsSync(file)) return 0;
   const db = new Database(file, { readonly: true });
   try {

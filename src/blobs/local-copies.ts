@@ -12,7 +12,7 @@ export class LocalCopies {
   private total = 0;
 
   constructor(
-    private readonly limitBytes: number,
+    readonly limitBytes: number,
     private readonly now: () => number,
     /** Removes the copy; false when it must stay for now (trimming stops until the next use). */
     private readonly drop: (hash: string) => boolean,

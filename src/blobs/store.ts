@@ -238,8 +238,8 @@ export class BlobStore {
   }
 
   /** The local cache's use and bound with a remote tier; null without one (the folder is then the store). */
-  cache(): { bytes: number; copies: number } | null {
-    return this.copies ? { bytes: this.copies.bytes, copies: this.copies.count } : null;
+  cache(): { bytes: number; copies: number; limitBytes: number } | null {
+    return this.copies ? { bytes: this.copies.bytes, copies: this.copies.count, limitBytes: this.copies.limitBytes } : null;
   }
 
   /** A copy the caller already knows is here was used again: it moves to the back of the cache's line (remote tier only). */
