@@ -17,7 +17,7 @@ import { ManualClock } from './manual-clock.ts';
 import { makeWorld } from './runtime-fixtures.ts';
 import { recordEvents } from './signals.ts';
 import { startS3Server, type S3TestServer } from './support/s3-server.ts';
-import { site, stagedDeploy } from './upload-fixtures.ts';
+import { begin, site, stage, stagedDeploy } from './upload-fixtures.ts';
 
 const MiB = 1024 * 1024;
 const METRICS_TOKEN = 'metrics-token-for-the-s3-suite-0123';
@@ -322,13 +322,30 @@ describe('when S3 does not answer', () => {
     expect(noBucket!.message).toContain('the blob store s3://no-such-bucket/x/ cannot be used (NoSuchBucket)');
   });
 
-  test('a deploy answers 503 STORAGE_UNAVAILABLE and nothing goes live; /healthz answers 503 naming the blobs; cached pages still serve', async () => {
+  test('a deploy, a staged blob and a runtime file answer 503 STORAGE_UNAVAILABLE in their shapes and store nothing; /healthz answers 503 naming the blobs; cached pages still serve', async () => {
     const own = await startS3Server('easel-outage');
     const app = await startTestApp({ env: own.env(freshPrefix()) });
     try {
       const c = await createDeployCanvas(app);
       expect((await deploy(app, c, zipOf({ 'index.html': '<p>first</p>' }))).status).toBe(200);
+      const w = await makeWorld(app);
+      const staged = site({ 'index.html': '<p>staged while down</p>' });
+      const begun = await begin(app, c, { manifest: staged.manifest });
+      expect(begun.status).toBe(200);
       await own.stop();
+
+      const blob = await stage(app, c, begun.body.uploadId, staged.files[0]!.hash, staged.files[0]!.bytes);
+      expect(blob.status).toBe(503);
+      expect(Object.keys(blob.body).sort()).toEqual(['code', 'message']);
+      expect(blob.body.code).toBe('STORAGE_UNAVAILABLE');
+      const form = new FormData();
+      form.append('file', new File(['written while down'], 'down.txt', { type: 'text/plain' }));
+      const upload = await app.request(`/v1/c/${w.slug}/files`, { method: 'POST', cookie: w.cookie.editor, body: form });
+      expect(upload.status).toBe(503);
+      expect(await body(upload)).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringContaining('s3://easel-outage/') });
+      expect((await body(await app.request(`/v1/c/${w.slug}/files`, { cookie: w.cookie.editor }))).files).toEqual([]);
+      expect(app.ctx.blobs.has(sha256Hex('written while down'))).toBe(false);
+
       const refused = await deploy(app, c, zipOf({ 'index.html': '<p>second</p>' }));
       expect(refused.status).toBe(503);
       expect(refused.body.code).toBe('STORAGE_UNAVAILABLE');
