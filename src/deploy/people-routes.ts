@@ -13,7 +13,7 @@ import { rollback, unpublish, type LifecycleActor } from './lifecycle.ts';
 import { RollbackBody } from './model.ts';
 import { readBeginBody, readFinalizeBody } from './upload/body.ts';
 import type { UploadService } from './upload/service.ts';
-import { fileListing, liveFile, liveFileResponse, versionList } from './views.ts';
+import { fileListing, liveFile, readBackResponse, versionList } from './views.ts';
 import { deployZipRequest } from './zip/request.ts';
 
 export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
@@ -27,7 +27,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
         const { canvas } = canvasOf(actor, params.id);
         const path = new URL(request.url).searchParams.get('path');
         if (path === null) return ok(fileListing(ctx, canvas));
-        return liveFileResponse(ctx, liveFile(ctx, canvas, path));
+        return readBackResponse(ctx, liveFile(ctx, canvas, path));
       })
       .post('/api/canvases/:id/rollback', async ({ actor, params, request }) => {
         const m = canvasOf(actor, params.id);

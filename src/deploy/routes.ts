@@ -10,7 +10,7 @@ import { json } from '../http/respond.ts';
 import { enforceDeployRate } from './key-auth.ts';
 import { RollbackBody } from './model.ts';
 import { rollback, unpublish } from './lifecycle.ts';
-import { canvasView, fileListing, liveFile, liveFileResponse, versionList } from './views.ts';
+import { canvasView, fileListing, liveFile, readBackResponse, versionList } from './views.ts';
 import { deployZipRequest } from './zip/request.ts';
 
 /** A rollback body is one small object. */
@@ -32,7 +32,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
           .get('/v1/canvases/:id/files', ({ request, canvas }) => {
             const path = new URL(request.url).searchParams.get('path');
             if (path === null) return json(200, fileListing(ctx, canvas));
-            return liveFileResponse(ctx, liveFile(ctx, canvas, path));
+            return readBackResponse(ctx, liveFile(ctx, canvas, path));
           })
           .post('/v1/canvases/:id/rollback', async ({ request, canvas }) => {
             enforceDeployRate(ctx, canvas.id);

@@ -60,13 +60,11 @@ export function liveFile(ctx: AppContext, canvas: Canvas, path: string): Version
   return file;
 }
 
-/** The bytes of a live file for read-back, never runnable as a page on the API's or the dashboard's origin. */
-export async function liveFileResponse(ctx: AppContext, file: VersionFileRecord): Promise<Response> {
-  if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);
-  return readBackResponse(ctx, file);
-}
-
-/** A stored file's bytes as an API answer (read-back, the editor's files): sandboxed, never sniffed, never kept. */
+/**
+ * A stored file's bytes as an API answer (the live files' read-back, the
+ * editor's files): never runnable as a page on the API's or the dashboard's
+ * origin, never sniffed, never kept.
+ */
 export async function readBackResponse(ctx: AppContext, file: { hash: string; size: number; mime: string }): Promise<Response> {
   if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} is missing`);
   return new Response(ctx.blobs.file(file.hash), {
