@@ -11,6 +11,8 @@
   /** Tenancy on: each person has a home org (whole-org sharing admits that org only). */
   let tenancy = false;
   let auditBefore = null;
+  /** Times the people table was drawn (data-rendered): a save redraws it from the server, and a test waits for that. */
+  let userRenders = 0;
 
   const { button, bytes, linkCell } = window.easelUi;
   const showError = (id, res) => window.easelUi.showError(id, res, deps.problem);
@@ -52,6 +54,7 @@
       row.append(actions);
       tbody.append(row);
     }
+    $('ad-users').dataset.rendered = String(++userRenders);
   }
 
   /** The home org: typed and saved on Enter or when the field is left; empty clears it. */

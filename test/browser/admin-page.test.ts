@@ -66,9 +66,12 @@ describe('the administration page', () => {
       expect(await other.locator('#ad-users-org-head').isVisible()).toBe(true);
       const field = other.getByLabel('Home org of ada@example.com');
       await field.fill('research');
+      const drawn = Number(await other.locator('#ad-users').getAttribute('data-rendered'));
       const saved = other.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/api/admin/users/'));
       await field.press('Enter');
       expect((await saved).status()).toBe(200);
+      // The save redraws the table from the server: typing before that would go into a row about to be replaced.
+      await other.locator(`#ad-users[data-rendered="${drawn + 1}"]`).waitFor();
       const ada = tenant.ctx.users.list().find((u) => u.email === 'ada@example.com')!;
       expect(ada.orgId).toBe('research');
       await other.getByLabel('Home org of ada@example.com').fill('has space');
