@@ -1,0 +1,93 @@
+/**
+ * The storage port every store is written against: the same SQL text and the
+ * same transaction bodies run on the embedded SQLite database and on Postgres.
+ *
+ * SQL is written once, in the subset both engines share, with numbered
+ * placeholders (`?1`, `?2`: SQLite's own; the Postgres adapter turns them into
+ * `$1`, `$2`). Integers come back as JavaScript numbers on both.
+ *
+ * Transactions are generator functions: every statement is a `yield*`, and the
+ * adapter runs it and hands the result back. On SQLite the adapter drives the
+ * body synchronously inside BEGIN IMMEDIATE, so nothing else runs on the
+ * connection until it commits (an `await` there would let other requests'
+ * statements join the transaction). On Postgres it drives the same body
+ * through a real transaction on one pooled connection.
+ */
+
+export type SqlValue = string | number | null | Uint8Array;
+export type Engine = 'sqlite' | 'postgres';
+
+/** One thing a transaction body asks of the adapter. */
+export type Step =
+  | { kind: 'all' | 'get' | 'run'; text: string; params: readonly SqlValue[] }
+  /** Serializes the rest of the transaction with every other holder of the same key. */
+  | { kind: 'lock'; key: string };
+
+/** A transaction body: yields steps, returns its result. */
+export type TxBody<T> = () => Generator<Step, T, unknown>;
+
+export interface Sql {
+  readonly engine: Engine;
+  all<R>(text: string, ...params: SqlValue[]): Promise<R[]>;
+  get<R>(text: string, ...params: SqlValue[]): Promise<R | undefined>;
+  /** Runs a write; resolves with the number of rows it changed. */
+  run(text: string, ...params: SqlValue[]): Promise<number>;
+  /**
+   * Runs `body` as one write transaction: all of it commits, or (when it
+   * throws) none of it. Read-modify-write bodies take a `lock` on what they
+   * read before reading it: a whole-database write lock on SQLite already, a
+   * transaction-scoped advisory lock on Postgres.
+   */
+  write<T>(body: TxBody<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The statements a transaction body yields; `const rows = yield* tx.all<Row>(…)`. */
+export const tx = {
+  *all<R>(text: string, ...params: SqlValue[]): Generator<Step, R[], unknown> {
+    return (yield { kind: 'all', text, params }) as R[];
+  },
+  *get<R>(text: string, ...params: SqlValue[]): Generator<Step, R | undefined, unknown> {
+    return (yield { kind: 'get', text, params }) as R | undefined;
+  },
+  /** Yields the number of rows changed. */
+  *run(text: string, ...params: SqlValue[]): Generator<Step, number, unknown> {
+    return (yield { kind: 'run', text, params }) as number;
+  },
+  *lock(...parts: string[]): Generator<Step, void, unknown> {
+    yield { kind: 'lock', key: JSON.stringify(parts) };
+  },
+};
+
+/** Drives a transaction body, each step answered by `answer` (synchronous or not). */
+export async function driveAsync<T>(body: TxBody<T>, answer: (step: Step) => Promise<unknown>): Promise<T> {
+  const it = body();
+  let next = it.next();
+  while (!next.done) {
+    let result: unknown;
+    try {
+      result = await answer(next.value);
+    } catch (err) {
+      next = it.throw(err);
+      continue;
+    }
+    next = it.next(result);
+  }
+  return next.value;
+}
+
+export function driveSync<T>(body: TxBody<T>, answer: (step: Step) => unknown): T {
+  const it = body();
+  let next = it.next();
+  while (!next.done) {
+    let result: unknown;
+    try {
+      result = answer(next.value);
+    } catch (err) {
+      next = it.throw(err);
+      continue;
+    }
+    next = it.next(result);
+  }
+  return next.value;
+}

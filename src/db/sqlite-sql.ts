@@ -1,0 +1,73 @@
+import type { Database } from 'bun:sqlite';
+import { driveSync, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
+
+/**
+ * The embedded adapter: bun:sqlite, one connection. Statements run at once
+ * (the promises it returns are already settled), and a transaction body runs
+ * whole inside one synchronous BEGIN IMMEDIATE, so nothing else on the
+ * connection can run between its read and its write.
+ */
+export class SqliteSql implements Sql {
+  readonly engine = 'sqlite' as const;
+
+  private readonly immediate: (body: TxBody<unknown>) => unknown;
+
+  constructor(readonly db: Database) {
+    const inTransaction = db.transaction((body: TxBody<unknown>) => driveSync(body, (step) => this.answer(step)));
+    this.immediate = (body) => inTransaction.immediate(body);
+  }
+
+  all<R>(text: string, ...params: SqlValue[]): Promise<R[]> {
+    return settle(() => this.allNow<R>(text, params));
+  }
+
+  get<R>(text: string, ...params: SqlValue[]): Promise<R | undefined> {
+    return settle(() => this.getNow<R>(text, params));
+  }
+
+  run(text: string, ...params: SqlValue[]): Promise<number> {
+    return settle(() => this.runNow(text, params));
+  }
+
+  write<T>(body: TxBody<T>): Promise<T> {
+    return settle(() => this.immediate(body) as T);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  private answer(step: Step): unknown {
+    switch (step.kind) {
+      case 'all':
+        return this.allNow(step.text, step.params);
+      case 'get':
+        return this.getNow(step.text, step.params);
+      case 'run':
+        return this.runNow(step.text, step.params);
+      case 'lock':
+        // BEGIN IMMEDIATE already holds the database's one write lock.
+        return undefined;
+    }
+  }
+
+  private allNow<R>(text: string, params: readonly SqlValue[]): R[] {
+    return this.db.query<R, SqlValue[]>(text).all(...params);
+  }
+
+  private getNow<R>(text: string, params: readonly SqlValue[]): R | undefined {
+    return this.db.query<R, SqlValue[]>(text).get(...params) ?? undefined;
+  }
+
+  private runNow(text: string, params: readonly SqlValue[]): number {
+    return this.db.query<unknown, SqlValue[]>(text).run(...params).changes;
+  }
+}
+
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
