@@ -16,6 +16,8 @@ import type { Config } from './config.ts';
 import { realScheduler, type Scheduler } from './clock.ts';
 import { ConnectionStore } from './connections/store.ts';
 import { openDatabase } from './db/open.ts';
+import type { Sql } from './db/sql.ts';
+import { SqliteSql } from './db/sqlite-sql.ts';
 import { EventBus } from './events.ts';
 import { createLogger, type Logger } from './log.ts';
 import { RateLimiter } from './http/ratelimit.ts';
@@ -31,6 +33,8 @@ export interface AppContext {
   config: Config;
   version: string;
   db: Database;
+  /** The storage port over the same database: stores moved onto it run on SQLite or Postgres alike. */
+  sql: Sql;
   blobs: BlobStore;
   /** Deletes blobs no feature references (each feature registers its check in createApp). */
   blobGc: BlobCollector;
@@ -100,6 +104,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     config,
     version: VERSION,
     db,
+    sql: new SqliteSql(db),
     blobs,
     blobGc: new BlobCollector({ blobs, now, log, scheduler, events }),
     zipDeploySlots: new DeploySlots(),

@@ -113,7 +113,7 @@ describe('kv', () => {
 
   test('get: a stored null resolves to null; an absent key rejects with NOT_FOUND (404)', async () => {
     const c = await new World().attach(app);
-    new KvStore(app.ctx.db).put({ canvasId: c.canvas.id, scope: 'shared', ownerId: '' }, 'nothing', 'null', 10_000, app.ctx.now());
+    await new KvStore(app.ctx.sql).put({ canvasId: c.canvas.id, scope: 'shared', ownerId: '' }, 'nothing', 'null', 10_000, app.ctx.now());
     const viewer = sdk('viewer', c);
     expect(await viewer.kv.get('nothing')).toBeNull();
     const err = await rejection(viewer.kv.get('absent'));

@@ -23,8 +23,9 @@ export type Step =
   /** Serializes the rest of the transaction with every other holder of the same key. */
   | { kind: 'lock'; key: string };
 
-/** A transaction body: yields steps, returns its result. */
-export type TxBody<T> = () => Generator<Step, T, unknown>;
+/** What a transaction body (or a helper it `yield*`s) is: steps yielded, a result returned. */
+export type TxSteps<T> = Generator<Step, T, unknown>;
+export type TxBody<T> = () => TxSteps<T>;
 
 export interface Sql {
   readonly engine: Engine;
@@ -44,17 +45,17 @@ export interface Sql {
 
 /** The statements a transaction body yields; `const rows = yield* tx.all<Row>(…)`. */
 export const tx = {
-  *all<R>(text: string, ...params: SqlValue[]): Generator<Step, R[], unknown> {
+  *all<R>(text: string, ...params: SqlValue[]): TxSteps<R[]> {
     return (yield { kind: 'all', text, params }) as R[];
   },
-  *get<R>(text: string, ...params: SqlValue[]): Generator<Step, R | undefined, unknown> {
+  *get<R>(text: string, ...params: SqlValue[]): TxSteps<R | undefined> {
     return (yield { kind: 'get', text, params }) as R | undefined;
   },
   /** Yields the number of rows changed. */
-  *run(text: string, ...params: SqlValue[]): Generator<Step, number, unknown> {
+  *run(text: string, ...params: SqlValue[]): TxSteps<number> {
     return (yield { kind: 'run', text, params }) as number;
   },
-  *lock(...parts: string[]): Generator<Step, void, unknown> {
+  *lock(...parts: string[]): TxSteps<void> {
     yield { kind: 'lock', key: JSON.stringify(parts) };
   },
 };

@@ -28,14 +28,14 @@ export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds) {
           { 'cache-control': 'no-store' },
         );
       })
-      .get('/api/canvases/:id/usage', ({ actor, params }) => {
+      .get('/api/canvases/:id/usage', async ({ actor, params }) => {
         const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
         const { filesBytesCanvas } = ctx.settings.get();
         return json(
           200,
           {
             kv: {
-              sharedKeys: new KvStore(ctx.db).count({ canvasId: canvas.id, scope: 'shared', ownerId: '' }),
+              sharedKeys: await new KvStore(ctx.sql).count({ canvasId: canvas.id, scope: 'shared', ownerId: '' }),
               sharedKeysMax: KV_LIMITS.sharedKeys,
               userKeysMaxPerPerson: KV_LIMITS.userKeys,
             },

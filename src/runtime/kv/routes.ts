@@ -37,20 +37,20 @@ interface KeyRoute {
  * (CONTRACT §9, 2026-11-23).
  */
 export function kvRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters) {
-  const kv = new KvService(new KvStore(ctx.db), usage, ctx.now);
+  const kv = new KvService(new KvStore(ctx.sql), usage, ctx.now);
 
   const list =
     (scope: KvScope) =>
-    ({ caller, request }: { caller: RuntimeCaller; request: Request }) => {
+    async ({ caller, request }: { caller: RuntimeCaller; request: Request }) => {
       // Every query value is a string: KvListQuery holds for any query string.
-      const page = kv.list(caller, scope, Object.fromEntries(new URL(request.url).searchParams) as KvListQuery);
+      const page = await kv.list(caller, scope, Object.fromEntries(new URL(request.url).searchParams) as KvListQuery);
       const entries = page.entries.map((e) => `{"key":${JSON.stringify(e.key)},"value":${e.value}}`).join(',');
       return runtimeRaw(200, `{"entries":[${entries}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
     };
   const get =
     (scope: KvScope) =>
-    ({ caller, params }: KeyRoute) =>
-      runtimeRaw(200, `{"value":${kv.get(caller, scope, kv.checkKey(params.key, scope))}}`);
+    async ({ caller, params }: KeyRoute) =>
+      runtimeRaw(200, `{"value":${await kv.get(caller, scope, kv.checkKey(params.key, scope))}}`);
   const put =
     (scope: KvScope) =>
     async ({ caller, params, request }: KeyRoute) => {
@@ -58,14 +58,14 @@ export function kvRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters)
       const key = kv.checkKey(params.key, scope);
       const body = await readTextCapped(request, MAX_BODY);
       if (body === null) throw valueTooLarge(); // past the hard ceiling: not parsed (see MAX_BODY)
-      kv.put(caller, scope, key, body);
+      await kv.put(caller, scope, key, body);
       return runtimeRaw(200, OK);
     };
   const remove =
     (scope: KvScope) =>
-    ({ caller, params }: KeyRoute) => {
+    async ({ caller, params }: KeyRoute) => {
       kv.assertWritable(caller, scope);
-      kv.delete(caller, scope, kv.checkKey(params.key, scope));
+      await kv.delete(caller, scope, kv.checkKey(params.key, scope));
       return runtimeRaw(200, OK);
     };
   const increment =
@@ -75,7 +75,7 @@ export function kvRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters)
       const key = kv.checkKey(params.key, scope);
       // An oversized body counts as malformed, i.e. as {} (by = 1).
       const body = await readTextCapped(request, KV_LIMITS.valueBytes);
-      return runtimeRaw(200, `{"value":${kv.increment(caller, scope, key, body)}}`);
+      return runtimeRaw(200, `{"value":${await kv.increment(caller, scope, key, body)}}`);
     };
 
   return new Elysia({ name: 'runtime-kv' }).use(auth).guard({ runtime: 'kv', parse: 'none' }, (app) =>

@@ -70,21 +70,21 @@ export class KvService {
   }
 
   /** The stored JSON text, or NOT_FOUND. */
-  get(caller: RuntimeCaller, scope: KvScope, key: string): string {
+  async get(caller: RuntimeCaller, scope: KvScope, key: string): Promise<string> {
     this.usage.add(caller.canvas.id, 'kvReads');
-    const value = this.store.get(spaceOf(caller, scope), key);
+    const value = await this.store.get(spaceOf(caller, scope), key);
     if (value === null) throw new AppError('NOT_FOUND', 'no such key');
     return value;
   }
 
-  list(caller: RuntimeCaller, scope: KvScope, query: ListQuery): KvPage {
+  async list(caller: RuntimeCaller, scope: KvScope, query: ListQuery): Promise<KvPage> {
     const prefix = query.prefix ?? '';
     const cursor = query.cursor ?? '';
     if (overBytes(prefix, KV_LIMITS.keyBytes)) throw new AppError('INVALID_BODY', 'prefix longer than a key');
     if (overBytes(cursor, KV_LIMITS.keyBytes)) throw new AppError('INVALID_BODY', 'malformed cursor');
     const limit = clampLimit(query.limit);
     this.usage.add(caller.canvas.id, 'kvReads');
-    const rows = this.store.list(spaceOf(caller, scope), { prefix, cursor, limit: limit + 1 });
+    const rows = await this.store.list(spaceOf(caller, scope), { prefix, cursor, limit: limit + 1 });
     const more = rows.length > limit;
     const entries = more ? rows.slice(0, limit) : rows;
     return { entries, nextCursor: more ? entries[entries.length - 1]!.key : null };
@@ -94,7 +94,7 @@ export class KvService {
    * Stores any JSON value but null. `body` is the raw request text; the
    * checks after the key run in the spec's order: body, value size, key count.
    */
-  put(caller: RuntimeCaller, scope: KvScope, key: string, body: string): void {
+  async put(caller: RuntimeCaller, scope: KvScope, key: string, body: string): Promise<void> {
     const parsed = parseJsonText(body);
     if (!parsed.ok) throw new AppError('INVALID_BODY', parsed.problem === 'too_deep' ? TOO_DEEP_MESSAGE : 'the body must be a JSON value');
     const value = parsed.value;
@@ -102,19 +102,19 @@ export class KvService {
     const text = JSON.stringify(value);
     if (overBytes(text, KV_LIMITS.valueBytes)) throw valueTooLarge();
     this.usage.add(caller.canvas.id, 'kvWrites');
-    if (this.store.put(spaceOf(caller, scope), key, text, quotaOf(scope), this.now()) === 'key_limit') throw keyLimit(scope);
+    if ((await this.store.put(spaceOf(caller, scope), key, text, quotaOf(scope), this.now())) === 'key_limit') throw keyLimit(scope);
   }
 
-  delete(caller: RuntimeCaller, scope: KvScope, key: string): void {
+  async delete(caller: RuntimeCaller, scope: KvScope, key: string): Promise<void> {
     this.usage.add(caller.canvas.id, 'kvWrites');
-    this.store.delete(spaceOf(caller, scope), key);
+    await this.store.delete(spaceOf(caller, scope), key);
   }
 
   /** Adds `by` (default 1) and returns the new value as JSON text. A missing or malformed body is `{}`. */
-  increment(caller: RuntimeCaller, scope: KvScope, key: string, body: string | null): string {
+  async increment(caller: RuntimeCaller, scope: KvScope, key: string, body: string | null): Promise<string> {
     const by = incrementBy(body);
     this.usage.add(caller.canvas.id, 'kvWrites');
-    const outcome = this.store.increment(spaceOf(caller, scope), key, by, quotaOf(scope), this.now());
+    const outcome = await this.store.increment(spaceOf(caller, scope), key, by, quotaOf(scope), this.now());
     if (outcome === 'not_numeric') throw new AppError('NOT_NUMERIC', 'the stored value is not a number');
     if (outcome === 'key_limit') throw keyLimit(scope);
     if (outcome === 'not_finite') throw new AppError('INVALID_BODY', 'the result would not be a finite number');
