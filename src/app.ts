@@ -169,7 +169,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     realtime: new RealtimeHub(ctx, { access, pipeline }),
     collections,
     files: new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
-    submissions: new SubmissionService(new SubmissionStore(ctx.db), usage, ctx.audit, ctx.now),
+    submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),

@@ -75,28 +75,28 @@ export class TarWriter {
 
   /** Writes one file whose body is exactly `size` bytes (a source that gives more or fewer is an error). */
   async add(name: string, size: number, body: AsyncIterable<Uint8Array> | Uint8Array, mtimeMs = Date.now()): Promise<void> {
-    this.sink.write(headerFor(name, size, mtimeMs));
+    void this.sink.write(headerFor(name, size, mtimeMs));
     let written = 0;
     if (body instanceof Uint8Array) {
-      this.sink.write(body);
+      void this.sink.write(body);
       written = body.byteLength;
     } else {
       for await (const chunk of body) {
         written += chunk.byteLength;
         if (written > size) throw new TarFormatError(`${name} grew while it was being archived`);
-        this.sink.write(chunk);
+        void this.sink.write(chunk);
         await this.sink.flush();
       }
     }
     if (written !== size) throw new TarFormatError(`${name} shrank while it was being archived`);
     const pad = (BLOCK - (size % BLOCK)) % BLOCK;
-    if (pad > 0) this.sink.write(ZERO_BLOCK.subarray(0, pad));
+    if (pad > 0) void this.sink.write(ZERO_BLOCK.subarray(0, pad));
   }
 
   /** The two zero blocks that end an archive. */
   async finish(): Promise<void> {
-    this.sink.write(ZERO_BLOCK);
-    this.sink.write(ZERO_BLOCK);
+    void this.sink.write(ZERO_BLOCK);
+    void this.sink.write(ZERO_BLOCK);
     await this.sink.end();
   }
 }

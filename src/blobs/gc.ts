@@ -120,7 +120,7 @@ export class BlobCollector implements Lifecycle {
     };
     const { scheduler } = this.deps;
     this.cancelSweeps = scheduler.timeout(FIRST_SWEEP_MS, () => {
-      run();
+      void run();
       this.cancelSweeps = scheduler.interval(SWEEP_EVERY_MS, run);
     });
   }

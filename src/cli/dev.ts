@@ -252,7 +252,7 @@ export async function startDev(dir: string, port: number, env: Env, io: CliIO): 
       watcher.close();
       for (const c of listeners) c.close();
       for (const upstream of sockets.values()) upstream.close();
-      front.stop(true);
+      await front.stop(true);
       await running.shutdown();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -30,21 +30,21 @@ export function submissionRoutes(auth: AuthKinds, submissions: SubmissionService
       .put(`${base}/mine`, async ({ caller, params, request }) => {
         privateAnswer(request);
         const space = submissions.space(caller, params.collection);
-        return runtimeRaw(200, submissionJson(submissions.submit(caller, space, await readValue(request))));
+        return runtimeRaw(200, submissionJson(await submissions.submit(caller, space, await readValue(request))));
       })
-      .get(`${base}/mine`, ({ caller, params, request }) => {
+      .get(`${base}/mine`, async ({ caller, params, request }) => {
         privateAnswer(request);
-        return runtimeRaw(200, submissionJson(submissions.mine(caller, submissions.space(caller, params.collection))));
+        return runtimeRaw(200, submissionJson(await submissions.mine(caller, submissions.space(caller, params.collection))));
       })
-      .delete(`${base}/mine`, ({ caller, params, request }) => {
+      .delete(`${base}/mine`, async ({ caller, params, request }) => {
         privateAnswer(request);
-        submissions.withdraw(caller, submissions.space(caller, params.collection));
+        await submissions.withdraw(caller, submissions.space(caller, params.collection));
         return runtimeJson(200, OK);
       })
-      .get(base, ({ caller, params, request }) => {
+      .get(base, async ({ caller, params, request }) => {
         privateAnswer(request);
         const q = new URL(request.url).searchParams;
-        const page = submissions.list(caller, submissions.space(caller, params.collection), {
+        const page = await submissions.list(caller, submissions.space(caller, params.collection), {
           limit: q.get('limit'),
           cursor: q.get('cursor'),
         });
@@ -53,14 +53,14 @@ export function submissionRoutes(auth: AuthKinds, submissions: SubmissionService
           `{"entries":[${page.entries.map(submissionJson).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,
         );
       })
-      .delete(`${base}/:userId`, ({ caller, params, request }) => {
+      .delete(`${base}/:userId`, async ({ caller, params, request }) => {
         privateAnswer(request);
-        submissions.remove(caller, submissions.space(caller, params.collection), params.userId);
+        await submissions.remove(caller, submissions.space(caller, params.collection), params.userId);
         return runtimeJson(200, OK);
       })
-      .delete(base, ({ caller, params, request }) => {
+      .delete(base, async ({ caller, params, request }) => {
         privateAnswer(request);
-        submissions.clear(caller, submissions.space(caller, params.collection));
+        await submissions.clear(caller, submissions.space(caller, params.collection));
         return runtimeJson(200, OK);
       }),
   );

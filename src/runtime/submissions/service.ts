@@ -36,13 +36,13 @@ export class SubmissionService {
   }
 
   /** Saves the caller's submission (upsert). A new one meets the quotas; replacing one never does. */
-  submit(caller: RuntimeCaller, space: SubmissionSpace, value: unknown): StoredSubmission {
+  async submit(caller: RuntimeCaller, space: SubmissionSpace, value: unknown): Promise<StoredSubmission> {
     const text = JSON.stringify(value);
     if (utf8Bytes(text) > SUBMISSION_LIMITS.bodyBytes) {
       throw new AppError('VALUE_TOO_LARGE', `submissions are at most ${SUBMISSION_LIMITS.bodyBytes} bytes`);
     }
     this.usage.add(space.canvasId, 'kvWrites');
-    const outcome = this.store.upsert(space, caller.actorId, text, this.now(), {
+    const outcome = await this.store.upsert(space, caller.actorId, text, this.now(), {
       perCanvas: SUBMISSION_LIMITS.perCanvas,
       perAuthor: SUBMISSION_LIMITS.perAuthor,
     });
@@ -53,38 +53,42 @@ export class SubmissionService {
   }
 
   /** The caller's own submission, or 404. */
-  mine(caller: RuntimeCaller, space: SubmissionSpace): StoredSubmission {
+  async mine(caller: RuntimeCaller, space: SubmissionSpace): Promise<StoredSubmission> {
     this.usage.add(space.canvasId, 'kvReads');
-    const found = this.store.get(space, caller.actorId);
+    const found = await this.store.get(space, caller.actorId);
     if (!found) throw new AppError('NOT_FOUND', 'you have no submission in this collection');
     return found;
   }
 
   /** Idempotent. */
-  withdraw(caller: RuntimeCaller, space: SubmissionSpace): void {
+  async withdraw(caller: RuntimeCaller, space: SubmissionSpace): Promise<void> {
     this.usage.add(space.canvasId, 'kvWrites');
-    if (this.store.delete(space, caller.actorId)) {
+    if (await this.store.delete(space, caller.actorId)) {
       this.record(caller, 'submission.withdrawn', { collection: space.collection, userId: caller.actorId });
     }
   }
 
   /** Owners and editors: everyone's submissions, in userId byte order. */
-  list(caller: RuntimeCaller, space: SubmissionSpace, query: { limit?: string | null; cursor?: string | null }): SubmissionPage {
+  async list(
+    caller: RuntimeCaller,
+    space: SubmissionSpace,
+    query: { limit?: string | null; cursor?: string | null },
+  ): Promise<SubmissionPage> {
     this.requireManager(caller, 'list');
     const { limit, cursor } = submissionPageQuery(query);
     this.usage.add(space.canvasId, 'kvReads');
-    const rows = this.store.page(space, cursor, limit + 1);
+    const rows = await this.store.page(space, cursor, limit + 1);
     const more = rows.length > limit;
     const entries = more ? rows.slice(0, limit) : rows;
     return { entries, nextCursor: more ? entries[entries.length - 1]!.userId : null };
   }
 
   /** Owners and editors remove anyone's; anyone may remove their own (by their id). Idempotent. */
-  remove(caller: RuntimeCaller, space: SubmissionSpace, rawUserId: string | null | undefined): void {
+  async remove(caller: RuntimeCaller, space: SubmissionSpace, rawUserId: string | null | undefined): Promise<void> {
     const userId = submissionUserId(rawUserId);
     if (userId !== caller.actorId) this.requireManager(caller, 'remove');
     this.usage.add(space.canvasId, 'kvWrites');
-    if (this.store.delete(space, userId)) {
+    if (await this.store.delete(space, userId)) {
       this.record(caller, userId === caller.actorId ? 'submission.withdrawn' : 'submission.removed', {
         collection: space.collection,
         userId,
@@ -93,10 +97,10 @@ export class SubmissionService {
   }
 
   /** Owners and editors: removes the whole collection's submissions. */
-  clear(caller: RuntimeCaller, space: SubmissionSpace): number {
+  async clear(caller: RuntimeCaller, space: SubmissionSpace): Promise<number> {
     this.requireManager(caller, 'clear');
     this.usage.add(space.canvasId, 'kvWrites');
-    const deleted = this.store.deleteAll(space);
+    const deleted = await this.store.deleteAll(space);
     this.record(caller, 'submissions.cleared', { collection: space.collection, deleted });
     return deleted;
   }
