@@ -155,7 +155,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const usage = new UsageCounters(ctx);
   const pipeline = new RuntimePipeline(ctx, { access, usage });
   const recordReads = new RecordReadCache(SpaceVersions.of(ctx.db), ctx.now);
-  const collections = new CollectionService(new RecordStore(ctx.db), recordReads, usage, ctx.audit, ctx.now);
+  const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
   const features: Features = {
@@ -168,7 +168,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     connections: createConnectionsFeature(ctx, options.connections),
     realtime: new RealtimeHub(ctx, { access, pipeline }),
     collections,
-    files: new FileService(new FileStore(ctx.db), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
+    files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,

@@ -40,9 +40,9 @@ const insertAs = (space: RecordSpace, id: string, value = '1') =>
 const insert = (space: RecordSpace, value = '1') => insertAs(space, `r${String(++seq).padStart(6, '0')}`, value);
 
 /** The page through the cache, and whether it was rendered (read from the database) this time. */
-function page(space: RecordSpace, key: PageKey = FIRST): { text: string; rendered: boolean } {
+async function page(space: RecordSpace, key: PageKey = FIRST): Promise<{ text: string; rendered: boolean }> {
   let rendered = false;
-  const text = cache.page(space, key, () => {
+  const text = await cache.page(space, key, async () => {
     rendered = true;
     const rows = db
       .query('SELECT id, value FROM collection_records WHERE canvas_id = ? AND collection = ? AND id > ? ORDER BY id LIMIT ?')
@@ -52,104 +52,107 @@ function page(space: RecordSpace, key: PageKey = FIRST): { text: string; rendere
   return { text, rendered };
 }
 
-describe('record page cache', () => {
-  test('a page is rendered once, then answered from memory until its collection changes', () => {
+describe('record page cache', async () => {
+  test('a page is rendered once, then answered from memory until its collection changes', async () => {
     insert(A);
-    expect(page(A).rendered).toBe(true);
-    expect(page(A).rendered).toBe(false);
-    expect(page(A, { ...FIRST, limit: 5 }).rendered).toBe(true); // another query, another entry
-    expect(page(A, { ...FIRST, authorId: 'author' }).rendered).toBe(true);
+    expect((await page(A)).rendered).toBe(true);
+    expect((await page(A)).rendered).toBe(false);
+    expect((await page(A, { ...FIRST, limit: 5 })).rendered).toBe(true); // another query, another entry
+    expect((await page(A, { ...FIRST, authorId: 'author' })).rendered).toBe(true);
   });
 
-  test('insert, update and delete on the collection, by raw SQL too, make its pages stale; other collections keep theirs', () => {
-    page(A);
-    page(B);
+  test('insert, update and delete on the collection, by raw SQL too, make its pages stale; other collections keep theirs', async () => {
+    await page(A);
+    await page(B);
     for (const write of [
       () => insert(A, '2'),
       () => db.query("UPDATE collection_records SET value = '3' WHERE canvas_id = ? AND collection = ?").run(A.canvasId, A.collection),
       () => db.query('DELETE FROM collection_records WHERE canvas_id = ? AND collection = ?').run(A.canvasId, A.collection),
     ]) {
-      const before = page(A).text;
+      const before = (await page(A)).text;
       write();
-      const after = page(A);
+      const after = await page(A);
       expect(after.rendered).toBe(true);
       expect(after.text).not.toBe(before);
-      expect(page(B).rendered).toBe(false);
+      expect((await page(B)).rendered).toBe(false);
     }
   });
 
-  test('appending (a new highest id) leaves pages that more records follow; the last page, and any lower insert, go stale', () => {
+  test('appending (a new highest id) leaves pages that more records follow; the last page, and any lower insert, go stale', async () => {
     const big: RecordSpace = { canvasId: 'canvas-4', collection: 'big' };
     for (let i = 0; i < 5; i++) insert(big);
     const two = { ...FIRST, limit: 2 };
     const all = { ...FIRST, limit: 20 };
-    page(big, two);
-    page(big, all);
+    await page(big, two);
+    await page(big, all);
     insert(big, '"appended"');
-    expect(page(big, two).rendered).toBe(false);
-    const last = page(big, all);
+    expect((await page(big, two)).rendered).toBe(false);
+    const last = await page(big, all);
     expect(last.rendered).toBe(true);
     expect(last.text).toContain('appended');
     insertAs(big, 'a-first', '"lowest"'); // sorts before every record: the first page changes
-    const first = page(big, two);
+    const first = await page(big, two);
     expect(first.rendered).toBe(true);
     expect(first.text).toContain('lowest');
     db.query("UPDATE collection_records SET value = '\"edited\"' WHERE canvas_id = ? AND id = 'a-first'").run(big.canvasId);
-    expect(page(big, two).text).toContain('edited');
+    expect((await page(big, two)).text).toContain('edited');
   });
 
-  test('one record is kept across appends, goes stale on an update or delete, and an absent one is never kept', () => {
+  test('one record is kept across appends, goes stale on an update or delete, and an absent one is never kept', async () => {
     const space: RecordSpace = { canvasId: 'canvas-5', collection: 'records' };
     let loads = 0;
     const read = (id: string) =>
-      cache.record(space, id, () => {
+      cache.record(space, id, async () => {
         loads++;
         const row = db
           .query('SELECT id, author_id, value, updated_at FROM collection_records WHERE canvas_id = ? AND collection = ? AND id = ?')
           .get(space.canvasId, space.collection, id) as { id: string; author_id: string; value: string; updated_at: number } | null;
         return row && { id: row.id, authorId: row.author_id, value: row.value, updatedAt: row.updated_at };
       });
-    expect(read('m-1')).toBeNull();
+    expect(await read('m-1')).toBeNull();
     insertAs(space, 'm-1', '"first"');
-    expect(read('m-1')?.value).toBe('"first"');
+    expect((await read('m-1'))?.value).toBe('"first"');
     insert(space); // an append: m-1 is unchanged
-    expect(read('m-1')?.value).toBe('"first"');
+    expect((await read('m-1'))?.value).toBe('"first"');
     expect(loads).toBe(2);
     db.query(`UPDATE collection_records SET value = '"second"' WHERE canvas_id = ? AND id = 'm-1'`).run(space.canvasId);
-    expect(read('m-1')?.value).toBe('"second"');
+    expect((await read('m-1'))?.value).toBe('"second"');
     db.query(`DELETE FROM collection_records WHERE canvas_id = ? AND id = 'm-1'`).run(space.canvasId);
-    expect(read('m-1')).toBeNull();
+    expect(await read('m-1')).toBeNull();
   });
 
-  test('a read inside a transaction is not kept (its rows could still be rolled back)', () => {
-    page(A);
+  test('a read inside a transaction is not kept (its rows could still be rolled back)', async () => {
+    await page(A);
+    let insideTx: Promise<{ text: string }> | undefined;
     const rolledBack = db.transaction(() => {
       insert(A, '"uncommitted"');
-      expect(page(A).text).toContain('uncommitted');
+      // The page's rows are read here, inside the transaction (the read is synchronous on SQLite).
+      insideTx = page(A);
       throw new Error('roll back');
     });
     expect(() => rolledBack.immediate()).toThrow('roll back');
-    const after = page(A);
+    expect((await insideTx!).text).toContain('uncommitted');
+    const after = await page(A);
     expect(after.rendered).toBe(true);
     expect(after.text).not.toContain('uncommitted');
   });
 
-  test('entries expire after the versioned TTL (writes by another process are not seen)', () => {
-    page(A);
-    expect(page(A).rendered).toBe(false);
+  test('entries expire after the versioned TTL (writes by another process are not seen)', async () => {
+    await page(A);
+    expect((await page(A)).rendered).toBe(false);
     clock += VERSIONED_TTL_MS;
-    expect(page(A).rendered).toBe(true);
+    expect((await page(A)).rendered).toBe(true);
   });
 
-  test('a collection forgotten from the version table cannot vouch for a stale page', () => {
+  test('a collection forgotten from the version table cannot vouch for a stale page', async () => {
     const quiet: RecordSpace = { canvasId: 'canvas-2', collection: 'quiet' };
-    expect(page(quiet).rendered).toBe(true); // cached at the floor version: never written
+    expect((await page(quiet)).rendered).toBe(true); // cached at the floor version: never written
     insert(quiet);
     // Writes to 10,000 other collections push `quiet` out of the version table.
     db.transaction(() => {
       for (let i = 0; i < 10_000; i++) insert({ canvasId: 'canvas-3', collection: `c${i}` });
     }).immediate();
-    const after = page(quiet);
+    const after = await page(quiet);
     expect(after.rendered).toBe(true);
     expect(JSON.parse(after.text)).toHaveLength(1);
   });

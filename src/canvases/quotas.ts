@@ -2,25 +2,20 @@
 // canvases they own, how many they create per hour, and the bytes their
 // canvases keep (deployed versions, which are kept for rollback, plus
 // runtime files). Admin-tunable instance settings; defaults in the README.
-import type { Database } from 'bun:sqlite';
+import type { Sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
 /** Bytes kept by the canvases `ownerId` owns: every ready version's files (kept for rollback) and runtime files. */
-export function ownerStorageBytes(db: Database, ownerId: string): number {
-  const row = db
-    .query<{ n: number }, [string, string]>(
-      `SELECT
-         (SELECT coalesce(sum(v.total_bytes), 0) FROM versions v JOIN canvases c ON c.id = v.canvas_id
-          WHERE c.owner_id = ? AND c.deleted_at IS NULL AND v.status = 'ready')
-       + (SELECT coalesce(sum(f.size), 0) FROM files f JOIN canvases c ON c.id = f.canvas_id
-          WHERE c.owner_id = ? AND c.deleted_at IS NULL) AS n`,
-    )
-    .get(ownerId, ownerId);
-  return row!.n;
-}
+export const OWNER_STORAGE_BYTES = `SELECT
+     (SELECT coalesce(sum(v.total_bytes), 0) FROM versions v JOIN canvases c ON c.id = v.canvas_id
+      WHERE c.owner_id = ?1 AND c.deleted_at IS NULL AND v.status = 'ready')
+   + (SELECT coalesce(sum(f.size), 0) FROM files f JOIN canvases c ON c.id = f.canvas_id
+      WHERE c.owner_id = ?1 AND c.deleted_at IS NULL) AS n`;
 
-export function ownedCanvasCount(db: Database, ownerId: string): number {
-  return db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM canvases WHERE owner_id = ? AND deleted_at IS NULL').get(ownerId)!.n;
+export const OWNED_CANVAS_COUNT = 'SELECT count(*) AS n FROM canvases WHERE owner_id = ?1 AND deleted_at IS NULL';
+
+export async function ownerStorageBytes(sql: Sql, ownerId: string): Promise<number> {
+  return (await sql.get<{ n: number }>(OWNER_STORAGE_BYTES, ownerId))!.n;
 }
 
 export const storageQuotaExceeded = (limit: number) =>

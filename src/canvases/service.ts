@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.ts';
 import { newCanvasKey } from './keys.ts';
-import { canvasQuotaExceeded, ownedCanvasCount } from './quotas.ts';
+import { canvasQuotaExceeded, OWNED_CANVAS_COUNT } from './quotas.ts';
 import type { AccessMode, Canvas } from './record.ts';
 import { reservedHostLabels } from './host-labels.ts';
 import { checkSlug, slugCandidates } from './slug.ts';
@@ -48,7 +48,8 @@ export function createCanvas(
   const key = newCanvasKey();
   const id = newId();
   const canvas = immediate(ctx.db, () => {
-    if (ownedCanvasCount(ctx.db, actor.user.id) >= userCanvases) throw canvasQuotaExceeded(userCanvases);
+    if (ctx.db.query<{ n: number }, [string]>(OWNED_CANVAS_COUNT).get(actor.user.id)!.n >= userCanvases)
+      throw canvasQuotaExceeded(userCanvases);
     let slug: string;
     if (given !== null) {
       if (ctx.canvases.slugTaken(given)) throw slugTaken();

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { immediate } from '../db/tx.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
-import { ownerStorageBytes, storageQuotaExceeded } from '../canvases/quotas.ts';
+import { OWNER_STORAGE_BYTES, storageQuotaExceeded } from '../canvases/quotas.ts';
 import { reconcileDrafts } from '../drafts/reconcile.ts';
 import { afterCommit } from './after-commit.ts';
 import { VersionStore, type VersionRecord } from './version-store.ts';
@@ -145,7 +145,8 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
     pruned = versions.prune(canvasId, KEPT_VERSIONS, version.id);
     // Checked with the new version in and the pruned ones out; a refusal rolls all of it back.
     const { userStorageBytes } = ctx.settings.get();
-    if (ownerStorageBytes(ctx.db, canvas.ownerId) > userStorageBytes) throw storageQuotaExceeded(userStorageBytes);
+    if (ctx.db.query<{ n: number }, [string]>(OWNER_STORAGE_BYTES).get(canvas.ownerId)!.n > userStorageBytes)
+      throw storageQuotaExceeded(userStorageBytes);
     const actor = opts.actor ?? { id: canvas.ownerId, kind: 'key' };
     ctx.audit.record({
       actorId: actor.id,

@@ -39,7 +39,7 @@ export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds) {
               sharedKeysMax: KV_LIMITS.sharedKeys,
               userKeysMaxPerPerson: KV_LIMITS.userKeys,
             },
-            files: { bytes: new FileStore(ctx.db).bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
+            files: { bytes: await new FileStore(ctx.sql).bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
           },
           { 'cache-control': 'no-store' },
         );

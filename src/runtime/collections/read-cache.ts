@@ -47,28 +47,28 @@ export class RecordReadCache {
   ) {}
 
   /** A list page as the JSON text the list route answers. */
-  page(space: RecordSpace, page: PageKey, render: () => RenderedPage): string {
+  async page(space: RecordSpace, page: PageKey, render: () => Promise<RenderedPage>): Promise<string> {
     const key = `${space.canvasId}\n${space.collection}\n${page.authorId ?? '\u0000'}\n${page.cursor}\n${page.limit}`;
-    return this.read(key, space, () => {
-      const { text, full } = render();
+    return (await this.read(key, space, async () => {
+      const { text, full } = await render();
       return { value: text, closed: full, keep: text.length <= MAX_PAGE_CHARS };
-    }) as string;
+    })) as string;
   }
 
   /** One record; an absent one is not kept (it may be created later). */
-  record(space: RecordSpace, id: string, load: () => StoredRecord | null): StoredRecord | null {
+  async record(space: RecordSpace, id: string, load: () => Promise<StoredRecord | null>): Promise<StoredRecord | null> {
     const key = `${space.canvasId}\n${space.collection}\n#${id}`;
-    return this.read(key, space, () => {
-      const record = load();
+    return (await this.read(key, space, async () => {
+      const record = await load();
       return { value: record, closed: true, keep: true };
-    }) as StoredRecord | null;
+    })) as StoredRecord | null;
   }
 
-  private read(
+  private async read(
     key: string,
     space: RecordSpace,
-    load: () => { value: Entry['value'] | null; closed: boolean; keep: boolean },
-  ): Entry['value'] | null {
+    load: () => Promise<{ value: Entry['value'] | null; closed: boolean; keep: boolean }>,
+  ): Promise<Entry['value'] | null> {
     const version = this.versions.current(space);
     const hit = this.entries.peek(key);
     if (
@@ -79,9 +79,12 @@ export class RecordReadCache {
     ) {
       return hit.value;
     }
-    // Loading reads and never writes, synchronously: `version` is the one its rows were read at.
-    const loaded = load();
-    if (loaded.value !== null && loaded.keep && this.versions.storable())
+    // Loading only reads, after `version` was taken: a write in between moves the version past the
+    // one kept here, so rows older than a write are never kept as current. Whether they may be kept
+    // is asked as the load starts: SQLite reads them then, maybe inside a transaction.
+    const storable = this.versions.storable();
+    const loaded = await load();
+    if (loaded.value !== null && loaded.keep && storable)
       this.entries.set(key, { value: loaded.value, closed: loaded.closed, version, at: this.now() });
     else this.entries.delete(key);
     return loaded.value;

@@ -39,14 +39,14 @@ export function collectionRoutes(auth: AuthKinds, collections: CollectionService
         privateAnswer(request);
         const c = collections.open(caller, params.name);
         collections.require(c, 'create');
-        return runtimeRaw(201, recordJson(collections.create(c, await readValue(request))));
+        return runtimeRaw(201, recordJson(await collections.create(c, await readValue(request))));
       })
-      .get(base, ({ caller, params, request }) => {
+      .get(base, async ({ caller, params, request }) => {
         privateAnswer(request);
         const q = searchOf(request);
         return runtimeRaw(
           200,
-          collections.listJson(collections.open(caller, params.name), { limit: q.get('limit'), cursor: q.get('cursor') }),
+          await collections.listJson(collections.open(caller, params.name), { limit: q.get('limit'), cursor: q.get('cursor') }),
         );
       })
       .delete(base, async ({ caller, params, request }) => {
@@ -57,19 +57,19 @@ export function collectionRoutes(auth: AuthKinds, collections: CollectionService
         privateAnswer(request);
         return runtimeJson(200, collections.open(caller, params.name).rights);
       })
-      .get(`${base}/count`, ({ caller, params, request }) => {
+      .get(`${base}/count`, async ({ caller, params, request }) => {
         privateAnswer(request);
-        return runtimeJson(200, { count: collections.count(collections.open(caller, params.name)) });
+        return runtimeJson(200, { count: await collections.count(collections.open(caller, params.name)) });
       })
-      .get(`${base}/:id`, ({ caller, params, request }) => {
+      .get(`${base}/:id`, async ({ caller, params, request }) => {
         privateAnswer(request);
-        return runtimeRaw(200, recordJson(collections.get(collections.open(caller, params.name), params.id)));
+        return runtimeRaw(200, recordJson(await collections.get(collections.open(caller, params.name), params.id)));
       })
       .put(`${base}/:id`, async ({ caller, params, request }) => {
         privateAnswer(request);
         const c = collections.open(caller, params.name);
-        collections.target(c, params.id, 'update');
-        return runtimeRaw(200, recordJson(collections.replace(c, params.id, await readValue(request))));
+        await collections.target(c, params.id, 'update');
+        return runtimeRaw(200, recordJson(await collections.replace(c, params.id, await readValue(request))));
       })
       .delete(`${base}/:id`, async ({ caller, params, request }) => {
         privateAnswer(request);
@@ -78,9 +78,9 @@ export function collectionRoutes(auth: AuthKinds, collections: CollectionService
       .post(`${base}/:id/increment`, async ({ caller, params, request }) => {
         privateAnswer(request);
         const c = collections.open(caller, params.name);
-        collections.target(c, params.id, 'increment');
+        await collections.target(c, params.id, 'increment');
         const { by } = await readJson(request, IncrementBody, { emptyAs: {} });
-        return runtimeRaw(200, recordJson(collections.increment(c, params.id, by)));
+        return runtimeRaw(200, recordJson(await collections.increment(c, params.id, by)));
       }),
   );
 }

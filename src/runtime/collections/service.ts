@@ -84,37 +84,40 @@ export class CollectionService {
    * 403 without the right on any record, 404 when it is absent or unreadable
    * to them, 403 when readable but not theirs to `op`.
    */
-  target(c: OpenCollection, rawId: string | null | undefined, op: Operation): StoredRecord {
+  async target(c: OpenCollection, rawId: string | null | undefined, op: Operation): Promise<StoredRecord> {
     const id = recordId(rawId);
     this.require(c, op);
-    const record = this.reads.record(c.space, id, () => this.store.get(c.space, id));
+    const record = await this.reads.record(c.space, id, () => this.store.get(c.space, id));
     const own = record !== null && record.authorId === c.caller.actorId;
     if (record === null || !allows(c.rights.read, own)) throw new AppError('NOT_FOUND', 'no such record');
     if (!allows(c.rights[op], own)) throw denied(op);
     return record;
   }
 
-  create(c: OpenCollection, value: unknown): StoredRecord {
+  async create(c: OpenCollection, value: unknown): Promise<StoredRecord> {
     this.require(c, 'create');
     const text = serialize(value);
     const now = this.now();
     this.lastStamp = Math.max(Math.floor(now), this.lastStamp + 1);
     const record: StoredRecord = { id: newRecordId(this.lastStamp), authorId: c.caller.actorId, value: text, updatedAt: now };
     this.usage.add(c.space.canvasId, 'kvWrites');
-    const outcome = this.store.insert(c.space, record, { perCanvas: COLLECTION_LIMITS.perCanvas, perAuthor: COLLECTION_LIMITS.perAuthor });
+    const outcome = await this.store.insert(c.space, record, {
+      perCanvas: COLLECTION_LIMITS.perCanvas,
+      perAuthor: COLLECTION_LIMITS.perAuthor,
+    });
     if (outcome === 'canvas_limit') throw keyLimit('kv.keys.shared', COLLECTION_LIMITS.perCanvas, 'records per canvas');
     if (outcome === 'author_limit') throw keyLimit('kv.keys.user', COLLECTION_LIMITS.perAuthor, 'records per author');
     return record;
   }
 
   /** The records the caller may read, in id (creation) order: the page as the JSON text `{entries, nextCursor}`. */
-  listJson(c: OpenCollection, query: { limit?: string | null; cursor?: string | null }): string {
+  listJson(c: OpenCollection, query: { limit?: string | null; cursor?: string | null }): Promise<string> {
     const { limit, cursor } = pageQuery(query);
     this.require(c, 'read');
     this.usage.add(c.space.canvasId, 'kvReads');
     const authorId = c.rights.read.any ? null : c.caller.actorId;
-    return this.reads.page(c.space, { authorId, cursor, limit }, () => {
-      const rows = this.store.page(c.space, { authorId, cursor, limit: limit + 1 });
+    return this.reads.page(c.space, { authorId, cursor, limit }, async () => {
+      const rows = await this.store.page(c.space, { authorId, cursor, limit: limit + 1 });
       const more = rows.length > limit;
       const entries = more ? rows.slice(0, limit) : rows;
       const nextCursor = more ? entries[entries.length - 1]!.id : null;
@@ -122,29 +125,29 @@ export class CollectionService {
     });
   }
 
-  get(c: OpenCollection, id: string | null | undefined): StoredRecord {
-    const record = this.target(c, id, 'read');
+  async get(c: OpenCollection, id: string | null | undefined): Promise<StoredRecord> {
+    const record = await this.target(c, id, 'read');
     this.usage.add(c.space.canvasId, 'kvReads');
     return record;
   }
 
   /** Replaces the value; the author stays. */
-  replace(c: OpenCollection, id: string | null | undefined, value: unknown): StoredRecord {
-    const record = this.target(c, id, 'update');
+  async replace(c: OpenCollection, id: string | null | undefined, value: unknown): Promise<StoredRecord> {
+    const record = await this.target(c, id, 'update');
     const text = serialize(value);
     this.usage.add(c.space.canvasId, 'kvWrites');
-    const updated = this.store.replace(c.space, record.id, text, this.now());
+    const updated = await this.store.replace(c.space, record.id, text, this.now());
     if (!updated) throw new AppError('NOT_FOUND', 'no such record');
     return updated;
   }
 
   /** Adds `by` (default 1) to a numeric record, atomically; a missing record is not created. */
-  increment(c: OpenCollection, id: string | null | undefined, by: number | undefined): StoredRecord {
-    const record = this.target(c, id, 'increment');
+  async increment(c: OpenCollection, id: string | null | undefined, by: number | undefined): Promise<StoredRecord> {
+    const record = await this.target(c, id, 'increment');
     const step = by ?? 1;
     if (!Number.isFinite(step)) throw new AppError('INVALID_BODY', '`by` must be a finite number');
     this.usage.add(c.space.canvasId, 'kvWrites');
-    const outcome = this.store.increment(c.space, record.id, step, this.now());
+    const outcome = await this.store.increment(c.space, record.id, step, this.now());
     if (outcome === 'missing') throw new AppError('NOT_FOUND', 'no such record');
     if (outcome === 'not_numeric') throw new AppError('NOT_NUMERIC', 'the record value is not a number');
     if (outcome === 'not_finite') throw new AppError('INVALID_BODY', 'the result would not be a finite number');
@@ -152,9 +155,9 @@ export class CollectionService {
   }
 
   async delete(c: OpenCollection, id: string | null | undefined): Promise<{ ok: true; attachmentCleanupFailed: boolean }> {
-    const record = this.target(c, id, 'delete');
+    const record = await this.target(c, id, 'delete');
     this.usage.add(c.space.canvasId, 'kvWrites');
-    if (!this.store.delete(c.space, record.id)) throw new AppError('NOT_FOUND', 'no such record');
+    if (!(await this.store.delete(c.space, record.id))) throw new AppError('NOT_FOUND', 'no such record');
     this.audit.record({
       actorId: c.caller.actorId,
       actorKind: actorKindOf(c.caller),
@@ -169,7 +172,7 @@ export class CollectionService {
   async clear(c: OpenCollection): Promise<{ deleted: number; attachmentCleanupFailed: boolean }> {
     this.require(c, 'delete');
     this.usage.add(c.space.canvasId, 'kvWrites');
-    const ids = this.store.deleteAll(c.space, c.rights.delete.any ? null : c.caller.actorId);
+    const ids = await this.store.deleteAll(c.space, c.rights.delete.any ? null : c.caller.actorId);
     this.audit.record({
       actorId: c.caller.actorId,
       actorKind: actorKindOf(c.caller),
@@ -181,7 +184,7 @@ export class CollectionService {
   }
 
   /** How many records the collection holds, for the `aggregateCount` audience only. */
-  count(c: OpenCollection): number {
+  async count(c: OpenCollection): Promise<number> {
     if (!admitsAudience(c.policy.aggregateCount, c.caller.role)) {
       throw new AppError(
         'PERMISSION_DENIED',

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'bun:sqlite';
+import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
 import { storedNumber } from '../stored-number.ts';
 
 /** A stored record; `value` is the JSON text as written. */
@@ -35,122 +35,115 @@ interface Row {
 const toRecord = (r: Row): StoredRecord => ({ id: r.id, authorId: r.author_id, value: r.value, updatedAt: r.updated_at });
 
 const COLUMNS = 'id, author_id, value, updated_at';
+const IN_SPACE = 'canvas_id = ?1 AND collection = ?2';
+// Pages wrap their parameters in expressions (same plan, same results): with plain
+// parameters in the key prefix or LIMIT of a range scan, SQLite prepared the statement
+// again on every run, five times the cost of the query itself (measured in bun:sqlite).
+const IN_SPACE_OF_PAGE = "canvas_id = (?1 || '') AND collection = (?2 || '')";
+const GET = `SELECT ${COLUMNS} FROM collection_records WHERE ${IN_SPACE} AND id = ?3`;
+// ?3 = cursor (exclusive; '' from the start).
+const PAGE = `SELECT ${COLUMNS} FROM collection_records WHERE ${IN_SPACE_OF_PAGE} AND id > ?3 ORDER BY id LIMIT (?4 + 0)`;
+const authorPage = (indexedBy: string) =>
+  `SELECT ${COLUMNS} FROM collection_records ${indexedBy}
+   WHERE ${IN_SPACE_OF_PAGE} AND author_id = (?3 || '') AND id > ?4 ORDER BY id LIMIT (?5 + 0)`;
+const COUNT = `SELECT COUNT(*) AS n FROM collection_records WHERE ${IN_SPACE}`;
+// Kept by triggers (migration 009); author '' is the canvas's total.
+const COUNTED = 'SELECT n FROM collection_record_counts WHERE canvas_id = ?1 AND author_id = ?2';
+const INSERT = 'INSERT INTO collection_records (canvas_id, collection, id, author_id, value, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)';
+const UPDATE = `UPDATE collection_records SET value = ?4, updated_at = ?5 WHERE ${IN_SPACE} AND id = ?3 RETURNING ${COLUMNS}`;
+const DELETE = `DELETE FROM collection_records WHERE ${IN_SPACE} AND id = ?3`;
+const DELETE_ALL = `DELETE FROM collection_records WHERE ${IN_SPACE} RETURNING id`;
+const DELETE_AUTHOR = `DELETE FROM collection_records WHERE ${IN_SPACE} AND author_id = ?3 RETURNING id`;
 
 /**
- * SQL for collection records. Writes that depend on what is stored (the
- * quotas on new records, increments) run in one BEGIN IMMEDIATE transaction,
- * so concurrent increments never lose a count and concurrent creates never
- * pass a quota together.
+ * SQL for collection records. A create locks the canvas's counts before
+ * meeting the quotas, so concurrent creates never pass one together; an
+ * increment or a replacement locks the record, so concurrent increments
+ * never lose a count and a replacement never lands inside one.
  */
 export class RecordStore {
-  private readonly getQ: Statement<Row, [string, string, string]>;
-  private readonly pageQ: Statement<Row, [string, string, string, number]>;
-  private readonly authorPageQ: Statement<Row, [string, string, string, string, number]>;
-  private readonly countQ: Statement<{ n: number }, [string, string]>;
-  private readonly countedQ: Statement<{ n: number }, [string, string]>;
-  private readonly insertQ: Statement<unknown, [string, string, string, string, string, number]>;
-  private readonly updateQ: Statement<Row, [string, string, string, string, number]>;
-  private readonly deleteQ: Statement<unknown, [string, string, string]>;
-  private readonly deleteAllQ: Statement<{ id: string }, [string, string]>;
-  private readonly deleteAuthorQ: Statement<{ id: string }, [string, string, string]>;
-  private readonly insertTx: (space: RecordSpace, record: StoredRecord, quotas: RecordQuotas) => InsertOutcome;
-  private readonly incrementTx: (space: RecordSpace, id: string, by: number, now: number) => IncrementOutcome;
+  private readonly authorPage: string;
 
-  constructor(db: Database) {
-    const inSpace = 'canvas_id = ?1 AND collection = ?2';
-    // Pages wrap their parameters in expressions (same plan, same results): with plain
-    // parameters in the key prefix or LIMIT of a range scan, SQLite prepared the statement
-    // again on every run, five times the cost of the query itself (measured in bun:sqlite).
-    const inSpaceOfPage = "canvas_id = (?1 || '') AND collection = (?2 || '')";
-    this.getQ = db.query(`SELECT ${COLUMNS} FROM collection_records WHERE ${inSpace} AND id = ?3`);
-    // ?3 = cursor (exclusive; '' from the start).
-    this.pageQ = db.query(`SELECT ${COLUMNS} FROM collection_records WHERE ${inSpaceOfPage} AND id > ?3 ORDER BY id LIMIT (?4 + 0)`);
-    // Without statistics the planner would walk every record of the collection for one author's.
-    this.authorPageQ = db.query(
-      `SELECT ${COLUMNS} FROM collection_records INDEXED BY collection_records_author
-       WHERE ${inSpaceOfPage} AND author_id = (?3 || '') AND id > ?4 ORDER BY id LIMIT (?5 + 0)`,
-    );
-    this.countQ = db.query(`SELECT COUNT(*) AS n FROM collection_records WHERE ${inSpace}`);
-    // Kept by triggers (migration 009); author '' is the canvas's total.
-    this.countedQ = db.query('SELECT n FROM collection_record_counts WHERE canvas_id = ?1 AND author_id = ?2');
-    this.insertQ = db.query(
-      'INSERT INTO collection_records (canvas_id, collection, id, author_id, value, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
-    );
-    this.updateQ = db.query(`UPDATE collection_records SET value = ?4, updated_at = ?5 WHERE ${inSpace} AND id = ?3 RETURNING ${COLUMNS}`);
-    this.deleteQ = db.query(`DELETE FROM collection_records WHERE ${inSpace} AND id = ?3`);
-    this.deleteAllQ = db.query(`DELETE FROM collection_records WHERE ${inSpace} RETURNING id`);
-    this.deleteAuthorQ = db.query(`DELETE FROM collection_records WHERE ${inSpace} AND author_id = ?3 RETURNING id`);
+  constructor(private readonly sql: Sql) {
+    // Without statistics SQLite's planner would walk every record of the collection for one author's.
+    this.authorPage = authorPage(sql.engine === 'sqlite' ? 'INDEXED BY collection_records_author' : '');
+  }
 
-    const insertTx = db.transaction((space: RecordSpace, record: StoredRecord, quotas: RecordQuotas): InsertOutcome => {
-      if (this.counted(space.canvasId, '') >= quotas.perCanvas) return 'canvas_limit';
-      if (this.counted(space.canvasId, record.authorId) >= quotas.perAuthor) return 'author_limit';
-      this.insertQ.run(space.canvasId, space.collection, record.id, record.authorId, record.value, record.updatedAt);
+  async get(space: RecordSpace, id: string): Promise<StoredRecord | null> {
+    const row = await this.sql.get<Row>(GET, space.canvasId, space.collection, id);
+    return row ? toRecord(row) : null;
+  }
+
+  /** Records after `cursor` (exclusive) in id order; only `authorId`'s when given. */
+  async page(space: RecordSpace, opts: { authorId: string | null; cursor: string; limit: number }): Promise<StoredRecord[]> {
+    const rows =
+      opts.authorId === null
+        ? await this.sql.all<Row>(PAGE, space.canvasId, space.collection, opts.cursor, opts.limit)
+        : await this.sql.all<Row>(this.authorPage, space.canvasId, space.collection, opts.authorId, opts.cursor, opts.limit);
+    return rows.map(toRecord);
+  }
+
+  async count(space: RecordSpace): Promise<number> {
+    return (await this.sql.get<{ n: number }>(COUNT, space.canvasId, space.collection))!.n;
+  }
+
+  /** A new record, unless the canvas or the author is at its quota. */
+  insert(space: RecordSpace, record: StoredRecord, quotas: RecordQuotas): Promise<InsertOutcome> {
+    const { canvasId, collection } = space;
+    return this.sql.write(function* (): TxSteps<InsertOutcome> {
+      yield* tx.lock('records', canvasId);
+      const counted = function* (authorId: string): TxSteps<number> {
+        return (yield* tx.get<{ n: number }>(COUNTED, canvasId, authorId))?.n ?? 0;
+      };
+      if ((yield* counted('')) >= quotas.perCanvas) return 'canvas_limit';
+      if ((yield* counted(record.authorId)) >= quotas.perAuthor) return 'author_limit';
+      yield* tx.run(INSERT, canvasId, collection, record.id, record.authorId, record.value, record.updatedAt);
       return 'ok';
     });
-    this.insertTx = (space, record, quotas) => insertTx.immediate(space, record, quotas);
+  }
 
-    // The sum is computed in JavaScript, so the stored text is what a PUT of the same number stores (`0`, not `0.0`).
-    const incrementTx = db.transaction((space: RecordSpace, id: string, by: number, now: number): IncrementOutcome => {
-      const row = this.getQ.get(space.canvasId, space.collection, id);
+  /** The updated record, or null when it no longer exists. */
+  replace(space: RecordSpace, id: string, value: string, now: number): Promise<StoredRecord | null> {
+    const { canvasId, collection } = space;
+    return this.sql.write(function* () {
+      yield* tx.lock('records', canvasId, collection, id);
+      const row = yield* tx.get<Row>(UPDATE, canvasId, collection, id, value, now);
+      return row ? toRecord(row) : null;
+    });
+  }
+
+  /**
+   * Adds `by` to a numeric value; no upsert. The sum is computed in
+   * JavaScript, so the stored text is what a PUT of the same number stores
+   * (`0`, not `0.0`).
+   */
+  increment(space: RecordSpace, id: string, by: number, now: number): Promise<IncrementOutcome> {
+    const { canvasId, collection } = space;
+    return this.sql.write(function* (): TxSteps<IncrementOutcome> {
+      yield* tx.lock('records', canvasId, collection, id);
+      const row = yield* tx.get<Row>(GET, canvasId, collection, id);
       if (!row) return 'missing';
       const current = storedNumber(row.value);
       if (current === null) return 'not_numeric';
       const sum = current + by;
       if (!Number.isFinite(sum)) return 'not_finite';
-      return { record: toRecord(this.updateQ.get(space.canvasId, space.collection, id, JSON.stringify(sum), now)!) };
+      // Deleted since the read (deletes take no lock): as missing as before it.
+      const updated = yield* tx.get<Row>(UPDATE, canvasId, collection, id, JSON.stringify(sum), now);
+      return updated ? { record: toRecord(updated) } : 'missing';
     });
-    this.incrementTx = (space, id, by, now) => incrementTx.immediate(space, id, by, now);
-  }
-
-  get(space: RecordSpace, id: string): StoredRecord | null {
-    const row = this.getQ.get(space.canvasId, space.collection, id);
-    return row ? toRecord(row) : null;
-  }
-
-  /** Records after `cursor` (exclusive) in id order; only `authorId`'s when given. */
-  page(space: RecordSpace, opts: { authorId: string | null; cursor: string; limit: number }): StoredRecord[] {
-    const rows =
-      opts.authorId === null
-        ? this.pageQ.all(space.canvasId, space.collection, opts.cursor, opts.limit)
-        : this.authorPageQ.all(space.canvasId, space.collection, opts.authorId, opts.cursor, opts.limit);
-    return rows.map(toRecord);
-  }
-
-  private counted(canvasId: string, authorId: string): number {
-    return this.countedQ.get(canvasId, authorId)?.n ?? 0;
-  }
-
-  count(space: RecordSpace): number {
-    return this.countQ.get(space.canvasId, space.collection)!.n;
-  }
-
-  /** A new record, unless the canvas or the author is at its quota. */
-  insert(space: RecordSpace, record: StoredRecord, quotas: RecordQuotas): InsertOutcome {
-    return this.insertTx(space, record, quotas);
-  }
-
-  /** The updated record, or null when it no longer exists. */
-  replace(space: RecordSpace, id: string, value: string, now: number): StoredRecord | null {
-    const row = this.updateQ.get(space.canvasId, space.collection, id, value, now);
-    return row ? toRecord(row) : null;
-  }
-
-  /** Adds `by` to a numeric value; no upsert. */
-  increment(space: RecordSpace, id: string, by: number, now: number): IncrementOutcome {
-    return this.incrementTx(space, id, by, now);
   }
 
   /** Whether a record was removed. */
-  delete(space: RecordSpace, id: string): boolean {
-    return this.deleteQ.run(space.canvasId, space.collection, id).changes > 0;
+  async delete(space: RecordSpace, id: string): Promise<boolean> {
+    return (await this.sql.run(DELETE, space.canvasId, space.collection, id)) > 0;
   }
 
   /** Removes every record of the collection, or only `authorId`'s; the removed ids. */
-  deleteAll(space: RecordSpace, authorId: string | null): string[] {
+  async deleteAll(space: RecordSpace, authorId: string | null): Promise<string[]> {
     const rows =
       authorId === null
-        ? this.deleteAllQ.all(space.canvasId, space.collection)
-        : this.deleteAuthorQ.all(space.canvasId, space.collection, authorId);
+        ? await this.sql.all<{ id: string }>(DELETE_ALL, space.canvasId, space.collection)
+        : await this.sql.all<{ id: string }>(DELETE_AUTHOR, space.canvasId, space.collection, authorId);
     return rows.map((r) => r.id);
   }
 }

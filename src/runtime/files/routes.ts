@@ -52,9 +52,9 @@ export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService)
           throw err;
         }
       })
-      .get('/v1/c/:slug/files', ({ caller }) => runtimeJson(200, { files: files.list(caller) }))
+      .get('/v1/c/:slug/files', async ({ caller }) => runtimeJson(200, { files: await files.list(caller) }))
       .get('/v1/c/:slug/files/:id/content', async ({ caller, params, request }) => {
-        const file = files.open(caller, fileId(params.id));
+        const file = await files.open(caller, fileId(params.id));
         const blob = ctx.blobs.file(file.hash);
         if (!(await ctx.blobs.local(file.hash))) {
           ctx.log.error('runtime file blob missing', { fileId: file.id, canvasId: file.canvasId });
@@ -77,17 +77,17 @@ export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService)
         return new Response(blob, { status: 200, headers });
       })
       .patch('/v1/c/:slug/files/:id', async ({ caller, params, request }) => {
-        const id = files.changeable(caller, fileId(params.id)).id;
+        const id = (await files.changeable(caller, fileId(params.id))).id;
         const body = await readJson(request, RenameBody, {
           maxBytes: MAX_RENAME_BODY,
           jsonTypeOnly: false,
           invalid: renameRefused,
           tooLarge: renameRefused,
         });
-        return runtimeJson(200, files.rename(caller, id, newName(body)));
+        return runtimeJson(200, await files.rename(caller, id, newName(body)));
       })
-      .delete('/v1/c/:slug/files/:id', ({ caller, params }) => {
-        files.delete(caller, fileId(params.id));
+      .delete('/v1/c/:slug/files/:id', async ({ caller, params }) => {
+        await files.delete(caller, fileId(params.id));
         return runtimeJson(200, { ok: true });
       }),
   );

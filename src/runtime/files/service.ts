@@ -81,9 +81,9 @@ export class FileService {
       if (part.name === 'file') {
         if (stored) throw new AppError('INVALID_BODY', 'send one file per upload');
         // Fields sent before the file let a refusal come before any byte is stored.
-        if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) this.authorize(caller, placementOf(fields));
-        const remaining = filesBytesCanvas - this.store.bytesUsed(caller.canvas.id);
-        const ownerRemaining = userStorageBytes - this.store.ownerBytesUsed(caller.canvas.ownerId);
+        if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) await this.authorize(caller, placementOf(fields));
+        const remaining = filesBytesCanvas - (await this.store.bytesUsed(caller.canvas.id));
+        const ownerRemaining = userStorageBytes - (await this.store.ownerBytesUsed(caller.canvas.ownerId));
         const blob = await this.blobs.put(capped(part.body, filesBytesFile, remaining, filesBytesCanvas, ownerRemaining, userStorageBytes));
         onStored(blob.hash);
         stored = { ...blob, name: cleanUploadName(part.filename), mime: cleanMime(part.contentType) };
@@ -93,7 +93,7 @@ export class FileService {
     }
     if (!stored) throw new AppError('INVALID_BODY', 'the multipart body has no `file` part');
     const { scope, binding } = placementOf(fields);
-    this.authorize(caller, { scope, binding });
+    await this.authorize(caller, { scope, binding });
     const file: StoredFile = {
       id: newId(),
       canvasId: caller.canvas.id,
@@ -106,7 +106,7 @@ export class FileService {
       createdAt: this.now(),
       binding,
     };
-    if (!this.store.insert(file, filesBytesCanvas)) throw quotaExceeded(filesBytesCanvas);
+    if (!(await this.store.insert(file, filesBytesCanvas))) throw quotaExceeded(filesBytesCanvas);
     this.usage.add(caller.canvas.id, 'fileBytesIn', file.size);
     this.audit.record({
       actorId: caller.actorId,
@@ -118,30 +118,29 @@ export class FileService {
     return { id: file.id, name: file.name, size: file.size, url: `/v1/c/${caller.canvas.slug}/files/${file.id}/content` };
   }
 
-  list(caller: RuntimeCaller): FileRecord[] {
-    return this.store
-      .list(caller.canvas.id, null)
-      .filter((f) => this.mayRead(caller, f))
-      .map(recordOf);
+  async list(caller: RuntimeCaller): Promise<FileRecord[]> {
+    const files = await this.store.list(caller.canvas.id, null);
+    const readable = await Promise.all(files.map((f) => this.mayRead(caller, f)));
+    return files.filter((_, i) => readable[i]).map(recordOf);
   }
 
   /** A file the caller may read, for its content; counts the bytes served. */
-  open(caller: RuntimeCaller, id: string): StoredFile {
-    const file = this.readable(caller, id);
+  async open(caller: RuntimeCaller, id: string): Promise<StoredFile> {
+    const file = await this.readable(caller, id);
     this.usage.add(caller.canvas.id, 'fileBytesOut', file.size);
     return file;
   }
 
   /** A file the caller may rename (`update`) or delete: NOT_FOUND when they cannot see it, else PERMISSION_DENIED. */
-  changeable(caller: RuntimeCaller, id: string, op: 'update' | 'delete' = 'update'): StoredFile {
-    const file = this.readable(caller, id);
-    this.assertMayChange(caller, file, op);
+  async changeable(caller: RuntimeCaller, id: string, op: 'update' | 'delete' = 'update'): Promise<StoredFile> {
+    const file = await this.readable(caller, id);
+    await this.assertMayChange(caller, file, op);
     return file;
   }
 
-  rename(caller: RuntimeCaller, id: string, name: string): FileRecord {
-    const file = this.changeable(caller, id);
-    this.store.rename(caller.canvas.id, file.id, name);
+  async rename(caller: RuntimeCaller, id: string, name: string): Promise<FileRecord> {
+    const file = await this.changeable(caller, id);
+    await this.store.rename(caller.canvas.id, file.id, name);
     this.audit.record({
       actorId: caller.actorId,
       actorKind: actorKindOf(caller),
@@ -152,9 +151,9 @@ export class FileService {
     return recordOf({ ...file, name });
   }
 
-  delete(caller: RuntimeCaller, id: string): void {
-    const file = this.changeable(caller, id, 'delete');
-    this.store.delete(caller.canvas.id, file.id);
+  async delete(caller: RuntimeCaller, id: string): Promise<void> {
+    const file = await this.changeable(caller, id, 'delete');
+    await this.store.delete(caller.canvas.id, file.id);
     this.audit.record({
       actorId: caller.actorId,
       actorKind: actorKindOf(caller),
@@ -169,29 +168,29 @@ export class FileService {
    * their bytes unless another file or version still uses them. Best effort
    * (the collection service reports a failure, never fails the delete).
    */
-  removeAttachments(removed: RecordsRemoved): boolean {
-    const hashes = this.store.deleteAttachments(removed.canvasId, removed.collection, removed.ids);
+  async removeAttachments(removed: RecordsRemoved): Promise<boolean> {
+    const hashes = await this.store.deleteAttachments(removed.canvasId, removed.collection, removed.ids);
     if (hashes.length > 0) this.gc.collect(new Set(hashes));
     return true;
   }
 
-  private readable(caller: RuntimeCaller, id: string): StoredFile {
-    const file = this.store.byId(caller.canvas.id, id);
-    if (!file || !this.mayRead(caller, file)) throw new AppError('NOT_FOUND', 'no such file');
+  private async readable(caller: RuntimeCaller, id: string): Promise<StoredFile> {
+    const file = await this.store.byId(caller.canvas.id, id);
+    if (!file || !(await this.mayRead(caller, file))) throw new AppError('NOT_FOUND', 'no such file');
     return file;
   }
 
-  private mayRead(caller: RuntimeCaller, file: StoredFile): boolean {
+  private async mayRead(caller: RuntimeCaller, file: StoredFile): Promise<boolean> {
     const b = file.binding;
     if (b?.kind === 'group') {
       const rights = this.groupRights(caller, b.group);
       return rights !== null && allows(rights.read, file.uploadedBy === caller.actorId);
     }
-    if (b?.kind === 'record') return this.recordAllows(caller, b, 'read') === 'yes';
+    if (b?.kind === 'record') return (await this.recordAllows(caller, b, 'read')) === 'yes';
     return file.scope === 'shared' || isManager(caller) || file.uploadedBy === caller.actorId;
   }
 
-  private assertMayChange(caller: RuntimeCaller, file: StoredFile, op: 'update' | 'delete'): void {
+  private async assertMayChange(caller: RuntimeCaller, file: StoredFile, op: 'update' | 'delete'): Promise<void> {
     const b = file.binding;
     if (b?.kind === 'group') {
       const rights = this.groupRights(caller, b.group)!;
@@ -200,7 +199,7 @@ export class FileService {
     }
     // An attachment changes with its record: renaming or removing one is updating the record.
     if (b?.kind === 'record') {
-      if (this.recordAllows(caller, b, 'update') === 'yes') return;
+      if ((await this.recordAllows(caller, b, 'update')) === 'yes') return;
       throw new AppError('PERMISSION_DENIED', 'changing an attachment needs the right to update its record');
     }
     if (isManager(caller)) return;
@@ -215,13 +214,13 @@ export class FileService {
   }
 
   /** Whether the caller may `op` the parent record: yes, or why not (it is hidden, or only read). */
-  private recordAllows(
+  private async recordAllows(
     caller: RuntimeCaller,
     b: { collection: string; recordId: string },
     op: 'read' | 'update',
-  ): 'yes' | 'hidden' | 'denied' {
+  ): Promise<'yes' | 'hidden' | 'denied'> {
     try {
-      this.collections.target(this.collections.open(caller, b.collection), b.recordId, op);
+      await this.collections.target(this.collections.open(caller, b.collection), b.recordId, op);
       return 'yes';
     } catch (err) {
       if (err instanceof AppError && err.errorCode === 'PERMISSION_DENIED' && op !== 'read') return 'denied';
@@ -230,7 +229,7 @@ export class FileService {
     }
   }
 
-  private authorize(caller: RuntimeCaller, placement: Placement): void {
+  private async authorize(caller: RuntimeCaller, placement: Placement): Promise<void> {
     const b = placement.binding;
     if (b?.kind === 'group') {
       const rights = this.groupRights(caller, b.group);
@@ -241,7 +240,7 @@ export class FileService {
     }
     if (b?.kind === 'record') {
       // The record's own answers: 404 when absent or unreadable, 403 when readable but not updatable.
-      this.collections.target(this.collections.open(caller, b.collection), b.recordId, 'update');
+      await this.collections.target(this.collections.open(caller, b.collection), b.recordId, 'update');
       return;
     }
     if (placement.scope === 'shared' && !isManager(caller)) {

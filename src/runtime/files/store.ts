@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite';
+import { tx, type Sql } from '../../db/sql.ts';
 import { ownerStorageBytes } from '../../canvases/quotas.ts';
 import type { FileScope } from '../../../sdk/wire.ts';
 
@@ -54,18 +54,26 @@ const toFile = (r: FileRow): StoredFile => ({
         : null,
 });
 
-export class FileStore {
-  private readonly insertTx: (file: StoredFile, canvasCap: number) => boolean;
+const INSERT =
+  'INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at, file_group, collection, record_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)';
+const BYTES_USED = 'SELECT coalesce(sum(size), 0) AS n FROM files WHERE canvas_id = ?1';
 
-  constructor(private readonly db: Database) {
-    // The canvas total is checked again here, atomically: two uploads that each
-    // fit while streaming must not both land past the quota.
-    const tx = db.transaction((file: StoredFile, canvasCap: number): boolean => {
-      if (this.bytesUsed(file.canvasId) + file.size > canvasCap) return false;
-      const b = file.binding;
-      db.query(
-        'INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at, file_group, collection, record_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ).run(
+export class FileStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * False (nothing written) when the canvas total would pass `canvasCap`. The
+   * total is checked again here under the canvas's lock: two uploads that
+   * each fit while streaming must not both land past the quota.
+   */
+  insert(file: StoredFile, canvasCap: number): Promise<boolean> {
+    const b = file.binding;
+    return this.sql.write(function* () {
+      yield* tx.lock('files', file.canvasId);
+      const used = (yield* tx.get<{ n: number }>(BYTES_USED, file.canvasId))!.n;
+      if (used + file.size > canvasCap) return false;
+      yield* tx.run(
+        INSERT,
         file.id,
         file.canvasId,
         file.name,
@@ -81,58 +89,57 @@ export class FileStore {
       );
       return true;
     });
-    this.insertTx = (file, canvasCap) => tx.immediate(file, canvasCap);
   }
 
-  /** False (nothing written) when the canvas total would pass `canvasCap`. */
-  insert(file: StoredFile, canvasCap: number): boolean {
-    return this.insertTx(file, canvasCap);
-  }
-
-  byId(canvasId: string, id: string): StoredFile | null {
-    const r = this.db.query<FileRow, [string, string]>('SELECT * FROM files WHERE id = ? AND canvas_id = ?').get(id, canvasId);
+  async byId(canvasId: string, id: string): Promise<StoredFile | null> {
+    const r = await this.sql.get<FileRow>('SELECT * FROM files WHERE id = ?1 AND canvas_id = ?2', id, canvasId);
     return r ? toFile(r) : null;
   }
 
   /** Shared files plus `uploadedBy`'s own submissions; every file when `uploadedBy` is null. */
-  list(canvasId: string, uploadedBy: string | null): StoredFile[] {
+  async list(canvasId: string, uploadedBy: string | null): Promise<StoredFile[]> {
     const rows =
       uploadedBy === null
-        ? this.db.query<FileRow, [string]>('SELECT * FROM files WHERE canvas_id = ? ORDER BY created_at, id').all(canvasId)
-        : this.db
-            .query<FileRow, [string, string]>(
-              "SELECT * FROM files WHERE canvas_id = ? AND (scope = 'shared' OR uploaded_by = ?) ORDER BY created_at, id",
-            )
-            .all(canvasId, uploadedBy);
+        ? await this.sql.all<FileRow>('SELECT * FROM files WHERE canvas_id = ?1 ORDER BY created_at, id', canvasId)
+        : await this.sql.all<FileRow>(
+            "SELECT * FROM files WHERE canvas_id = ?1 AND (scope = 'shared' OR uploaded_by = ?2) ORDER BY created_at, id",
+            canvasId,
+            uploadedBy,
+          );
     return rows.map(toFile);
   }
 
   /** Deletes the attachments of these records; the hashes they used (for the blob collector). */
-  deleteAttachments(canvasId: string, collection: string, recordIds: string[]): string[] {
-    const hashes: string[] = [];
-    const q = this.db.query<{ hash: string }, [string, string, string]>(
-      'DELETE FROM files WHERE canvas_id = ? AND collection = ? AND record_id = ? RETURNING hash',
-    );
-    this.db.transaction(() => {
-      for (const id of recordIds) for (const r of q.all(canvasId, collection, id)) hashes.push(r.hash);
-    })();
-    return hashes;
+  deleteAttachments(canvasId: string, collection: string, recordIds: string[]): Promise<string[]> {
+    return this.sql.write(function* () {
+      const hashes: string[] = [];
+      for (const id of recordIds) {
+        const rows = yield* tx.all<{ hash: string }>(
+          'DELETE FROM files WHERE canvas_id = ?1 AND collection = ?2 AND record_id = ?3 RETURNING hash',
+          canvasId,
+          collection,
+          id,
+        );
+        for (const r of rows) hashes.push(r.hash);
+      }
+      return hashes;
+    });
   }
 
-  rename(canvasId: string, id: string, name: string): void {
-    this.db.query('UPDATE files SET name = ? WHERE id = ? AND canvas_id = ?').run(name, id, canvasId);
+  async rename(canvasId: string, id: string, name: string): Promise<void> {
+    await this.sql.run('UPDATE files SET name = ?1 WHERE id = ?2 AND canvas_id = ?3', name, id, canvasId);
   }
 
-  delete(canvasId: string, id: string): void {
-    this.db.query('DELETE FROM files WHERE id = ? AND canvas_id = ?').run(id, canvasId);
+  async delete(canvasId: string, id: string): Promise<void> {
+    await this.sql.run('DELETE FROM files WHERE id = ?1 AND canvas_id = ?2', id, canvasId);
   }
 
   /** What the canvas owner's canvases keep in all (versions and files), for the per-user storage quota. */
-  ownerBytesUsed(ownerId: string): number {
-    return ownerStorageBytes(this.db, ownerId);
+  ownerBytesUsed(ownerId: string): Promise<number> {
+    return ownerStorageBytes(this.sql, ownerId);
   }
 
-  bytesUsed(canvasId: string): number {
-    return this.db.query<{ n: number }, [string]>('SELECT coalesce(sum(size), 0) AS n FROM files WHERE canvas_id = ?').get(canvasId)!.n;
+  async bytesUsed(canvasId: string): Promise<number> {
+    return (await this.sql.get<{ n: number }>(BYTES_USED, canvasId))!.n;
   }
 }
