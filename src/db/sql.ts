@@ -4,7 +4,9 @@
  *
  * SQL is written once, in the subset both engines share, with numbered
  * placeholders (`?1`, `?2`: SQLite's own; the Postgres adapter turns them into
- * `$1`, `$2`). Integers come back as JavaScript numbers on both.
+ * `$1`, `$2`). Integers come back as JavaScript numbers on both. A column
+ * alias in camelCase is double-quoted (`AS "createdAt"`): Postgres folds
+ * unquoted names to lower case. Each store's tests run on both engines.
  *
  * Transactions are generator functions: every statement is a `yield*`, and the
  * adapter runs it and hands the result back. On SQLite the adapter drives the

@@ -157,7 +157,7 @@ export async function* chatEvents(deps: ChatRunDeps, admission: Admission, signa
         }
       } catch (err) {
         if (signal.aborted || err instanceof Aborted) {
-          settle(tracker.partial(), 'aborted');
+          await settle(tracker.partial(), 'aborted');
           return;
         }
         const failure = classifyFailure(err);
@@ -167,13 +167,13 @@ export async function* chatEvents(deps: ChatRunDeps, admission: Admission, signa
           if (monotonic() + wait < preStreamEnd) {
             deps.log.warn('ai provider failed, retrying', { callId: admission.callId, attempt, message: failure.message });
             if (!(await sleep(wait, signal))) {
-              settle(ZERO_USAGE, 'aborted');
+              await settle(ZERO_USAGE, 'aborted');
               return;
             }
             continue;
           }
         }
-        settle(tracker.partial(), 'upstream_error');
+        await settle(tracker.partial(), 'upstream_error');
         deps.log.warn('ai provider failed', { callId: admission.callId, attempt, started: sentAny, message: failure.message });
         if (!sentAny) throw new AppError('AI_UPSTREAM_ERROR', failure.message);
         yield { type: 'error', code: 'AI_UPSTREAM_ERROR', message: failure.message };
@@ -183,16 +183,16 @@ export async function* chatEvents(deps: ChatRunDeps, admission: Admission, signa
         attemptAbort.abort();
       }
       if (end === 'aborted') {
-        settle(tracker.partial(), 'aborted');
+        await settle(tracker.partial(), 'aborted');
         return;
       }
-      const { usage, cost } = end === 'ok' ? settle(tracker.usage(), 'ok') : settle(ZERO_USAGE, 'usage_timeout');
+      const { usage, cost } = end === 'ok' ? await settle(tracker.usage(), 'ok') : await settle(ZERO_USAGE, 'usage_timeout');
       yield { type: 'done', usage, cost };
       return;
     }
   } finally {
     // The consumer went away while we waited at a yield (or something unexpected broke).
-    if (!settled) settle(tracker.partial(), signal.aborted ? 'aborted' : 'upstream_error');
+    if (!settled) await settle(tracker.partial(), signal.aborted ? 'aborted' : 'upstream_error');
   }
 }
 

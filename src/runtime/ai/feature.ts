@@ -10,7 +10,7 @@ import { AiService } from './service.ts';
 import { AiCallStore } from './store.ts';
 
 /** The part of the app context this feature uses. */
-export type AiDeps = Pick<AppContext, 'config' | 'db' | 'log' | 'now' | 'settings' | 'events'>;
+export type AiDeps = Pick<AppContext, 'config' | 'sql' | 'log' | 'now' | 'settings' | 'events'>;
 
 export interface AiFeature extends Lifecycle {
   store: AiCallStore;
@@ -29,7 +29,7 @@ export interface AiOptions {
 const SHUTDOWN_SETTLE_MS = 2_000;
 
 export function createAiFeature(ctx: AiDeps, pipeline: RuntimePipeline, options: AiOptions = {}): AiFeature {
-  const store = new AiCallStore(ctx.db);
+  const store = new AiCallStore(ctx.sql);
   const running = new Set<{ abort: () => void; finished: Promise<void> }>();
   return {
     store,
@@ -53,8 +53,8 @@ export function createAiFeature(ctx: AiDeps, pipeline: RuntimePipeline, options:
       };
     },
     // Reservations a previous process left behind are settled before any call of this process exists.
-    start() {
-      const orphans = store.settleOrphans(ctx.now());
+    async start() {
+      const orphans = await store.settleOrphans(ctx.now());
       if (orphans > 0) ctx.log.warn('ai: settled calls left running by a previous process', { count: orphans });
     },
     // Streams still open when the server stops are aborted and recorded while the database is still there.

@@ -24,7 +24,7 @@ export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
       jsonTypeOnly: false,
       tooLarge: () => new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB'),
     });
-    const admission = ai.service.admit(caller, chatRequestOf(asked));
+    const admission = await ai.service.admit(caller, chatRequestOf(asked));
 
     // Our own signal: the client going away (request.signal) or the response stream being cancelled.
     const abort = new AbortController();

@@ -1,5 +1,4 @@
 import type { Canvas } from '../../canvases/record.ts';
-import { immediate } from '../../db/tx.ts';
 import { AppError, aiBudgetSpent } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { EventBus } from '../../events.ts';
@@ -47,10 +46,10 @@ export class AiService {
    * After the body was read and parsed (413, 400): MODEL_NOT_ALLOWED,
    * GUEST_AI_DISABLED, GUEST_AI_CAP, QUOTA_EXCEEDED (user_daily, then
    * canvas_monthly), CAPABILITY_DISABLED, then the audience. The spend checks
-   * and the reservation share one IMMEDIATE transaction, so two calls cannot
-   * both start on the last of a budget without seeing each other.
+   * and the reservation share one transaction (AiCallStore.reserve), so two
+   * calls cannot both start on the last of a budget without seeing each other.
    */
-  admit(caller: RuntimeCaller, request: ChatRequest): Admission {
+  async admit(caller: RuntimeCaller, request: ChatRequest): Promise<Admission> {
     const settings = this.deps.settings();
     const price = settings.aiPrices[request.model];
     if (!settings.aiModels.includes(request.model) || !validPrice(price)) {
@@ -65,18 +64,25 @@ export class AiService {
     const month = day.slice(0, 7);
     const { store } = this.deps;
     const callId = newId();
-    immediate(store.db, () => {
-      if (
-        caller.kind === 'guest' &&
-        canvas.guestAiMonthlyUsd > 0 &&
-        reached(store.guestMonthSpend(canvas.id, month), canvas.guestAiMonthlyUsd)
-      ) {
+    const call = {
+      id: callId,
+      canvasId: canvas.id,
+      actorId: caller.actorId,
+      actorKind: caller.kind,
+      model: request.model,
+      reservedUsd: reservationOf(request, price),
+      day,
+      month,
+      createdAt: now,
+    };
+    await store.reserve(call, (spend) => {
+      if (caller.kind === 'guest' && canvas.guestAiMonthlyUsd > 0 && reached(spend.guestMonth, canvas.guestAiMonthlyUsd)) {
         throw new AppError('GUEST_AI_CAP', "this canvas's monthly AI budget for guests is used up", { scope: 'guest' });
       }
-      if (reached(store.actorDaySpend(caller.actorId, day), settings.aiUserDailyUsd)) {
+      if (reached(spend.actorDay, settings.aiUserDailyUsd)) {
         throw aiBudgetSpent('your daily AI budget is used up; it resets at midnight UTC', 'user_daily');
       }
-      if (reached(store.canvasMonthSpend(canvas.id, month), settings.aiCanvasMonthlyUsd)) {
+      if (reached(spend.canvasMonth, settings.aiCanvasMonthlyUsd)) {
         throw aiBudgetSpent("this canvas's monthly AI budget is used up; it resets on the 1st (UTC)", 'canvas_monthly');
       }
       const refusal = this.deps.capabilityRefusal(canvas);
@@ -84,17 +90,6 @@ export class AiService {
       if (!inAudience(caller)) {
         throw new AppError('PERMISSION_DENIED', 'AI on this canvas is available to its owner and editors only');
       }
-      store.insertReserved({
-        id: callId,
-        canvasId: canvas.id,
-        actorId: caller.actorId,
-        actorKind: caller.kind,
-        model: request.model,
-        reservedUsd: reservationOf(request, price),
-        day,
-        month,
-        createdAt: now,
-      });
     });
     // The capability gate above guarantees a key.
     return { callId, canvasId: canvas.id, actorId: caller.actorId, request, price, apiKey: settings.aiApiKey ?? '' };
@@ -104,12 +99,12 @@ export class AiService {
    * Records the call's usage and cost; only the first settle of a call
    * counts. A usage timeout records 0 tokens and 0 cost (AI rule 5).
    */
-  settle(admission: Admission, usage: ChatUsage, outcome: AiOutcome): { usage: ChatUsage; cost: number } {
+  async settle(admission: Admission, usage: ChatUsage, outcome: AiOutcome): Promise<{ usage: ChatUsage; cost: number }> {
     const recorded = outcome === 'usage_timeout' ? ZERO_USAGE : usage;
     const cost = outcome === 'usage_timeout' ? 0 : costOf(recorded, admission.price);
     const now = this.deps.now();
     try {
-      const first = immediate(this.deps.store.db, () => this.deps.store.settle(admission.callId, recorded, cost, outcome, now));
+      const first = await this.deps.store.settle(admission.callId, recorded, cost, outcome, now);
       if (first) {
         this.deps.log.info('ai call', {
           callId: admission.callId,

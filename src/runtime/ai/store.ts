@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'bun:sqlite';
+import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
 import type { ChatUsage } from './model.ts';
 
 export type AiOutcome = 'ok' | 'upstream_error' | 'aborted' | 'usage_timeout';
@@ -39,55 +39,57 @@ export interface AiCallRow {
 /** Spend in a window: settled costs plus the reservations of calls still running. */
 const SPEND = `COALESCE(SUM(CASE state WHEN 'settled' THEN cost_usd ELSE reserved_usd END), 0)`;
 
-const ROW = `id, canvas_id AS canvasId, actor_id AS actorId, actor_kind AS actorKind, model, state, reserved_usd AS reservedUsd,
-  input_tokens AS inputTokens, output_tokens AS outputTokens, cache_creation_input_tokens AS cacheCreationInputTokens,
-  cache_read_input_tokens AS cacheReadInputTokens, cost_usd AS costUsd, day, month, created_at AS createdAt,
-  settled_at AS settledAt, outcome`;
+const ROW = `id, canvas_id AS "canvasId", actor_id AS "actorId", actor_kind AS "actorKind", model, state, reserved_usd AS "reservedUsd",
+  input_tokens AS "inputTokens", output_tokens AS "outputTokens", cache_creation_input_tokens AS "cacheCreationInputTokens",
+  cache_read_input_tokens AS "cacheReadInputTokens", cost_usd AS "costUsd", day, month, created_at AS "createdAt",
+  settled_at AS "settledAt", outcome`;
 
-/** SQL for AI call accounting. Callers wrap check-then-reserve in one IMMEDIATE transaction. */
+const INSERT = `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, day, month, created_at)
+  VALUES (?1, ?2, ?3, ?4, ?5, 'reserved', ?6, ?7, ?8, ?9)`;
+// `state = 'reserved'` makes settling idempotent: only the first settle of a call counts.
+const SETTLE = `UPDATE ai_calls SET state = 'settled', input_tokens = ?1, output_tokens = ?2, cache_creation_input_tokens = ?3,
+  cache_read_input_tokens = ?4, cost_usd = ?5, settled_at = ?6, outcome = ?7 WHERE id = ?8 AND state = 'reserved'`;
+
+/** The spend a reservation is checked against, read inside its transaction. */
+export interface SpendNow {
+  actorDay: number;
+  canvasMonth: number;
+  guestMonth: number;
+}
+
+/**
+ * SQL for AI call accounting. A reservation reads the spend and inserts
+ * its row in one transaction holding the caller's and the canvas's locks
+ * (always in that order), so two calls cannot both start on the last of a
+ * budget without seeing each other.
+ */
 export class AiCallStore {
-  private readonly actorDayQ: Statement<{ usd: number }, [string, string]>;
-  private readonly canvasMonthQ: Statement<{ usd: number }, [string, string]>;
-  private readonly guestMonthQ: Statement<{ usd: number }, [string, string]>;
-  private readonly insertQ: Statement<unknown, [string, string, string, string, string, number, string, string, number]>;
-  private readonly settleQ: Statement<unknown, [number, number, number, number, number, number, string, string]>;
-  private readonly byIdQ: Statement<AiCallRow, [string]>;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(readonly db: Database) {
-    this.actorDayQ = db.query(`SELECT ${SPEND} AS usd FROM ai_calls WHERE actor_id = ? AND day = ?`);
-    this.canvasMonthQ = db.query(`SELECT ${SPEND} AS usd FROM ai_calls WHERE canvas_id = ? AND month = ?`);
-    this.guestMonthQ = db.query(`SELECT ${SPEND} AS usd FROM ai_calls WHERE canvas_id = ? AND month = ? AND actor_kind = 'guest'`);
-    this.insertQ = db.query(
-      `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, day, month, created_at)
-       VALUES (?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?)`,
-    );
-    // `state = 'reserved'` makes settling idempotent: only the first settle of a call counts.
-    this.settleQ = db.query(
-      `UPDATE ai_calls SET state = 'settled', input_tokens = ?, output_tokens = ?, cache_creation_input_tokens = ?,
-       cache_read_input_tokens = ?, cost_usd = ?, settled_at = ?, outcome = ? WHERE id = ? AND state = 'reserved'`,
-    );
-    this.byIdQ = db.query(`SELECT ${ROW} FROM ai_calls WHERE id = ?`);
-  }
-
-  actorDaySpend(actorId: string, day: string): number {
-    return this.actorDayQ.get(actorId, day)!.usd;
-  }
-
-  canvasMonthSpend(canvasId: string, month: string): number {
-    return this.canvasMonthQ.get(canvasId, month)!.usd;
-  }
-
-  guestMonthSpend(canvasId: string, month: string): number {
-    return this.guestMonthQ.get(canvasId, month)!.usd;
-  }
-
-  insertReserved(c: NewAiCall): void {
-    this.insertQ.run(c.id, c.canvasId, c.actorId, c.actorKind, c.model, c.reservedUsd, c.day, c.month, c.createdAt);
+  /**
+   * Inserts the reservation `c` unless `refusal` (given the spend as it
+   * stands, settled costs plus running reservations) throws.
+   */
+  reserve(c: NewAiCall, refusal: (spend: SpendNow) => void): Promise<void> {
+    return this.sql.write(function* () {
+      yield* tx.lock('ai-actor', c.actorId);
+      yield* tx.lock('ai-canvas', c.canvasId);
+      const usd = function* (where: string, ...params: string[]): TxSteps<number> {
+        return (yield* tx.get<{ usd: number }>(`SELECT ${SPEND} AS usd FROM ai_calls WHERE ${where}`, ...params))!.usd;
+      };
+      refusal({
+        actorDay: yield* usd('actor_id = ?1 AND day = ?2', c.actorId, c.day),
+        canvasMonth: yield* usd('canvas_id = ?1 AND month = ?2', c.canvasId, c.month),
+        guestMonth: yield* usd("canvas_id = ?1 AND month = ?2 AND actor_kind = 'guest'", c.canvasId, c.month),
+      });
+      yield* tx.run(INSERT, c.id, c.canvasId, c.actorId, c.actorKind, c.model, c.reservedUsd, c.day, c.month, c.createdAt);
+    });
   }
 
   /** True when this call settled the row; false when it was already settled. */
-  settle(id: string, usage: ChatUsage, costUsd: number, outcome: AiOutcome, now: number): boolean {
-    const r = this.settleQ.run(
+  async settle(id: string, usage: ChatUsage, costUsd: number, outcome: AiOutcome, now: number): Promise<boolean> {
+    const changed = await this.sql.run(
+      SETTLE,
       usage.inputTokens,
       usage.outputTokens,
       usage.cacheCreationInputTokens,
@@ -97,11 +99,11 @@ export class AiCallStore {
       outcome,
       id,
     );
-    return r.changes === 1;
+    return changed === 1;
   }
 
-  byId(id: string): AiCallRow | null {
-    return this.byIdQ.get(id) ?? null;
+  async byId(id: string): Promise<AiCallRow | null> {
+    return (await this.sql.get<AiCallRow>(`SELECT ${ROW} FROM ai_calls WHERE id = ?1`, id)) ?? null;
   }
 
   /**
@@ -110,9 +112,10 @@ export class AiCallStore {
    * with 0 tokens and 0 cost. Run once at start, before any call of this
    * process exists. Returns how many.
    */
-  settleOrphans(now: number): number {
-    return this.db
-      .query(`UPDATE ai_calls SET state = 'settled', cost_usd = 0, settled_at = ?, outcome = 'usage_timeout' WHERE state = 'reserved'`)
-      .run(now).changes;
+  settleOrphans(now: number): Promise<number> {
+    return this.sql.run(
+      `UPDATE ai_calls SET state = 'settled', cost_usd = 0, settled_at = ?1, outcome = 'usage_timeout' WHERE state = 'reserved'`,
+      now,
+    );
   }
 }
