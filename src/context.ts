@@ -92,7 +92,8 @@ export function createContext(config: Config, options: ContextOptions = {}): App
       : null,
   );
   const canvases = new CanvasStore(db);
-  const audit = new AuditLog(db, now);
+  const sql = new SqliteSql(db);
+  const audit = new AuditLog(sql, now);
   const tokens = new TokenStore(db, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
   const settings = new SettingsService(db, config, now);
@@ -104,7 +105,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     config,
     version: VERSION,
     db,
-    sql: new SqliteSql(db),
+    sql,
     blobs,
     blobGc: new BlobCollector({ blobs, now, log, scheduler, events }),
     zipDeploySlots: new DeploySlots(),

@@ -204,10 +204,7 @@ describe('disable and enable canvases', () => {
     expect(app.ctx.canvases.byId(c.id)!.disabledReason).toBeNull();
     expect(events).toEqual([c.id, c.id]);
     off();
-    const actions = app.ctx.audit
-      .forCanvas(c.id)
-      .slice(0, 2)
-      .map((r) => [r.action, r.actorKind, r.detail]);
+    const actions = (await app.ctx.audit.forCanvas(c.id)).slice(0, 2).map((r) => [r.action, r.actorKind, r.detail]);
     expect(actions).toEqual([
       ['canvas.enable', 'admin', null],
       ['canvas.disable', 'admin', { fields: ['reason'] }],

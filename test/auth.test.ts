@@ -148,13 +148,13 @@ describe('proxy sign-in', () => {
     const trusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy' } });
     const untrusted = await startTestApp({ listen: true, env: { EASEL_AUTH_MODE: 'proxy', EASEL_PROXY_TRUSTED_CIDRS: '10.0.0.0/8' } });
     try {
-      const ok = trusted.ctx.auth.authenticate(
+      const ok = await trusted.ctx.auth.authenticate(
         new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com', 'x-forwarded-user': 'Pat' } }),
         '127.0.0.1',
       );
       expect(ok.principal?.kind === 'user' && ok.principal.user.email).toBe('pat@example.com');
       expect(ok.principal?.kind === 'user' && ok.principal.user.name).toBe('Pat');
-      const ignored = untrusted.ctx.auth.authenticate(
+      const ignored = await untrusted.ctx.auth.authenticate(
         new Request('http://x/', { headers: { 'x-forwarded-email': 'pat@example.com' } }),
         '127.0.0.1',
       );

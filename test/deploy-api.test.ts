@@ -148,7 +148,7 @@ describe('key auth', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
     const versionId = ((await res.json()) as { versionId: string }).versionId;
     expect((await get(app, c, '/versions')).body.versions[0]).toMatchObject({ id: versionId, createdBy: c.ownerId });
-    expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.deploy', actorKind: 'key', actorId: c.ownerId });
+    expect((await auditRows(c))[0]).toMatchObject({ action: 'canvas.deploy', actorKind: 'key', actorId: c.ownerId });
     // And a cookie of the owner without the key is still nothing.
     const owner = await app.signIn('owner@example.test', 'Owner');
     expect((await app.request(`/v1/canvases/${c.id}/unpublish`, { method: 'POST', cookie: owner })).status).toBe(401);
@@ -261,12 +261,12 @@ describe('coordination', () => {
   test('releaseId live: already_current with the live fields and current token, and no side effects', async () => {
     const c = await fresh();
     const first = await deploy(app, c, site(), { releaseId: 'r1' });
-    const audits = auditRows(c).length;
+    const audits = (await auditRows(c)).length;
     const again = await deploy(app, c, zipOf({ 'index.html': 'different' }), { releaseId: 'r1' });
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ...first.body, outcome: 'already_current', warnings: [] });
     expect(versionRows(c)).toEqual([1]);
-    expect(auditRows(c).length).toBe(audits);
+    expect((await auditRows(c)).length).toBe(audits);
     // It precedes the token check: a stale token still hears already_current.
     const stale = await deploy(app, c, site(), { releaseId: 'r1', expectedPublicationToken: 'stale' });
     expect(stale.body.outcome).toBe('already_current');
@@ -434,7 +434,7 @@ describe('rollback', () => {
     const view = (await get(app, c)).body;
     expect(view).toMatchObject({ currentVersionId: v1.body.versionId, accessMode: 'whole_org', publicationState: 'published' });
     expect(versionRows(c)).toEqual([1, 2]);
-    expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.rollback', actorKind: 'key', actorId: c.ownerId });
+    expect((await auditRows(c))[0]).toMatchObject({ action: 'canvas.rollback', actorKind: 'key', actorId: c.ownerId });
   });
 
   test('from draft: published again and Restricted', async () => {
@@ -540,7 +540,7 @@ describe('unpublish', () => {
     });
     expect(row.publication_token).not.toBe(before);
     expect((await get(app, c, '/versions')).body.versions.map((v: { current: boolean }) => v.current)).toEqual([false]);
-    expect(auditRows(c)[0]).toMatchObject({ action: 'canvas.unpublish', actorKind: 'key', actorId: c.ownerId });
+    expect((await auditRows(c))[0]).toMatchObject({ action: 'canvas.unpublish', actorKind: 'key', actorId: c.ownerId });
     expect((await get(app, c, '/files')).body.code).toBe('NOT_PUBLISHED');
   });
 
@@ -583,7 +583,7 @@ describe('deploys are audited as the owner', () => {
   test('action, actor and metadata; createdBy is the owner', async () => {
     const c = await fresh();
     const r = await deploy(app, c, site(), { releaseId: 'rel' });
-    const [row] = auditRows(c);
+    const [row] = await auditRows(c);
     expect(row).toMatchObject({ action: 'canvas.deploy', actorKind: 'key', actorId: c.ownerId });
     expect(row!.detail).toMatchObject({ versionId: r.body.versionId, version: 1, source: 'api', fileCount: 2, releaseId: 'rel' });
   });
@@ -651,7 +651,7 @@ describe('retention: pruning and collection', () => {
     const c = await fresh();
     for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `tx ${i}` }));
     const before = sharing(app.ctx, c.id);
-    const audits = auditRows(c).length;
+    const audits = (await auditRows(c)).length;
     app.ctx.db.run("CREATE TEMP TRIGGER refuse_prune BEFORE DELETE ON versions BEGIN SELECT RAISE(ABORT, 'prune refused'); END");
     try {
       const r = await deploy(app, c, site({ 'n.js': `tx ${c.id} eleven` }));
@@ -661,7 +661,7 @@ describe('retention: pruning and collection', () => {
     }
     expect(sharing(app.ctx, c.id)).toEqual(before);
     expect(versionRows(c)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(auditRows(c).length).toBe(audits);
+    expect((await auditRows(c)).length).toBe(audits);
     // The failed deploy's new blob went with it.
     expect(app.ctx.blobs.has(hashOf(`tx ${c.id} eleven`))).toBe(false);
     expect((await deploy(app, c, site({ 'n.js': 'after' }))).body.version).toBe(11);

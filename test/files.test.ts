@@ -346,25 +346,27 @@ describe('runtime files', () => {
     const after = usage.read(w.canvas.id, day)!;
     expect(after.fileBytesIn - before.fileBytesIn).toBe(10);
     expect(after.fileBytesOut - before.fileBytesOut).toBe(10);
-    const audit = app.ctx.audit.forCanvas(w.canvas.id).find((e) => e.action === 'file.uploaded' && (e.detail as any).fileId === up.id);
+    const audit = (await app.ctx.audit.forCanvas(w.canvas.id)).find(
+      (e) => e.action === 'file.uploaded' && (e.detail as any).fileId === up.id,
+    );
     expect(audit?.detail).toEqual({ fileId: up.id, size: 10, scope: 'shared' });
-    expect(JSON.stringify(app.ctx.audit.forCanvas(w.canvas.id, 1000))).not.toContain('secret-plan');
+    expect(JSON.stringify(await app.ctx.audit.forCanvas(w.canvas.id, 1000))).not.toContain('secret-plan');
   });
 
   test("a legacy guest's uploads, renames and deletes are audited with actorKind guest; a member's with user", async () => {
     const sub = await uploadOk([field('scope', 'submission'), filePart('from a guest')], w.cookie.guest);
     expect((await files(`/${sub.id}`, { method: 'PATCH', cookie: w.cookie.guest, json: { name: 'renamed' } })).status).toBe(200);
     expect((await files(`/${sub.id}`, { method: 'DELETE', cookie: w.cookie.guest })).status).toBe(200);
-    const events = app.ctx.audit.forCanvas(w.canvas.id, 1000).filter((e) => (e.detail as any)?.fileId === sub.id);
+    const events = (await app.ctx.audit.forCanvas(w.canvas.id, 1000)).filter((e) => (e.detail as any)?.fileId === sub.id);
     expect(events.map((e) => [e.action, e.actorKind, e.actorId]).sort()).toEqual([
       ['file.deleted', 'guest', w.ids.guest],
       ['file.renamed', 'guest', w.ids.guest],
       ['file.uploaded', 'guest', w.ids.guest],
     ]);
     const mine = await uploadOk([field('scope', 'submission'), filePart('from a viewer')], w.cookie.viewer);
-    const member = app.ctx.audit
-      .forCanvas(w.canvas.id, 1000)
-      .find((e) => e.action === 'file.uploaded' && (e.detail as any)?.fileId === mine.id);
+    const member = (await app.ctx.audit.forCanvas(w.canvas.id, 1000)).find(
+      (e) => e.action === 'file.uploaded' && (e.detail as any)?.fileId === mine.id,
+    );
     expect([member?.actorKind, member?.actorId]).toEqual(['user', w.ids.viewer]);
   });
 

@@ -30,6 +30,11 @@ function handlesRejection(call: ts.CallExpression | ts.NewExpression): boolean {
   return name === 'catch' || (name === 'then' && call.arguments.length >= 2);
 }
 
+function report(node: ts.Node, file: ts.SourceFile, what: string): void {
+  const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
+  problems.push(`${file.fileName.replace(ROOT + '/', '')}:${line + 1}:${character + 1}: ${what}: ${node.getText(file).slice(0, 80)}`);
+}
+
 function visit(node: ts.Node, file: ts.SourceFile): void {
   if (ts.isExpressionStatement(node)) {
     let expr = node.expression;
@@ -42,13 +47,41 @@ function visit(node: ts.Node, file: ts.SourceFile): void {
       );
     }
   }
+  // A promise handed where any value goes (`ok(promise)`, `{ ...promise }`) type-checks and answers `{}`.
+  if (ts.isSpreadAssignment(node) && isPromise(checker.getTypeAtLocation(node.expression))) report(node, file, 'promise spread');
+  // …or read as text, added, compared with a value, or negated (`${promise}` is "[object Promise]", `!promise` is false).
+  const promiseAt = (e: ts.Expression) => isPromise(checker.getTypeAtLocation(e));
+  const onlyPromise = (e: ts.Expression) => checker.getTypeAtLocation(e).getSymbol()?.getName() === 'Promise';
+  if (ts.isTemplateSpan(node) && promiseAt(node.expression)) report(node.expression, file, 'promise used as a value');
+  if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.ExclamationToken && onlyPromise(node.operand))
+    report(node.operand, file, 'promise used as a value');
+  if (ts.isBinaryExpression(node)) {
+    const op = node.operatorToken.kind;
+    const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(op);
+    if (op === ts.SyntaxKind.PlusToken || equality) {
+      for (const [side, other] of [
+        [node.left, node.right],
+        [node.right, node.left],
+      ] as const) {
+        // Two promises compared is a question of identity: fine.
+        if (equality ? onlyPromise(side) && !promiseAt(other) : promiseAt(side)) report(side, file, 'promise used as a value');
+      }
+    }
+  }
+  if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments) {
+    for (const arg of node.arguments) {
+      if (!(ts.isCallExpression(arg) || ts.isNewExpression(arg)) || !isPromise(checker.getTypeAtLocation(arg))) continue;
+      const expected = checker.getContextualType(arg);
+      if (expected && expected.flags & (ts.TypeFlags.Unknown | ts.TypeFlags.Any)) report(arg, file, 'promise passed as a value');
+    }
+  }
   ts.forEachChild(node, (child) => visit(child, file));
 }
 
-test('every promise in src/ is awaited, returned, handled or marked void', () => {
+test('every promise in src/ is awaited, returned, handled or marked void, never used as a value', () => {
   for (const file of program.getSourceFiles()) {
     if (file.isDeclarationFile || !file.fileName.startsWith(ROOT + '/src/')) continue;
     visit(file, file);
   }
   expect(problems).toEqual([]);
-});
+}, 120_000);

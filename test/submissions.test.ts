@@ -125,7 +125,7 @@ describe('submissions: owners and editors', () => {
     await w.expectOk('DELETE', path(w, '/mine'), 'viewer2');
     await submit(w, 'viewer2', 'hunter2-value');
     await w.expectOk('DELETE', path(w), 'editor');
-    const rows = w.app.ctx.audit.forCanvas(w.canvas.id).filter((r) => r.action.startsWith('submission'));
+    const rows = (await w.app.ctx.audit.forCanvas(w.canvas.id)).filter((r) => r.action.startsWith('submission'));
     expect(JSON.stringify(rows)).not.toContain('hunter2');
     expect(rows.reverse().map((r) => [r.action, r.actorId, r.detail])).toEqual([
       ['submission.saved', w.ids.viewer, { collection: 'poll', userId: w.ids.viewer, created: true }],

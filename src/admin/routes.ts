@@ -28,15 +28,15 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       .get('/api/admin/users', () => ok({ users: ctx.users.list().map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }))
       .get('/api/admin/users/:id', ({ params }) => ok(adminUserView(ctx, getUser(ctx, params.id))))
       .patch('/api/admin/users/:id', async ({ actor, params, request }) =>
-        ok(adminUserView(ctx, updateUser(ctx, actor, params.id, await readJson(request, PatchUserBody)))),
+        ok(adminUserView(ctx, await updateUser(ctx, actor, params.id, await readJson(request, PatchUserBody)))),
       )
       .post('/api/admin/canvases/:id/disable', async ({ actor, params, request }) => {
         const { reason } = await readJson(request, DisableBody, { emptyAs: {} });
-        return ok(view(setCanvasDisabled(ctx, actor, params.id, true, reason)));
+        return ok(view(await setCanvasDisabled(ctx, actor, params.id, true, reason)));
       })
       .post('/api/admin/canvases/:id/enable', async ({ actor, params, request }) => {
         await readJson(request, DisableBody, { emptyAs: {} });
-        return ok(view(setCanvasDisabled(ctx, actor, params.id, false)));
+        return ok(view(await setCanvasDisabled(ctx, actor, params.id, false)));
       })
       .get('/api/admin/canvases', ({ request }) => {
         const q = new URL(request.url).searchParams;
@@ -49,7 +49,7 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
           })),
         });
       })
-      .get('/api/admin/audit', ({ request }) => {
+      .get('/api/admin/audit', async ({ request }) => {
         const q = new URL(request.url).searchParams;
         const before = Number(q.get('before'));
         const filter = {
@@ -58,13 +58,13 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
           actorId: q.get('actorId')?.trim() || undefined,
           before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
         };
-        const entries = ctx.audit.search(filter, listLimit(q.get('limit')));
+        const entries = await ctx.audit.search(filter, listLimit(q.get('limit')));
         return ok({ entries, nextBefore: entries.length > 0 ? entries.at(-1)!.id : null });
       })
       .get('/api/admin/usage', () => ok(diskUsage.read()))
       .get('/api/admin/settings', () => ok(ctx.settings.publicView()))
       .patch('/api/admin/settings', async ({ actor, request }) =>
-        ok(updateSettings(ctx, actor, await readJson(request, PatchSettingsBody))),
+        ok(await updateSettings(ctx, actor, await readJson(request, PatchSettingsBody))),
       ),
   );
 }

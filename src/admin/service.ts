@@ -33,7 +33,7 @@ export interface UserPatch {
  * users); taking canPublishPublic closes their Public link canvases to
  * anonymous visitors at once (listeners of `user.changed`).
  */
-export function updateUser(ctx: AppContext, actor: Actor, id: string, patch: UserPatch): User {
+export async function updateUser(ctx: AppContext, actor: Actor, id: string, patch: UserPatch): Promise<User> {
   getUser(ctx, id);
   if (patch.active === false && id === actor.user.id)
     throw new AppError('INVALID_BODY', 'active: an admin cannot deactivate their own account');
@@ -42,20 +42,32 @@ export function updateUser(ctx: AppContext, actor: Actor, id: string, patch: Use
   const user = ctx.users.update(id, patch)!;
   if (fields.length > 0) {
     ctx.events.emit('user.changed', { userId: id });
-    ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId: null, action: 'user.update', detail: { userId: id, fields } });
+    await ctx.audit.record({
+      actorId: actor.user.id,
+      actorKind: 'admin',
+      canvasId: null,
+      action: 'user.update',
+      detail: { userId: id, fields },
+    });
   }
   return user;
 }
 
 /** Disable (with an optional reason, kept for admins) or enable a canvas. Disabled wins over every other state. */
-export function setCanvasDisabled(ctx: AppContext, actor: Actor, id: string, disabled: boolean, reason?: string): CanvasWithRole {
+export async function setCanvasDisabled(
+  ctx: AppContext,
+  actor: Actor,
+  id: string,
+  disabled: boolean,
+  reason?: string,
+): Promise<CanvasWithRole> {
   const canvas = ctx.canvases.byId(id);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   const now = ctx.now();
   if (disabled) ctx.canvases.update(id, { disabled_at: canvas.disabledAt ?? now, disabled_reason: reason?.trim() || null }, now);
   else if (canvas.disabledAt !== null) ctx.canvases.update(id, { disabled_at: null, disabled_reason: null }, now);
   ctx.events.emit('canvas.access-changed', { canvasId: id });
-  ctx.audit.record({
+  await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: 'admin',
     canvasId: id,
@@ -69,7 +81,11 @@ export function setCanvasDisabled(ctx: AppContext, actor: Actor, id: string, dis
 const MODEL = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /** Saves instance settings (null: back to the env default); they apply at once, without a restart. */
-export function updateSettings(ctx: AppContext, actor: Actor, patch: SettingsUpdate): ReturnType<AppContext['settings']['publicView']> {
+export async function updateSettings(
+  ctx: AppContext,
+  actor: Actor,
+  patch: SettingsUpdate,
+): Promise<ReturnType<AppContext['settings']['publicView']>> {
   for (const model of Object.keys(patch.aiPrices ?? {})) {
     if (!MODEL.test(model)) throw new AppError('INVALID_BODY', `aiPrices.${model.slice(0, 100)}: not a model name`);
   }
@@ -78,7 +94,7 @@ export function updateSettings(ctx: AppContext, actor: Actor, patch: SettingsUpd
     ctx.settings.update(patch);
     ctx.events.emit('settings.changed', {});
     // Field names only: the provider key is a secret and the rest are values.
-    ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId: null, action: 'settings.update', detail: { fields } });
+    await ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId: null, action: 'settings.update', detail: { fields } });
   }
   return ctx.settings.publicView();
 }

@@ -1,5 +1,6 @@
-import { likeLiteral } from '../db/like.ts';
 import type { Database } from 'bun:sqlite';
+import { likeLiteral } from '../db/like.ts';
+import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 
 export type ActorKind = 'user' | 'guest' | 'admin' | 'key' | 'token' | 'system';
 
@@ -12,69 +13,89 @@ export interface AuditEvent {
   detail?: Record<string, unknown>;
 }
 
+const INSERT = 'INSERT INTO audit_log (at, actor_id, actor_kind, canvas_id, action, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)';
+
+interface EntryRow {
+  id: number;
+  at: number;
+  actor_id: string | null;
+  actor_kind: string;
+  canvas_id: string | null;
+  action: string;
+  detail: string | null;
+}
+
 export class AuditLog {
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly now: () => number,
   ) {}
 
-  record(e: AuditEvent): void {
-    this.db
-      .query('INSERT INTO audit_log (at, actor_id, actor_kind, canvas_id, action, detail) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(this.now(), e.actorId, e.actorKind, e.canvasId, e.action, e.detail ? JSON.stringify(e.detail) : null);
+  async record(e: AuditEvent): Promise<void> {
+    await this.sql.run(INSERT, ...this.values(e));
   }
 
-  forCanvas(
+  /** The same entry as a step of a transaction: it commits, or rolls back, with what it records. */
+  *step(e: AuditEvent): TxSteps<void> {
+    yield* tx.run(INSERT, ...this.values(e));
+  }
+
+  /**
+   * The same entry inside a bun:sqlite transaction of a store not yet on the
+   * storage port (canvas lifecycle and deploys), so it rolls back with it.
+   */
+  recordWithin(db: Database, e: AuditEvent): void {
+    db.query(INSERT).run(...this.values(e));
+  }
+
+  private values(e: AuditEvent): [number, string | null, string, string | null, string, string | null] {
+    return [this.now(), e.actorId, e.actorKind, e.canvasId, e.action, e.detail ? JSON.stringify(e.detail) : null];
+  }
+
+  async forCanvas(
     canvasId: string,
     limit = 100,
-  ): Array<{ at: number; actorId: string | null; actorKind: string; action: string; detail: unknown }> {
-    return this.db
-      .query<{ at: number; actor_id: string | null; actor_kind: string; action: string; detail: string | null }, [string, number]>(
-        'SELECT at, actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id DESC LIMIT ?',
-      )
-      .all(canvasId, limit)
-      .map((r) => ({
-        at: r.at,
-        actorId: r.actor_id,
-        actorKind: r.actor_kind,
-        action: r.action,
-        detail: r.detail ? JSON.parse(r.detail) : null,
-      }));
+  ): Promise<Array<{ at: number; actorId: string | null; actorKind: string; action: string; detail: unknown }>> {
+    const rows = await this.sql.all<EntryRow>(
+      'SELECT id, at, actor_id, actor_kind, canvas_id, action, detail FROM audit_log WHERE canvas_id = ?1 ORDER BY id DESC LIMIT ?2',
+      canvasId,
+      limit,
+    );
+    return rows.map((r) => ({
+      at: r.at,
+      actorId: r.actor_id,
+      actorKind: r.actor_kind,
+      action: r.action,
+      detail: r.detail ? JSON.parse(r.detail) : null,
+    }));
   }
 
   /** The newest entries first, narrowed by any of the filters, at most `limit` (admins' audit viewer). */
-  search(filter: { action?: string; canvasId?: string; actorId?: string; before?: number }, limit: number): AuditEntry[] {
+  async search(filter: { action?: string; canvasId?: string; actorId?: string; before?: number }, limit: number): Promise<AuditEntry[]> {
     const where: string[] = [];
     const args: Array<string | number> = [];
-    if (filter.action) (where.push("action LIKE ? ESCAPE '\\'"), args.push(`${likeLiteral(filter.action)}%`));
-    if (filter.canvasId) (where.push('canvas_id = ?'), args.push(filter.canvasId));
-    if (filter.actorId) (where.push('actor_id = ?'), args.push(filter.actorId));
-    if (filter.before !== undefined) (where.push('id < ?'), args.push(filter.before));
-    return this.db
-      .query<
-        {
-          id: number;
-          at: number;
-          actor_id: string | null;
-          actor_kind: string;
-          canvas_id: string | null;
-          action: string;
-          detail: string | null;
-        },
-        Array<string | number>
-      >(
-        `SELECT id, at, actor_id, actor_kind, canvas_id, action, detail FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
-      )
-      .all(...args, limit)
-      .map((r) => ({
-        id: r.id,
-        at: r.at,
-        actorId: r.actor_id,
-        actorKind: r.actor_kind,
-        canvasId: r.canvas_id,
-        action: r.action,
-        detail: r.detail ? JSON.parse(r.detail) : null,
-      }));
+    const param = (clause: string, value: string | number) => {
+      args.push(value);
+      where.push(clause.replace('?', `?${args.length}`));
+    };
+    if (filter.action) param("action LIKE ? ESCAPE '\\'", `${likeLiteral(filter.action)}%`);
+    if (filter.canvasId) param('canvas_id = ?', filter.canvasId);
+    if (filter.actorId) param('actor_id = ?', filter.actorId);
+    if (filter.before !== undefined) param('id < ?', filter.before);
+    args.push(limit);
+    const rows = await this.sql.all<EntryRow>(
+      `SELECT id, at, actor_id, actor_kind, canvas_id, action, detail FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?${args.length}`,
+      ...args,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      at: r.at,
+      actorId: r.actor_id,
+      actorKind: r.actor_kind,
+      canvasId: r.canvas_id,
+      action: r.action,
+      detail: r.detail ? JSON.parse(r.detail) : null,
+    }));
   }
 }
 

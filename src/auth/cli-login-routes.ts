@@ -24,16 +24,16 @@ export function cliLoginRoutes(ctx: AppContext) {
       page('This sign-in link is not valid', '<p>Run <code>easel login</code> again from your terminal.</p>'),
       SIGN_IN_PAGE_HEADERS,
     );
-  const signedIn = (request: Request): User | null => {
-    const p = principalOf(ctx, request);
+  const signedIn = async (request: Request): Promise<User | null> => {
+    const p = await principalOf(ctx, request);
     return p?.kind === 'user' ? p.user : null;
   };
   return new Elysia({ name: 'cli-login' })
-    .get('/auth/cli', ({ request }) => {
+    .get('/auth/cli', async ({ request }) => {
       const url = new URL(request.url);
       const asked = parseCliRequest(url.searchParams);
       if (!asked) return badRequest();
-      const user = signedIn(request);
+      const user = await signedIn(request);
       if (!user) {
         const back = `/auth/cli?${url.searchParams}`;
         return new Response(null, {
@@ -51,7 +51,7 @@ export function cliLoginRoutes(ctx: AppContext) {
       '/auth/cli',
       async ({ request }) => {
         refuseCrossSiteWrite(ctx.config, request);
-        const user = signedIn(request);
+        const user = await signedIn(request);
         if (!user) throw new AppError('unauthorized');
         // Read only up to the cap: the approval form is four short fields.
         const bytes = await readCapped(request.body, FORM_MAX_BYTES).catch((err: unknown) => {
@@ -79,7 +79,7 @@ export function cliLoginRoutes(ctx: AppContext) {
         if (!grant || !user?.active)
           throw new AppError('INVALID_REQUEST', 'this sign-in code is unknown, used or expired: run easel login again');
         const created = ctx.tokens.create(user.id, grant.name, null);
-        ctx.audit.record({
+        await ctx.audit.record({
           actorId: user.id,
           actorKind: 'user',
           canvasId: null,

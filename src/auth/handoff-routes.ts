@@ -18,7 +18,7 @@ const NO_KEEPING = { 'cache-control': 'no-store', 'referrer-policy': 'no-referre
  * to sign-in first, then back here.
  */
 export function handoffRoutes(ctx: AppContext) {
-  return new Elysia({ name: 'auth-handoff' }).get('/auth/handoff', ({ request }) => {
+  return new Elysia({ name: 'auth-handoff' }).get('/auth/handoff', async ({ request }) => {
     const url = new URL(request.url);
     const slug = url.searchParams.get('canvas') ?? '';
     const stateHash = url.searchParams.get('state') ?? '';
@@ -27,7 +27,7 @@ export function handoffRoutes(ctx: AppContext) {
       return html(400, page('This sign-in link is not valid. Open the canvas again to sign in.'), NO_KEEPING);
     }
     const canvasId = ctx.canvases.bySlug(slug)?.id ?? null;
-    const vouched = vouchedSubject(ctx, request, canvasId);
+    const vouched = await vouchedSubject(ctx, request, canvasId);
     if (!vouched) {
       const login = `/auth/login?returnTo=${encodeURIComponent(url.pathname + url.search)}`;
       return new Response(null, { status: 302, headers: { location: login, ...NO_KEEPING } });
@@ -43,12 +43,12 @@ export function handoffRoutes(ctx: AppContext) {
  * user signed in with a session cookie, or a legacy guest of this very
  * canvas. Proxy sign-in needs no handoff (the proxy signs every host in).
  */
-function vouchedSubject(
+async function vouchedSubject(
   ctx: AppContext,
   request: Request,
   canvasId: string | null,
-): { subject: HandoffSubject; parentHash: string } | null {
-  const principal = principalOf(ctx, request);
+): Promise<{ subject: HandoffSubject; parentHash: string } | null> {
+  const principal = await principalOf(ctx, request);
   const tokens = ctx.auth.credentialTokens(request);
   if (principal?.kind === 'user' && principal.via === 'session') {
     const token = tokens.sessions.find((t) => {

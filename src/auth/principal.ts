@@ -57,11 +57,11 @@ export class Authenticator {
     return this.config.adminEmails.includes(user.email.toLowerCase());
   }
 
-  authenticate(request: Request, ip: string | null): AuthResult {
+  async authenticate(request: Request, ip: string | null): Promise<AuthResult> {
     const bearer = this.tokens ? bearerToken(request) : null;
     // A token counts on /api/* and /mcp only: there it is the whole answer (a bad one is nobody), elsewhere it is ignored.
     if (bearer !== null && tokenRoute(request.url)) {
-      const found = this.tokens!.resolve(bearer);
+      const found = await this.tokens!.resolve(bearer);
       return { principal: found ? { kind: 'user', user: found.user, via: 'token', tokenId: found.tokenId } : null };
     }
     if (this.config.authMode === 'proxy') {

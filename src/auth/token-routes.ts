@@ -28,7 +28,7 @@ export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
         const expiresAt = body.expiresAt ?? null;
         if (expiresAt !== null && expiresAt <= ctx.now()) throw new AppError('INVALID_BODY', 'expiresAt: must be in the future');
         const created = ctx.tokens.create(actor.user.id, body.name.trim() || 'token', expiresAt);
-        ctx.audit.record({
+        await ctx.audit.record({
           actorId: actor.user.id,
           actorKind: 'user',
           canvasId: null,
@@ -39,9 +39,9 @@ export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
         return ok(201, { id, name, token, createdAt, expiresAt });
       })
       .get('/api/tokens', ({ actor }) => ok(200, { tokens: ctx.tokens.list(actor.user.id) }))
-      .delete('/api/tokens/:id', ({ actor, params }) => {
+      .delete('/api/tokens/:id', async ({ actor, params }) => {
         if (!ctx.tokens.delete(actor.user.id, params.id)) throw new AppError('NOT_FOUND', 'no such token');
-        ctx.audit.record({
+        await ctx.audit.record({
           actorId: actor.user.id,
           actorKind: 'user',
           canvasId: null,

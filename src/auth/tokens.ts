@@ -74,7 +74,7 @@ export class TokenStore {
    * (malformed, unknown, expired, or the user deactivated). Records the use
    * (lastUsedAt and the audit log) at most once a minute.
    */
-  resolve(token: string): { user: User; tokenId: string } | null {
+  async resolve(token: string): Promise<{ user: User; tokenId: string } | null> {
     if (!TOKEN.test(token)) return null;
     const now = this.now();
     const row = this.db
@@ -89,7 +89,13 @@ export class TokenStore {
     if (stale) {
       this.db.query('UPDATE personal_tokens SET last_used_at = ? WHERE id = ?').run(now, row.id);
       // Audited at the pace lastUsedAt moves: who used which token, never the secret.
-      this.audit.record({ actorId: row.user_id, actorKind: 'token', canvasId: null, action: 'token.used', detail: { tokenId: row.id } });
+      await this.audit.record({
+        actorId: row.user_id,
+        actorKind: 'token',
+        canvasId: null,
+        action: 'token.used',
+        detail: { tokenId: row.id },
+      });
     }
     return { user: toUser(userRow), tokenId: row.id };
   }

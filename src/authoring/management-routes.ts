@@ -11,8 +11,8 @@ import type { AuthoringService } from './service.ts';
  */
 export function authoringManagementRoutes(auth: AuthKinds, authoring: AuthoringService, ctx: Pick<AppContext, 'canvases'>) {
   return new Elysia({ name: 'authoring-management' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app.post('/api/canvases/:id/revoke', ({ actor, params }) => {
-      authoring.revoke(actor, params.id);
+    app.post('/api/canvases/:id/revoke', async ({ actor, params }) => {
+      await authoring.revoke(actor, params.id);
       return json(200, { authored: authoring.summaryOf(ctx.canvases.byId(params.id)!) }, { 'cache-control': 'no-store' });
     }),
   );

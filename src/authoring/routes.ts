@@ -42,9 +42,9 @@ export function authoringRoutes(ctx: AppContext, auth: AuthKinds, authoring: Aut
         const { metadata, bundle } = await readAuthoringBody(request, UpdateMetadata, false);
         return runtimeJson(200, await authoring.update({ actor, sourceCanvasId: caller.canvas.id }, params.id, metadata, bundle));
       })
-      .delete(`${base}/:id`, ({ caller, params, request }) => {
+      .delete(`${base}/:id`, async ({ caller, params, request }) => {
         privateAnswer(request);
-        authoring.revoke(actorOf(caller), params.id);
+        await authoring.revoke(actorOf(caller), params.id);
         return new Response(null, { status: 204, headers: { 'cache-control': 'private, no-store' } });
       }),
   );

@@ -81,7 +81,7 @@ export class AuthoringService {
 
     // A nearly full disk refuses before the canvas exists (it would count against the quota).
     this.ctx.blobs.ensureRoom();
-    const { canvas } = createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug });
+    const { canvas } = await createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug });
     this.store.countCreation(actor.user.id, canvas.id, now);
     this.store.insert({
       canvasId: canvas.id,
@@ -172,12 +172,12 @@ export class AuthoringService {
   }
 
   /** DELETE: the URL stops serving, revokedAt is set, the record stays listed (unpublished). */
-  revoke(actor: Actor, id: string): void {
+  async revoke(actor: Actor, id: string): Promise<void> {
     const { canvas, record } = this.managed(actor, id);
     if (canvas.archivedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
     if (canvas.currentVersionId !== null) unpublish(this.ctx, canvas, { id: actor.user.id, kind: 'user' });
     if (record.revokedAt === null) this.store.update(canvas.id, { revokedAt: this.ctx.now() });
-    this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
+    await this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
   }
 
   /** PUT's first check, before the body: 404 for a canvas the actor may not manage, 409 when disabled. */

@@ -87,7 +87,13 @@ export function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch
   });
   if (fields.length > 0) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId: id });
-    ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.capabilities', detail: { fields } });
+    ctx.audit.recordWithin(ctx.db, {
+      actorId: actor.user.id,
+      actorKind: actorKind(m),
+      canvasId: id,
+      action: 'canvas.capabilities',
+      detail: { fields },
+    });
   }
   return { canvas, role: m.viewRole };
 }

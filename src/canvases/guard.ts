@@ -14,10 +14,10 @@ import type { Actor } from './authority.ts';
  * user; 429 `{error: "rate_limited"}` with Retry-After past
  * `rateLimitManagementPerMin` requests per user and minute.
  */
-export function managementActor(ctx: AppContext, request: Request): Actor {
+export async function managementActor(ctx: AppContext, request: Request): Promise<Actor> {
   refuseCrossSiteWrite(ctx.config, request);
-  const user = requireUser(ctx, request);
-  refuseCanvasPages(ctx, request);
+  const user = await requireUser(ctx, request);
+  await refuseCanvasPages(ctx, request);
   enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
   return { user, isAdmin: ctx.auth.isAdmin(user) };
 }
@@ -30,8 +30,8 @@ export function managementActor(ctx: AppContext, request: Request): Actor {
  * pipeline's isolation step makes. Token callers (no ambient credential)
  * are not browsers acting on someone's behalf and skip this.
  */
-function refuseCanvasPages(ctx: AppContext, request: Request): void {
-  const principal = principalOf(ctx, request);
+async function refuseCanvasPages(ctx: AppContext, request: Request): Promise<void> {
+  const principal = await principalOf(ctx, request);
   if (principal?.kind === 'user' && principal.via === 'token') return;
   const site = request.headers.get('sec-fetch-site');
   if (site !== null && site !== 'same-origin' && site !== 'none') {

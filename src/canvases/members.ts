@@ -24,7 +24,12 @@ export function listMembers(ctx: AppContext, actor: Actor, id: string): MemberEn
 }
 
 /** Adds a person by email or changes their role. */
-export function putMember(ctx: AppContext, actor: Actor, id: string, input: { email: string; role: MemberRole }): MemberEntry {
+export async function putMember(
+  ctx: AppContext,
+  actor: Actor,
+  id: string,
+  input: { email: string; role: MemberRole },
+): Promise<MemberEntry> {
   const m = managedCanvas(ctx, actor, id, 'manage');
   const email = input.email.trim();
   if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
@@ -34,7 +39,7 @@ export function putMember(ctx: AppContext, actor: Actor, id: string, input: { em
   const user = existing ?? ctx.users.ensure(email);
   ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
-  ctx.audit.record({
+  await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: actorKind(m),
     canvasId: m.canvas.id,
@@ -44,12 +49,12 @@ export function putMember(ctx: AppContext, actor: Actor, id: string, input: { em
   return { userId: user.id, email: user.email, name: user.name, role: input.role };
 }
 
-export function removeMember(ctx: AppContext, actor: Actor, id: string, userId: string): void {
+export async function removeMember(ctx: AppContext, actor: Actor, id: string, userId: string): Promise<void> {
   const m = managedCanvas(ctx, actor, id, 'manage');
   if (userId === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'userId: the owner cannot be removed');
   if (!ctx.canvases.removeMember(m.canvas.id, userId)) throw new AppError('NOT_FOUND', 'not a member of this canvas');
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
-  ctx.audit.record({
+  await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: actorKind(m),
     canvasId: m.canvas.id,

@@ -39,7 +39,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
   return new Elysia({ name: 'canvas-management' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
     app
       .post('/api/canvases', async ({ actor, request }) => {
-        const created = createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
+        const created = await createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
         return ok({ ...view(created), apiKey: created.apiKey }, 201);
       })
       .get('/api/canvases', ({ actor }) => ok({ canvases: listCanvases(ctx, actor).map(listed) }))
@@ -48,24 +48,24 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
         authorize(actor, params.id, 'manage');
         return ok(view(await updateCanvas(ctx, actor, params.id, await readJson(request, PatchCanvasBody))));
       })
-      .delete('/api/canvases/:id', ({ actor, params }) => {
-        deleteCanvas(ctx, actor, params.id);
+      .delete('/api/canvases/:id', async ({ actor, params }) => {
+        await deleteCanvas(ctx, actor, params.id);
         return ok({ ok: true });
       })
       .patch('/api/canvases/:id/capabilities', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
         return ok(view(setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
       })
-      .post('/api/canvases/:id/regenerate-key', ({ actor, params }) => ok(regenerateKey(ctx, actor, params.id)))
-      .post('/api/canvases/:id/archive', ({ actor, params }) => ok(view(setArchived(ctx, actor, params.id, true))))
-      .post('/api/canvases/:id/restore', ({ actor, params }) => ok(view(setArchived(ctx, actor, params.id, false))))
+      .post('/api/canvases/:id/regenerate-key', async ({ actor, params }) => ok(await regenerateKey(ctx, actor, params.id)))
+      .post('/api/canvases/:id/archive', async ({ actor, params }) => ok(view(await setArchived(ctx, actor, params.id, true))))
+      .post('/api/canvases/:id/restore', async ({ actor, params }) => ok(view(await setArchived(ctx, actor, params.id, false))))
       .get('/api/canvases/:id/members', ({ actor, params }) => ok({ members: listMembers(ctx, actor, params.id) }))
       .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
-        return ok(putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));
+        return ok(await putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));
       })
-      .delete('/api/canvases/:id/members/:userId', ({ actor, params }) => {
-        removeMember(ctx, actor, params.id, params.userId);
+      .delete('/api/canvases/:id/members/:userId', async ({ actor, params }) => {
+        await removeMember(ctx, actor, params.id, params.userId);
         return ok({ ok: true });
       }),
   );

@@ -35,11 +35,11 @@ function isUniqueViolation(err: unknown): boolean {
 const slugTaken = () => new AppError('SLUG_TAKEN', 'slug is already in use');
 
 /** Creates a restricted canvas owned by the actor; the key is returned here and never again. */
-export function createCanvas(
+export async function createCanvas(
   ctx: AppContext,
   actor: Actor,
   input: { title: string; slug?: string },
-): { canvas: Canvas; role: ViewRole; apiKey: string } {
+): Promise<{ canvas: Canvas; role: ViewRole; apiKey: string }> {
   const title = cleanTitle(input.title);
   const hostLabels = reservedHostLabels(ctx.config);
   const given = input.slug === undefined ? null : checkSlug(input.slug, hostLabels);
@@ -73,7 +73,7 @@ export function createCanvas(
       now: ctx.now(),
     });
   });
-  ctx.audit.record({
+  await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: 'user',
     canvasId: canvas.id,
@@ -147,7 +147,7 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
     return ctx.canvases.byId(id)!;
   });
   if (fields.some((f) => f !== 'title')) ctx.events.emit('canvas.access-changed', { canvasId: id });
-  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.update', detail: { fields } });
+  await ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.update', detail: { fields } });
   return { canvas, role: m.viewRole };
 }
 
@@ -164,23 +164,23 @@ export function checkAccessGates(ctx: AppContext, ownerId: string, mode: AccessM
 }
 
 /** Issues a new deploy key; the old one stops working at once. Owner or admin. */
-export function regenerateKey(ctx: AppContext, actor: Actor, id: string): { apiKey: string } {
+export async function regenerateKey(ctx: AppContext, actor: Actor, id: string): Promise<{ apiKey: string }> {
   const m = managedCanvas(ctx, actor, id, 'own');
   const key = newCanvasKey();
   ctx.canvases.update(id, { key_hash: key.hash }, ctx.now());
-  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.key.regenerate' });
+  await ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.key.regenerate' });
   return { apiKey: key.key };
 }
 
 /** Archive (true) or restore (false). Owner or admin. Repeating it changes nothing. */
-export function setArchived(ctx: AppContext, actor: Actor, id: string, archived: boolean): CanvasWithRole {
+export async function setArchived(ctx: AppContext, actor: Actor, id: string, archived: boolean): Promise<CanvasWithRole> {
   const m = managedCanvas(ctx, actor, id, 'own');
   const changed = archived !== (m.canvas.archivedAt !== null);
   if (changed) {
     ctx.canvases.update(id, { archived_at: archived ? ctx.now() : null }, ctx.now());
     ctx.events.emit('canvas.access-changed', { canvasId: id });
   }
-  ctx.audit.record({
+  await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: actorKind(m),
     canvasId: id,
@@ -190,12 +190,12 @@ export function setArchived(ctx: AppContext, actor: Actor, id: string, archived:
 }
 
 /** Soft delete: the canvas vanishes everywhere (its slug is free again). Owner or admin. */
-export function deleteCanvas(ctx: AppContext, actor: Actor, id: string): void {
+export async function deleteCanvas(ctx: AppContext, actor: Actor, id: string): Promise<void> {
   const m = managedCanvas(ctx, actor, id, 'own');
   ctx.canvases.update(id, { deleted_at: ctx.now() }, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: id });
   ctx.events.emit('canvas.deleted', { canvasId: id });
-  ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.delete' });
+  await ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.delete' });
 }
 
 /**

@@ -26,22 +26,22 @@ export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
     app
       .get('/api/admin/connections', () => answer(200, { connections: listProfiles(ctx) }))
       .post('/api/admin/connections', async ({ actor, request }) =>
-        answer(201, profileView(ctx, createProfile(ctx, actor, await readJson(request, CreateProfileBody)))),
+        answer(201, profileView(ctx, await createProfile(ctx, actor, await readJson(request, CreateProfileBody)))),
       )
       .get('/api/admin/connections/:name', ({ params }) => answer(200, profileView(ctx, getProfile(ctx, params.name))))
       .patch('/api/admin/connections/:name', async ({ actor, params, request }) =>
-        answer(200, profileView(ctx, updateProfile(ctx, actor, params.name, await readJson(request, PatchProfileBody)))),
+        answer(200, profileView(ctx, await updateProfile(ctx, actor, params.name, await readJson(request, PatchProfileBody)))),
       )
-      .delete('/api/admin/connections/:name', ({ actor, params }) => {
-        deleteProfile(ctx, actor, params.name);
+      .delete('/api/admin/connections/:name', async ({ actor, params }) => {
+        await deleteProfile(ctx, actor, params.name);
         return answer(200, { ok: true });
       })
       .get('/api/admin/canvases/:id/connections', ({ params }) => answer(200, { connections: grantsOfCanvas(ctx, params.id) }))
-      .put('/api/admin/canvases/:id/connections/:name', ({ actor, params }) =>
-        answer(200, grantProfile(ctx, actor, params.id, params.name)),
+      .put('/api/admin/canvases/:id/connections/:name', async ({ actor, params }) =>
+        answer(200, await grantProfile(ctx, actor, params.id, params.name)),
       )
-      .delete('/api/admin/canvases/:id/connections/:name', ({ actor, params }) => {
-        revokeProfile(ctx, actor, params.id, params.name);
+      .delete('/api/admin/canvases/:id/connections/:name', async ({ actor, params }) => {
+        await revokeProfile(ctx, actor, params.id, params.name);
         return answer(200, { ok: true });
       }),
   );

@@ -57,7 +57,7 @@ export function getProfile(ctx: AppContext, name: string): Profile {
   return p;
 }
 
-export function createProfile(ctx: AppContext, actor: Actor, input: CreateProfileInput): Profile {
+export async function createProfile(ctx: AppContext, actor: Actor, input: CreateProfileInput): Promise<Profile> {
   const store = ctx.connections;
   if (!RESOURCE_NAME.test(input.name))
     throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
@@ -79,7 +79,7 @@ export function createProfile(ctx: AppContext, actor: Actor, input: CreateProfil
     store.insert(profile);
     writeHeaders(ctx, profile.name, headers);
   });
-  audit(ctx, actor, 'connection.create', {
+  await audit(ctx, actor, 'connection.create', {
     name: profile.name,
     origin,
     methods: profile.methods,
@@ -89,7 +89,7 @@ export function createProfile(ctx: AppContext, actor: Actor, input: CreateProfil
   return profile;
 }
 
-export function updateProfile(ctx: AppContext, actor: Actor, name: string, patch: PatchProfileInput): Profile {
+export async function updateProfile(ctx: AppContext, actor: Actor, name: string, patch: PatchProfileInput): Promise<Profile> {
   const store = ctx.connections;
   const current = getProfile(ctx, name);
   const origin = patch.origin === undefined ? current.origin : normalizeOrigin(patch.origin);
@@ -109,40 +109,44 @@ export function updateProfile(ctx: AppContext, actor: Actor, name: string, patch
       throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
   });
   const fields = Object.keys(patch).filter((k) => patch[k as keyof PatchProfileInput] !== undefined);
-  audit(ctx, actor, 'connection.update', { name, fields, protectedHeaders: headers.map(([h, v]) => ({ header: h, removed: v === null })) });
+  await audit(ctx, actor, 'connection.update', {
+    name,
+    fields,
+    protectedHeaders: headers.map(([h, v]) => ({ header: h, removed: v === null })),
+  });
   return store.get(name)!;
 }
 
-export function deleteProfile(ctx: AppContext, actor: Actor, name: string): void {
+export async function deleteProfile(ctx: AppContext, actor: Actor, name: string): Promise<void> {
   const store = ctx.connections;
   getProfile(ctx, name);
   store.transaction(() => store.delete(name));
-  audit(ctx, actor, 'connection.delete', { name });
+  await audit(ctx, actor, 'connection.delete', { name });
 }
 
-export function grantProfile(
+export async function grantProfile(
   ctx: AppContext,
   actor: Actor,
   canvasId: string,
   name: string,
-): { canvasId: string; name: string; grantedAt: number } {
+): Promise<{ canvasId: string; name: string; grantedAt: number }> {
   const canvas = ctx.canvases.byId(canvasId);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   getProfile(ctx, name);
   const { grantedAt, created } = ctx.connections.grant(canvasId, name, ctx.now());
   if (created) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
-    audit(ctx, actor, 'connection.grant', { name }, canvasId);
+    await audit(ctx, actor, 'connection.grant', { name }, canvasId);
   }
   return { canvasId, name, grantedAt };
 }
 
 /** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
-export function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): void {
+export async function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): Promise<void> {
   if (!ctx.canvases.byId(canvasId)) throw new AppError('NOT_FOUND', 'canvas not found');
   if (ctx.connections.revoke(canvasId, name)) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
-    audit(ctx, actor, 'connection.revoke', { name }, canvasId);
+    await audit(ctx, actor, 'connection.revoke', { name }, canvasId);
   }
 }
 
@@ -219,6 +223,12 @@ function writeHeaders(ctx: AppContext, profile: string, headers: Array<[string, 
   }
 }
 
-function audit(ctx: AppContext, actor: Actor, action: string, detail: Record<string, unknown>, canvasId: string | null = null): void {
-  ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId, action, detail });
+async function audit(
+  ctx: AppContext,
+  actor: Actor,
+  action: string,
+  detail: Record<string, unknown>,
+  canvasId: string | null = null,
+): Promise<void> {
+  await ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId, action, detail });
 }

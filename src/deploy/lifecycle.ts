@@ -52,7 +52,7 @@ export function activateVersion(
         : { current_version_id: v.id, publication_token: newToken() },
       ctx.now(),
     );
-    ctx.audit.record({
+    ctx.audit.recordWithin(ctx.db, {
       actorId: actor?.id ?? fresh.ownerId,
       actorKind: actor?.kind ?? 'key',
       canvasId: canvas.id,
@@ -88,7 +88,7 @@ export function unpublish(
     );
     // Listing flags are not part of the Canvas record the store types.
     ctx.db.query('UPDATE canvases SET listed_for_access = 0, gallery_listed = 0 WHERE id = ?').run(canvas.id);
-    ctx.audit.record({
+    ctx.audit.recordWithin(ctx.db, {
       actorId: actor?.id ?? fresh.ownerId,
       actorKind: actor?.kind ?? 'key',
       canvasId: canvas.id,

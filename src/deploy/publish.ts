@@ -148,7 +148,7 @@ export function publishVersion(ctx: AppContext, canvasId: string, files: Manifes
     if (ctx.db.query<{ n: number }, [string]>(OWNER_STORAGE_BYTES).get(canvas.ownerId)!.n > userStorageBytes)
       throw storageQuotaExceeded(userStorageBytes);
     const actor = opts.actor ?? { id: canvas.ownerId, kind: 'key' };
-    ctx.audit.record({
+    ctx.audit.recordWithin(ctx.db, {
       actorId: actor.id,
       actorKind: actor.kind,
       canvasId,

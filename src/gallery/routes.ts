@@ -21,7 +21,7 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
     app
       .get('/api/canvases/:id/gallery', ({ actor, params }) => ok(gallery.settings(actor, params.id)))
       .put('/api/canvases/:id/gallery', async ({ actor, params, request }) =>
-        ok(gallery.set(actor, params.id, await readJson(request, GalleryBody))),
+        ok(await gallery.set(actor, params.id, await readJson(request, GalleryBody))),
       )
       .get('/api/gallery', ({ actor, request }) => {
         const q = (new URL(request.url).searchParams.get('q') ?? '').trim().slice(0, 200);
@@ -29,7 +29,7 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
       })
       .post('/api/gallery/:id/use', async ({ actor, params, request }) => {
         const { title } = await readJson(request, UseTemplateBody, { emptyAs: {} });
-        const made = gallery.useTemplate(actor, params.id, title);
+        const made = await gallery.useTemplate(actor, params.id, title);
         return ok({ ...canvasView(ctx.config, made.canvas, 'owner'), apiKey: made.apiKey }, 201);
       }),
   );

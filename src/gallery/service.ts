@@ -42,7 +42,7 @@ export class Gallery {
   }
 
   /** Owners, editors and admins; listing needs a live version (there is nothing to show otherwise). */
-  set(actor: Actor, id: string, patch: Partial<GallerySettings>): GallerySettings {
+  async set(actor: Actor, id: string, patch: Partial<GallerySettings>): Promise<GallerySettings> {
     const m = managedCanvas(this.ctx, actor, id, 'manage');
     if (patch.listed === true && m.canvas.currentVersionId === null)
       throw new AppError('NOT_PUBLISHED', 'only a published canvas can be listed in the gallery: deploy it first');
@@ -50,7 +50,7 @@ export class Gallery {
     this.ctx.db
       .query('UPDATE canvases SET gallery_listed = ?, gallery_templatable = ? WHERE id = ?')
       .run(next.listed ? 1 : 0, next.templatable ? 1 : 0, m.canvas.id);
-    this.ctx.audit.record({
+    await this.ctx.audit.record({
       actorId: actor.user.id,
       actorKind: m.asAdmin ? 'admin' : 'user',
       canvasId: m.canvas.id,
@@ -85,7 +85,7 @@ export class Gallery {
    * shared, nothing is copied), under the usual creation quota and rate.
    * Answers the new canvas and its deploy key (shown once).
    */
-  useTemplate(actor: Actor, id: string, title: string | undefined): { canvas: Canvas; apiKey: string } {
+  async useTemplate(actor: Actor, id: string, title: string | undefined): Promise<{ canvas: Canvas; apiKey: string }> {
     const source = this.ctx.canvases.byId(id);
     if (!source || source.deletedAt !== null || statusOf(source) !== 'active' || source.currentVersionId === null) throw notInGallery();
     const settings = this.read(source.id);
@@ -95,7 +95,7 @@ export class Gallery {
     const files = new VersionStore(this.ctx.db)
       .files(source.currentVersionId)
       .map(({ path, hash, size, mime }) => ({ path, hash, size, mime }));
-    const made = createCanvas(this.ctx, actor, { title: title?.trim() || `${source.title} (copy)` });
+    const made = await createCanvas(this.ctx, actor, { title: title?.trim() || `${source.title} (copy)` });
     publishVersion(this.ctx, made.canvas.id, files, {
       source: 'api',
       warnings: [],
@@ -103,7 +103,7 @@ export class Gallery {
       expectedPublicationToken: null,
       actor: { id: actor.user.id, kind: 'user' },
     });
-    this.ctx.audit.record({
+    await this.ctx.audit.record({
       actorId: actor.user.id,
       actorKind: 'user',
       canvasId: made.canvas.id,

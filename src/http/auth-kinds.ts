@@ -20,12 +20,12 @@ export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
   return new Elysia({ name: 'auth-kinds' }).macro({
     /** A signed-in user of the dashboard or the API (401, the dashboard-only checks, the management rate). */
     management: {
-      resolve: ({ request }): { actor: Actor } => ({ actor: managementActor(ctx, request) }),
+      resolve: async ({ request }): Promise<{ actor: Actor }> => ({ actor: await managementActor(ctx, request) }),
     },
     /** An instance admin, through the same door as `management`; anyone else gets 404 so admin routes don't reveal themselves. */
     admin: {
-      resolve: ({ request }): { actor: Actor } => {
-        const actor = managementActor(ctx, request);
+      resolve: async ({ request }): Promise<{ actor: Actor }> => {
+        const actor = await managementActor(ctx, request);
         if (!actor.isAdmin) throw notFound('no such route');
         return { actor };
       },
@@ -42,9 +42,9 @@ export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
      * ends with, the handler's refusals included.
      */
     runtime: (options: Capability | PipelineOptions) => ({
-      resolve: ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
+      resolve: async ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
         const opts = typeof options === 'string' ? { capability: options } : options;
-        const { caller, headers } = pipeline.run(request, params.slug ?? '', opts);
+        const { caller, headers } = await pipeline.run(request, params.slug ?? '', opts);
         metaOf(request).headers = headers;
         return { caller };
       },

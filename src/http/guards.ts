@@ -4,22 +4,30 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { metaOf } from './meta.ts';
 
-const principals = new WeakMap<Request, Principal | null>();
+// The promise is kept, not its value: callers asking while the first lookup runs share it.
+const principals = new WeakMap<Request, Promise<Principal | null>>();
 
 /** The request's principal, authenticated once per request. */
-export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Principal | null {
-  if (principals.has(request)) return principals.get(request)!;
+export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Promise<Principal | null> {
+  let principal = principals.get(request);
+  if (!principal) {
+    principal = authenticate(ctx, request);
+    principals.set(request, principal);
+  }
+  return principal;
+}
+
+async function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Promise<Principal | null> {
   const meta = metaOf(request);
   // The address matters only for trusting proxy headers; looking it up costs a tenth of a page view.
-  const result = ctx.auth.authenticate(request, ctx.config.authMode === 'proxy' ? meta.ip : null);
+  const result = await ctx.auth.authenticate(request, ctx.config.authMode === 'proxy' ? meta.ip : null);
   if (result.setCookie) meta.cookies.push(result.setCookie);
-  principals.set(request, result.principal);
   return result.principal;
 }
 
 /** A signed-in user, or 401 `{error: "unauthorized"}`. */
-export function requireUser(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): User {
-  const p = principalOf(ctx, request);
+export async function requireUser(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Promise<User> {
+  const p = await principalOf(ctx, request);
   if (!p || p.kind !== 'user') throw new AppError('unauthorized');
   return p.user;
 }

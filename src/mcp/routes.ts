@@ -27,8 +27,8 @@ export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
       '/mcp',
       async ({ request }) => {
         // No credential at all is 401 before the dashboard's cross-site rule (which would say 403 to a script).
-        if (principalOf(deps.ctx, request) === null) throw new AppError('unauthorized');
-        const actor = managementActor(deps.ctx, request);
+        if ((await principalOf(deps.ctx, request)) === null) throw new AppError('unauthorized');
+        const actor = await managementActor(deps.ctx, request);
         const server = serverFor(actor, tools, version);
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,

@@ -91,8 +91,8 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
         title: z.string().min(1).max(200).describe('The title, 1-200 characters.'),
         slug: z.string().optional().describe('The URL name (3-63 lowercase letters, digits, hyphens); derived from the title when absent.'),
       },
-      run: (actor, a) => {
-        const created = createCanvas(ctx, actor, { title: a.title as string, slug: a.slug as string | undefined });
+      run: async (actor, a) => {
+        const created = await createCanvas(ctx, actor, { title: a.title as string, slug: a.slug as string | undefined });
         return {
           canvas: canvasView(ctx.config, created.canvas, created.role),
           apiKey: created.apiKey,
@@ -104,7 +104,10 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       name: 'regenerate_deploy_key',
       description: 'Issues a new deploy key for a canvas you own (the old one stops working at once). Answers the key, shown this once.',
       input: { canvasId },
-      run: (actor, a) => ({ ...regenerateKey(ctx, actor, a.canvasId as string), deploy: deployBlock(ctx.config, a.canvasId as string) }),
+      run: async (actor, a) => ({
+        ...(await regenerateKey(ctx, actor, a.canvasId as string)),
+        deploy: deployBlock(ctx.config, a.canvasId as string),
+      }),
     },
     {
       name: 'get_canvas',

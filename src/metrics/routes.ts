@@ -18,9 +18,9 @@ export function metricsRoutes(ctx: AppContext, metrics: Metrics) {
     if (expected === null || header === null || !/^Bearer /i.test(header)) return false;
     return timingSafeEqual(digest(header.slice(7).trim()), expected);
   };
-  return new Elysia({ name: 'metrics' }).get('/metrics', ({ request }) => {
+  return new Elysia({ name: 'metrics' }).get('/metrics', async ({ request }) => {
     if (!tokenMatches(request)) {
-      const principal = principalOf(ctx, request);
+      const principal = await principalOf(ctx, request);
       const admin = principal?.kind === 'user' && ctx.auth.isAdmin(principal.user);
       if (!admin && expected !== null)
         throw new AppError(

@@ -61,11 +61,11 @@ export class RuntimePipeline {
     private readonly deps: { access: AccessResolver; usage: UsageCounters },
   ) {}
 
-  run(request: Request, slug: string, opts: PipelineOptions): PipelineResult {
+  async run(request: Request, slug: string, opts: PipelineOptions): Promise<PipelineResult> {
     const ctx = this.ctx;
     const cors = corsHeaders(ctx.config, request, slug);
     try {
-      const principal = this.gateway(request, slug);
+      const principal = await this.gateway(request, slug);
       this.rateLimit(request, principal, slug, opts.rateClass ?? 'canvas');
       const { canvas, role } = this.resolve(request, slug, principal);
       checkIsolation(ctx.config, request, slug);
@@ -87,8 +87,8 @@ export class RuntimePipeline {
   }
 
   /** Step 1: a session (user or guest), or the anonymous principal of an open Public link canvas. */
-  private gateway(request: Request, slug: string): Principal {
-    const principal = principalOf(this.ctx, request);
+  private async gateway(request: Request, slug: string): Promise<Principal> {
+    const principal = await principalOf(this.ctx, request);
     if (principal) return principal;
     if (this.deps.access.openPublicLink(slug)) return { kind: 'anonymous' };
     if (this.ctx.config.authMode === 'oidc') {

@@ -124,7 +124,7 @@ export class CanvasServer {
     }
     // The token in the address is the credential: no session reaches a cross-site frame.
     if (rest.startsWith(DRAFT_PREFIX)) return this.draftPreview(request, mount, rest.slice(DRAFT_PREFIX.length), query);
-    const admission = this.admit(request, mount, query, rest);
+    const admission = await this.admit(request, mount, query, rest);
     if (!admission.ok) return admission.response;
     const { canvas } = admission;
     if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
@@ -240,12 +240,12 @@ export class CanvasServer {
       return typeof v === 'string' ? v : null;
     };
     const next = safeNext(field('next'), mount.base, new URL(canvasUrl(this.ctx.config, mount.slug)).origin);
-    const admission = this.admit(request, mount, '', '', false);
+    const admission = await this.admit(request, mount, '', '', false);
     if (admission.ok) return this.seeOther(next); // no password, or one the visitor does not need
     if (admission.code !== 'PASSWORD_REQUIRED') return admission.response;
     const canvas = admission.canvas!;
 
-    const who = this.visitorKey(request);
+    const who = await this.visitorKey(request);
     const mine = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
     if (!mine.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(mine.retryAfter) });
     const everyone = this.gateLimiter.hit(`gate:${canvas.id}`, GATE_ATTEMPTS_PER_CANVAS_PER_MIN);
@@ -270,9 +270,9 @@ export class CanvasServer {
    * canvas gets past the gateway (to the page or its password form); everyone
    * else is sent to sign in, whether or not the canvas exists.
    */
-  private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Admission {
+  private async admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Promise<Admission> {
     const found = this.access.bySlug(mount.slug);
-    const principal = pagePrincipal(principalOf(this.ctx, request), found?.canvas ?? null);
+    const principal = pagePrincipal(await principalOf(this.ctx, request), found?.canvas ?? null);
     const { canvas, decision, publicOpen } = this.access.resolve(request, found, principal, checkGate);
     if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };
     const code = decision.code;
@@ -282,13 +282,13 @@ export class CanvasServer {
       ok: false,
       canvas,
       code,
-      response: this.refusal(code, mount, mount.base + rest + query, this.viewerOf(request, mount, rest + query)),
+      response: this.refusal(code, mount, mount.base + rest + query, await this.viewerOf(request, mount, rest + query)),
     };
   }
 
   /** Who is signed in, for the refusal page, with where to switch (not in proxy mode: the proxy signs people in). */
-  private viewerOf(request: Request, mount: Mount, here: string): Viewer | null {
-    const p = principalOf(this.ctx, request);
+  private async viewerOf(request: Request, mount: Mount, here: string): Promise<Viewer | null> {
+    const p = await principalOf(this.ctx, request);
     const label = p?.kind === 'user' ? p.user.email : p?.kind === 'guest' ? `a guest link (${p.name})` : null;
     if (label === null) return null;
     if (this.ctx.config.authMode === 'proxy') return { label, switchHref: null };
@@ -356,8 +356,8 @@ export class CanvasServer {
     return new Response(null, { status: 303, headers: { ...this.security, location, 'cache-control': 'no-store' } });
   }
 
-  private visitorKey(request: Request): string {
-    const p = principalOf(this.ctx, request);
+  private async visitorKey(request: Request): Promise<string> {
+    const p = await principalOf(this.ctx, request);
     if (p?.kind === 'user') return p.user.id;
     if (p?.kind === 'guest') return `guest:${p.inviteId}`;
     return `ip:${metaOf(request).ip ?? 'unknown'}`;

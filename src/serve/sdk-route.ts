@@ -34,8 +34,8 @@ export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
   const admitAnonymous = options.admitAnonymousVisitor ?? (() => false);
   if (options.warm) void bundle.js();
 
-  const gateway = (request: Request): void => {
-    if (principalOf(ctx, request) || admitAnonymous(request)) return;
+  const gateway = async (request: Request): Promise<void> => {
+    if ((await principalOf(ctx, request)) || admitAnonymous(request)) return;
     throw new AppError('unauthorized');
   };
 
@@ -57,7 +57,7 @@ export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
 
   return new Elysia({ name: 'sdk' })
     .get('/sdk/v1.js', async ({ request }) => {
-      gateway(request);
+      await gateway(request);
       return serve(request, await bundle.js(), 'application/javascript; charset=utf-8');
     })
     .get('/sdk/v1.d.ts', async ({ request }) => {

@@ -48,7 +48,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
           body.name?.trim() || DEFAULT_GUEST_NAME,
           body.expiresInDays,
         );
-        ctx.audit.record({
+        await ctx.audit.record({
           actorId: m.actor.user.id,
           actorKind: actorKind(m),
           canvasId: canvas.id,
@@ -78,11 +78,11 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
     )
     .delete(
       '/api/canvases/:id/guest-invites/:inviteId',
-      ({ actor, params }) => {
+      async ({ actor, params }) => {
         const m = manageable(actor, params.id);
         const { canvas } = m;
         if (!ctx.guests.revoke(canvas.id, params.inviteId)) throw new AppError('NOT_FOUND', 'no such invite');
-        ctx.audit.record({
+        await ctx.audit.record({
           actorId: m.actor.user.id,
           actorKind: actorKind(m),
           canvasId: canvas.id,
@@ -94,7 +94,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
       },
       { management: true, parse: 'none' },
     )
-    .get('/auth/guest', ({ request }) => {
+    .get('/auth/guest', async ({ request }) => {
       const given = new URL(request.url).searchParams.get('token') ?? '';
       const invite = INVITE_TOKEN.test(given) ? ctx.guests.inviteByToken(given) : null;
       const canvas = invite ? ctx.canvases.byId(invite.canvasId) : null;
@@ -102,7 +102,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
       const token = ctx.guests.createSession(invite);
       metaOf(request).cookies.push(guestCookie(ctx.config, token));
       ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
-      ctx.audit.record({
+      await ctx.audit.record({
         actorId: `guest:${invite.inviteId}`,
         actorKind: 'guest',
         canvasId: canvas.id,

@@ -158,7 +158,7 @@ export class CollectionService {
     const record = await this.target(c, id, 'delete');
     this.usage.add(c.space.canvasId, 'kvWrites');
     if (!(await this.store.delete(c.space, record.id))) throw new AppError('NOT_FOUND', 'no such record');
-    this.audit.record({
+    await this.audit.record({
       actorId: c.caller.actorId,
       actorKind: actorKindOf(c.caller),
       canvasId: c.space.canvasId,
@@ -173,7 +173,7 @@ export class CollectionService {
     this.require(c, 'delete');
     this.usage.add(c.space.canvasId, 'kvWrites');
     const ids = await this.store.deleteAll(c.space, c.rights.delete.any ? null : c.caller.actorId);
-    this.audit.record({
+    await this.audit.record({
       actorId: c.caller.actorId,
       actorKind: actorKindOf(c.caller),
       canvasId: c.space.canvasId,

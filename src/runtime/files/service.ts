@@ -108,7 +108,7 @@ export class FileService {
     };
     if (!(await this.store.insert(file, filesBytesCanvas))) throw quotaExceeded(filesBytesCanvas);
     this.usage.add(caller.canvas.id, 'fileBytesIn', file.size);
-    this.audit.record({
+    await this.audit.record({
       actorId: caller.actorId,
       actorKind: actorKindOf(caller),
       canvasId: caller.canvas.id,
@@ -141,7 +141,7 @@ export class FileService {
   async rename(caller: RuntimeCaller, id: string, name: string): Promise<FileRecord> {
     const file = await this.changeable(caller, id);
     await this.store.rename(caller.canvas.id, file.id, name);
-    this.audit.record({
+    await this.audit.record({
       actorId: caller.actorId,
       actorKind: actorKindOf(caller),
       canvasId: caller.canvas.id,
@@ -154,7 +154,7 @@ export class FileService {
   async delete(caller: RuntimeCaller, id: string): Promise<void> {
     const file = await this.changeable(caller, id, 'delete');
     await this.store.delete(caller.canvas.id, file.id);
-    this.audit.record({
+    await this.audit.record({
       actorId: caller.actorId,
       actorKind: actorKindOf(caller),
       canvasId: caller.canvas.id,

@@ -52,10 +52,10 @@ export interface RecheckDeps {
   pipeline: RuntimePipeline;
 }
 
-export function recheck({ ctx, access, pipeline }: RecheckDeps, id: SocketIdentity): Recheck {
+export async function recheck({ ctx, access, pipeline }: RecheckDeps, id: SocketIdentity): Promise<Recheck> {
   const request = new Request(id.url, { headers: id.headers });
   // A signed-out session, a deactivated user or a revoked guest invite all lose the socket.
-  const principal = ctx.auth.authenticate(request, id.ip).principal;
+  const principal = (await ctx.auth.authenticate(request, id.ip)).principal;
   if (!principal || actorIdOf(principal) !== id.actorId) return LOST;
   const canvas = ctx.canvases.byId(id.canvasId);
   if (!canvas) return LOST;

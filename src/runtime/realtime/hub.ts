@@ -38,6 +38,8 @@ export class Connection {
   name: string;
   /** What the channel rights were last computed from: role, policy revision, canvas update time. */
   stamp = '';
+  /** The frames being handled, one after another (RealtimeHub.message). */
+  handled: Promise<void> = Promise.resolve();
 
   constructor(
     readonly ws: RealtimeSocket,
@@ -100,17 +102,17 @@ export class RealtimeHub implements Lifecycle {
 
   /** Follows the changes that can cost a socket its access, and re-checks idle sockets on a timer. */
   start(): void {
-    this.cancelSweep = this.ctx.scheduler.interval(SWEEP_EVERY_MS, () => this.revalidateAll());
+    this.cancelSweep = this.ctx.scheduler.interval(SWEEP_EVERY_MS, () => this.inBackground(this.revalidateAll()));
     const { events } = this.ctx;
     this.unsubscribe.push(
       events.on('canvas.unpublished', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was unpublished')),
       events.on('canvas.deleted', ({ canvasId }) => this.closeCanvas(canvasId, CLOSE.accessLost, 'the canvas was deleted')),
-      events.on('canvas.access-changed', ({ canvasId }) => this.revalidateCanvas(canvasId)),
-      events.on('canvas.capabilities-changed', ({ canvasId }) => this.revalidateCanvas(canvasId)),
+      events.on('canvas.access-changed', ({ canvasId }) => this.inBackground(this.revalidateCanvas(canvasId))),
+      events.on('canvas.capabilities-changed', ({ canvasId }) => this.inBackground(this.revalidateCanvas(canvasId))),
       // A user's status can change what they may do anywhere, and an owner's what everyone may do on their canvases.
-      events.on('user.changed', () => this.revalidateAll()),
-      events.on('settings.changed', () => this.revalidateAll()),
-      events.on('session.ended', () => this.revalidateAll()),
+      events.on('user.changed', () => this.inBackground(this.revalidateAll())),
+      events.on('settings.changed', () => this.inBackground(this.revalidateAll())),
+      events.on('session.ended', () => this.inBackground(this.revalidateAll())),
     );
   }
 
@@ -159,9 +161,25 @@ export class RealtimeHub implements Lifecycle {
     this.ctx.events.emit('realtime.closed', { canvasId: conn.canvasId, connectionId: conn.id });
   }
 
+  /**
+   * A frame from the socket, handled after the ones before it: checking a
+   * frame reads the store (asynchronously), and a socket's frames, errors
+   * included, must take effect and be answered in the order it sent them.
+   */
   message(conn: Connection, raw: string | Buffer): void {
     if (conn.closed) return;
+    // Parsed now: the bytes are Bun's until this call returns.
     const parsed = parseFrame(raw);
+    conn.handled = conn.handled
+      .then(() => this.handle(conn, parsed))
+      .catch((err) => {
+        this.ctx.log.error('realtime frame failed', { canvasId: conn.canvasId, connectionId: conn.id, error: String(err) });
+        this.close(conn, CLOSE.internalError, 'internal error');
+      });
+  }
+
+  private async handle(conn: Connection, parsed: ReturnType<typeof parseFrame>): Promise<void> {
+    if (conn.closed) return;
     if (!parsed.ok) return this.send(conn, frames.error(parsed.code, parsed.message));
     const frame = parsed.frame;
     switch (frame.type) {
@@ -193,11 +211,11 @@ export class RealtimeHub implements Lifecycle {
     return d.allowed;
   }
 
-  private subscribe(conn: Connection, channel: string): void {
-    const live = this.refresh(conn);
+  private async subscribe(conn: Connection, channel: string): Promise<void> {
+    const live = await this.refresh(conn);
     if (!live) return;
     // A join is announced to the channel: only to those still allowed to hear it.
-    this.recheckReceivers(conn.canvasId);
+    await this.recheckReceivers(conn.canvasId);
     const rights = channelRights(live.canvas.runtimePolicy, channel, live.role);
     if (!rights.subscribe) return this.send(conn, frames.denied(channel, 'your role may not subscribe to this channel'));
     if (!conn.channels.has(channel)) {
@@ -213,13 +231,14 @@ export class RealtimeHub implements Lifecycle {
     if (rights.seePresence) this.send(conn, frames.presence(channel, this.users(conn.canvasId, channel)));
   }
 
-  private publish(conn: Connection, channel: string, event: string, data: unknown): void {
-    const live = this.refresh(conn);
+  private async publish(conn: Connection, channel: string, event: string, data: unknown): Promise<void> {
+    const live = await this.refresh(conn);
     if (!live) return;
     if (!channelRights(live.canvas.runtimePolicy, channel, live.role).publish) {
       return this.send(conn, frames.denied(channel, 'your role may not publish on this channel'));
     }
-    this.recheckReceivers(conn.canvasId);
+    await this.recheckReceivers(conn.canvasId);
+    if (conn.closed) return;
     const json = frames.message(channel, event, data, { id: conn.actorId, name: live.name, canvasRole: live.role });
     this.server?.publish(topic.messages(conn.canvasId, channel), json);
     if (this.ctx.events.has('realtime.fanout'))
@@ -228,8 +247,8 @@ export class RealtimeHub implements Lifecycle {
     if (!conn.channels.has(channel)) this.send(conn, json);
   }
 
-  private presenceRequest(conn: Connection, channel: string): void {
-    const live = this.refresh(conn);
+  private async presenceRequest(conn: Connection, channel: string): Promise<void> {
+    const live = await this.refresh(conn);
     if (!live) return;
     if (!channelRights(live.canvas.runtimePolicy, channel, live.role).seePresence) {
       return this.send(conn, frames.denied(channel, 'your role may not see who is on this channel'));
@@ -326,9 +345,9 @@ export class RealtimeHub implements Lifecycle {
    * may no longer be here, otherwise refreshes its role and, when role or
    * policy changed, its channel memberships. Null when the socket was closed.
    */
-  private refresh(conn: Connection): Live | null {
+  private async refresh(conn: Connection): Promise<Live | null> {
     if (conn.closed) return null;
-    const live = recheck(this.recheckDeps, conn.identity);
+    const live = await recheck(this.recheckDeps, conn.identity);
     if (!live.ok) {
       if (live.close === CLOSE.capabilityDisabled) this.send(conn, frames.capabilityDisabled(live.refusal));
       this.close(
@@ -350,9 +369,11 @@ export class RealtimeHub implements Lifecycle {
     return live;
   }
 
-  private revalidateCanvas(canvasId: string): void {
-    for (const conn of [...(this.byCanvas.get(canvasId) ?? [])]) this.refresh(conn);
-    this.receiversChecked.set(canvasId, { version: this.dataVersion.current(), at: this.ctx.now() });
+  private async revalidateCanvas(canvasId: string): Promise<void> {
+    const version = this.dataVersion.current();
+    const at = this.ctx.now();
+    await Promise.all([...(this.byCanvas.get(canvasId) ?? [])].map((conn) => this.refresh(conn)));
+    if (this.byCanvas.has(canvasId)) this.receiversChecked.set(canvasId, { version, at });
   }
 
   /**
@@ -360,14 +381,19 @@ export class RealtimeHub implements Lifecycle {
    * the store changed since the last time and that was under a second ago.
    * Topic publishing then reaches only sockets that may still listen.
    */
-  private recheckReceivers(canvasId: string): void {
+  private async recheckReceivers(canvasId: string): Promise<void> {
     const last = this.receiversChecked.get(canvasId);
     if (last && last.version === this.dataVersion.current() && this.ctx.now() - last.at < RECEIVERS_RECHECK_MS) return;
-    this.revalidateCanvas(canvasId);
+    await this.revalidateCanvas(canvasId);
   }
 
-  private revalidateAll(): void {
-    for (const canvasId of [...this.byCanvas.keys()]) this.revalidateCanvas(canvasId);
+  private async revalidateAll(): Promise<void> {
+    await Promise.all([...this.byCanvas.keys()].map((canvasId) => this.revalidateCanvas(canvasId)));
+  }
+
+  /** Work started by an event or a timer: a failure is logged, never left unhandled. */
+  private inBackground(work: Promise<void>): void {
+    work.catch((err) => this.ctx.log.error('realtime revalidation failed', { error: String(err) }));
   }
 
   private closeCanvas(canvasId: string, code: number, reason: string): void {

@@ -27,4 +27,6 @@ export const CLOSE = {
   accessLost: 4401,
   capabilityDisabled: 4403,
   tooManyConnections: 4429,
+  // The server failed handling a frame (the standard code).
+  internalError: 1011,
 } as const;

@@ -64,14 +64,14 @@ export interface RealtimeUpgrade {
   /** Remembers the server whose topics carry the fan-out (the same one for every request). */
   bind(server: Server<unknown>): void;
   /** The answer for GET /v1/c/{slug}/realtime, or null for any other request. */
-  handle(request: Request): Response | null;
+  handle(request: Request): Promise<Response> | null;
 }
 
 export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: RuntimePipeline): RealtimeUpgrade {
   let server: Server<unknown> | null = null;
 
-  const accept = (request: Request, slug: string): Response => {
-    const { caller, headers } = pipeline.run(request, slug, { capability: 'realtime', skipCapability: true });
+  const accept = async (request: Request, slug: string): Promise<Response> => {
+    const { caller, headers } = await pipeline.run(request, slug, { capability: 'realtime', skipCapability: true });
     try {
       checkSocketOrigin(ctx, request);
       const refusal = pipeline.capabilityRefusal(caller.canvas, 'realtime');
@@ -119,11 +119,7 @@ export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: Run
       if (request.method !== 'GET') return null;
       const match = REALTIME_PATH.exec(pathOf(request.url));
       if (!match) return null;
-      try {
-        return accept(request, safeDecode(match[1]!) ?? match[1]!);
-      } catch (err) {
-        return renderError(ctx, request, err, undefined);
-      }
+      return accept(request, safeDecode(match[1]!) ?? match[1]!).catch((err) => renderError(ctx, request, err, undefined));
     },
   };
 }

@@ -48,7 +48,7 @@ export class SubmissionService {
     });
     if (outcome === 'canvas_limit') throw keyLimit('kv.keys.shared', SUBMISSION_LIMITS.perCanvas, 'submissions per canvas');
     if (outcome === 'author_limit') throw keyLimit('kv.keys.user', SUBMISSION_LIMITS.perAuthor, 'submissions per person');
-    this.record(caller, 'submission.saved', { collection: space.collection, userId: caller.actorId, created: outcome.created });
+    await this.record(caller, 'submission.saved', { collection: space.collection, userId: caller.actorId, created: outcome.created });
     return outcome.submission;
   }
 
@@ -64,7 +64,7 @@ export class SubmissionService {
   async withdraw(caller: RuntimeCaller, space: SubmissionSpace): Promise<void> {
     this.usage.add(space.canvasId, 'kvWrites');
     if (await this.store.delete(space, caller.actorId)) {
-      this.record(caller, 'submission.withdrawn', { collection: space.collection, userId: caller.actorId });
+      await this.record(caller, 'submission.withdrawn', { collection: space.collection, userId: caller.actorId });
     }
   }
 
@@ -89,7 +89,7 @@ export class SubmissionService {
     if (userId !== caller.actorId) this.requireManager(caller, 'remove');
     this.usage.add(space.canvasId, 'kvWrites');
     if (await this.store.delete(space, userId)) {
-      this.record(caller, userId === caller.actorId ? 'submission.withdrawn' : 'submission.removed', {
+      await this.record(caller, userId === caller.actorId ? 'submission.withdrawn' : 'submission.removed', {
         collection: space.collection,
         userId,
       });
@@ -101,7 +101,7 @@ export class SubmissionService {
     this.requireManager(caller, 'clear');
     this.usage.add(space.canvasId, 'kvWrites');
     const deleted = await this.store.deleteAll(space);
-    this.record(caller, 'submissions.cleared', { collection: space.collection, deleted });
+    await this.record(caller, 'submissions.cleared', { collection: space.collection, deleted });
     return deleted;
   }
 
@@ -115,8 +115,8 @@ export class SubmissionService {
     throw new AppError('PERMISSION_DENIED', message);
   }
 
-  private record(caller: RuntimeCaller, action: string, detail: Record<string, unknown>): void {
-    this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action, detail });
+  private async record(caller: RuntimeCaller, action: string, detail: Record<string, unknown>): Promise<void> {
+    await this.audit.record({ actorId: caller.actorId, actorKind: actorKindOf(caller), canvasId: caller.canvas.id, action, detail });
   }
 }
 
