@@ -479,8 +479,8 @@ describe('collections: quotas, capability and pipeline', () => {
     const { id } = await create(w, 'viewer', 1);
     await w.expectOk('GET', path(w, `/${id}`), 'viewer');
     await w.expectOk('GET', path(w), 'viewer');
-    w.app.features.usage.flush();
+    await w.app.features.usage.flush();
     const day = new Date(w.app.ctx.now()).toISOString().slice(0, 10);
-    expect(w.app.features.usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 2, kvWrites: 1 });
+    expect(await w.app.features.usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 2, kvWrites: 1 });
   });
 });

@@ -337,13 +337,13 @@ describe('runtime files', () => {
 
   test('usage counts file bytes in and out; audit records carry metadata, never names or contents', async () => {
     const usage = app.features.usage;
-    usage.flush();
+    await usage.flush();
     const day = utcDay(Date.now());
-    const before = usage.read(w.canvas.id, day)!;
+    const before = (await usage.read(w.canvas.id, day))!;
     const up = await uploadOk([filePart('0123456789', 'secret-plan.txt')]);
     await app.request(up.url, { cookie: w.cookie.viewer });
-    usage.flush();
-    const after = usage.read(w.canvas.id, day)!;
+    await usage.flush();
+    const after = (await usage.read(w.canvas.id, day))!;
     expect(after.fileBytesIn - before.fileBytesIn).toBe(10);
     expect(after.fileBytesOut - before.fileBytesOut).toBe(10);
     const audit = (await app.ctx.audit.forCanvas(w.canvas.id)).find(

@@ -315,12 +315,12 @@ describe('KV', () => {
 
   test('values never reach the logs; usage counts KV reads and writes', async () => {
     const usage = app.features.usage;
-    usage.flush();
-    const before = usage.read(w.canvas.id, utcDay(Date.now())) ?? { kvReads: 0, kvWrites: 0 };
+    await usage.flush();
+    const before = (await usage.read(w.canvas.id, utcDay(Date.now()))) ?? { kvReads: 0, kvWrites: 0 };
     await put('/secret', { token: 'sekrit-value-123' });
     await get('/secret');
-    usage.flush();
-    const after = usage.read(w.canvas.id, utcDay(Date.now()))!;
+    await usage.flush();
+    const after = (await usage.read(w.canvas.id, utcDay(Date.now())))!;
     expect(after.kvWrites - before.kvWrites).toBe(1);
     expect(after.kvReads - before.kvReads).toBe(1);
     expect(JSON.stringify(app.logs)).not.toContain('sekrit-value-123');
@@ -388,10 +388,10 @@ describe('usage counters', () => {
       expect((await kv({ cookie: w.cookie.viewer })).status).toBe(200);
       // Not written yet: a request does not pay for a write.
       clock.advance(4_999);
-      expect(usage.read(w.canvas.id, day)).toBeNull();
+      expect(await usage.read(w.canvas.id, day)).toBeNull();
       clock.advance(1);
-      expect(flushes.seen.length).toBeGreaterThan(0);
-      expect(usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 1, kvWrites: 1 });
+      await flushes.waitFor(() => true);
+      expect(await usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 1, kvWrites: 1 });
       // What is counted after the last tick is folded in at shutdown.
       expect((await kv({ cookie: w.cookie.viewer })).status).toBe(200);
     } finally {

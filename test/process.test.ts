@@ -345,10 +345,10 @@ describe('shutdown, in process', () => {
       throw new Error('a failing stop does not stop the others');
     };
     const stopUsage = usage.stop.bind(usage);
-    usage.stop = () => {
+    usage.stop = async () => {
       ctx.db.query('SELECT 1').get();
       order.push('usage');
-      stopUsage();
+      await stopUsage();
     };
     expect(ctx.config.baseUrl).toBe(`http://localhost:${running.server.port}`);
     const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encode('{"email":')) }); // never closed

@@ -310,15 +310,15 @@ describe('runtime pipeline (path mode)', () => {
     const c = await made();
     for (let i = 0; i < 3; i++) await me(w.cookie.owner, {}, c.slug);
     const usage = app.features.usage;
-    usage.flush();
-    expect(usage.read(c.id, utcDay(clock))?.requests).toBe(3);
+    await usage.flush();
+    expect((await usage.read(c.id, utcDay(clock)))?.requests).toBe(3);
     await me(w.cookie.owner, {}, c.slug);
-    usage.flush();
-    expect(usage.read(c.id, utcDay(clock))?.requests).toBe(4);
+    await usage.flush();
+    expect((await usage.read(c.id, utcDay(clock)))?.requests).toBe(4);
     clock += 24 * 3600_000;
     await me(w.cookie.owner, {}, c.slug);
-    usage.flush();
-    expect(usage.read(c.id, utcDay(clock))?.requests).toBe(1);
+    await usage.flush();
+    expect((await usage.read(c.id, utcDay(clock)))?.requests).toBe(1);
   });
 });
 

@@ -243,9 +243,9 @@ describe('submissions: quotas, capability and KV', () => {
     await expectCode(await w.request('viewer', path(w, '/mine')), 404, 'NOT_FOUND');
     expect((await w.expectOk('GET', path(w), 'owner')).entries).toEqual([]);
     await submit(w, 'viewer', 1);
-    w.app.features.usage.flush();
+    await w.app.features.usage.flush();
     const day = new Date(w.app.ctx.now()).toISOString().slice(0, 10);
     // Reads: the GET mine and the list; writes: the KV put and the submission.
-    expect(w.app.features.usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 2, kvWrites: 2 });
+    expect(await w.app.features.usage.read(w.canvas.id, day)).toMatchObject({ kvReads: 2, kvWrites: 2 });
   });
 });

@@ -1,9 +1,10 @@
 import type { Cancel } from '../clock.ts';
 import type { AppContext } from '../context.ts';
+import { tx } from '../db/sql.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 
 /** The part of the app context this feature uses. */
-export type UsageDeps = Pick<AppContext, 'db' | 'events' | 'log' | 'now' | 'scheduler'>;
+export type UsageDeps = Pick<AppContext, 'sql' | 'events' | 'log' | 'now' | 'scheduler'>;
 
 export type UsageCounter = 'requests' | 'kvReads' | 'kvWrites' | 'fileBytesIn' | 'fileBytesOut';
 
@@ -17,6 +18,11 @@ const COLUMN: Record<UsageCounter, string> = {
 const COUNTERS = Object.keys(COLUMN) as UsageCounter[];
 
 const FLUSH_EVERY_MS = 5_000;
+
+const COLUMNS = COUNTERS.map((c) => COLUMN[c]);
+const UPSERT = `INSERT INTO usage_daily (canvas_id, day, ${COLUMNS.join(', ')}) VALUES (?1, ?2, ${COLUMNS.map((_, i) => `?${i + 3}`).join(', ')})
+  ON CONFLICT (canvas_id, day) DO UPDATE SET ${COLUMNS.map((c) => `${c} = usage_daily.${c} + excluded.${c}`).join(', ')}`;
+const READ = `SELECT ${COUNTERS.map((c) => `${COLUMN[c]} AS "${c}"`).join(', ')} FROM usage_daily WHERE canvas_id = ?1 AND day = ?2`;
 
 type Pending = Record<UsageCounter, number>;
 
@@ -32,7 +38,7 @@ export class UsageCounters implements Lifecycle {
   constructor(private readonly ctx: UsageDeps) {}
 
   start(): void {
-    this.cancelTimer = this.ctx.scheduler.interval(FLUSH_EVERY_MS, () => this.flush());
+    this.cancelTimer = this.ctx.scheduler.interval(FLUSH_EVERY_MS, () => void this.flush());
   }
 
   add(canvasId: string, counter: UsageCounter, amount = 1): void {
@@ -46,23 +52,18 @@ export class UsageCounters implements Lifecycle {
     p[counter] += amount;
   }
 
-  /** Writes the pending counts in one transaction. */
-  flush(): void {
+  /** Writes the pending counts in one transaction (never fails: a failure is logged). */
+  async flush(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const cols = COUNTERS.map((c) => COLUMN[c]);
     try {
-      const upsert = this.ctx.db.query(
-        `INSERT INTO usage_daily (canvas_id, day, ${cols.join(', ')}) VALUES (?, ?, ${cols.map(() => '?').join(', ')})
-         ON CONFLICT(canvas_id, day) DO UPDATE SET ${cols.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
-      );
-      this.ctx.db.transaction(() => {
+      await this.ctx.sql.write(function* () {
         for (const [key, p] of batch) {
           const [canvasId, day] = key.split('\n') as [string, string];
-          upsert.run(canvasId, day, ...COUNTERS.map((c) => p[c]));
+          yield* tx.run(UPSERT, canvasId, day, ...COUNTERS.map((c) => p[c]));
         }
-      })();
+      });
       this.ctx.events.emit('usage.flushed', { rows: batch.size });
     } catch (err) {
       // The database is gone (a test app closed without shutdown): nothing more to count into.
@@ -71,19 +72,14 @@ export class UsageCounters implements Lifecycle {
     }
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.cancelTimer();
-    this.flush();
+    await this.flush();
   }
 
   /** Flushed totals for a canvas and day (tests, admin views). */
-  read(canvasId: string, day: string): Pending | null {
-    const r = this.ctx.db
-      .query<Record<string, number>, [string, string]>(
-        `SELECT ${COUNTERS.map((c) => `${COLUMN[c]} AS ${c}`).join(', ')} FROM usage_daily WHERE canvas_id = ? AND day = ?`,
-      )
-      .get(canvasId, day);
-    return r ? (r as Pending) : null;
+  async read(canvasId: string, day: string): Promise<Pending | null> {
+    return (await this.ctx.sql.get<Pending>(READ, canvasId, day)) ?? null;
   }
 }
 
