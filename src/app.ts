@@ -170,7 +170,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     collections,
     files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
-    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.db)),
+    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
     drafts,
@@ -267,9 +267,9 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(apiMeRoutes(ctx, auth))
     .use(tokenRoutes(ctx, auth))
     .use(
-      canvasRoutes(ctx, auth, (canvas) => {
+      canvasRoutes(ctx, auth, async (canvas) => {
         // Only canvases a page published say so; every other view is as before.
-        const authored = f.authoring.summaryOf(canvas);
+        const authored = await f.authoring.summaryOf(canvas);
         return authored ? { authored } : {};
       }),
     )

@@ -111,4 +111,11 @@ describe('the quota', () => {
     const listed = (await body(await s.app.request(`/v1/c/${s.studio.slug}/authoring`, { cookie: s.w.cookie.viewer }))).canvases;
     expect((await s.update(listed[0].id, { title: 'renamed' })).status).toBe(200);
   });
+
+  test('publishes made at once share the quota: 10 at once under a daily quota of 3 make exactly 3 canvases', async () => {
+    const s = await studioWith({ EASEL_AUTHORING_USER_DAILY_MAX: '3', EASEL_AUTHORING_USER_TOTAL_MAX: '100' });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => s.create({ title: `race ${i}` })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+    expect(s.app.ctx.db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM authored_canvases').get()!.n).toBe(3);
+  });
 });

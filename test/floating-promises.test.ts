@@ -23,6 +23,17 @@ function isPromise(type: ts.Type): boolean {
   );
 }
 
+/** A promise, or an array of them. */
+function holdsPromise(type: ts.Type): boolean {
+  return isPromise(type) || isPromiseArray(type);
+}
+
+function isPromiseArray(type: ts.Type): boolean {
+  if (!checker.isArrayType(type)) return false;
+  const [element] = checker.getTypeArguments(type as ts.TypeReference);
+  return element !== undefined && isPromise(element);
+}
+
 /** `p.catch(f)` and `p.then(f, g)` deal with the failure themselves. */
 function handlesRejection(call: ts.CallExpression | ts.NewExpression): boolean {
   if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression)) return false;
@@ -66,6 +77,23 @@ function visit(node: ts.Node, file: ts.SourceFile): void {
         // Two promises compared is a question of identity: fine.
         if (equality ? onlyPromise(side) && !promiseAt(other) : promiseAt(side)) report(side, file, 'promise used as a value');
       }
+    }
+  }
+  // …or kept in an object or array that goes out as data (`{ current: view() }`, `items.map(asyncView)`).
+  if (ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) {
+    const value = ts.isPropertyAssignment(node) ? node.initializer : node.name;
+    // An object going where any value goes (a response body, an error's details) is data; without a
+    // contextual type the object is the code's own (`{ finished: new Promise(…) }`).
+    const outer = checker.getContextualType(node.parent as ts.ObjectLiteralExpression);
+    const expected = outer && outer.flags & (ts.TypeFlags.Unknown | ts.TypeFlags.Any) ? outer : checker.getContextualType(value);
+    if (expected && holdsPromise(checker.getTypeAtLocation(value)) && !holdsPromise(expected))
+      report(value, file, 'promise used as a value');
+  }
+  if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments) {
+    for (const arg of node.arguments) {
+      const expected = checker.getContextualType(arg);
+      if (expected && expected.flags & (ts.TypeFlags.Unknown | ts.TypeFlags.Any) && isPromiseArray(checker.getTypeAtLocation(arg)))
+        report(arg, file, 'promises used as values');
     }
   }
   if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments) {

@@ -30,15 +30,15 @@ export function authoringRoutes(ctx: AppContext, auth: AuthKinds, authoring: Aut
         const { metadata, bundle } = await readAuthoringBody(request, CreateMetadata, true);
         return runtimeJson(200, await authoring.create({ actor, sourceCanvasId: caller.canvas.id }, metadata, bundle!));
       })
-      .get(base, ({ caller, request }) => {
+      .get(base, async ({ caller, request }) => {
         privateAnswer(request);
-        return runtimeJson(200, { canvases: authoring.list(actorOf(caller), filtersOf(new URL(request.url).searchParams)) });
+        return runtimeJson(200, { canvases: await authoring.list(actorOf(caller), filtersOf(new URL(request.url).searchParams)) });
       })
       .put(`${base}/:id`, async ({ caller, params, request }) => {
         privateAnswer(request);
         const actor = actorOf(caller);
         // Rights on the target before the body is read.
-        authoring.reachable(actor, params.id);
+        await authoring.reachable(actor, params.id);
         const { metadata, bundle } = await readAuthoringBody(request, UpdateMetadata, false);
         return runtimeJson(200, await authoring.update({ actor, sourceCanvasId: caller.canvas.id }, params.id, metadata, bundle));
       })

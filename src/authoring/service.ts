@@ -75,15 +75,20 @@ export class AuthoringService {
       now,
     );
     const { authoringUserDailyMax, authoringUserTotalMax } = this.ctx.config;
-    const used = this.store.usage(actor.user.id, now);
-    if (used.today >= authoringUserDailyMax) throw authoringQuotaSpent('user_daily', authoringUserDailyMax);
-    if (used.total >= authoringUserTotalMax) throw authoringQuotaSpent('user_total', authoringUserTotalMax);
-
     // A nearly full disk refuses before the canvas exists (it would count against the quota).
     this.ctx.blobs.ensureRoom();
-    const { canvas } = await createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug });
-    this.store.countCreation(actor.user.id, canvas.id, now);
-    this.store.insert({
+    const claimed = await this.store.claimCreation(actor.user.id, now, { daily: authoringUserDailyMax, total: authoringUserTotalMax });
+    if (claimed === 'user_daily') throw authoringQuotaSpent('user_daily', authoringUserDailyMax);
+    if (claimed === 'user_total') throw authoringQuotaSpent('user_total', authoringUserTotalMax);
+    let canvas: Canvas;
+    try {
+      ({ canvas } = await createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug }));
+    } catch (err) {
+      await this.store.dropClaim(claimed.claim);
+      throw err;
+    }
+    await this.store.settleClaim(claimed.claim, canvas.id);
+    await this.store.insert({
       canvasId: canvas.id,
       sourceCanvasId: caller.sourceCanvasId,
       createdBy: actor.user.id,
@@ -116,11 +121,11 @@ export class AuthoringService {
     bundle: AsyncIterable<Uint8Array> | null,
   ): Promise<AuthoredCanvasView> {
     const { actor } = caller;
-    const { canvas, record, role } = this.managed(actor, id);
+    const { canvas, record, role } = await this.managed(actor, id);
     if (bundle === null && record.revokedAt !== null)
       throw new AppError('SHARE_REVOKED', 'this share was revoked: publish a bundle to share it again');
     if (meta.expectedUpdatedAt !== undefined && meta.expectedUpdatedAt !== canvas.updatedAt) {
-      throw new AppError('SHARE_CONFLICT', 'the share changed since you read it', { current: this.view(actor, canvas) });
+      throw new AppError('SHARE_CONFLICT', 'the share changed since you read it', { current: await this.view(actor, canvas) });
     }
     const now = this.ctx.now();
     const access = normalizeAccess(meta.access) ?? record.access;
@@ -134,14 +139,18 @@ export class AuthoringService {
     const patch: CanvasPatch = { title: meta.title, password: meta.password, expiresAt: meta.expiresAt };
     if (meta.access !== undefined) patch.accessMode = ACCESS_MODE[access];
     await this.applyShare(actor, canvas.id, patch, role);
-    this.store.update(canvas.id, { access: meta.access !== undefined ? access : undefined, tags: meta.tags, metadata: meta.metadata });
+    await this.store.update(canvas.id, {
+      access: meta.access !== undefined ? access : undefined,
+      tags: meta.tags,
+      metadata: meta.metadata,
+    });
 
     if (bundle !== null) {
       try {
         await deployZip(this.ctx, this.ctx.canvases.byId(canvas.id)!, bundle, validateCoordination({}));
       } catch (err) {
         if (err instanceof AppError && err.status === 413) throw err;
-        const current = this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+        const current = await this.view(actor, this.ctx.canvases.byId(canvas.id)!);
         throw new AppError('UPDATE_PARTIAL', `the settings were saved but the bundle was not published: ${reasonOf(err)}`, {
           stage: 'deploy',
           current,
@@ -149,7 +158,7 @@ export class AuthoringService {
       }
       if (record.revokedAt !== null) {
         // Published again: a publish after unpublish comes back Restricted, so the share's rung is applied again.
-        this.store.update(canvas.id, { revokedAt: null });
+        await this.store.update(canvas.id, { revokedAt: null });
         await this.applyShare(actor, canvas.id, { accessMode: ACCESS_MODE[access] }, role);
       }
     }
@@ -157,9 +166,9 @@ export class AuthoringService {
   }
 
   /** GET: what the caller authored and still manages as owner or editor, every state but deleted. */
-  list(actor: Actor, filters: ListFilters): AuthoredCanvasView[] {
+  async list(actor: Actor, filters: ListFilters): Promise<AuthoredCanvasView[]> {
     const out: AuthoredCanvasView[] = [];
-    for (const record of this.store.managedBy(actor.user.id)) {
+    for (const record of await this.store.managedBy(actor.user.id)) {
       const canvas = this.ctx.canvases.byId(record.canvasId);
       if (!canvas) continue;
       const view = this.viewOf(actor, canvas, record);
@@ -173,22 +182,22 @@ export class AuthoringService {
 
   /** DELETE: the URL stops serving, revokedAt is set, the record stays listed (unpublished). */
   async revoke(actor: Actor, id: string): Promise<void> {
-    const { canvas, record } = this.managed(actor, id);
+    const { canvas, record } = await this.managed(actor, id);
     if (canvas.archivedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
     if (canvas.currentVersionId !== null) unpublish(this.ctx, canvas, { id: actor.user.id, kind: 'user' });
-    if (record.revokedAt === null) this.store.update(canvas.id, { revokedAt: this.ctx.now() });
+    if (record.revokedAt === null) await this.store.update(canvas.id, { revokedAt: this.ctx.now() });
     await this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
   }
 
   /** PUT's first check, before the body: 404 for a canvas the actor may not manage, 409 when disabled. */
-  reachable(actor: Actor, id: string): void {
-    this.managed(actor, id);
+  async reachable(actor: Actor, id: string): Promise<void> {
+    await this.managed(actor, id);
   }
 
   /** A known authored canvas the actor manages (owner, editor, or admin); 404 otherwise, 409 DISABLED when an admin disabled it. */
-  private managed(actor: Actor, id: string): { canvas: Canvas; record: AuthoredRecord; role: ManagerRole } {
+  private async managed(actor: Actor, id: string): Promise<{ canvas: Canvas; record: AuthoredRecord; role: ManagerRole }> {
     const m = managedCanvas(this.ctx, actor, id, 'manage');
-    const record = this.store.byCanvas(id);
+    const record = await this.store.byCanvas(id);
     if (!record) throw new AppError('NOT_FOUND', 'canvas not found');
     if (m.canvas.disabledAt !== null) throw disabledShare();
     // managedCanvas answers managers and admins only: never `viewer`.
@@ -229,8 +238,8 @@ export class AuthoringService {
   }
 
   /** For the management views: where an authored canvas came from, and where it stands (null for other canvases). */
-  summaryOf(canvas: Canvas): AuthoredSummary | null {
-    const record = this.store.byCanvas(canvas.id);
+  async summaryOf(canvas: Canvas): Promise<AuthoredSummary | null> {
+    const record = await this.store.byCanvas(canvas.id);
     if (!record) return null;
     return {
       sourceCanvasId: record.sourceCanvasId,
@@ -241,8 +250,8 @@ export class AuthoringService {
     };
   }
 
-  view(actor: Actor, canvas: Canvas): AuthoredCanvasView {
-    const record = this.store.byCanvas(canvas.id);
+  async view(actor: Actor, canvas: Canvas): Promise<AuthoredCanvasView> {
+    const record = await this.store.byCanvas(canvas.id);
     if (!record) throw new AppError('NOT_FOUND', 'canvas not found');
     return this.viewOf(actor, canvas, record);
   }

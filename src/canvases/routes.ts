@@ -24,14 +24,14 @@ import type { Canvas } from './record.ts';
 import { canvasView, listedCanvasView } from './view.ts';
 
 /** What other features add to a manager's view of a canvas (authoring: where it was published from). */
-export type ViewExtras = (canvas: Canvas) => Record<string, unknown>;
+export type ViewExtras = (canvas: Canvas) => Promise<Record<string, unknown>>;
 
-export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtras = () => ({})) {
-  const view = (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...extras(r.canvas) });
-  const listed = (r: CanvasWithRole) =>
+export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtras = async () => ({})) {
+  const view = async (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) });
+  const listed = async (r: CanvasWithRole) =>
     r.role === 'viewer'
       ? listedCanvasView(ctx.config, r.canvas, r.role)
-      : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...extras(r.canvas) };
+      : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) };
   const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
   /** The right to the canvas is checked before its body is read. */
   const authorize = (actor: Actor, id: string, need: Need) => void managedCanvas(ctx, actor, id, need);
@@ -40,13 +40,13 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
     app
       .post('/api/canvases', async ({ actor, request }) => {
         const created = await createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
-        return ok({ ...view(created), apiKey: created.apiKey }, 201);
+        return ok({ ...(await view(created)), apiKey: created.apiKey }, 201);
       })
-      .get('/api/canvases', ({ actor }) => ok({ canvases: listCanvases(ctx, actor).map(listed) }))
-      .get('/api/canvases/:id', ({ actor, params }) => ok(view(getCanvas(ctx, actor, params.id))))
+      .get('/api/canvases', async ({ actor }) => ok({ canvases: await Promise.all(listCanvases(ctx, actor).map(listed)) }))
+      .get('/api/canvases/:id', async ({ actor, params }) => ok(await view(getCanvas(ctx, actor, params.id))))
       .patch('/api/canvases/:id', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
-        return ok(view(await updateCanvas(ctx, actor, params.id, await readJson(request, PatchCanvasBody))));
+        return ok(await view(await updateCanvas(ctx, actor, params.id, await readJson(request, PatchCanvasBody))));
       })
       .delete('/api/canvases/:id', async ({ actor, params }) => {
         await deleteCanvas(ctx, actor, params.id);
@@ -54,11 +54,11 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       })
       .patch('/api/canvases/:id/capabilities', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
-        return ok(view(setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
+        return ok(await view(setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
       })
       .post('/api/canvases/:id/regenerate-key', async ({ actor, params }) => ok(await regenerateKey(ctx, actor, params.id)))
-      .post('/api/canvases/:id/archive', async ({ actor, params }) => ok(view(await setArchived(ctx, actor, params.id, true))))
-      .post('/api/canvases/:id/restore', async ({ actor, params }) => ok(view(await setArchived(ctx, actor, params.id, false))))
+      .post('/api/canvases/:id/archive', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, true))))
+      .post('/api/canvases/:id/restore', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, false))))
       .get('/api/canvases/:id/members', ({ actor, params }) => ok({ members: listMembers(ctx, actor, params.id) }))
       .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
