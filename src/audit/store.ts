@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite';
 import { likeLiteral } from '../db/like.ts';
-import { tx, type Sql, type TxSteps } from '../db/sql.ts';
+import type { Sql } from '../db/sql.ts';
 
 export type ActorKind = 'user' | 'guest' | 'admin' | 'key' | 'token' | 'system';
 
@@ -33,11 +33,6 @@ export class AuditLog {
 
   async record(e: AuditEvent): Promise<void> {
     await this.sql.run(INSERT, ...this.values(e));
-  }
-
-  /** The same entry as a step of a transaction: it commits, or rolls back, with what it records. */
-  *step(e: AuditEvent): TxSteps<void> {
-    yield* tx.run(INSERT, ...this.values(e));
   }
 
   /**

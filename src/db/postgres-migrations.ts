@@ -4,38 +4,33 @@ import { MIGRATIONS, type Migration } from './migrations/index.ts';
 const EXTRA: Record<number, string> = {
   // SQLite: email ... UNIQUE COLLATE NOCASE (ASCII case folded).
   1: `CREATE UNIQUE INDEX users_email_nocase ON users (lower(email));`,
-  9: `
-CREATE FUNCTION collection_records_count() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO collection_record_counts (canvas_id, author_id, n) VALUES (NEW.canvas_id, NEW.author_id, 1)
-      ON CONFLICT (canvas_id, author_id) DO UPDATE SET n = collection_record_counts.n + 1;
-    INSERT INTO collection_record_counts (canvas_id, author_id, n) VALUES (NEW.canvas_id, '', 1)
-      ON CONFLICT (canvas_id, author_id) DO UPDATE SET n = collection_record_counts.n + 1;
-    RETURN NEW;
-  END IF;
-  UPDATE collection_record_counts SET n = n - 1 WHERE canvas_id = OLD.canvas_id AND author_id IN (OLD.author_id, '');
-  RETURN OLD;
-END $$;
-CREATE TRIGGER collection_records_counted AFTER INSERT OR DELETE ON collection_records
-  FOR EACH ROW EXECUTE FUNCTION collection_records_count();
-
-CREATE FUNCTION submissions_count() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO submission_counts (canvas_id, user_id, n) VALUES (NEW.canvas_id, NEW.user_id, 1)
-      ON CONFLICT (canvas_id, user_id) DO UPDATE SET n = submission_counts.n + 1;
-    INSERT INTO submission_counts (canvas_id, user_id, n) VALUES (NEW.canvas_id, '', 1)
-      ON CONFLICT (canvas_id, user_id) DO UPDATE SET n = submission_counts.n + 1;
-    RETURN NEW;
-  END IF;
-  UPDATE submission_counts SET n = n - 1 WHERE canvas_id = OLD.canvas_id AND user_id IN (OLD.user_id, '');
-  RETURN OLD;
-END $$;
-CREATE TRIGGER submissions_counted AFTER INSERT OR DELETE ON submissions
-  FOR EACH ROW EXECUTE FUNCTION submissions_count();
-`,
+  9:
+    countingTrigger('collection_records', 'collection_record_counts', 'author_id') +
+    countingTrigger('submissions', 'submission_counts', 'user_id'),
 };
+
+/**
+ * Keeps `counts` (per `who`, and '' for the whole canvas) as rows of `table`
+ * come and go: migration 009's SQLite triggers, in plpgsql.
+ */
+function countingTrigger(table: string, counts: string, who: string): string {
+  return `
+CREATE FUNCTION ${table}_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO ${counts} (canvas_id, ${who}, n) VALUES (NEW.canvas_id, NEW.${who}, 1)
+      ON CONFLICT (canvas_id, ${who}) DO UPDATE SET n = ${counts}.n + 1;
+    INSERT INTO ${counts} (canvas_id, ${who}, n) VALUES (NEW.canvas_id, '', 1)
+      ON CONFLICT (canvas_id, ${who}) DO UPDATE SET n = ${counts}.n + 1;
+    RETURN NEW;
+  END IF;
+  UPDATE ${counts} SET n = n - 1 WHERE canvas_id = OLD.canvas_id AND ${who} IN (OLD.${who}, '');
+  RETURN OLD;
+END $$;
+CREATE TRIGGER ${table}_counted AFTER INSERT OR DELETE ON ${table}
+  FOR EACH ROW EXECUTE FUNCTION ${table}_count();
+`;
+}
 
 /**
  * The Postgres schema, numbered as the SQLite one: each migration is the
