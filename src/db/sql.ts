@@ -13,7 +13,9 @@
  * body synchronously inside BEGIN IMMEDIATE, so nothing else runs on the
  * connection until it commits (an `await` there would let other requests'
  * statements join the transaction). On Postgres it drives the same body
- * through a real transaction on one pooled connection.
+ * through a real transaction on one pooled connection. A body does not catch
+ * a failed statement and go on (Postgres refuses every later statement of the
+ * transaction): conflicts are avoided with locks and ON CONFLICT instead.
  */
 
 export type SqlValue = string | number | null | Uint8Array;
