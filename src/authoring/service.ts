@@ -75,13 +75,13 @@ export class AuthoringService {
       now,
     );
     const { authoringUserDailyMax, authoringUserTotalMax } = this.ctx.config;
-    // A nearly full disk refuses before the canvas exists (it would count against the quota).
-    this.ctx.blobs.ensureRoom();
     const claimed = await this.store.claimCreation(actor.user.id, now, { daily: authoringUserDailyMax, total: authoringUserTotalMax });
     if (claimed === 'user_daily') throw authoringQuotaSpent('user_daily', authoringUserDailyMax);
     if (claimed === 'user_total') throw authoringQuotaSpent('user_total', authoringUserTotalMax);
     let canvas: Canvas;
     try {
+      // A nearly full disk refuses before the canvas exists (its claim is dropped: it counts for nothing).
+      this.ctx.blobs.ensureRoom();
       ({ canvas } = await createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug }));
     } catch (err) {
       await this.store.dropClaim(claimed.claim);

@@ -42,7 +42,7 @@ function conflict(current: string | null, message: string): AppError {
  * guests) only the owner or an admin ("AI is off unless the owner opted in").
  * Validation (400) comes before the revision check (409).
  */
-export function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch: CapabilitiesPatch): CanvasWithRole {
+export async function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch: CapabilitiesPatch): Promise<CanvasWithRole> {
   const guestAi = patch.guestAi !== undefined || patch.guestAiMonthlyUsd !== undefined;
   const m = managedCanvas(ctx, actor, id, guestAi ? 'own' : 'manage');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof CapabilitiesPatch] !== undefined && k !== 'expectedRuntimePolicy');
@@ -87,7 +87,7 @@ export function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch
   });
   if (fields.length > 0) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId: id });
-    ctx.audit.recordWithin(ctx.db, {
+    await ctx.audit.record({
       actorId: actor.user.id,
       actorKind: actorKind(m),
       canvasId: id,

@@ -54,7 +54,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       })
       .patch('/api/canvases/:id/capabilities', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
-        return ok(await view(setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
+        return ok(await view(await setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
       })
       .post('/api/canvases/:id/regenerate-key', async ({ actor, params }) => ok(await regenerateKey(ctx, actor, params.id)))
       .post('/api/canvases/:id/archive', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, true))))

@@ -153,9 +153,9 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
         aiAudience: z.enum(['editors', 'viewers']).optional(),
         connectionsAudience: z.enum(['editors', 'viewers']).optional(),
       },
-      run: (actor, a) => {
+      run: async (actor, a) => {
         const { canvasId: id, ...patch } = a;
-        const r = setCapabilities(ctx, actor, id as string, patch as Parameters<typeof setCapabilities>[3]);
+        const r = await setCapabilities(ctx, actor, id as string, patch as Parameters<typeof setCapabilities>[3]);
         return { canvas: canvasView(ctx.config, r.canvas, r.role) };
       },
     },
