@@ -64,7 +64,7 @@ export const tx = {
   },
 };
 
-/** Drives a transaction body, each step answered by `answer` (synchronous or not). */
+/** Drives a transaction body, awaiting each step's answer (the Postgres adapter). */
 export async function driveAsync<T>(body: TxBody<T>, answer: (step: Step) => Promise<unknown>): Promise<T> {
   const it = body();
   let next = it.next();
@@ -81,6 +81,7 @@ export async function driveAsync<T>(body: TxBody<T>, answer: (step: Step) => Pro
   return next.value;
 }
 
+/** Drives a transaction body with answers given at once, all in the caller's turn (the SQLite adapter). */
 export function driveSync<T>(body: TxBody<T>, answer: (step: Step) => unknown): T {
   const it = body();
   let next = it.next();

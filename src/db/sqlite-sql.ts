@@ -12,7 +12,7 @@ export class SqliteSql implements Sql {
 
   private readonly immediate: (body: TxBody<unknown>) => unknown;
 
-  constructor(readonly db: Database) {
+  constructor(private readonly db: Database) {
     const inTransaction = db.transaction((body: TxBody<unknown>) => driveSync(body, (step) => this.answer(step)));
     this.immediate = (body) => inTransaction.immediate(body);
   }
