@@ -42,7 +42,7 @@ const canvas = ctx.canvases.insert({
   now: Date.now(),
 });
 ctx.canvases.update(canvas.id, { cap_ai: 1 }, Date.now());
-const token = ctx.sessions.create(user.id);
+const token = await ctx.sessions.create(user.id);
 const server = await startServer(ctx);
 const url = `${server.url}/v1/c/bench/ai/chat`;
 const cookie = `easel_session=${token}`;

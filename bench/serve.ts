@@ -88,7 +88,7 @@ let cookie: string;
       .run(versionId, path, hash, size, mime);
   }
   ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
-  cookie = `easel_session=${ctx.sessions.create(viewer.id)}`;
+  cookie = `easel_session=${await ctx.sessions.create(viewer.id)}`;
   ctx.db.close();
 }
 

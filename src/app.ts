@@ -171,7 +171,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
-    oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.db, ctx.now) : null,
+    oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
     drafts,
     diskUsage,

@@ -74,10 +74,11 @@ export interface ContextOptions {
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
   const now = options.now ?? Date.now;
   const db = openDatabase(config.dataDir);
+  const sql = new SqliteSql(db);
   const users = new UserStore(db, now);
-  const sessions = new SessionStore(db, config.sessionTtlHours * 3600 * 1000, now);
+  const sessions = new SessionStore(sql, config.sessionTtlHours * 3600 * 1000, now);
   const log = options.log ?? createLogger(config.logLevel);
-  const guests = new GuestStore(db, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
+  const guests = new GuestStore(sql, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const blobs = new BlobStore(
     config.dataDir,
@@ -92,9 +93,8 @@ export function createContext(config: Config, options: ContextOptions = {}): App
       : null,
   );
   const canvases = new CanvasStore(db);
-  const sql = new SqliteSql(db);
   const audit = new AuditLog(sql, now);
-  const tokens = new TokenStore(db, now, audit);
+  const tokens = new TokenStore(sql, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
   const settings = new SettingsService(db, config, now);
   // A provider key an older release stored in plaintext is sealed now, or reported until it can be.
@@ -120,7 +120,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, db, now), tokens),
     tokens,
     guests,
-    handoffs: new SignInHandoffs(db, now),
+    handoffs: new SignInHandoffs(sql, now),
     audit,
     settings,
     canvases,

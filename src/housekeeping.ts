@@ -4,6 +4,7 @@
 // rows older than EASEL_AUDIT_RETENTION_DAYS. (Staged uploads and
 // unreferenced blobs have their own sweeps: deploy/upload, blobs/gc.)
 import type { AppContext } from './context.ts';
+import { tx, type TxSteps } from './db/sql.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
 const EVERY_MS = 60 * 60 * 1000;
@@ -11,7 +12,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** An expired token stays listed this long (so its owner sees why a script stopped), then goes. */
 const EXPIRED_TOKENS_KEPT_MS = 30 * DAY_MS;
 
-export type HousekeepingDeps = Pick<AppContext, 'db' | 'now' | 'log' | 'scheduler' | 'config' | 'sessions'>;
+export type HousekeepingDeps = Pick<AppContext, 'sql' | 'now' | 'log' | 'scheduler' | 'config'>;
 
 export interface Swept {
   sessions: number;
@@ -29,11 +30,9 @@ export class Housekeeping implements Lifecycle {
 
   start(): void {
     this.cancel = this.ctx.scheduler.interval(EVERY_MS, () => {
-      try {
-        this.sweep();
-      } catch (err) {
+      this.sweep().catch((err: unknown) => {
         this.ctx.log.error('housekeeping failed', { error: err instanceof Error ? err.message : String(err) });
-      }
+      });
     });
   }
 
@@ -42,18 +41,23 @@ export class Housekeeping implements Lifecycle {
     this.cancel = null;
   }
 
-  /** One pass; what it removed, also logged. */
-  sweep(): Swept {
+  /** One pass, in one transaction; what it removed, also logged. */
+  async sweep(): Promise<Swept> {
     const now = this.ctx.now();
-    const run = (sql: string, ...params: number[]) => this.ctx.db.query(sql).run(...params).changes;
-    const swept: Swept = {
-      sessions: this.ctx.sessions.purgeExpired(),
-      guestSessions: run('DELETE FROM guest_sessions WHERE expires_at <= ?', now),
-      handoffs: run('DELETE FROM sign_in_handoffs WHERE expires_at <= ?', now),
-      oidcLogins: run('DELETE FROM oidc_logins WHERE expires_at <= ?', now),
-      tokens: run('DELETE FROM personal_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?', now - EXPIRED_TOKENS_KEPT_MS),
-      auditRows: run('DELETE FROM audit_log WHERE at < ?', now - this.ctx.config.auditRetentionDays * DAY_MS),
-    };
+    const auditBefore = now - this.ctx.config.auditRetentionDays * DAY_MS;
+    const swept = await this.ctx.sql.write(function* (): TxSteps<Swept> {
+      return {
+        sessions: yield* tx.run('DELETE FROM sessions WHERE expires_at <= ?1', now),
+        guestSessions: yield* tx.run('DELETE FROM guest_sessions WHERE expires_at <= ?1', now),
+        handoffs: yield* tx.run('DELETE FROM sign_in_handoffs WHERE expires_at <= ?1', now),
+        oidcLogins: yield* tx.run('DELETE FROM oidc_logins WHERE expires_at <= ?1', now),
+        tokens: yield* tx.run(
+          'DELETE FROM personal_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?1',
+          now - EXPIRED_TOKENS_KEPT_MS,
+        ),
+        auditRows: yield* tx.run('DELETE FROM audit_log WHERE at < ?1', auditBefore),
+      };
+    });
     if (Object.values(swept).some((n) => n > 0)) this.ctx.log.info('housekeeping', { ...swept });
     return swept;
   }

@@ -172,7 +172,7 @@ describe('AI for legacy guests', () => {
 
   test('the monthly guest ceiling covers all guests of the canvas; members are not affected; 0 means no cap', async () => {
     w.setCanvas({ guest_ai_monthly_usd: 0.05 });
-    const other = w.guestFor(w.canvas.id);
+    const other = await w.guestFor(w.canvas.id);
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: other.actorId, usd: 0.05, at: w.clock.now, kind: 'guest' });
     const b = await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');
     expect(b.scope).toBe('guest');

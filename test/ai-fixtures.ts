@@ -31,7 +31,7 @@ export interface AiWorld {
   /** Canvas columns (snake_case) for the world's canvas. */
   setCanvas(columns: Record<string, string | number | null>): void;
   /** A guest session for a canvas, made directly through the guest store. */
-  guestFor(canvasId: string): { cookie: string; actorId: string };
+  guestFor(canvasId: string): Promise<{ cookie: string; actorId: string }>;
   close(): Promise<void>;
 }
 
@@ -82,9 +82,12 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
   const canvas = app.ctx.canvases.byId(cast.canvas.id)!;
 
   /** A guest session for a canvas made directly on the store (no invite route reaches those). */
-  const guestFor = (canvasId: string) => {
-    const { invite } = app.ctx.guests.createInvite(canvasId, ids.owner, 'Visitor');
-    return { cookie: `${guestCookieName(app.ctx.config)}=${app.ctx.guests.createSession(invite)}`, actorId: `guest:${invite.inviteId}` };
+  const guestFor = async (canvasId: string) => {
+    const { invite } = await app.ctx.guests.createInvite(canvasId, ids.owner, 'Visitor');
+    return {
+      cookie: `${guestCookieName(app.ctx.config)}=${await app.ctx.guests.createSession(invite)}`,
+      actorId: `guest:${invite.inviteId}`,
+    };
   };
 
   const world: AiWorld = {

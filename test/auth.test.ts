@@ -51,11 +51,11 @@ describe('dev sign-in and sessions', () => {
   test('logout ends the session at once', async () => {
     const cookie = await app.signIn('bob@example.com');
     const token = cookie.split('=')[1]!;
-    expect(app.ctx.sessions.resolve(token)?.user.email).toBe('bob@example.com');
+    expect((await app.ctx.sessions.resolve(token))?.user.email).toBe('bob@example.com');
     const res = await app.request('/auth/logout', { method: 'POST', cookie });
     expect(res.status).toBe(200);
     expect(res.headers.get('set-cookie')).toContain('Max-Age=0');
-    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    expect(await app.ctx.sessions.resolve(token)).toBeNull();
   });
 
   test('a deactivated user is signed out at once and cannot sign in again', async () => {
@@ -63,7 +63,7 @@ describe('dev sign-in and sessions', () => {
     const token = cookie.split('=')[1]!;
     const carol = app.ctx.users.byEmail('carol@example.com')!;
     app.ctx.users.update(carol.id, { active: false });
-    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    expect(await app.ctx.sessions.resolve(token)).toBeNull();
     const res = await app.request('/auth/dev/login', { method: 'POST', json: { email: 'carol@example.com' } });
     expect(res.status).toBe(401);
     expect(await body(res)).toEqual({ error: 'unauthorized' });
@@ -74,13 +74,13 @@ describe('dev sign-in and sessions', () => {
     const token = cookie.split('=')[1]!;
     const ttl = app.ctx.config.sessionTtlHours * 3600_000;
     clock += 30 * 60_000;
-    expect(app.ctx.sessions.resolve(token)!.renewed).toBe(false);
+    expect((await app.ctx.sessions.resolve(token))!.renewed).toBe(false);
     clock += 31 * 60_000;
-    expect(app.ctx.sessions.resolve(token)!.renewed).toBe(true);
+    expect((await app.ctx.sessions.resolve(token))!.renewed).toBe(true);
     clock += ttl - 1000;
-    expect(app.ctx.sessions.resolve(token)).not.toBeNull();
+    expect(await app.ctx.sessions.resolve(token)).not.toBeNull();
     clock += ttl + 1;
-    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    expect(await app.ctx.sessions.resolve(token)).toBeNull();
   });
 });
 
@@ -102,31 +102,31 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
   test("a session deleted or a user deactivated behind the store's back stops resolving at once", async () => {
     const token = tokenOf(await app.signIn('eve@example.com'));
     const eve = app.ctx.users.byEmail('eve@example.com')!;
-    for (let i = 0; i < 3; i++) expect(app.ctx.sessions.resolve(token)?.user.id).toBe(eve.id);
+    for (let i = 0; i < 3; i++) expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
     app.ctx.db.query('UPDATE users SET active = 0 WHERE id = ?').run(eve.id);
-    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    expect(await app.ctx.sessions.resolve(token)).toBeNull();
     app.ctx.db.query('UPDATE users SET active = 1 WHERE id = ?').run(eve.id);
-    expect(app.ctx.sessions.resolve(token)?.user.id).toBe(eve.id);
+    expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
     app.ctx.db.query('DELETE FROM sessions WHERE token_hash = ?').run(sha256Hex(token));
-    expect(app.ctx.sessions.resolve(token)).toBeNull();
+    expect(await app.ctx.sessions.resolve(token)).toBeNull();
   });
 
   test('destroyAllFor ends every session of the user at once, and only theirs', async () => {
     const a1 = tokenOf(await app.signIn('fay@example.com'));
     const a2 = tokenOf(await app.signIn('fay@example.com'));
     const other = tokenOf(await app.signIn('gus@example.com'));
-    for (const t of [a1, a2, other]) expect(app.ctx.sessions.resolve(t)).not.toBeNull();
-    app.ctx.sessions.destroyAllFor(app.ctx.users.byEmail('fay@example.com')!.id);
-    expect(app.ctx.sessions.resolve(a1)).toBeNull();
-    expect(app.ctx.sessions.resolve(a2)).toBeNull();
-    expect(app.ctx.sessions.resolve(other)?.user.email).toBe('gus@example.com');
+    for (const t of [a1, a2, other]) expect(await app.ctx.sessions.resolve(t)).not.toBeNull();
+    await app.ctx.sessions.destroyAllFor(app.ctx.users.byEmail('fay@example.com')!.id);
+    expect(await app.ctx.sessions.resolve(a1)).toBeNull();
+    expect(await app.ctx.sessions.resolve(a2)).toBeNull();
+    expect((await app.ctx.sessions.resolve(other))?.user.email).toBe('gus@example.com');
   });
 
   test('a renamed user shows the new name on the next request', async () => {
     const cookie = await app.signIn('hal@example.com', 'Hal');
-    expect(app.ctx.sessions.resolve(tokenOf(cookie))?.user.name).toBe('Hal');
+    expect((await app.ctx.sessions.resolve(tokenOf(cookie)))?.user.name).toBe('Hal');
     await app.signIn('hal@example.com', 'Hal 9000');
-    expect(app.ctx.sessions.resolve(tokenOf(cookie))?.user.name).toBe('Hal 9000');
+    expect((await app.ctx.sessions.resolve(tokenOf(cookie)))?.user.name).toBe('Hal 9000');
   });
 });
 

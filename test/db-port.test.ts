@@ -179,3 +179,46 @@ describe('postgres migrations', () => {
     await expect(migratePostgres(nodes[1]!)).rejects.toBeInstanceOf(NewerSchemaError);
   });
 });
+
+describe('the change signal', () => {
+  const insertUser = (sql: Sql, id: string) =>
+    sql.run("INSERT INTO users (id, email, name, created_at) VALUES (?1, ?2, 'x', 0)", id, `${id}@signal.test`);
+
+  test('on SQLite moves with every write to a watched table, and not with others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'easel-port-'));
+    const sql = new SqliteSql(openDatabase(dir));
+    open.push(sql);
+    const before = sql.changes.current();
+    await sql.run("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES ('c', 'shared', '', 'k', '1', 0)");
+    expect(sql.changes.current()).toBe(before);
+    await insertUser(sql, 'u1');
+    expect(sql.changes.current()).toBeGreaterThan(before);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('on Postgres reaches every node when a write commits, not when it rolls back, and not for other tables', async () => {
+    const url = await createTestDatabase();
+    const a = new PostgresSql(url);
+    const b = new PostgresSql(url);
+    open.push(a, b);
+    await migratePostgres(a);
+    expect(b.changes.storable()).toBe(false); // nothing is cached until the LISTEN is acknowledged
+    await b.changes.next();
+    expect(b.changes.storable()).toBe(true);
+
+    // Notifications arrive in commit order: once the second users write is heard, anything the rollback or the
+    // kv write had sent would have been heard before it.
+    const before = b.changes.current();
+    await expect(
+      a.write(function* () {
+        yield* tx.run("INSERT INTO users (id, email, name, created_at) VALUES ('gone', 'gone@signal.test', 'x', 0)");
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await a.run("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES ('c', 'shared', '', 'k', '1', 0)");
+    await a.run("INSERT INTO users (id, email, name, created_at) VALUES ('one', 'one@signal.test', 'x', 0)");
+    await a.run("UPDATE users SET name = 'y' WHERE id = 'one'");
+    while (b.changes.current() < before + 2) await b.changes.next();
+    expect(b.changes.current()).toBe(before + 2);
+  });
+});

@@ -137,8 +137,8 @@ describe('role matrix: every /api/canvases/{id} route', () => {
 
   test('a legacy guest session is no user: 401 on the management API, even for its own canvas', async () => {
     const c = await makeCanvas(app, p);
-    const { invite } = app.ctx.guests.createInvite(c.id, p.id.owner);
-    const cookie = `${guestCookieName(app.ctx.config)}=${app.ctx.guests.createSession(invite)}`;
+    const { invite } = await app.ctx.guests.createInvite(c.id, p.id.owner);
+    const cookie = `${guestCookieName(app.ctx.config)}=${await app.ctx.guests.createSession(invite)}`;
     const before = snapshot(app, c.id);
     for (const [method, path] of [
       ['GET', '/api/me'],
@@ -738,7 +738,7 @@ describe('guest invites go through the same door', () => {
         code,
       );
     }
-    expect(invites().map((i) => [i.inviteId, i.revokedAt])).toEqual([[inviteId, null]]);
+    expect((await invites()).map((i) => [i.inviteId, i.revokedAt])).toEqual([[inviteId, null]]);
   });
 
   test("an admin acting on someone else's canvas is audited as admin", async () => {

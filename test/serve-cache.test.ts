@@ -217,19 +217,21 @@ describe('DataVersion', () => {
     const db = app.ctx.db;
     const version = DataVersion.of(db);
     expect(DataVersion.of(db)).toBe(version);
-    const moved = (write: () => void): boolean => {
+    const moved = async (write: () => unknown): Promise<boolean> => {
       const before = version.current();
-      write();
+      await write();
       return version.current() !== before;
     };
-    expect(moved(() => db.query("UPDATE users SET name = name || '' WHERE id = ?").run(cast.ids.viewer))).toBe(true);
-    expect(moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', c.id))).toBe(true);
-    expect(moved(() => app.ctx.canvases.setMember(c.id, cast.ids.stranger, 'viewer', clock))).toBe(true);
-    expect(moved(() => db.query('DELETE FROM canvas_members WHERE canvas_id = ?').run(c.id))).toBe(true);
-    expect(moved(() => app.ctx.sessions.create(cast.ids.viewer))).toBe(true);
-    expect(moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', 'no-such-canvas'))).toBe(false);
-    expect(moved(() => app.ctx.audit.record({ actorId: cast.ids.owner, actorKind: 'user', canvasId: c.id, action: 'test' }))).toBe(false);
-    expect(moved(() => db.query('SELECT * FROM canvases').all())).toBe(false);
+    expect(await moved(() => db.query("UPDATE users SET name = name || '' WHERE id = ?").run(cast.ids.viewer))).toBe(true);
+    expect(await moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', c.id))).toBe(true);
+    expect(await moved(() => app.ctx.canvases.setMember(c.id, cast.ids.stranger, 'viewer', clock))).toBe(true);
+    expect(await moved(() => db.query('DELETE FROM canvas_members WHERE canvas_id = ?').run(c.id))).toBe(true);
+    expect(await moved(() => app.ctx.sessions.create(cast.ids.viewer))).toBe(true);
+    expect(await moved(() => db.query('UPDATE canvases SET title = ? WHERE id = ?').run('t', 'no-such-canvas'))).toBe(false);
+    expect(await moved(() => app.ctx.audit.record({ actorId: cast.ids.owner, actorKind: 'user', canvasId: c.id, action: 'test' }))).toBe(
+      false,
+    );
+    expect(await moved(() => db.query('SELECT * FROM canvases').all())).toBe(false);
   });
 
   test('nothing read inside a transaction is stored: a rolled-back row is never served afterwards', async () => {

@@ -78,7 +78,7 @@ export function cliLoginRoutes(ctx: AppContext) {
         const user = grant ? ctx.users.byId(grant.userId) : null;
         if (!grant || !user?.active)
           throw new AppError('INVALID_REQUEST', 'this sign-in code is unknown, used or expired: run easel login again');
-        const created = ctx.tokens.create(user.id, grant.name, null);
+        const created = await ctx.tokens.create(user.id, grant.name, null);
         await ctx.audit.record({
           actorId: user.id,
           actorKind: 'user',

@@ -32,7 +32,7 @@ export function handoffRoutes(ctx: AppContext) {
       const login = `/auth/login?returnTo=${encodeURIComponent(url.pathname + url.search)}`;
       return new Response(null, { status: 302, headers: { location: login, ...NO_KEEPING } });
     }
-    const code = ctx.handoffs.issue({ ...vouched, canvasId, stateHash });
+    const code = await ctx.handoffs.issue({ ...vouched, canvasId, stateHash });
     const target = `${canvasOrigin(ctx.config, slug)}/__easel/handoff?code=${code}&next=${encodeURIComponent(next)}`;
     return new Response(null, { status: 302, headers: { location: target, ...NO_KEEPING } });
   });
@@ -51,17 +51,22 @@ async function vouchedSubject(
   const principal = await principalOf(ctx, request);
   const tokens = ctx.auth.credentialTokens(request);
   if (principal?.kind === 'user' && principal.via === 'session') {
-    const token = tokens.sessions.find((t) => {
-      const s = ctx.sessions.resolve(t);
+    const token = await findAsync(tokens.sessions, async (t) => {
+      const s = await ctx.sessions.resolve(t);
       return s?.canvasId === null && s.user.id === principal.user.id;
     });
     if (token) return { subject: { kind: 'user', userId: principal.user.id }, parentHash: sessionTokenHash(token) };
   }
   if (principal?.kind === 'guest' && principal.canvasId === canvasId) {
-    const token = tokens.guests.find((t) => ctx.guests.resolve(t)?.inviteId === principal.inviteId);
+    const token = await findAsync(tokens.guests, async (t) => (await ctx.guests.resolve(t))?.inviteId === principal.inviteId);
     if (token) return { subject: { kind: 'guest', inviteId: principal.inviteId }, parentHash: sessionTokenHash(token) };
   }
   return null;
+}
+
+async function findAsync<T>(items: readonly T[], test: (item: T) => Promise<boolean>): Promise<T | undefined> {
+  for (const item of items) if (await test(item)) return item;
+  return undefined;
 }
 
 function page(message: string): string {

@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite';
+import type { Sql } from '../db/sql.ts';
 import { randomBase62, sha256Hex } from '../ids.ts';
 
 /** A code is good for one exchange within this time: a redirect is all it has to survive. */
@@ -34,7 +34,7 @@ interface Row {
  */
 export class SignInHandoffs {
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly now: () => number,
   ) {}
 
@@ -45,24 +45,20 @@ export class SignInHandoffs {
   }
 
   /** The code for the canvas host (expired ones are swept by housekeeping). */
-  issue(handoff: RedeemedHandoff & { stateHash: string }): string {
+  async issue(handoff: RedeemedHandoff & { stateHash: string }): Promise<string> {
     const code = randomBase62(43);
-    const now = this.now();
     const { subject } = handoff;
-    this.db
-      .query(
-        `INSERT INTO sign_in_handoffs (code_hash, canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        sha256Hex(code),
-        handoff.canvasId,
-        handoff.stateHash,
-        subject.kind === 'user' ? subject.userId : null,
-        subject.kind === 'guest' ? subject.inviteId : null,
-        handoff.parentHash,
-        now + HANDOFF_CODE_TTL_MS,
-      );
+    await this.sql.run(
+      `INSERT INTO sign_in_handoffs (code_hash, canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+      sha256Hex(code),
+      handoff.canvasId,
+      handoff.stateHash,
+      subject.kind === 'user' ? subject.userId : null,
+      subject.kind === 'guest' ? subject.inviteId : null,
+      handoff.parentHash,
+      this.now() + HANDOFF_CODE_TTL_MS,
+    );
     return code;
   }
 
@@ -71,12 +67,12 @@ export class SignInHandoffs {
    * when it is unexpired, made for `canvasId` (this host's canvas) and begun
    * by the browser holding one of `states` (every state cookie it sent); else null.
    */
-  redeem(code: string, canvasId: string | null, states: string[]): RedeemedHandoff | null {
-    const row = this.db
-      .query<Row & { state_hash: string }, [string]>(
-        'DELETE FROM sign_in_handoffs WHERE code_hash = ? RETURNING canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at',
-      )
-      .get(sha256Hex(code));
+  async redeem(code: string, canvasId: string | null, states: string[]): Promise<RedeemedHandoff | null> {
+    // DELETE … RETURNING: of two redemptions at once (on any nodes), one gets the row.
+    const row = await this.sql.get<Row & { state_hash: string }>(
+      'DELETE FROM sign_in_handoffs WHERE code_hash = ?1 RETURNING canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at',
+      sha256Hex(code),
+    );
     if (!row || row.expires_at <= this.now() || row.canvas_id !== canvasId) return null;
     if (!states.some((state) => sha256Hex(state) === row.state_hash)) return null;
     const subject: HandoffSubject | null =

@@ -3,9 +3,9 @@
 // ID token checked by the library (issuer, audience, expiry, signature,
 // nonce). Each authorization request is a row bound to the browser that made
 // it and used once. The HTTP side is oidc-routes.ts.
-import type { Database } from 'bun:sqlite';
 import * as client from 'openid-client';
 import type { Config } from '../config.ts';
+import type { Sql } from '../db/sql.ts';
 import { randomBase62, sha256Hex } from '../ids.ts';
 
 /** Long enough to type a password and answer an MFA prompt at the provider. */
@@ -42,7 +42,7 @@ export class OidcSignIn {
 
   constructor(
     private readonly config: Config,
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly now: () => number,
   ) {}
 
@@ -75,9 +75,15 @@ export class OidcSignIn {
     const nonce = client.randomNonce();
     const browser = randomBase62(32);
     const now = this.now();
-    this.db
-      .query('INSERT INTO oidc_logins (state_hash, browser_hash, code_verifier, nonce, return_to, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(sha256Hex(state), sha256Hex(browser), verifier, nonce, returnTo, now + LOGIN_TTL_MS);
+    await this.sql.run(
+      'INSERT INTO oidc_logins (state_hash, browser_hash, code_verifier, nonce, return_to, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
+      sha256Hex(state),
+      sha256Hex(browser),
+      verifier,
+      nonce,
+      returnTo,
+      now + LOGIN_TTL_MS,
+    );
     const url = client.buildAuthorizationUrl(configuration, {
       redirect_uri: this.redirectUri,
       scope: this.config.oidcScopes,
@@ -100,11 +106,10 @@ export class OidcSignIn {
     const providerError = query.get('error');
     if (providerError) throw new OidcSignInError(`The sign-in provider refused: ${providerError}`);
     const state = query.get('state') ?? '';
-    const row = this.db
-      .query<LoginRow, [string]>(
-        'DELETE FROM oidc_logins WHERE state_hash = ? RETURNING browser_hash, code_verifier, nonce, return_to, expires_at',
-      )
-      .get(sha256Hex(state));
+    const row = await this.sql.get<LoginRow>(
+      'DELETE FROM oidc_logins WHERE state_hash = ?1 RETURNING browser_hash, code_verifier, nonce, return_to, expires_at',
+      sha256Hex(state),
+    );
     if (!row || row.expires_at <= this.now()) throw new OidcSignInError('This sign-in link has expired or was already used. Start again.');
     if (!browsers.some((b) => sha256Hex(b) === row.browser_hash)) {
       throw new OidcSignInError('This sign-in was started in another browser. Start again here.');

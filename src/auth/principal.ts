@@ -71,10 +71,10 @@ export class Authenticator {
     const header = request.headers.get('cookie');
     // Which host's sessions count is looked up only once a session is found (most requests without a cookie never need it).
     let scope: SessionScope | null = null;
-    const session = unambiguous(
+    const session = await unambiguous(
       cookieValues(header, this.cookieNames.session),
-      (token) => {
-        const s = this.sessions.resolve(token);
+      async (token) => {
+        const s = await this.sessions.resolve(token);
         // A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing.
         if (!s) return null;
         scope ??= this.scopeOf(request);
@@ -91,7 +91,7 @@ export class Authenticator {
     // A signed-in user always acts as themselves; the guest cookie counts only without one.
     if (this.guests) {
       const guests = this.guests;
-      const guest = unambiguous(
+      const guest = await unambiguous(
         cookieValues(header, this.cookieNames.guest),
         (token) => guests.resolve(token),
         (g) => g.inviteId,
@@ -158,14 +158,14 @@ function tokenRoute(url: string): boolean {
  * sibling canvas host to make its owner's calls run as the attacker: then
  * nobody is signed in (a stale duplicate of the same person is harmless).
  */
-function unambiguous<T>(
+async function unambiguous<T>(
   tokens: string[],
-  resolve: (token: string) => T | null,
+  resolve: (token: string) => Promise<T | null>,
   identity: (value: T) => string,
-): { token: string; value: T } | null {
+): Promise<{ token: string; value: T } | null> {
   let found: { token: string; value: T } | null = null;
   for (const token of tokens) {
-    const value = resolve(token);
+    const value = await resolve(token);
     if (value === null) continue;
     if (found && identity(found.value) !== identity(value)) return null;
     found ??= { token, value };

@@ -34,14 +34,14 @@ export function authRoutes(ctx: AppContext, oidc: OidcSignIn | null) {
       )
       // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
       .use(dev ? devLoginRoute(ctx) : new Elysia({ name: 'auth-dev-login-off' }))
-      .post('/auth/logout', ({ request }) => {
+      .post('/auth/logout', async ({ request }) => {
         // A page of another site must not sign the visitor out (login CSRF's twin).
         refuseCrossSiteWrite(ctx.config, request);
         // Canvas hosts' sessions made from these end with them.
         const { sessions: tokens, guests: guestTokens } = ctx.auth.credentialTokens(request);
-        for (const token of tokens) ctx.sessions.destroy(token);
+        for (const token of tokens) await ctx.sessions.destroy(token);
         // A legacy guest signs out the same way.
-        for (const token of guestTokens) ctx.guests.destroySession(token);
+        for (const token of guestTokens) await ctx.guests.destroySession(token);
         metaOf(request).cookies.push(ctx.auth.clearedSessionCookie(), ctx.auth.clearedGuestCookie());
         if (tokens.length > 0 || guestTokens.length > 0) ctx.events.emit('session.ended', {});
         // The provider's own session ends too when it offers a way: the dashboard goes there next.
@@ -62,7 +62,7 @@ function devLoginRoute(ctx: AppContext) {
       if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
       const user = ctx.users.ensure(email, body.name);
       if (!user.active) throw new AppError('unauthorized');
-      const token = ctx.sessions.create(user.id);
+      const token = await ctx.sessions.create(user.id);
       metaOf(request).cookies.push(ctx.auth.sessionCookie(token));
       ctx.log.info('sign-in', { userId: user.id, mode: 'dev' });
       return json(200, { id: user.id, email: user.email, name: user.name });

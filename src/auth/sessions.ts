@@ -1,5 +1,4 @@
-import type { Database } from 'bun:sqlite';
-import { DataVersion } from '../db/data-version.ts';
+import type { Sql } from '../db/sql.ts';
 import { VersionedCache } from '../db/versioned-cache.ts';
 import { randomBase62 } from '../ids.ts';
 import { USER_COLUMNS, toUser, type User } from './users.ts';
@@ -34,86 +33,88 @@ export function sessionTokenHash(token: string): string {
   return Bun.SHA256.hash(token, 'hex');
 }
 
-// Built once: a query string made per call costs a statement-cache lookup on a fresh string.
-const SESSION_BY_HASH = 'SELECT user_id, expires_at, renewed_at, canvas_id FROM sessions WHERE token_hash = ?';
-const USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?`;
+const SESSION_BY_HASH = 'SELECT user_id, expires_at, renewed_at, canvas_id FROM sessions WHERE token_hash = ?1';
+const USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?1`;
+const INSERT = `INSERT INTO sessions (token_hash, user_id, created_at, expires_at, renewed_at, canvas_id, parent_hash)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`;
 
 /**
  * Sessions stored as SHA-256 of the cookie value, with a sliding expiry.
- * Resolved sessions stay in memory while DataVersion says neither sessions
- * nor users changed: a request then costs a hash and a Map lookup instead of
- * two reads. Logout, deactivation and renewal are writes, so each one makes
- * every entry stale at once.
+ * Resolved sessions stay in memory while the change signal says neither
+ * sessions nor users changed (on any node): a request then costs a hash and
+ * a Map lookup instead of two reads. Logout, deactivation and renewal are
+ * writes, so each one makes every entry stale at once.
  */
 export class SessionStore {
   /** By token hash: the raw token is never kept. */
   private readonly cache: VersionedCache<Cached>;
 
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {
-    this.cache = new VersionedCache(DataVersion.of(db), now, CACHE_MAX_ENTRIES);
+    this.cache = new VersionedCache(sql.changes, now, CACHE_MAX_ENTRIES);
   }
 
   /**
    * A new session token. With `canvas`, a canvas host's session: valid on
    * that canvas's host only, and ended with the base session it came from.
    */
-  create(userId: string, canvas?: { canvasId: string; parentHash: string }): string {
+  async create(userId: string, canvas?: { canvasId: string; parentHash: string }): Promise<string> {
     const token = randomBase62(43);
     const now = this.now();
-    this.db
-      .query(
-        'INSERT INTO sessions (token_hash, user_id, created_at, expires_at, renewed_at, canvas_id, parent_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(sessionTokenHash(token), userId, now, now + this.ttlMs, now, canvas?.canvasId ?? null, canvas?.parentHash ?? null);
+    await this.sql.run(
+      INSERT,
+      sessionTokenHash(token),
+      userId,
+      now,
+      now + this.ttlMs,
+      now,
+      canvas?.canvasId ?? null,
+      canvas?.parentHash ?? null,
+    );
     return token;
   }
 
   /** The active user behind a session token, or null (unknown, expired, or user deactivated). */
-  resolve(token: string): ResolvedSession | null {
+  async resolve(token: string): Promise<ResolvedSession | null> {
     const hash = sessionTokenHash(token);
     const now = this.now();
     const hit = this.cache.peek(hash);
     // Near expiry or renewal, fall through: those are decided on the rows, like an uncached lookup.
     if (hit && hit.expiresAt > now && now - hit.renewedAt < RENEW_EVERY_MS)
       return { user: hit.user, canvasId: hit.canvasId, renewed: false };
+    const mark = this.cache.mark();
     // Two primary-key reads: measured about 3x faster than the equivalent JOIN in bun:sqlite.
-    const row = this.db.query<SessionRow, [string]>(SESSION_BY_HASH).get(hash);
+    const row = await this.sql.get<SessionRow>(SESSION_BY_HASH, hash);
     if (!row) return null;
     if (row.expires_at <= now) {
-      this.db.query('DELETE FROM sessions WHERE token_hash = ?').run(hash);
+      await this.sql.run('DELETE FROM sessions WHERE token_hash = ?1', hash);
       return null;
     }
-    const userRow = this.db.query<Parameters<typeof toUser>[0], [string]>(USER_BY_ID).get(row.user_id);
+    const userRow = await this.sql.get<Parameters<typeof toUser>[0]>(USER_BY_ID, row.user_id);
     if (!userRow || userRow.active !== 1) return null;
     let { expires_at: expiresAt, renewed_at: renewedAt } = row;
     let renewed = false;
     if (now - renewedAt >= RENEW_EVERY_MS) {
       expiresAt = now + this.ttlMs;
       renewedAt = now;
-      this.db.query('UPDATE sessions SET expires_at = ?, renewed_at = ? WHERE token_hash = ?').run(expiresAt, renewedAt, hash);
+      await this.sql.run('UPDATE sessions SET expires_at = ?1, renewed_at = ?2 WHERE token_hash = ?3', expiresAt, renewedAt, hash);
       renewed = true;
     }
     const user = toUser(userRow);
-    // Tagged with the version after the renewal's own write.
-    this.cache.put(hash, { user, canvasId: row.canvas_id, expiresAt, renewedAt });
+    // Tagged as the reads began: the renewal's own write (or anyone's since) leaves it stale until the next read.
+    this.cache.putSince(mark, hash, { user, canvasId: row.canvas_id, expiresAt, renewedAt });
     return { user, canvasId: row.canvas_id, renewed };
   }
 
   /** Ends the session and the canvas hosts' sessions made from it. */
-  destroy(token: string): void {
-    const hash = sessionTokenHash(token);
-    this.db.query('DELETE FROM sessions WHERE token_hash = ?1 OR parent_hash = ?1').run(hash);
+  async destroy(token: string): Promise<void> {
+    await this.sql.run('DELETE FROM sessions WHERE token_hash = ?1 OR parent_hash = ?1', sessionTokenHash(token));
   }
 
-  destroyAllFor(userId: string): void {
-    this.db.query('DELETE FROM sessions WHERE user_id = ?').run(userId);
-  }
-
-  purgeExpired(): number {
-    return this.db.query('DELETE FROM sessions WHERE expires_at <= ?').run(this.now()).changes;
+  async destroyAllFor(userId: string): Promise<void> {
+    await this.sql.run('DELETE FROM sessions WHERE user_id = ?1', userId);
   }
 }

@@ -27,7 +27,7 @@ export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
         const body = await readJson(request, CreateTokenBody);
         const expiresAt = body.expiresAt ?? null;
         if (expiresAt !== null && expiresAt <= ctx.now()) throw new AppError('INVALID_BODY', 'expiresAt: must be in the future');
-        const created = ctx.tokens.create(actor.user.id, body.name.trim() || 'token', expiresAt);
+        const created = await ctx.tokens.create(actor.user.id, body.name.trim() || 'token', expiresAt);
         await ctx.audit.record({
           actorId: actor.user.id,
           actorKind: 'user',
@@ -38,9 +38,9 @@ export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
         const { id, name, token, createdAt } = created;
         return ok(201, { id, name, token, createdAt, expiresAt });
       })
-      .get('/api/tokens', ({ actor }) => ok(200, { tokens: ctx.tokens.list(actor.user.id) }))
+      .get('/api/tokens', async ({ actor }) => ok(200, { tokens: await ctx.tokens.list(actor.user.id) }))
       .delete('/api/tokens/:id', async ({ actor, params }) => {
-        if (!ctx.tokens.delete(actor.user.id, params.id)) throw new AppError('NOT_FOUND', 'no such token');
+        if (!(await ctx.tokens.delete(actor.user.id, params.id))) throw new AppError('NOT_FOUND', 'no such token');
         await ctx.audit.record({
           actorId: actor.user.id,
           actorKind: 'user',

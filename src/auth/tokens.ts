@@ -1,5 +1,5 @@
-import type { Database } from 'bun:sqlite';
 import type { AuditLog } from '../audit/store.ts';
+import type { Sql } from '../db/sql.ts';
 import { newId, randomBase62, sha256Hex } from '../ids.ts';
 import { USER_COLUMNS, toUser, type User } from './users.ts';
 
@@ -26,6 +26,8 @@ interface Row {
   last_used_at: number | null;
 }
 
+const COLUMNS = 'id, user_id, name, created_at, expires_at, last_used_at';
+
 const view = (r: Row): TokenView => ({
   id: r.id,
   name: r.name,
@@ -41,32 +43,33 @@ const view = (r: Row): TokenView => ({
  */
 export class TokenStore {
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly now: () => number,
     private readonly audit: AuditLog,
   ) {}
 
-  create(userId: string, name: string, expiresAt: number | null): TokenView & { token: string } {
+  async create(userId: string, name: string, expiresAt: number | null): Promise<TokenView & { token: string }> {
     const token = TOKEN_PREFIX + randomBase62(40);
     const row: Row = { id: newId(), user_id: userId, name, created_at: this.now(), expires_at: expiresAt, last_used_at: null };
-    this.db
-      .query('INSERT INTO personal_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(row.id, userId, name, sha256Hex(token), row.created_at, expiresAt);
+    await this.sql.run(
+      'INSERT INTO personal_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
+      row.id,
+      userId,
+      name,
+      sha256Hex(token),
+      row.created_at,
+      expiresAt,
+    );
     return { ...view(row), token };
   }
 
-  list(userId: string): TokenView[] {
-    return this.db
-      .query<Row, [string]>(
-        'SELECT id, user_id, name, created_at, expires_at, last_used_at FROM personal_tokens WHERE user_id = ? ORDER BY created_at, id',
-      )
-      .all(userId)
-      .map(view);
+  async list(userId: string): Promise<TokenView[]> {
+    return (await this.sql.all<Row>(`SELECT ${COLUMNS} FROM personal_tokens WHERE user_id = ?1 ORDER BY created_at, id`, userId)).map(view);
   }
 
   /** Whether the user had such a token (it is gone now). */
-  delete(userId: string, id: string): boolean {
-    return this.db.query('DELETE FROM personal_tokens WHERE id = ? AND user_id = ?').run(id, userId).changes > 0;
+  async delete(userId: string, id: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM personal_tokens WHERE id = ?1 AND user_id = ?2', id, userId)) > 0;
   }
 
   /**
@@ -77,17 +80,19 @@ export class TokenStore {
   async resolve(token: string): Promise<{ user: User; tokenId: string } | null> {
     if (!TOKEN.test(token)) return null;
     const now = this.now();
-    const row = this.db
-      .query<Row, [string]>('SELECT id, user_id, name, created_at, expires_at, last_used_at FROM personal_tokens WHERE token_hash = ?')
-      .get(sha256Hex(token));
+    const row = await this.sql.get<Row>(`SELECT ${COLUMNS} FROM personal_tokens WHERE token_hash = ?1`, sha256Hex(token));
     if (!row || (row.expires_at !== null && row.expires_at <= now)) return null;
-    const userRow = this.db
-      .query<Parameters<typeof toUser>[0], [string]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`)
-      .get(row.user_id);
+    const userRow = await this.sql.get<Parameters<typeof toUser>[0]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?1`, row.user_id);
     if (!userRow || userRow.active !== 1) return null;
-    const stale = row.last_used_at === null || now - row.last_used_at >= USE_RECORDED_EVERY_MS;
-    if (stale) {
-      this.db.query('UPDATE personal_tokens SET last_used_at = ? WHERE id = ?').run(now, row.id);
+    // Whoever moves lastUsedAt (one request of many at once, on any node) records the use.
+    const recorded =
+      (await this.sql.run(
+        'UPDATE personal_tokens SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at <= ?3)',
+        now,
+        row.id,
+        now - USE_RECORDED_EVERY_MS,
+      )) > 0;
+    if (recorded) {
       // Audited at the pace lastUsedAt moves: who used which token, never the secret.
       await this.audit.record({
         actorId: row.user_id,

@@ -1,13 +1,12 @@
 import type { Database } from 'bun:sqlite';
+import { WATCHED_TABLES, type ChangeSignal } from './change-signal.ts';
 
-/** The tables a page view's access facts come from: sessions, people, canvases, the lists. */
-const WATCHED = ['users', 'sessions', 'canvases', 'canvas_members'] as const;
 const CHANGED_FN = 'easel_data_changed';
 
 const versions = new WeakMap<Database, DataVersion>();
 
 /**
- * A number that moves whenever a row of the watched tables is inserted,
+ * The embedded ChangeSignal: a number that moves whenever a row of the watched tables is inserted,
  * updated or deleted on this connection, whoever writes it: services, the
  * admin API, a test's raw SQL. TEMP triggers (connection-local, never in the
  * database file) call a JavaScript function that counts, so reading the
@@ -21,15 +20,21 @@ const versions = new WeakMap<Database, DataVersion>();
  * Writes by another process (a sqlite3 shell) are not seen: callers also
  * bound how long an entry lives.
  */
-export class DataVersion {
+export class DataVersion implements ChangeSignal {
   private n = 0;
+  private waiters: Array<() => void> = [];
 
   private constructor(private readonly db: Database) {
     db.function(CHANGED_FN, () => {
       this.n++;
+      if (this.waiters.length > 0) {
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const wake of waiters) wake();
+      }
       return null;
     });
-    for (const table of WATCHED) {
+    for (const table of WATCHED_TABLES) {
       for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
         db.exec(
           `CREATE TEMP TRIGGER IF NOT EXISTS easel_dv_${table}_${op.toLowerCase()} AFTER ${op} ON main.${table} BEGIN SELECT ${CHANGED_FN}(); END`,
@@ -50,6 +55,10 @@ export class DataVersion {
 
   current(): number {
     return this.n;
+  }
+
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** May rows read now be cached? Not inside a transaction. */

@@ -1,9 +1,10 @@
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
+import { CHANGE_TRIGGERS } from './postgres-changes.ts';
 
 // Run after the translated text of the migration with that number.
 const EXTRA: Record<number, string> = {
-  // SQLite: email ... UNIQUE COLLATE NOCASE (ASCII case folded).
-  1: `CREATE UNIQUE INDEX users_email_nocase ON users (lower(email));`,
+  // SQLite: email ... UNIQUE COLLATE NOCASE (ASCII case folded). The caches' change signal (SQLite's is TEMP triggers).
+  1: `CREATE UNIQUE INDEX users_email_nocase ON users (lower(email));` + CHANGE_TRIGGERS,
   9:
     countingTrigger('collection_records', 'collection_record_counts', 'author_id') +
     countingTrigger('submissions', 'submission_counts', 'user_id'),

@@ -1,4 +1,5 @@
 import { SQL } from 'bun';
+import { PostgresChanges } from './postgres-changes.ts';
 import { driveAsync, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
 
 /** Type OIDs Bun hands back as text that we store as JavaScript numbers (int8, numeric: counts, sums, milliseconds, bytes). */
@@ -21,9 +22,19 @@ interface PgResult extends Array<Record<string, unknown>> {
 export class PostgresSql implements Sql {
   readonly engine = 'postgres' as const;
   private readonly client: SQL;
+  private listener: PostgresChanges | null = null;
 
-  constructor(url: string, options: { max?: number } = {}) {
+  constructor(
+    url: string,
+    private readonly options: { max?: number; onListenError?: (err: unknown) => void } = {},
+  ) {
     this.client = new SQL({ url, max: options.max ?? 10, bigint: false });
+  }
+
+  /** Listens from first use: a process that caches nothing holds no listening connection. */
+  get changes(): PostgresChanges {
+    this.listener ??= new PostgresChanges(this.client, this.options.onListenError ?? (() => {}));
+    return this.listener;
   }
 
   all<R>(text: string, ...params: SqlValue[]): Promise<R[]> {
@@ -51,6 +62,7 @@ export class PostgresSql implements Sql {
   }
 
   async close(): Promise<void> {
+    await this.listener?.close();
     await this.client.close({ timeout: 5 });
   }
 }

@@ -18,6 +18,8 @@
  * transaction): conflicts are avoided with locks and ON CONFLICT instead.
  */
 
+import type { ChangeSignal } from './change-signal.ts';
+
 export type SqlValue = string | number | null | Uint8Array;
 export type Engine = 'sqlite' | 'postgres';
 
@@ -33,6 +35,8 @@ export type TxBody<T> = () => TxSteps<T>;
 
 export interface Sql {
   readonly engine: Engine;
+  /** Moves on every write to the tables per-node caches hold facts from, by any writer (any node on Postgres). */
+  readonly changes: ChangeSignal;
   all<R>(text: string, ...params: SqlValue[]): Promise<R[]>;
   get<R>(text: string, ...params: SqlValue[]): Promise<R | undefined>;
   /** Runs a write; resolves with the number of rows it changed. */

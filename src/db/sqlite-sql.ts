@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import { DataVersion } from './data-version.ts';
 import { driveSync, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
 
 /**
@@ -15,6 +16,11 @@ export class SqliteSql implements Sql {
   constructor(private readonly db: Database) {
     const inTransaction = db.transaction((body: TxBody<unknown>) => driveSync(body, (step) => this.answer(step)));
     this.immediate = (body) => inTransaction.immediate(body);
+  }
+
+  /** Made on first use: its triggers need the migrated tables. */
+  get changes(): DataVersion {
+    return DataVersion.of(this.db);
   }
 
   all<R>(text: string, ...params: SqlValue[]): Promise<R[]> {

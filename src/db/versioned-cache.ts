@@ -1,5 +1,5 @@
 import { LruCache } from '../cache/lru.ts';
-import type { DataVersion } from './data-version.ts';
+import type { ChangeSignal } from './change-signal.ts';
 
 /** Longest an entry is trusted without a look at the database (writes by another process). */
 export const VERSIONED_TTL_MS = 10_000;
@@ -11,7 +11,7 @@ interface Entry<V> {
 }
 
 /**
- * A bounded cache (LruCache, by age of storing) whose entries count only while the DataVersion they were
+ * A bounded cache (LruCache, by age of storing) whose entries count only while the ChangeSignal they were
  * read at is still current: any write to the watched tables makes them all
  * stale at once, so nothing has to remember to invalidate them. The oldest
  * stored entry goes first when full.
@@ -20,7 +20,7 @@ export class VersionedCache<V> {
   private readonly entries: LruCache<string, Entry<V>>;
 
   constructor(
-    private readonly version: DataVersion,
+    private readonly version: ChangeSignal,
     private readonly now: () => number,
     maxEntries: number,
   ) {
@@ -34,6 +34,20 @@ export class VersionedCache<V> {
     const value = load();
     if (keep(value)) this.put(key, value);
     return value;
+  }
+
+  /**
+   * The signal's reading as a load through the storage port begins (null when
+   * what it reads must not be kept): an entry tagged with it goes stale if a
+   * change lands while the load runs (on another node, say).
+   */
+  mark(): number | null {
+    return this.version.storable() ? this.version.current() : null;
+  }
+
+  /** Remembers `value`, loaded since `mark` was taken. */
+  putSince(mark: number | null, key: string, value: V): void {
+    if (mark !== null) this.entries.set(key, { value, version: mark, at: this.now() });
   }
 
   /** The value stored under `key` while it is still current, else undefined. */

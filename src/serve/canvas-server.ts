@@ -300,10 +300,10 @@ export class CanvasServer {
   }
 
   /** `GET {canvas host}/__easel/switch?next=…`: this host's session ends; the instance's sign-in (choosing an account) brings the visitor back. */
-  private switchAccount(request: Request, mount: Mount, query: string): Response {
+  private async switchAccount(request: Request, mount: Mount, query: string): Promise<Response> {
     const { sessions, guests } = this.ctx.auth.credentialTokens(request);
-    for (const token of sessions) this.ctx.sessions.destroy(token);
-    for (const token of guests) this.ctx.guests.destroySession(token);
+    for (const token of sessions) await this.ctx.sessions.destroy(token);
+    for (const token of guests) await this.ctx.guests.destroySession(token);
     metaOf(request).cookies.push(this.ctx.auth.clearedSessionCookie(), this.ctx.auth.clearedGuestCookie());
     const next = safeNext(new URLSearchParams(query).get('next'), '/', canvasOrigin(this.ctx.config, mount.slug));
     const back = new URL(next, canvasOrigin(this.ctx.config, mount.slug)).href;

@@ -45,20 +45,20 @@ export class CanvasSignIn {
   }
 
   /** `GET /__easel/handoff?code=…&next=…`: this host's session, then 303 to `next` on this host. */
-  exchange(request: Request, slug: string, query: string, headers: Record<string, string>): Response {
+  async exchange(request: Request, slug: string, query: string, headers: Record<string, string>): Promise<Response> {
     const params = new URLSearchParams(query);
     const code = params.get('code') ?? '';
     const canvasId = this.ctx.canvases.bySlug(slug)?.id ?? null;
     const states = cookieValues(request.headers.get('cookie'), this.stateCookie);
-    const handoff = CODE.test(code) ? this.ctx.handoffs.redeem(code, canvasId, states) : null;
+    const handoff = CODE.test(code) ? await this.ctx.handoffs.redeem(code, canvasId, states) : null;
     if (!handoff) return html(400, refusalPage('HANDOFF_INVALID'), { ...headers, ...NO_KEEPING });
     if (handoff.canvasId === null) return html(404, refusalPage('NOT_FOUND'), { ...headers, ...NO_KEEPING });
     const meta = metaOf(request);
     if (handoff.subject.kind === 'user') {
-      const token = this.ctx.sessions.create(handoff.subject.userId, { canvasId: handoff.canvasId, parentHash: handoff.parentHash });
+      const token = await this.ctx.sessions.create(handoff.subject.userId, { canvasId: handoff.canvasId, parentHash: handoff.parentHash });
       meta.cookies.push(this.ctx.auth.sessionCookie(token));
     } else {
-      meta.cookies.push(guestCookie(this.ctx.config, this.ctx.guests.createSession(handoff.subject, handoff.parentHash)));
+      meta.cookies.push(guestCookie(this.ctx.config, await this.ctx.guests.createSession(handoff.subject, handoff.parentHash)));
     }
     meta.cookies.push(serializeCookie(this.stateCookie, '', { maxAgeSeconds: 0, secure: this.secure }));
     this.ctx.log.info('canvas host sign-in', { canvasId: handoff.canvasId, kind: handoff.subject.kind });

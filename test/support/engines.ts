@@ -12,6 +12,8 @@ import { createTestDatabase } from './postgres-server.ts';
 
 export interface TestEngine {
   sql: Sql;
+  /** Postgres: another node's connection to the same database (closed with the engine). SQLite has no other node. */
+  peer?: () => Promise<Sql>;
   close(): Promise<void>;
 }
 
@@ -33,9 +35,22 @@ export const ENGINES: Array<[string, () => Promise<TestEngine>]> = [
   [
     'postgres',
     async () => {
-      const sql = new PostgresSql(await createTestDatabase());
+      const url = await createTestDatabase();
+      const sql = new PostgresSql(url);
       await migratePostgres(sql);
-      return { sql, close: () => sql.close() };
+      const peers: Sql[] = [];
+      return {
+        sql,
+        async peer() {
+          const other = new PostgresSql(url);
+          peers.push(other);
+          return other;
+        },
+        async close() {
+          for (const other of peers) await other.close();
+          await sql.close();
+        },
+      };
     },
   ],
 ];

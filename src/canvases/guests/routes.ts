@@ -42,7 +42,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
           jsonTypeOnly: false,
           tooLarge: () => new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}'),
         });
-        const { invite, token } = ctx.guests.createInvite(
+        const { invite, token } = await ctx.guests.createInvite(
           canvas.id,
           m.actor.user.id,
           body.name?.trim() || DEFAULT_GUEST_NAME,
@@ -66,13 +66,11 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
     )
     .get(
       '/api/canvases/:id/guest-invites',
-      ({ actor, params }) => {
+      async ({ actor, params }) => {
         const { canvas } = manageable(actor, params.id);
-        return json(
-          200,
-          { invites: ctx.guests.invites(canvas.id).map((i) => inviteView(i, ctx.guests.isLive(i.inviteId))) },
-          { 'cache-control': 'no-store' },
-        );
+        const invites = await ctx.guests.invites(canvas.id);
+        const live = await Promise.all(invites.map((i) => ctx.guests.isLive(i.inviteId)));
+        return json(200, { invites: invites.map((i, n) => inviteView(i, live[n]!)) }, { 'cache-control': 'no-store' });
       },
       { management: true },
     )
@@ -81,7 +79,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
       async ({ actor, params }) => {
         const m = manageable(actor, params.id);
         const { canvas } = m;
-        if (!ctx.guests.revoke(canvas.id, params.inviteId)) throw new AppError('NOT_FOUND', 'no such invite');
+        if (!(await ctx.guests.revoke(canvas.id, params.inviteId))) throw new AppError('NOT_FOUND', 'no such invite');
         await ctx.audit.record({
           actorId: m.actor.user.id,
           actorKind: actorKind(m),
@@ -96,10 +94,10 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
     )
     .get('/auth/guest', async ({ request }) => {
       const given = new URL(request.url).searchParams.get('token') ?? '';
-      const invite = INVITE_TOKEN.test(given) ? ctx.guests.inviteByToken(given) : null;
+      const invite = INVITE_TOKEN.test(given) ? await ctx.guests.inviteByToken(given) : null;
       const canvas = invite ? ctx.canvases.byId(invite.canvasId) : null;
       if (!invite || !canvas) return invalidLink();
-      const token = ctx.guests.createSession(invite);
+      const token = await ctx.guests.createSession(invite);
       metaOf(request).cookies.push(guestCookie(ctx.config, token));
       ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
       await ctx.audit.record({

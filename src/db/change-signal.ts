@@ -1,0 +1,16 @@
+/**
+ * The tables whose rows the per-node caches hold facts from (sessions and
+ * the people behind them, canvases, their lists). A write to any of them, by
+ * any writer, moves the signal; caches trust an entry only while the signal
+ * still reads the number the entry was loaded at.
+ */
+export const WATCHED_TABLES = ['users', 'sessions', 'canvases', 'canvas_members'] as const;
+
+export interface ChangeSignal {
+  /** Moves whenever a watched table changes. */
+  current(): number;
+  /** May rows read now be cached? Not inside a transaction (they may be rolled back), nor while changes could go unseen. */
+  storable(): boolean;
+  /** Resolves at the next move (tests wait on it instead of a clock). */
+  next(): Promise<void>;
+}

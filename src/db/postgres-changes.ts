@@ -1,0 +1,77 @@
+import type { SQL } from 'bun';
+import { WATCHED_TABLES, type ChangeSignal } from './change-signal.ts';
+
+const CHANNEL = 'easel_changed';
+
+/**
+ * The Postgres triggers behind the signal: every statement that writes a
+ * watched table notifies the channel. Postgres delivers a notification when
+ * (and only if) its transaction commits, to every node listening, and folds a
+ * transaction's duplicates into one.
+ */
+export const CHANGE_TRIGGERS = `
+CREATE FUNCTION easel_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('${CHANNEL}', '');
+  RETURN NULL;
+END $$;
+${WATCHED_TABLES.map(
+  (table) => `CREATE TRIGGER ${table}_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+  FOR EACH STATEMENT EXECUTE FUNCTION easel_changed();`,
+).join('\n')}
+`;
+
+/**
+ * The ChangeSignal on Postgres: a count of the notifications this node has
+ * heard, so a write committed by any node makes every node's cached facts
+ * stale. Nothing is cached until the LISTEN is acknowledged; a reconnect
+ * (which may have missed notifications) moves the count too. While a broken
+ * connection is not yet noticed, entries still expire after
+ * VERSIONED_TTL_MS.
+ */
+export class PostgresChanges implements ChangeSignal {
+  private n = 0;
+  private listening = false;
+  private waiters: Array<() => void> = [];
+  private readonly subscription: Promise<SQL.ListenSubscription | null>;
+
+  constructor(client: SQL, onError: (err: unknown) => void) {
+    this.subscription = client
+      .listen(
+        CHANNEL,
+        () => this.move(),
+        () => {
+          this.listening = true;
+          this.move();
+        },
+      )
+      .catch((err: unknown) => {
+        onError(err);
+        return null;
+      });
+  }
+
+  current(): number {
+    return this.n;
+  }
+
+  storable(): boolean {
+    return this.listening;
+  }
+
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private move(): void {
+    this.n++;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  async close(): Promise<void> {
+    this.listening = false;
+    await (await this.subscription)?.unlisten();
+  }
+}

@@ -1,0 +1,125 @@
+// Sessions, personal tokens, guest invites and sign-in handoffs on both
+// engines: what revokes on one node is refused on the other, and what is
+// single-use is used once however many ask at once.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { AuditLog } from '../src/audit/store.ts';
+import { GuestStore } from '../src/auth/guests.ts';
+import { SignInHandoffs } from '../src/auth/handoff.ts';
+import { SessionStore } from '../src/auth/sessions.ts';
+import { TokenStore } from '../src/auth/tokens.ts';
+import type { Sql } from '../src/db/sql.ts';
+import { ENGINES, type TestEngine } from './support/engines.ts';
+
+const HOUR = 3600_000;
+
+describe.each(ENGINES)('identity stores on %s', (name, make) => {
+  let engine: TestEngine;
+  let sql: Sql;
+  let clock = Date.UTC(2026, 10, 26, 12);
+  const now = () => clock;
+  beforeAll(async () => {
+    engine = await make();
+    sql = engine.sql;
+    for (const id of ['ann', 'ben', 'admin'])
+      await sql.run('INSERT INTO users (id, email, name, created_at) VALUES (?1, ?2, ?1, 0)', id, `${id}@example.com`);
+    await sql.run(
+      "INSERT INTO canvases (id, slug, title, owner_id, key_hash, publication_token, created_at, updated_at) VALUES ('c1', 'c1', 't', 'ann', 'k', 'p', 0, 0)",
+    );
+  });
+  afterAll(() => engine.close());
+
+  test('a session resolves from memory until a write to sessions or users, then from the rows; expiry and renewal hold', async () => {
+    const sessions = new SessionStore(sql, 24 * HOUR, now);
+    const token = await sessions.create('ann');
+    expect((await sessions.resolve(token))?.user.id).toBe('ann');
+    await sql.run("UPDATE users SET name = 'Ann B' WHERE id = 'ann'");
+    await settled(sql);
+    expect((await sessions.resolve(token))?.user.name).toBe('Ann B');
+    clock += 2 * HOUR;
+    expect((await sessions.resolve(token))?.renewed).toBe(true);
+    expect((await sessions.resolve(token))?.renewed).toBe(false);
+    clock += 25 * HOUR;
+    expect(await sessions.resolve(token)).toBeNull();
+    expect(await sql.get('SELECT 1 AS found FROM sessions')).toBeUndefined(); // an expired session presented is removed
+  });
+
+  test.if(name === 'postgres')('a session ended or a user deactivated on one node is refused on the other once it hears', async () => {
+    const peerSql = await engine.peer!();
+    const a = new SessionStore(sql, 24 * HOUR, now);
+    const b = new SessionStore(peerSql, 24 * HOUR, now);
+    await settled(peerSql);
+    const token = await a.create('ben');
+    await settled(peerSql);
+    expect((await b.resolve(token))?.user.id).toBe('ben'); // now held in b's memory
+    const heard = peerSql.changes.current();
+    await a.destroy(token);
+    while (peerSql.changes.current() === heard) await peerSql.changes.next();
+    expect(await b.resolve(token)).toBeNull();
+
+    const again = await a.create('ben');
+    await settled(peerSql);
+    expect((await b.resolve(again))?.user.id).toBe('ben');
+    const before = peerSql.changes.current();
+    await sql.run("UPDATE users SET active = 0 WHERE id = 'ben'");
+    while (peerSql.changes.current() === before) await peerSql.changes.next();
+    expect(await b.resolve(again)).toBeNull();
+    await sql.run("UPDATE users SET active = 1 WHERE id = 'ben'");
+  });
+
+  test('20 requests at once with a token record its use once; a minute later, once more', async () => {
+    const audit = new AuditLog(sql, now);
+    const tokens = new TokenStore(sql, now, audit);
+    const created = await tokens.create('ann', 'ci', null);
+    const uses = await Promise.all(Array.from({ length: 20 }, () => tokens.resolve(created.token)));
+    expect(uses.every((u) => u?.tokenId === created.id)).toBe(true);
+    const recorded = async () => (await sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_log WHERE action = 'token.used'"))!.n;
+    expect(await recorded()).toBe(1);
+    clock += 61_000;
+    await Promise.all(Array.from({ length: 5 }, () => tokens.resolve(created.token)));
+    expect(await recorded()).toBe(2);
+    expect((await tokens.list('ann')).map((t) => [t.id, t.lastUsedAt])).toEqual([[created.id, clock]]);
+    expect(await tokens.delete('ben', created.id)).toBe(false);
+    expect(await tokens.delete('ann', created.id)).toBe(true);
+    expect(await tokens.resolve(created.token)).toBeNull();
+  });
+
+  test('a guest invite lives while its creator may manage the canvas (an admin by email included); revoking ends its sessions', async () => {
+    const guests = new GuestStore(sql, 24 * HOUR, now, ['ADMIN@example.com']);
+    const byOwner = await guests.createInvite('c1', 'ann', 'Visitor', 2);
+    const byAdmin = await guests.createInvite('c1', 'admin');
+    const byStranger = await guests.createInvite('c1', 'ben');
+    expect(await guests.isLive(byOwner.invite.inviteId)).toBe(true);
+    expect(await guests.isLive(byAdmin.invite.inviteId)).toBe(true);
+    expect(await guests.isLive(byStranger.invite.inviteId)).toBe(false);
+    expect((await guests.inviteByToken(byOwner.token))?.name).toBe('Visitor');
+    expect(await guests.inviteByToken(byStranger.token)).toBeNull();
+
+    const session = await guests.createSession(byOwner.invite);
+    expect(await guests.resolve(session)).toEqual({ inviteId: byOwner.invite.inviteId, canvasId: 'c1', name: 'Visitor' });
+    expect((await guests.invites('c1')).map((i) => i.inviteId)).toEqual(
+      [byOwner, byAdmin, byStranger].map((x) => x.invite.inviteId).sort((x, y) => (x < y ? -1 : 1)),
+    );
+    expect(await guests.revoke('other-canvas', byOwner.invite.inviteId)).toBe(false);
+    expect(await guests.revoke('c1', byOwner.invite.inviteId)).toBe(true);
+    expect(await guests.resolve(session)).toBeNull();
+    expect(await sql.get('SELECT 1 AS left FROM guest_sessions WHERE invite_id = ?1', byOwner.invite.inviteId)).toBeUndefined();
+  });
+
+  test('20 redemptions of one handoff code at once: exactly one signs in', async () => {
+    const handoffs = new SignInHandoffs(sql, now);
+    const { state, stateHash } = handoffs.newState();
+    const code = await handoffs.issue({ subject: { kind: 'user', userId: 'ann' }, canvasId: 'c1', parentHash: 'p', stateHash });
+    const redeemed = await Promise.all(Array.from({ length: 20 }, () => handoffs.redeem(code, 'c1', [state])));
+    expect(redeemed.filter((r) => r !== null)).toEqual([{ subject: { kind: 'user', userId: 'ann' }, canvasId: 'c1', parentHash: 'p' }]);
+  });
+});
+
+/** On Postgres, waits until this node has heard every change committed so far (a write of its own, heard back). */
+async function settled(sql: Sql): Promise<void> {
+  if (sql.engine !== 'postgres') return;
+  const changes = sql.changes;
+  while (!changes.storable()) await changes.next();
+  const heard = changes.next();
+  await sql.run("UPDATE users SET name = name WHERE id = 'ann'");
+  await heard;
+}
