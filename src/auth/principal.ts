@@ -3,7 +3,7 @@ import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { ipInAny } from '../net/ip.ts';
 import { guestCookieName, secureCookies, sessionCookieName } from './cookie-names.ts';
 import type { GuestSessionResolver } from './guests.ts';
-import type { SessionStore } from './sessions.ts';
+import type { ResolvedSession, SessionStore } from './sessions.ts';
 import type { TokenStore } from './tokens.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
 
@@ -69,16 +69,22 @@ export class Authenticator {
       if (fromProxy) return { principal: fromProxy };
     }
     const header = request.headers.get('cookie');
+    const sessionTokens = cookieValues(header, this.cookieNames.session);
     // Which host's sessions count is looked up only once a session is found (most requests without a cookie never need it).
     let scope: SessionScope | null = null;
+    // A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing.
+    const ofThisHost = (s: ResolvedSession): boolean => {
+      scope ??= this.scopeOf(request);
+      return scope.kind === 'base' ? s.canvasId === null : s.canvasId !== null && s.canvasId === scope.canvasId;
+    };
+    // Most requests: one session cookie, its session held in memory.
+    const held = sessionTokens.length === 1 ? this.sessions.cached(sessionTokens[0]!) : undefined;
+    if (held && ofThisHost(held)) return { principal: { kind: 'user', user: held.user, via: 'session' } };
     const session = await unambiguous(
-      cookieValues(header, this.cookieNames.session),
+      sessionTokens,
       async (token) => {
         const s = await this.sessions.resolve(token);
-        // A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing.
-        if (!s) return null;
-        scope ??= this.scopeOf(request);
-        return (scope.kind === 'base' ? s.canvasId === null : s.canvasId !== null && s.canvasId === scope.canvasId) ? s : null;
+        return s && ofThisHost(s) ? s : null;
       },
       (s) => s.user.id,
     );

@@ -77,14 +77,20 @@ export class SessionStore {
     return token;
   }
 
+  /**
+   * The session when memory alone can answer (held, current, neither near
+   * expiry nor due for renewal): most requests, answered without a wait.
+   */
+  cached(token: string): ResolvedSession | undefined {
+    return this.held(sessionTokenHash(token), this.now());
+  }
+
   /** The active user behind a session token, or null (unknown, expired, or user deactivated). */
   async resolve(token: string): Promise<ResolvedSession | null> {
     const hash = sessionTokenHash(token);
     const now = this.now();
-    const hit = this.cache.peek(hash);
-    // Near expiry or renewal, fall through: those are decided on the rows, like an uncached lookup.
-    if (hit && hit.expiresAt > now && now - hit.renewedAt < RENEW_EVERY_MS)
-      return { user: hit.user, canvasId: hit.canvasId, renewed: false };
+    const hit = this.held(hash, now);
+    if (hit) return hit;
     const mark = this.cache.mark();
     // Two primary-key reads: measured about 3x faster than the equivalent JOIN in bun:sqlite.
     const row = await this.sql.get<SessionRow>(SESSION_BY_HASH, hash);
@@ -107,6 +113,14 @@ export class SessionStore {
     // Tagged as the reads began: the renewal's own write (or anyone's since) leaves it stale until the next read.
     this.cache.putSince(mark, hash, { user, canvasId: row.canvas_id, expiresAt, renewedAt });
     return { user, canvasId: row.canvas_id, renewed };
+  }
+
+  private held(hash: string, now: number): ResolvedSession | undefined {
+    const hit = this.cache.peek(hash);
+    // Near expiry or renewal, fall through: those are decided on the rows, like an uncached lookup.
+    if (hit && hit.expiresAt > now && now - hit.renewedAt < RENEW_EVERY_MS)
+      return { user: hit.user, canvasId: hit.canvasId, renewed: false };
+    return undefined;
   }
 
   /** Ends the session and the canvas hosts' sessions made from it. */

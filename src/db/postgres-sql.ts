@@ -76,7 +76,7 @@ async function answer(runner: Runner, step: Step): Promise<unknown> {
     case 'run':
       return (await query(runner, step.text, step.params)).changes;
     case 'lock':
-      await runner.unsafe('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [step.key]);
+      await runner.unsafe('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(step.parts)]);
       return undefined;
   }
 }

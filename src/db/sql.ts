@@ -27,7 +27,7 @@ export type Engine = 'sqlite' | 'postgres';
 export type Step =
   | { kind: 'all' | 'get' | 'run'; text: string; params: readonly SqlValue[] }
   /** Serializes the rest of the transaction with every other holder of the same key. */
-  | { kind: 'lock'; key: string };
+  | { kind: 'lock'; parts: readonly string[] };
 
 /** What a transaction body (or a helper it `yield*`s) is: steps yielded, a result returned. */
 export type TxSteps<T> = Generator<Step, T, unknown>;
@@ -64,7 +64,8 @@ export const tx = {
     return (yield { kind: 'run', text, params }) as number;
   },
   *lock(...parts: string[]): TxSteps<void> {
-    yield { kind: 'lock', key: JSON.stringify(parts) };
+    // The parts travel as they are: only an adapter that takes the lock (Postgres) makes a key of them.
+    yield { kind: 'lock', parts };
   },
 };
 
