@@ -31,7 +31,7 @@ const ctx = createContext(
     EASEL_AI_CANVAS_MONTHLY_USD: '1000000',
   }),
 );
-const user = ctx.users.ensure('bench@bench.test', 'Bench');
+const user = await ctx.users.ensure('bench@bench.test', 'Bench');
 const canvas = ctx.canvases.insert({
   id: newId(),
   slug: 'bench',

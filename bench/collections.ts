@@ -41,8 +41,9 @@ for (let i = 0; i < SEEDED_RECORDS; i++) recordIds.push(`000000000${String(i).pa
 // Seed: an owner, one viewer per connection, canvases with shared keys, a 50-entry policy and records in `c0`.
 {
   const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
-  const owner = ctx.users.ensure('owner@bench.test', 'Owner');
-  const viewers = Array.from({ length: CONNECTIONS }, (_, i) => ctx.users.ensure(`viewer${i}@bench.test`).id);
+  const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
+  const viewers: string[] = [];
+  for (let i = 0; i < CONNECTIONS; i++) viewers.push((await ctx.users.ensure(`viewer${i}@bench.test`)).id);
   const now = Date.now();
   const collections = Object.fromEntries(
     Array.from({ length: COLLECTIONS }, (_, i) => [`c${i}`, { preset: i === 0 ? 'contributions' : PRESETS[i % PRESETS.length] }]),

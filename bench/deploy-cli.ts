@@ -64,7 +64,7 @@ await easel.start();
 handler = easel.handle;
 const api = `http://127.0.0.1:${server.port}`;
 
-const owner = ctx.users.ensure('bench@example.test', 'Bench');
+const owner = await ctx.users.ensure('bench@example.test', 'Bench');
 const key = 'easel_sk_' + randomBase62(40);
 const canvas = ctx.canvases.insert({
   id: newId(),

@@ -36,9 +36,9 @@ function buildZip(n: number): string {
   return path;
 }
 
-function createCanvas(slug: string): { id: string; key: string } {
+async function createCanvas(slug: string): Promise<{ id: string; key: string }> {
   const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
-  const owner = ctx.users.ensure('bench@example.test', 'Bench');
+  const owner = await ctx.users.ensure('bench@example.test', 'Bench');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();
   ctx.canvases.insert({ id, slug, title: slug, ownerId: owner.id, keyHash: sha256Hex(key), publicationToken: newToken(), now: Date.now() });
@@ -55,7 +55,8 @@ const zipPaths = Array.from({ length: RUNS }, (_, i) => buildZip(i));
 // The client's freshly written archive must not be flushed on the server's time.
 Bun.spawnSync(['sync']);
 const zipBytes = Bun.file(zipPaths[0]!).size;
-const canvases = Array.from({ length: RUNS }, (_, i) => createCanvas(`bench-${i + 1}`));
+const canvases: Array<{ id: string; key: string }> = [];
+for (let i = 0; i < RUNS; i++) canvases.push(await createCanvas(`bench-${i + 1}`));
 const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'info' } });
 try {
   const pid = easel.proc.pid;

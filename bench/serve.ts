@@ -60,8 +60,8 @@ writeFileSync(assetFile, jsBytes);
 let cookie: string;
 {
   const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
-  const owner = ctx.users.ensure('owner@bench.test', 'Owner');
-  const viewer = ctx.users.ensure('viewer@bench.test', 'Viewer');
+  const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
+  const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();
   const canvas = ctx.canvases.insert({
     id: newId(),

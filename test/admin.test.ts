@@ -97,7 +97,7 @@ describe('role matrix: every admin route', () => {
           expect(auditCount()).toBe(audit);
         }
         // Reset what a successful write changed, for the next row.
-        app.ctx.users.update(p.id.stranger, { canPublishPublic: true, orgId: null });
+        await app.ctx.users.update(p.id.stranger, { canPublishPublic: true, orgId: null });
         app.ctx.settings.update({ aiUserDailyUsd: null });
       });
     }
@@ -111,8 +111,8 @@ describe('users', () => {
     const viewer = users.find((u: any) => u.id === p.id.viewer);
     expect(viewer).toEqual({
       id: p.id.viewer,
-      email: app.ctx.users.byId(p.id.viewer)!.email,
-      name: app.ctx.users.byId(p.id.viewer)!.name,
+      email: (await app.ctx.users.byId(p.id.viewer))!.email,
+      name: (await app.ctx.users.byId(p.id.viewer))!.name,
       avatarUrl: null,
       active: true,
       canPublishPublic: true,
@@ -137,7 +137,7 @@ describe('users', () => {
     expect(await body(await app.request('/api/me', { cookie: q.cookie.stranger }))).toEqual({ error: 'unauthorized' });
     res = await app.request(`/api/admin/users/${q.id.stranger}`, { method: 'PATCH', cookie: q.cookie.admin, json: { active: true } });
     expect((await body(res)).active).toBe(true);
-    expect((await app.request('/api/me', { cookie: await app.signIn(app.ctx.users.byId(q.id.stranger)!.email) })).status).toBe(200);
+    expect((await app.request('/api/me', { cookie: await app.signIn((await app.ctx.users.byId(q.id.stranger))!.email) })).status).toBe(200);
     off();
   });
 
@@ -162,7 +162,7 @@ describe('users', () => {
       json: { orgId: 'Acme.Corp' },
     });
     expect((await body(res)).orgId).toBe('Acme.Corp');
-    expect(app.ctx.users.orgName('Acme.Corp')).toBe('Acme.Corp');
+    expect(await app.ctx.users.orgName('Acme.Corp')).toBe('Acme.Corp');
     res = await app.request(`/api/admin/users/${p.id.viewer}`, { method: 'PATCH', cookie: p.cookie.admin, json: { orgId: null } });
     expect((await body(res)).orgId).toBeNull();
     const before = usersState();

@@ -61,8 +61,8 @@ describe('dev sign-in and sessions', () => {
   test('a deactivated user is signed out at once and cannot sign in again', async () => {
     const cookie = await app.signIn('carol@example.com');
     const token = cookie.split('=')[1]!;
-    const carol = app.ctx.users.byEmail('carol@example.com')!;
-    app.ctx.users.update(carol.id, { active: false });
+    const carol = (await app.ctx.users.byEmail('carol@example.com'))!;
+    await app.ctx.users.update(carol.id, { active: false });
     expect(await app.ctx.sessions.resolve(token)).toBeNull();
     const res = await app.request('/auth/dev/login', { method: 'POST', json: { email: 'carol@example.com' } });
     expect(res.status).toBe(401);
@@ -101,7 +101,7 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
 
   test("a session deleted or a user deactivated behind the store's back stops resolving at once", async () => {
     const token = tokenOf(await app.signIn('eve@example.com'));
-    const eve = app.ctx.users.byEmail('eve@example.com')!;
+    const eve = (await app.ctx.users.byEmail('eve@example.com'))!;
     for (let i = 0; i < 3; i++) expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
     app.ctx.db.query('UPDATE users SET active = 0 WHERE id = ?').run(eve.id);
     expect(await app.ctx.sessions.resolve(token)).toBeNull();
@@ -116,7 +116,7 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
     const a2 = tokenOf(await app.signIn('fay@example.com'));
     const other = tokenOf(await app.signIn('gus@example.com'));
     for (const t of [a1, a2, other]) expect(await app.ctx.sessions.resolve(t)).not.toBeNull();
-    await app.ctx.sessions.destroyAllFor(app.ctx.users.byEmail('fay@example.com')!.id);
+    await app.ctx.sessions.destroyAllFor((await app.ctx.users.byEmail('fay@example.com'))!.id);
     expect(await app.ctx.sessions.resolve(a1)).toBeNull();
     expect(await app.ctx.sessions.resolve(a2)).toBeNull();
     expect((await app.ctx.sessions.resolve(other))?.user.email).toBe('gus@example.com');
@@ -159,7 +159,7 @@ describe('proxy sign-in', () => {
         '127.0.0.1',
       );
       expect(ignored.principal).toBeNull();
-      expect(untrusted.ctx.users.byEmail('pat@example.com')).toBeNull();
+      expect(await untrusted.ctx.users.byEmail('pat@example.com')).toBeNull();
       // The dev login route does not exist in proxy mode.
       const dev = await trusted.request('/auth/dev/login', { method: 'POST', json: { email: 'x@example.com' } });
       expect(dev.status).toBe(404);

@@ -101,14 +101,14 @@ describe('sign-out and dev sign-in follow the same rule', () => {
   });
 
   test('POST /auth/dev/login from another origin: 403, no session and no account made', async () => {
-    const users = () => w.app.ctx.users.list().length;
-    const before = users();
+    const users = async () => (await w.app.ctx.users.list()).length;
+    const before = await users();
     for (const [, origin] of ATTACKERS) {
       const res = await w.app.request('/auth/dev/login', { method: 'POST', origin, json: { email: 'attacker@evil.example' } });
       await expectCode(res, 403, 'CROSS_SITE_FORBIDDEN');
       expect(res.headers.get('set-cookie')).toBeNull();
     }
-    expect(users()).toBe(before);
+    expect(await users()).toBe(before);
   });
 
   test('POST /auth/dev/login takes JSON only: a form post (the kind any page can send) signs nobody in', async () => {
@@ -123,6 +123,6 @@ describe('sign-out and dev sign-in follow the same rule', () => {
     const same = await w.app.request('/auth/dev/login', { method: 'POST', headers: form, body: 'email=attacker%40evil.example' });
     await expectCode(same, 400, 'INVALID_BODY');
     expect(same.headers.get('set-cookie')).toBeNull();
-    expect(w.app.ctx.users.list().some((u) => u.email === 'attacker@evil.example')).toBe(false);
+    expect((await w.app.ctx.users.list()).some((u) => u.email === 'attacker@evil.example')).toBe(false);
   });
 });

@@ -25,9 +25,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function createCanvas(dataDir: string): { id: string; key: string } {
+async function createCanvas(dataDir: string): Promise<{ id: string; key: string }> {
   const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
-  const owner = ctx.users.ensure('crash@example.test', 'Crash');
+  const owner = await ctx.users.ensure('crash@example.test', 'Crash');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();
   ctx.canvases.insert({
@@ -113,7 +113,7 @@ function whenListing(dir: string, ready: (names: string[]) => boolean): Promise<
 
 test('kill -9 while a 60 MB body is arriving (and being extracted) leaves the live version and the database intact', async () => {
   const dataDir = join(work, 'mid-body');
-  const canvas = createCanvas(dataDir);
+  const canvas = await createCanvas(dataDir);
   const auth = { authorization: `Bearer ${canvas.key}` };
   let easel = await start(dataDir);
   const first = await fetch(`${easel.url}/v1/canvases/${canvas.id}/deploy?releaseId=v1`, { method: 'PUT', body: site(), headers: auth });
@@ -178,7 +178,7 @@ test('kill -9 while a 60 MB body is arriving (and being extracted) leaves the li
 
 test('kill -9 while a 2000-file deploy moves its blobs into the store: a consistent state after restart, and the orphans are invisible', async () => {
   const dataDir = join(work, 'mid-commit');
-  const canvas = createCanvas(dataDir);
+  const canvas = await createCanvas(dataDir);
   const auth = { authorization: `Bearer ${canvas.key}` };
   let easel = await start(dataDir);
   const first = await fetch(`${easel.url}/v1/canvases/${canvas.id}/deploy`, { method: 'PUT', body: site(), headers: auth });

@@ -745,7 +745,7 @@ describe('finalize', () => {
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
     await adminUser(app, admin, c.ownerId, { active: true });
     // No API moves ownership yet; the store is the only way to reach that state.
-    const newOwner = app.ctx.users.ensure('heir@example.test');
+    const newOwner = await app.ctx.users.ensure('heir@example.test');
     app.ctx.db.query('UPDATE canvases SET owner_id = ? WHERE id = ?').run(newOwner.id, c.id);
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
   });

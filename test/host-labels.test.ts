@@ -78,7 +78,7 @@ describe('the labels of the base and API hosts', () => {
   });
 
   test('a canvas that holds one anyway (made before the configuration) is never served on that host', async () => {
-    const owner = app.ctx.users.byEmail('mallory@example.com')!;
+    const owner = (await app.ctx.users.byEmail('mallory@example.com'))!;
     // The API refuses this slug now, so the canvas is written to the store as an older version left it.
     const apiKey = newToken();
     const squatter = app.ctx.canvases.insert({

@@ -7,6 +7,7 @@ import { GuestStore } from '../src/auth/guests.ts';
 import { SignInHandoffs } from '../src/auth/handoff.ts';
 import { SessionStore } from '../src/auth/sessions.ts';
 import { TokenStore } from '../src/auth/tokens.ts';
+import { UserStore } from '../src/auth/users.ts';
 import type { Sql } from '../src/db/sql.ts';
 import { ENGINES, type TestEngine } from './support/engines.ts';
 
@@ -103,6 +104,23 @@ describe.each(ENGINES)('identity stores on %s', (name, make) => {
     expect(await guests.revoke('c1', byOwner.invite.inviteId)).toBe(true);
     expect(await guests.resolve(session)).toBeNull();
     expect(await sql.get('SELECT 1 AS left FROM guest_sessions WHERE invite_id = ?1', byOwner.invite.inviteId)).toBeUndefined();
+  });
+
+  test('20 first sign-ins of one person at once, in any letter case, make one user; a name given later replaces the placeholder', async () => {
+    const users = new UserStore(sql, now);
+    const made = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => users.ensure(i % 2 ? 'New.Person@Example.com' : ' new.person@example.com ')),
+    );
+    expect(new Set(made.map((u) => u.id)).size).toBe(1);
+    expect(made[0]).toMatchObject({ email: 'new.person@example.com', name: 'new.person', active: true });
+    expect((await users.ensure('NEW.PERSON@example.com', ' Nia ')).name).toBe('Nia');
+    expect((await users.byEmail('new.person@EXAMPLE.com'))?.name).toBe('Nia');
+    await users.ensureOrg('acme', 'Acme');
+    await users.ensureOrg('acme', 'Other name');
+    const updated = await users.update(made[0]!.id, { active: false, canPublishPublic: false, orgId: 'acme' });
+    expect(updated).toMatchObject({ active: false, canPublishPublic: false, orgId: 'acme' });
+    expect(await users.orgName('acme')).toBe('Acme');
+    expect((await users.list()).filter((u) => u.email === 'new.person@example.com')).toHaveLength(1);
   });
 
   test('20 redemptions of one handoff code at once: exactly one signs in', async () => {

@@ -45,7 +45,7 @@ export async function makeCanvas(app: TestApp, p: People, title = `Canvas ${++co
     ['editor', 'editor'],
     ['viewer', 'viewer'],
   ] as const) {
-    const email = app.ctx.users.byId(p.id[who])!.email;
+    const email = (await app.ctx.users.byId(p.id[who]))!.email;
     const put = await app.request(`/api/canvases/${created.id}/members`, { method: 'PUT', cookie: p.cookie.owner, json: { email, role } });
     expect(put.status).toBe(200);
   }

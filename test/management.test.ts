@@ -487,7 +487,7 @@ describe('members', () => {
     ]);
     expect(Object.keys(members[0]).sort()).toEqual(['email', 'name', 'role', 'userId']);
 
-    expect(app.ctx.users.byEmail('brand-new@example.com')).toBeNull();
+    expect(await app.ctx.users.byEmail('brand-new@example.com')).toBeNull();
     res = await app.request(`/api/canvases/${c.id}/members`, {
       method: 'PUT',
       cookie: p.cookie.editor,
@@ -495,7 +495,7 @@ describe('members', () => {
     });
     const added = await body(res);
     expect(added).toEqual({ userId: expect.any(String), email: 'brand-new@example.com', name: 'brand-new', role: 'editor' });
-    expect(app.ctx.users.byEmail('brand-new@example.com')?.id).toBe(added.userId);
+    expect((await app.ctx.users.byEmail('brand-new@example.com'))?.id).toBe(added.userId);
     expect(app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('editor');
     res = await app.request(`/api/canvases/${c.id}/members`, {
       method: 'PUT',
@@ -509,7 +509,7 @@ describe('members', () => {
   test('the owner cannot be added or removed; bad emails and roles are refused; removing a non-member is 404', async () => {
     const c = await makeCanvas(app, p);
     const before = snapshot(app, c.id);
-    const ownerEmail = app.ctx.users.byId(p.id.owner)!.email;
+    const ownerEmail = (await app.ctx.users.byId(p.id.owner))!.email;
     const cases: Array<[string, string, unknown, number, string]> = [
       ['PUT', 'members', { email: ownerEmail.toUpperCase(), role: 'editor' }, 400, 'INVALID_BODY'],
       ['PUT', 'members', { email: 'not-an-email', role: 'editor' }, 400, 'INVALID_BODY'],
@@ -525,14 +525,14 @@ describe('members', () => {
       expect({ method, path, status: res.status, code: (await body(res)).code }).toEqual({ method, path, status, code });
     }
     expect(snapshot(app, c.id)).toBe(before);
-    expect(app.ctx.users.byEmail('x@example.com')).toBeNull();
+    expect(await app.ctx.users.byEmail('x@example.com')).toBeNull();
   });
 
   test('a removed editor loses management at once; a demoted editor sees 404', async () => {
     const c = await makeCanvas(app, p);
     const events: string[] = [];
     const off = app.ctx.events.on('canvas.access-changed', (e) => events.push(e.canvasId));
-    const editorEmail = app.ctx.users.byId(p.id.editor)!.email;
+    const editorEmail = (await app.ctx.users.byId(p.id.editor))!.email;
     await app.request(`/api/canvases/${c.id}/members`, {
       method: 'PUT',
       cookie: p.cookie.owner,
@@ -655,8 +655,8 @@ describe('GET /api/me', () => {
     const me = await body(await app.request('/api/me', { cookie: p.cookie.viewer }));
     expect(me).toEqual({
       id: p.id.viewer,
-      email: app.ctx.users.byId(p.id.viewer)!.email,
-      name: app.ctx.users.byId(p.id.viewer)!.name,
+      email: (await app.ctx.users.byId(p.id.viewer))!.email,
+      name: (await app.ctx.users.byId(p.id.viewer))!.name,
       avatarUrl: null,
       isAdmin: false,
       orgs: [{ id: 'default', name: 'Everyone' }],

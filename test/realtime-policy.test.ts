@@ -175,9 +175,9 @@ describe('changes apply to open sockets', () => {
     const viewer = await open(c, 'viewer');
     const editor = await open(c, 'editor');
     expect(await viewer.ask({ type: 'publish', channel: 'room', event: 'e' })).toEqual(denied('room'));
-    const emailOf = (who: Person) => app.ctx.users.byId(c.ids[who])!.email;
-    await api('PUT', `/api/canvases/${c.canvas.id}/members`, c.cookie.owner, { email: emailOf('viewer'), role: 'editor' });
-    await api('PUT', `/api/canvases/${c.canvas.id}/members`, c.cookie.owner, { email: emailOf('editor'), role: 'viewer' });
+    const emailOf = async (who: Person) => (await app.ctx.users.byId(c.ids[who]))!.email;
+    await api('PUT', `/api/canvases/${c.canvas.id}/members`, c.cookie.owner, { email: await emailOf('viewer'), role: 'editor' });
+    await api('PUT', `/api/canvases/${c.canvas.id}/members`, c.cookie.owner, { email: await emailOf('editor'), role: 'viewer' });
     expect((await viewer.ask({ type: 'publish', channel: 'room', event: 'e' })).from.canvasRole).toBe('editor');
     expect(await editor.ask({ type: 'publish', channel: 'room', event: 'e' })).toEqual(denied('room'));
   });

@@ -42,7 +42,7 @@ export async function apiCanvas(app: TestApp, ownerCookie: string, o: ApiCanvasO
   };
   const created = await call('POST', '/api/canvases', { title: `Canvas ${++counter}` }, 201);
   for (const [userId, role] of o.members ?? []) {
-    await call('PUT', `/api/canvases/${created.id}/members`, { email: app.ctx.users.byId(userId)!.email, role });
+    await call('PUT', `/api/canvases/${created.id}/members`, { email: (await app.ctx.users.byId(userId))!.email, role });
   }
   if (o.capabilities) await call('PATCH', `/api/canvases/${created.id}/capabilities`, o.capabilities);
   if (o.settings) await call('PATCH', `/api/canvases/${created.id}`, o.settings);

@@ -107,7 +107,7 @@ describe('GET /sdk/v1.js and /sdk/v1.d.ts', () => {
   });
 
   test('admitAnonymousVisitor is the one way in without a session', async () => {
-    const get = mount({ admitAnonymousVisitor: (request) => request.headers.get('referer') === 'http://localhost/c/open/' });
+    const get = mount({ admitAnonymousVisitor: async (request) => request.headers.get('referer') === 'http://localhost/c/open/' });
     expect((await get('/sdk/v1.js', { referer: 'http://localhost/c/open/' })).status).toBe(200);
     expect((await get('/sdk/v1.js', { referer: 'http://localhost/c/closed/' })).status).toBe(401);
   });

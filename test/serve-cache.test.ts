@@ -66,7 +66,7 @@ describe('access changes show on the next page view', () => {
     const c = await cast.newCanvas({ files: HELLO });
     expect((await page(c, 'stranger')).status).toBe(404);
     expect((await page(c, 'stranger')).status).toBe(404);
-    const email = app.ctx.users.byId(cast.ids.stranger)!.email;
+    const email = (await app.ctx.users.byId(cast.ids.stranger))!.email;
     expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
     expect((await page(c, 'stranger')).status).toBe(200);
   });
@@ -84,9 +84,9 @@ describe('access changes show on the next page view', () => {
     await warm(c, 'viewer');
 
     // Straight in the store (no event): the write alone must be enough.
-    app.ctx.users.update(cast.ids.viewer, { active: false });
+    await app.ctx.users.update(cast.ids.viewer, { active: false });
     expect((await page(c, 'viewer')).status).toBe(302);
-    app.ctx.users.update(cast.ids.viewer, { active: true });
+    await app.ctx.users.update(cast.ids.viewer, { active: true });
     expect((await page(c, 'viewer')).status).toBe(200);
   });
 

@@ -434,9 +434,9 @@ describe('subdomain mode', () => {
     const { anonymousSdkVisitor } = await import('../src/serve/sdk-admission.ts');
     const admit = anonymousSdkVisitor(sub.ctx, sub.features.access);
     const sdk = (referer: string) => admit(new Request(`http://${HOST}/sdk/v1.js`, { headers: { referer } }));
-    expect(sdk(`http://${open.slug}.${HOST}/`)).toBe(true);
-    expect(sdk(`http://${canvas.slug}.${HOST}/`)).toBe(false);
-    expect(sdk(`http://${HOST}/c/${open.slug}/`)).toBe(false);
+    expect(await sdk(`http://${open.slug}.${HOST}/`)).toBe(true);
+    expect(await sdk(`http://${canvas.slug}.${HOST}/`)).toBe(false);
+    expect(await sdk(`http://${HOST}/c/${open.slug}/`)).toBe(false);
   });
 });
 

@@ -450,23 +450,23 @@ describe('anonymous visitors and /sdk/v1.js', () => {
       return admit(new Request('http://localhost/sdk/v1.js', { headers }));
     };
     const base = app.ctx.config.baseUrl;
-    expect(from(`${base}/c/${canvas.slug}/page.html`)).toBe(true);
-    expect(from(`${base}/c/${restricted.slug}/`)).toBe(false);
-    expect(from(`${base}/c/no-such-canvas/`)).toBe(false);
-    expect(from(`https://elsewhere.example/c/${canvas.slug}/`)).toBe(false);
-    expect(from(null)).toBe(false);
-    expect(from('not a url')).toBe(false);
+    expect(await from(`${base}/c/${canvas.slug}/page.html`)).toBe(true);
+    expect(await from(`${base}/c/${restricted.slug}/`)).toBe(false);
+    expect(await from(`${base}/c/no-such-canvas/`)).toBe(false);
+    expect(await from(`https://elsewhere.example/c/${canvas.slug}/`)).toBe(false);
+    expect(await from(null)).toBe(false);
+    expect(await from('not a url')).toBe(false);
     await cast.settings({ password: PASSWORD }, canvas);
-    expect(from(`${base}/c/${canvas.slug}/`)).toBe(false);
+    expect(await from(`${base}/c/${canvas.slug}/`)).toBe(false);
     const res = await app.request(`/c/${canvas.slug}/__easel/gate`, {
       method: 'POST',
       body: `password=${encodeURIComponent(PASSWORD)}`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(true);
+    expect(await from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(true);
     await cast.adminSettings({ publicLinks: false });
     try {
-      expect(from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(false);
+      expect(await from(`${base}/c/${canvas.slug}/`, res.headers.get('set-cookie')!.split(';')[0]!)).toBe(false);
     } finally {
       await cast.adminSettings({ publicLinks: null });
     }

@@ -24,11 +24,11 @@ export interface DashboardIdentity {
   designSkin: 'default';
 }
 
-export function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean): DashboardIdentity {
+export async function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean): Promise<DashboardIdentity> {
   const orgs = !ctx.config.tenancy
     ? [{ ...IMPLICIT_ORG }]
     : user.orgId
-      ? [{ id: user.orgId, name: ctx.users.orgName(user.orgId) ?? user.orgId }]
+      ? [{ id: user.orgId, name: (await ctx.users.orgName(user.orgId)) ?? user.orgId }]
       : [];
   return {
     id: user.id,
@@ -50,7 +50,11 @@ export function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean)
 export function apiMeRoutes(ctx: AppContext, auth: AuthKinds) {
   return new Elysia({ name: 'api-me' })
     .use(auth)
-    .get('/api/me', ({ actor }) => json(200, dashboardIdentity(ctx, actor.user, actor.isAdmin), { 'cache-control': 'no-store' }), {
-      management: true,
-    });
+    .get(
+      '/api/me',
+      async ({ actor }) => json(200, await dashboardIdentity(ctx, actor.user, actor.isAdmin), { 'cache-control': 'no-store' }),
+      {
+        management: true,
+      },
+    );
 }

@@ -25,8 +25,10 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
   return new Elysia({ name: 'admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
     app
       // `tenancy`: whether home orgs mean anything here (the dashboard offers the field only then).
-      .get('/api/admin/users', () => ok({ users: ctx.users.list().map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }))
-      .get('/api/admin/users/:id', ({ params }) => ok(adminUserView(ctx, getUser(ctx, params.id))))
+      .get('/api/admin/users', async () =>
+        ok({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
+      )
+      .get('/api/admin/users/:id', async ({ params }) => ok(adminUserView(ctx, await getUser(ctx, params.id))))
       .patch('/api/admin/users/:id', async ({ actor, params, request }) =>
         ok(adminUserView(ctx, await updateUser(ctx, actor, params.id, await readJson(request, PatchUserBody)))),
       )
@@ -38,13 +40,14 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
         await readJson(request, DisableBody, { emptyAs: {} });
         return ok(view(await setCanvasDisabled(ctx, actor, params.id, false)));
       })
-      .get('/api/admin/canvases', ({ request }) => {
+      .get('/api/admin/canvases', async ({ request }) => {
         const q = new URL(request.url).searchParams;
         const found = ctx.canvases.search((q.get('q') ?? '').trim().slice(0, 200), listLimit(q.get('limit')));
+        const owners = await Promise.all(found.map((c) => ctx.users.byId(c.ownerId)));
         return ok({
-          canvases: found.map((c) => ({
+          canvases: found.map((c, i) => ({
             ...canvasView(ctx.config, c, 'admin'),
-            ownerEmail: ctx.users.byId(c.ownerId)?.email ?? null,
+            ownerEmail: owners[i]?.email ?? null,
             disabledReason: c.disabledReason,
           })),
         });

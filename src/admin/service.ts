@@ -15,8 +15,8 @@ export function adminUserView(ctx: AppContext, u: User): AdminUserView {
   return { ...u, isAdmin: ctx.auth.isAdmin(u) };
 }
 
-export function getUser(ctx: AppContext, id: string): User {
-  const user = ctx.users.byId(id);
+export async function getUser(ctx: AppContext, id: string): Promise<User> {
+  const user = await ctx.users.byId(id);
   if (!user) throw new AppError('NOT_FOUND', 'user not found');
   return user;
 }
@@ -34,12 +34,12 @@ export interface UserPatch {
  * anonymous visitors at once (listeners of `user.changed`).
  */
 export async function updateUser(ctx: AppContext, actor: Actor, id: string, patch: UserPatch): Promise<User> {
-  getUser(ctx, id);
+  await getUser(ctx, id);
   if (patch.active === false && id === actor.user.id)
     throw new AppError('INVALID_BODY', 'active: an admin cannot deactivate their own account');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof UserPatch] !== undefined);
-  if (typeof patch.orgId === 'string') ctx.users.ensureOrg(patch.orgId);
-  const user = ctx.users.update(id, patch)!;
+  if (typeof patch.orgId === 'string') await ctx.users.ensureOrg(patch.orgId);
+  const user = (await ctx.users.update(id, patch))!;
   if (fields.length > 0) {
     ctx.events.emit('user.changed', { userId: id });
     await ctx.audit.record({

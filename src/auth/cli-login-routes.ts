@@ -75,7 +75,7 @@ export function cliLoginRoutes(ctx: AppContext) {
       async ({ request }) => {
         const { code, verifier } = await readJson(request, ExchangeBody, { maxBytes: 4096 });
         const grant = logins.exchange(code, verifier);
-        const user = grant ? ctx.users.byId(grant.userId) : null;
+        const user = grant ? await ctx.users.byId(grant.userId) : null;
         if (!grant || !user?.active)
           throw new AppError('INVALID_REQUEST', 'this sign-in code is unknown, used or expired: run easel login again');
         const created = await ctx.tokens.create(user.id, grant.name, null);

@@ -65,7 +65,7 @@ export class Authenticator {
       return { principal: found ? { kind: 'user', user: found.user, via: 'token', tokenId: found.tokenId } : null };
     }
     if (this.config.authMode === 'proxy') {
-      const fromProxy = this.fromProxy(request, ip);
+      const fromProxy = await this.fromProxy(request, ip);
       if (fromProxy) return { principal: fromProxy };
     }
     const header = request.headers.get('cookie');
@@ -108,11 +108,11 @@ export class Authenticator {
   }
 
   /** Proxy headers count only from trusted addresses; from anywhere else they are ignored. */
-  private fromProxy(request: Request, ip: string | null): Principal | null {
+  private async fromProxy(request: Request, ip: string | null): Promise<Principal | null> {
     if (!ipInAny(ip, this.config.proxyTrustedCidrs)) return null;
     const email = request.headers.get(this.config.proxyEmailHeader)?.trim();
     if (!email || !EMAIL.test(email)) return null;
-    const user = this.users.ensure(email, request.headers.get(this.config.proxyNameHeader));
+    const user = await this.users.ensure(email, request.headers.get(this.config.proxyNameHeader));
     return user.active ? { kind: 'user', user, via: 'proxy' } : null;
   }
 

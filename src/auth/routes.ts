@@ -60,7 +60,7 @@ function devLoginRoute(ctx: AppContext) {
       const body = await readJson(request, DevLoginBody, { maxBytes: 4096 });
       const email = body.email.trim();
       if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
-      const user = ctx.users.ensure(email, body.name);
+      const user = await ctx.users.ensure(email, body.name);
       if (!user.active) throw new AppError('unauthorized');
       const token = await ctx.sessions.create(user.id);
       metaOf(request).cookies.push(ctx.auth.sessionCookie(token));

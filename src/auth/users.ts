@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite';
+import { tx, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 
 export interface User {
@@ -44,62 +44,73 @@ export function normalizeEmail(email: string): string {
 
 export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
+const BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?1`;
+// The unique index is case-blind on both engines (NOCASE on SQLite, lower(email) on Postgres); emails are stored lower-case.
+const BY_EMAIL = `SELECT ${USER_COLUMNS} FROM users WHERE email = ?1`;
+
 /** Users: created on first sign-in (or when added as a member by email). */
 export class UserStore {
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly now: () => number,
   ) {}
 
-  byId(id: string): User | null {
-    const r = this.db.query<UserRow, [string]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(id);
+  async byId(id: string): Promise<User | null> {
+    const r = await this.sql.get<UserRow>(BY_ID, id);
     return r ? toUser(r) : null;
   }
 
-  byEmail(email: string): User | null {
-    const r = this.db.query<UserRow, [string]>(`SELECT ${USER_COLUMNS} FROM users WHERE email = ?`).get(normalizeEmail(email));
+  async byEmail(email: string): Promise<User | null> {
+    const r = await this.sql.get<UserRow>(BY_EMAIL, normalizeEmail(email));
     return r ? toUser(r) : null;
   }
 
   /**
    * Finds the user with this email or creates one. A name given at sign-in
-   * replaces the placeholder a member invitation created.
+   * replaces the placeholder a member invitation created. Two first sign-ins
+   * at once (on any nodes) make one user: the insert yields to the other.
    */
-  ensure(email: string, name?: string | null): User {
+  async ensure(email: string, name?: string | null): Promise<User> {
     const normalized = normalizeEmail(email);
-    const existing = this.byEmail(normalized);
+    const existing = await this.byEmail(normalized);
     const cleanName = name?.trim().slice(0, 200) || null;
     if (existing) {
       if (cleanName && cleanName !== existing.name) {
-        this.db.query('UPDATE users SET name = ? WHERE id = ?').run(cleanName, existing.id);
+        await this.sql.run('UPDATE users SET name = ?1 WHERE id = ?2', cleanName, existing.id);
         return { ...existing, name: cleanName };
       }
       return existing;
     }
-    const id = newId();
-    this.db
-      .query('INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(email) DO NOTHING')
-      .run(id, normalized, cleanName ?? normalized.split('@')[0]!, this.now());
-    return this.byEmail(normalized)!;
+    await this.sql.run(
+      'INSERT INTO users (id, email, name, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING',
+      newId(),
+      normalized,
+      cleanName ?? normalized.split('@')[0]!,
+      this.now(),
+    );
+    return (await this.byEmail(normalized))!;
   }
 
-  list(): User[] {
-    return this.db.query<UserRow, []>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`).all().map(toUser);
+  async list(): Promise<User[]> {
+    return (await this.sql.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`)).map(toUser);
   }
 
-  update(id: string, patch: { active?: boolean; canPublishPublic?: boolean; orgId?: string | null }): User | null {
-    if (patch.active !== undefined) this.db.query('UPDATE users SET active = ? WHERE id = ?').run(patch.active ? 1 : 0, id);
-    if (patch.canPublishPublic !== undefined)
-      this.db.query('UPDATE users SET can_publish_public = ? WHERE id = ?').run(patch.canPublishPublic ? 1 : 0, id);
-    if (patch.orgId !== undefined) this.db.query('UPDATE users SET org_id = ? WHERE id = ?').run(patch.orgId, id);
+  async update(id: string, patch: { active?: boolean; canPublishPublic?: boolean; orgId?: string | null }): Promise<User | null> {
+    const { active, canPublishPublic, orgId } = patch;
+    await this.sql.write(function* () {
+      if (active !== undefined) yield* tx.run('UPDATE users SET active = ?1 WHERE id = ?2', active ? 1 : 0, id);
+      if (canPublishPublic !== undefined)
+        yield* tx.run('UPDATE users SET can_publish_public = ?1 WHERE id = ?2', canPublishPublic ? 1 : 0, id);
+      if (orgId !== undefined) yield* tx.run('UPDATE users SET org_id = ?1 WHERE id = ?2', orgId, id);
+    });
     return this.byId(id);
   }
 
-  ensureOrg(id: string, name = id): void {
-    this.db.query('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING').run(id, name, this.now());
+  async ensureOrg(id: string, name = id): Promise<void> {
+    await this.sql.run('INSERT INTO orgs (id, name, created_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING', id, name, this.now());
   }
 
-  orgName(id: string): string | null {
-    return this.db.query<{ name: string }, [string]>('SELECT name FROM orgs WHERE id = ?').get(id)?.name ?? null;
+  async orgName(id: string): Promise<string | null> {
+    return (await this.sql.get<{ name: string }>('SELECT name FROM orgs WHERE id = ?1', id))?.name ?? null;
   }
 }

@@ -66,7 +66,7 @@ export class AuthoringService {
     const { actor } = caller;
     const now = this.ctx.now();
     const access = normalizeAccess(meta.access) ?? 'private';
-    this.checkShare(
+    await this.checkShare(
       actor.user.id,
       'owner',
       access,
@@ -134,7 +134,7 @@ export class AuthoringService {
       password: meta.password === undefined ? canvas.hasPassword : meta.password !== null,
       expiresAt: meta.expiresAt === undefined ? canvas.expiresAt : meta.expiresAt,
     };
-    this.checkShare(canvas.ownerId, role, access, resulting, meta.expiresAt, now);
+    await this.checkShare(canvas.ownerId, role, access, resulting, meta.expiresAt, now);
 
     const patch: CanvasPatch = { title: meta.title, password: meta.password, expiresAt: meta.expiresAt };
     if (meta.access !== undefined) patch.accessMode = ACCESS_MODE[access];
@@ -210,19 +210,19 @@ export class AuthoringService {
    * (org, public links). An editor asking a Public link of an owner who may
    * not publish one is told so (PUBLIC_LINK_OWNER_GATED).
    */
-  private checkShare(
+  private async checkShare(
     ownerId: string,
     role: ManagerRole,
     access: AuthoringAccess,
     resulting: { password: boolean; expiresAt: number | null },
     givenExpiry: number | null | undefined,
     now: number,
-  ): void {
+  ): Promise<void> {
     checkRung(this.ctx.config, access);
     if (access === 'password' && !resulting.password) throw new AppError('INVALID_BODY', 'password: required when access is "password"');
     checkExpiry(this.ctx.config, givenExpiry, resulting.expiresAt, now);
     try {
-      checkAccessGates(this.ctx, ownerId, ACCESS_MODE[access]);
+      await checkAccessGates(this.ctx, ownerId, ACCESS_MODE[access]);
     } catch (err) {
       throw ownerGated(err, role);
     }

@@ -42,20 +42,20 @@ export class AccessResolver {
   }
 
   /** The canvas by slug with its owner's switches. */
-  bySlug(slug: string): CanvasFacts | null {
-    return this.canvases.get(
+  bySlug(slug: string): Promise<CanvasFacts | null> {
+    return this.canvases.getAsync(
       slug,
-      () => {
+      async () => {
         const canvas = this.ctx.canvases.bySlug(slug);
-        return canvas ? { canvas, owner: this.ownerFacts(canvas) } : null;
+        return canvas ? { canvas, owner: await this.ownerFacts(canvas) } : null;
       },
       (facts) => facts !== null,
     );
   }
 
   /** Facts for a canvas already loaded (by id): its owner's switches read now. */
-  factsOf(canvas: Canvas): CanvasFacts {
-    return { canvas, owner: this.ownerFacts(canvas) };
+  async factsOf(canvas: Canvas): Promise<CanvasFacts> {
+    return { canvas, owner: await this.ownerFacts(canvas) };
   }
 
   /**
@@ -76,10 +76,10 @@ export class AccessResolver {
   }
 
   /** Whether this signed-in person gets into the canvas's pages (past its password, if they know it): the gallery shows only those. */
-  mayOpen(canvas: Canvas, user: Principal & { kind: 'user' }): boolean {
+  async mayOpen(canvas: Canvas, user: Principal & { kind: 'user' }): Promise<boolean> {
     const decision = decideAccess({
       canvas,
-      owner: this.ownerFacts(canvas),
+      owner: await this.ownerFacts(canvas),
       instance: this.instanceFacts(),
       viewer: this.viewerOf(canvas, user),
       gatePassed: true,
@@ -89,8 +89,8 @@ export class AccessResolver {
   }
 
   /** An active, unexpired Public link canvas whose owner (and the instance) allow public links. */
-  openPublicLink(slug: string): boolean {
-    const facts = this.bySlug(slug);
+  async openPublicLink(slug: string): Promise<boolean> {
+    const facts = await this.bySlug(slug);
     if (!facts || statusOf(facts.canvas) !== 'active') return false;
     if (facts.canvas.expiresAt !== null && facts.canvas.expiresAt <= this.ctx.now()) return false;
     return publicLinkActive({ ...facts, instance: this.instanceFacts() });
@@ -113,8 +113,8 @@ export class AccessResolver {
   }
 
   /** The owner's switches decideAccess looks at (null: the owner row is gone). */
-  private ownerFacts(canvas: Canvas): OwnerFacts {
-    const owner = this.ctx.users.byId(canvas.ownerId);
+  private async ownerFacts(canvas: Canvas): Promise<OwnerFacts> {
+    const owner = await this.ctx.users.byId(canvas.ownerId);
     return owner ? { active: owner.active, canPublishPublic: owner.canPublishPublic, orgId: owner.orgId } : null;
   }
 

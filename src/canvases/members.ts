@@ -16,9 +16,9 @@ export interface MemberEntry {
 export type MemberRole = 'editor' | 'viewer';
 
 /** The owner first, then the members in the order they were added. */
-export function listMembers(ctx: AppContext, actor: Actor, id: string): MemberEntry[] {
+export async function listMembers(ctx: AppContext, actor: Actor, id: string): Promise<MemberEntry[]> {
   const { canvas } = managedCanvas(ctx, actor, id, 'manage');
-  const owner = ctx.users.byId(canvas.ownerId);
+  const owner = await ctx.users.byId(canvas.ownerId);
   const head: MemberEntry[] = owner ? [{ userId: owner.id, email: owner.email, name: owner.name, role: 'owner' }] : [];
   return [...head, ...ctx.canvases.members(canvas.id)];
 }
@@ -33,10 +33,10 @@ export async function putMember(
   const m = managedCanvas(ctx, actor, id, 'manage');
   const email = input.email.trim();
   if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
-  const existing = ctx.users.byEmail(email);
+  const existing = await ctx.users.byEmail(email);
   if (existing?.id === m.canvas.ownerId)
     throw new AppError('INVALID_BODY', 'email: the owner is always on the list and cannot be given another role');
-  const user = existing ?? ctx.users.ensure(email);
+  const user = existing ?? (await ctx.users.ensure(email));
   ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
   await ctx.audit.record({

@@ -59,7 +59,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       .post('/api/canvases/:id/regenerate-key', async ({ actor, params }) => ok(await regenerateKey(ctx, actor, params.id)))
       .post('/api/canvases/:id/archive', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, true))))
       .post('/api/canvases/:id/restore', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, false))))
-      .get('/api/canvases/:id/members', ({ actor, params }) => ok({ members: listMembers(ctx, actor, params.id) }))
+      .get('/api/canvases/:id/members', async ({ actor, params }) => ok({ members: await listMembers(ctx, actor, params.id) }))
       .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
         authorize(actor, params.id, 'manage');
         return ok(await putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));

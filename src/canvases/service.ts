@@ -113,7 +113,8 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
 
   const title = patch.title === undefined ? undefined : cleanTitle(patch.title);
   const slug = patch.slug === undefined ? undefined : checkSlug(patch.slug, reservedHostLabels(ctx.config));
-  if (patch.accessMode !== undefined && patch.accessMode !== m.canvas.accessMode) checkAccessGates(ctx, m.canvas.ownerId, patch.accessMode);
+  if (patch.accessMode !== undefined && patch.accessMode !== m.canvas.accessMode)
+    await checkAccessGates(ctx, m.canvas.ownerId, patch.accessMode);
   if (typeof patch.password === 'string' && (patch.password.length < 1 || patch.password.length > PASSWORD_MAX)) {
     throw new AppError('INVALID_BODY', `password: 1-${PASSWORD_MAX} characters`);
   }
@@ -152,8 +153,8 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
 }
 
 /** The instance and owner rules for a rung, for a canvas owned by `ownerId`. */
-export function checkAccessGates(ctx: AppContext, ownerId: string, mode: AccessMode): void {
-  const owner = ctx.users.byId(ownerId);
+export async function checkAccessGates(ctx: AppContext, ownerId: string, mode: AccessMode): Promise<void> {
+  const owner = await ctx.users.byId(ownerId);
   if (mode === 'whole_org' && ctx.config.tenancy && !owner?.orgId) {
     throw new AppError('ORG_REQUIRED', "whole_org needs the owner's home organization; an admin sets it");
   }

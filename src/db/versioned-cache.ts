@@ -36,6 +36,16 @@ export class VersionedCache<V> {
     return value;
   }
 
+  /** `get` through the storage port: the entry is tagged as the load begins (see `mark`). */
+  async getAsync(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
+    const mark = this.mark();
+    const value = await load();
+    if (keep(value)) this.putSince(mark, key, value);
+    return value;
+  }
+
   /**
    * The signal's reading as a load through the storage port begins (null when
    * what it reads must not be kept): an entry tagged with it goes stale if a

@@ -22,13 +22,18 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * spec names the answer for an actor no longer active: 404
  * UPLOAD_HANDLE_INVALID, from the upload service.
  */
-export function authenticateDeployKey(ctx: AppContext, request: Request, canvasId: string, mode: DeployKeyMode = 'any'): Canvas {
+export async function authenticateDeployKey(
+  ctx: AppContext,
+  request: Request,
+  canvasId: string,
+  mode: DeployKeyMode = 'any',
+): Promise<Canvas> {
   const match = BEARER.exec(request.headers.get('authorization') ?? '');
   if (!match) throw unauthorized();
   const canvas = ctx.canvases.byKeyHash(sha256Hex(match[1]!));
   if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw unauthorized();
   if (canvas.id !== canvasId) throw keyOfAnotherCanvas();
-  if (mode !== 'finalize' && !ctx.users.byId(canvas.ownerId)?.active) throw ownerDeactivated();
+  if (mode !== 'finalize' && !(await ctx.users.byId(canvas.ownerId))?.active) throw ownerDeactivated();
   return canvas;
 }
 

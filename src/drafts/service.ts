@@ -268,9 +268,9 @@ export class DraftService {
    * canvas; null when the token is not good, its person may no longer manage
    * the canvas, or has no draft.
    */
-  previewManifest(canvas: Canvas, token: string): Manifest | null {
+  async previewManifest(canvas: Canvas, token: string): Promise<Manifest | null> {
     const userId = previewTokenUser(instanceSecret(this.ctx.db, this.ctx.now), canvas.id, token, this.ctx.now());
-    const user = userId === null ? null : this.ctx.users.byId(userId);
+    const user = userId === null ? null : await this.ctx.users.byId(userId);
     if (!user || !user.active) return null;
     const role = this.ctx.canvases.roleOf(canvas, user.id);
     if (role !== 'owner' && role !== 'editor' && !this.ctx.auth.isAdmin(user)) return null;

@@ -23,9 +23,9 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
       .put('/api/canvases/:id/gallery', async ({ actor, params, request }) =>
         ok(await gallery.set(actor, params.id, await readJson(request, GalleryBody))),
       )
-      .get('/api/gallery', ({ actor, request }) => {
+      .get('/api/gallery', async ({ actor, request }) => {
         const q = (new URL(request.url).searchParams.get('q') ?? '').trim().slice(0, 200);
-        return ok({ canvases: gallery.list({ kind: 'user', user: actor.user, via: 'session' }, q) });
+        return ok({ canvases: await gallery.list({ kind: 'user', user: actor.user, via: 'session' }, q) });
       })
       .post('/api/gallery/:id/use', async ({ actor, params, request }) => {
         const { title } = await readJson(request, UseTemplateBody, { emptyAs: {} });

@@ -61,7 +61,7 @@ export class Gallery {
   }
 
   /** Listed, live canvases this person may open, matching `query` in the title (newest first, at most `limit`). */
-  list(user: Principal & { kind: 'user' }, query: string, limit = 100): GalleryEntry[] {
+  async list(user: Principal & { kind: 'user' }, query: string, limit = 100): Promise<GalleryEntry[]> {
     const like = `%${likeLiteral(query.toLowerCase())}%`;
     const ids = this.ctx.db
       .query<{ id: string; gallery_templatable: number }, [string]>(
@@ -73,8 +73,8 @@ export class Gallery {
     const out: GalleryEntry[] = [];
     for (const row of ids) {
       const canvas = this.ctx.canvases.byId(row.id);
-      if (!canvas || statusOf(canvas) !== 'active' || !this.access.mayOpen(canvas, user)) continue;
-      out.push(this.entry(canvas, row.gallery_templatable === 1));
+      if (!canvas || statusOf(canvas) !== 'active' || !(await this.access.mayOpen(canvas, user))) continue;
+      out.push(await this.entry(canvas, row.gallery_templatable === 1));
       if (out.length >= limit) break;
     }
     return out;
@@ -89,7 +89,7 @@ export class Gallery {
     const source = this.ctx.canvases.byId(id);
     if (!source || source.deletedAt !== null || statusOf(source) !== 'active' || source.currentVersionId === null) throw notInGallery();
     const settings = this.read(source.id);
-    if (!settings.listed || !this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' })) throw notInGallery();
+    if (!settings.listed || !(await this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' }))) throw notInGallery();
     if (!settings.templatable)
       throw new AppError('PERMISSION_DENIED', 'this canvas is in the gallery but its owner has not offered it as a template');
     const files = new VersionStore(this.ctx.db)
@@ -122,8 +122,8 @@ export class Gallery {
     return { listed: row?.gallery_listed === 1, templatable: row?.gallery_templatable === 1 };
   }
 
-  private entry(canvas: Canvas, templatable: boolean): GalleryEntry {
-    const owner = this.ctx.users.byId(canvas.ownerId);
+  private async entry(canvas: Canvas, templatable: boolean): Promise<GalleryEntry> {
+    const owner = await this.ctx.users.byId(canvas.ownerId);
     return {
       id: canvas.id,
       slug: canvas.slug,

@@ -32,8 +32,8 @@ export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
     },
     /** The canvas key of the canvas in the path (`:id`): 401 without a valid key, 403 for another canvas's. */
     deployKey: (mode: true | DeployKeyMode) => ({
-      resolve: ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => ({
-        canvas: authenticateDeployKey(ctx, request, params.id ?? '', mode === true ? 'any' : mode),
+      resolve: async ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => ({
+        canvas: await authenticateDeployKey(ctx, request, params.id ?? '', mode === true ? 'any' : mode),
       }),
     }),
     /**

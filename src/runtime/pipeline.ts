@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { User } from '../auth/users.ts';
-import type { AccessResolver } from '../canvases/access-resolver.ts';
+import type { AccessResolver, CanvasFacts } from '../canvases/access-resolver.ts';
 import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, signInFirst } from '../errors.ts';
@@ -66,8 +66,9 @@ export class RuntimePipeline {
     const cors = corsHeaders(ctx.config, request, slug);
     try {
       const principal = await this.gateway(request, slug);
-      this.rateLimit(request, principal, slug, opts.rateClass ?? 'canvas');
-      const { canvas, role } = this.resolve(request, slug, principal);
+      const facts = await this.deps.access.bySlug(slug);
+      this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
+      const { canvas, role } = this.resolve(request, facts, principal);
       checkIsolation(ctx.config, request, slug);
       if (!opts.skipCapability) {
         const refusal = this.capabilityRefusal(canvas, opts.capability);
@@ -90,7 +91,7 @@ export class RuntimePipeline {
   private async gateway(request: Request, slug: string): Promise<Principal> {
     const principal = await principalOf(this.ctx, request);
     if (principal) return principal;
-    if (this.deps.access.openPublicLink(slug)) return { kind: 'anonymous' };
+    if (await this.deps.access.openPublicLink(slug)) return { kind: 'anonymous' };
     if (this.ctx.config.authMode === 'oidc') {
       throw signInFirst();
     }
@@ -103,17 +104,17 @@ export class RuntimePipeline {
    * sent: every unknown slug is one key per caller, so made-up slugs neither
    * reset anyone's window nor grow the table.
    */
-  private rateLimit(request: Request, principal: Principal, slug: string, rateClass: 'canvas' | 'ai'): void {
+  private rateLimit(request: Request, principal: Principal, facts: CanvasFacts | null, rateClass: 'canvas' | 'ai'): void {
     const ctx = this.ctx;
     const who = principal.kind === 'anonymous' ? `ip:${networkOf(metaOf(request).ip)}` : actorIdOf(principal);
     if (rateClass === 'ai') return enforceRate(ctx, `ai:${who}`, ctx.config.rateLimitAiPerMin, 'code');
-    const canvasId = this.deps.access.bySlug(slug)?.canvas.id ?? 'unknown';
+    const canvasId = facts?.canvas.id ?? 'unknown';
     enforceRate(ctx, `canvas:${canvasId}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
   }
 
   /** Step 3: the same access decision as page serving, then the static-only rule. */
-  private resolve(request: Request, slug: string, principal: Principal): { canvas: Canvas; role: CanvasRole } {
-    const { canvas, decision } = this.deps.access.resolve(request, this.deps.access.bySlug(slug), principal);
+  private resolve(request: Request, facts: CanvasFacts | null, principal: Principal): { canvas: Canvas; role: CanvasRole } {
+    const { canvas, decision } = this.deps.access.resolve(request, facts, principal);
     if (!decision.ok) throw new AppError(decision.code);
     if (decision.staticOnly) throw new AppError('STATIC_ONLY', STATIC_ONLY_MESSAGE);
     return { canvas: canvas!, role: decision.effectiveRole };

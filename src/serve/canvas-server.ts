@@ -56,7 +56,7 @@ const DRAFT_PREFIX = '__easel/draft/';
 
 /** Where the page server finds the draft a preview token names (src/drafts/service.ts). */
 export interface DraftManifests {
-  previewManifest(canvas: Canvas, token: string): Manifest | null;
+  previewManifest(canvas: Canvas, token: string): Promise<Manifest | null>;
 }
 
 type Admission =
@@ -199,12 +199,12 @@ export class CanvasServer {
    * canvas's origin with its headers (relative links keep the token). Only a
    * token this canvas issued to someone who still manages it opens anything.
    */
-  private draftPreview(request: Request, mount: Mount, rest: string, query: string): Response | Promise<Response> {
+  private async draftPreview(request: Request, mount: Mount, rest: string, query: string): Promise<Response> {
     const slash = rest.indexOf('/');
     const token = slash < 0 ? rest : rest.slice(0, slash);
-    const canvas = this.access.bySlug(mount.slug)?.canvas ?? null;
+    const canvas = (await this.access.bySlug(mount.slug))?.canvas ?? null;
     const manifest =
-      canvas && canvas.deletedAt === null && statusOf(canvas) === 'active' ? this.drafts?.previewManifest(canvas, token) : null;
+      canvas && canvas.deletedAt === null && statusOf(canvas) === 'active' ? await this.drafts?.previewManifest(canvas, token) : null;
     if (!manifest) return this.page(404, 'FILE_NOT_FOUND');
     const cacheControl = 'private, no-store';
     const here = `${mount.base}${DRAFT_PREFIX}${token}/`;
@@ -271,7 +271,7 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private async admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Promise<Admission> {
-    const found = this.access.bySlug(mount.slug);
+    const found = await this.access.bySlug(mount.slug);
     const principal = pagePrincipal(await principalOf(this.ctx, request), found?.canvas ?? null);
     const { canvas, decision, publicOpen } = this.access.resolve(request, found, principal, checkGate);
     if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };

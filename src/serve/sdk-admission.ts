@@ -23,11 +23,11 @@ export function refererSlug(ctx: AppContext, request: Request): string | null {
  * right now (an open Public link canvas, past its password gate), so the page
  * works; its runtime calls still answer STATIC_ONLY.
  */
-export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (request: Request) => boolean {
-  return (request) => {
+export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (request: Request) => Promise<boolean> {
+  return async (request) => {
     const slug = refererSlug(ctx, request);
     if (!slug) return false;
-    const facts = access.bySlug(slug);
+    const facts = await access.bySlug(slug);
     return facts !== null && access.resolve(request, facts, null).decision.ok;
   };
 }

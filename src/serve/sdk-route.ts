@@ -12,7 +12,7 @@ export interface SdkRouteOptions {
    * link canvas (the page that includes the script). Until the serving
    * feature supplies it, nobody without a session is admitted.
    */
-  admitAnonymousVisitor?: (request: Request) => boolean;
+  admitAnonymousVisitor?: (request: Request) => Promise<boolean>;
   /** Build the bundle now instead of on the first request (the server does; in-process tests need not). */
   warm?: boolean;
 }
@@ -31,11 +31,11 @@ export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
     new SdkBundle({
       onError: (what, err) => ctx.log.error('sdk unavailable', { what, error: err instanceof Error ? err.message : String(err) }),
     });
-  const admitAnonymous = options.admitAnonymousVisitor ?? (() => false);
+  const admitAnonymous = options.admitAnonymousVisitor ?? (async () => false);
   if (options.warm) void bundle.js();
 
   const gateway = async (request: Request): Promise<void> => {
-    if ((await principalOf(ctx, request)) || admitAnonymous(request)) return;
+    if ((await principalOf(ctx, request)) || (await admitAnonymous(request))) return;
     throw new AppError('unauthorized');
   };
 

@@ -72,12 +72,12 @@ describe('the administration page', () => {
       expect((await saved).status()).toBe(200);
       // The save redraws the table from the server: typing before that would go into a row about to be replaced.
       await other.locator(`#ad-users[data-rendered="${drawn + 1}"]`).waitFor();
-      const ada = tenant.ctx.users.list().find((u) => u.email === 'ada@example.com')!;
+      const ada = (await tenant.ctx.users.list()).find((u) => u.email === 'ada@example.com')!;
       expect(ada.orgId).toBe('research');
       await other.getByLabel('Home org of ada@example.com').fill('has space');
       await other.getByLabel('Home org of ada@example.com').press('Enter');
       await other.locator('#ad-users-error:not([hidden])').waitFor();
-      expect(tenant.ctx.users.byId(ada.id)!.orgId).toBe('research');
+      expect((await tenant.ctx.users.byId(ada.id))!.orgId).toBe('research');
     } finally {
       await tenant.close();
     }

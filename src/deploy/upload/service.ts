@@ -153,7 +153,7 @@ export class UploadService {
     const started = performance.now();
     const asked = validateCoordination(input);
     const session = this.sessionFor(canvas.id, actorId, uploadId);
-    this.requireActor(canvas, session.actorId);
+    await this.requireActor(canvas, session.actorId);
     if (asked.releaseId !== null && asked.releaseId !== session.releaseId) {
       throw new AppError(
         'RELEASE_ID_MISMATCH',
@@ -268,8 +268,8 @@ export class UploadService {
   }
 
   /** Finalize rule 2: the beginning actor must still be active and still an owner or editor. */
-  private requireActor(canvas: Canvas, actorId: string): void {
-    const user = this.ctx.users.byId(actorId);
+  private async requireActor(canvas: Canvas, actorId: string): Promise<void> {
+    const user = await this.ctx.users.byId(actorId);
     const role = user?.active ? this.ctx.canvases.roleOf(canvas, actorId) : null;
     if (role !== 'owner' && role !== 'editor') throw new AppError('UPLOAD_HANDLE_INVALID', 'unknown upload handle');
   }

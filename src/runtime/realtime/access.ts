@@ -59,7 +59,7 @@ export async function recheck({ ctx, access, pipeline }: RecheckDeps, id: Socket
   if (!principal || actorIdOf(principal) !== id.actorId) return LOST;
   const canvas = ctx.canvases.byId(id.canvasId);
   if (!canvas) return LOST;
-  const { decision } = access.resolve(request, access.factsOf(canvas), principal);
+  const { decision } = access.resolve(request, await access.factsOf(canvas), principal);
   // Static-only means the canvas became a live Public link: its runtime API is for owners and editors.
   if (!decision.ok || decision.staticOnly) return LOST;
   const refusal = pipeline.capabilityRefusal(canvas, 'realtime');
