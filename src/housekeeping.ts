@@ -1,7 +1,8 @@
 // Rows that only ever grow are trimmed on a schedule: expired sessions
 // (people's, guests', canvas hosts'), sign-in handoffs and OIDC sign-ins in
-// flight, expired personal access tokens a month after they lapsed, and audit
-// rows older than EASEL_AUDIT_RETENTION_DAYS. (Staged uploads and
+// flight, `easel login` approvals never collected, expired personal access
+// tokens a month after they lapsed, and audit rows older than
+// EASEL_AUDIT_RETENTION_DAYS. (Staged uploads and
 // unreferenced blobs have their own sweeps: deploy/upload, blobs/gc.)
 import type { AppContext } from './context.ts';
 import { tx, type TxSteps } from './db/sql.ts';
@@ -19,6 +20,7 @@ export interface Swept {
   guestSessions: number;
   handoffs: number;
   oidcLogins: number;
+  cliLogins: number;
   tokens: number;
   auditRows: number;
 }
@@ -51,6 +53,7 @@ export class Housekeeping implements Lifecycle {
         guestSessions: yield* tx.run('DELETE FROM guest_sessions WHERE expires_at <= ?1', now),
         handoffs: yield* tx.run('DELETE FROM sign_in_handoffs WHERE expires_at <= ?1', now),
         oidcLogins: yield* tx.run('DELETE FROM oidc_logins WHERE expires_at <= ?1', now),
+        cliLogins: yield* tx.run('DELETE FROM cli_logins WHERE expires_at <= ?1', now),
         tokens: yield* tx.run(
           'DELETE FROM personal_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?1',
           now - EXPIRED_TOKENS_KEPT_MS,

@@ -40,6 +40,10 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
       "INSERT INTO oidc_logins (state_hash, browser_hash, code_verifier, nonce, return_to, expires_at) VALUES ('s', 'b', 'v', 'n', '/', ?)",
     )
     .run(at + 600_000);
+  app.ctx.db
+    .query("INSERT INTO cli_logins (code_hash, user_id, challenge, name, expires_at) SELECT 'h', id, 'c', 'cli', ? FROM users LIMIT 1")
+    .run(at + 300_000);
+  expect(count('cli_logins')).toBe(1);
 
   // Two days on: the first session expired; a fresh one is live.
   scheduler.advance(2 * DAY);
@@ -47,7 +51,7 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
   scheduler.advance(3600_000);
   // Removed by the hourly pass, not by being presented.
   expect(count('sessions')).toBe(1);
-  expect([count('sign_in_handoffs'), count('oidc_logins')]).toEqual([0, 0]);
+  expect([count('sign_in_handoffs'), count('oidc_logins'), count('cli_logins')]).toEqual([0, 0, 0]);
   expect((await app.request('/api/me', { cookie: old })).status).toBe(401);
   expect((await app.request('/api/me', { cookie: fresh })).status).toBe(200);
   expect(count('personal_tokens')).toBe(1); // expired, still listed for a month

@@ -3,6 +3,7 @@
 // single-use is used once however many ask at once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AuditLog } from '../src/audit/store.ts';
+import { challengeOf, CliLogins } from '../src/auth/cli-login.ts';
 import { GuestStore } from '../src/auth/guests.ts';
 import { SignInHandoffs } from '../src/auth/handoff.ts';
 import { SessionStore } from '../src/auth/sessions.ts';
@@ -121,6 +122,31 @@ describe.each(ENGINES)('identity stores on %s', (name, make) => {
     expect(updated).toMatchObject({ active: false, canPublishPublic: false, orgId: 'acme' });
     expect(await users.orgName('acme')).toBe('Acme');
     expect((await users.list()).filter((u) => u.email === 'new.person@example.com')).toHaveLength(1);
+  });
+
+  test('an `easel login` approval is traded once, on any node, only with its verifier; a person keeps at most 20 waiting', async () => {
+    const other = engine.peer ? await engine.peer() : sql; // the CLI may reach another node than the browser did
+    const approving = new CliLogins(sql, now);
+    const trading = new CliLogins(other, now);
+    const verifier = 'v'.repeat(43);
+    const request = { port: 4000, state: 's'.repeat(16), challenge: challengeOf(verifier), name: 'easel CLI' };
+    const code = await approving.approve('ann', request);
+    const traded = await Promise.all(Array.from({ length: 10 }, () => trading.exchange(code, verifier)));
+    expect(traded.filter((t) => t !== null)).toEqual([{ userId: 'ann', name: 'easel CLI' }]);
+
+    const wrongVerifier = await approving.approve('ann', request);
+    expect(await trading.exchange(wrongVerifier, 'w'.repeat(43))).toBeNull();
+    expect(await trading.exchange(wrongVerifier, verifier)).toBeNull(); // spent by the failed try
+
+    const codes: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      codes.push(await approving.approve('ann', request));
+      clock += 1; // later approvals expire later: the oldest go first
+    }
+    const left = await sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM cli_logins WHERE user_id = 'ann'");
+    expect(left).toEqual({ n: 20 });
+    expect(await trading.exchange(codes[0]!, verifier)).toBeNull();
+    expect(await trading.exchange(codes[24]!, verifier)).toEqual({ userId: 'ann', name: 'easel CLI' });
   });
 
   test('20 redemptions of one handoff code at once: exactly one signs in', async () => {

@@ -17,7 +17,7 @@ const ExchangeBody = t.Object({ code: t.String({ minLength: 1, maxLength: 200 })
 const FORM_MAX_BYTES = 4096;
 
 export function cliLoginRoutes(ctx: AppContext) {
-  const logins = new CliLogins(ctx.now);
+  const logins = new CliLogins(ctx.sql, ctx.now);
   const badRequest = () =>
     html(
       400,
@@ -64,7 +64,7 @@ export function cliLoginRoutes(ctx: AppContext) {
         if (!asked) return badRequest();
         const back = new URL(`http://127.0.0.1:${asked.port}/callback`);
         back.searchParams.set('state', asked.state);
-        if (form.get('decision') === 'allow') back.searchParams.set('code', logins.approve(user.id, asked));
+        if (form.get('decision') === 'allow') back.searchParams.set('code', await logins.approve(user.id, asked));
         else back.searchParams.set('error', 'denied');
         return new Response(null, { status: 303, headers: { location: back.href, 'cache-control': 'no-store' } });
       },
@@ -74,7 +74,7 @@ export function cliLoginRoutes(ctx: AppContext) {
       '/auth/cli/token',
       async ({ request }) => {
         const { code, verifier } = await readJson(request, ExchangeBody, { maxBytes: 4096 });
-        const grant = logins.exchange(code, verifier);
+        const grant = await logins.exchange(code, verifier);
         const user = grant ? await ctx.users.byId(grant.userId) : null;
         if (!grant || !user?.active)
           throw new AppError('INVALID_REQUEST', 'this sign-in code is unknown, used or expired: run easel login again');

@@ -5,12 +5,13 @@
 // The token never passes through the browser, and a code is useless without
 // the verifier only the CLI that asked holds.
 import { createHash } from 'node:crypto';
-import { randomBase62 } from '../ids.ts';
+import { tx, type Sql } from '../db/sql.ts';
+import { randomBase62, sha256Hex } from '../ids.ts';
 
 /** How long an approval waits for the CLI to collect its token. */
 export const CLI_CODE_TTL_MS = 5 * 60 * 1000;
-/** Approvals kept at once (a flood of approvals cannot grow memory without bound). */
-const MAX_PENDING = 1000;
+/** Approvals one person keeps waiting at once (a flood of approvals cannot grow the table without bound). */
+const MAX_PENDING_PER_USER = 20;
 
 export interface CliRequest {
   port: number;
@@ -34,31 +35,44 @@ export function parseCliRequest(query: URLSearchParams): CliRequest | null {
 
 export const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
+/** Approvals waiting for their CLI, on the storage port: any node may take the code (expired ones are swept by housekeeping). */
 export class CliLogins {
-  private readonly pending = new Map<string, { userId: string; challenge: string; name: string; expiresAt: number }>();
-
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => number,
+  ) {}
 
   /** The person approved: a one-time code for the CLI's loopback port. */
-  approve(userId: string, request: CliRequest): string {
-    this.sweep();
-    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
+  async approve(userId: string, request: CliRequest): Promise<string> {
     const code = randomBase62(32);
-    this.pending.set(code, { userId, challenge: request.challenge, name: request.name, expiresAt: this.now() + CLI_CODE_TTL_MS });
+    const expiresAt = this.now() + CLI_CODE_TTL_MS;
+    await this.sql.write(function* () {
+      yield* tx.run(
+        'INSERT INTO cli_logins (code_hash, user_id, challenge, name, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)',
+        sha256Hex(code),
+        userId,
+        request.challenge,
+        request.name,
+        expiresAt,
+      );
+      // Past the bound, the person's oldest approvals go.
+      yield* tx.run(
+        `DELETE FROM cli_logins WHERE user_id = ?1 AND code_hash NOT IN (
+           SELECT code_hash FROM cli_logins WHERE user_id = ?1 ORDER BY expires_at DESC, code_hash LIMIT ?2)`,
+        userId,
+        MAX_PENDING_PER_USER,
+      );
+    });
     return code;
   }
 
-  /** Who approved, once: the code is spent whether or not the verifier matches. */
-  exchange(code: string, verifier: string): { userId: string; name: string } | null {
-    const grant = this.pending.get(code);
-    if (!grant) return null;
-    this.pending.delete(code);
-    if (grant.expiresAt <= this.now() || challengeOf(verifier) !== grant.challenge) return null;
-    return { userId: grant.userId, name: grant.name };
-  }
-
-  private sweep(): void {
-    const now = this.now();
-    for (const [code, grant] of this.pending) if (grant.expiresAt <= now) this.pending.delete(code);
+  /** Who approved, once: the code is spent whether or not the verifier matches (DELETE … RETURNING: one taker on any node). */
+  async exchange(code: string, verifier: string): Promise<{ userId: string; name: string } | null> {
+    const grant = await this.sql.get<{ user_id: string; challenge: string; name: string; expires_at: number }>(
+      'DELETE FROM cli_logins WHERE code_hash = ?1 RETURNING user_id, challenge, name, expires_at',
+      sha256Hex(code),
+    );
+    if (!grant || grant.expires_at <= this.now() || challengeOf(verifier) !== grant.challenge) return null;
+    return { userId: grant.user_id, name: grant.name };
   }
 }

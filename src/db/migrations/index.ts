@@ -14,6 +14,7 @@ import personalTokens from './013_personal_tokens.ts';
 import oidcLogins from './014_oidc_logins.ts';
 import gallery from './015_gallery.ts';
 import drafts from './016_drafts.ts';
+import cliLogins from './017_cli_logins.ts';
 
 export interface Migration {
   version: number;
@@ -39,4 +40,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: 'oidc logins', sql: oidcLogins },
   { version: 15, name: 'gallery', sql: gallery },
   { version: 16, name: 'drafts', sql: drafts },
+  { version: 17, name: 'cli logins', sql: cliLogins },
 ];
