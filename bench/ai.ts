@@ -19,7 +19,7 @@ const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
 
 const fake = await startFakeAnthropic();
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-ai-'));
-const ctx = createContext(
+const ctx = await createContext(
   loadConfig({
     EASEL_DATA_DIR: dataDir,
     EASEL_PORT: '0',

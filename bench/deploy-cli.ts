@@ -41,7 +41,7 @@ for (let i = 0; i < FILES; i++) {
 
 // The server, in this process, with every request body counted.
 const config = loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'silent', EASEL_RATELIMIT_ENABLED: 'false' });
-const ctx = createContext(config);
+const ctx = await createContext(config);
 let bodyBytes = 0;
 let blobBytes = 0;
 let requests = 0;

@@ -37,7 +37,7 @@ function buildZip(n: number): string {
 }
 
 async function createCanvas(slug: string): Promise<{ id: string; key: string }> {
-  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
+  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
   const owner = await ctx.users.ensure('bench@example.test', 'Bench');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();

@@ -26,7 +26,7 @@ const SLUG = 'bench';
 
 // Seed: an owner, a viewer on the list, a canvas with shared keys.
 {
-  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();

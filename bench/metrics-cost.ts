@@ -17,7 +17,7 @@ import { createLogger } from '../src/log.ts';
 
 const VIEWS = Number(process.argv[2] ?? 50_000);
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-metrics-'));
-const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '8080', EASEL_LOG_LEVEL: 'warn' }), {
+const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '8080', EASEL_LOG_LEVEL: 'warn' }), {
   log: createLogger('warn', () => {}),
 });
 const app = createApp(ctx);

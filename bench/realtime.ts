@@ -29,7 +29,7 @@ const CHANNEL = 'participants:bench';
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-rt-'));
 const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`);
 {
-  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const users = [];
   for (const [i, e] of emails.entries()) users.push(await ctx.users.ensure(e, `Person ${i}`));
   const now = Date.now();

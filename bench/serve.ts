@@ -59,7 +59,7 @@ writeFileSync(assetFile, jsBytes);
 // Seed Easel's data directory: an owner, a viewer on the list and their session, a restricted canvas with a live version.
 let cookie: string;
 {
-  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();

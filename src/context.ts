@@ -71,7 +71,7 @@ export interface ContextOptions {
   freeDiskBytes?: () => number;
 }
 
-export function createContext(config: Config, options: ContextOptions = {}): AppContext {
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const now = options.now ?? Date.now;
   const db = openDatabase(config.dataDir);
   const sql = new SqliteSql(db);
@@ -96,9 +96,12 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const audit = new AuditLog(sql, now);
   const tokens = new TokenStore(sql, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
-  const settings = new SettingsService(db, config, now);
+  const settings = new SettingsService(sql, config, now, (err) =>
+    log.error('instance settings could not be reloaded', { error: err instanceof Error ? err.message : String(err) }),
+  );
+  await settings.load();
   // A provider key an older release stored in plaintext is sealed now, or reported until it can be.
-  const secrets = settings.sealStoredSecrets();
+  const secrets = await settings.sealStoredSecrets();
   if (secrets === 'sealed') log.info('the AI provider key set by an admin is now encrypted with EASEL_SECRET_KEY');
   if (secrets === 'plaintext') log.warn('the AI provider key set by an admin is stored unencrypted: set EASEL_SECRET_KEY to encrypt it');
   return {

@@ -62,7 +62,7 @@ async function serve(): Promise<void> {
   }
   let ctx;
   try {
-    ctx = createContext(config);
+    ctx = await createContext(config);
   } catch (err) {
     if (err instanceof NewerSchemaError) fail(`refusing to start: ${err.message}`, 2);
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);

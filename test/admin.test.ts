@@ -98,7 +98,7 @@ describe('role matrix: every admin route', () => {
         }
         // Reset what a successful write changed, for the next row.
         await app.ctx.users.update(p.id.stranger, { canPublishPublic: true, orgId: null });
-        app.ctx.settings.update({ aiUserDailyUsd: null });
+        await app.ctx.settings.update({ aiUserDailyUsd: null });
       });
     }
   }

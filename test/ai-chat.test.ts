@@ -23,9 +23,9 @@ describe('AI chat: checks before the stream', () => {
   let w: AiWorld;
   useAiWorld(
     (world) => (w = world),
-    (w) => {
+    async (w) => {
       w.app.ctx.db.query('DELETE FROM ai_calls').run();
-      w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
+      await w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
       w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
     },
   );
@@ -178,7 +178,7 @@ describe('AI chat: checks before the stream', () => {
       backendEnabled: false,
     });
     w.setCanvas({ cap_backend: 1 });
-    w.app.ctx.settings.update({ aiApiKey: '' });
+    await w.app.ctx.settings.update({ aiApiKey: '' });
     expect(await expectError(await w.chat(ask(), 'owner'), 403, 'CAPABILITY_DISABLED')).toMatchObject({ reason: 'operator_disabled' });
     expect(w.fake.requests.length).toBe(0);
   });

@@ -40,16 +40,16 @@ export interface AiWorld {
  * them; before each test the fake forgets its script and `reset` puts back
  * whatever else the block's tests change. `bind` hands the world over.
  */
-export function useAiWorld(bind: (w: AiWorld) => void, reset: (w: AiWorld) => void = () => {}): void {
+export function useAiWorld(bind: (w: AiWorld) => void, reset: (w: AiWorld) => unknown = () => {}): void {
   let world: AiWorld;
   beforeAll(async () => {
     world = await makeAiWorld();
     bind(world);
   });
   afterAll(() => world.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     world.fake.reset();
-    reset(world);
+    await reset(world);
   });
 }
 

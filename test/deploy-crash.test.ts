@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function createCanvas(dataDir: string): Promise<{ id: string; key: string }> {
-  const ctx = createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
+  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
   const owner = await ctx.users.ensure('crash@example.test', 'Crash');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();

@@ -82,7 +82,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   };
   const config = loadConfig(env);
-  const ctx = createContext(config, {
+  const ctx = await createContext(config, {
     now: options.now,
     scheduler: options.scheduler,
     freeDiskBytes: options.freeDiskBytes,

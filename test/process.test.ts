@@ -325,7 +325,7 @@ describe('shutdown, in process', () => {
     const logs: Array<Record<string, unknown>> = [];
     let reached!: () => void;
     const started = new Promise<void>((resolve) => (reached = resolve));
-    const ctx = createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), {
+    const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), {
       log: createLogger('debug', (l) => {
         const line = JSON.parse(l);
         logs.push(line);

@@ -91,7 +91,7 @@ export async function updateSettings(
   }
   const fields = Object.keys(patch).filter((k) => patch[k as keyof SettingsUpdate] !== undefined);
   if (fields.length > 0) {
-    ctx.settings.update(patch);
+    await ctx.settings.update(patch);
     ctx.events.emit('settings.changed', {});
     // Field names only: the provider key is a secret and the rest are values.
     await ctx.audit.record({ actorId: actor.user.id, actorKind: 'admin', canvasId: null, action: 'settings.update', detail: { fields } });

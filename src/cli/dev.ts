@@ -122,7 +122,7 @@ export async function startDev(dir: string, port: number, env: Env, io: CliIO): 
     ...(env.EASEL_AI_BASE_URL ? { EASEL_AI_BASE_URL: env.EASEL_AI_BASE_URL } : {}),
   });
   // The configured port (0) is rewritten to the real one by the listener; the base URL stays the front's.
-  const running = await startServer(createContext(config));
+  const running = await startServer(await createContext(config));
   backend = running.url;
   const call = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(backend + path, {

@@ -1,10 +1,10 @@
 /**
  * The tables whose rows the per-node caches hold facts from (sessions and
- * the people behind them, canvases, their lists). A write to any of them, by
+ * the people behind them, canvases, their lists, the instance settings). A write to any of them, by
  * any writer, moves the signal; caches trust an entry only while the signal
  * still reads the number the entry was loaded at.
  */
-export const WATCHED_TABLES = ['users', 'sessions', 'canvases', 'canvas_members'] as const;
+export const WATCHED_TABLES = ['users', 'sessions', 'canvases', 'canvas_members', 'settings'] as const;
 
 export interface ChangeSignal {
   /** Moves whenever a watched table changes. */

@@ -1,5 +1,5 @@
-import type { Database } from 'bun:sqlite';
 import type { Config } from '../config.ts';
+import { tx, type Sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { open, seal, sealedFromJson, sealedToJson, settingPlace } from '../secrets/sealed.ts';
 
@@ -58,17 +58,25 @@ export function effectivePrices(overrides: PricePatch): Record<string, ModelPric
   return prices;
 }
 
+const UPSERT = `INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3)
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
+
 /**
  * Instance settings: env gives the defaults, an admin's changes live in the
- * `settings` table and take effect at once. Reads come from memory.
+ * `settings` table and take effect at once. Reads come from memory (loaded
+ * at start): when the change signal says someone else may have written them
+ * (another node), the next read starts a reload and answers with what is held
+ * until it lands; this node's own update answers with the new settings.
  */
 export class SettingsService {
-  private cache: InstanceSettings | null = null;
+  private held: { value: InstanceSettings; mark: number | null } | null = null;
+  private reloading: Promise<unknown> | null = null;
 
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     private readonly config: Config,
     private readonly now: () => number,
+    private readonly onReloadError: (err: unknown) => void = () => {},
   ) {}
 
   defaults(): InstanceSettings {
@@ -87,10 +95,12 @@ export class SettingsService {
     };
   }
 
-  get(): InstanceSettings {
-    if (this.cache) return this.cache;
+  /** Reads the stored settings into memory: at start, and after a change. */
+  async load(): Promise<InstanceSettings> {
+    const changes = this.sql.changes;
+    const mark = changes.storable() ? changes.current() : null;
     const merged: Record<string, unknown> = { ...this.defaults() };
-    for (const row of this.db.query<{ key: string; value: string }, []>('SELECT key, value FROM settings').all()) {
+    for (const row of await this.sql.all<{ key: string; value: string }>('SELECT key, value FROM settings')) {
       if (!(row.key in merged)) continue;
       const value = JSON.parse(row.value) as unknown;
       // The stored aiPrices are the admin's changes, not the whole table.
@@ -98,8 +108,26 @@ export class SettingsService {
       else if (row.key === 'aiApiKey') merged[row.key] = this.openKey(value);
       else merged[row.key] = value;
     }
-    this.cache = merged as unknown as InstanceSettings;
-    return this.cache;
+    const value = merged as unknown as InstanceSettings;
+    this.held = { value, mark };
+    return value;
+  }
+
+  get(): InstanceSettings {
+    const held = this.held;
+    if (!held) throw new Error('instance settings read before they were loaded');
+    if (held.mark === null || held.mark !== this.sql.changes.current()) {
+      this.reloading ??= this.load()
+        .catch((err: unknown) => this.onReloadError(err))
+        .finally(() => (this.reloading = null));
+    }
+    return held.value;
+  }
+
+  /** The settings once a reload begun by a read has landed (tests wait on it). */
+  async settled(): Promise<InstanceSettings> {
+    await this.reloading;
+    return this.held!.value;
   }
 
   /**
@@ -108,28 +136,27 @@ export class SettingsService {
    * models not named keep theirs (built-in ones included); `aiPrices: null`
    * puts the whole table back to the built-in prices.
    */
-  update(patch: SettingsUpdate): InstanceSettings {
-    const upsert = this.db.query(
-      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    );
-    const remove = this.db.query('DELETE FROM settings WHERE key = ?');
-    const stored = this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?');
-    this.db.transaction(() => {
+  async update(patch: SettingsUpdate): Promise<InstanceSettings> {
+    const now = this.now();
+    // Sealed before the transaction: a missing EASEL_SECRET_KEY refuses the whole update.
+    const sealedKey =
+      typeof patch.aiApiKey === 'string' ? sealedToJson(seal(this.secretKey(), settingPlace('aiApiKey'), patch.aiApiKey)) : null;
+    await this.sql.write(function* () {
+      // Two admins changing prices at once each merge into the other's table.
+      yield* tx.lock('settings');
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue;
-        if (value === null) remove.run(key);
+        if (value === null) yield* tx.run('DELETE FROM settings WHERE key = ?1', key);
         else if (key === 'aiPrices') {
-          const row = stored.get(key);
+          const row = yield* tx.get<{ value: string }>('SELECT value FROM settings WHERE key = ?1', key);
           const overrides = mergePrices(row ? (JSON.parse(row.value) as PricePatch) : {}, value as PricePatch);
-          if (Object.keys(overrides).length === 0) remove.run(key);
-          else upsert.run(key, JSON.stringify(overrides), this.now());
-        } else if (key === 'aiApiKey')
-          upsert.run(key, sealedToJson(seal(this.secretKey(), settingPlace(key), value as string)), this.now());
-        else upsert.run(key, JSON.stringify(value), this.now());
+          if (Object.keys(overrides).length === 0) yield* tx.run('DELETE FROM settings WHERE key = ?1', key);
+          else yield* tx.run(UPSERT, key, JSON.stringify(overrides), now);
+        } else if (key === 'aiApiKey') yield* tx.run(UPSERT, key, sealedKey, now);
+        else yield* tx.run(UPSERT, key, JSON.stringify(value), now);
       }
-    })();
-    this.cache = null;
-    return this.get();
+    });
+    return this.load();
   }
 
   /**
@@ -156,16 +183,15 @@ export class SettingsService {
    * EASEL_SECRET_KEY is set; run once at start. `plaintext` when one is
    * stored and cannot be sealed yet (the caller warns).
    */
-  sealStoredSecrets(): 'none' | 'sealed' | 'plaintext' {
-    const row = this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('aiApiKey');
+  async sealStoredSecrets(): Promise<'none' | 'sealed' | 'plaintext'> {
+    const row = await this.sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?1', 'aiApiKey');
     if (!row) return 'none';
     const stored = JSON.parse(row.value) as unknown;
     if (typeof stored !== 'string') return 'none';
     if (!this.config.secretKey) return 'plaintext';
-    this.db
-      .query('UPDATE settings SET value = ? WHERE key = ?')
-      .run(sealedToJson(seal(this.config.secretKey, settingPlace('aiApiKey'), stored)), 'aiApiKey');
-    this.cache = null;
+    const sealed = sealedToJson(seal(this.config.secretKey, settingPlace('aiApiKey'), stored));
+    await this.sql.run('UPDATE settings SET value = ?1 WHERE key = ?2', sealed, 'aiApiKey');
+    await this.load();
     return 'sealed';
   }
 
