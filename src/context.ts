@@ -21,6 +21,7 @@ import { SqliteSql } from './db/sqlite-sql.ts';
 import { EventBus } from './events.ts';
 import { createLogger, type Logger } from './log.ts';
 import { RateLimiter } from './http/ratelimit.ts';
+import { loadInstanceSecret } from './serve/instance-secret.ts';
 import { SettingsService } from './settings/service.ts';
 
 export const VERSION = '0.1.0';
@@ -57,6 +58,8 @@ export interface AppContext {
   handoffs: SignInHandoffs;
   audit: AuditLog;
   settings: SettingsService;
+  /** Signs gate passes and draft preview tokens (src/serve/instance-secret.ts). */
+  instanceSecret: Buffer;
   canvases: CanvasStore;
   /** Connection profiles, their sealed headers and grants. */
   connections: ConnectionStore;
@@ -101,6 +104,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   );
   await settings.load();
   // A provider key an older release stored in plaintext is sealed now, or reported until it can be.
+  const instanceSecret = await loadInstanceSecret(sql, now);
   const secrets = await settings.sealStoredSecrets();
   if (secrets === 'sealed') log.info('the AI provider key set by an admin is now encrypted with EASEL_SECRET_KEY');
   if (secrets === 'plaintext') log.warn('the AI provider key set by an admin is stored unencrypted: set EASEL_SECRET_KEY to encrypt it');
@@ -126,6 +130,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     handoffs: new SignInHandoffs(sql, now),
     audit,
     settings,
+    instanceSecret,
     canvases,
     connections: new ConnectionStore(db),
     events,

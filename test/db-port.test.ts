@@ -108,6 +108,16 @@ describe.each(engines)('port on %s', (engine, make) => {
   });
 });
 
+describe('the SQLite adapter', () => {
+  test('refuses every statement once its database is closed, even one it ran before', async () => {
+    const db = new Database(':memory:', { strict: true });
+    const sql = new SqliteSql(db);
+    expect(await sql.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    db.close();
+    await expect(sql.get('SELECT 1 AS one')).rejects.toThrow();
+  });
+});
+
 describe('postgres placeholders', () => {
   test('?n becomes $n outside quotes; a bare ? is refused', () => {
     expect(postgresText('SELECT ?1, \'?2\', "?3" FROM t WHERE a = ?12')).toBe('SELECT $1, \'?2\', "?3" FROM t WHERE a = $12');

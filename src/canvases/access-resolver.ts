@@ -2,19 +2,18 @@
 // the runtime pipeline, the realtime re-checks and the SDK's anonymous
 // admission all ask it, so they cannot disagree. The database facts come from
 // memory (VersionedCache): a publication, a settings or member change, a
-// deactivated owner are writes DataVersion sees, so they show on the very
-// next request. Unknown slugs are not remembered (a canvas created later must
+// deactivated owner are writes the change signal sees (every node's, on
+// Postgres), so they show on the next request. Unknown slugs are not remembered (a canvas created later must
 // be found). Cached canvases are shared between requests: read, never change.
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
-import { DataVersion } from '../db/data-version.ts';
 import { VersionedCache } from '../db/versioned-cache.ts';
 import { gatePassed } from '../serve/gate-pass.ts';
 import { decideAccess, publicLinkActive, type AccessDecision, type AccessInput, type Viewer } from './access.ts';
 import { statusOf, type Canvas, type CanvasRole } from './record.ts';
 
 /** The part of the app context this feature uses. */
-export type AccessDeps = Pick<AppContext, 'canvases' | 'config' | 'db' | 'now' | 'settings' | 'users'>;
+export type AccessDeps = Pick<AppContext, 'canvases' | 'config' | 'instanceSecret' | 'now' | 'settings' | 'sql' | 'users'>;
 
 export type OwnerFacts = AccessInput['owner'];
 
@@ -36,7 +35,7 @@ export class AccessResolver {
   private readonly roles: VersionedCache<CanvasRole | null>;
 
   constructor(private readonly ctx: AccessDeps) {
-    const version = DataVersion.of(ctx.db);
+    const version = ctx.sql.changes;
     this.canvases = new VersionedCache(version, ctx.now, 1024);
     this.roles = new VersionedCache(version, ctx.now, 10_000);
   }

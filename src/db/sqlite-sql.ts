@@ -8,13 +8,10 @@ import { driveSync, type Sql, type SqlValue, type Step, type TxBody } from './sq
  * whole inside one synchronous BEGIN IMMEDIATE, so nothing else on the
  * connection can run between its read and its write.
  */
-const MAX_STATEMENTS = 1000;
-
 export class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
 
   private readonly immediate: (body: TxBody<unknown>) => unknown;
-  private readonly statements = new Map<string, Statement<unknown, SqlValue[]>>();
 
   constructor(private readonly db: Database) {
     const inTransaction = db.transaction((body: TxBody<unknown>) => driveSync(body, (step) => this.answer(step)));
@@ -73,17 +70,12 @@ export class SqliteSql implements Sql {
   }
 
   /**
-   * Each text prepared once. Stores pass constant texts, so the map stays
-   * small; past its bound a text is prepared again each time (bun:sqlite's
-   * own query cache measured slower on the hot paths).
+   * bun:sqlite's own statement cache: closing the database finalizes its
+   * statements, so a closed database refuses every later call instead of
+   * running on a half-closed connection (a cache of our own would not).
    */
   private statement(text: string): Statement<unknown, SqlValue[]> {
-    let prepared = this.statements.get(text);
-    if (!prepared) {
-      prepared = this.db.prepare<unknown, SqlValue[]>(text);
-      if (this.statements.size < MAX_STATEMENTS) this.statements.set(text, prepared);
-    }
-    return prepared;
+    return this.db.query<unknown, SqlValue[]>(text);
   }
 }
 

@@ -19,7 +19,6 @@ import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import { instanceSecret } from '../serve/instance-secret.ts';
 import { previewToken, previewTokenUser } from './preview-token.ts';
 import { DraftStore, isEdited, type DraftFileRecord, type DraftRecord } from './store.ts';
 
@@ -269,7 +268,7 @@ export class DraftService {
    * the canvas, or has no draft.
    */
   async previewManifest(canvas: Canvas, token: string): Promise<Manifest | null> {
-    const userId = previewTokenUser(instanceSecret(this.ctx.db, this.ctx.now), canvas.id, token, this.ctx.now());
+    const userId = previewTokenUser(this.ctx.instanceSecret, canvas.id, token, this.ctx.now());
     const user = userId === null ? null : await this.ctx.users.byId(userId);
     if (!user || !user.active) return null;
     const role = this.ctx.canvases.roleOf(canvas, user.id);
@@ -341,7 +340,7 @@ export class DraftService {
         text: isTextType(r.mime),
       })),
       updatedAt: draft.updatedAt,
-      previewUrl: `${canvasUrl(this.ctx.config, canvas.slug)}__easel/draft/${previewToken(instanceSecret(this.ctx.db, this.ctx.now), canvas.id, draft.userId, this.ctx.now())}/`,
+      previewUrl: `${canvasUrl(this.ctx.config, canvas.slug)}__easel/draft/${previewToken(this.ctx.instanceSecret, canvas.id, draft.userId, this.ctx.now())}/`,
     };
   }
 

@@ -31,11 +31,11 @@ export const healthRoutes = (ctx: AppContext) => {
     remoteCheck = { at: now, ok };
     return ok;
   };
-  const backends = { database: 'sqlite', blobs: remote ? 's3' : 'local' };
+  const backends = { database: ctx.sql.engine, blobs: remote ? 's3' : 'local' };
   return new Elysia({ name: 'health' }).get('/healthz', async () => {
     const failed: string[] = [];
     try {
-      ctx.db.query('SELECT 1').get();
+      await ctx.sql.get('SELECT 1 AS ok');
     } catch {
       failed.push('database');
     }

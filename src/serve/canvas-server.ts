@@ -26,7 +26,10 @@ import { canvasOrigin } from '../runtime/isolation.ts';
 const BLOB_FETCH_WAIT_MS = 30_000;
 
 /** The part of the app context this feature uses. */
-export type CanvasServerDeps = Pick<AppContext, 'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'log' | 'now'> &
+export type CanvasServerDeps = Pick<
+  AppContext,
+  'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'instanceSecret' | 'log' | 'now'
+> &
   CanvasSignInDeps;
 
 /** Where a canvas is mounted on the request's host: `/c/{slug}/` (path mode) or `/` (its own subdomain). */

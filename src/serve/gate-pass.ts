@@ -4,7 +4,6 @@ import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { LruCache } from '../cache/lru.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
-import { instanceSecret } from './instance-secret.ts';
 
 /** CONTRACT §1. Path=/ so it reaches both the canvas page and /v1/c/{slug}/ (CONTRACT §9). */
 export const GATE_COOKIE = '__easel_gate';
@@ -72,12 +71,12 @@ function decodeVerified(secret: Buffer, value: string): readonly GatePass[] {
   return passes;
 }
 
-function passesOf(ctx: Pick<AppContext, 'db' | 'now' | 'config'>, request: Request): GatePass[] {
+function passesOf(ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>, request: Request): GatePass[] {
   // Every copy counts: a copy tossed by a sibling canvas host must not hide the real passes.
   const values = cookieValues(request.headers.get('cookie'), GATE_COOKIE);
   if (values.length === 0) return [];
   const now = ctx.now();
-  const secret = instanceSecret(ctx.db, ctx.now);
+  const secret = ctx.instanceSecret;
   const passes = values.length === 1 ? decodeVerified(secret, values[0]!) : values.flatMap((v) => decodeVerified(secret, v));
   return passes.filter((p) => p.issuedAt <= now && now - p.issuedAt < PASS_TTL_MS);
 }
@@ -88,7 +87,7 @@ function passesOf(ctx: Pick<AppContext, 'db' | 'now' | 'config'>, request: Reque
  * the form lives on the page).
  */
 export function gatePassed(
-  ctx: Pick<AppContext, 'db' | 'now' | 'config'>,
+  ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>,
   request: Request,
   canvas: Pick<Canvas, 'id' | 'passwordVersion'>,
 ): boolean {
@@ -97,14 +96,14 @@ export function gatePassed(
 
 /** The Set-Cookie that adds (or refreshes) this canvas's pass, keeping the visitor's other valid passes. */
 export function gateCookieWith(
-  ctx: Pick<AppContext, 'db' | 'now' | 'config'>,
+  ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>,
   request: Request,
   canvas: Pick<Canvas, 'id' | 'passwordVersion'>,
 ): string {
   const now = ctx.now();
   const others = passesOf(ctx, request).filter((p) => p.canvasId !== canvas.id);
   const passes = [...others, { canvasId: canvas.id, passwordVersion: canvas.passwordVersion, issuedAt: now }].slice(-MAX_PASSES);
-  return serializeCookie(GATE_COOKIE, encodePasses(instanceSecret(ctx.db, ctx.now), passes), {
+  return serializeCookie(GATE_COOKIE, encodePasses(ctx.instanceSecret, passes), {
     maxAgeSeconds: Math.floor(PASS_TTL_MS / 1000),
     // Host-only: in subdomain mode it serves the canvas host, its pages and the runtime API it answers there.
     secure: secureCookies(ctx.config),

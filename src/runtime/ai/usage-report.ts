@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite';
+import type { Sql } from '../../db/sql.ts';
 import { AppError } from '../../errors.ts';
 import { utcDay } from '../usage.ts';
 import { roundUsd } from './pricing.ts';
@@ -38,9 +38,14 @@ export interface CanvasBudget {
   guestSpentUsd: number;
 }
 
-const SUMS = `COUNT(*) AS calls, COALESCE(SUM(input_tokens), 0) AS inputTokens, COALESCE(SUM(output_tokens), 0) AS outputTokens,
-  COALESCE(SUM(cache_creation_input_tokens), 0) AS cacheCreationInputTokens, COALESCE(SUM(cache_read_input_tokens), 0) AS cacheReadInputTokens,
-  COALESCE(SUM(cost_usd), 0) AS costUsd`;
+const SUMS = `COUNT(*) AS calls, COALESCE(SUM(input_tokens), 0) AS "inputTokens", COALESCE(SUM(output_tokens), 0) AS "outputTokens",
+  COALESCE(SUM(cache_creation_input_tokens), 0) AS "cacheCreationInputTokens",
+  COALESCE(SUM(cache_read_input_tokens), 0) AS "cacheReadInputTokens", COALESCE(SUM(cost_usd), 0) AS "costUsd"`;
+
+const SPENT = "CASE state WHEN 'settled' THEN cost_usd ELSE reserved_usd END";
+const BUDGET = `SELECT COALESCE(SUM(${SPENT}), 0) AS spent,
+  COALESCE(SUM(CASE WHEN actor_kind = 'guest' THEN ${SPENT} ELSE 0 END), 0) AS guest
+  FROM ai_calls WHERE canvas_id = ?1 AND month = ?2`;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -66,63 +71,60 @@ export function rangeOf(query: { from?: string | null; to?: string | null }, now
 
 /** Spend views for the dashboard: one canvas (owners, editors, admins) or the whole instance (admins). */
 export class UsageReports {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly sql: Sql) {}
 
-  forCanvas(canvasId: string, range: UsageRange): UsageReport {
-    return this.report('canvas_id = ?', [canvasId], range, false);
+  forCanvas(canvasId: string, range: UsageRange): Promise<UsageReport> {
+    return this.report('a.canvas_id = ?3', [canvasId], range, false);
   }
 
-  budget(canvasId: string, now: number, capUsd: number, guestCapUsd: number): CanvasBudget {
+  async budget(canvasId: string, now: number, capUsd: number, guestCapUsd: number): Promise<CanvasBudget> {
     const month = utcDay(now).slice(0, 7);
-    const r = this.db
-      .query<{ spent: number; guest: number }, [string, string]>(
-        `SELECT COALESCE(SUM(CASE state WHEN 'settled' THEN cost_usd ELSE reserved_usd END), 0) AS spent,
-         COALESCE(SUM(CASE WHEN actor_kind = 'guest' THEN (CASE state WHEN 'settled' THEN cost_usd ELSE reserved_usd END) ELSE 0 END), 0) AS guest
-         FROM ai_calls WHERE canvas_id = ? AND month = ?`,
-      )
-      .get(canvasId, month)!;
+    const r = (await this.sql.get<{ spent: number; guest: number }>(BUDGET, canvasId, month))!;
     return { month, capUsd, spentUsd: roundUsd(r.spent), guestCapUsd, guestSpentUsd: roundUsd(r.guest) };
   }
 
-  forInstance(range: UsageRange): UsageReport {
+  forInstance(range: UsageRange): Promise<UsageReport> {
     return this.report('1 = 1', [], range, true);
   }
 
-  private report(scope: string, args: string[], range: UsageRange, admin: boolean): UsageReport {
-    const where = `${scope} AND day >= ? AND day <= ?`;
-    const settled = `${where} AND state = 'settled'`;
-    const params = [...args, range.from, range.to];
-    const all = <T extends SpendTotals>(sql: string) =>
-      this.db
-        .query<T, string[]>(sql)
-        .all(...params)
-        .map(rounded);
-    const totals = rounded(this.db.query<SpendTotals, string[]>(`SELECT ${SUMS} FROM ai_calls WHERE ${settled}`).get(...params)!);
-    const byUser = all<UsageReport['byUser'][number]>(
-      `SELECT a.actor_id AS actorId, a.actor_kind AS actorKind, COALESCE(u.name, g.name) AS name${admin ? ', u.email AS email' : ''}, ${SUMS}
-       FROM ai_calls a
-       LEFT JOIN users u ON a.actor_kind = 'member' AND u.id = a.actor_id
-       LEFT JOIN guest_invites g ON a.actor_kind = 'guest' AND a.actor_id = 'guest:' || g.id
-       WHERE ${settled.replaceAll('canvas_id', 'a.canvas_id')} GROUP BY a.actor_id ORDER BY costUsd DESC, a.actor_id`,
-    );
+  /** `scope` is a condition on `ai_calls a` whose parameters start at ?3 (?1 and ?2 are the range). */
+  private async report(scope: string, args: string[], range: UsageRange, admin: boolean): Promise<UsageReport> {
+    const where = `${scope} AND a.day >= ?1 AND a.day <= ?2`;
+    const settled = `${where} AND a.state = 'settled'`;
+    const params = [range.from, range.to, ...args];
+    const all = async <T extends SpendTotals>(text: string) => (await this.sql.all<T>(text, ...params)).map(rounded);
+    const [totals] = await all<SpendTotals>(`SELECT ${SUMS} FROM ai_calls a WHERE ${settled}`);
+    const [byDay, byModel, byUser, inFlight] = await Promise.all([
+      all<UsageReport['byDay'][number]>(`SELECT a.day, ${SUMS} FROM ai_calls a WHERE ${settled} GROUP BY a.day ORDER BY a.day`),
+      all<UsageReport['byModel'][number]>(
+        `SELECT a.model, ${SUMS} FROM ai_calls a WHERE ${settled} GROUP BY a.model ORDER BY "costUsd" DESC, a.model`,
+      ),
+      // Grouped by every column shown (one actor has one kind, name and email): Postgres asks for it.
+      all<UsageReport['byUser'][number]>(
+        `SELECT a.actor_id AS "actorId", a.actor_kind AS "actorKind", COALESCE(u.name, g.name) AS name${admin ? ', u.email AS email' : ''}, ${SUMS}
+         FROM ai_calls a
+         LEFT JOIN users u ON a.actor_kind = 'member' AND u.id = a.actor_id
+         LEFT JOIN guest_invites g ON a.actor_kind = 'guest' AND a.actor_id = 'guest:' || g.id
+         WHERE ${settled} GROUP BY a.actor_id, a.actor_kind, u.name, g.name${admin ? ', u.email' : ''} ORDER BY "costUsd" DESC, a.actor_id`,
+      ),
+      this.sql.get<{ calls: number; reservedUsd: number }>(
+        `SELECT COUNT(*) AS calls, COALESCE(SUM(a.reserved_usd), 0) AS "reservedUsd" FROM ai_calls a WHERE ${where} AND a.state = 'reserved'`,
+        ...params,
+      ),
+    ]);
     const report: UsageReport = {
       ...range,
-      totals,
-      byDay: all(`SELECT day, ${SUMS} FROM ai_calls WHERE ${settled} GROUP BY day ORDER BY day`),
-      byModel: all(`SELECT model, ${SUMS} FROM ai_calls WHERE ${settled} GROUP BY model ORDER BY costUsd DESC, model`),
+      totals: totals!,
+      byDay,
+      byModel,
       byUser,
-      inFlight: this.db
-        .query<{ calls: number; reservedUsd: number }, string[]>(
-          `SELECT COUNT(*) AS calls, COALESCE(SUM(reserved_usd), 0) AS reservedUsd FROM ai_calls WHERE ${where} AND state = 'reserved'`,
-        )
-        .get(...params)!,
+      inFlight: { calls: inFlight!.calls, reservedUsd: roundUsd(inFlight!.reservedUsd) },
     };
-    report.inFlight.reservedUsd = roundUsd(report.inFlight.reservedUsd);
     if (admin) {
-      report.byCanvas = all(
-        `SELECT a.canvas_id AS canvasId, c.slug AS slug, c.title AS title, ${SUMS}
+      report.byCanvas = await all(
+        `SELECT a.canvas_id AS "canvasId", c.slug AS slug, c.title AS title, ${SUMS}
          FROM ai_calls a LEFT JOIN canvases c ON c.id = a.canvas_id
-         WHERE ${settled} GROUP BY a.canvas_id ORDER BY costUsd DESC, a.canvas_id`,
+         WHERE ${settled} GROUP BY a.canvas_id, c.slug, c.title ORDER BY "costUsd" DESC, a.canvas_id`,
       );
     }
     return report;

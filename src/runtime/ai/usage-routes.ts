@@ -14,7 +14,7 @@ const NO_STORE = { 'cache-control': 'private, no-store' };
  * `from`/`to` are inclusive UTC days; the default is the current month so far.
  */
 export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
-  const reports = new UsageReports(ctx.db);
+  const reports = new UsageReports(ctx.sql);
   const queryOf = (request: Request) => {
     const q = new URL(request.url).searchParams;
     return { from: q.get('from'), to: q.get('to') };
@@ -24,22 +24,25 @@ export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
     .use(auth)
     .get(
       '/api/canvases/:id/ai-usage',
-      ({ actor, params, request }) => {
+      async ({ actor, params, request }) => {
         const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
         const range = rangeOf(queryOf(request), ctx.now());
-        const budget = reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
-        return json(200, { canvasId: canvas.id, ...reports.forCanvas(canvas.id, range), budget }, NO_STORE);
+        const budget = await reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
+        return json(200, { canvasId: canvas.id, ...(await reports.forCanvas(canvas.id, range)), budget }, NO_STORE);
       },
       { management: true },
     )
     .get(
       '/api/admin/ai-usage',
-      ({ request }) => {
+      async ({ request }) => {
         const range = rangeOf(queryOf(request), ctx.now());
         const settings = ctx.settings.get();
         return json(
           200,
-          { ...reports.forInstance(range), caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd } },
+          {
+            ...(await reports.forInstance(range)),
+            caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd },
+          },
           NO_STORE,
         );
       },
