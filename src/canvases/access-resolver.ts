@@ -41,7 +41,12 @@ export class AccessResolver {
   }
 
   /** The canvas by slug with its owner's switches. */
-  bySlug(slug: string): Promise<CanvasFacts | null> {
+  bySlug(slug: string): CanvasFacts | Promise<CanvasFacts | null> {
+    // Most requests: the facts are held, and answered without a wait.
+    return this.canvases.peek(slug) ?? this.load(slug);
+  }
+
+  private load(slug: string): Promise<CanvasFacts | null> {
     return this.canvases.getAsync(
       slug,
       async () => {

@@ -12,6 +12,7 @@ export class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
 
   private readonly immediate: (body: TxBody<unknown>) => unknown;
+  private version: DataVersion | null = null;
 
   constructor(private readonly db: Database) {
     const inTransaction = db.transaction((body: TxBody<unknown>) => driveSync(body, (step) => this.answer(step)));
@@ -20,7 +21,8 @@ export class SqliteSql implements Sql {
 
   /** Made on first use: its triggers need the migrated tables. */
   get changes(): DataVersion {
-    return DataVersion.of(this.db);
+    this.version ??= DataVersion.of(this.db);
+    return this.version;
   }
 
   all<R>(text: string, ...params: SqlValue[]): Promise<R[]> {

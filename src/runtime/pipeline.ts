@@ -66,7 +66,8 @@ export class RuntimePipeline {
     const cors = corsHeaders(ctx.config, request, slug);
     try {
       const principal = await this.gateway(request, slug);
-      const facts = await this.deps.access.bySlug(slug);
+      const held = this.deps.access.bySlug(slug);
+      const facts = held instanceof Promise ? await held : held;
       this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
       const { canvas, role } = this.resolve(request, facts, principal);
       checkIsolation(ctx.config, request, slug);
