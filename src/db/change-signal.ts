@@ -14,3 +14,27 @@ export interface ChangeSignal {
   /** Resolves at the next move (tests wait on it instead of a clock). */
   next(): Promise<void>;
 }
+
+/** The moving number and its waiters, as both adapters keep them; each says when rows may be kept. */
+export abstract class ChangeCount implements ChangeSignal {
+  private n = 0;
+  private waiters: Array<() => void> = [];
+
+  current(): number {
+    return this.n;
+  }
+
+  abstract storable(): boolean;
+
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  protected move(): void {
+    this.n++;
+    if (this.waiters.length === 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}

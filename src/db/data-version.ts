@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import { WATCHED_TABLES, type ChangeSignal } from './change-signal.ts';
+import { ChangeCount, WATCHED_TABLES } from './change-signal.ts';
 
 const CHANGED_FN = 'easel_data_changed';
 
@@ -20,18 +20,11 @@ const versions = new WeakMap<Database, DataVersion>();
  * Writes by another process (a sqlite3 shell) are not seen: callers also
  * bound how long an entry lives.
  */
-export class DataVersion implements ChangeSignal {
-  private n = 0;
-  private waiters: Array<() => void> = [];
-
+export class DataVersion extends ChangeCount {
   private constructor(private readonly db: Database) {
+    super();
     db.function(CHANGED_FN, () => {
-      this.n++;
-      if (this.waiters.length > 0) {
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const wake of waiters) wake();
-      }
+      this.move();
       return null;
     });
     for (const table of WATCHED_TABLES) {
@@ -51,14 +44,6 @@ export class DataVersion implements ChangeSignal {
       versions.set(db, version);
     }
     return version;
-  }
-
-  current(): number {
-    return this.n;
-  }
-
-  next(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** May rows read now be cached? Not inside a transaction. */

@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import { WATCHED_TABLES, type ChangeSignal } from './change-signal.ts';
+import { ChangeCount, WATCHED_TABLES } from './change-signal.ts';
 
 const CHANNEL = 'easel_changed';
 
@@ -29,13 +29,12 @@ ${WATCHED_TABLES.map(
  * connection is not yet noticed, entries still expire after
  * VERSIONED_TTL_MS.
  */
-export class PostgresChanges implements ChangeSignal {
-  private n = 0;
+export class PostgresChanges extends ChangeCount {
   private listening = false;
-  private waiters: Array<() => void> = [];
   private readonly subscription: Promise<SQL.ListenSubscription | null>;
 
   constructor(client: SQL, onError: (err: unknown) => void) {
+    super();
     this.subscription = client
       .listen(
         CHANNEL,
@@ -51,23 +50,8 @@ export class PostgresChanges implements ChangeSignal {
       });
   }
 
-  current(): number {
-    return this.n;
-  }
-
   storable(): boolean {
     return this.listening;
-  }
-
-  next(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private move(): void {
-    this.n++;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
   }
 
   async close(): Promise<void> {

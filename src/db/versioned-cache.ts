@@ -76,8 +76,7 @@ export class VersionedCache<V> {
    * Not inside a transaction, whose rows may still be rolled back.
    */
   put(key: string, value: V): void {
-    if (!this.version.storable()) return;
-    this.entries.set(key, { value, version: this.version.current(), at: this.now() });
+    this.putSince(this.mark(), key, value);
   }
 
   get size(): number {
