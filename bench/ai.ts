@@ -32,7 +32,7 @@ const ctx = await createContext(
   }),
 );
 const user = await ctx.users.ensure('bench@bench.test', 'Bench');
-const canvas = ctx.canvases.insert({
+const canvas = await ctx.canvases.insert({
   id: newId(),
   slug: 'bench',
   title: 'bench',
@@ -41,7 +41,7 @@ const canvas = ctx.canvases.insert({
   publicationToken: newToken(),
   now: Date.now(),
 });
-ctx.canvases.update(canvas.id, { cap_ai: 1 }, Date.now());
+await ctx.canvases.update(canvas.id, { cap_ai: 1 }, Date.now());
 const token = await ctx.sessions.create(user.id);
 const server = await startServer(ctx);
 const url = `${server.url}/v1/c/bench/ai/chat`;

@@ -54,7 +54,7 @@ for (let i = 0; i < SEEDED_RECORDS; i++) recordIds.push(`000000000${String(i).pa
   );
   const item = (i: number) => JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] });
   for (const slug of SLUGS) {
-    const canvas = ctx.canvases.insert({
+    const canvas = await ctx.canvases.insert({
       id: newId(),
       slug,
       title: slug,
@@ -63,7 +63,7 @@ for (let i = 0; i < SEEDED_RECORDS; i++) recordIds.push(`000000000${String(i).pa
       publicationToken: newToken(),
       now,
     });
-    for (const viewer of viewers) ctx.canvases.setMember(canvas.id, viewer, 'viewer', now);
+    for (const viewer of viewers) await ctx.canvases.setMember(canvas.id, viewer, 'viewer', now);
     ctx.db
       .query('UPDATE canvases SET runtime_policy = ?, runtime_policy_revision = ? WHERE id = ?')
       .run(JSON.stringify({ collections }), newToken(), canvas.id);

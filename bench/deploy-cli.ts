@@ -66,7 +66,7 @@ const api = `http://127.0.0.1:${server.port}`;
 
 const owner = await ctx.users.ensure('bench@example.test', 'Bench');
 const key = 'easel_sk_' + randomBase62(40);
-const canvas = ctx.canvases.insert({
+const canvas = await ctx.canvases.insert({
   id: newId(),
   slug: 'bench',
   title: 'bench',

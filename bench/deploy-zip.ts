@@ -41,7 +41,15 @@ async function createCanvas(slug: string): Promise<{ id: string; key: string }> 
   const owner = await ctx.users.ensure('bench@example.test', 'Bench');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();
-  ctx.canvases.insert({ id, slug, title: slug, ownerId: owner.id, keyHash: sha256Hex(key), publicationToken: newToken(), now: Date.now() });
+  await ctx.canvases.insert({
+    id,
+    slug,
+    title: slug,
+    ownerId: owner.id,
+    keyHash: sha256Hex(key),
+    publicationToken: newToken(),
+    now: Date.now(),
+  });
   ctx.db.close();
   return { id, key };
 }

@@ -30,7 +30,7 @@ const SLUG = 'bench';
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();
-  const canvas = ctx.canvases.insert({
+  const canvas = await ctx.canvases.insert({
     id: newId(),
     slug: SLUG,
     title: 'bench',
@@ -39,7 +39,7 @@ const SLUG = 'bench';
     publicationToken: newToken(),
     now,
   });
-  ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
   const put = ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
   for (let i = 0; i < SHARED_KEYS; i++) put.run(canvas.id, `k${i}`, JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] }), now);
   ctx.db.close();

@@ -33,7 +33,7 @@ const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`
   const users = [];
   for (const [i, e] of emails.entries()) users.push(await ctx.users.ensure(e, `Person ${i}`));
   const now = Date.now();
-  const canvas = ctx.canvases.insert({
+  const canvas = await ctx.canvases.insert({
     id: newId(),
     slug: SLUG,
     title: 'bench',
@@ -42,7 +42,7 @@ const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`
     publicationToken: newToken(),
     now,
   });
-  for (const u of users.slice(1)) ctx.canvases.setMember(canvas.id, u.id, 'viewer', now);
+  for (const u of users.slice(1)) await ctx.canvases.setMember(canvas.id, u.id, 'viewer', now);
   ctx.db.close();
 }
 

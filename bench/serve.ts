@@ -63,7 +63,7 @@ let cookie: string;
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();
-  const canvas = ctx.canvases.insert({
+  const canvas = await ctx.canvases.insert({
     id: newId(),
     slug: SLUG,
     title: 'bench',
@@ -72,7 +72,7 @@ let cookie: string;
     publicationToken: newToken(),
     now,
   });
-  ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
   const files = { 'index.html': new TextEncoder().encode('<script src="assets/app.js"></script>'), [ASSET]: jsBytes };
   const versionId = newId();
   ctx.db
@@ -87,7 +87,7 @@ let cookie: string;
       .query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)')
       .run(versionId, path, hash, size, mime);
   }
-  ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
+  await ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
   cookie = `easel_session=${await ctx.sessions.create(viewer.id)}`;
   ctx.db.close();
 }

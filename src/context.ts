@@ -95,7 +95,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
         }
       : null,
   );
-  const canvases = new CanvasStore(db);
+  const canvases = new CanvasStore(sql);
   const audit = new AuditLog(sql, now);
   const tokens = new TokenStore(sql, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
@@ -124,7 +124,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ),
     users,
     sessions,
-    auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, db, now), tokens),
+    auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, sql.changes, now), tokens),
     tokens,
     guests,
     handoffs: new SignInHandoffs(sql, now),

@@ -68,7 +68,7 @@ async function serve(): Promise<void> {
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   const { hostLabelConflict } = await import('./canvases/service.ts');
-  const conflict = hostLabelConflict(ctx);
+  const conflict = await hostLabelConflict(ctx);
   if (conflict !== null) {
     ctx.db.close();
     fail(`refusing to start: ${conflict}`, 2);

@@ -64,6 +64,6 @@ describe('a client that aborts its upload', () => {
     expect(live.logs.filter((l) => l.level === 'error')).toEqual([]);
     expect(request.status).not.toBe(500);
     // Nothing of the cut-off upload stays behind, and the canvas is untouched.
-    expect(live.ctx.canvases.byId(canvas.id)?.currentVersionId ?? null).toBeNull();
+    expect((await live.ctx.canvases.byId(canvas.id))?.currentVersionId ?? null).toBeNull();
   });
 });

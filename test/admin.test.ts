@@ -83,7 +83,7 @@ describe('role matrix: every admin route', () => {
       const outcome = ADMIN_MATRIX[who];
       test(`${route.name} as ${who} → ${outcome.status}`, async () => {
         const c = await makeCanvas(app, p);
-        if (route.name === 'enable canvas') app.ctx.canvases.update(c.id, { disabled_at: 1 }, app.ctx.now());
+        if (route.name === 'enable canvas') await app.ctx.canvases.update(c.id, { disabled_at: 1 }, app.ctx.now());
         const before = route.state(c);
         const audit = auditCount();
         const res = await app.request(route.path(c), { method: route.method, cookie: p.cookie[who], json: route.json });
@@ -195,13 +195,13 @@ describe('disable and enable canvases', () => {
     });
     let v = await body(res);
     expect([v.status, v.role]).toEqual(['disabled', 'admin']);
-    expect(app.ctx.canvases.byId(c.id)!.disabledReason).toBe('phishing');
+    expect((await app.ctx.canvases.byId(c.id))!.disabledReason).toBe('phishing');
     // The owner still manages it, and sees it disabled.
     expect((await body(await app.request(`/api/canvases/${c.id}`, { cookie: q.cookie.owner }))).status).toBe('disabled');
     res = await app.request(`/api/admin/canvases/${c.id}/enable`, { method: 'POST', cookie: q.cookie.admin });
     v = await body(res);
     expect(v.status).toBe('active');
-    expect(app.ctx.canvases.byId(c.id)!.disabledReason).toBeNull();
+    expect((await app.ctx.canvases.byId(c.id))!.disabledReason).toBeNull();
     expect(events).toEqual([c.id, c.id]);
     off();
     const actions = (await app.ctx.audit.forCanvas(c.id)).slice(0, 2).map((r) => [r.action, r.actorKind, r.detail]);

@@ -18,7 +18,7 @@ describe('AI spend caps', () => {
     w.fake.reset();
     w.app.ctx.db.query('DELETE FROM ai_calls').run();
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
-    w.setCanvas({ ai_audience: 'viewers', guest_ai: 0, guest_ai_monthly_usd: 0 });
+    await w.setCanvas({ ai_audience: 'viewers', guest_ai: 0, guest_ai_monthly_usd: 0 });
     w.clock.now = at('2025-01-31T12:00:00.000Z');
   });
 
@@ -155,23 +155,23 @@ describe('AI for legacy guests', () => {
     w = await makeAiWorld({ start: at('2025-03-31T22:00:00.000Z') });
   });
   afterAll(() => w.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     w.app.ctx.db.query('DELETE FROM ai_calls').run();
     w.clock.now = at('2025-03-31T22:00:00.000Z');
-    w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0 });
+    await w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0 });
   });
 
   test('off unless the owner opted in', async () => {
-    w.setCanvas({ guest_ai: 0 });
+    await w.setCanvas({ guest_ai: 0 });
     await expectError(await w.chat(ask(), 'guest'), 403, 'GUEST_AI_DISABLED');
-    w.setCanvas({ guest_ai: 1 });
+    await w.setCanvas({ guest_ai: 1 });
     const res = await w.chat(ask(), 'guest');
     expect(res.status).toBe(200);
     await res.text();
   });
 
   test('the monthly guest ceiling covers all guests of the canvas; members are not affected; 0 means no cap', async () => {
-    w.setCanvas({ guest_ai_monthly_usd: 0.05 });
+    await w.setCanvas({ guest_ai_monthly_usd: 0.05 });
     const other = await w.guestFor(w.canvas.id);
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: other.actorId, usd: 0.05, at: w.clock.now, kind: 'guest' });
     const b = await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');
@@ -179,14 +179,14 @@ describe('AI for legacy guests', () => {
     const member = await w.chat(ask(), 'editor');
     expect(member.status).toBe(200);
     await member.text();
-    w.setCanvas({ guest_ai_monthly_usd: 0 });
+    await w.setCanvas({ guest_ai_monthly_usd: 0 });
     const uncapped = await w.chat(ask(), 'guest');
     expect(uncapped.status).toBe(200);
     await uncapped.text();
   });
 
   test('the guest ceiling resets with the UTC month', async () => {
-    w.setCanvas({ guest_ai_monthly_usd: 0.05 });
+    await w.setCanvas({ guest_ai_monthly_usd: 0.05 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 0.05, at: w.clock.now, kind: 'guest' });
     w.clock.now = at('2025-03-31T23:59:59.999Z');
     await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');

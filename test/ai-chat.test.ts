@@ -26,7 +26,7 @@ describe('AI chat: checks before the stream', () => {
     async (w) => {
       w.app.ctx.db.query('DELETE FROM ai_calls').run();
       await w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
-      w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
+      await w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
     },
   );
 
@@ -136,20 +136,20 @@ describe('AI chat: checks before the stream', () => {
   });
 
   test('MODEL_NOT_ALLOWED comes before GUEST_AI_DISABLED, CAPABILITY_DISABLED and the audience', async () => {
-    w.setCanvas({ cap_ai: 0 });
+    await w.setCanvas({ cap_ai: 0 });
     for (const who of ['guest', 'viewer', 'editor'] as const)
       await expectError(await w.chat(ask('hi', { model: 'nope' }), who), 403, 'MODEL_NOT_ALLOWED');
   });
 
   test('403 GUEST_AI_DISABLED unless the owner opted guests in; before the caps, the capability and the audience', async () => {
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 100, at: w.clock.now, kind: 'guest' });
-    w.setCanvas({ cap_ai: 0, guest_ai_monthly_usd: 1 });
+    await w.setCanvas({ cap_ai: 0, guest_ai_monthly_usd: 1 });
     await expectError(await w.chat(ask(), 'guest'), 403, 'GUEST_AI_DISABLED');
     expect(w.fake.requests.length).toBe(0);
   });
 
   test('429 GUEST_AI_CAP (scope guest) before QUOTA_EXCEEDED and CAPABILITY_DISABLED', async () => {
-    w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0.5, cap_ai: 0 });
+    await w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0.5, cap_ai: 0 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 100, at: w.clock.now, kind: 'guest' });
     const b = await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');
     expect(b.scope).toBe('guest');
@@ -158,26 +158,26 @@ describe('AI chat: checks before the stream', () => {
   test('429 QUOTA_EXCEEDED: user_daily is checked before canvas_monthly, both before CAPABILITY_DISABLED and the audience', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 1, aiCanvasMonthlyUsd: 2 });
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 5, at: w.clock.now });
-    w.setCanvas({ cap_ai: 0 });
+    await w.setCanvas({ cap_ai: 0 });
     const daily = await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
     expect(daily.scope).toBe('user_daily');
     const monthly = await expectError(await w.chat(ask(), 'viewer2'), 429, 'QUOTA_EXCEEDED');
     expect(monthly.scope).toBe('canvas_monthly');
     // A guest (opted in) counts against the canvas month too.
-    w.setCanvas({ guest_ai: 1 });
+    await w.setCanvas({ guest_ai: 1 });
     expect((await expectError(await w.chat(ask(), 'guest'), 429, 'QUOTA_EXCEEDED')).scope).toBe('canvas_monthly');
   });
 
   test('403 CAPABILITY_DISABLED (feature_off, backend_off, no provider key) before the audience', async () => {
-    w.setCanvas({ cap_ai: 0 });
+    await w.setCanvas({ cap_ai: 0 });
     const off = await expectError(await w.chat(ask(), 'viewer'), 403, 'CAPABILITY_DISABLED');
     expect(off).toMatchObject({ capability: 'ai', backendEnabled: true, reason: 'feature_off', hint: expect.any(String) });
-    w.setCanvas({ cap_ai: 1, cap_backend: 0 });
+    await w.setCanvas({ cap_ai: 1, cap_backend: 0 });
     expect(await expectError(await w.chat(ask(), 'editor'), 403, 'CAPABILITY_DISABLED')).toMatchObject({
       reason: 'backend_off',
       backendEnabled: false,
     });
-    w.setCanvas({ cap_backend: 1 });
+    await w.setCanvas({ cap_backend: 1 });
     await w.app.ctx.settings.update({ aiApiKey: '' });
     expect(await expectError(await w.chat(ask(), 'owner'), 403, 'CAPABILITY_DISABLED')).toMatchObject({ reason: 'operator_disabled' });
     expect(w.fake.requests.length).toBe(0);
@@ -192,14 +192,14 @@ describe('AI chat: checks before the stream', () => {
       expect(res.status).toBe(200);
       await res.text();
     }
-    w.setCanvas({ ai_audience: 'viewers' });
+    await w.setCanvas({ ai_audience: 'viewers' });
     const res = await w.chat(ask(), 'viewer');
     expect(res.status).toBe(200);
     await res.text();
   });
 
   test('an opted-in guest is admitted whatever the member audience', async () => {
-    w.setCanvas({ guest_ai: 1 });
+    await w.setCanvas({ guest_ai: 1 });
     const res = await w.chat(ask(), 'guest');
     expect(res.status).toBe(200);
     await res.text();

@@ -29,7 +29,7 @@ export interface AiWorld {
   /** POST /v1/c/{slug}/ai/chat with a JSON body (or a raw string). */
   chat(body: unknown, who?: Person | 'anonymous', slug?: string, init?: RequestInit): Promise<Response>;
   /** Canvas columns (snake_case) for the world's canvas. */
-  setCanvas(columns: Record<string, string | number | null>): void;
+  setCanvas(columns: Record<string, string | number | null>): Promise<void>;
   /** A guest session for a canvas, made directly through the guest store. */
   guestFor(canvasId: string): Promise<{ cookie: string; actorId: string }>;
   close(): Promise<void>;
@@ -79,7 +79,7 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
   const { anonymous, owner, editor, viewer, viewer2, stranger, admin } = cast.cookie;
   const cookie: AiWorld['cookie'] = { anonymous, owner, editor, viewer, viewer2, stranger, admin, guest: guest.guestCookie };
   const ids: AiWorld['ids'] = { ...cast.ids, guest: guest.guestId };
-  const canvas = app.ctx.canvases.byId(cast.canvas.id)!;
+  const canvas = (await app.ctx.canvases.byId(cast.canvas.id))!;
 
   /** A guest session for a canvas made directly on the store (no invite route reaches those). */
   const guestFor = async (canvasId: string) => {
@@ -108,9 +108,9 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
         body: typeof payload === 'string' || payload instanceof ReadableStream ? (payload as BodyInit) : JSON.stringify(payload),
       });
     },
-    setCanvas(columns) {
-      app.ctx.canvases.update(world.canvas.id, columns, app.ctx.now());
-      world.canvas = app.ctx.canvases.byId(world.canvas.id)!;
+    async setCanvas(columns) {
+      await app.ctx.canvases.update(world.canvas.id, columns, app.ctx.now());
+      world.canvas = (await app.ctx.canvases.byId(world.canvas.id))!;
     },
     guestFor,
     async close() {

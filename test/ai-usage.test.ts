@@ -10,7 +10,7 @@ describe('AI usage views (management API)', () => {
   let otherCanvasId: string;
   beforeAll(async () => {
     w = await makeAiWorld({ start: at('2025-05-20T10:00:00.000Z') });
-    w.setCanvas({ guest_ai: 1 });
+    await w.setCanvas({ guest_ai: 1 });
     // Two real calls today (editor, guest), plus history.
     for (const who of ['editor', 'guest'] as const) await sseEvents(await w.chat(ask(), who));
     recordSpend(w.app, {

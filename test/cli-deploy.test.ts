@@ -81,7 +81,7 @@ describe('easel deploy <dir>', () => {
     expect(String(puts[0]!.path)).toEndWith(`/blobs/${sha256Hex('console.log(2)')}`);
     const files = app.ctx.db
       .query<{ path: string }, [string]>('SELECT path FROM version_files WHERE version_id = ? ORDER BY path')
-      .all(app.ctx.canvases.byId(c.id)!.currentVersionId!)
+      .all((await app.ctx.canvases.byId(c.id))!.currentVersionId!)
       .map((r) => r.path);
     expect(files).toEqual(['app.js', 'css/copy.css', 'css/site.css', 'index.html']);
   });
@@ -98,7 +98,7 @@ describe('easel deploy <dir>', () => {
       version: 1,
       versionId: expect.any(String),
       releaseId: 'build-7',
-      publicationToken: tokenOf(app.ctx, c.id),
+      publicationToken: await tokenOf(app.ctx, c.id),
       fileCount: 2,
       totalBytes: '<h1>json</h1>'.length + 3,
       warnings: ['page.qqq will be served as text/plain'],
@@ -115,15 +115,18 @@ describe('easel deploy <dir>', () => {
   test('--expect-token: a fresh token publishes; a stale one fails with the code and exit 1', async () => {
     const c = await createKeyedCanvas(app);
     const dir = writeSite('site3', { 'index.html': '<h1>tok</h1>' });
-    const ok = await cli(c, [dir, '--expect-token', tokenOf(app.ctx, c.id)]);
+    const ok = await cli(c, [dir, '--expect-token', await tokenOf(app.ctx, c.id)]);
     expect(ok.code).toBe(0);
     const stale = await cli(c, [dir, '--expect-token', 'stale-token']);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/^easel deploy: PUBLICATION_CHANGED: /m);
-    expect(stale.stderr).toContain(`publicationToken ${tokenOf(app.ctx, c.id)}`);
+    expect(stale.stderr).toContain(`publicationToken ${await tokenOf(app.ctx, c.id)}`);
     const asJson = await cli(c, [dir, '--expect-token', 'stale-token', '--json']);
     expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ code: 'PUBLICATION_CHANGED', current: { publicationToken: tokenOf(app.ctx, c.id) } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      code: 'PUBLICATION_CHANGED',
+      current: { publicationToken: await tokenOf(app.ctx, c.id) },
+    });
   });
 
   test('a refused key: exit 1 with the code; the key is never printed', async () => {

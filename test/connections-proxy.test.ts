@@ -92,8 +92,8 @@ describe('Connections through a local HTTPS upstream', () => {
     return expectPlatformCode(res, status, code);
   }
 
-  function setPolicy(doc: unknown, audience: 'editors' | 'viewers' = 'editors'): void {
-    app.ctx.canvases.update(
+  async function setPolicy(doc: unknown, audience: 'editors' | 'viewers' = 'editors'): Promise<void> {
+    await app.ctx.canvases.update(
       w.canvas.id,
       { runtime_policy: doc === null ? null : JSON.stringify(doc), connections_audience: audience },
       clock,
@@ -347,15 +347,15 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(capabilityRefusal(app.ctx, bare, 'connections')).not.toBeNull();
     expect(capabilityRefusal(app.ctx, w.canvas, 'connections')).toBeNull();
     // Backend off wins.
-    app.ctx.canvases.update(w.canvas.id, { cap_backend: 0 }, clock);
+    await app.ctx.canvases.update(w.canvas.id, { cap_backend: 0 }, clock);
     const backend = await expectCode(await conn('owner', 'api/x'), 403, 'CAPABILITY_DISABLED');
     expect(backend.reason).toBe('backend_off');
-    app.ctx.canvases.update(w.canvas.id, { cap_backend: 1 }, clock);
+    await app.ctx.canvases.update(w.canvas.id, { cap_backend: 1 }, clock);
     expect(upstream.received.length).toBe(before);
   });
 
   test('connectionsEffective and grantedConnectionNames (for /me) see grants, enabled state and the key', async () => {
-    const canvas = refresh(app, w.canvas);
+    const canvas = await refresh(app, w.canvas);
     expect(connectionsEffective(app.ctx, canvas)).toBe(true);
     expect(connectionsEffective(app.ctx, canvas, 'api')).toBe(true);
     expect(connectionsEffective(app.ctx, canvas, 'off')).toBe(false);
@@ -367,18 +367,18 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('audience: editors by default; viewers when the canvas or the policy entry says so; legacy guests never; refused before any upstream request', async () => {
     const before = fresh();
-    setPolicy(null, 'editors');
+    await setPolicy(null, 'editors');
     for (const who of ['owner', 'editor'] as const) expect((await conn(who, 'api/a')).status).toBe(200);
     await expectCode(await conn('viewer', 'api/a'), 403, 'PERMISSION_DENIED');
     await expectCode(await conn('guest', 'api/a'), 403, 'PERMISSION_DENIED');
-    setPolicy(null, 'viewers');
+    await setPolicy(null, 'viewers');
     expect((await conn('viewer', 'api/a')).status).toBe(200);
     await expectCode(await conn('guest', 'api/a'), 403, 'PERMISSION_DENIED');
     // The policy entry's audience wins over connectionsAudience, both ways.
-    setPolicy({ connections: { api: { audience: 'editors' } } }, 'viewers');
+    await setPolicy({ connections: { api: { audience: 'editors' } } }, 'viewers');
     await expectCode(await conn('viewer', 'api/a'), 403, 'PERMISSION_DENIED');
     expect((await conn('viewer', 'readonly/a')).status).toBe(200);
-    setPolicy({ connections: { api: { audience: 'viewers' } } }, 'editors');
+    await setPolicy({ connections: { api: { audience: 'viewers' } } }, 'editors');
     expect((await conn('viewer2', 'api/a')).status).toBe(200);
     await expectCode(await conn('viewer', 'readonly/a'), 403, 'PERMISSION_DENIED');
     await expectCode(await conn('guest', 'api/a'), 403, 'PERMISSION_DENIED');
@@ -386,7 +386,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect((await conn('stranger', 'api/a')).status).toBe(404);
     expect((await conn('anonymous', 'api/a')).status).toBe(401);
     expect((await conn('admin', 'api/a')).status).toBe(404);
-    setPolicy(null, 'editors');
+    await setPolicy(null, 'editors');
     expect(upstream.received.length).toBe(before + 5);
   });
 
@@ -394,17 +394,19 @@ describe('Connections through a local HTTPS upstream', () => {
     const before = fresh();
     await expectCode(await conn('owner', 'readonly/x', { method: 'POST', body: '{}' }), 403, 'PERMISSION_DENIED');
     await expectCode(await conn('owner', 'readonly/x', { method: 'DELETE' }), 403, 'PERMISSION_DENIED');
-    setPolicy({ connections: { api: { audience: 'editors', methods: ['GET'] } } });
+    await setPolicy({ connections: { api: { audience: 'editors', methods: ['GET'] } } });
     expect((await conn('owner', 'api/x')).status).toBe(200);
     const denied = await expectCode(await conn('owner', 'api/x', { method: 'POST', body: '{}' }), 403, 'PERMISSION_DENIED');
     expect(denied.allowedMethods).toEqual(['GET']);
-    setPolicy({ connections: { api: { audience: 'editors', methods: [] } } });
+    await setPolicy({ connections: { api: { audience: 'editors', methods: [] } } });
     await expectCode(await conn('owner', 'api/x'), 403, 'PERMISSION_DENIED');
     // Methods outside the grant never widen it.
-    setPolicy({ connections: { readonly: { audience: 'editors', methods: ['GET', 'POST'] }, 'not-granted': { audience: 'viewers' } } });
+    await setPolicy({
+      connections: { readonly: { audience: 'editors', methods: ['GET', 'POST'] }, 'not-granted': { audience: 'viewers' } },
+    });
     await expectCode(await conn('owner', 'readonly/x', { method: 'POST', body: '{}' }), 403, 'PERMISSION_DENIED');
     expect((await conn('owner', 'readonly/x')).status).toBe(200);
-    setPolicy(null);
+    await setPolicy(null);
     expect(upstream.received.length).toBe(before + 2);
   });
 

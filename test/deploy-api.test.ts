@@ -495,14 +495,14 @@ describe('rollback', () => {
   test('a target pruned during the swap: 409 VERSION_UNAVAILABLE', async () => {
     const c = await fresh();
     for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': String(i) }));
-    const canvas = app.ctx.canvases.byId(c.id)!;
-    const target = rollbackTarget(app.ctx, canvas, 1);
+    const canvas = (await app.ctx.canvases.byId(c.id))!;
+    const target = await rollbackTarget(app.ctx, canvas, 1);
     // An 11th deploy prunes version 1 between the lookup and the swap.
     await deploy(app, c, site({ 'n.js': 'eleven' }));
     const live = sharing(app.ctx, c.id);
     let error: unknown;
     try {
-      activateVersion(app.ctx, canvas, target);
+      await activateVersion(app.ctx, canvas, target);
     } catch (err) {
       error = err;
     }
@@ -568,12 +568,12 @@ describe('unpublish', () => {
     const c = await fresh();
     await deploy(app, c, site());
     await post(app, c, '/unpublish');
-    app.ctx.canvases.update(c.id, { access_mode: 'whole_org' }, clock);
+    await app.ctx.canvases.update(c.id, { access_mode: 'whole_org' }, clock);
     expect((await deploy(app, c, site())).body.outcome).toBe('published');
     expect((await get(app, c)).body.accessMode).toBe('restricted');
 
     const first = await fresh();
-    app.ctx.canvases.update(first.id, { access_mode: 'whole_org' }, clock);
+    await app.ctx.canvases.update(first.id, { access_mode: 'whole_org' }, clock);
     expect((await deploy(app, first, site())).body.outcome).toBe('published');
     expect((await get(app, first)).body.accessMode).toBe('whole_org');
   });

@@ -30,7 +30,7 @@ async function createCanvas(dataDir: string): Promise<{ id: string; key: string 
   const owner = await ctx.users.ensure('crash@example.test', 'Crash');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();
-  ctx.canvases.insert({
+  await ctx.canvases.insert({
     id,
     slug: `crash${randomBase62(6).toLowerCase()}`,
     title: 'Crash',

@@ -152,13 +152,16 @@ describe('begin', () => {
     const r = await begin(app, c, { manifest: site({ 'index.html': HTML }).manifest, expectedPublicationToken: 'not-the-token' });
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('PUBLICATION_CHANGED');
-    expect(r.body.current).toEqual({ publicationToken: tokenOf(app.ctx, c.id), versionId: null, version: null, releaseId: null });
+    expect(r.body.current).toEqual({ publicationToken: await tokenOf(app.ctx, c.id), versionId: null, version: null, releaseId: null });
     expect(countSessions(c.id)).toBe(sessions);
   });
 
   test('a fresh token is accepted', async () => {
     const c = await canvas();
-    const r = await begin(app, c, { manifest: site({ 'index.html': HTML }).manifest, expectedPublicationToken: tokenOf(app.ctx, c.id) });
+    const r = await begin(app, c, {
+      manifest: site({ 'index.html': HTML }).manifest,
+      expectedPublicationToken: await tokenOf(app.ctx, c.id),
+    });
     expect(r.status).toBe(200);
   });
 
@@ -504,7 +507,7 @@ describe('finalize', () => {
 
   test('publishes the manifest as a version with source upload', async () => {
     const { c, uploadId } = await ready({ 'index.html': HTML, 'app.js': 'let x = 1', 'notes.qqq': 'unknown type' }, { releaseId: 'rel-1' });
-    const tokenBefore = tokenOf(app.ctx, c.id);
+    const tokenBefore = await tokenOf(app.ctx, c.id);
     const r = await finalize(app, c, uploadId);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -513,7 +516,7 @@ describe('finalize', () => {
       version: 1,
       versionId: expect.any(String),
       releaseId: 'rel-1',
-      publicationToken: tokenOf(app.ctx, c.id),
+      publicationToken: await tokenOf(app.ctx, c.id),
       fileCount: 3,
       totalBytes: HTML.length + 'let x = 1'.length + 'unknown type'.length,
       warnings: ['notes.qqq will be served as text/plain'],
@@ -525,7 +528,7 @@ describe('finalize', () => {
       )
       .get(r.body.versionId)!;
     expect(v).toEqual({ source: 'upload', created_by: c.ownerId, status: 'ready' });
-    expect(app.ctx.canvases.byId(c.id)!.currentVersionId).toBe(r.body.versionId);
+    expect((await app.ctx.canvases.byId(c.id))!.currentVersionId).toBe(r.body.versionId);
     const audit = app.ctx.db
       .query<{ actor_id: string; actor_kind: string; detail: string }, [string]>(
         "SELECT actor_id, actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'",
@@ -553,7 +556,7 @@ describe('finalize', () => {
       headers: expect.anything(),
       body: { code: 'UPLOAD_MISSING_BLOB', message: expect.any(String), missingHashes: [s.files[1]!.hash] },
     });
-    expect(app.ctx.canvases.byId(c.id)!.currentVersionId).toBeNull();
+    expect((await app.ctx.canvases.byId(c.id))!.currentVersionId).toBeNull();
     await stage(app, c, b.body.uploadId, s.files[1]!.hash, s.files[1]!.bytes);
     expect((await finalize(app, c, b.body.uploadId)).status).toBe(200);
   });
@@ -571,14 +574,14 @@ describe('finalize', () => {
 
   test('409 PUBLICATION_CHANGED keeps the handle usable; the body token refreshes the captured one', async () => {
     const c = await canvas();
-    const { uploadId } = await ready({ 'index.html': HTML + 'pc' }, { expectedPublicationToken: tokenOf(app.ctx, c.id) }, c);
+    const { uploadId } = await ready({ 'index.html': HTML + 'pc' }, { expectedPublicationToken: await tokenOf(app.ctx, c.id) }, c);
     await stagedDeploy(app, c, { 'index.html': HTML + 'someone else' });
     const stale = await finalize(app, c, uploadId);
     expect(stale.status).toBe(409);
     expect(stale.body).toEqual({
       code: 'PUBLICATION_CHANGED',
       message: expect.any(String),
-      current: { publicationToken: tokenOf(app.ctx, c.id), versionId: expect.any(String), version: 1, releaseId: null },
+      current: { publicationToken: await tokenOf(app.ctx, c.id), versionId: expect.any(String), version: 1, releaseId: null },
     });
     // Retried as is: still stale. With the current token: published.
     expect((await finalize(app, c, uploadId)).body.code).toBe('PUBLICATION_CHANGED');
@@ -588,7 +591,7 @@ describe('finalize', () => {
 
   test('a stale token in the finalize body replaces a fresh one from begin', async () => {
     const c = await canvas();
-    const { uploadId } = await ready(undefined, { expectedPublicationToken: tokenOf(app.ctx, c.id) }, c);
+    const { uploadId } = await ready(undefined, { expectedPublicationToken: await tokenOf(app.ctx, c.id) }, c);
     const r = await finalize(app, c, uploadId, { expectedPublicationToken: 'old' });
     expect([r.status, r.body.code]).toEqual([409, 'PUBLICATION_CHANGED']);
   });

@@ -74,14 +74,14 @@ describe('the labels of the base and API hosts', () => {
     const made = await body(await api('/api/canvases', { method: 'POST', json: { title: 'Mine', slug: 'mine-for-now' } }));
     const res = await api(`/api/canvases/${made.id}`, { method: 'PATCH', json: { slug: 'gateway' } });
     expect((await expectCode(res, 400, 'INVALID_BODY')).reason).toBe('invalid_slug');
-    expect(app.ctx.canvases.byId(made.id)!.slug).toBe('mine-for-now');
+    expect((await app.ctx.canvases.byId(made.id))!.slug).toBe('mine-for-now');
   });
 
   test('a canvas that holds one anyway (made before the configuration) is never served on that host', async () => {
     const owner = (await app.ctx.users.byEmail('mallory@example.com'))!;
     // The API refuses this slug now, so the canvas is written to the store as an older version left it.
     const apiKey = newToken();
-    const squatter = app.ctx.canvases.insert({
+    const squatter = await app.ctx.canvases.insert({
       id: newId(),
       slug: 'studio',
       title: 'studio',
@@ -90,7 +90,7 @@ describe('the labels of the base and API hosts', () => {
       publicationToken: newToken(),
       now: app.ctx.now(),
     });
-    app.ctx.canvases.update(squatter.id, { access_mode: 'public_link' }, app.ctx.now());
+    await app.ctx.canvases.update(squatter.id, { access_mode: 'public_link' }, app.ctx.now());
     await deployFiles(
       app,
       { id: squatter.id, apiKey },

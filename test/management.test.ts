@@ -202,7 +202,7 @@ describe('POST /api/canvases and GET /api/canvases', () => {
     expect(created.apiKey).toMatch(/^easel_sk_[0-9A-Za-z]{40}$/);
     const row = app.ctx.db.query<{ key_hash: string }, [string]>('SELECT key_hash FROM canvases WHERE id = ?').get(created.id)!;
     expect(row.key_hash).toBe(hashCanvasKey(created.apiKey));
-    expect(app.ctx.canvases.byKeyHash(hashCanvasKey(created.apiKey))?.id).toBe(created.id);
+    expect((await app.ctx.canvases.byKeyHash(hashCanvasKey(created.apiKey)))?.id).toBe(created.id);
     // Shown once: no later read carries it.
     const again = await (await app.request(`/api/canvases/${created.id}`, { cookie: p.cookie.stranger })).text();
     expect(again).not.toContain(created.apiKey);
@@ -365,7 +365,7 @@ describe('PATCH /api/canvases/{id}', () => {
     }
     expect(snapshot(app, c.id)).toBe(before);
     // Its own slug is not "taken".
-    expect((await patch({ slug: app.ctx.canvases.byId(c.id)!.slug })).status).toBe(200);
+    expect((await patch({ slug: (await app.ctx.canvases.byId(c.id))!.slug })).status).toBe(200);
   });
 
   test('password: argon2id hash, version bumped on every set and clear, never returned', async () => {
@@ -496,14 +496,14 @@ describe('members', () => {
     const added = await body(res);
     expect(added).toEqual({ userId: expect.any(String), email: 'brand-new@example.com', name: 'brand-new', role: 'editor' });
     expect((await app.ctx.users.byEmail('brand-new@example.com'))?.id).toBe(added.userId);
-    expect(app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('editor');
+    expect(await app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('editor');
     res = await app.request(`/api/canvases/${c.id}/members`, {
       method: 'PUT',
       cookie: p.cookie.owner,
       json: { email: 'brand-new@example.com', role: 'viewer' },
     });
     expect((await body(res)).role).toBe('viewer');
-    expect(app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('viewer');
+    expect(await app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, added.userId)).toBe('viewer');
   });
 
   test('the owner cannot be added or removed; bad emails and roles are refused; removing a non-member is 404', async () => {
@@ -541,7 +541,7 @@ describe('members', () => {
     expect((await app.request(`/api/canvases/${c.id}`, { cookie: p.cookie.editor })).status).toBe(404);
     const res = await app.request(`/api/canvases/${c.id}/members/${p.id.editor}`, { method: 'DELETE', cookie: p.cookie.owner });
     expect(await body(res)).toEqual({ ok: true });
-    expect(app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, p.id.editor)).toBeNull();
+    expect(await app.ctx.canvases.roleOf({ id: c.id, ownerId: p.id.owner }, p.id.editor)).toBeNull();
     expect(events).toEqual([c.id, c.id]);
     off();
   });
@@ -554,8 +554,8 @@ describe('regenerate key, archive, restore, delete', () => {
     const { apiKey } = await body(res);
     expect(apiKey).toMatch(/^easel_sk_[0-9A-Za-z]{40}$/);
     expect(apiKey).not.toBe(c.apiKey);
-    expect(app.ctx.canvases.byKeyHash(hashCanvasKey(c.apiKey))).toBeNull();
-    expect(app.ctx.canvases.byKeyHash(hashCanvasKey(apiKey))?.id).toBe(c.id);
+    expect(await app.ctx.canvases.byKeyHash(hashCanvasKey(c.apiKey))).toBeNull();
+    expect((await app.ctx.canvases.byKeyHash(hashCanvasKey(apiKey)))?.id).toBe(c.id);
   });
 
   test('archive and restore flip the status (idempotent); a disabled canvas stays disabled', async () => {
@@ -583,8 +583,8 @@ describe('regenerate key, archive, restore, delete', () => {
     expect(await body(await app.request(`/api/canvases/${c.id}`, { method: 'DELETE', cookie: p.cookie.admin }))).toEqual({ ok: true });
     offs.forEach((f) => f());
     expect(seen.sort()).toEqual(['access', 'deleted']);
-    expect(app.ctx.canvases.byId(c.id)).toBeNull();
-    expect(app.ctx.canvases.bySlug(c.slug)).toBeNull();
+    expect(await app.ctx.canvases.byId(c.id)).toBeNull();
+    expect(await app.ctx.canvases.bySlug(c.slug)).toBeNull();
     for (const who of ['owner', 'editor', 'viewer'] as const) {
       const list = await body(await app.request('/api/canvases', { cookie: p.cookie[who] }));
       expect(list.canvases.some((x: any) => x.id === c.id)).toBe(false);

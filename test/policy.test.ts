@@ -256,10 +256,10 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     }
     expect(snapshot(app, c.id)).toBe(unchanged);
     expect((await caps(c.id, { guestAi: true, guestAiMonthlyUsd: 2.5 }, 'owner')).status).toBe(200);
-    let stored = app.ctx.canvases.byId(c.id)!;
+    let stored = (await app.ctx.canvases.byId(c.id))!;
     expect([stored.guestAi, stored.guestAiMonthlyUsd]).toEqual([true, 2.5]);
     expect((await caps(c.id, { guestAiMonthlyUsd: 1 }, 'admin')).status).toBe(200);
-    stored = app.ctx.canvases.byId(c.id)!;
+    stored = (await app.ctx.canvases.byId(c.id))!;
     expect(stored.guestAiMonthlyUsd).toBe(1);
     expect(fired).toEqual([c.id, c.id, c.id]);
     const before = snapshot(app, c.id);

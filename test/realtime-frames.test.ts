@@ -203,7 +203,7 @@ describe('publish', () => {
     const viewer = await open('viewer2', c);
     expect((await viewer.ask({ type: 'publish', channel: 'participants:x', event: 'e' })).from.canvasRole).toBe('viewer');
     // A direct store change, without any event: the next operation reads the live role.
-    app.ctx.canvases.setMember(c.canvas.id, c.ids.viewer2, 'editor', app.ctx.now());
+    await app.ctx.canvases.setMember(c.canvas.id, c.ids.viewer2, 'editor', app.ctx.now());
     expect((await viewer.ask({ type: 'publish', channel: 'room', event: 'e' })).from).toEqual(from('viewer2', 'editor', c));
   });
 

@@ -300,7 +300,7 @@ describe('revalidation closes sockets', () => {
     const c = await new World().attach(app);
     const viewer = await open(c, 'viewer');
     // Straight to the store on purpose: the API would emit the event this test does without.
-    app.ctx.canvases.update(c.canvas.id, { cap_backend: 0 }, app.ctx.now());
+    await app.ctx.canvases.update(c.canvas.id, { cap_backend: 0 }, app.ctx.now());
     viewer.send({ type: 'subscribe', channel: 'x' });
     await closedWith(viewer, 4403);
     expect(viewer.frames).toEqual([

@@ -46,11 +46,11 @@ export async function apiCanvas(app: TestApp, ownerCookie: string, o: ApiCanvasO
   }
   if (o.capabilities) await call('PATCH', `/api/canvases/${created.id}/capabilities`, o.capabilities);
   if (o.settings) await call('PATCH', `/api/canvases/${created.id}`, o.settings);
-  return app.ctx.canvases.byId(created.id)!;
+  return (await app.ctx.canvases.byId(created.id))!;
 }
 
-export function refresh(app: TestApp, canvas: Canvas): Canvas {
-  return app.ctx.canvases.byId(canvas.id)!;
+export async function refresh(app: TestApp, canvas: Canvas): Promise<Canvas> {
+  return (await app.ctx.canvases.byId(canvas.id))!;
 }
 
 /**
@@ -60,7 +60,7 @@ export function refresh(app: TestApp, canvas: Canvas): Canvas {
  */
 export async function makeWorld(app: TestApp): Promise<World> {
   const w = await new TestWorld().attach(app);
-  return { canvas: app.ctx.canvases.byId(w.canvas.id)!, slug: w.canvas.slug, cookie: w.cookie, ids: w.ids, world: w };
+  return { canvas: (await app.ctx.canvases.byId(w.canvas.id))!, slug: w.canvas.slug, cookie: w.cookie, ids: w.ids, world: w };
 }
 
 /** Creates an invite as `managerCookie` and opens it; returns the guest's cookie. */

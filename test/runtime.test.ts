@@ -30,7 +30,7 @@ describe('runtime pipeline (path mode)', () => {
   const me = (cookie: string, headers: Record<string, string> = {}, slug = w.slug) => app.request(`/v1/c/${slug}/me`, { cookie, headers });
   /** A canvas of the owner's, made through the API (no list, no guest unless asked). */
   const made = (o: CanvasOptions = {}) => w.world.newCanvas({ members: false, guest: false, ...o });
-  const record = (c: { id: string }) => app.ctx.canvases.byId(c.id)!;
+  const record = async (c: { id: string }) => (await app.ctx.canvases.byId(c.id))!;
 
   test('step 0: a preflight is answered before the gateway: 204 without a session, no CORS origin in path mode', async () => {
     const res = await app.request(`/v1/c/${w.slug}/kv/x`, {
@@ -112,7 +112,7 @@ describe('runtime pipeline (path mode)', () => {
     await expectCode(await me(w.cookie.viewer, {}, c.slug), 403, 'PASSWORD_REQUIRED');
     for (const cookie of [w.cookie.owner, w.cookie.editor, guest.cookie]) expect((await me(cookie, {}, c.slug)).status).toBe(200);
     // The page's gate pass (the serving feature's cookie) opens the runtime API too, for this password version only.
-    const pass = gateCookieWith(app.ctx, new Request('http://localhost/'), app.ctx.canvases.byId(c.id)!).split(';')[0]!;
+    const pass = gateCookieWith(app.ctx, new Request('http://localhost/'), (await app.ctx.canvases.byId(c.id))!).split(';')[0]!;
     expect((await me(`${w.cookie.viewer}; ${pass}`, {}, c.slug)).status).toBe(200);
     await w.world.settings({ password: 'y' }, c);
     await expectCode(await me(`${w.cookie.viewer}; ${pass}`, {}, c.slug), 403, 'PASSWORD_REQUIRED');
@@ -192,7 +192,7 @@ describe('runtime pipeline (path mode)', () => {
   });
 
   test('capability effectiveness: ai needs a provider key, realtime EASEL_REALTIME, authoring EASEL_AUTHORING, connections a grant', async () => {
-    const c = record(await made({ capabilities: { ai: true, authoring: true } }));
+    const c = await record(await made({ capabilities: { ai: true, authoring: true } }));
     expect(capabilityRefusal(app.ctx, c, 'identity')).toBeNull();
     expect(capabilityRefusal(app.ctx, c, 'kv')).toBeNull();
     expect(capabilityRefusal(app.ctx, c, 'realtime')).toBeNull();
@@ -210,7 +210,7 @@ describe('runtime pipeline (path mode)', () => {
       reason: 'operator_disabled',
       backendEnabled: true,
     });
-    const rtOff = record(await made({ capabilities: { realtime: false } }));
+    const rtOff = await record(await made({ capabilities: { realtime: false } }));
     expect(capabilityRefusal(app.ctx, rtOff, 'realtime')?.body()).toMatchObject({ reason: 'feature_off' });
     app.ctx.config.realtime = false;
     expect(capabilityRefusal(app.ctx, c, 'realtime')?.body()).toMatchObject({ reason: 'operator_disabled' });

@@ -410,7 +410,7 @@ describe('realtime through the SDK', () => {
     const channels = {
       'participants:room': { subscribe: 'editors', publish: 'viewers', seePresence: 'viewers', participatePresence: 'viewers' },
     };
-    app.ctx.canvases.update(
+    await app.ctx.canvases.update(
       c.canvas.id,
       { runtime_policy: JSON.stringify({ channels }), runtime_policy_revision: 'rev-taken-away' },
       app.ctx.now(),

@@ -58,7 +58,7 @@ describe('access changes show on the next page view', () => {
     expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email: cast.emails.viewer, role: 'viewer' })).status).toBe(200);
     await warm(c, 'viewer');
     // No event, no service: the write alone must be enough.
-    app.ctx.canvases.removeMember(c.id, cast.ids.viewer);
+    await app.ctx.canvases.removeMember(c.id, cast.ids.viewer);
     expect(await code(await page(c, 'viewer'))).toEqual([404, 'NOT_FOUND']);
   });
 
@@ -192,10 +192,10 @@ describe('publications show on the next page view', () => {
   test('a live pointer moved by a direct write (no event) shows at once', async () => {
     const c = await cast.newCanvas({ files: { 'index.html': 'before' } });
     await warm(c, 'viewer');
-    const old = app.ctx.canvases.byId(c.id)!.currentVersionId;
+    const old = (await app.ctx.canvases.byId(c.id))!.currentVersionId;
     await cast.deploy(c, { 'index.html': 'after' });
     expect(await (await page(c, 'viewer')).text()).toBe('after');
-    app.ctx.canvases.update(c.id, { current_version_id: old }, clock);
+    await app.ctx.canvases.update(c.id, { current_version_id: old }, clock);
     expect(await (await page(c, 'viewer')).text()).toBe('before');
   });
 });
@@ -239,7 +239,8 @@ describe('DataVersion', () => {
     const db = app.ctx.db;
     const version = DataVersion.of(db);
     const cache = new VersionedCache<string>(version, () => clock, 10);
-    const title = () => cache.get(c.id, () => app.ctx.canvases.byId(c.id)!.title);
+    const title = () =>
+      cache.get(c.id, () => db.query<{ title: string }, [string]>('SELECT title FROM canvases WHERE id = ?').get(c.id)!.title);
     expect(title()).toBe('Committed');
 
     expect(() =>
@@ -279,7 +280,7 @@ describe('subdomain mode shares the caches', () => {
       const view = () => sub.request('/', { cookie, headers: { host: `${c.slug}.${HOST}` } });
       for (let i = 0; i < 3; i++) expect((await view()).status).toBe(200);
       // Straight in the store (no event): the canvas host must see the write alone.
-      sub.ctx.canvases.removeMember(c.id, people.ids.viewer);
+      await sub.ctx.canvases.removeMember(c.id, people.ids.viewer);
       expect((await view()).status).toBe(404);
     } finally {
       await sub.close();

@@ -325,12 +325,12 @@ describe('live version changes', () => {
     await cast.deploy(canvas, { 'index.html': 'v2' });
     expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v2');
     // A third version, with the pointer flipped behind the cache's back.
-    const v2 = app.ctx.canvases.byId(canvas.id)!.currentVersionId!;
+    const v2 = (await app.ctx.canvases.byId(canvas.id))!.currentVersionId!;
     const v3 = (await cast.deploy(canvas, { 'index.html': 'v3' })).versionId;
     // Straight to the store on purpose: a rollback through the API would emit the event this test does without.
-    app.ctx.canvases.update(canvas.id, { current_version_id: v2 }, app.ctx.now());
+    await app.ctx.canvases.update(canvas.id, { current_version_id: v2 }, app.ctx.now());
     expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v2');
-    app.ctx.canvases.update(canvas.id, { current_version_id: v3 }, app.ctx.now());
+    await app.ctx.canvases.update(canvas.id, { current_version_id: v3 }, app.ctx.now());
     expect(await (await get(`/c/${canvas.slug}/`)).text()).toBe('v3');
   });
 });

@@ -314,12 +314,12 @@ describe('password gate', () => {
     await expectAnswer(await app.request(`/c/${canvas.slug}/`, { cookie: join(cast.cookie.viewer, pass) }), 200, 'with pass');
     // The runtime API checks the same pass.
     const req = new Request(`http://localhost/v1/c/${canvas.slug}/me`, { headers: { cookie: join(cast.cookie.viewer, pass) } });
-    expect(gatePassed(app.ctx, req, app.ctx.canvases.byId(canvas.id)!)).toBe(true);
+    expect(gatePassed(app.ctx, req, (await app.ctx.canvases.byId(canvas.id))!)).toBe(true);
 
     await cast.settings({ password: 'a new password' }, canvas);
     const after = await app.request(`/c/${canvas.slug}/`, { cookie: join(cast.cookie.viewer, pass) });
     expect(after.status).toBe(403);
-    expect(gatePassed(app.ctx, req, app.ctx.canvases.byId(canvas.id)!)).toBe(false);
+    expect(gatePassed(app.ctx, req, (await app.ctx.canvases.byId(canvas.id))!)).toBe(false);
   });
 
   test('one cookie holds passes for several canvases; a tampered cookie holds none', async () => {

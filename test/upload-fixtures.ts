@@ -90,8 +90,8 @@ export async function stagedDeploy(
 }
 
 /** The live token straight from the store. */
-export function tokenOf(ctx: AppContext, canvasId: string): string {
-  return ctx.canvases.byId(canvasId)!.publicationToken;
+export async function tokenOf(ctx: AppContext, canvasId: string): Promise<string> {
+  return (await ctx.canvases.byId(canvasId))!.publicationToken;
 }
 
 /** Request log lines the app wrote for PUT blob staging. */

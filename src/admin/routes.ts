@@ -42,7 +42,7 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       })
       .get('/api/admin/canvases', async ({ request }) => {
         const q = new URL(request.url).searchParams;
-        const found = ctx.canvases.search((q.get('q') ?? '').trim().slice(0, 200), listLimit(q.get('limit')));
+        const found = await ctx.canvases.search((q.get('q') ?? '').trim().slice(0, 200), listLimit(q.get('limit')));
         const owners = await Promise.all(found.map((c) => ctx.users.byId(c.ownerId)));
         return ok({
           canvases: found.map((c, i) => ({

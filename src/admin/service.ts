@@ -61,11 +61,11 @@ export async function setCanvasDisabled(
   disabled: boolean,
   reason?: string,
 ): Promise<CanvasWithRole> {
-  const canvas = ctx.canvases.byId(id);
+  const canvas = await ctx.canvases.byId(id);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   const now = ctx.now();
-  if (disabled) ctx.canvases.update(id, { disabled_at: canvas.disabledAt ?? now, disabled_reason: reason?.trim() || null }, now);
-  else if (canvas.disabledAt !== null) ctx.canvases.update(id, { disabled_at: null, disabled_reason: null }, now);
+  if (disabled) await ctx.canvases.update(id, { disabled_at: canvas.disabledAt ?? now, disabled_reason: reason?.trim() || null }, now);
+  else if (canvas.disabledAt !== null) await ctx.canvases.update(id, { disabled_at: null, disabled_reason: null }, now);
   ctx.events.emit('canvas.access-changed', { canvasId: id });
   await ctx.audit.record({
     actorId: actor.user.id,
@@ -74,8 +74,8 @@ export async function setCanvasDisabled(
     action: disabled ? 'canvas.disable' : 'canvas.enable',
     detail: reason ? { fields: ['reason'] } : undefined,
   });
-  const updated = ctx.canvases.byId(id)!;
-  return { canvas: updated, role: viewRoleFor(ctx, actor, updated) ?? 'admin' };
+  const updated = (await ctx.canvases.byId(id))!;
+  return { canvas: updated, role: (await viewRoleFor(ctx, actor, updated)) ?? 'admin' };
 }
 
 const MODEL = /^[A-Za-z0-9._:-]{1,100}$/;

@@ -1,6 +1,5 @@
-import type { Database } from 'bun:sqlite';
 import { likeLiteral } from '../db/like.ts';
-import type { Sql } from '../db/sql.ts';
+import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 
 export type ActorKind = 'user' | 'guest' | 'admin' | 'key' | 'token' | 'system';
 
@@ -35,12 +34,9 @@ export class AuditLog {
     await this.sql.run(INSERT, ...this.values(e));
   }
 
-  /**
-   * The same entry inside a bun:sqlite transaction of a store not yet on the
-   * storage port (canvas lifecycle and deploys), so it rolls back with it.
-   */
-  recordWithin(db: Database, e: AuditEvent): void {
-    db.query(INSERT).run(...this.values(e));
+  /** The same entry as a step of a write transaction, so it rolls back with it. */
+  *steps(e: AuditEvent): TxSteps<void> {
+    yield* tx.run(INSERT, ...this.values(e));
   }
 
   private values(e: AuditEvent): [number, string | null, string, string | null, string, string | null] {

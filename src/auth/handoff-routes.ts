@@ -26,7 +26,7 @@ export function handoffRoutes(ctx: AppContext) {
     if (ctx.config.urlMode !== 'subdomain' || !HOST_LABEL.test(slug) || !STATE_HASH.test(stateHash) || !next.startsWith('/')) {
       return html(400, page('This sign-in link is not valid. Open the canvas again to sign in.'), NO_KEEPING);
     }
-    const canvasId = ctx.canvases.bySlug(slug)?.id ?? null;
+    const canvasId = (await ctx.canvases.bySlug(slug))?.id ?? null;
     const vouched = await vouchedSubject(ctx, request, canvasId);
     if (!vouched) {
       const login = `/auth/login?returnTo=${encodeURIComponent(url.pathname + url.search)}`;

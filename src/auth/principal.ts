@@ -47,7 +47,7 @@ export class Authenticator {
     private readonly users: UserStore,
     private readonly sessions: SessionStore,
     private readonly guests: GuestSessionResolver | null = null,
-    private readonly scopeOf: (request: Request) => SessionScope = () => BASE_SCOPE,
+    private readonly scopeOf: (request: Request) => SessionScope | Promise<SessionScope> = () => BASE_SCOPE,
     private readonly tokens: TokenStore | null = null,
   ) {
     this.cookieNames = { session: sessionCookieName(config), guest: guestCookieName(config) };
@@ -71,20 +71,20 @@ export class Authenticator {
     const header = request.headers.get('cookie');
     const sessionTokens = cookieValues(header, this.cookieNames.session);
     // Which host's sessions count is looked up only once a session is found (most requests without a cookie never need it).
-    let scope: SessionScope | null = null;
-    // A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing.
-    const ofThisHost = (s: ResolvedSession): boolean => {
-      scope ??= this.scopeOf(request);
-      return scope.kind === 'base' ? s.canvasId === null : s.canvasId !== null && s.canvasId === scope.canvasId;
-    };
-    // Most requests: one session cookie, its session held in memory.
+    let scope: SessionScope | Promise<SessionScope> | null = null;
+    const scopeNow = () => (scope ??= this.scopeOf(request));
+    // Most requests: one session cookie, its session held in memory (and, mostly, the host's scope too).
     const held = sessionTokens.length === 1 ? this.sessions.cached(sessionTokens[0]!) : undefined;
-    if (held && ofThisHost(held)) return { principal: { kind: 'user', user: held.user, via: 'session' } };
+    if (held) {
+      const known = scopeNow();
+      if (ofHost(held, known instanceof Promise ? await known : known))
+        return { principal: { kind: 'user', user: held.user, via: 'session' } };
+    }
     const session = await unambiguous(
       sessionTokens,
       async (token) => {
         const s = await this.sessions.resolve(token);
-        return s && ofThisHost(s) ? s : null;
+        return s && ofHost(s, await scopeNow()) ? s : null;
       },
       (s) => s.user.id,
     );
@@ -177,4 +177,9 @@ async function unambiguous<T>(
     found ??= { token, value };
   }
   return found;
+}
+
+/** A session of another host (a canvas's on the base, the base's or another canvas's on a canvas host) counts for nothing. */
+function ofHost(s: ResolvedSession, scope: SessionScope): boolean {
+  return scope.kind === 'base' ? s.canvasId === null : s.canvasId !== null && s.canvasId === scope.canvasId;
 }

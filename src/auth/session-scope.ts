@@ -1,7 +1,6 @@
-import type { Database } from 'bun:sqlite';
 import type { CanvasStore } from '../canvases/store.ts';
 import type { Config } from '../config.ts';
-import { DataVersion } from '../db/data-version.ts';
+import type { ChangeSignal } from '../db/change-signal.ts';
 import { VersionedCache } from '../db/versioned-cache.ts';
 import { canvasSlugFromHost, requestHost } from '../http/canvas-host.ts';
 import type { SessionScope } from './principal.ts';
@@ -15,12 +14,19 @@ const BASE: SessionScope = { kind: 'base' };
  * not inherit the old one's sessions); the slug's canvas is remembered while
  * the canvases table is unchanged.
  */
-export function sessionScopeOf(config: Config, canvases: CanvasStore, db: Database, now: () => number): (request: Request) => SessionScope {
+export function sessionScopeOf(
+  config: Config,
+  canvases: CanvasStore,
+  changes: ChangeSignal,
+  now: () => number,
+): (request: Request) => SessionScope | Promise<SessionScope> {
   if (config.urlMode !== 'subdomain') return () => BASE;
-  const ids = new VersionedCache<string | null>(DataVersion.of(db), now, 10_000);
+  const ids = new VersionedCache<string | null>(changes, now, 10_000);
   return (request) => {
     const slug = canvasSlugFromHost(config, requestHost(request));
     if (slug === null) return BASE;
-    return { kind: 'canvas', canvasId: ids.get(slug, () => canvases.bySlug(slug)?.id ?? null) };
+    const held = ids.peek(slug);
+    if (held !== undefined) return { kind: 'canvas', canvasId: held };
+    return ids.getAsync(slug, async () => (await canvases.bySlug(slug))?.id ?? null).then((canvasId) => ({ kind: 'canvas', canvasId }));
   };
 }

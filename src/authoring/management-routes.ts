@@ -13,7 +13,7 @@ export function authoringManagementRoutes(auth: AuthKinds, authoring: AuthoringS
   return new Elysia({ name: 'authoring-management' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
     app.post('/api/canvases/:id/revoke', async ({ actor, params }) => {
       await authoring.revoke(actor, params.id);
-      return json(200, { authored: await authoring.summaryOf(ctx.canvases.byId(params.id)!) }, { 'cache-control': 'no-store' });
+      return json(200, { authored: await authoring.summaryOf((await ctx.canvases.byId(params.id))!) }, { 'cache-control': 'no-store' });
     }),
   );
 }

@@ -105,7 +105,7 @@ export class AuthoringService {
         throw new AppError(err.errorCode, err.message, { ...err.extra, id: canvas.id }, { status: 413 });
       throw new AppError('PUBLISH_FAILED', `the canvas was created but could not be published: ${reasonOf(err)}`, { id: canvas.id });
     }
-    return this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+    return this.view(actor, (await this.ctx.canvases.byId(canvas.id))!);
   }
 
   /**
@@ -147,10 +147,10 @@ export class AuthoringService {
 
     if (bundle !== null) {
       try {
-        await deployZip(this.ctx, this.ctx.canvases.byId(canvas.id)!, bundle, validateCoordination({}));
+        await deployZip(this.ctx, (await this.ctx.canvases.byId(canvas.id))!, bundle, validateCoordination({}));
       } catch (err) {
         if (err instanceof AppError && err.status === 413) throw err;
-        const current = await this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+        const current = await this.view(actor, (await this.ctx.canvases.byId(canvas.id))!);
         throw new AppError('UPDATE_PARTIAL', `the settings were saved but the bundle was not published: ${reasonOf(err)}`, {
           stage: 'deploy',
           current,
@@ -162,16 +162,16 @@ export class AuthoringService {
         await this.applyShare(actor, canvas.id, { accessMode: ACCESS_MODE[access] }, role);
       }
     }
-    return this.view(actor, this.ctx.canvases.byId(canvas.id)!);
+    return this.view(actor, (await this.ctx.canvases.byId(canvas.id))!);
   }
 
   /** GET: what the caller authored and still manages as owner or editor, every state but deleted. */
   async list(actor: Actor, filters: ListFilters): Promise<AuthoredCanvasView[]> {
     const out: AuthoredCanvasView[] = [];
     for (const record of await this.store.managedBy(actor.user.id)) {
-      const canvas = this.ctx.canvases.byId(record.canvasId);
+      const canvas = await this.ctx.canvases.byId(record.canvasId);
       if (!canvas) continue;
-      const view = this.viewOf(actor, canvas, record);
+      const view = await this.viewOf(actor, canvas, record);
       if (filters.sourceApp !== undefined && view.sourceApp !== filters.sourceApp) continue;
       if (filters.sourceKind !== undefined && view.sourceKind !== filters.sourceKind) continue;
       if (filters.tags && !filters.tags.every((t) => view.tags.includes(t))) continue;
@@ -184,7 +184,7 @@ export class AuthoringService {
   async revoke(actor: Actor, id: string): Promise<void> {
     const { canvas, record } = await this.managed(actor, id);
     if (canvas.archivedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
-    if (canvas.currentVersionId !== null) unpublish(this.ctx, canvas, { id: actor.user.id, kind: 'user' });
+    if (canvas.currentVersionId !== null) await unpublish(this.ctx, canvas, { id: actor.user.id, kind: 'user' });
     if (record.revokedAt === null) await this.store.update(canvas.id, { revokedAt: this.ctx.now() });
     await this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
   }
@@ -196,7 +196,7 @@ export class AuthoringService {
 
   /** A known authored canvas the actor manages (owner, editor, or admin); 404 otherwise, 409 DISABLED when an admin disabled it. */
   private async managed(actor: Actor, id: string): Promise<{ canvas: Canvas; record: AuthoredRecord; role: ManagerRole }> {
-    const m = managedCanvas(this.ctx, actor, id, 'manage');
+    const m = await managedCanvas(this.ctx, actor, id, 'manage');
     const record = await this.store.byCanvas(id);
     if (!record) throw new AppError('NOT_FOUND', 'canvas not found');
     if (m.canvas.disabledAt !== null) throw disabledShare();
@@ -256,11 +256,10 @@ export class AuthoringService {
     return this.viewOf(actor, canvas, record);
   }
 
-  private viewOf(actor: Actor, canvas: Canvas, record: AuthoredRecord): AuthoredCanvasView {
+  private async viewOf(actor: Actor, canvas: Canvas, record: AuthoredRecord): Promise<AuthoredCanvasView> {
     const now = this.ctx.now();
     const expired = canvas.expiresAt !== null && canvas.expiresAt <= now;
-    const role = this.ctx.canvases.roleOf(canvas, actor.user.id);
-    const members = this.ctx.canvases.members(canvas.id);
+    const [role, members] = await Promise.all([this.ctx.canvases.roleOf(canvas, actor.user.id), this.ctx.canvases.members(canvas.id)]);
     return {
       id: canvas.id,
       url: canvasUrl(this.ctx.config, canvas.slug),

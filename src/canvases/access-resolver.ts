@@ -50,7 +50,7 @@ export class AccessResolver {
     return this.canvases.getAsync(
       slug,
       async () => {
-        const canvas = this.ctx.canvases.bySlug(slug);
+        const canvas = await this.ctx.canvases.bySlug(slug);
         return canvas ? { canvas, owner: await this.ownerFacts(canvas) } : null;
       },
       (facts) => facts !== null,
@@ -67,12 +67,30 @@ export class AccessResolver {
    * (null: no such canvas). `checkGate: false` asks "would they get in past
    * the password gate" (the gate form itself).
    */
-  resolve(request: Request, facts: CanvasFacts | null, principal: Principal | null, checkGate = true): ResolvedAccess {
+  resolve(
+    request: Request,
+    facts: CanvasFacts | null,
+    principal: Principal | null,
+    checkGate = true,
+  ): ResolvedAccess | Promise<ResolvedAccess> {
+    // Most requests: the person's role on the canvas is held, and answered without a wait.
+    const role = facts && principal?.kind === 'user' ? this.roleOf(facts.canvas, principal.user.id) : null;
+    if (role instanceof Promise) return role.then((r) => this.decide(request, facts, principal, checkGate, r));
+    return this.decide(request, facts, principal, checkGate, role);
+  }
+
+  private decide(
+    request: Request,
+    facts: CanvasFacts | null,
+    principal: Principal | null,
+    checkGate: boolean,
+    role: CanvasRole | null,
+  ): ResolvedAccess {
     const canvas = facts?.canvas ?? null;
     const input = { canvas, owner: facts?.owner ?? null, instance: this.instanceFacts() };
     const decision = decideAccess({
       ...input,
-      viewer: canvas && principal ? this.viewerOf(canvas, principal) : { kind: 'anonymous' },
+      viewer: canvas && principal ? viewerOf(principal, role) : { kind: 'anonymous' },
       gatePassed: checkGate && canvas !== null && canvas.hasPassword && gatePassed(this.ctx, request, canvas),
       now: this.ctx.now(),
     });
@@ -85,7 +103,7 @@ export class AccessResolver {
       canvas,
       owner: await this.ownerFacts(canvas),
       instance: this.instanceFacts(),
-      viewer: this.viewerOf(canvas, user),
+      viewer: viewerOf(user, await this.roleOf(canvas, user.user.id)),
       gatePassed: true,
       now: this.ctx.now(),
     });
@@ -100,20 +118,11 @@ export class AccessResolver {
     return publicLinkActive({ ...facts, instance: this.instanceFacts() });
   }
 
-  private viewerOf(canvas: Canvas, principal: Principal): Viewer {
-    switch (principal.kind) {
-      case 'user':
-        return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role: this.roleOf(canvas, principal.user.id) };
-      case 'guest':
-        return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
-      case 'anonymous':
-        return { kind: 'anonymous' };
-    }
-  }
-
-  private roleOf(canvas: Canvas, userId: string): CanvasRole | null {
+  private roleOf(canvas: Canvas, userId: string): CanvasRole | null | Promise<CanvasRole | null> {
     if (canvas.ownerId === userId) return 'owner';
-    return this.roles.get(`${canvas.id} ${userId}`, () => this.ctx.canvases.roleOf(canvas, userId));
+    const key = `${canvas.id} ${userId}`;
+    const held = this.roles.peek(key);
+    return held !== undefined ? held : this.roles.getAsync(key, () => this.ctx.canvases.roleOf(canvas, userId));
   }
 
   /** The owner's switches decideAccess looks at (null: the owner row is gone). */
@@ -125,5 +134,17 @@ export class AccessResolver {
   /** Instance switches: settings are already held in memory by SettingsService. */
   private instanceFacts(): AccessInput['instance'] {
     return { publicLinks: this.ctx.settings.get().publicLinks, tenancy: this.ctx.config.tenancy };
+  }
+}
+
+/** `role`: the user's role on the canvas (ignored for guests and anonymous callers). */
+function viewerOf(principal: Principal, role: CanvasRole | null): Viewer {
+  switch (principal.kind) {
+    case 'user':
+      return { kind: 'user', userId: principal.user.id, orgId: principal.user.orgId, role };
+    case 'guest':
+      return { kind: 'guest', inviteId: principal.inviteId, canvasId: principal.canvasId };
+    case 'anonymous':
+      return { kind: 'anonymous' };
   }
 }

@@ -25,10 +25,10 @@ export interface Managed {
   asAdmin: boolean;
 }
 
-export function managedCanvas(ctx: AppContext, actor: Actor, id: string, need: Need): Managed {
-  const canvas = ctx.canvases.byId(id);
+export async function managedCanvas(ctx: AppContext, actor: Actor, id: string, need: Need): Promise<Managed> {
+  const canvas = await ctx.canvases.byId(id);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
-  const role = ctx.canvases.roleOf(canvas, actor.user.id);
+  const role = await ctx.canvases.roleOf(canvas, actor.user.id);
   const manager = role === 'owner' || role === 'editor';
   // Viewers and strangers learn nothing, not even that the canvas exists.
   if (!manager && !actor.isAdmin) throw new AppError('NOT_FOUND', 'canvas not found');
@@ -42,8 +42,8 @@ export function actorKind(m: Pick<Managed, 'asAdmin'>): ActorKind {
 }
 
 /** The role a canvas view shows to this actor (null: the actor may not see it at all). */
-export function viewRoleFor(ctx: AppContext, actor: Actor, canvas: Canvas): ViewRole | null {
-  const role = ctx.canvases.roleOf(canvas, actor.user.id);
+export async function viewRoleFor(ctx: AppContext, actor: Actor, canvas: Canvas): Promise<ViewRole | null> {
+  const role = await ctx.canvases.roleOf(canvas, actor.user.id);
   if (role === 'owner' || role === 'editor') return role;
   return actor.isAdmin ? 'admin' : role;
 }

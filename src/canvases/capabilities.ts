@@ -2,16 +2,16 @@
 // Capability and policy configuration; Versioning 6). The document is
 // replaced whole, guarded by its opaque revision.
 import type { AppContext } from '../context.ts';
-import { immediate } from '../db/tx.ts';
+import { tx } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { newToken } from '../ids.ts';
 import { validatePolicyDocument, type PolicyDocument } from '../policy/document.ts';
 import { actorKind, managedCanvas, type Actor } from './authority.ts';
 import type { Audience, CapabilitySwitch } from './record.ts';
 import type { CanvasWithRole } from './service.ts';
-import type { CanvasStore } from './store.ts';
+import { canvasRows, type CanvasColumns } from './store.ts';
 
-type Columns = Parameters<CanvasStore['update']>[1];
+type Columns = CanvasColumns;
 
 export type CapabilitiesPatch = Partial<Record<CapabilitySwitch, boolean>> & {
   aiAudience?: Audience;
@@ -44,7 +44,7 @@ function conflict(current: string | null, message: string): AppError {
  */
 export async function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch: CapabilitiesPatch): Promise<CanvasWithRole> {
   const guestAi = patch.guestAi !== undefined || patch.guestAiMonthlyUsd !== undefined;
-  const m = managedCanvas(ctx, actor, id, guestAi ? 'own' : 'manage');
+  const m = await managedCanvas(ctx, actor, id, guestAi ? 'own' : 'manage');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof CapabilitiesPatch] !== undefined && k !== 'expectedRuntimePolicy');
   const hasPolicy = patch.runtimePolicy !== undefined;
   const document: PolicyDocument | null | undefined = !hasPolicy
@@ -67,8 +67,9 @@ export async function setCapabilities(ctx: AppContext, actor: Actor, id: string,
     if (value !== undefined) columns[column] = value ? 1 : 0;
   }
 
-  const canvas = immediate(ctx.db, () => {
-    const current = ctx.canvases.byId(id);
+  const canvas = await ctx.sql.write(function* () {
+    yield* tx.lock('canvas', id);
+    const current = yield* canvasRows.byId(id);
     if (!current) throw new AppError('NOT_FOUND', 'canvas not found');
     const revision = current.runtimePolicyRevision;
     if (hasPolicy && patch.expectedRuntimePolicy === undefined) {
@@ -82,8 +83,8 @@ export async function setCapabilities(ctx: AppContext, actor: Actor, id: string,
       columns.runtime_policy = document === null ? null : JSON.stringify(document);
       columns.runtime_policy_revision = newToken();
     }
-    if (fields.length > 0) ctx.canvases.update(id, columns, ctx.now());
-    return ctx.canvases.byId(id)!;
+    if (fields.length > 0) yield* canvasRows.update(id, columns, ctx.now());
+    return (yield* canvasRows.byId(id))!;
   });
   if (fields.length > 0) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId: id });

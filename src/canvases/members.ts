@@ -17,10 +17,10 @@ export type MemberRole = 'editor' | 'viewer';
 
 /** The owner first, then the members in the order they were added. */
 export async function listMembers(ctx: AppContext, actor: Actor, id: string): Promise<MemberEntry[]> {
-  const { canvas } = managedCanvas(ctx, actor, id, 'manage');
+  const { canvas } = await managedCanvas(ctx, actor, id, 'manage');
   const owner = await ctx.users.byId(canvas.ownerId);
   const head: MemberEntry[] = owner ? [{ userId: owner.id, email: owner.email, name: owner.name, role: 'owner' }] : [];
-  return [...head, ...ctx.canvases.members(canvas.id)];
+  return [...head, ...(await ctx.canvases.members(canvas.id))];
 }
 
 /** Adds a person by email or changes their role. */
@@ -30,14 +30,14 @@ export async function putMember(
   id: string,
   input: { email: string; role: MemberRole },
 ): Promise<MemberEntry> {
-  const m = managedCanvas(ctx, actor, id, 'manage');
+  const m = await managedCanvas(ctx, actor, id, 'manage');
   const email = input.email.trim();
   if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
   const existing = await ctx.users.byEmail(email);
   if (existing?.id === m.canvas.ownerId)
     throw new AppError('INVALID_BODY', 'email: the owner is always on the list and cannot be given another role');
   const user = existing ?? (await ctx.users.ensure(email));
-  ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
+  await ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
   await ctx.audit.record({
     actorId: actor.user.id,
@@ -50,9 +50,9 @@ export async function putMember(
 }
 
 export async function removeMember(ctx: AppContext, actor: Actor, id: string, userId: string): Promise<void> {
-  const m = managedCanvas(ctx, actor, id, 'manage');
+  const m = await managedCanvas(ctx, actor, id, 'manage');
   if (userId === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'userId: the owner cannot be removed');
-  if (!ctx.canvases.removeMember(m.canvas.id, userId)) throw new AppError('NOT_FOUND', 'not a member of this canvas');
+  if (!(await ctx.canvases.removeMember(m.canvas.id, userId))) throw new AppError('NOT_FOUND', 'not a member of this canvas');
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
   await ctx.audit.record({
     actorId: actor.user.id,

@@ -34,7 +34,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) };
   const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
   /** The right to the canvas is checked before its body is read. */
-  const authorize = (actor: Actor, id: string, need: Need) => void managedCanvas(ctx, actor, id, need);
+  const authorize = async (actor: Actor, id: string, need: Need): Promise<void> => void (await managedCanvas(ctx, actor, id, need));
 
   return new Elysia({ name: 'canvas-management' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
     app
@@ -42,10 +42,10 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
         const created = await createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
         return ok({ ...(await view(created)), apiKey: created.apiKey }, 201);
       })
-      .get('/api/canvases', async ({ actor }) => ok({ canvases: await Promise.all(listCanvases(ctx, actor).map(listed)) }))
-      .get('/api/canvases/:id', async ({ actor, params }) => ok(await view(getCanvas(ctx, actor, params.id))))
+      .get('/api/canvases', async ({ actor }) => ok({ canvases: await Promise.all((await listCanvases(ctx, actor)).map(listed)) }))
+      .get('/api/canvases/:id', async ({ actor, params }) => ok(await view(await getCanvas(ctx, actor, params.id))))
       .patch('/api/canvases/:id', async ({ actor, params, request }) => {
-        authorize(actor, params.id, 'manage');
+        await authorize(actor, params.id, 'manage');
         return ok(await view(await updateCanvas(ctx, actor, params.id, await readJson(request, PatchCanvasBody))));
       })
       .delete('/api/canvases/:id', async ({ actor, params }) => {
@@ -53,7 +53,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
         return ok({ ok: true });
       })
       .patch('/api/canvases/:id/capabilities', async ({ actor, params, request }) => {
-        authorize(actor, params.id, 'manage');
+        await authorize(actor, params.id, 'manage');
         return ok(await view(await setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
       })
       .post('/api/canvases/:id/regenerate-key', async ({ actor, params }) => ok(await regenerateKey(ctx, actor, params.id)))
@@ -61,7 +61,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       .post('/api/canvases/:id/restore', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, false))))
       .get('/api/canvases/:id/members', async ({ actor, params }) => ok({ members: await listMembers(ctx, actor, params.id) }))
       .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
-        authorize(actor, params.id, 'manage');
+        await authorize(actor, params.id, 'manage');
         return ok(await putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));
       })
       .delete('/api/canvases/:id/members/:userId', async ({ actor, params }) => {

@@ -3,15 +3,17 @@
 // AppError. The HTTP routes and the MCP tools both call these.
 import type { AppContext } from '../context.ts';
 import { enforceRate } from '../http/guards.ts';
-import { immediate } from '../db/tx.ts';
+import { tx } from '../db/sql.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.ts';
 import { newCanvasKey } from './keys.ts';
-import { canvasQuotaExceeded, OWNED_CANVAS_COUNT } from './quotas.ts';
+import { canvasQuotaExceeded } from './quotas.ts';
 import type { AccessMode, Canvas } from './record.ts';
 import { reservedHostLabels } from './host-labels.ts';
 import { checkSlug, slugCandidates } from './slug.ts';
+import { canvasRows } from './store.ts';
 import type { ViewRole } from './view.ts';
 
 export interface CanvasWithRole {
@@ -28,11 +30,17 @@ function cleanTitle(title: string): string {
   return t;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Error && /UNIQUE constraint failed: canvases\.slug/.test(err.message);
-}
-
 const slugTaken = () => new AppError('SLUG_TAKEN', 'slug is already in use');
+
+/** A slug claimed by a writer outside the lock (the database's unique index has the last word) is SLUG_TAKEN too. */
+async function withSlugConflicts<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isUniqueViolation(err, 'canvases', 'slug')) throw slugTaken();
+    throw err;
+  }
+}
 
 /** Creates a restricted canvas owned by the actor; the key is returned here and never again. */
 export async function createCanvas(
@@ -47,32 +55,35 @@ export async function createCanvas(
   enforceRate(ctx, `create:${actor.user.id}`, userCanvasCreatesPerHour, 'error', 3600_000);
   const key = newCanvasKey();
   const id = newId();
-  const canvas = immediate(ctx.db, () => {
-    if (ctx.db.query<{ n: number }, [string]>(OWNED_CANVAS_COUNT).get(actor.user.id)!.n >= userCanvases)
-      throw canvasQuotaExceeded(userCanvases);
-    let slug: string;
-    if (given !== null) {
-      if (ctx.canvases.slugTaken(given)) throw slugTaken();
-      slug = given;
-    } else {
-      slug = '';
-      for (const candidate of slugCandidates(title, () => newId().slice(0, 6), hostLabels)) {
-        if (!ctx.canvases.slugTaken(candidate)) {
-          slug = candidate;
-          break;
+  const canvas = await withSlugConflicts(
+    ctx.sql.write(function* () {
+      // Slugs are claimed one at a time, and a person's count is checked with nobody else adding.
+      yield* tx.lock('canvas-slugs');
+      if ((yield* canvasRows.ownedCount(actor.user.id)) >= userCanvases) throw canvasQuotaExceeded(userCanvases);
+      let slug: string;
+      if (given !== null) {
+        if (yield* canvasRows.slugTaken(given)) throw slugTaken();
+        slug = given;
+      } else {
+        slug = '';
+        for (const candidate of slugCandidates(title, () => newId().slice(0, 6), hostLabels)) {
+          if (!(yield* canvasRows.slugTaken(candidate))) {
+            slug = candidate;
+            break;
+          }
         }
       }
-    }
-    return ctx.canvases.insert({
-      id,
-      slug,
-      title,
-      ownerId: actor.user.id,
-      keyHash: key.hash,
-      publicationToken: newToken(),
-      now: ctx.now(),
-    });
-  });
+      return yield* canvasRows.insert({
+        id,
+        slug,
+        title,
+        ownerId: actor.user.id,
+        keyHash: key.hash,
+        publicationToken: newToken(),
+        now: ctx.now(),
+      });
+    }),
+  );
   await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: 'user',
@@ -84,12 +95,13 @@ export async function createCanvas(
 }
 
 /** Canvases the actor owns or is on the list of (any role), newest first. */
-export function listCanvases(ctx: AppContext, actor: Actor): CanvasWithRole[] {
-  return ctx.canvases.listFor(actor.user.id).map((canvas) => ({ canvas, role: viewRoleFor(ctx, actor, canvas) ?? 'viewer' }));
+export async function listCanvases(ctx: AppContext, actor: Actor): Promise<CanvasWithRole[]> {
+  const canvases = await ctx.canvases.listFor(actor.user.id);
+  return Promise.all(canvases.map(async (canvas) => ({ canvas, role: (await viewRoleFor(ctx, actor, canvas)) ?? 'viewer' })));
 }
 
-export function getCanvas(ctx: AppContext, actor: Actor, id: string): CanvasWithRole {
-  const m = managedCanvas(ctx, actor, id, 'manage');
+export async function getCanvas(ctx: AppContext, actor: Actor, id: string): Promise<CanvasWithRole> {
+  const m = await managedCanvas(ctx, actor, id, 'manage');
   return { canvas: m.canvas, role: m.viewRole };
 }
 
@@ -107,7 +119,7 @@ export interface CanvasPatch {
 
 /** Changes the canvas's settings; owners, editors and admins (service workers: owners and admins). */
 export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, patch: CanvasPatch): Promise<CanvasWithRole> {
-  const m = managedCanvas(ctx, actor, id, patch.serviceWorkers !== undefined ? 'own' : 'manage');
+  const m = await managedCanvas(ctx, actor, id, patch.serviceWorkers !== undefined ? 'own' : 'manage');
   const fields = (Object.keys(patch) as Array<keyof CanvasPatch>).filter((k) => patch[k] !== undefined);
   if (fields.length === 0) return { canvas: m.canvas, role: m.viewRole };
 
@@ -122,12 +134,14 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
   const passwordHash =
     typeof patch.password === 'string' ? await Bun.password.hash(patch.password, { algorithm: 'argon2id' }) : patch.password;
 
-  const canvas = immediate(ctx.db, () => {
-    const current = ctx.canvases.byId(id);
-    if (!current) throw new AppError('NOT_FOUND', 'canvas not found');
-    if (slug !== undefined && slug !== current.slug && ctx.canvases.slugTaken(slug)) throw slugTaken();
-    try {
-      ctx.canvases.update(
+  const canvas = await withSlugConflicts(
+    ctx.sql.write(function* () {
+      if (slug !== undefined) yield* tx.lock('canvas-slugs');
+      yield* tx.lock('canvas', id);
+      const current = yield* canvasRows.byId(id);
+      if (!current) throw new AppError('NOT_FOUND', 'canvas not found');
+      if (slug !== undefined && slug !== current.slug && (yield* canvasRows.slugTaken(slug))) throw slugTaken();
+      yield* canvasRows.update(
         id,
         {
           title,
@@ -141,12 +155,9 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
         },
         ctx.now(),
       );
-    } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken();
-      throw err;
-    }
-    return ctx.canvases.byId(id)!;
-  });
+      return (yield* canvasRows.byId(id))!;
+    }),
+  );
   if (fields.some((f) => f !== 'title')) ctx.events.emit('canvas.access-changed', { canvasId: id });
   await ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.update', detail: { fields } });
   return { canvas, role: m.viewRole };
@@ -166,19 +177,19 @@ export async function checkAccessGates(ctx: AppContext, ownerId: string, mode: A
 
 /** Issues a new deploy key; the old one stops working at once. Owner or admin. */
 export async function regenerateKey(ctx: AppContext, actor: Actor, id: string): Promise<{ apiKey: string }> {
-  const m = managedCanvas(ctx, actor, id, 'own');
+  const m = await managedCanvas(ctx, actor, id, 'own');
   const key = newCanvasKey();
-  ctx.canvases.update(id, { key_hash: key.hash }, ctx.now());
+  await ctx.canvases.update(id, { key_hash: key.hash }, ctx.now());
   await ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.key.regenerate' });
   return { apiKey: key.key };
 }
 
 /** Archive (true) or restore (false). Owner or admin. Repeating it changes nothing. */
 export async function setArchived(ctx: AppContext, actor: Actor, id: string, archived: boolean): Promise<CanvasWithRole> {
-  const m = managedCanvas(ctx, actor, id, 'own');
+  const m = await managedCanvas(ctx, actor, id, 'own');
   const changed = archived !== (m.canvas.archivedAt !== null);
   if (changed) {
-    ctx.canvases.update(id, { archived_at: archived ? ctx.now() : null }, ctx.now());
+    await ctx.canvases.update(id, { archived_at: archived ? ctx.now() : null }, ctx.now());
     ctx.events.emit('canvas.access-changed', { canvasId: id });
   }
   await ctx.audit.record({
@@ -187,13 +198,13 @@ export async function setArchived(ctx: AppContext, actor: Actor, id: string, arc
     canvasId: id,
     action: archived ? 'canvas.archive' : 'canvas.restore',
   });
-  return { canvas: ctx.canvases.byId(id)!, role: m.viewRole };
+  return { canvas: (await ctx.canvases.byId(id))!, role: m.viewRole };
 }
 
 /** Soft delete: the canvas vanishes everywhere (its slug is free again). Owner or admin. */
 export async function deleteCanvas(ctx: AppContext, actor: Actor, id: string): Promise<void> {
-  const m = managedCanvas(ctx, actor, id, 'own');
-  ctx.canvases.update(id, { deleted_at: ctx.now() }, ctx.now());
+  const m = await managedCanvas(ctx, actor, id, 'own');
+  await ctx.canvases.update(id, { deleted_at: ctx.now() }, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: id });
   ctx.events.emit('canvas.deleted', { canvasId: id });
   await ctx.audit.record({ actorId: actor.user.id, actorKind: actorKind(m), canvasId: id, action: 'canvas.delete' });
@@ -204,9 +215,9 @@ export async function deleteCanvas(ctx: AppContext, actor: Actor, id: string): P
  * the label of the base or API host (subdomain mode), else null: that canvas
  * would be served on the instance's own host.
  */
-export function hostLabelConflict(ctx: AppContext): string | null {
+export async function hostLabelConflict(ctx: AppContext): Promise<string | null> {
   for (const label of reservedHostLabels(ctx.config)) {
-    const canvas = ctx.canvases.bySlug(label);
+    const canvas = await ctx.canvases.bySlug(label);
     if (!canvas) continue;
     const host = `${label}.${ctx.config.canvasHost.replace(/:\d+$/, '')}`;
     return (

@@ -1,5 +1,5 @@
-import type { Database } from 'bun:sqlite';
 import { likeLiteral } from '../db/like.ts';
+import { tx, type Sql, type SqlValue, type TxSteps } from '../db/sql.ts';
 import type { AccessMode, Audience, Canvas, CanvasRole } from './record.ts';
 
 interface CanvasRow {
@@ -80,110 +80,182 @@ export interface NewCanvas {
   now: number;
 }
 
-/** SQL for canvases and their members. Rules live in the services; this file only reads and writes rows. */
-export class CanvasStore {
-  constructor(private readonly db: Database) {}
+export type CanvasColumns = Partial<Record<keyof CanvasRow | 'key_hash' | 'listed_for_access' | 'gallery_listed', SqlValue>>;
 
+export interface MemberRow {
+  userId: string;
+  email: string;
+  name: string;
+  role: 'editor' | 'viewer';
+}
+
+const one = (r: CanvasRow | undefined): Canvas | null => (r ? toCanvas(r) : null);
+
+/**
+ * Canvas and member rows as transaction steps (`yield* canvasRows.byId(id)`),
+ * for bodies that read and write them with other tables in one transaction.
+ * Rules live in the services; this file only reads and writes rows.
+ */
+export const canvasRows = {
   /** By id, including archived and disabled, excluding deleted. */
-  byId(id: string): Canvas | null {
-    const r = this.db.query<CanvasRow, [string]>('SELECT * FROM canvases WHERE id = ? AND deleted_at IS NULL').get(id);
-    return r ? toCanvas(r) : null;
-  }
+  *byId(id: string): TxSteps<Canvas | null> {
+    return one(yield* tx.get<CanvasRow>('SELECT * FROM canvases WHERE id = ?1 AND deleted_at IS NULL', id));
+  },
 
-  bySlug(slug: string): Canvas | null {
-    const r = this.db.query<CanvasRow, [string]>('SELECT * FROM canvases WHERE slug = ? AND deleted_at IS NULL').get(slug);
-    return r ? toCanvas(r) : null;
-  }
+  *bySlug(slug: string): TxSteps<Canvas | null> {
+    return one(yield* tx.get<CanvasRow>('SELECT * FROM canvases WHERE slug = ?1 AND deleted_at IS NULL', slug));
+  },
 
   /** The canvas a deploy key hash belongs to (deleted ones included, so callers can tell "gone" from "unknown"). */
-  byKeyHash(keyHash: string): Canvas | null {
-    const r = this.db.query<CanvasRow, [string]>('SELECT * FROM canvases WHERE key_hash = ?').get(keyHash);
-    return r ? toCanvas(r) : null;
-  }
+  *byKeyHash(keyHash: string): TxSteps<Canvas | null> {
+    return one(yield* tx.get<CanvasRow>('SELECT * FROM canvases WHERE key_hash = ?1', keyHash));
+  },
 
-  slugTaken(slug: string): boolean {
-    return this.db.query('SELECT 1 FROM canvases WHERE slug = ? AND deleted_at IS NULL').get(slug) !== null;
-  }
+  *slugTaken(slug: string): TxSteps<boolean> {
+    return (yield* tx.get('SELECT 1 AS taken FROM canvases WHERE slug = ?1 AND deleted_at IS NULL', slug)) !== undefined;
+  },
 
-  insert(c: NewCanvas): Canvas {
-    this.db
-      .query(
-        `INSERT INTO canvases (id, slug, title, owner_id, key_hash, publication_token, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(c.id, c.slug, c.title, c.ownerId, c.keyHash, c.publicationToken, c.now, c.now);
-    return this.byId(c.id)!;
-  }
+  *ownedCount(ownerId: string): TxSteps<number> {
+    return (yield* tx.get<{ n: number }>('SELECT count(*) AS n FROM canvases WHERE owner_id = ?1 AND deleted_at IS NULL', ownerId))!.n;
+  },
 
-  passwordHash(id: string): string | null {
-    return (
-      this.db.query<{ password_hash: string | null }, [string]>('SELECT password_hash FROM canvases WHERE id = ?').get(id)?.password_hash ??
-      null
+  *insert(c: NewCanvas): TxSteps<Canvas> {
+    yield* tx.run(
+      `INSERT INTO canvases (id, slug, title, owner_id, key_hash, publication_token, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)`,
+      c.id,
+      c.slug,
+      c.title,
+      c.ownerId,
+      c.keyHash,
+      c.publicationToken,
+      c.now,
     );
-  }
+    return (yield* canvasRows.byId(c.id))!;
+  },
+
+  *passwordHash(id: string): TxSteps<string | null> {
+    return (yield* tx.get<{ password_hash: string | null }>('SELECT password_hash FROM canvases WHERE id = ?1', id))?.password_hash ?? null;
+  },
 
   /** Writes the given columns (snake_case names from the schema) and bumps updated_at. */
-  update(id: string, columns: Partial<Record<keyof CanvasRow | 'key_hash', string | number | null>>, now: number): void {
-    const entries = Object.entries(columns).filter(([, v]) => v !== undefined);
-    const sets = [...entries.map(([k]) => `${k} = ?`), 'updated_at = ?'].join(', ');
-    this.db.query(`UPDATE canvases SET ${sets} WHERE id = ?`).run(...(entries.map(([, v]) => v) as Array<string | number | null>), now, id);
-  }
+  *update(id: string, columns: CanvasColumns, now: number): TxSteps<void> {
+    const entries = Object.entries(columns).filter(([, v]) => v !== undefined) as Array<[string, SqlValue]>;
+    const sets = [...entries.map(([k], i) => `${k} = ?${i + 1}`), `updated_at = ?${entries.length + 1}`].join(', ');
+    yield* tx.run(`UPDATE canvases SET ${sets} WHERE id = ?${entries.length + 2}`, ...entries.map(([, v]) => v), now, id);
+  },
 
   /** The user's role on the canvas: owner, a member role, or null. */
-  roleOf(canvas: Pick<Canvas, 'id' | 'ownerId'>, userId: string): CanvasRole | null {
+  *roleOf(canvas: Pick<Canvas, 'id' | 'ownerId'>, userId: string): TxSteps<CanvasRole | null> {
     if (canvas.ownerId === userId) return 'owner';
-    const r = this.db
-      .query<{ role: 'editor' | 'viewer' }, [string, string]>('SELECT role FROM canvas_members WHERE canvas_id = ? AND user_id = ?')
-      .get(canvas.id, userId);
+    const r = yield* tx.get<{ role: 'editor' | 'viewer' }>(
+      'SELECT role FROM canvas_members WHERE canvas_id = ?1 AND user_id = ?2',
+      canvas.id,
+      userId,
+    );
     return r?.role ?? null;
-  }
+  },
 
-  members(canvasId: string): Array<{ userId: string; email: string; name: string; role: 'editor' | 'viewer' }> {
-    return this.db
-      .query<{ user_id: string; email: string; name: string; role: 'editor' | 'viewer' }, [string]>(
-        `SELECT m.user_id, u.email, u.name, m.role FROM canvas_members m JOIN users u ON u.id = m.user_id
-         WHERE m.canvas_id = ? ORDER BY m.added_at, u.email`,
-      )
-      .all(canvasId)
-      .map((r) => ({ userId: r.user_id, email: r.email, name: r.name, role: r.role }));
-  }
+  *members(canvasId: string): TxSteps<MemberRow[]> {
+    const rows = yield* tx.all<{ user_id: string; email: string; name: string; role: 'editor' | 'viewer' }>(
+      `SELECT m.user_id, u.email, u.name, m.role FROM canvas_members m JOIN users u ON u.id = m.user_id
+       WHERE m.canvas_id = ?1 ORDER BY m.added_at, u.email`,
+      canvasId,
+    );
+    return rows.map((r) => ({ userId: r.user_id, email: r.email, name: r.name, role: r.role }));
+  },
 
-  setMember(canvasId: string, userId: string, role: 'editor' | 'viewer', now: number): void {
-    this.db
-      .query(
-        'INSERT INTO canvas_members (canvas_id, user_id, role, added_at) VALUES (?, ?, ?, ?) ON CONFLICT(canvas_id, user_id) DO UPDATE SET role = excluded.role',
-      )
-      .run(canvasId, userId, role, now);
-  }
+  *setMember(canvasId: string, userId: string, role: 'editor' | 'viewer', now: number): TxSteps<void> {
+    yield* tx.run(
+      `INSERT INTO canvas_members (canvas_id, user_id, role, added_at) VALUES (?1, ?2, ?3, ?4)
+       ON CONFLICT (canvas_id, user_id) DO UPDATE SET role = excluded.role`,
+      canvasId,
+      userId,
+      role,
+      now,
+    );
+  },
 
-  removeMember(canvasId: string, userId: string): boolean {
-    return this.db.query('DELETE FROM canvas_members WHERE canvas_id = ? AND user_id = ?').run(canvasId, userId).changes > 0;
-  }
+  *removeMember(canvasId: string, userId: string): TxSteps<boolean> {
+    return (yield* tx.run('DELETE FROM canvas_members WHERE canvas_id = ?1 AND user_id = ?2', canvasId, userId)) > 0;
+  },
 
   /**
    * Every canvas (not deleted), newest first, for instance admins: `query`
    * matches the title, slug or owner's email (case-insensitive), at most `limit`.
    */
-  search(query: string, limit: number): Canvas[] {
+  *search(query: string, limit: number): TxSteps<Canvas[]> {
     const like = `%${likeLiteral(query.toLowerCase())}%`;
-    return this.db
-      .query<CanvasRow, [string, string, string, number]>(
-        `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id
-         WHERE c.deleted_at IS NULL AND (lower(c.title) LIKE ?1 ESCAPE '\\' OR c.slug LIKE ?2 ESCAPE '\\' OR lower(u.email) LIKE ?3 ESCAPE '\\')
-         ORDER BY c.created_at DESC, c.id LIMIT ?4`,
-      )
-      .all(like, like, like, limit)
-      .map(toCanvas);
-  }
+    const rows = yield* tx.all<CanvasRow>(
+      `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id
+       WHERE c.deleted_at IS NULL AND (lower(c.title) LIKE ?1 ESCAPE '\\' OR c.slug LIKE ?1 ESCAPE '\\' OR lower(u.email) LIKE ?1 ESCAPE '\\')
+       ORDER BY c.created_at DESC, c.id LIMIT ?2`,
+      like,
+      limit,
+    );
+    return rows.map(toCanvas);
+  },
 
   /** Canvases the user owns or is a member of (not deleted). */
-  listFor(userId: string): Canvas[] {
-    return this.db
-      .query<CanvasRow, [string, string]>(
-        `SELECT * FROM canvases WHERE deleted_at IS NULL AND (owner_id = ? OR id IN (SELECT canvas_id FROM canvas_members WHERE user_id = ?))
-         ORDER BY created_at DESC, id`,
-      )
-      .all(userId, userId)
-      .map(toCanvas);
+  *listFor(userId: string): TxSteps<Canvas[]> {
+    const rows = yield* tx.all<CanvasRow>(
+      `SELECT * FROM canvases WHERE deleted_at IS NULL AND (owner_id = ?1 OR id IN (SELECT canvas_id FROM canvas_members WHERE user_id = ?1))
+       ORDER BY created_at DESC, id`,
+      userId,
+    );
+    return rows.map(toCanvas);
+  },
+};
+
+/** The same rows read or written on their own (no surrounding transaction). */
+export class CanvasStore {
+  constructor(private readonly sql: Sql) {}
+
+  byId(id: string): Promise<Canvas | null> {
+    return this.sql.autocommit(() => canvasRows.byId(id));
+  }
+
+  bySlug(slug: string): Promise<Canvas | null> {
+    return this.sql.autocommit(() => canvasRows.bySlug(slug));
+  }
+
+  byKeyHash(keyHash: string): Promise<Canvas | null> {
+    return this.sql.autocommit(() => canvasRows.byKeyHash(keyHash));
+  }
+
+  insert(c: NewCanvas): Promise<Canvas> {
+    return this.sql.autocommit(() => canvasRows.insert(c));
+  }
+
+  passwordHash(id: string): Promise<string | null> {
+    return this.sql.autocommit(() => canvasRows.passwordHash(id));
+  }
+
+  update(id: string, columns: CanvasColumns, now: number): Promise<void> {
+    return this.sql.autocommit(() => canvasRows.update(id, columns, now));
+  }
+
+  roleOf(canvas: Pick<Canvas, 'id' | 'ownerId'>, userId: string): Promise<CanvasRole | null> {
+    return this.sql.autocommit(() => canvasRows.roleOf(canvas, userId));
+  }
+
+  members(canvasId: string): Promise<MemberRow[]> {
+    return this.sql.autocommit(() => canvasRows.members(canvasId));
+  }
+
+  setMember(canvasId: string, userId: string, role: 'editor' | 'viewer', now: number): Promise<void> {
+    return this.sql.autocommit(() => canvasRows.setMember(canvasId, userId, role, now));
+  }
+
+  removeMember(canvasId: string, userId: string): Promise<boolean> {
+    return this.sql.autocommit(() => canvasRows.removeMember(canvasId, userId));
+  }
+
+  search(query: string, limit: number): Promise<Canvas[]> {
+    return this.sql.autocommit(() => canvasRows.search(query, limit));
+  }
+
+  listFor(userId: string): Promise<Canvas[]> {
+    return this.sql.autocommit(() => canvasRows.listFor(userId));
   }
 }

@@ -36,7 +36,7 @@ export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
         await deleteProfile(ctx, actor, params.name);
         return answer(200, { ok: true });
       })
-      .get('/api/admin/canvases/:id/connections', ({ params }) => answer(200, { connections: grantsOfCanvas(ctx, params.id) }))
+      .get('/api/admin/canvases/:id/connections', async ({ params }) => answer(200, { connections: await grantsOfCanvas(ctx, params.id) }))
       .put('/api/admin/canvases/:id/connections/:name', async ({ actor, params }) =>
         answer(200, await grantProfile(ctx, actor, params.id, params.name)),
       )

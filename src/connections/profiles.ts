@@ -130,7 +130,7 @@ export async function grantProfile(
   canvasId: string,
   name: string,
 ): Promise<{ canvasId: string; name: string; grantedAt: number }> {
-  const canvas = ctx.canvases.byId(canvasId);
+  const canvas = await ctx.canvases.byId(canvasId);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   getProfile(ctx, name);
   const { grantedAt, created } = ctx.connections.grant(canvasId, name, ctx.now());
@@ -143,15 +143,15 @@ export async function grantProfile(
 
 /** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
 export async function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): Promise<void> {
-  if (!ctx.canvases.byId(canvasId)) throw new AppError('NOT_FOUND', 'canvas not found');
+  if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
   if (ctx.connections.revoke(canvasId, name)) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
     await audit(ctx, actor, 'connection.revoke', { name }, canvasId);
   }
 }
 
-export function grantsOfCanvas(ctx: AppContext, canvasId: string): Array<{ name: string; grantedAt: number }> {
-  if (!ctx.canvases.byId(canvasId)) throw new AppError('NOT_FOUND', 'canvas not found');
+export async function grantsOfCanvas(ctx: AppContext, canvasId: string): Promise<Array<{ name: string; grantedAt: number }>> {
+  if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
   return ctx.connections.grantsOf(canvasId);
 }
 

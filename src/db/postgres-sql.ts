@@ -1,6 +1,6 @@
 import { SQL } from 'bun';
 import { PostgresChanges } from './postgres-changes.ts';
-import { driveAsync, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
+import { driveAsync, refuseLock, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
 
 /** Type OIDs Bun hands back as text that we store as JavaScript numbers (int8, numeric: counts, sums, milliseconds, bytes). */
 const NUMERIC_TYPES = new Set([20, 1700]);
@@ -51,6 +51,13 @@ export class PostgresSql implements Sql {
 
   write<T>(body: TxBody<T>): Promise<T> {
     return this.client.begin((t) => driveAsync(body, (step) => answer(t, step))) as Promise<T>;
+  }
+
+  autocommit<T>(body: TxBody<T>): Promise<T> {
+    return driveAsync(body, (step) => {
+      refuseLock(step);
+      return answer(this.client, step);
+    });
   }
 
   /**

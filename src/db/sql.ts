@@ -48,6 +48,11 @@ export interface Sql {
    * transaction-scoped advisory lock on Postgres.
    */
   write<T>(body: TxBody<T>): Promise<T>;
+  /**
+   * Runs a body's statements one by one, outside any transaction: the same
+   * row helpers serve reads that need no atomicity. A `lock` step is refused.
+   */
+  autocommit<T>(body: TxBody<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,11 @@ export const tx = {
     yield { kind: 'lock', parts };
   },
 };
+
+/** For `autocommit`: a lock only means something inside a transaction. */
+export function refuseLock(step: Step): void {
+  if (step.kind === 'lock') throw new Error('a lock step needs a write transaction');
+}
 
 /** Drives a transaction body, awaiting each step's answer (the Postgres adapter). */
 export async function driveAsync<T>(body: TxBody<T>, answer: (step: Step) => Promise<unknown>): Promise<T> {

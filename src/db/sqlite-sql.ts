@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DataVersion } from './data-version.ts';
-import { driveSync, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
+import { driveSync, refuseLock, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
 
 /**
  * The embedded adapter: bun:sqlite, one connection. Statements run at once
@@ -39,6 +39,15 @@ export class SqliteSql implements Sql {
 
   write<T>(body: TxBody<T>): Promise<T> {
     return settle(() => this.immediate(body) as T);
+  }
+
+  autocommit<T>(body: TxBody<T>): Promise<T> {
+    return settle(() =>
+      driveSync(body, (step) => {
+        refuseLock(step);
+        return this.answer(step);
+      }),
+    );
   }
 
   async close(): Promise<void> {

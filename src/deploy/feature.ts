@@ -15,12 +15,12 @@ export function createDeployFeature(ctx: AppContext): DeployFeature {
   const uploads = new UploadService(ctx);
   return {
     uploads,
-    start() {
+    async start() {
       // A crash mid-deploy leaves spooled bodies and unrenamed blobs behind.
       resetDeployTmp(ctx);
       // A restart may find upload sessions that ended while it was down, and finalize leases of the dead process.
-      uploads.sweep();
-      const freed = uploads.recover();
+      await uploads.sweep();
+      const freed = await uploads.recover();
       if (freed > 0) ctx.log.warn('upload: finalize leases left by a previous process released', { count: freed });
     },
   };

@@ -30,7 +30,7 @@ export async function authenticateDeployKey(
 ): Promise<Canvas> {
   const match = BEARER.exec(request.headers.get('authorization') ?? '');
   if (!match) throw unauthorized();
-  const canvas = ctx.canvases.byKeyHash(sha256Hex(match[1]!));
+  const canvas = await ctx.canvases.byKeyHash(sha256Hex(match[1]!));
   if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw unauthorized();
   if (canvas.id !== canvasId) throw keyOfAnotherCanvas();
   if (mode !== 'finalize' && !(await ctx.users.byId(canvas.ownerId))?.active) throw ownerDeactivated();

@@ -1,18 +1,19 @@
 // Coordination (spec "Coordination decision order") and the one place a new
 // version goes live. Every deploy path (PUT deploy, staged finalize) ends in
-// publishVersion; the token check and the live switch share one BEGIN
-// IMMEDIATE transaction, so two deploys holding the same token cannot both win.
+// publishSteps; the token check and the live switch share one write
+// transaction under the canvas's lock, so two deploys holding the same token
+// cannot both win (on either engine).
 import type { ActorKind } from '../audit/store.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
-import { immediate } from '../db/tx.ts';
+import { tx, type TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { OWNER_STORAGE_BYTES, storageQuotaExceeded } from '../canvases/quotas.ts';
+import { canvasRows } from '../canvases/store.ts';
 import { reconcileDrafts } from '../drafts/reconcile.ts';
-import { afterCommit } from './after-commit.ts';
-import { VersionStore, type VersionRecord } from './version-store.ts';
+import { versionRows, type VersionRecord } from './version-store.ts';
 
 export interface ManifestFile {
   path: string;
@@ -64,13 +65,17 @@ export function validateCoordination(input: { releaseId?: unknown; expectedPubli
  * already_current answer when the release is live, a 409 when the release is
  * only in history or the token is stale, else null (the deploy may proceed).
  */
-export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordination): DeployResult | null {
-  const fresh = ctx.canvases.byId(canvas.id) ?? canvas;
-  const versions = new VersionStore(ctx.db);
-  const live = fresh.currentVersionId === null ? null : versions.byId(fresh.currentVersionId);
+export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordination): Promise<DeployResult | null> {
+  return ctx.sql.autocommit(() => coordinationSteps(ctx, canvas, c));
+}
+
+/** checkCoordination inside a transaction (the publishing one holds the canvas's lock). */
+export function* coordinationSteps(ctx: Pick<AppContext, 'config'>, canvas: Canvas, c: Coordination): TxSteps<DeployResult | null> {
+  const fresh = (yield* canvasRows.byId(canvas.id)) ?? canvas;
+  const live = fresh.currentVersionId === null ? null : yield* versionRows.byId(fresh.currentVersionId);
   if (c.releaseId !== null) {
     if (live && live.releaseId === c.releaseId) return resultOf(ctx, fresh, live, 'already_current', []);
-    const kept = versions.readyByRelease(fresh.id, c.releaseId);
+    const kept = yield* versionRows.readyByRelease(fresh.id, c.releaseId);
     if (kept) {
       throw new AppError(
         'RELEASE_NOT_CURRENT',
@@ -99,79 +104,98 @@ export interface PublishOptions extends Coordination {
   actor?: { id: string; kind: ActorKind };
 }
 
+/** What a publishing transaction reads besides the database. */
+export type PublishDeps = Pick<AppContext, 'audit' | 'config' | 'now' | 'settings'>;
+
+/** What a publishing transaction did: the answer, and the blobs its pruning let go (collected after commit). */
+export interface Published {
+  result: DeployResult;
+  pruned: string[];
+}
+
 /**
  * Publishes `files` (their blobs already stored) as a new ready version and
  * makes it live: decision order again, insert, pointer flip, token rotation
  * and pruning in one transaction; events and blob collection after commit.
  */
-export function publishVersion(ctx: AppContext, canvasId: string, files: ManifestFile[], opts: PublishOptions): DeployResult {
+export async function publishVersion(
+  ctx: AppContext,
+  canvasId: string,
+  files: ManifestFile[],
+  opts: PublishOptions,
+): Promise<DeployResult> {
+  const published = await ctx.sql.write(() => publishSteps(ctx, canvasId, files, opts));
+  afterPublish(ctx, canvasId, published);
+  return published.result;
+}
+
+/** publishVersion's transaction body, for callers that write more in the same transaction (staged finalize). */
+export function* publishSteps(ctx: PublishDeps, canvasId: string, files: ManifestFile[], opts: PublishOptions): TxSteps<Published> {
   if (files.length === 0) throw new AppError('EMPTY_DEPLOY', 'nothing to deploy');
-  const versions = new VersionStore(ctx.db);
-  let pruned: string[] = [];
-  const result = immediate(ctx.db, () => {
-    const canvas = ctx.canvases.byId(canvasId);
-    // Archived, disabled or deleted while the upload ran: the key no longer counts.
-    if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null)
-      throw new AppError('unauthorized');
-    const current = checkCoordination(ctx, canvas, opts);
-    if (current) return current;
-    const now = ctx.now();
-    // Spec: "Publish after unpublish returns the canvas Restricted", even when
-    // sharing was changed while in draft. A first publish keeps what the owner set.
-    const republish = canvas.currentVersionId === null && versions.hasReady(canvasId);
-    const version: VersionRecord = {
-      id: newId(),
-      canvasId,
-      number: versions.nextNumber(canvasId),
+  yield* tx.lock('canvas', canvasId);
+  const canvas = yield* canvasRows.byId(canvasId);
+  // Archived, disabled or deleted while the upload ran: the key no longer counts.
+  if (!canvas || canvas.deletedAt !== null || canvas.archivedAt !== null || canvas.disabledAt !== null) throw new AppError('unauthorized');
+  const current = yield* coordinationSteps(ctx, canvas, opts);
+  if (current) return { result: current, pruned: [] };
+  // The owner's storage quota spans their canvases: deploys to two of them at once are checked one after the other.
+  yield* tx.lock('owner-storage', canvas.ownerId);
+  const now = ctx.now();
+  // Spec: "Publish after unpublish returns the canvas Restricted", even when
+  // sharing was changed while in draft. A first publish keeps what the owner set.
+  const republish = canvas.currentVersionId === null && (yield* versionRows.hasReady(canvasId));
+  const version: VersionRecord = {
+    id: newId(),
+    canvasId,
+    number: yield* versionRows.nextNumber(canvasId),
+    source: opts.source,
+    status: 'ready',
+    // Spec: the owner for every key-based write; a person deploying is named as themselves.
+    createdBy: opts.actor && opts.actor.kind !== 'key' ? opts.actor.id : canvas.ownerId,
+    createdAt: now,
+    fileCount: files.length,
+    totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    releaseId: opts.releaseId,
+  };
+  yield* versionRows.insert(version, files);
+  const token = newToken();
+  yield* canvasRows.update(
+    canvasId,
+    republish
+      ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' }
+      : { current_version_id: version.id, publication_token: token },
+    now,
+  );
+  yield* reconcileDrafts(canvasId, version, opts.publishedFromDraftOf ?? null, now);
+  const pruned = yield* versionRows.prune(canvasId, KEPT_VERSIONS, version.id);
+  // Checked with the new version in and the pruned ones out; a refusal rolls all of it back.
+  const { userStorageBytes } = ctx.settings.get();
+  if ((yield* tx.get<{ n: number }>(OWNER_STORAGE_BYTES, canvas.ownerId))!.n > userStorageBytes)
+    throw storageQuotaExceeded(userStorageBytes);
+  const actor = opts.actor ?? { id: canvas.ownerId, kind: 'key' };
+  yield* ctx.audit.steps({
+    actorId: actor.id,
+    actorKind: actor.kind,
+    canvasId,
+    action: 'canvas.deploy',
+    detail: {
+      versionId: version.id,
+      version: version.number,
       source: opts.source,
-      status: 'ready',
-      // Spec: the owner for every key-based write; a person deploying is named as themselves.
-      createdBy: opts.actor && opts.actor.kind !== 'key' ? opts.actor.id : canvas.ownerId,
-      createdAt: now,
-      fileCount: files.length,
-      totalBytes: files.reduce((sum, f) => sum + f.size, 0),
-      releaseId: opts.releaseId,
-    };
-    versions.insert(version, files);
-    const token = newToken();
-    ctx.canvases.update(
-      canvasId,
-      republish
-        ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' }
-        : { current_version_id: version.id, publication_token: token },
-      now,
-    );
-    reconcileDrafts(ctx.db, canvasId, version, opts.publishedFromDraftOf ?? null, now);
-    pruned = versions.prune(canvasId, KEPT_VERSIONS, version.id);
-    // Checked with the new version in and the pruned ones out; a refusal rolls all of it back.
-    const { userStorageBytes } = ctx.settings.get();
-    if (ctx.db.query<{ n: number }, [string]>(OWNER_STORAGE_BYTES).get(canvas.ownerId)!.n > userStorageBytes)
-      throw storageQuotaExceeded(userStorageBytes);
-    const actor = opts.actor ?? { id: canvas.ownerId, kind: 'key' };
-    ctx.audit.recordWithin(ctx.db, {
-      actorId: actor.id,
-      actorKind: actor.kind,
-      canvasId,
-      action: 'canvas.deploy',
-      detail: {
-        versionId: version.id,
-        version: version.number,
-        source: opts.source,
-        fileCount: version.fileCount,
-        totalBytes: version.totalBytes,
-        releaseId: version.releaseId,
-        pruned: pruned.length > 0,
-      },
-    });
-    return resultOf(ctx, { ...canvas, publicationToken: token }, version, 'published', opts.warnings);
+      fileCount: version.fileCount,
+      totalBytes: version.totalBytes,
+      releaseId: version.releaseId,
+      pruned: pruned.length > 0,
+    },
   });
-  if (result.outcome === 'published') {
-    afterCommit(ctx, () => {
-      ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
-      if (pruned.length > 0) collectPruned(ctx, pruned);
-    });
-  }
-  return result;
+  return { result: resultOf(ctx, { ...canvas, publicationToken: token }, version, 'published', opts.warnings), pruned };
+}
+
+/** After the publishing transaction committed: the event, and the pruned versions' blobs. */
+export function afterPublish(ctx: AppContext, canvasId: string, { result, pruned }: Published): void {
+  if (result.outcome !== 'published') return;
+  ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
+  if (pruned.length > 0) collectPruned(ctx, pruned);
 }
 
 /** The signal metrics count deploys by: `started` is performance.now() when the deploy began. */
@@ -195,7 +219,7 @@ function collectPruned(ctx: AppContext, hashes: string[]): void {
 }
 
 export function resultOf(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config'>,
   canvas: Canvas,
   v: VersionRecord,
   outcome: DeployResult['outcome'],

@@ -27,12 +27,12 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
             enforceDeployRate(ctx, canvas.id);
             return json(200, await deployZipRequest(ctx, canvas, request));
           })
-          .get('/v1/canvases/:id', ({ canvas }) => json(200, canvasView(ctx, canvas)))
-          .get('/v1/canvases/:id/versions', ({ canvas }) => json(200, versionList(ctx, canvas)))
-          .get('/v1/canvases/:id/files', ({ request, canvas }) => {
+          .get('/v1/canvases/:id', async ({ canvas }) => json(200, await canvasView(ctx, canvas)))
+          .get('/v1/canvases/:id/versions', async ({ canvas }) => json(200, await versionList(ctx, canvas)))
+          .get('/v1/canvases/:id/files', async ({ request, canvas }) => {
             const path = new URL(request.url).searchParams.get('path');
-            if (path === null) return json(200, fileListing(ctx, canvas));
-            return readBackResponse(ctx, liveFile(ctx, canvas, path));
+            if (path === null) return json(200, await fileListing(ctx, canvas));
+            return readBackResponse(ctx, await liveFile(ctx, canvas, path));
           })
           .post('/v1/canvases/:id/rollback', async ({ request, canvas }) => {
             enforceDeployRate(ctx, canvas.id);
@@ -42,12 +42,12 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
               invalid: invalidBody,
               tooLarge: invalidBody,
             });
-            return json(200, rollback(ctx, canvas, version));
+            return json(200, await rollback(ctx, canvas, version));
           })
           .post('/v1/canvases/:id/unpublish', async ({ request, canvas }) => {
             // The body (if any) carries nothing; it is drained so the connection stays reusable.
             await request.body?.cancel().catch(() => {});
-            return json(200, unpublish(ctx, canvas));
+            return json(200, await unpublish(ctx, canvas));
           }),
       )
   );

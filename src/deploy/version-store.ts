@@ -1,6 +1,6 @@
 // SQL for versions and their file manifests (migration 002). Rules live in
 // publish.ts and lifecycle.ts; this file only reads and writes rows.
-import type { Database } from 'bun:sqlite';
+import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 
 export type VersionSource = 'api' | 'upload' | 'editor' | 'zip' | 'folder' | 'paste';
 
@@ -50,94 +50,136 @@ const toVersion = (r: VersionRow): VersionRecord => ({
   releaseId: r.release_id,
 });
 
-export class VersionStore {
-  constructor(private readonly db: Database) {}
+const one = (r: VersionRow | undefined): VersionRecord | null => (r ? toVersion(r) : null);
 
-  byId(id: string): VersionRecord | null {
-    const r = this.db.query<VersionRow, [string]>('SELECT * FROM versions WHERE id = ?').get(id);
-    return r ? toVersion(r) : null;
-  }
+/** Version and manifest rows as transaction steps (`yield* versionRows.byId(id)`). */
+export const versionRows = {
+  *byId(id: string): TxSteps<VersionRecord | null> {
+    return one(yield* tx.get<VersionRow>('SELECT * FROM versions WHERE id = ?1', id));
+  },
 
-  readyByNumber(canvasId: string, number: number): VersionRecord | null {
-    const r = this.db
-      .query<VersionRow, [string, number]>("SELECT * FROM versions WHERE canvas_id = ? AND number = ? AND status = 'ready'")
-      .get(canvasId, number);
-    return r ? toVersion(r) : null;
-  }
+  *readyByNumber(canvasId: string, number: number): TxSteps<VersionRecord | null> {
+    return one(
+      yield* tx.get<VersionRow>("SELECT * FROM versions WHERE canvas_id = ?1 AND number = ?2 AND status = 'ready'", canvasId, number),
+    );
+  },
 
   /** The kept ready version carrying this release identity (at most one by construction). */
-  readyByRelease(canvasId: string, releaseId: string): VersionRecord | null {
-    const r = this.db
-      .query<VersionRow, [string, string]>(
-        "SELECT * FROM versions WHERE canvas_id = ? AND release_id = ? AND status = 'ready' ORDER BY number DESC LIMIT 1",
-      )
-      .get(canvasId, releaseId);
-    return r ? toVersion(r) : null;
-  }
+  *readyByRelease(canvasId: string, releaseId: string): TxSteps<VersionRecord | null> {
+    return one(
+      yield* tx.get<VersionRow>(
+        "SELECT * FROM versions WHERE canvas_id = ?1 AND release_id = ?2 AND status = 'ready' ORDER BY number DESC LIMIT 1",
+        canvasId,
+        releaseId,
+      ),
+    );
+  },
 
   /** Newest first. */
-  list(canvasId: string): VersionRecord[] {
-    return this.db
-      .query<VersionRow, [string]>('SELECT * FROM versions WHERE canvas_id = ? ORDER BY number DESC')
-      .all(canvasId)
-      .map(toVersion);
-  }
+  *list(canvasId: string): TxSteps<VersionRecord[]> {
+    return (yield* tx.all<VersionRow>('SELECT * FROM versions WHERE canvas_id = ?1 ORDER BY number DESC', canvasId)).map(toVersion);
+  },
 
   /** Whether the canvas was ever published (pruning always keeps the newest ready versions). */
-  hasReady(canvasId: string): boolean {
-    return this.db.query("SELECT 1 FROM versions WHERE canvas_id = ? AND status = 'ready' LIMIT 1").get(canvasId) !== null;
-  }
+  *hasReady(canvasId: string): TxSteps<boolean> {
+    return (yield* tx.get("SELECT 1 AS ready FROM versions WHERE canvas_id = ?1 AND status = 'ready' LIMIT 1", canvasId)) !== undefined;
+  },
 
-  nextNumber(canvasId: string): number {
-    const r = this.db.query<{ n: number | null }, [string]>('SELECT MAX(number) AS n FROM versions WHERE canvas_id = ?').get(canvasId);
+  *nextNumber(canvasId: string): TxSteps<number> {
+    const r = yield* tx.get<{ n: number | null }>('SELECT MAX(number) AS n FROM versions WHERE canvas_id = ?1', canvasId);
     return (r?.n ?? 0) + 1;
-  }
+  },
 
-  insert(v: VersionRecord, files: VersionFileRecord[]): void {
-    this.db
-      .query(
-        `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes, release_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(v.id, v.canvasId, v.number, v.source, v.status, v.createdBy, v.createdAt, v.fileCount, v.totalBytes, v.releaseId);
-    const insertFile = this.db.query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)');
-    for (const f of files) insertFile.run(v.id, f.path, f.hash, f.size, f.mime);
-  }
+  *insert(v: VersionRecord, files: VersionFileRecord[]): TxSteps<void> {
+    yield* tx.run(
+      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes, release_id)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
+      v.id,
+      v.canvasId,
+      v.number,
+      v.source,
+      v.status,
+      v.createdBy,
+      v.createdAt,
+      v.fileCount,
+      v.totalBytes,
+      v.releaseId,
+    );
+    for (const f of files) {
+      yield* tx.run(
+        'INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?1, ?2, ?3, ?4, ?5)',
+        v.id,
+        f.path,
+        f.hash,
+        f.size,
+        f.mime,
+      );
+    }
+  },
 
-  /** Sorted by path (byte order of the UTF-8 text, SQLite's BINARY collation). */
-  files(versionId: string): VersionFileRecord[] {
-    return this.db
-      .query<VersionFileRecord, [string]>('SELECT path, hash, size, mime FROM version_files WHERE version_id = ? ORDER BY path')
-      .all(versionId);
-  }
+  /** Sorted by path (byte order of the UTF-8 text: SQLite's BINARY collation, COLLATE "C" on Postgres). */
+  *files(versionId: string): TxSteps<VersionFileRecord[]> {
+    return yield* tx.all<VersionFileRecord>(
+      'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?1 ORDER BY path',
+      versionId,
+    );
+  },
 
-  file(versionId: string, path: string): VersionFileRecord | null {
-    return this.db
-      .query<VersionFileRecord, [string, string]>('SELECT path, hash, size, mime FROM version_files WHERE version_id = ? AND path = ?')
-      .get(versionId, path);
-  }
+  *file(versionId: string, path: string): TxSteps<VersionFileRecord | null> {
+    return (
+      (yield* tx.get<VersionFileRecord>(
+        'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?1 AND path = ?2',
+        versionId,
+        path,
+      )) ?? null
+    );
+  },
 
   /**
    * Deletes ready versions beyond the `keep` newest (never `liveId`) with
    * their file rows, and answers the hashes those rows pointed at.
    */
-  prune(canvasId: string, keep: number, liveId: string | null): string[] {
-    const doomed = this.db
-      .query<{ id: string }, [string, number]>(
-        "SELECT id FROM versions WHERE canvas_id = ? AND status = 'ready' ORDER BY number DESC LIMIT -1 OFFSET ?",
-      )
-      .all(canvasId, keep)
+  *prune(canvasId: string, keep: number, liveId: string | null): TxSteps<string[]> {
+    const ready = yield* tx.all<{ id: string }>(
+      "SELECT id FROM versions WHERE canvas_id = ?1 AND status = 'ready' ORDER BY number DESC",
+      canvasId,
+    );
+    const doomed = ready
+      .slice(keep)
       .map((r) => r.id)
       .filter((id) => id !== liveId);
     const hashes = new Set<string>();
-    const filesOf = this.db.query<{ hash: string }, [string]>('SELECT DISTINCT hash FROM version_files WHERE version_id = ?');
-    const deleteFiles = this.db.query('DELETE FROM version_files WHERE version_id = ?');
-    const deleteVersion = this.db.query('DELETE FROM versions WHERE id = ?');
     for (const id of doomed) {
-      for (const r of filesOf.all(id)) hashes.add(r.hash);
-      deleteFiles.run(id);
-      deleteVersion.run(id);
+      for (const r of yield* tx.all<{ hash: string }>('SELECT DISTINCT hash FROM version_files WHERE version_id = ?1', id))
+        hashes.add(r.hash);
+      yield* tx.run('DELETE FROM version_files WHERE version_id = ?1', id);
+      yield* tx.run('DELETE FROM versions WHERE id = ?1', id);
     }
     return [...hashes];
+  },
+};
+
+/** The same rows read on their own (no surrounding transaction). */
+export class VersionStore {
+  constructor(private readonly sql: Sql) {}
+
+  byId(id: string): Promise<VersionRecord | null> {
+    return this.sql.autocommit(() => versionRows.byId(id));
+  }
+
+  readyByNumber(canvasId: string, number: number): Promise<VersionRecord | null> {
+    return this.sql.autocommit(() => versionRows.readyByNumber(canvasId, number));
+  }
+
+  list(canvasId: string): Promise<VersionRecord[]> {
+    return this.sql.autocommit(() => versionRows.list(canvasId));
+  }
+
+  files(versionId: string): Promise<VersionFileRecord[]> {
+    return this.sql.autocommit(() => versionRows.files(versionId));
+  }
+
+  file(versionId: string, path: string): Promise<VersionFileRecord | null> {
+    return this.sql.autocommit(() => versionRows.file(versionId, path));
   }
 }

@@ -6,8 +6,8 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { VersionStore, type VersionFileRecord } from './version-store.ts';
 
-export function canvasView(ctx: AppContext, canvas: Canvas) {
-  const live = canvas.currentVersionId === null ? null : new VersionStore(ctx.db).byId(canvas.currentVersionId);
+export async function canvasView(ctx: AppContext, canvas: Canvas) {
+  const live = canvas.currentVersionId === null ? null : await new VersionStore(ctx.sql).byId(canvas.currentVersionId);
   return {
     id: canvas.id,
     slug: canvas.slug,
@@ -23,9 +23,9 @@ export function canvasView(ctx: AppContext, canvas: Canvas) {
   };
 }
 
-export function versionList(ctx: AppContext, canvas: Canvas) {
+export async function versionList(ctx: AppContext, canvas: Canvas) {
   return {
-    versions: new VersionStore(ctx.db).list(canvas.id).map((v) => ({
+    versions: (await new VersionStore(ctx.sql).list(canvas.id)).map((v) => ({
       id: v.id,
       number: v.number,
       source: v.source,
@@ -45,17 +45,17 @@ function liveVersionId(canvas: Canvas): string {
   return canvas.currentVersionId;
 }
 
-export function fileListing(ctx: AppContext, canvas: Canvas) {
-  const versions = new VersionStore(ctx.db);
-  const live = versions.byId(liveVersionId(canvas));
+export async function fileListing(ctx: AppContext, canvas: Canvas) {
+  const versions = new VersionStore(ctx.sql);
+  const live = await versions.byId(liveVersionId(canvas));
   if (!live) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version');
-  const files = versions.files(live.id).map(({ path, size, mime, hash }) => ({ path, size, mime, hash }));
+  const files = (await versions.files(live.id)).map(({ path, size, mime, hash }) => ({ path, size, mime, hash }));
   return { version: live.number, fileCount: files.length, files };
 }
 
 /** One file of the live manifest; 404 NOT_FOUND when the path is not in it. */
-export function liveFile(ctx: AppContext, canvas: Canvas, path: string): VersionFileRecord {
-  const file = new VersionStore(ctx.db).file(liveVersionId(canvas), path);
+export async function liveFile(ctx: AppContext, canvas: Canvas, path: string): Promise<VersionFileRecord> {
+  const file = await new VersionStore(ctx.sql).file(liveVersionId(canvas), path);
   if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
   return file;
 }

@@ -3,27 +3,25 @@
 // version; one with edits is flagged stale and never overwritten). Runs
 // inside the publishing transaction, so a version never goes live with its
 // drafts left unreconciled.
-import type { Database } from 'bun:sqlite';
-import { DraftStore } from './store.ts';
+import type { TxSteps } from '../db/sql.ts';
+import { draftRows } from './store.ts';
 
 /**
  * `publishedFrom`: the person whose draft this version was published from;
  * their draft now matches the live version, so it is synced whatever it held.
  */
-export function reconcileDrafts(
-  db: Database,
+export function* reconcileDrafts(
   canvasId: string,
   version: { id: string; number: number },
   publishedFrom: string | null,
   now: number,
-): void {
-  const drafts = new DraftStore(db);
-  for (const draft of drafts.ofCanvas(canvasId)) {
-    if (draft.userId !== publishedFrom && drafts.hasEdits(canvasId, draft.userId)) {
-      drafts.markStale(canvasId, draft.userId, version.id, version.number);
+): TxSteps<void> {
+  for (const draft of yield* draftRows.ofCanvas(canvasId)) {
+    if (draft.userId !== publishedFrom && (yield* draftRows.hasEdits(canvasId, draft.userId))) {
+      yield* draftRows.markStale(canvasId, draft.userId, version.id, version.number);
       continue;
     }
-    drafts.put({
+    yield* draftRows.put({
       ...draft,
       baseVersionId: version.id,
       baseVersionNumber: version.number,
@@ -31,6 +29,6 @@ export function reconcileDrafts(
       staleVersionNumber: null,
       updatedAt: now,
     });
-    drafts.copyVersionFiles(canvasId, draft.userId, version.id);
+    yield* draftRows.copyVersionFiles(canvasId, draft.userId, version.id);
   }
 }

@@ -23,9 +23,9 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
   const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
   return new Elysia({ name: 'drafts' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
     app
-      .get('/api/canvases/:id/draft', ({ actor, params }) => ok(drafts.open(actor, params.id)))
-      .delete('/api/canvases/:id/draft', ({ actor, params }) => {
-        drafts.discard(actor, params.id);
+      .get('/api/canvases/:id/draft', async ({ actor, params }) => ok(await drafts.open(actor, params.id)))
+      .delete('/api/canvases/:id/draft', async ({ actor, params }) => {
+        await drafts.discard(actor, params.id);
         return new Response(null, { status: 204 });
       })
       .get('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
@@ -36,8 +36,8 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
         const { path } = queryOf(request, DraftWriteQuery);
         return ok(await drafts.write(actor, params.id, path, request.body));
       })
-      .delete('/api/canvases/:id/draft/file', ({ actor, params, request }) =>
-        ok(drafts.remove(actor, params.id, queryOf(request, DraftWriteQuery).path)),
+      .delete('/api/canvases/:id/draft/file', async ({ actor, params, request }) =>
+        ok(await drafts.remove(actor, params.id, queryOf(request, DraftWriteQuery).path)),
       )
       .post('/api/canvases/:id/draft/revert', async ({ actor, params, request }) => {
         const { path } = await readJson(request, DraftPathBody);
@@ -45,10 +45,10 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       })
       .post('/api/canvases/:id/draft/rebase', async ({ actor, params, request }) => {
         await request.body?.cancel().catch(() => {});
-        return ok(drafts.rebase(actor, params.id));
+        return ok(await drafts.rebase(actor, params.id));
       })
       .post('/api/canvases/:id/draft/publish', async ({ actor, params, request }) => {
-        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
         enforceDeployRate(ctx, canvas.id);
         const { expectedPublicationToken } = await readJson(request, PublishDraftBody, { emptyAs: {} });
         return ok(await drafts.publish(actor, params.id, expectedPublicationToken ?? null));

@@ -9,18 +9,19 @@ import { BlobLimitError } from '../blobs/store.ts';
 import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
-import { immediate } from '../db/tx.ts';
+import { tx, type TxSteps } from '../db/sql.ts';
+import { canvasRows } from '../canvases/store.ts';
 import { blobMentionsKey, KeyScanner } from '../deploy/key-scan.ts';
 import { isTextType, mimeFor } from '../deploy/mime.ts';
 import { publishVersion, type DeployResult } from '../deploy/publish.ts';
 import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
-import { VersionStore } from '../deploy/version-store.ts';
+import { versionRows, VersionStore, type VersionRecord } from '../deploy/version-store.ts';
 import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import { previewToken, previewTokenUser } from './preview-token.ts';
-import { DraftStore, isEdited, type DraftFileRecord, type DraftRecord } from './store.ts';
+import { draftRows, DraftStore, isEdited, type DraftFileRecord, type DraftRecord } from './store.ts';
 
 /** Where a file's bytes are read from: the draft, the version it started from, or the live version. */
 export type DraftSide = 'draft' | 'base' | 'live';
@@ -71,22 +72,22 @@ export class DraftService {
   private readonly versions: VersionStore;
 
   constructor(private readonly ctx: AppContext) {
-    this.store = new DraftStore(ctx.db);
-    this.versions = new VersionStore(ctx.db);
+    this.store = new DraftStore(ctx.sql);
+    this.versions = new VersionStore(ctx.sql);
   }
 
   /** The caller's draft of the canvas, started from the live version when there is none. */
-  open(actor: Actor, canvasId: string): DraftView {
-    const { canvas } = this.managed(actor, canvasId);
-    return this.view(canvas, this.ensure(canvas, actor.user.id));
+  async open(actor: Actor, canvasId: string): Promise<DraftView> {
+    const { canvas } = await this.managed(actor, canvasId);
+    return this.view(canvas, await this.ensure(canvas, actor.user.id));
   }
 
   /** Where a file of the draft, its base or the live version is stored (404 when that side has no such file). */
   async file(actor: Actor, canvasId: string, rawPath: string, asked: DraftSide): Promise<DraftFileBytes> {
-    const { canvas } = this.managed(actor, canvasId);
+    const { canvas } = await this.managed(actor, canvasId);
     const path = validPath(rawPath);
     // Without a draft yet, the draft and its base would be the live version.
-    const side: DraftSide = this.store.get(canvas.id, actor.user.id) ? asked : 'live';
+    const side: DraftSide = (await this.store.get(canvas.id, actor.user.id)) ? asked : 'live';
     const missing = () =>
       new AppError(
         'NOT_FOUND',
@@ -94,11 +95,11 @@ export class DraftService {
         { path },
       );
     if (side === 'live') {
-      const live = canvas.currentVersionId === null ? null : this.versions.file(canvas.currentVersionId, path);
+      const live = canvas.currentVersionId === null ? null : await this.versions.file(canvas.currentVersionId, path);
       if (!live) throw missing();
       return { hash: live.hash, size: live.size, mime: live.mime };
     }
-    const row = this.store.file(canvas.id, actor.user.id, path);
+    const row = await this.store.file(canvas.id, actor.user.id, path);
     const hash = side === 'draft' ? row?.hash : row?.baseHash;
     if (!row || !hash) throw missing();
     // The base's size is only known for unedited rows; the blob store knows it for the rest.
@@ -117,7 +118,7 @@ export class DraftService {
     rawPath: string,
     body: ReadableStream<Uint8Array> | null,
   ): Promise<{ draft: DraftView; warnings: string[] }> {
-    const { canvas } = this.managed(actor, canvasId);
+    const { canvas } = await this.managed(actor, canvasId);
     const path = validPath(rawPath);
     const userId = actor.user.id;
     const mime = mimeFor(path);
@@ -134,27 +135,34 @@ export class DraftService {
       }
       hold.add(stored.hash);
       // The draft is made here, with the write: a refused write leaves no draft behind.
-      immediate(this.ctx.db, () => {
-        this.ensure(canvas, userId);
-        const rows = this.store.files(canvas.id, userId);
+      const now = this.ctx.now();
+      await this.ctx.sql.write(function* () {
+        yield* ensureSteps(canvas, userId, now);
+        const rows = yield* draftRows.files(canvas.id, userId);
         const existing = rows.find((r) => r.path === path) ?? null;
         const others = rows.filter((r) => r.path !== path && r.hash !== null);
         if (!existing?.hash && others.length + 1 > UPLOAD_LIMITS.files)
           throw overCap('TOO_MANY_FILES', `a canvas holds at most ${UPLOAD_LIMITS.files} files`);
         const total = others.reduce((sum, r) => sum + r.size, 0) + stored.size;
         if (total > UPLOAD_LIMITS.canvasBytes) throw overCap('CANVAS_TOO_LARGE', 'a canvas holds at most 100 MB in total');
-        this.store.putFile(canvas.id, userId, { path, hash: stored.hash, baseHash: existing?.baseHash ?? null, size: stored.size, mime });
-        this.store.touch(canvas.id, userId, this.ctx.now());
+        yield* draftRows.putFile(canvas.id, userId, {
+          path,
+          hash: stored.hash,
+          baseHash: existing?.baseHash ?? null,
+          size: stored.size,
+          mime,
+        });
+        yield* draftRows.touch(canvas.id, userId, now);
       });
     } finally {
       hold.release();
     }
     const warnings = scanner?.found ? [`${path} may contain a canvas API key`] : [];
-    return { draft: this.open(actor, canvasId), warnings };
+    return { draft: await this.open(actor, canvasId), warnings };
   }
 
   /** Deletes a file from the draft (an added one disappears; one of the base is marked deleted). */
-  remove(actor: Actor, canvasId: string, rawPath: string): DraftView {
+  remove(actor: Actor, canvasId: string, rawPath: string): Promise<DraftView> {
     return this.changeRow(actor, canvasId, rawPath, (row, path) => {
       if (!row || row.hash === null) throw new AppError('NOT_FOUND', `no file ${path} in the draft`, { path });
       return row.baseHash === null ? null : { ...row, hash: null };
@@ -164,8 +172,8 @@ export class DraftService {
   /** Puts one file back as it is in the base version (drops the draft's edit of it). */
   async revert(actor: Actor, canvasId: string, rawPath: string): Promise<DraftView> {
     // The base's size is a property of its bytes, asked of the blob store before the transaction (it may be remote).
-    const { canvas } = this.managed(actor, canvasId);
-    const asked = this.store.file(canvas.id, actor.user.id, validPath(rawPath))?.baseHash ?? null;
+    const { canvas } = await this.managed(actor, canvasId);
+    const asked = (await this.store.file(canvas.id, actor.user.id, validPath(rawPath)))?.baseHash ?? null;
     const askedSize = asked === null ? null : await this.ctx.blobs.sizeOf(asked);
     return this.changeRow(actor, canvasId, rawPath, (row, path) => {
       if (!row || !isEdited(row)) throw new AppError('NOT_FOUND', `the draft has no edit of ${path}`, { path });
@@ -176,21 +184,23 @@ export class DraftService {
   }
 
   /** One row of an existing draft replaced by what `next` makes of it (null: the row goes), in one transaction. */
-  private changeRow(
+  private async changeRow(
     actor: Actor,
     canvasId: string,
     rawPath: string,
     next: (row: DraftFileRecord | null, path: string) => DraftFileRecord | null,
-  ): DraftView {
-    const { canvas } = this.managed(actor, canvasId);
+  ): Promise<DraftView> {
+    const { canvas } = await this.managed(actor, canvasId);
     const path = validPath(rawPath);
     const userId = actor.user.id;
-    this.existing(canvas.id, userId);
-    immediate(this.ctx.db, () => {
-      const row = next(this.store.file(canvas.id, userId, path), path);
-      if (row === null) this.store.deleteFile(canvas.id, userId, path);
-      else this.store.putFile(canvas.id, userId, row);
-      this.store.touch(canvas.id, userId, this.ctx.now());
+    await this.existing(canvas.id, userId);
+    const now = this.ctx.now();
+    await this.ctx.sql.write(function* () {
+      yield* tx.lock('draft', canvas.id, userId);
+      const row = next(yield* draftRows.file(canvas.id, userId, path), path);
+      if (row === null) yield* draftRows.deleteFile(canvas.id, userId, path);
+      else yield* draftRows.putFile(canvas.id, userId, row);
+      yield* draftRows.touch(canvas.id, userId, now);
     });
     return this.open(actor, canvasId);
   }
@@ -199,17 +209,20 @@ export class DraftService {
    * A stale draft moves onto the live version: every path the draft did not
    * edit takes the live content, the draft's edits (and deletions) stay.
    */
-  rebase(actor: Actor, canvasId: string): DraftView {
-    const { canvas } = this.managed(actor, canvasId);
+  async rebase(actor: Actor, canvasId: string): Promise<DraftView> {
+    const { canvas } = await this.managed(actor, canvasId);
     const userId = actor.user.id;
-    this.existing(canvas.id, userId);
-    immediate(this.ctx.db, () => {
-      const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
-      const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
-      const draft = this.store.get(canvas.id, userId)!;
+    await this.existing(canvas.id, userId);
+    const now = this.ctx.now();
+    await this.ctx.sql.write(function* () {
+      // The canvas's lock first, as publishing takes it: the live version cannot move under the rebase.
+      yield* tx.lock('canvas', canvas.id);
+      yield* tx.lock('draft', canvas.id, userId);
+      const live = yield* liveVersionOf(canvas);
+      const draft = (yield* draftRows.get(canvas.id, userId))!;
       if (!live) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version to rebase onto');
-      const liveFiles = new Map(this.versions.files(live.id).map((f) => [f.path, f]));
-      const mine = this.store.files(canvas.id, userId);
+      const liveFiles = new Map((yield* versionRows.files(live.id)).map((f) => [f.path, f]));
+      const mine = yield* draftRows.files(canvas.id, userId);
       const next = new Map<string, DraftFileRecord>();
       for (const f of liveFiles.values()) next.set(f.path, { path: f.path, hash: f.hash, baseHash: f.hash, size: f.size, mime: f.mime });
       for (const row of mine) {
@@ -218,33 +231,33 @@ export class DraftService {
         if (row.hash === null && !base) next.delete(row.path);
         else next.set(row.path, { ...row, baseHash: base?.hash ?? null, size: row.hash === null ? (base?.size ?? 0) : row.size });
       }
-      for (const row of mine) this.store.deleteFile(canvas.id, userId, row.path);
-      for (const row of next.values()) this.store.putFile(canvas.id, userId, row);
-      this.store.put({
+      for (const row of mine) yield* draftRows.deleteFile(canvas.id, userId, row.path);
+      for (const row of next.values()) yield* draftRows.putFile(canvas.id, userId, row);
+      yield* draftRows.put({
         ...draft,
         baseVersionId: live.id,
         baseVersionNumber: live.number,
         staleVersionId: null,
         staleVersionNumber: null,
-        updatedAt: this.ctx.now(),
+        updatedAt: now,
       });
     });
     return this.open(actor, canvasId);
   }
 
   /** Throws the draft away; the next open starts again from the live version. */
-  discard(actor: Actor, canvasId: string): void {
-    const { canvas } = this.managed(actor, canvasId);
-    this.store.remove(canvas.id, actor.user.id);
+  async discard(actor: Actor, canvasId: string): Promise<void> {
+    const { canvas } = await this.managed(actor, canvasId);
+    await this.store.remove(canvas.id, actor.user.id);
   }
 
   /** Publishes the draft as a new live version (source `editor`), under the deploy's coordination rules. */
   async publish(actor: Actor, canvasId: string, expectedPublicationToken: string | null): Promise<DeployResult> {
-    const m = this.managed(actor, canvasId);
+    const m = await this.managed(actor, canvasId);
     const userId = actor.user.id;
-    const draft = this.existing(m.canvas.id, userId);
+    const draft = await this.existing(m.canvas.id, userId);
     if (draft.staleVersionId !== null) throw new AppError('DRAFT_STALE', STALE_MESSAGE, { liveVersion: draft.staleVersionNumber });
-    const rows = this.store.files(m.canvas.id, userId);
+    const rows = await this.store.files(m.canvas.id, userId);
     const files = rows.flatMap((r) => (r.hash === null ? [] : [{ path: r.path, hash: r.hash, size: r.size, mime: r.mime }]));
     const keyLintPaths: string[] = [];
     for (const r of rows) {
@@ -271,13 +284,13 @@ export class DraftService {
     const userId = previewTokenUser(this.ctx.instanceSecret, canvas.id, token, this.ctx.now());
     const user = userId === null ? null : await this.ctx.users.byId(userId);
     if (!user || !user.active) return null;
-    const role = this.ctx.canvases.roleOf(canvas, user.id);
+    const role = await this.ctx.canvases.roleOf(canvas, user.id);
     if (role !== 'owner' && role !== 'editor' && !this.ctx.auth.isAdmin(user)) return null;
     const canvasId = canvas.id;
-    if (!this.store.get(canvasId, userId!)) return null;
+    if (!(await this.store.get(canvasId, userId!))) return null;
     const files = new Map<string, ManifestFile>();
     const html: string[] = [];
-    for (const r of this.store.files(canvasId, user.id)) {
+    for (const r of await this.store.files(canvasId, user.id)) {
       if (r.hash === null) continue;
       files.set(r.path, { hash: r.hash, size: r.size, mime: r.mime });
       if (/\.html?$/i.test(r.path)) html.push(r.path);
@@ -285,51 +298,35 @@ export class DraftService {
     return { canvasId, versionId: `draft:${user.id}`, files, singleHtml: html.length === 1 ? html[0]! : null };
   }
 
-  private managed(actor: Actor, canvasId: string): Managed {
-    const m = managedCanvas(this.ctx, actor, canvasId, 'manage');
+  private async managed(actor: Actor, canvasId: string): Promise<Managed> {
+    const m = await managedCanvas(this.ctx, actor, canvasId, 'manage');
     if (m.canvas.deletedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
     return m;
   }
 
   /** Changing a draft needs one: a refused request must not have made it. */
-  private existing(canvasId: string, userId: string): DraftRecord {
-    const draft = this.store.get(canvasId, userId);
+  private async existing(canvasId: string, userId: string): Promise<DraftRecord> {
+    const draft = await this.store.get(canvasId, userId);
     if (!draft) throw new AppError('NOT_FOUND', 'you have no draft of this canvas: open it first (GET …/draft)');
     return draft;
   }
 
-  private ensure(canvas: Canvas, userId: string): DraftRecord {
-    const existing = this.store.get(canvas.id, userId);
+  private async ensure(canvas: Canvas, userId: string): Promise<DraftRecord> {
+    const existing = await this.store.get(canvas.id, userId);
     if (existing) return existing;
-    return immediate(this.ctx.db, () => {
-      const again = this.store.get(canvas.id, userId);
-      if (again) return again;
-      const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
-      const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
-      const draft: DraftRecord = {
-        canvasId: canvas.id,
-        userId,
-        baseVersionId: live?.id ?? null,
-        baseVersionNumber: live?.number ?? null,
-        staleVersionId: null,
-        staleVersionNumber: null,
-        updatedAt: this.ctx.now(),
-      };
-      this.store.put(draft);
-      if (live) this.store.copyVersionFiles(canvas.id, userId, live.id);
-      return draft;
-    });
+    const now = this.ctx.now();
+    return this.ctx.sql.write(() => ensureSteps(canvas, userId, now));
   }
 
-  private view(canvas: Canvas, draft: DraftRecord): DraftView {
-    const rows = this.store.files(canvas.id, draft.userId);
-    const fresh = this.ctx.canvases.byId(canvas.id) ?? canvas;
-    const live = fresh.currentVersionId === null ? null : this.versions.byId(fresh.currentVersionId);
+  private async view(canvas: Canvas, draft: DraftRecord): Promise<DraftView> {
+    const rows = await this.store.files(canvas.id, draft.userId);
+    const live = await this.ctx.sql.autocommit(() => liveVersionOf(canvas));
     return {
       canvasId: canvas.id,
       baseVersion: draft.baseVersionNumber,
       liveVersion: live?.number ?? null,
-      stale: draft.staleVersionId === null || !live ? null : { version: draft.staleVersionNumber!, changes: this.changes(rows, live.id) },
+      stale:
+        draft.staleVersionId === null || !live ? null : { version: draft.staleVersionNumber!, changes: await this.changes(rows, live.id) },
       editedCount: rows.filter(isEdited).length,
       files: rows.map((r) => ({
         path: r.path,
@@ -345,8 +342,8 @@ export class DraftService {
   }
 
   /** The live version against the draft's base, path by path. */
-  private changes(rows: DraftFileRecord[], liveVersionId: string): DraftChange[] {
-    const live = new Map(this.versions.files(liveVersionId).map((f) => [f.path, f.hash]));
+  private async changes(rows: DraftFileRecord[], liveVersionId: string): Promise<DraftChange[]> {
+    const live = new Map((await this.versions.files(liveVersionId)).map((f) => [f.path, f.hash]));
     const base = new Map(rows.filter((r) => r.baseHash !== null).map((r) => [r.path, r.baseHash!]));
     const edited = new Set(rows.filter(isEdited).map((r) => r.path));
     const out: DraftChange[] = [];
@@ -358,6 +355,32 @@ export class DraftService {
     for (const path of base.keys()) if (!live.has(path)) out.push({ path, change: 'removed', editedInDraft: edited.has(path) });
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
+}
+
+/** The canvas's live version as stored now (the caller's copy of the canvas may be older). */
+function* liveVersionOf(canvas: Canvas): TxSteps<VersionRecord | null> {
+  const fresh = (yield* canvasRows.byId(canvas.id)) ?? canvas;
+  return fresh.currentVersionId === null ? null : yield* versionRows.byId(fresh.currentVersionId);
+}
+
+/** The person's draft of the canvas, started from the live version when there is none (under the draft's lock). */
+function* ensureSteps(canvas: Canvas, userId: string, now: number): TxSteps<DraftRecord> {
+  yield* tx.lock('draft', canvas.id, userId);
+  const existing = yield* draftRows.get(canvas.id, userId);
+  if (existing) return existing;
+  const live = yield* liveVersionOf(canvas);
+  const draft: DraftRecord = {
+    canvasId: canvas.id,
+    userId,
+    baseVersionId: live?.id ?? null,
+    baseVersionNumber: live?.number ?? null,
+    staleVersionId: null,
+    staleVersionNumber: null,
+    updatedAt: now,
+  };
+  yield* draftRows.put(draft);
+  if (live) yield* draftRows.copyVersionFiles(canvas.id, userId, live.id);
+  return draft;
 }
 
 /** A deployable canvas path (the staged upload's rules; dotfiles are never deployed, so never drafted). */

@@ -1,6 +1,7 @@
 // SQL for drafts and their files (migration 016). Rules live in service.ts
 // and reconcile.ts; this file only reads and writes rows.
 import type { Database } from 'bun:sqlite';
+import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 import type { BlobReferenceCheck } from '../blobs/gc.ts';
 
 export interface DraftRecord {
@@ -53,94 +54,134 @@ const toDraft = (r: DraftRow): DraftRecord => ({
 
 export const isEdited = (f: Pick<DraftFileRecord, 'hash' | 'baseHash'>): boolean => f.hash !== f.baseHash;
 
-export class DraftStore {
-  constructor(readonly db: Database) {}
+const toFile = (r: DraftFileRow): DraftFileRecord => ({ path: r.path, hash: r.hash, baseHash: r.base_hash, size: r.size, mime: r.mime });
 
-  get(canvasId: string, userId: string): DraftRecord | null {
-    const r = this.db.query<DraftRow, [string, string]>('SELECT * FROM drafts WHERE canvas_id = ? AND user_id = ?').get(canvasId, userId);
+/** Draft rows as transaction steps (`yield* draftRows.get(canvasId, userId)`). */
+export const draftRows = {
+  *get(canvasId: string, userId: string): TxSteps<DraftRecord | null> {
+    const r = yield* tx.get<DraftRow>('SELECT * FROM drafts WHERE canvas_id = ?1 AND user_id = ?2', canvasId, userId);
     return r ? toDraft(r) : null;
-  }
+  },
 
-  ofCanvas(canvasId: string): DraftRecord[] {
-    return this.db.query<DraftRow, [string]>('SELECT * FROM drafts WHERE canvas_id = ?').all(canvasId).map(toDraft);
-  }
+  *ofCanvas(canvasId: string): TxSteps<DraftRecord[]> {
+    return (yield* tx.all<DraftRow>('SELECT * FROM drafts WHERE canvas_id = ?1', canvasId)).map(toDraft);
+  },
 
-  files(canvasId: string, userId: string): DraftFileRecord[] {
-    return this.db
-      .query<DraftFileRow, [string, string]>(
-        'SELECT path, hash, base_hash, size, mime FROM draft_files WHERE canvas_id = ? AND user_id = ? ORDER BY path',
-      )
-      .all(canvasId, userId)
-      .map((r) => ({ path: r.path, hash: r.hash, baseHash: r.base_hash, size: r.size, mime: r.mime }));
-  }
-
-  file(canvasId: string, userId: string, path: string): DraftFileRecord | null {
-    const r = this.db
-      .query<DraftFileRow, [string, string, string]>(
-        'SELECT path, hash, base_hash, size, mime FROM draft_files WHERE canvas_id = ? AND user_id = ? AND path = ?',
-      )
-      .get(canvasId, userId, path);
-    return r ? { path: r.path, hash: r.hash, baseHash: r.base_hash, size: r.size, mime: r.mime } : null;
-  }
-
-  hasEdits(canvasId: string, userId: string): boolean {
-    return (
-      this.db
-        .query('SELECT 1 FROM draft_files WHERE canvas_id = ? AND user_id = ? AND hash IS NOT base_hash LIMIT 1')
-        .get(canvasId, userId) !== null
+  *files(canvasId: string, userId: string): TxSteps<DraftFileRecord[]> {
+    const rows = yield* tx.all<DraftFileRow>(
+      'SELECT path, hash, base_hash, size, mime FROM draft_files WHERE canvas_id = ?1 AND user_id = ?2 ORDER BY path',
+      canvasId,
+      userId,
     );
-  }
+    return rows.map(toFile);
+  },
+
+  *file(canvasId: string, userId: string, path: string): TxSteps<DraftFileRecord | null> {
+    const r = yield* tx.get<DraftFileRow>(
+      'SELECT path, hash, base_hash, size, mime FROM draft_files WHERE canvas_id = ?1 AND user_id = ?2 AND path = ?3',
+      canvasId,
+      userId,
+      path,
+    );
+    return r ? toFile(r) : null;
+  },
+
+  *hasEdits(canvasId: string, userId: string): TxSteps<boolean> {
+    const r = yield* tx.get(
+      // IS DISTINCT FROM: a deleted file (hash null) against its base, or an added one (base null), is an edit.
+      'SELECT 1 AS edited FROM draft_files WHERE canvas_id = ?1 AND user_id = ?2 AND hash IS DISTINCT FROM base_hash LIMIT 1',
+      canvasId,
+      userId,
+    );
+    return r !== undefined;
+  },
 
   /** Creates or replaces the draft row (its files are written separately). */
-  put(d: DraftRecord): void {
-    this.db
-      .query(
-        `INSERT INTO drafts (canvas_id, user_id, base_version_id, base_version_number, stale_version_id, stale_version_number, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (canvas_id, user_id) DO UPDATE SET base_version_id = excluded.base_version_id,
-           base_version_number = excluded.base_version_number, stale_version_id = excluded.stale_version_id,
-           stale_version_number = excluded.stale_version_number, updated_at = excluded.updated_at`,
-      )
-      .run(d.canvasId, d.userId, d.baseVersionId, d.baseVersionNumber, d.staleVersionId, d.staleVersionNumber, d.updatedAt);
-  }
+  *put(d: DraftRecord): TxSteps<void> {
+    yield* tx.run(
+      `INSERT INTO drafts (canvas_id, user_id, base_version_id, base_version_number, stale_version_id, stale_version_number, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+       ON CONFLICT (canvas_id, user_id) DO UPDATE SET base_version_id = excluded.base_version_id,
+         base_version_number = excluded.base_version_number, stale_version_id = excluded.stale_version_id,
+         stale_version_number = excluded.stale_version_number, updated_at = excluded.updated_at`,
+      d.canvasId,
+      d.userId,
+      d.baseVersionId,
+      d.baseVersionNumber,
+      d.staleVersionId,
+      d.staleVersionNumber,
+      d.updatedAt,
+    );
+  },
 
-  markStale(canvasId: string, userId: string, versionId: string, versionNumber: number): void {
-    this.db
-      .query('UPDATE drafts SET stale_version_id = ?, stale_version_number = ? WHERE canvas_id = ? AND user_id = ?')
-      .run(versionId, versionNumber, canvasId, userId);
-  }
+  *markStale(canvasId: string, userId: string, versionId: string, versionNumber: number): TxSteps<void> {
+    yield* tx.run(
+      'UPDATE drafts SET stale_version_id = ?1, stale_version_number = ?2 WHERE canvas_id = ?3 AND user_id = ?4',
+      versionId,
+      versionNumber,
+      canvasId,
+      userId,
+    );
+  },
 
-  touch(canvasId: string, userId: string, now: number): void {
-    this.db.query('UPDATE drafts SET updated_at = ? WHERE canvas_id = ? AND user_id = ?').run(now, canvasId, userId);
-  }
+  *touch(canvasId: string, userId: string, now: number): TxSteps<void> {
+    yield* tx.run('UPDATE drafts SET updated_at = ?1 WHERE canvas_id = ?2 AND user_id = ?3', now, canvasId, userId);
+  },
 
   /** The draft's files become exactly the version's, none edited. */
-  copyVersionFiles(canvasId: string, userId: string, versionId: string): void {
-    this.db.query('DELETE FROM draft_files WHERE canvas_id = ? AND user_id = ?').run(canvasId, userId);
-    this.db
-      .query(
-        `INSERT INTO draft_files (canvas_id, user_id, path, hash, base_hash, size, mime)
-         SELECT ?, ?, path, hash, hash, size, mime FROM version_files WHERE version_id = ?`,
-      )
-      .run(canvasId, userId, versionId);
+  *copyVersionFiles(canvasId: string, userId: string, versionId: string): TxSteps<void> {
+    yield* tx.run('DELETE FROM draft_files WHERE canvas_id = ?1 AND user_id = ?2', canvasId, userId);
+    yield* tx.run(
+      `INSERT INTO draft_files (canvas_id, user_id, path, hash, base_hash, size, mime)
+       SELECT ?1, ?2, path, hash, hash, size, mime FROM version_files WHERE version_id = ?3`,
+      canvasId,
+      userId,
+      versionId,
+    );
+  },
+
+  *putFile(canvasId: string, userId: string, f: DraftFileRecord): TxSteps<void> {
+    yield* tx.run(
+      `INSERT INTO draft_files (canvas_id, user_id, path, hash, base_hash, size, mime) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+       ON CONFLICT (canvas_id, user_id, path) DO UPDATE SET hash = excluded.hash, base_hash = excluded.base_hash,
+         size = excluded.size, mime = excluded.mime`,
+      canvasId,
+      userId,
+      f.path,
+      f.hash,
+      f.baseHash,
+      f.size,
+      f.mime,
+    );
+  },
+
+  *deleteFile(canvasId: string, userId: string, path: string): TxSteps<void> {
+    yield* tx.run('DELETE FROM draft_files WHERE canvas_id = ?1 AND user_id = ?2 AND path = ?3', canvasId, userId, path);
+  },
+
+  *remove(canvasId: string, userId: string): TxSteps<void> {
+    yield* tx.run('DELETE FROM drafts WHERE canvas_id = ?1 AND user_id = ?2', canvasId, userId);
+  },
+};
+
+/** The same rows read or written on their own (no surrounding transaction). */
+export class DraftStore {
+  constructor(private readonly sql: Sql) {}
+
+  get(canvasId: string, userId: string): Promise<DraftRecord | null> {
+    return this.sql.autocommit(() => draftRows.get(canvasId, userId));
   }
 
-  putFile(canvasId: string, userId: string, f: DraftFileRecord): void {
-    this.db
-      .query(
-        `INSERT INTO draft_files (canvas_id, user_id, path, hash, base_hash, size, mime) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (canvas_id, user_id, path) DO UPDATE SET hash = excluded.hash, base_hash = excluded.base_hash,
-           size = excluded.size, mime = excluded.mime`,
-      )
-      .run(canvasId, userId, f.path, f.hash, f.baseHash, f.size, f.mime);
+  files(canvasId: string, userId: string): Promise<DraftFileRecord[]> {
+    return this.sql.autocommit(() => draftRows.files(canvasId, userId));
   }
 
-  deleteFile(canvasId: string, userId: string, path: string): void {
-    this.db.query('DELETE FROM draft_files WHERE canvas_id = ? AND user_id = ? AND path = ?').run(canvasId, userId, path);
+  file(canvasId: string, userId: string, path: string): Promise<DraftFileRecord | null> {
+    return this.sql.autocommit(() => draftRows.file(canvasId, userId, path));
   }
 
-  remove(canvasId: string, userId: string): void {
-    this.db.query('DELETE FROM drafts WHERE canvas_id = ? AND user_id = ?').run(canvasId, userId);
+  remove(canvasId: string, userId: string): Promise<void> {
+    return this.sql.autocommit(() => draftRows.remove(canvasId, userId));
   }
 }
 

@@ -19,7 +19,7 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
   const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
   return new Elysia({ name: 'gallery' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
     app
-      .get('/api/canvases/:id/gallery', ({ actor, params }) => ok(gallery.settings(actor, params.id)))
+      .get('/api/canvases/:id/gallery', async ({ actor, params }) => ok(await gallery.settings(actor, params.id)))
       .put('/api/canvases/:id/gallery', async ({ actor, params, request }) =>
         ok(await gallery.set(actor, params.id, await readJson(request, GalleryBody))),
       )

@@ -12,6 +12,7 @@ import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { publishVersion } from '../deploy/publish.ts';
 import { VersionStore } from '../deploy/version-store.ts';
+import { tx, type TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
 export interface GallerySettings {
@@ -37,19 +38,28 @@ export class Gallery {
     private readonly access: AccessResolver,
   ) {}
 
-  settings(actor: Actor, id: string): GallerySettings {
-    return this.read(managedCanvas(this.ctx, actor, id, 'manage').canvas.id);
+  async settings(actor: Actor, id: string): Promise<GallerySettings> {
+    const { canvas } = await managedCanvas(this.ctx, actor, id, 'manage');
+    return this.ctx.sql.autocommit(() => settingsOf(canvas.id));
   }
 
   /** Owners, editors and admins; listing needs a live version (there is nothing to show otherwise). */
   async set(actor: Actor, id: string, patch: Partial<GallerySettings>): Promise<GallerySettings> {
-    const m = managedCanvas(this.ctx, actor, id, 'manage');
+    const m = await managedCanvas(this.ctx, actor, id, 'manage');
     if (patch.listed === true && m.canvas.currentVersionId === null)
       throw new AppError('NOT_PUBLISHED', 'only a published canvas can be listed in the gallery: deploy it first');
-    const next = { ...this.read(m.canvas.id), ...patch };
-    this.ctx.db
-      .query('UPDATE canvases SET gallery_listed = ?, gallery_templatable = ? WHERE id = ?')
-      .run(next.listed ? 1 : 0, next.templatable ? 1 : 0, m.canvas.id);
+    const next = await this.ctx.sql.write(function* () {
+      // Two changes at once each keep the other's half.
+      yield* tx.lock('canvas', m.canvas.id);
+      const merged = { ...(yield* settingsOf(m.canvas.id)), ...patch };
+      yield* tx.run(
+        'UPDATE canvases SET gallery_listed = ?1, gallery_templatable = ?2 WHERE id = ?3',
+        merged.listed ? 1 : 0,
+        merged.templatable ? 1 : 0,
+        m.canvas.id,
+      );
+      return merged;
+    });
     await this.ctx.audit.record({
       actorId: actor.user.id,
       actorKind: m.asAdmin ? 'admin' : 'user',
@@ -63,16 +73,15 @@ export class Gallery {
   /** Listed, live canvases this person may open, matching `query` in the title (newest first, at most `limit`). */
   async list(user: Principal & { kind: 'user' }, query: string, limit = 100): Promise<GalleryEntry[]> {
     const like = `%${likeLiteral(query.toLowerCase())}%`;
-    const ids = this.ctx.db
-      .query<{ id: string; gallery_templatable: number }, [string]>(
-        `SELECT id, gallery_templatable FROM canvases
-         WHERE gallery_listed = 1 AND current_version_id IS NOT NULL AND deleted_at IS NULL AND lower(title) LIKE ? ESCAPE '\\'
-         ORDER BY updated_at DESC, id LIMIT 1000`,
-      )
-      .all(like);
+    const ids = await this.ctx.sql.all<{ id: string; gallery_templatable: number }>(
+      `SELECT id, gallery_templatable FROM canvases
+       WHERE gallery_listed = 1 AND current_version_id IS NOT NULL AND deleted_at IS NULL AND lower(title) LIKE ?1 ESCAPE '\\'
+       ORDER BY updated_at DESC, id LIMIT 1000`,
+      like,
+    );
     const out: GalleryEntry[] = [];
     for (const row of ids) {
-      const canvas = this.ctx.canvases.byId(row.id);
+      const canvas = await this.ctx.canvases.byId(row.id);
       if (!canvas || statusOf(canvas) !== 'active' || !(await this.access.mayOpen(canvas, user))) continue;
       out.push(await this.entry(canvas, row.gallery_templatable === 1));
       if (out.length >= limit) break;
@@ -86,17 +95,20 @@ export class Gallery {
    * Answers the new canvas and its deploy key (shown once).
    */
   async useTemplate(actor: Actor, id: string, title: string | undefined): Promise<{ canvas: Canvas; apiKey: string }> {
-    const source = this.ctx.canvases.byId(id);
+    const source = await this.ctx.canvases.byId(id);
     if (!source || source.deletedAt !== null || statusOf(source) !== 'active' || source.currentVersionId === null) throw notInGallery();
-    const settings = this.read(source.id);
+    const settings = await this.ctx.sql.autocommit(() => settingsOf(source.id));
     if (!settings.listed || !(await this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' }))) throw notInGallery();
     if (!settings.templatable)
       throw new AppError('PERMISSION_DENIED', 'this canvas is in the gallery but its owner has not offered it as a template');
-    const files = new VersionStore(this.ctx.db)
-      .files(source.currentVersionId)
-      .map(({ path, hash, size, mime }) => ({ path, hash, size, mime }));
+    const files = (await new VersionStore(this.ctx.sql).files(source.currentVersionId)).map(({ path, hash, size, mime }) => ({
+      path,
+      hash,
+      size,
+      mime,
+    }));
     const made = await createCanvas(this.ctx, actor, { title: title?.trim() || `${source.title} (copy)` });
-    publishVersion(this.ctx, made.canvas.id, files, {
+    await publishVersion(this.ctx, made.canvas.id, files, {
       source: 'api',
       warnings: [],
       releaseId: null,
@@ -110,16 +122,7 @@ export class Gallery {
       action: 'canvas.from-template',
       detail: { template: source.id },
     });
-    return { canvas: this.ctx.canvases.byId(made.canvas.id)!, apiKey: made.apiKey };
-  }
-
-  private read(id: string): GallerySettings {
-    const row = this.ctx.db
-      .query<{ gallery_listed: number; gallery_templatable: number }, [string]>(
-        'SELECT gallery_listed, gallery_templatable FROM canvases WHERE id = ?',
-      )
-      .get(id);
-    return { listed: row?.gallery_listed === 1, templatable: row?.gallery_templatable === 1 };
+    return { canvas: (await this.ctx.canvases.byId(made.canvas.id))!, apiKey: made.apiKey };
   }
 
   private async entry(canvas: Canvas, templatable: boolean): Promise<GalleryEntry> {
@@ -134,4 +137,12 @@ export class Gallery {
       hasPassword: canvas.hasPassword,
     };
   }
+}
+
+function* settingsOf(canvasId: string): TxSteps<GallerySettings> {
+  const row = yield* tx.get<{ gallery_listed: number; gallery_templatable: number }>(
+    'SELECT gallery_listed, gallery_templatable FROM canvases WHERE id = ?1',
+    canvasId,
+  );
+  return { listed: row?.gallery_listed === 1, templatable: row?.gallery_templatable === 1 };
 }

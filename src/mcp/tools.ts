@@ -50,19 +50,19 @@ const fileEntry = z.object({
 
 /** The thirteen tools, in the order tools/list shows them. */
 export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
-  const view = (actor: Actor, id: string) => {
-    const r = getCanvas(ctx, actor, id);
+  const view = async (actor: Actor, id: string) => {
+    const r = await getCanvas(ctx, actor, id);
     return canvasView(ctx.config, r.canvas, r.role);
   };
-  const managed = (actor: Actor, id: string) => managedCanvas(ctx, actor, id, 'manage').canvas;
+  const managed = async (actor: Actor, id: string) => (await managedCanvas(ctx, actor, id, 'manage')).canvas;
 
   /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
-    const canvas = managed(actor, id);
+    const canvas = await managed(actor, id);
     enforceDeployRate(ctx, canvas.id);
     const decoded = files.map(decodeFile);
     const manifest = decoded.map((f) => ({ path: f.path, hash: f.hash, size: f.bytes.byteLength }));
-    const begun = uploads.begin(canvas, actor.user.id, { manifest, ...c });
+    const begun = await uploads.begin(canvas, actor.user.id, { manifest, ...c });
     if (begun.kind === 'already_current') return begun.result;
     await stageFrom(actor, canvas.id, begun.uploadId, begun.missingHashes, decoded);
     return uploads.finalize(canvas, actor.user.id, begun.uploadId, c, { auditKind: 'token' });
@@ -81,7 +81,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       name: 'list_canvases',
       description: 'Lists the canvases you own or are on the list of, newest first, with your role on each.',
       input: {},
-      run: (actor) => ({ canvases: listCanvases(ctx, actor).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
+      run: async (actor) => ({ canvases: (await listCanvases(ctx, actor)).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
     },
     {
       name: 'create_canvas',
@@ -114,14 +114,14 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       description:
         'Reads a canvas you manage: sharing, capabilities, its publicationToken and runtimePolicyRevision (needed by set_capabilities), and where to deploy.',
       input: { canvasId },
-      run: (actor, a) => ({ canvas: view(actor, a.canvasId as string), deploy: deployBlock(ctx.config, a.canvasId as string) }),
+      run: async (actor, a) => ({ canvas: await view(actor, a.canvasId as string), deploy: deployBlock(ctx.config, a.canvasId as string) }),
     },
     {
       name: 'get_canvas_file',
       description: `Reads one file of the live version: path, size, mime and sha256 hash, plus its content (utf8 or base64) when it is at most ${INLINE_FILE_MAX / 1024} KiB.`,
       input: { canvasId, path: z.string().min(1).describe('The file path inside the site, e.g. "index.html".') },
       run: async (actor, a) => {
-        const file = liveFile(ctx, managed(actor, a.canvasId as string), a.path as string);
+        const file = await liveFile(ctx, await managed(actor, a.canvasId as string), a.path as string);
         const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
         if (file.size > INLINE_FILE_MAX) return meta;
         if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);
@@ -195,10 +195,10 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
           .describe('Every file: path, sha256 (lowercase hex), size in bytes.'),
         ...coordination,
       },
-      run: (actor, a) => {
-        const canvas = managed(actor, a.canvasId as string);
+      run: async (actor, a) => {
+        const canvas = await managed(actor, a.canvasId as string);
         enforceDeployRate(ctx, canvas.id);
-        const begun = uploads.begin(canvas, actor.user.id, { manifest: a.manifest, ...coordinationOf(a) });
+        const begun = await uploads.begin(canvas, actor.user.id, { manifest: a.manifest, ...coordinationOf(a) });
         return begun.kind === 'already_current' ? begun.result : { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
       },
     },
@@ -207,7 +207,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       description: 'Sends files of a begun deploy (their content must hash to the manifest entries). Answers the hashes still missing.',
       input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), files: z.array(fileEntry).min(1) },
       run: async (actor, a) => {
-        const canvas = managed(actor, a.canvasId as string);
+        const canvas = await managed(actor, a.canvasId as string);
         const decoded = (a.files as FileArg[]).map(decodeFile);
         const hashes = [...new Set(decoded.map((f) => f.hash))];
         await stageFrom(actor, canvas.id, a.uploadId as string, hashes, decoded);
@@ -218,8 +218,8 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       name: 'finalize_deploy',
       description: 'Publishes a begun deploy once every missing file was sent. Answers the DeployResult.',
       input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), ...coordination },
-      run: (actor, a) => {
-        const canvas = managed(actor, a.canvasId as string);
+      run: async (actor, a) => {
+        const canvas = await managed(actor, a.canvasId as string);
         enforceDeployRate(ctx, canvas.id);
         return uploads.finalize(canvas, actor.user.id, a.uploadId as string, coordinationOf(a), { auditKind: 'token' });
       },
@@ -231,8 +231,8 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
         canvasId,
         version: z.number().int().min(1).describe('The version number, from get_canvas or the Deploy API versions list.'),
       },
-      run: (actor, a) => {
-        const canvas = managed(actor, a.canvasId as string);
+      run: async (actor, a) => {
+        const canvas = await managed(actor, a.canvasId as string);
         enforceDeployRate(ctx, canvas.id);
         return rollback(ctx, canvas, a.version as number, { id: actor.user.id, kind: 'token' });
       },
@@ -241,7 +241,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       name: 'unpublish_canvas',
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
       input: { canvasId },
-      run: (actor, a) => unpublish(ctx, managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
+      run: async (actor, a) => unpublish(ctx, await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
     },
   ];
 }

@@ -20,8 +20,8 @@ const PRESET_RIGHTS = Object.fromEntries(PRESETS.map((p) => [p, effectiveRights(
 export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds) {
   return new Elysia({ name: 'capability-states' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
     app
-      .get('/api/canvases/:id/capabilities', ({ actor, params }) => {
-        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+      .get('/api/canvases/:id/capabilities', async ({ actor, params }) => {
+        const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
         return json(
           200,
           { switches: canvas.capabilities, effective: capabilityStates(ctx, canvas), presets: PRESET_RIGHTS },
@@ -29,7 +29,7 @@ export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds) {
         );
       })
       .get('/api/canvases/:id/usage', async ({ actor, params }) => {
-        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
         const { filesBytesCanvas } = ctx.settings.get();
         return json(
           200,

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { User } from '../auth/users.ts';
-import type { AccessResolver, CanvasFacts } from '../canvases/access-resolver.ts';
+import type { AccessResolver, CanvasFacts, ResolvedAccess } from '../canvases/access-resolver.ts';
 import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, signInFirst } from '../errors.ts';
@@ -69,7 +69,8 @@ export class RuntimePipeline {
       const held = this.deps.access.bySlug(slug);
       const facts = held instanceof Promise ? await held : held;
       this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
-      const { canvas, role } = this.resolve(request, facts, principal);
+      const resolved = this.deps.access.resolve(request, facts, principal);
+      const { canvas, role } = admitted(resolved instanceof Promise ? await resolved : resolved);
       checkIsolation(ctx.config, request, slug);
       if (!opts.skipCapability) {
         const refusal = this.capabilityRefusal(canvas, opts.capability);
@@ -112,14 +113,13 @@ export class RuntimePipeline {
     const canvasId = facts?.canvas.id ?? 'unknown';
     enforceRate(ctx, `canvas:${canvasId}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
   }
+}
 
-  /** Step 3: the same access decision as page serving, then the static-only rule. */
-  private resolve(request: Request, facts: CanvasFacts | null, principal: Principal): { canvas: Canvas; role: CanvasRole } {
-    const { canvas, decision } = this.deps.access.resolve(request, facts, principal);
-    if (!decision.ok) throw new AppError(decision.code);
-    if (decision.staticOnly) throw new AppError('STATIC_ONLY', STATIC_ONLY_MESSAGE);
-    return { canvas: canvas!, role: decision.effectiveRole };
-  }
+/** Step 3: the same access decision as page serving, then the static-only rule. */
+function admitted({ canvas, decision }: ResolvedAccess): { canvas: Canvas; role: CanvasRole } {
+  if (!decision.ok) throw new AppError(decision.code);
+  if (decision.staticOnly) throw new AppError('STATIC_ONLY', STATIC_ONLY_MESSAGE);
+  return { canvas: canvas!, role: decision.effectiveRole };
 }
 
 /** The capability gate: null when effective. */

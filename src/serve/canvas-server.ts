@@ -255,7 +255,7 @@ export class CanvasServer {
     if (!everyone.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(everyone.retryAfter) });
 
     const password = field('password');
-    const hash = this.ctx.canvases.passwordHash(canvas.id);
+    const hash = await this.ctx.canvases.passwordHash(canvas.id);
     const ok =
       password !== null &&
       password.length > 0 &&
@@ -276,7 +276,8 @@ export class CanvasServer {
   private async admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Promise<Admission> {
     const found = await this.access.bySlug(mount.slug);
     const principal = pagePrincipal(await principalOf(this.ctx, request), found?.canvas ?? null);
-    const { canvas, decision, publicOpen } = this.access.resolve(request, found, principal, checkGate);
+    const resolved = this.access.resolve(request, found, principal, checkGate);
+    const { canvas, decision, publicOpen } = resolved instanceof Promise ? await resolved : resolved;
     if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };
     const code = decision.code;
     if (!principal && code !== 'PASSWORD_REQUIRED')

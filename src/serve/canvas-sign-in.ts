@@ -48,7 +48,7 @@ export class CanvasSignIn {
   async exchange(request: Request, slug: string, query: string, headers: Record<string, string>): Promise<Response> {
     const params = new URLSearchParams(query);
     const code = params.get('code') ?? '';
-    const canvasId = this.ctx.canvases.bySlug(slug)?.id ?? null;
+    const canvasId = (await this.ctx.canvases.bySlug(slug))?.id ?? null;
     const states = cookieValues(request.headers.get('cookie'), this.stateCookie);
     const handoff = CODE.test(code) ? await this.ctx.handoffs.redeem(code, canvasId, states) : null;
     if (!handoff) return html(400, refusalPage('HANDOFF_INVALID'), { ...headers, ...NO_KEEPING });

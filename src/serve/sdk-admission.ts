@@ -28,6 +28,6 @@ export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (r
     const slug = refererSlug(ctx, request);
     if (!slug) return false;
     const facts = await access.bySlug(slug);
-    return facts !== null && access.resolve(request, facts, null).decision.ok;
+    return facts !== null && (await access.resolve(request, facts, null)).decision.ok;
   };
 }

@@ -27,14 +27,17 @@ const inviteView = (i: GuestInvite, active: boolean) => ({
  */
 export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
   /** The canvas, when the caller may manage it; 404 for everyone else. */
-  const manageable = (actor: Actor, id: string): Managed & { actor: Actor } => ({ ...managedCanvas(ctx, actor, id, 'manage'), actor });
+  const manageable = async (actor: Actor, id: string): Promise<Managed & { actor: Actor }> => ({
+    ...(await managedCanvas(ctx, actor, id, 'manage')),
+    actor,
+  });
 
   return new Elysia({ name: 'guest-invites' })
     .use(auth)
     .post(
       '/api/canvases/:id/guest-invites',
       async ({ actor, request, params }) => {
-        const m = manageable(actor, params.id);
+        const m = await manageable(actor, params.id);
         const { canvas } = m;
         const body = await readJson(request, CreateInviteBody, {
           maxBytes: 4096,
@@ -67,7 +70,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
     .get(
       '/api/canvases/:id/guest-invites',
       async ({ actor, params }) => {
-        const { canvas } = manageable(actor, params.id);
+        const { canvas } = await manageable(actor, params.id);
         const invites = await ctx.guests.invites(canvas.id);
         const live = await Promise.all(invites.map((i) => ctx.guests.isLive(i.inviteId)));
         return json(200, { invites: invites.map((i, n) => inviteView(i, live[n]!)) }, { 'cache-control': 'no-store' });
@@ -77,7 +80,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
     .delete(
       '/api/canvases/:id/guest-invites/:inviteId',
       async ({ actor, params }) => {
-        const m = manageable(actor, params.id);
+        const m = await manageable(actor, params.id);
         const { canvas } = m;
         if (!(await ctx.guests.revoke(canvas.id, params.inviteId))) throw new AppError('NOT_FOUND', 'no such invite');
         await ctx.audit.record({
@@ -95,7 +98,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
     .get('/auth/guest', async ({ request }) => {
       const given = new URL(request.url).searchParams.get('token') ?? '';
       const invite = INVITE_TOKEN.test(given) ? await ctx.guests.inviteByToken(given) : null;
-      const canvas = invite ? ctx.canvases.byId(invite.canvasId) : null;
+      const canvas = invite ? await ctx.canvases.byId(invite.canvasId) : null;
       if (!invite || !canvas) return invalidLink();
       const token = await ctx.guests.createSession(invite);
       metaOf(request).cookies.push(guestCookie(ctx.config, token));

@@ -19,7 +19,7 @@ export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadSe
       async ({ request, canvas }) => {
         enforceDeployRate(ctx, canvas.id);
         const body = await readBeginBody(request);
-        const begun = uploads.begin(canvas, canvas.ownerId, body);
+        const begun = await uploads.begin(canvas, canvas.ownerId, body);
         if (begun.kind === 'already_current') return json(200, begun.result);
         return json(200, { uploadId: begun.uploadId, missingHashes: begun.missingHashes });
       },

@@ -6,21 +6,23 @@ import type { ActorKind } from '../../audit/store.ts';
 import { BlobHashMismatchError, BlobLimitError } from '../../blobs/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
-import { immediate } from '../../db/tx.ts';
+import { tx } from '../../db/sql.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newToken } from '../../ids.ts';
 import { blobMentionsKey, KeyScanner } from '../key-scan.ts';
 import { isTextType } from '../mime.ts';
 import {
+  afterPublish,
   checkCoordination,
+  coordinationSteps,
   deployFinished,
-  publishVersion,
+  publishSteps,
   validateCoordination,
   type Coordination,
   type DeployResult,
 } from '../publish.ts';
 import { normalizeManifest, UPLOAD_LIMITS } from './manifest.ts';
-import { UploadStore, type UploadSession } from './store.ts';
+import { isOpenUploadHash, openUploadHashes, uploadRows, UploadStore, type UploadSession } from './store.ts';
 import { deployWarnings, readRootPage } from '../warnings.ts';
 
 /** Spec Limits: a handle lives 15 minutes from begin; a finalize holds its lease 60 seconds. */
@@ -60,22 +62,22 @@ export class UploadService {
   private lastSweep = 0;
 
   constructor(private readonly ctx: AppContext) {
-    this.store = new UploadStore(ctx.db);
+    this.store = new UploadStore(ctx.sql);
   }
 
   /**
    * Validates the manifest and runs the coordination checks; answers
    * already_current without a session when the release is live.
    */
-  begin(canvas: Canvas, actorId: string, input: BeginInput): BeginResult {
+  async begin(canvas: Canvas, actorId: string, input: BeginInput): Promise<BeginResult> {
     const coordination = validateCoordination(input);
     const manifest = normalizeManifest(input.manifest);
-    const current = checkCoordination(this.ctx, canvas, coordination);
+    const current = await checkCoordination(this.ctx, canvas, coordination);
     if (current) return { kind: 'already_current', result: current };
     this.ctx.blobs.ensureRoom(manifest.totalBytes);
-    this.sweepNow();
+    await this.sweepNow();
     const now = this.ctx.now();
-    const held = this.store.heldByCanvas(canvas.id, [...manifest.blobs.keys()]);
+    const held = await this.store.heldByCanvas(canvas.id, [...manifest.blobs.keys()]);
     const blobs = [...manifest.blobs].map(([hash, size]) => ({
       hash,
       size,
@@ -83,7 +85,7 @@ export class UploadService {
       staged: held.get(hash) === size,
     }));
     const uploadId = newToken();
-    this.store.insert({
+    await this.store.insert({
       id: uploadId,
       canvasId: canvas.id,
       actorId,
@@ -113,8 +115,8 @@ export class UploadService {
     body: ReadableStream<Uint8Array> | null,
     contentLength: number | null,
   ): Promise<void> {
-    const session = this.usable(this.sessionFor(canvasId, actorId, uploadId));
-    const size = HASH.test(hash) ? this.store.declaredSize(uploadId, hash) : null;
+    const session = this.usable(await this.sessionFor(canvasId, actorId, uploadId));
+    const size = HASH.test(hash) ? await this.store.declaredSize(uploadId, hash) : null;
     if (size === null) throw new AppError('UPLOAD_UNEXPECTED_BLOB', 'this hash is not in the upload manifest');
     if (contentLength !== null && contentLength > UPLOAD_LIMITS.fileBytes) throw fileTooLarge();
     if (contentLength !== null && contentLength !== size) throw sizeMismatch(size);
@@ -128,7 +130,7 @@ export class UploadService {
       if (err instanceof BlobHashMismatchError) throw new AppError('BLOB_HASH_MISMATCH', 'the bytes do not hash to the given sha256');
       throw err;
     }
-    this.store.markStaged(uploadId, hash);
+    await this.store.markStaged(uploadId, hash);
     if (scanner?.found) {
       // Server-side only (Stage rules): the paths, never the matching text.
       this.ctx.log.warn('deploy lint: staged file may contain a canvas API key', { canvasId, paths: paths.map((f) => f.path) });
@@ -141,7 +143,7 @@ export class UploadService {
    * finalize of the same handle meanwhile answers UPLOAD_IN_PROGRESS; a
    * refused finalize (missing blob, stale token) leaves the session open for
    * another try. The decision order and the live switch then run in one
-   * BEGIN IMMEDIATE transaction.
+   * write transaction, under the canvas's lock.
    */
   async finalize(
     canvas: Canvas,
@@ -152,7 +154,7 @@ export class UploadService {
   ): Promise<DeployResult> {
     const started = performance.now();
     const asked = validateCoordination(input);
-    const session = this.sessionFor(canvas.id, actorId, uploadId);
+    const session = await this.sessionFor(canvas.id, actorId, uploadId);
     await this.requireActor(canvas, session.actorId);
     if (asked.releaseId !== null && asked.releaseId !== session.releaseId) {
       throw new AppError(
@@ -161,17 +163,17 @@ export class UploadService {
       );
     }
     if (session.state === 'consumed') {
-      const replay = session.releaseId === null ? null : this.liveRelease(canvas, session.releaseId);
+      const replay = session.releaseId === null ? null : await this.liveRelease(canvas, session.releaseId);
       if (replay) return replay;
     }
     this.usable(session);
     const now = this.ctx.now();
-    if (!this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS)) {
+    if (!(await this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS))) {
       throw new AppError('UPLOAD_IN_PROGRESS', 'another finalize of this upload is running');
     }
     let consumed = false;
     try {
-      if (asked.expectedPublicationToken !== null) this.store.setExpectedToken(uploadId, asked.expectedPublicationToken);
+      if (asked.expectedPublicationToken !== null) await this.store.setExpectedToken(uploadId, asked.expectedPublicationToken);
       const coordination: Coordination = {
         releaseId: session.releaseId,
         expectedPublicationToken: asked.expectedPublicationToken ?? session.expectedToken,
@@ -179,34 +181,38 @@ export class UploadService {
       const missing = await this.missingBlobs(session);
       const keyLintPaths = missing.length > 0 ? [] : await this.keyLintPaths(session);
       const rootPage = missing.length > 0 ? null : await readRootPage(session.files, this.ctx.blobs);
-      const result = immediate(this.ctx.db, () => {
-        const current = checkCoordination(this.ctx, canvas, coordination);
+      const ctx = this.ctx;
+      const published = await ctx.sql.write(function* () {
+        yield* tx.lock('canvas', canvas.id);
+        const current = yield* coordinationSteps(ctx, canvas, coordination);
         if (current) {
-          this.store.consume(uploadId, current.versionId, now);
-          return current;
+          yield* uploadRows.consume(uploadId, current.versionId, now);
+          return { result: current, pruned: [] };
         }
         if (missing.length > 0) {
           throw new AppError('UPLOAD_MISSING_BLOB', `${missing.length} blob(s) not staged yet`, { missingHashes: missing });
         }
         const total = session.files.reduce((sum, f) => sum + f.size, 0);
         if (total > UPLOAD_LIMITS.canvasBytes) throw overCap('CANVAS_TOO_LARGE', 'more than 100 MB in total');
-        const published = publishVersion(this.ctx, canvas.id, session.files, {
+        const done = yield* publishSteps(ctx, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
           warnings: deployWarnings(session.files, { keyLintPaths, rootPage }),
           actor: { id: session.actorId, kind: options.auditKind ?? 'key' },
         });
-        this.store.consume(uploadId, published.versionId, now);
-        return published;
+        yield* uploadRows.consume(uploadId, done.result.versionId, now);
+        return done;
       });
       consumed = true;
+      afterPublish(ctx, canvas.id, published);
+      const { result } = published;
       if (keyLintPaths.length > 0 && result.outcome === 'published') {
         this.ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
       }
       deployFinished(this.ctx, 'upload', result, started);
       return result;
     } finally {
-      if (!consumed) this.store.releaseLease(uploadId);
+      if (!consumed) await this.store.releaseLease(uploadId);
     }
   }
 
@@ -238,23 +244,23 @@ export class UploadService {
   }
 
   /** Deletes sessions consumed or expired more than an hour ago. */
-  sweep(): number {
+  sweep(): Promise<number> {
     this.lastSweep = this.ctx.now();
     return this.store.deleteFinished(this.lastSweep - UPLOAD_RETENTION_MS);
   }
 
   /** At start: finalizes a killed process left mid-way give their handles back at once (not after the 60-second lease). */
-  recover(): number {
+  recover(): Promise<number> {
     return this.store.releaseAllLeases();
   }
 
-  private sweepNow(): void {
-    if (this.ctx.now() - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
+  private async sweepNow(): Promise<void> {
+    if (this.ctx.now() - this.lastSweep >= SWEEP_EVERY_MS) await this.sweep();
   }
 
   /** The session, if it exists for this canvas and actor; anything else is the same 404. */
-  private sessionFor(canvasId: string, actorId: string, uploadId: string): UploadSession {
-    const s = this.store.byId(uploadId);
+  private async sessionFor(canvasId: string, actorId: string, uploadId: string): Promise<UploadSession> {
+    const s = await this.store.byId(uploadId);
     if (!s || s.canvasId !== canvasId || s.actorId !== actorId) throw new AppError('UPLOAD_HANDLE_INVALID', 'unknown upload handle');
     return s;
   }
@@ -270,14 +276,14 @@ export class UploadService {
   /** Finalize rule 2: the beginning actor must still be active and still an owner or editor. */
   private async requireActor(canvas: Canvas, actorId: string): Promise<void> {
     const user = await this.ctx.users.byId(actorId);
-    const role = user?.active ? this.ctx.canvases.roleOf(canvas, actorId) : null;
+    const role = user?.active ? await this.ctx.canvases.roleOf(canvas, actorId) : null;
     if (role !== 'owner' && role !== 'editor') throw new AppError('UPLOAD_HANDLE_INVALID', 'unknown upload handle');
   }
 
   /** The already_current answer when `releaseId` is the live release, else null. */
-  private liveRelease(canvas: Canvas, releaseId: string): DeployResult | null {
+  private async liveRelease(canvas: Canvas, releaseId: string): Promise<DeployResult | null> {
     try {
-      return checkCoordination(this.ctx, canvas, { releaseId, expectedPublicationToken: null });
+      return await checkCoordination(this.ctx, canvas, { releaseId, expectedPublicationToken: null });
     } catch (err) {
       if (err instanceof AppError) return null;
       throw err;
@@ -291,7 +297,7 @@ export class UploadService {
    */
   private async missingBlobs(session: UploadSession): Promise<string[]> {
     const missing: string[] = [];
-    const blobs = this.store.blobs(session.id);
+    const blobs = await this.store.blobs(session.id);
     for (let i = 0; i < blobs.length; i += BLOB_CHECKS_PER_TURN) {
       // Other requests run between batches; the lease keeps other finalizes of this handle out meanwhile.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -326,10 +332,10 @@ async function* counted(body: ReadableStream<Uint8Array> | null, declared: numbe
 
 /** Hashes open upload sessions list: blob garbage collection must keep them. */
 export function uploadBlobReferences(ctx: AppContext): Set<string> {
-  return new UploadStore(ctx.db).openHashes();
+  return openUploadHashes(ctx.db);
 }
 
 /** One-hash form of uploadBlobReferences (for a sweep's isReferenced callback). */
 export function isReferencedByUpload(ctx: AppContext, hash: string): boolean {
-  return new UploadStore(ctx.db).isOpenHash(hash);
+  return isOpenUploadHash(ctx.db, hash);
 }

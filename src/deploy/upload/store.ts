@@ -1,5 +1,6 @@
 // SQL for staged upload sessions and their blobs. Rules live in upload-service.ts.
 import type { Database } from 'bun:sqlite';
+import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
 import type { ManifestFile } from '../publish.ts';
 
 export interface UploadSession {
@@ -69,56 +70,74 @@ export interface NewUploadSession {
   blobs: Array<{ hash: string; size: number; staged: boolean }>;
 }
 
-export class UploadStore {
-  constructor(private readonly db: Database) {}
+/** Upload rows written as a step of a larger transaction (the finalize's publish). */
+export const uploadRows = {
+  /** Marks the session used; false when it was no longer open. */
+  *consume(uploadId: string, versionId: string, now: number): TxSteps<boolean> {
+    const changed = yield* tx.run(
+      "UPDATE upload_sessions SET state = 'consumed', consumed_at = ?1, consumed_version_id = ?2, lease_until = 0 WHERE id = ?3 AND state = 'open'",
+      now,
+      versionId,
+      uploadId,
+    );
+    return changed === 1;
+  },
+};
 
-  insert(s: NewUploadSession): void {
-    this.db.transaction(() => {
-      this.db
-        .query(
-          `INSERT INTO upload_sessions (id, canvas_id, actor_id, manifest, file_count, total_bytes, release_id, expected_token, created_at, expires_at, state)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')`,
-        )
-        .run(
+export class UploadStore {
+  constructor(private readonly sql: Sql) {}
+
+  insert(s: NewUploadSession): Promise<void> {
+    return this.sql.write(function* () {
+      yield* tx.run(
+        `INSERT INTO upload_sessions (id, canvas_id, actor_id, manifest, file_count, total_bytes, release_id, expected_token, created_at, expires_at, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'open')`,
+        s.id,
+        s.canvasId,
+        s.actorId,
+        JSON.stringify(s.files),
+        s.files.length,
+        s.totalBytes,
+        s.releaseId,
+        s.expectedToken,
+        s.createdAt,
+        s.expiresAt,
+      );
+      for (const b of s.blobs) {
+        yield* tx.run(
+          'INSERT INTO upload_blobs (upload_id, hash, size, staged) VALUES (?1, ?2, ?3, ?4)',
           s.id,
-          s.canvasId,
-          s.actorId,
-          JSON.stringify(s.files),
-          s.files.length,
-          s.totalBytes,
-          s.releaseId,
-          s.expectedToken,
-          s.createdAt,
-          s.expiresAt,
+          b.hash,
+          b.size,
+          b.staged ? 1 : 0,
         );
-      const add = this.db.query('INSERT INTO upload_blobs (upload_id, hash, size, staged) VALUES (?, ?, ?, ?)');
-      for (const b of s.blobs) add.run(s.id, b.hash, b.size, b.staged ? 1 : 0);
-    })();
+      }
+    });
   }
 
-  byId(id: string): UploadSession | null {
-    const r = this.db.query<SessionRow, [string]>('SELECT * FROM upload_sessions WHERE id = ?').get(id);
+  async byId(id: string): Promise<UploadSession | null> {
+    const r = await this.sql.get<SessionRow>('SELECT * FROM upload_sessions WHERE id = ?1', id);
     return r ? toSession(r) : null;
   }
 
   /** The declared size of `hash` in the session's manifest, or null when it is not listed. */
-  declaredSize(uploadId: string, hash: string): number | null {
+  async declaredSize(uploadId: string, hash: string): Promise<number | null> {
     return (
-      this.db
-        .query<{ size: number }, [string, string]>('SELECT size FROM upload_blobs WHERE upload_id = ? AND hash = ?')
-        .get(uploadId, hash)?.size ?? null
+      (await this.sql.get<{ size: number }>('SELECT size FROM upload_blobs WHERE upload_id = ?1 AND hash = ?2', uploadId, hash))?.size ??
+      null
     );
   }
 
-  markStaged(uploadId: string, hash: string): void {
-    this.db.query('UPDATE upload_blobs SET staged = 1 WHERE upload_id = ? AND hash = ?').run(uploadId, hash);
+  async markStaged(uploadId: string, hash: string): Promise<void> {
+    await this.sql.run('UPDATE upload_blobs SET staged = 1 WHERE upload_id = ?1 AND hash = ?2', uploadId, hash);
   }
 
-  blobs(uploadId: string): Array<{ hash: string; size: number; staged: boolean }> {
-    return this.db
-      .query<{ hash: string; size: number; staged: number }, [string]>('SELECT hash, size, staged FROM upload_blobs WHERE upload_id = ?')
-      .all(uploadId)
-      .map((r) => ({ hash: r.hash, size: r.size, staged: r.staged === 1 }));
+  async blobs(uploadId: string): Promise<Array<{ hash: string; size: number; staged: boolean }>> {
+    const rows = await this.sql.all<{ hash: string; size: number; staged: number }>(
+      'SELECT hash, size, staged FROM upload_blobs WHERE upload_id = ?1',
+      uploadId,
+    );
+    return rows.map((r) => ({ hash: r.hash, size: r.size, staged: r.staged === 1 }));
   }
 
   /**
@@ -126,31 +145,35 @@ export class UploadStore {
    * versions, or blobs staged through its upload sessions. Other canvases'
    * blobs never count, so begin reveals nothing about them. One statement
    * for the whole list (a query per hash costs ten times more on a
-   * 2000-file manifest). Finalize still checks the disk.
+   * 2000-file manifest), the list passed as JSON to each engine's own JSON
+   * function. Finalize still checks the disk.
    */
-  heldByCanvas(canvasId: string, hashes: string[]): Map<string, number> {
-    const rows = this.db
-      .query<{ hash: string; size: number | null }, [string, string]>(
-        `SELECT j.value AS hash,
-                COALESCE(
-                  (SELECT f.size FROM version_files f JOIN versions v ON v.id = f.version_id WHERE f.hash = j.value AND v.canvas_id = ?2 LIMIT 1),
-                  (SELECT b.size FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = j.value AND b.staged = 1 AND s.canvas_id = ?2 LIMIT 1)
-                ) AS size
-         FROM json_each(?1) j`,
-      )
-      .all(JSON.stringify(hashes), canvasId);
+  async heldByCanvas(canvasId: string, hashes: string[]): Promise<Map<string, number>> {
+    const listed = this.sql.engine === 'postgres' ? 'jsonb_array_elements_text(CAST(?1 AS TEXT)::jsonb) AS j(value)' : 'json_each(?1) j';
+    const rows = await this.sql.all<{ hash: string; size: number | null }>(
+      `SELECT j.value AS hash,
+              COALESCE(
+                (SELECT f.size FROM version_files f JOIN versions v ON v.id = f.version_id WHERE f.hash = j.value AND v.canvas_id = ?2 LIMIT 1),
+                (SELECT b.size FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = j.value AND b.staged = 1 AND s.canvas_id = ?2 LIMIT 1)
+              ) AS size
+       FROM ${listed}`,
+      JSON.stringify(hashes),
+      canvasId,
+    );
     const held = new Map<string, number>();
     for (const r of rows) if (r.size !== null) held.set(r.hash, r.size);
     return held;
   }
 
   /** Takes the finalize lease unless another finalize holds an unexpired one. */
-  takeLease(uploadId: string, now: number, until: number): boolean {
-    return (
-      this.db
-        .query("UPDATE upload_sessions SET lease_until = ? WHERE id = ? AND state = 'open' AND lease_until <= ?")
-        .run(until, uploadId, now).changes === 1
+  async takeLease(uploadId: string, now: number, until: number): Promise<boolean> {
+    const changed = await this.sql.run(
+      "UPDATE upload_sessions SET lease_until = ?1 WHERE id = ?2 AND state = 'open' AND lease_until <= ?3",
+      until,
+      uploadId,
+      now,
     );
+    return changed === 1;
   }
 
   /**
@@ -158,56 +181,45 @@ export class UploadStore {
    * running, so a lease still held belonged to a process that died mid-way
    * (one server per data directory).
    */
-  releaseAllLeases(): number {
-    return this.db.query("UPDATE upload_sessions SET lease_until = 0 WHERE state = 'open' AND lease_until > 0").run().changes;
+  releaseAllLeases(): Promise<number> {
+    return this.sql.run("UPDATE upload_sessions SET lease_until = 0 WHERE state = 'open' AND lease_until > 0");
   }
 
-  releaseLease(uploadId: string): void {
-    this.db.query("UPDATE upload_sessions SET lease_until = 0 WHERE id = ? AND state = 'open'").run(uploadId);
+  async releaseLease(uploadId: string): Promise<void> {
+    await this.sql.run("UPDATE upload_sessions SET lease_until = 0 WHERE id = ?1 AND state = 'open'", uploadId);
   }
 
-  setExpectedToken(uploadId: string, token: string): void {
-    this.db.query('UPDATE upload_sessions SET expected_token = ? WHERE id = ?').run(token, uploadId);
-  }
-
-  /** Marks the session used; false when it was no longer open. */
-  consume(uploadId: string, versionId: string, now: number): boolean {
-    return (
-      this.db
-        .query(
-          "UPDATE upload_sessions SET state = 'consumed', consumed_at = ?, consumed_version_id = ?, lease_until = 0 WHERE id = ? AND state = 'open'",
-        )
-        .run(now, versionId, uploadId).changes === 1
-    );
+  async setExpectedToken(uploadId: string, token: string): Promise<void> {
+    await this.sql.run('UPDATE upload_sessions SET expected_token = ?1 WHERE id = ?2', token, uploadId);
   }
 
   /** Deletes sessions consumed before `before`, and sessions whose lifetime ended before it. */
-  deleteFinished(before: number): number {
-    return this.db.query("DELETE FROM upload_sessions WHERE expires_at < ?1 OR (state = 'consumed' AND consumed_at < ?1)").run(before)
-      .changes;
+  deleteFinished(before: number): Promise<number> {
+    return this.sql.run("DELETE FROM upload_sessions WHERE expires_at < ?1 OR (state = 'consumed' AND consumed_at < ?1)", before);
   }
+}
 
-  /**
-   * Every hash an open session lists: these blobs must survive a sweep. Open
-   * sessions past their lifetime count too until they are deleted (an hour
-   * later), which errs on the side of keeping bytes.
-   */
-  openHashes(): Set<string> {
-    const rows = this.db
-      .query<{ hash: string }, []>(
-        "SELECT DISTINCT b.hash FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE s.state = 'open'",
+/**
+ * Every hash an open session lists: these blobs must survive a sweep. Open
+ * sessions past their lifetime count too until they are deleted (an hour
+ * later), which errs on the side of keeping bytes. (Blob collection still
+ * asks the embedded database synchronously.)
+ */
+export function openUploadHashes(db: Database): Set<string> {
+  const rows = db
+    .query<{ hash: string }, []>(
+      "SELECT DISTINCT b.hash FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE s.state = 'open'",
+    )
+    .all();
+  return new Set(rows.map((r) => r.hash));
+}
+
+export function isOpenUploadHash(db: Database, hash: string): boolean {
+  return (
+    db
+      .query<{ one: number }, [string]>(
+        "SELECT 1 AS one FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = ? AND s.state = 'open' LIMIT 1",
       )
-      .all();
-    return new Set(rows.map((r) => r.hash));
-  }
-
-  isOpenHash(hash: string): boolean {
-    return (
-      this.db
-        .query<{ one: number }, [string]>(
-          "SELECT 1 AS one FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = ? AND s.state = 'open' LIMIT 1",
-        )
-        .get(hash) !== null
-    );
-  }
+      .get(hash) !== null
+  );
 }

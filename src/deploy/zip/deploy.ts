@@ -70,7 +70,7 @@ export async function deployZip(
 ): Promise<DeployResult> {
   const started = performance.now();
   // Decision order first: a live release or a stale token needs no upload.
-  const early = checkCoordination(ctx, canvas, coordination);
+  const early = await checkCoordination(ctx, canvas, coordination);
   if (early) {
     if (body instanceof ReadableStream) await body.cancel().catch(() => {});
     deployFinished(ctx, 'api', early, started);
@@ -127,7 +127,7 @@ async function deployZipBody(
     await writer.commit();
     const extracted = performance.now();
     const rootPage = await readRootPage(files, ctx.blobs);
-    const result = publishVersion(ctx, canvas.id, files, {
+    const result = await publishVersion(ctx, canvas.id, files, {
       ...coordination,
       source: 'api',
       warnings: deployWarnings(files, { keyLintPaths, rootPage }),

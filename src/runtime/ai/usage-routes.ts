@@ -25,7 +25,7 @@ export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
     .get(
       '/api/canvases/:id/ai-usage',
       async ({ actor, params, request }) => {
-        const { canvas } = managedCanvas(ctx, actor, params.id, 'manage');
+        const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
         const range = rangeOf(queryOf(request), ctx.now());
         const budget = await reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
         return json(200, { canvasId: canvas.id, ...(await reports.forCanvas(canvas.id, range)), budget }, NO_STORE);

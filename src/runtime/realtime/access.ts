@@ -57,9 +57,9 @@ export async function recheck({ ctx, access, pipeline }: RecheckDeps, id: Socket
   // A signed-out session, a deactivated user or a revoked guest invite all lose the socket.
   const principal = (await ctx.auth.authenticate(request, id.ip)).principal;
   if (!principal || actorIdOf(principal) !== id.actorId) return LOST;
-  const canvas = ctx.canvases.byId(id.canvasId);
+  const canvas = await ctx.canvases.byId(id.canvasId);
   if (!canvas) return LOST;
-  const { decision } = access.resolve(request, await access.factsOf(canvas), principal);
+  const { decision } = await access.resolve(request, await access.factsOf(canvas), principal);
   // Static-only means the canvas became a live Public link: its runtime API is for owners and editors.
   if (!decision.ok || decision.staticOnly) return LOST;
   const refusal = pipeline.capabilityRefusal(canvas, 'realtime');
