@@ -52,7 +52,7 @@ import { AuthoringService } from './authoring/service.ts';
 import { AuthoringStore } from './authoring/store.ts';
 import { CollectionService } from './runtime/collections/service.ts';
 import { RecordStore } from './runtime/collections/store.ts';
-import { RecordReadCache } from './runtime/collections/read-cache.ts';
+import { NOTHING_KEPT, RecordReadCache } from './runtime/collections/read-cache.ts';
 import { SpaceVersions } from './runtime/collections/space-versions.ts';
 import { connectionRoutes } from './runtime/connections/routes.ts';
 import { fileBlobReferences } from './runtime/files/references.ts';
@@ -154,7 +154,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
   const pipeline = new RuntimePipeline(ctx, { access, usage });
-  const recordReads = new RecordReadCache(SpaceVersions.of(ctx.db), ctx.now);
+  const recordReads = new RecordReadCache(ctx.sql.engine === 'sqlite' ? SpaceVersions.of(ctx.db) : NOTHING_KEPT, ctx.now);
   const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
@@ -183,7 +183,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   };
 
   // 2. Every feature that keeps blob hashes tells the collector how to ask.
-  for (const check of [...deployBlobReferences(ctx.db), fileBlobReferences(ctx.db), draftBlobReferences(ctx.db)])
+  for (const check of [...deployBlobReferences(ctx.sql), fileBlobReferences(ctx.sql), draftBlobReferences(ctx.sql)])
     ctx.blobGc.addReferenceCheck(check);
   // A record's attachments leave with it.
   collections.onRecordsRemoved((removed) => features.files.removeAttachments(removed));

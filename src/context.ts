@@ -103,6 +103,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     log.error('instance settings could not be reloaded', { error: err instanceof Error ? err.message : String(err) }),
   );
   await settings.load();
+  const connections = new ConnectionStore(sql, (err) =>
+    log.error('connection profiles could not be reloaded', { error: err instanceof Error ? err.message : String(err) }),
+  );
+  await connections.load();
   // A provider key an older release stored in plaintext is sealed now, or reported until it can be.
   const instanceSecret = await loadInstanceSecret(sql, now);
   const secrets = await settings.sealStoredSecrets();
@@ -132,7 +136,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     settings,
     instanceSecret,
     canvases,
-    connections: new ConnectionStore(db),
+    connections,
     events,
   };
 }

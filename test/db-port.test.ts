@@ -6,6 +6,7 @@ import { openDatabase } from '../src/db/open.ts';
 import { migratePostgres } from '../src/db/postgres-migrate.ts';
 import { POSTGRES_MIGRATIONS } from '../src/db/postgres-migrations.ts';
 import { PostgresSql, postgresText } from '../src/db/postgres-sql.ts';
+import { WATCHED_TABLES } from '../src/db/change-signal.ts';
 import { tx, type Sql } from '../src/db/sql.ts';
 import { SqliteSql } from '../src/db/sqlite-sql.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from '../src/db/migrate.ts';
@@ -230,5 +231,30 @@ describe('the change signal', () => {
     await a.run("UPDATE users SET name = 'y' WHERE id = 'one'");
     while (b.changes.current() < before + 2) await b.changes.next();
     expect(b.changes.current()).toBe(before + 2);
+  });
+
+  test('every watched table has its trigger on each engine (in the migration that makes the table)', async () => {
+    const url = await createTestDatabase();
+    const pg = new PostgresSql(url);
+    open.push(pg);
+    await migratePostgres(pg);
+    const triggered = await pg.all<{ table: string }>(
+      'SELECT DISTINCT event_object_table AS "table" FROM information_schema.triggers WHERE action_statement LIKE \'%easel_changed%\'',
+    );
+    expect(triggered.map((t) => t.table).sort()).toEqual([...WATCHED_TABLES].sort());
+
+    const dir = mkdtempSync(join(tmpdir(), 'easel-port-'));
+    const db = openDatabase(dir);
+    const lite = new SqliteSql(db);
+    open.push(lite);
+    lite.changes.current();
+    const temp = db.query<{ tbl_name: string }, []>("SELECT DISTINCT tbl_name FROM sqlite_temp_master WHERE type = 'trigger'").all();
+    expect(
+      temp
+        .map((t) => t.tbl_name)
+        .filter((t) => (WATCHED_TABLES as readonly string[]).includes(t))
+        .sort(),
+    ).toEqual([...WATCHED_TABLES].sort());
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -162,7 +162,7 @@ describe('blob writer', () => {
       await writer.commit();
       expect(readFileSync(app.ctx.blobs.pathOf(a), 'utf8')).toBe(`a ${perFile}`);
       expect(readdirSync(dir).filter((n) => n.startsWith('blob-'))).toEqual([]);
-      writer.discard();
+      await writer.discard();
       expect(app.ctx.blobs.has(a)).toBe(false);
       expect(app.ctx.blobs.has(existing.hash)).toBe(true);
     });
@@ -174,7 +174,7 @@ describe('blob writer', () => {
     await writer.commit();
     const other = app.ctx.blobGc.hold();
     other.add(hash);
-    writer.discard();
+    await writer.discard();
     expect(app.ctx.blobs.has(hash)).toBe(true);
     other.release();
   });

@@ -310,9 +310,9 @@ describe('blobs', () => {
     await put('owner', 'solo.txt', 'only in a draft');
     const hash = sha256Hex('only in a draft');
     const gc = app().ctx.blobGc;
-    expect(gc.isReferenced(hash)).toBe(true);
+    expect(await gc.isReferenced(hash)).toBe(true);
     await w.request('owner', draftPath(), { method: 'DELETE' });
-    expect(gc.isReferenced(hash)).toBe(false);
+    expect(await gc.isReferenced(hash)).toBe(false);
   });
 });
 

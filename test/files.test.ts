@@ -330,9 +330,9 @@ describe('runtime files', () => {
     const up = await uploadOk([filePart('gc-protected-' + crypto.randomUUID())]);
     const hash = app.ctx.db.query<{ hash: string }, [string]>('SELECT hash FROM files WHERE id = ?').get(up.id)!.hash;
     expect(app.ctx.blobs.has(hash)).toBe(true);
-    expect(app.ctx.blobGc.isReferenced(hash)).toBe(true);
+    expect(await app.ctx.blobGc.isReferenced(hash)).toBe(true);
     await files(`/${up.id}`, { method: 'DELETE', cookie: w.cookie.editor });
-    expect(app.ctx.blobGc.isReferenced(hash)).toBe(false);
+    expect(await app.ctx.blobGc.isReferenced(hash)).toBe(false);
   });
 
   test('usage counts file bytes in and out; audit records carry metadata, never names or contents', async () => {

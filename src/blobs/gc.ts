@@ -4,11 +4,11 @@
 // was not written or re-used within the grace period. The collector knows no
 // feature's tables: each feature registers its own reference check when the
 // app is wired (src/app.ts).
-import type { Database } from 'bun:sqlite';
 import type { Cancel, Scheduler } from '../clock.ts';
 import type { EventBus } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../log.ts';
+import type { Sql } from '../db/sql.ts';
 import { blobsHeldForBackup } from './backup-hold.ts';
 import type { BlobStore } from './store.ts';
 
@@ -18,7 +18,7 @@ const FIRST_SWEEP_MS = 60 * 1000;
 const SWEEP_EVERY_MS = 6 * 60 * 60 * 1000;
 
 /** "Does this feature still use the blob?" */
-export type BlobReferenceCheck = (hash: string) => boolean;
+export type BlobReferenceCheck = (hash: string) => Promise<boolean>;
 
 /** Hashes a write has in hand but not yet recorded in any table; `release` when it committed or failed. */
 export interface BlobHold {
@@ -27,9 +27,9 @@ export interface BlobHold {
 }
 
 /** The usual reference check: a table with a `hash` column. */
-export function tableReferences(db: Database, table: string): BlobReferenceCheck {
-  const query = db.query<unknown, [string]>(`SELECT 1 FROM ${table} WHERE hash = ? LIMIT 1`);
-  return (hash) => query.get(hash) !== null;
+export function tableReferences(sql: Sql, table: string): BlobReferenceCheck {
+  const text = `SELECT 1 AS used FROM ${table} WHERE hash = ?1 LIMIT 1`;
+  return async (hash) => (await sql.get(text, hash)) !== undefined;
 }
 
 export interface BlobCollectorDeps {
@@ -73,8 +73,15 @@ export class BlobCollector implements Lifecycle {
     };
   }
 
-  isReferenced(hash: string): boolean {
-    return this.held.has(hash) || this.checks.some((check) => check(hash));
+  /**
+   * Held by a write in flight, or named by a feature's rows. A caller that
+   * deletes on a false answer asks `held` again right before it does: a write
+   * may have taken the blob up while the rows were being asked.
+   */
+  async isReferenced(hash: string): Promise<boolean> {
+    if (this.held.has(hash)) return true;
+    for (const check of this.checks) if (await check(hash)) return true;
+    return this.held.has(hash);
   }
 
   /**
@@ -82,13 +89,14 @@ export class BlobCollector implements Lifecycle {
    * failed write cleaning up blobs it created) a blob is spared only if its
    * modification time moved since; otherwise the grace period applies.
    */
-  collect(candidates: Iterable<string>, writtenAt?: Map<string, number>): number {
+  async collect(candidates: Iterable<string>, writtenAt?: Map<string, number>): Promise<number> {
     this.assertWired();
     if (this.pausedForBackup()) return 0;
     const now = this.deps.now();
     let removed = 0;
-    for (const hash of candidates) {
-      if (this.isReferenced(hash)) continue;
+    for (const hash of [...candidates]) {
+      if (await this.isReferenced(hash)) continue;
+      // From here to the delete nothing awaits: a write taking the blob up now finds it gone and writes it again.
       // Without a local copy (never written here, or dropped from a node's cache) the sweep decides, by the remote age.
       const mtime = this.deps.blobs.mtimeOf(hash);
       if (mtime === null) continue;

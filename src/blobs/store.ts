@@ -354,13 +354,13 @@ export class BlobStore {
    * With a remote tier the remote listing is the store; a blob's age is its
    * local copy's (refreshed on every re-use here), else the remote write's.
    */
-  async sweep(isReferenced: (hash: string) => boolean, graceMs: number, now = Date.now()): Promise<number> {
+  async sweep(isReferenced: (hash: string) => Promise<boolean>, graceMs: number, now = Date.now()): Promise<number> {
     let removed = 0;
     const stored: AsyncIterable<{ hash: string; modifiedMs: number }> | Iterable<{ hash: string; modifiedMs: number }> = this.remote
       ? this.remote.list()
       : this.localAges();
     for await (const { hash, modifiedMs } of stored) {
-      if (isReferenced(hash)) continue;
+      if (await isReferenced(hash)) continue;
       if (now - (this.mtimeOf(hash) ?? modifiedMs) < graceMs) continue;
       await this.remoteDelete(hash); // one at a time: a sweep may find thousands
       removed++;

@@ -108,11 +108,11 @@ export class DeployBlobWriter {
   }
 
   /** The deploy failed: drop staged files, let go, and delete what it created that nothing else took up meanwhile. */
-  discard(): void {
+  async discard(): Promise<void> {
     for (const tmp of this.pending.values()) rmSync(tmp, { force: true });
     this.pending.clear();
     this.hold.release();
-    if (this.created.size > 0) this.ctx.blobGc.collect(this.created.keys(), this.created);
+    if (this.created.size > 0) await this.ctx.blobGc.collect(this.created.keys(), this.created);
   }
 }
 

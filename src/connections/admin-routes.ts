@@ -24,13 +24,13 @@ export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
 
   return new Elysia({ name: 'connection-admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
     app
-      .get('/api/admin/connections', () => answer(200, { connections: listProfiles(ctx) }))
+      .get('/api/admin/connections', async () => answer(200, { connections: await listProfiles(ctx) }))
       .post('/api/admin/connections', async ({ actor, request }) =>
-        answer(201, profileView(ctx, await createProfile(ctx, actor, await readJson(request, CreateProfileBody)))),
+        answer(201, await profileView(ctx, await createProfile(ctx, actor, await readJson(request, CreateProfileBody)))),
       )
-      .get('/api/admin/connections/:name', ({ params }) => answer(200, profileView(ctx, getProfile(ctx, params.name))))
+      .get('/api/admin/connections/:name', async ({ params }) => answer(200, await profileView(ctx, getProfile(ctx, params.name))))
       .patch('/api/admin/connections/:name', async ({ actor, params, request }) =>
-        answer(200, profileView(ctx, await updateProfile(ctx, actor, params.name, await readJson(request, PatchProfileBody)))),
+        answer(200, await profileView(ctx, await updateProfile(ctx, actor, params.name, await readJson(request, PatchProfileBody)))),
       )
       .delete('/api/admin/connections/:name', async ({ actor, params }) => {
         await deleteProfile(ctx, actor, params.name);

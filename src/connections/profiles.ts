@@ -4,6 +4,7 @@
 // header names only, audit entries name fields only.
 import type { Actor } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
+import type { TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { HTTP_METHODS, isReservedName, RESOURCE_NAME, type HttpMethod } from '../policy/document.ts';
 import { headerPlace, seal } from '../secrets/sealed.ts';
@@ -11,7 +12,7 @@ import { profileUsable } from './effective.ts';
 import { isIpAddress } from '../net/ip.ts';
 import { MAX_PROTECTED_HEADERS, MAX_PROTECTED_VALUE_BYTES, type CreateProfileInput, type PatchProfileInput } from './model.ts';
 import { isReservedProtectedHeader } from './request-shape.ts';
-import type { Profile } from './store.ts';
+import { connectionRows, type Profile, type SealedHeader } from './store.ts';
 
 export interface ProfileView {
   name: string;
@@ -30,7 +31,7 @@ export interface ProfileView {
   updatedAt: number;
 }
 
-export function profileView(ctx: AppContext, p: Profile): ProfileView {
+export async function profileView(ctx: AppContext, p: Profile): Promise<ProfileView> {
   const store = ctx.connections;
   const state = profileUsable(ctx, p);
   return {
@@ -41,14 +42,14 @@ export function profileView(ctx: AppContext, p: Profile): ProfileView {
     enabled: p.enabled,
     usable: state.usable,
     unusableReason: state.usable ? null : state.reason,
-    canvasIds: store.canvasesOf(p.name),
+    canvasIds: await store.canvasesOf(p.name),
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };
 }
 
-export function listProfiles(ctx: AppContext): ProfileView[] {
-  return ctx.connections.list().map((p) => profileView(ctx, p));
+export function listProfiles(ctx: AppContext): Promise<ProfileView[]> {
+  return Promise.all(ctx.connections.list().map((p) => profileView(ctx, p)));
 }
 
 export function getProfile(ctx: AppContext, name: string): Profile {
@@ -74,10 +75,12 @@ export async function createProfile(ctx: AppContext, actor: Actor, input: Create
     createdAt: now,
     updatedAt: now,
   };
-  store.transaction(() => {
-    if (store.get(profile.name)) throw new AppError('CONNECTION_EXISTS', `a connection profile named ${profile.name} already exists`);
-    store.insert(profile);
-    writeHeaders(ctx, profile.name, headers);
+  const sealed = sealHeaders(ctx, profile.name, headers);
+  await store.write(function* () {
+    if (yield* connectionRows.exists(profile.name))
+      throw new AppError('CONNECTION_EXISTS', `a connection profile named ${profile.name} already exists`);
+    yield* connectionRows.insert(profile);
+    yield* writeHeaders(profile.name, sealed);
   });
   await audit(ctx, actor, 'connection.create', {
     name: profile.name,
@@ -102,10 +105,11 @@ export async function updateProfile(ctx: AppContext, actor: Actor, name: string,
     enabled: patch.enabled ?? current.enabled,
     updatedAt: ctx.now(),
   };
-  store.transaction(() => {
-    store.update(next);
-    writeHeaders(ctx, name, headers);
-    if (store.headerKeys(name).length > MAX_PROTECTED_HEADERS)
+  const sealed = sealHeaders(ctx, name, headers);
+  await store.write(function* () {
+    yield* connectionRows.update(next);
+    yield* writeHeaders(name, sealed);
+    if ((yield* connectionRows.headerCount(name)) > MAX_PROTECTED_HEADERS)
       throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
   });
   const fields = Object.keys(patch).filter((k) => patch[k as keyof PatchProfileInput] !== undefined);
@@ -120,7 +124,7 @@ export async function updateProfile(ctx: AppContext, actor: Actor, name: string,
 export async function deleteProfile(ctx: AppContext, actor: Actor, name: string): Promise<void> {
   const store = ctx.connections;
   getProfile(ctx, name);
-  store.transaction(() => store.delete(name));
+  await store.write(() => connectionRows.delete(name));
   await audit(ctx, actor, 'connection.delete', { name });
 }
 
@@ -133,7 +137,7 @@ export async function grantProfile(
   const canvas = await ctx.canvases.byId(canvasId);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   getProfile(ctx, name);
-  const { grantedAt, created } = ctx.connections.grant(canvasId, name, ctx.now());
+  const { grantedAt, created } = await ctx.connections.grant(canvasId, name, ctx.now());
   if (created) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
     await audit(ctx, actor, 'connection.grant', { name }, canvasId);
@@ -144,7 +148,7 @@ export async function grantProfile(
 /** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
 export async function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): Promise<void> {
   if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
-  if (ctx.connections.revoke(canvasId, name)) {
+  if (await ctx.connections.revoke(canvasId, name)) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
     await audit(ctx, actor, 'connection.revoke', { name }, canvasId);
   }
@@ -215,11 +219,18 @@ function requireKey(ctx: AppContext): Uint8Array {
   return key;
 }
 
-function writeHeaders(ctx: AppContext, profile: string, headers: Array<[string, string | null]>): void {
-  const store = ctx.connections;
-  for (const [header, value] of headers) {
-    if (value === null) store.deleteHeader(profile, header);
-    else store.putHeader(profile, { header, ...seal(requireKey(ctx), headerPlace(profile, header), value) });
+/** Values sealed before the transaction (null: the header is removed). */
+function sealHeaders(ctx: AppContext, profile: string, headers: Array<[string, string | null]>): Array<[string, SealedHeader | null]> {
+  return headers.map(([header, value]) => [
+    header,
+    value === null ? null : { header, ...seal(requireKey(ctx), headerPlace(profile, header), value) },
+  ]);
+}
+
+function* writeHeaders(profile: string, headers: Array<[string, SealedHeader | null]>): TxSteps<void> {
+  for (const [header, sealed] of headers) {
+    if (sealed === null) yield* connectionRows.deleteHeader(profile, header);
+    else yield* connectionRows.putHeader(profile, sealed);
   }
 }
 

@@ -4,7 +4,16 @@
  * any writer, moves the signal; caches trust an entry only while the signal
  * still reads the number the entry was loaded at.
  */
-export const WATCHED_TABLES = ['users', 'sessions', 'canvases', 'canvas_members', 'settings'] as const;
+export const WATCHED_TABLES = [
+  'users',
+  'sessions',
+  'canvases',
+  'canvas_members',
+  'settings',
+  'connection_profiles',
+  'connection_protected_headers',
+  'connection_grants',
+] as const;
 
 export interface ChangeSignal {
   /** Moves whenever a watched table changes. */

@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import { ChangeCount, WATCHED_TABLES } from './change-signal.ts';
+import { ChangeCount } from './change-signal.ts';
 
 const CHANNEL = 'easel_changed';
 
@@ -9,17 +9,23 @@ const CHANNEL = 'easel_changed';
  * (and only if) its transaction commits, to every node listening, and folds a
  * transaction's duplicates into one.
  */
-export const CHANGE_TRIGGERS = `
+export const CHANGE_FUNCTION = `
 CREATE FUNCTION easel_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_notify('${CHANNEL}', '');
   RETURN NULL;
 END $$;
-${WATCHED_TABLES.map(
-  (table) => `CREATE TRIGGER ${table}_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-  FOR EACH STATEMENT EXECUTE FUNCTION easel_changed();`,
-).join('\n')}
 `;
+
+/** The triggers for watched tables, in the migration that creates them (a test checks every watched table has one). */
+export function changeTriggers(tables: readonly string[]): string {
+  return tables
+    .map(
+      (table) => `CREATE TRIGGER ${table}_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+  FOR EACH STATEMENT EXECUTE FUNCTION easel_changed();\n`,
+    )
+    .join('');
+}
 
 /**
  * The ChangeSignal on Postgres: a count of the notifications this node has

@@ -1,10 +1,14 @@
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
-import { CHANGE_TRIGGERS } from './postgres-changes.ts';
+import { CHANGE_FUNCTION, changeTriggers } from './postgres-changes.ts';
 
 // Run after the translated text of the migration with that number.
 const EXTRA: Record<number, string> = {
   // SQLite: email ... UNIQUE COLLATE NOCASE (ASCII case folded). The caches' change signal (SQLite's is TEMP triggers).
-  1: `CREATE UNIQUE INDEX users_email_nocase ON users (lower(email));` + CHANGE_TRIGGERS,
+  1:
+    `CREATE UNIQUE INDEX users_email_nocase ON users (lower(email));` +
+    CHANGE_FUNCTION +
+    changeTriggers(['users', 'sessions', 'canvases', 'canvas_members', 'settings']),
+  6: changeTriggers(['connection_profiles', 'connection_protected_headers', 'connection_grants']),
   9:
     countingTrigger('collection_records', 'collection_record_counts', 'author_id') +
     countingTrigger('submissions', 'submission_counts', 'user_id'),

@@ -1,8 +1,8 @@
 // The Deploy API's parts for one app: the staged-upload service, recovery at
 // start, and the blob references deploys keep (versions and staged uploads).
-import type { Database } from 'bun:sqlite';
 import { tableReferences, type BlobReferenceCheck } from '../blobs/gc.ts';
 import type { AppContext } from '../context.ts';
+import type { Sql } from '../db/sql.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { UploadService } from './upload/service.ts';
 import { resetDeployTmp } from './zip/deploy.ts';
@@ -27,6 +27,6 @@ export function createDeployFeature(ctx: AppContext): DeployFeature {
 }
 
 /** Blobs named by a version's files or by a staged upload. */
-export function deployBlobReferences(db: Database): BlobReferenceCheck[] {
-  return [tableReferences(db, 'version_files'), tableReferences(db, 'upload_blobs')];
+export function deployBlobReferences(sql: Sql): BlobReferenceCheck[] {
+  return [tableReferences(sql, 'version_files'), tableReferences(sql, 'upload_blobs')];
 }

@@ -125,7 +125,7 @@ export async function publishVersion(
   opts: PublishOptions,
 ): Promise<DeployResult> {
   const published = await ctx.sql.write(() => publishSteps(ctx, canvasId, files, opts));
-  afterPublish(ctx, canvasId, published);
+  await afterPublish(ctx, canvasId, published);
   return published.result;
 }
 
@@ -192,10 +192,10 @@ export function* publishSteps(ctx: PublishDeps, canvasId: string, files: Manifes
 }
 
 /** After the publishing transaction committed: the event, and the pruned versions' blobs. */
-export function afterPublish(ctx: AppContext, canvasId: string, { result, pruned }: Published): void {
+export async function afterPublish(ctx: AppContext, canvasId: string, { result, pruned }: Published): Promise<void> {
   if (result.outcome !== 'published') return;
   ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
-  if (pruned.length > 0) collectPruned(ctx, pruned);
+  if (pruned.length > 0) await collectPruned(ctx, pruned);
 }
 
 /** The signal metrics count deploys by: `started` is performance.now() when the deploy began. */
@@ -209,9 +209,9 @@ export function deployFinished(ctx: AppContext, source: 'api' | 'upload', result
   });
 }
 
-function collectPruned(ctx: AppContext, hashes: string[]): void {
+async function collectPruned(ctx: AppContext, hashes: string[]): Promise<void> {
   try {
-    ctx.blobGc.collect(hashes);
+    await ctx.blobGc.collect(hashes);
   } catch (err) {
     // The database may have closed meanwhile (shutdown); the periodic sweep catches up.
     ctx.log.warn('collecting pruned blobs failed', { error: String(err) });

@@ -1,6 +1,5 @@
 // SQL for drafts and their files (migration 016). Rules live in service.ts
 // and reconcile.ts; this file only reads and writes rows.
-import type { Database } from 'bun:sqlite';
 import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 import type { BlobReferenceCheck } from '../blobs/gc.ts';
 
@@ -186,7 +185,6 @@ export class DraftStore {
 }
 
 /** A draft keeps both its own content and the base content it compares against. */
-export function draftBlobReferences(db: Database): BlobReferenceCheck {
-  const query = db.query<unknown, [string, string]>('SELECT 1 FROM draft_files WHERE hash = ? OR base_hash = ? LIMIT 1');
-  return (hash) => query.get(hash, hash) !== null;
+export function draftBlobReferences(sql: Sql): BlobReferenceCheck {
+  return async (hash) => (await sql.get('SELECT 1 AS used FROM draft_files WHERE hash = ?1 OR base_hash = ?1 LIMIT 1', hash)) !== undefined;
 }

@@ -28,7 +28,7 @@ const BLOB_FETCH_WAIT_MS = 30_000;
 /** The part of the app context this feature uses. */
 export type CanvasServerDeps = Pick<
   AppContext,
-  'auth' | 'blobs' | 'canvases' | 'config' | 'db' | 'events' | 'instanceSecret' | 'log' | 'now'
+  'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'now' | 'sql'
 > &
   CanvasSignInDeps;
 
@@ -94,7 +94,7 @@ export class CanvasServer {
     /** A bucket that takes the connection and never answers must not hold a visitor: past this, the 503 page (the fetch goes on). */
     private readonly blobFetchWaitMs = BLOB_FETCH_WAIT_MS,
   ) {
-    this.manifests = new ManifestCache(ctx.db);
+    this.manifests = new ManifestCache(ctx.sql);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
       ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
     );
@@ -134,7 +134,8 @@ export class CanvasServer {
     // A worker would keep answering for the canvas after unpublishing or lost access: only with the owner's leave.
     if (request.headers.get('service-worker') === 'script' && !canvas.serviceWorkers) return this.page(403, 'SERVICE_WORKER_REFUSED');
 
-    const manifest = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
+    const held = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
+    const manifest = held instanceof Promise ? await held : held;
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
     return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl);

@@ -1,5 +1,5 @@
-import type { Database } from 'bun:sqlite';
 import { LruCache } from '../cache/lru.ts';
+import type { Sql } from '../db/sql.ts';
 
 export interface ManifestFile {
   hash: string;
@@ -30,18 +30,21 @@ export class ManifestCache {
   private readonly bySlug: LruCache<string, Manifest>;
 
   constructor(
-    private readonly db: Database,
+    private readonly sql: Sql,
     maxCanvases = 256,
   ) {
     this.bySlug = new LruCache({ maxEntries: maxCanvases });
   }
 
-  get(slug: string, canvasId: string, versionId: string): Manifest {
+  /** Most page views: the manifest is held, and answered without a wait. */
+  get(slug: string, canvasId: string, versionId: string): Manifest | Promise<Manifest> {
     const hit = this.bySlug.peek(slug);
     if (hit && hit.canvasId === canvasId && hit.versionId === versionId) return hit;
-    const manifest = this.load(canvasId, versionId);
-    this.bySlug.set(slug, manifest);
-    return manifest;
+    // Whatever another load stored meanwhile, every use checks the version id again.
+    return this.load(canvasId, versionId).then((manifest) => {
+      this.bySlug.set(slug, manifest);
+      return manifest;
+    });
   }
 
   invalidate(canvasId: string): void {
@@ -52,12 +55,11 @@ export class ManifestCache {
     return this.bySlug.size;
   }
 
-  private load(canvasId: string, versionId: string): Manifest {
-    const rows = this.db
-      .query<{ path: string; hash: string; size: number; mime: string }, [string]>(
-        'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?',
-      )
-      .all(versionId);
+  private async load(canvasId: string, versionId: string): Promise<Manifest> {
+    const rows = await this.sql.all<{ path: string; hash: string; size: number; mime: string }>(
+      'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?1',
+      versionId,
+    );
     const files = new Map<string, ManifestFile>();
     const html: string[] = [];
     for (const r of rows) {

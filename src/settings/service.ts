@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { HeldSnapshot } from '../db/held-snapshot.ts';
 import { tx, type Sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { open, seal, sealedFromJson, sealedToJson, settingPlace } from '../secrets/sealed.ts';
@@ -63,21 +64,20 @@ const UPSERT = `INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3
 
 /**
  * Instance settings: env gives the defaults, an admin's changes live in the
- * `settings` table and take effect at once. Reads come from memory (loaded
- * at start): when the change signal says someone else may have written them
- * (another node), the next read starts a reload and answers with what is held
- * until it lands; this node's own update answers with the new settings.
+ * `settings` table and take effect at once. Reads come from memory
+ * (HeldSnapshot); this node's own update answers with the new settings.
  */
 export class SettingsService {
-  private held: { value: InstanceSettings; mark: number | null } | null = null;
-  private reloading: Promise<unknown> | null = null;
+  private readonly snapshot: HeldSnapshot<InstanceSettings>;
 
   constructor(
     private readonly sql: Sql,
     private readonly config: Config,
     private readonly now: () => number,
-    private readonly onReloadError: (err: unknown) => void = () => {},
-  ) {}
+    onReloadError: (err: unknown) => void = () => {},
+  ) {
+    this.snapshot = new HeldSnapshot(sql, () => this.read(), onReloadError);
+  }
 
   defaults(): InstanceSettings {
     return {
@@ -96,9 +96,20 @@ export class SettingsService {
   }
 
   /** Reads the stored settings into memory: at start, and after a change. */
-  async load(): Promise<InstanceSettings> {
-    const changes = this.sql.changes;
-    const mark = changes.storable() ? changes.current() : null;
+  load(): Promise<InstanceSettings> {
+    return this.snapshot.load();
+  }
+
+  get(): InstanceSettings {
+    return this.snapshot.get();
+  }
+
+  /** The settings once a reload begun by a read has landed (tests wait on it). */
+  settled(): Promise<InstanceSettings> {
+    return this.snapshot.settled();
+  }
+
+  private async read(): Promise<InstanceSettings> {
     const merged: Record<string, unknown> = { ...this.defaults() };
     for (const row of await this.sql.all<{ key: string; value: string }>('SELECT key, value FROM settings')) {
       if (!(row.key in merged)) continue;
@@ -108,26 +119,7 @@ export class SettingsService {
       else if (row.key === 'aiApiKey') merged[row.key] = this.openKey(value);
       else merged[row.key] = value;
     }
-    const value = merged as unknown as InstanceSettings;
-    this.held = { value, mark };
-    return value;
-  }
-
-  get(): InstanceSettings {
-    const held = this.held;
-    if (!held) throw new Error('instance settings read before they were loaded');
-    if (held.mark === null || held.mark !== this.sql.changes.current()) {
-      this.reloading ??= this.load()
-        .catch((err: unknown) => this.onReloadError(err))
-        .finally(() => (this.reloading = null));
-    }
-    return held.value;
-  }
-
-  /** The settings once a reload begun by a read has landed (tests wait on it). */
-  async settled(): Promise<InstanceSettings> {
-    await this.reloading;
-    return this.held!.value;
+    return merged as unknown as InstanceSettings;
   }
 
   /**

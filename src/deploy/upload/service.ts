@@ -204,7 +204,7 @@ export class UploadService {
         return done;
       });
       consumed = true;
-      afterPublish(ctx, canvas.id, published);
+      await afterPublish(ctx, canvas.id, published);
       const { result } = published;
       if (keyLintPaths.length > 0 && result.outcome === 'published') {
         this.ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });

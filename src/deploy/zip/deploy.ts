@@ -135,7 +135,7 @@ async function deployZipBody(
     });
     // A release that went live meanwhile makes this upload redundant: its new blobs go again.
     if (result.outcome === 'published') writer.release();
-    else writer.discard();
+    else await writer.discard();
     ctx.log.info('zip deployed', {
       canvasId: canvas.id,
       outcome: result.outcome,
@@ -152,7 +152,7 @@ async function deployZipBody(
     deployFinished(ctx, 'api', result, started);
     return result;
   } catch (err) {
-    writer.discard();
+    await writer.discard();
     if (err instanceof ZipFormatError) throw new AppError('INVALID_ZIP', `unreadable ZIP archive: ${err.message}`);
     if (err instanceof ZipEntryLimitError) {
       throw new AppError('TOO_MANY_FILES', `the archive holds ${err.count} entries; at most ${err.max} are read (directories included)`);

@@ -1,6 +1,6 @@
 import { LruCache } from '../../cache/lru.ts';
 import { VERSIONED_TTL_MS } from '../../db/versioned-cache.ts';
-import type { SpaceVersion, SpaceVersions } from './space-versions.ts';
+import type { SpaceVersion } from './space-versions.ts';
 import type { RecordSpace, StoredRecord } from './store.ts';
 
 /** Larger pages are rendered each time: one would crowd out hundreds of small ones. */
@@ -30,6 +30,18 @@ interface Entry {
 
 const weigh = (e: Entry) => (typeof e.value === 'string' ? e.value.length : e.value.value.length + 64);
 
+/** What the cache asks of the collection write versions (SpaceVersions on the embedded engine). */
+export interface SpaceVersionSource {
+  current(space: RecordSpace): SpaceVersion;
+  storable(): boolean;
+}
+
+/**
+ * For Postgres: writes by other nodes move no version here, so nothing is
+ * kept and every read goes to the database.
+ */
+export const NOTHING_KEPT: SpaceVersionSource = { current: () => ({ changed: 0, appended: 0 }), storable: () => false };
+
 /**
  * Reads of collection records kept while their collection is unchanged: any
  * update or delete, or any insert for the page that ends the collection,
@@ -42,7 +54,7 @@ export class RecordReadCache {
   private readonly entries = new LruCache<string, Entry>({ maxEntries: 8192, maxWeight: 32 * 1024 * 1024, weigh });
 
   constructor(
-    private readonly versions: SpaceVersions,
+    private readonly versions: SpaceVersionSource,
     private readonly now: () => number,
   ) {}
 

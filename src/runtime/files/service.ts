@@ -69,7 +69,7 @@ export class FileService {
       hold.release();
       const failed = written as { hash: string; mtime: number } | null;
       // Spared when another request or a row uses the same bytes, or it was touched since (collect's rules).
-      if (failed) this.gc.collect([failed.hash], new Map([[failed.hash, failed.mtime]]));
+      if (failed) await this.gc.collect([failed.hash], new Map([[failed.hash, failed.mtime]]));
     }
   }
 
@@ -170,7 +170,7 @@ export class FileService {
    */
   async removeAttachments(removed: RecordsRemoved): Promise<boolean> {
     const hashes = await this.store.deleteAttachments(removed.canvasId, removed.collection, removed.ids);
-    if (hashes.length > 0) this.gc.collect(new Set(hashes));
+    if (hashes.length > 0) await this.gc.collect(new Set(hashes));
     return true;
   }
 

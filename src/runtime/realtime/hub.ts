@@ -14,7 +14,7 @@ import type { Cancel } from '../../clock.ts';
 import type { CanvasRole } from '../../canvases/record.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { AppContext } from '../../context.ts';
-import { DataVersion } from '../../db/data-version.ts';
+import type { ChangeSignal } from '../../db/change-signal.ts';
 import { newId } from '../../ids.ts';
 import { RateLimiter } from '../../http/ratelimit.ts';
 import { recheck, type Recheck, type RecheckDeps, type SocketIdentity } from './access.ts';
@@ -23,7 +23,7 @@ import { CLOSE, REALTIME_LIMITS } from './limits.ts';
 import { channelRights, type ChannelRights } from './policy.ts';
 
 /** The part of the app context this feature uses. */
-export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'db' | 'events' | 'log' | 'now' | 'scheduler'>;
+export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'events' | 'log' | 'now' | 'scheduler' | 'sql'>;
 
 export type RealtimeSocket = ServerWebSocket<unknown>;
 
@@ -85,7 +85,7 @@ export class RealtimeHub implements Lifecycle {
   /** Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false. */
   private readonly limiter: RateLimiter;
   private readonly unsubscribe: Array<() => void> = [];
-  private readonly dataVersion: DataVersion;
+  private readonly dataVersion: ChangeSignal;
   /** canvasId → when and at which data version its receivers were last re-checked. */
   private readonly receiversChecked = new Map<string, { version: number; at: number }>();
   private cancelSweep: Cancel = () => {};
@@ -96,7 +96,7 @@ export class RealtimeHub implements Lifecycle {
     deps: Omit<RecheckDeps, 'ctx'>,
   ) {
     this.limiter = new RateLimiter(true, 100_000, ctx.now);
-    this.dataVersion = DataVersion.of(ctx.db);
+    this.dataVersion = ctx.sql.changes;
     this.recheckDeps = { ctx, ...deps };
   }
 

@@ -1,0 +1,46 @@
+import type { Sql } from './sql.ts';
+
+/**
+ * Small, rarely written tables held whole in memory so hot paths read them
+ * without a wait (instance settings, Connection profiles and grants). When
+ * the change signal says someone else may have written them (another node,
+ * raw SQL), the next read starts a reload and answers with what is held until
+ * it lands; a writer on this node reloads before it answers.
+ */
+export class HeldSnapshot<T> {
+  private held: { value: T; mark: number | null } | null = null;
+  private reloading: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly read: () => Promise<T>,
+    private readonly onReloadError: (err: unknown) => void,
+  ) {}
+
+  /** Reads the tables into memory: at start, and after this node's own change. */
+  async load(): Promise<T> {
+    const changes = this.sql.changes;
+    // Taken before reading: a write landing during the read leaves the snapshot marked stale.
+    const mark = changes.storable() ? changes.current() : null;
+    const value = await this.read();
+    this.held = { value, mark };
+    return value;
+  }
+
+  get(): T {
+    const held = this.held;
+    if (!held) throw new Error('a held snapshot was read before it was loaded');
+    if (held.mark === null || held.mark !== this.sql.changes.current()) {
+      this.reloading ??= this.load()
+        .catch((err: unknown) => this.onReloadError(err))
+        .finally(() => (this.reloading = null));
+    }
+    return held.value;
+  }
+
+  /** The snapshot once a reload begun by a read has landed (tests wait on it). */
+  async settled(): Promise<T> {
+    await this.reloading;
+    return this.held!.value;
+  }
+}
