@@ -62,7 +62,9 @@ import { FileStore } from './runtime/files/store.ts';
 import { kvRoutes } from './runtime/kv/routes.ts';
 import { meRoutes } from './runtime/me/routes.ts';
 import { RuntimePipeline } from './runtime/pipeline.ts';
+import type { RealtimeCoordination } from './runtime/realtime/coordination.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
+import { LocalCoordination } from './runtime/realtime/local-coordination.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
 import { submissionRoutes } from './runtime/submissions/routes.ts';
@@ -158,6 +160,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
+  // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
+  const coordination = realtimeCoordination(ctx, undefined);
   const features: Features = {
     access,
     usage,
@@ -166,7 +170,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     deploy: createDeployFeature(ctx),
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
-    realtime: new RealtimeHub(ctx, { access, pipeline }),
+    realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
     files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
@@ -212,6 +216,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     features.housekeeping,
     usage,
     features.ai,
+    // Connected before the hub takes sockets; let go after the hub recorded their departures.
+    coordination,
     features.realtime,
   ];
   let started = false;
@@ -241,6 +247,11 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
       }
     },
   };
+}
+
+/** The one place realtime's coordination is chosen. */
+function realtimeCoordination(_ctx: AppContext, _options: undefined): RealtimeCoordination {
+  return new LocalCoordination();
 }
 
 /**
