@@ -65,6 +65,7 @@ import { RuntimePipeline } from './runtime/pipeline.ts';
 import type { RealtimeCoordination } from './runtime/realtime/coordination.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
 import { LocalCoordination } from './runtime/realtime/local-coordination.ts';
+import { RedisCoordination, type RedisCoordinationOptions } from './runtime/realtime/redis/coordination.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
 import { submissionRoutes } from './runtime/submissions/routes.ts';
@@ -85,6 +86,8 @@ export interface AppOptions {
   bodyStallMs?: number;
   /** How long a page waits for a blob copy from the remote blob store before it answers 503 (tests shorten it). */
   blobFetchWaitMs?: number;
+  /** With EASEL_REDIS_URL: the node heartbeat and TTL, and the Redis clients (tests). */
+  realtime?: RedisCoordinationOptions;
 }
 
 /** The parts of the features that hold state, for the listener and for tests. */
@@ -161,7 +164,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
-  const coordination = realtimeCoordination(ctx, undefined);
+  const coordination = realtimeCoordination(ctx, options.realtime);
   const features: Features = {
     access,
     usage,
@@ -249,9 +252,9 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   };
 }
 
-/** The one place realtime's coordination is chosen. */
-function realtimeCoordination(_ctx: AppContext, _options: undefined): RealtimeCoordination {
-  return new LocalCoordination();
+/** The one place realtime's coordination is chosen: Redis shares it with the other nodes; without it, it stays in this process. */
+function realtimeCoordination(ctx: AppContext, options: RedisCoordinationOptions | undefined): RealtimeCoordination {
+  return ctx.config.redis ? new RedisCoordination(ctx, ctx.config.redis, options) : new LocalCoordination();
 }
 
 /**
