@@ -187,7 +187,7 @@ export class RedisCoordination implements RealtimeCoordination {
     try {
       await this.liveness.leave();
     } catch (err) {
-      this.ctx.log.warn('realtime: could not give back this node’s entries in Redis; the other nodes reap them after the TTL', {
+      this.ctx.log.warn("realtime: could not give back this node's entries in Redis; the other nodes reap them after the TTL", {
         error: String(err),
       });
     }
