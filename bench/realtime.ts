@@ -25,6 +25,7 @@ const SOCKETS = REALTIME_LIMITS.connectionsPerCanvas;
 const ROOT = join(import.meta.dir, '..');
 const SLUG = 'bench-rt';
 const CHANNEL = 'participants:bench';
+const EDITORS = REALTIME_LIMITS.connectionsReservedForManagers - 1;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-rt-'));
 const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`);
@@ -42,7 +43,8 @@ const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`
     publicationToken: newToken(),
     now,
   });
-  for (const u of users.slice(1)) await ctx.canvases.setMember(canvas.id, u.id, 'viewer', now);
+  // Four editors: with the owner, the 5 slots viewers may not take (REALTIME_LIMITS.connectionsReservedForManagers).
+  for (const [i, u] of users.entries()) if (i > 0) await ctx.canvases.setMember(canvas.id, u.id, i <= EDITORS ? 'editor' : 'viewer', now);
   ctx.db.close();
 }
 
@@ -116,7 +118,9 @@ async function subscriber(cookie: string): Promise<WebSocket> {
 
 const cookies = await Promise.all(emails.map(signIn));
 // Sockets 1..29 stay for the whole run; socket 0 (the owner) is the publisher, reopened every round.
-const listeners = await Promise.all(cookies.slice(1).map(subscriber));
+// Viewers connect before the editors: a viewer finds no slot once 25 are taken.
+const listeners = await Promise.all(cookies.slice(1 + EDITORS).map(subscriber));
+listeners.push(...(await Promise.all(cookies.slice(1, 1 + EDITORS).map(subscriber))));
 
 const rounds: Array<{ delivered: number; seconds: number }> = [];
 for (let round = 0; round <= ROUNDS; round++) {

@@ -62,7 +62,10 @@ import { FileStore } from './runtime/files/store.ts';
 import { kvRoutes } from './runtime/kv/routes.ts';
 import { meRoutes } from './runtime/me/routes.ts';
 import { RuntimePipeline } from './runtime/pipeline.ts';
+import type { RealtimeCoordination } from './runtime/realtime/coordination.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
+import { LocalCoordination } from './runtime/realtime/local-coordination.ts';
+import { RedisCoordination, type RedisCoordinationOptions } from './runtime/realtime/redis/coordination.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
 import { submissionRoutes } from './runtime/submissions/routes.ts';
@@ -83,6 +86,8 @@ export interface AppOptions {
   bodyStallMs?: number;
   /** How long a page waits for a blob copy from the remote blob store before it answers 503 (tests shorten it). */
   blobFetchWaitMs?: number;
+  /** With EASEL_REDIS_URL: the node heartbeat and TTL, and the Redis clients (tests). */
+  realtime?: RedisCoordinationOptions;
 }
 
 /** The parts of the features that hold state, for the listener and for tests. */
@@ -158,6 +163,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
+  // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
+  const coordination = realtimeCoordination(ctx, options.realtime);
   const features: Features = {
     access,
     usage,
@@ -166,7 +173,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     deploy: createDeployFeature(ctx),
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
-    realtime: new RealtimeHub(ctx, { access, pipeline }),
+    realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
     files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
     submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
@@ -212,6 +219,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     features.housekeeping,
     usage,
     features.ai,
+    // Connected before the hub takes sockets; let go after the hub recorded their departures.
+    coordination,
     features.realtime,
   ];
   let started = false;
@@ -241,6 +250,11 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
       }
     },
   };
+}
+
+/** The one place realtime's coordination is chosen: Redis shares it with the other nodes; without it, it stays in this process. */
+function realtimeCoordination(ctx: AppContext, options: RedisCoordinationOptions | undefined): RealtimeCoordination {
+  return ctx.config.redis ? new RedisCoordination(ctx, ctx.config.redis, options) : new LocalCoordination();
 }
 
 /**

@@ -9,6 +9,16 @@ import type { S3Settings } from './blobs/s3-remote.ts';
 // start. An invalid value stops the start with one line naming the variable.
 
 export type UrlMode = 'path' | 'subdomain';
+
+/** EASEL_REDIS_URL, checked: what the Redis clients connect to. */
+export interface RedisSettings {
+  /** As configured (it may hold a password: never logged). */
+  url: string;
+  /** The logical database (`/db`, default 0). Pub/sub ignores databases, so channel names carry it. */
+  db: number;
+  /** The URL without credentials, for the start line and logs. */
+  display: string;
+}
 export type AuthMode = 'dev' | 'proxy' | 'oidc';
 
 export interface Config {
@@ -71,6 +81,8 @@ export interface Config {
   blobStore: S3Settings | null;
   /** The local cache's bound with a remote blob store (EASEL_BLOB_CACHE_MB). */
   blobCacheBytes: number;
+  /** EASEL_REDIS_URL: realtime shared with the other nodes through this Redis; null: one process, in memory. */
+  redis: RedisSettings | null;
   /** Bearer token that may read GET /metrics (admins may always); null: admins only. */
   metricsToken: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -83,6 +95,8 @@ const SECRET_VARIABLES = new Set([
   'EASEL_OIDC_CLIENT_SECRET',
   'EASEL_METRICS_TOKEN',
   'EASEL_BLOB_URL',
+  // redis://user:password@host: the URL may carry a password.
+  'EASEL_REDIS_URL',
 ]);
 
 export class ConfigError extends Error {
@@ -347,6 +361,7 @@ export function loadConfig(env: Env): Config {
     minFreeDiskBytes: read(env, 'EASEL_MIN_FREE_DISK_MB', int(0, 1_000_000), 256) * 1024 * 1024,
     blobStore: blobStoreSettings(env),
     blobCacheBytes: read(env, 'EASEL_BLOB_CACHE_MB', int(16, 100_000_000), 2048) * 1024 * 1024,
+    redis: read(env, 'EASEL_REDIS_URL', redisUrl) ?? null,
     metricsToken: read(env, 'EASEL_METRICS_TOKEN', metricsToken) ?? null,
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
@@ -354,6 +369,24 @@ export function loadConfig(env: Env): Config {
   if (config.urlMode === 'path') checkPathMode(config, env);
   return config;
 }
+
+// redis://[user:password@]host[:port][/db], or rediss:// for TLS. Bun's client speaks both.
+const redisUrl = typed(
+  'redis://host:port or redis://host:port/db (rediss:// for TLS)',
+  Type.String({ pattern: '^rediss?://' }),
+  (r) => r.trim(),
+  (raw): RedisSettings | undefined => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      return undefined;
+    }
+    const db = /^\/?$/.test(u.pathname) ? 0 : /^\/(\d{1,5})$/.exec(u.pathname)?.[1];
+    if (u.hostname === '' || db === undefined || u.search || u.hash) return undefined;
+    return { url: raw, db: Number(db), display: `${u.protocol}//${u.host}/${db}` };
+  },
+);
 
 const blobUrl = typed(
   's3://bucket or s3://bucket/prefix',

@@ -22,8 +22,10 @@ export interface EventMap {
   // Signals: the server finished something (tests await these instead of sleeping; logs and metrics may listen).
   /** A realtime frame went out to a channel's topic: a message, or a presence join/leave. */
   'realtime.fanout': { canvasId: string; channel: string; type: 'message' | 'join' | 'leave'; actorId: string };
-  /** The hub let go of a socket (its channels left, its slot free). */
+  /** The hub let go of a socket (its channels left, its slot free; with Redis, recorded there). */
   'realtime.closed': { canvasId: string; connectionId: string };
+  /** With Redis: this node reaped a node whose heartbeat stopped (`people`: the leaves it sent). */
+  'realtime.node-reaped': { nodeId: string; people: number };
   /** Usage counters were folded into usage_daily (`rows` canvas-days). */
   'usage.flushed': { rows: number };
   /** An AI call's run is over: settled and recorded, its provider call let go. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 // The only file that reads process.env and argv.
 import { RemoteBlobsAtStart } from './blobs/remote-start.ts';
+import { RedisUnavailableAtStart } from './runtime/realtime/redis/start-error.ts';
 import { resolve } from 'node:path';
 import { OidcStartError } from './auth/oidc.ts';
 import { ConfigError, loadConfig, unknownVariables } from './config.ts';
@@ -92,12 +93,13 @@ async function serve(): Promise<void> {
     running = await startServer(ctx);
   } catch (err) {
     ctx.db.close();
-    if (err instanceof OidcStartError || err instanceof RemoteBlobsAtStart) fail(`refusing to start: ${err.message}`, 2);
+    if (err instanceof OidcStartError || err instanceof RemoteBlobsAtStart || err instanceof RedisUnavailableAtStart)
+      fail(`refusing to start: ${err.message}`, 2);
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   // startServer filled in the real port when EASEL_PORT=0.
   process.stdout.write(
-    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
+    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}${config.redis ? `, realtime: ${config.redis.display}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
   );
   if (config.authMode === 'dev')
     process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');

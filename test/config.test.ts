@@ -287,6 +287,17 @@ const ROWS: Row[] = [
     bad: ['http://easel-blobs', 's3://', 's3://Upper_Case', 's3://key:secret@bucket', 's3://easel-blobs/a/../b'],
   },
   {
+    variable: 'EASEL_REDIS_URL',
+    field: 'redis',
+    default: null,
+    good: [
+      ['redis://127.0.0.1:6379', { url: 'redis://127.0.0.1:6379', db: 0, display: 'redis://127.0.0.1:6379/0' }],
+      ['redis://:pw@cache.internal:6380/3', { url: 'redis://:pw@cache.internal:6380/3', db: 3, display: 'redis://cache.internal:6380/3' }],
+      ['rediss://cache.internal/', { url: 'rediss://cache.internal/', db: 0, display: 'rediss://cache.internal/0' }],
+    ],
+    bad: ['http://cache:6379', 'redis://', 'redis://cache:6379/x', 'redis://cache/1/2', 'redis://cache?db=1', 'cache:6379'],
+  },
+  {
     variable: 'EASEL_BLOB_CACHE_MB',
     field: 'blobCacheBytes',
     default: 2048 * 1024 * 1024,
@@ -386,6 +397,12 @@ describe('configuration rules across variables', () => {
     const wrong = refusal({ ...aws, S3_ENDPOINT: 'ftp://nope' });
     expect(wrong.variable).toBe('S3_ENDPOINT');
     const leaked = refusal({ EASEL_BLOB_URL: 's3://AKID:topsecret@bucket' });
+    expect(leaked.message).not.toContain('topsecret');
+  });
+
+  test('EASEL_REDIS_URL may carry a password: a refusal never echoes it', () => {
+    const leaked = refusal({ EASEL_REDIS_URL: 'redis://:topsecret@cache/x' });
+    expect(leaked.variable).toBe('EASEL_REDIS_URL');
     expect(leaked.message).not.toContain('topsecret');
   });
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond Bun and node_modules, installed from
 # Debian's packages when missing: Chromium for the browser tests (when
-# test/browser.enabled exists), PostgreSQL, openssl for the Connections TLS fixtures and
+# test/browser.enabled exists), PostgreSQL, Redis, openssl for the Connections TLS fixtures and
 # systemd's systemd-analyze for the service unit.
 # Run by `bun run ci` (and so by .ci/run) before the tests.
 set -euo pipefail
@@ -12,6 +12,8 @@ if [ -f test/browser.enabled ] && [ ! -x /usr/bin/chromium ]; then packages+=(ch
 if ! command -v openssl >/dev/null 2>&1; then packages+=(openssl); fi
 # PostgreSQL's server runs the storage port's tests on the second engine (test/support/postgres-server.ts).
 if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then packages+=(postgresql); fi
+# Redis carries realtime between the nodes of the two-node tests (test/support/redis-server.ts).
+if ! command -v redis-server >/dev/null 2>&1; then packages+=(redis-server); fi
 # systemd-analyze verifies contrib/easel.service.
 if ! command -v systemd-analyze >/dev/null 2>&1; then packages+=(systemd); fi
 [ ${#packages[@]} -eq 0 ] && exit 0

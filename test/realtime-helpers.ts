@@ -54,6 +54,12 @@ export class Client {
     return this.frames.splice(0, i + 1).at(-1)!;
   }
 
+  /** Every frame up to and including the next one matching `pred`, in arrival order (taken off the queue). */
+  async until(pred: (f: Frame) => boolean, timeoutMs = 3000): Promise<Frame[]> {
+    const i = await this.arrived(pred, timeoutMs);
+    return this.frames.splice(0, i + 1);
+  }
+
   /** Waits until a frame matching `pred` is queued; its index. The timeout only fails a test that would hang. */
   private async arrived(pred: (f: Frame) => boolean, timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs;

@@ -1,13 +1,18 @@
-// The realtime hub of one process: open sockets per canvas, channel
-// membership, presence, and fan-out through Bun's topics (one publish per
-// message, whatever the number of subscribers). Channel rights are applied
-// by topic membership: a socket is on a channel's message topic only while
-// its live role may subscribe, and on its presence topic only while it may
-// see presence. Policy, role and access changes (ctx.events) recompute that
-// membership for every open socket of the canvas, so they apply at once;
-// every operation also re-checks its sender against the store, and the
-// receivers too before anything fans out, whenever the store changed or a
-// second passed (shares, sessions and invites also expire with time alone).
+// The realtime hub of one node: its open sockets, their channel membership,
+// and fan-out through Bun's topics (one publish per message, whatever the
+// number of subscribers). What the nodes must agree on goes through the
+// RealtimeCoordination port (coordination.ts): the canvas's connection
+// slots, presence, and frames for other nodes' sockets, which arrive there
+// from the other nodes and go out on this node's topics. Without
+// EASEL_REDIS_URL the port is in memory and this is the whole story.
+// Channel rights are applied by topic membership: a socket is on a channel's
+// message topic only while its live role may subscribe, and on its presence
+// topic only while it may see presence. Policy, role and access changes
+// (ctx.events) recompute that membership for every open socket of the
+// canvas, so they apply at once; every operation also re-checks its sender
+// against the store, and the receivers too before anything fans out (a
+// frame from another node included), whenever the store changed or a second
+// passed (shares, sessions and invites also expire with time alone).
 // A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
 import type { Cancel } from '../../clock.ts';
@@ -18,9 +23,11 @@ import type { ChangeSignal } from '../../db/change-signal.ts';
 import { newId } from '../../ids.ts';
 import { RateLimiter } from '../../http/ratelimit.ts';
 import { recheck, type Recheck, type RecheckDeps, type SocketIdentity } from './access.ts';
-import { frames, parseFrame, type PresenceUser } from './frames.ts';
+import type { Fanout, RealtimeCoordination, SlotClaim } from './coordination.ts';
+import { frames, parseFrame } from './frames.ts';
 import { CLOSE, REALTIME_LIMITS } from './limits.ts';
 import { channelRights, type ChannelRights } from './policy.ts';
+import { slotRefusalReason } from './slots.ts';
 
 /** The part of the app context this feature uses. */
 export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'events' | 'log' | 'now' | 'scheduler' | 'sql'>;
@@ -36,10 +43,18 @@ export class Connection {
   /** Live facts from the last check. */
   role: CanvasRole;
   name: string;
+  /** The canvas's runtime policy at the last check (channel rights come from it and `role`). */
+  policy: unknown = null;
   /** What the channel rights were last computed from: role, policy revision, canvas update time. */
   stamp = '';
-  /** The frames being handled, one after another (RealtimeHub.message). */
+  /** The slot this socket asked for (the caps count it until it is released). */
+  readonly claim: SlotClaim;
+  /** True once the socket holds its slot; false when it was refused (closed 4429) or the claim failed. */
+  slot: Promise<boolean> = Promise.resolve(false);
+  /** The frames being handled, one after another (RealtimeHub.message); the first waits for the slot. */
   handled: Promise<void> = Promise.resolve();
+  /** Membership updates after a role or policy change, one pass after another (RealtimeHub.reconcile). */
+  reconciled: Promise<void> = Promise.resolve();
 
   constructor(
     readonly ws: RealtimeSocket,
@@ -48,6 +63,12 @@ export class Connection {
   ) {
     this.role = initial.role;
     this.name = initial.name;
+    this.claim = {
+      canvasId: identity.canvasId,
+      connectionId: this.id,
+      actorId: identity.actorId,
+      manager: initial.role === 'owner' || initial.role === 'editor',
+    };
   }
 
   get actorId(): string {
@@ -59,18 +80,14 @@ export class Connection {
   }
 }
 
-interface Participant {
-  user: PresenceUser;
-  /** The user's sockets counted in this channel's presence (a user leaves when the last one goes). */
-  conns: Set<Connection>;
-}
-
 type Live = Extract<Recheck, { ok: true }>;
 
 /** Receivers are re-checked before a fan-out at least this often, even when the store did not change. */
 const RECEIVERS_RECHECK_MS = 1000;
 /** Idle sockets are re-checked this often (access that ran out with time alone). */
 const SWEEP_EVERY_MS = 15_000;
+
+const DONE = Promise.resolve();
 
 const topic = {
   messages: (canvasId: string, channel: string) => `rt|${canvasId}|m|${channel}`,
@@ -79,25 +96,30 @@ const topic = {
 
 export class RealtimeHub implements Lifecycle {
   private server: Server<unknown> | null = null;
+  /** This node's sockets that hold a slot, per canvas. */
   private readonly byCanvas = new Map<string, Set<Connection>>();
-  /** canvasId → channel → actorId → participant */
-  private readonly presence = new Map<string, Map<string, Map<string, Participant>>>();
   /** Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false. */
   private readonly limiter: RateLimiter;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly dataVersion: ChangeSignal;
   /** canvasId → when and at which data version its receivers were last re-checked. */
   private readonly receiversChecked = new Map<string, { version: number; at: number }>();
+  /** canvasId → the frames from other nodes still being delivered, in the order they came. */
+  private readonly inbound = new Map<string, Promise<void>>();
+  /** Closed sockets whose presence and slot are still being given back: stop waits for them. */
+  private readonly leaving = new Set<Promise<void>>();
   private cancelSweep: Cancel = () => {};
   private readonly recheckDeps: RecheckDeps;
 
   constructor(
     private readonly ctx: RealtimeDeps,
     deps: Omit<RecheckDeps, 'ctx'>,
+    private readonly coordination: RealtimeCoordination,
   ) {
     this.limiter = new RateLimiter(true, 100_000, ctx.now);
     this.dataVersion = ctx.sql.changes;
     this.recheckDeps = { ctx, ...deps };
+    coordination.onFanout((fanout) => this.deliver(fanout));
   }
 
   /** Follows the changes that can cost a socket its access, and re-checks idle sockets on a timer. */
@@ -116,7 +138,7 @@ export class RealtimeHub implements Lifecycle {
     );
   }
 
-  /** Open sockets, every canvas together (metrics). */
+  /** Open sockets on this node, every canvas together (metrics). */
   openConnections(): number {
     let n = 0;
     for (const set of this.byCanvas.values()) n += set.size;
@@ -129,36 +151,70 @@ export class RealtimeHub implements Lifecycle {
   }
 
   /**
-   * A socket the pipeline admitted has opened: register it, or close it with
-   * 4429 when the canvas is full for this person (see slotRefusal).
+   * A socket the pipeline admitted has opened: it asks for a slot (see
+   * slots.ts; with Redis the answer counts every node's sockets) and is
+   * closed with 4429 when there is none. Its frames wait for the answer.
    */
-  open(ws: RealtimeSocket, identity: SocketIdentity, initial: { role: CanvasRole; name: string }): Connection | null {
-    const set = this.byCanvas.get(identity.canvasId) ?? new Set<Connection>();
-    const refusal = slotRefusal(set, identity.actorId, initial.role);
-    if (refusal) {
-      ws.close(CLOSE.tooManyConnections, refusal);
-      return null;
-    }
+  open(ws: RealtimeSocket, identity: SocketIdentity, initial: { role: CanvasRole; name: string }): Connection {
     const conn = new Connection(ws, identity, initial);
-    set.add(conn);
-    this.byCanvas.set(identity.canvasId, set);
-    this.ctx.log.debug('realtime open', { canvasId: identity.canvasId, connectionId: conn.id, open: set.size });
+    const refuse = (code: number, reason: string): false => {
+      // Marked closed first, so Bun's close callback finds nothing to give back.
+      if (!conn.closed) {
+        conn.closed = true;
+        closeSocket(conn, code, reason);
+      }
+      return false;
+    };
+    conn.slot = this.coordination.claimSlot(conn.claim).then(
+      (refusal) => {
+        if (refusal !== null) return refuse(CLOSE.tooManyConnections, slotRefusalReason(refusal));
+        // A socket that went while it waited still holds the slot: closed() gives it back.
+        if (!conn.closed) {
+          const set = this.byCanvas.get(conn.canvasId) ?? new Set<Connection>();
+          set.add(conn);
+          this.byCanvas.set(conn.canvasId, set);
+          this.ctx.log.debug('realtime open', { canvasId: conn.canvasId, connectionId: conn.id, open: set.size });
+        }
+        return true;
+      },
+      (err) => {
+        this.ctx.log.error('realtime slot claim failed', { canvasId: conn.canvasId, connectionId: conn.id, error: String(err) });
+        return refuse(CLOSE.internalError, 'internal error');
+      },
+    );
+    conn.handled = conn.slot.then(() => undefined);
     return conn;
   }
 
-  /** The socket is gone (either side closed it): leave every channel. Idempotent. */
+  /**
+   * The socket is gone (either side closed it): leave every channel and give
+   * the slot back. Idempotent. `realtime.closed` is emitted once both are
+   * recorded (with Redis, once the other nodes can see it).
+   */
   closed(conn: Connection, code?: number): void {
     if (conn.closed) return;
     conn.closed = true;
-    for (const channel of [...conn.channels.keys()]) this.leave(conn, channel);
+    const departures = [...conn.channels.keys()].map((channel) => this.leave(conn, channel));
     const set = this.byCanvas.get(conn.canvasId);
     set?.delete(conn);
     if (set?.size === 0) {
       this.byCanvas.delete(conn.canvasId);
       this.receiversChecked.delete(conn.canvasId);
     }
-    this.ctx.log.debug('realtime close', { canvasId: conn.canvasId, connectionId: conn.id, code });
-    this.ctx.events.emit('realtime.closed', { canvasId: conn.canvasId, connectionId: conn.id });
+    const done: Promise<void> = (async () => {
+      for (const result of await Promise.allSettled(departures))
+        if (result.status === 'rejected')
+          this.ctx.log.error('realtime leave not recorded', { canvasId: conn.canvasId, error: String(result.reason) });
+      if (!(await conn.slot)) return;
+      try {
+        await this.coordination.releaseSlot(conn.claim);
+      } catch (err) {
+        this.ctx.log.error('realtime slot not given back', { canvasId: conn.canvasId, connectionId: conn.id, error: String(err) });
+      }
+      this.ctx.log.debug('realtime close', { canvasId: conn.canvasId, connectionId: conn.id, code });
+      this.ctx.events.emit('realtime.closed', { canvasId: conn.canvasId, connectionId: conn.id });
+    })().finally(() => this.leaving.delete(done));
+    this.leaving.add(done);
   }
 
   /**
@@ -184,8 +240,7 @@ export class RealtimeHub implements Lifecycle {
     const frame = parsed.frame;
     switch (frame.type) {
       case 'unsubscribe':
-        if (conn.channels.has(frame.channel)) this.leave(conn, frame.channel);
-        return;
+        return this.leave(conn, frame.channel);
       case 'publish':
         if (!this.allow(conn, 'publish', REALTIME_LIMITS.publishesPerMinute)) return;
         return this.publish(conn, frame.channel, frame.event, frame.data);
@@ -216,6 +271,7 @@ export class RealtimeHub implements Lifecycle {
     if (!live) return;
     // A join is announced to the channel: only to those still allowed to hear it.
     await this.recheckReceivers(conn.canvasId);
+    if (conn.closed) return;
     const rights = channelRights(live.canvas.runtimePolicy, channel, live.role);
     if (!rights.subscribe) return this.send(conn, frames.denied(channel, 'your role may not subscribe to this channel'));
     if (!conn.channels.has(channel)) {
@@ -225,10 +281,15 @@ export class RealtimeHub implements Lifecycle {
           frames.error('CHANNEL_LIMIT', `a connection may be on at most ${REALTIME_LIMITS.channelsPerConnection} channels`),
         );
       }
-      this.join(conn, channel, rights);
+      await this.join(conn, channel, rights);
     }
+    // The rights now (a change may have come while presence was recorded elsewhere).
+    const current = conn.channels.get(channel);
+    if (!current) return;
+    const users = current.seePresence ? await this.coordination.users(conn.canvasId, channel) : null;
+    // `subscribed` and the snapshot go out back to back.
     this.send(conn, frames.subscribed(channel));
-    if (rights.seePresence) this.send(conn, frames.presence(channel, this.users(conn.canvasId, channel)));
+    if (users) this.send(conn, frames.presence(channel, users));
   }
 
   private async publish(conn: Connection, channel: string, event: string, data: unknown): Promise<void> {
@@ -241,6 +302,7 @@ export class RealtimeHub implements Lifecycle {
     if (conn.closed) return;
     const json = frames.message(channel, event, data, { id: conn.actorId, name: live.name, canvasRole: live.role });
     this.server?.publish(topic.messages(conn.canvasId, channel), json);
+    this.coordination.broadcast({ canvasId: conn.canvasId, channel, type: 'message', actorId: conn.actorId, frame: json });
     if (this.ctx.events.has('realtime.fanout'))
       this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'message', actorId: conn.actorId });
     // The sender always hears its own message (that is how the SDK knows a publish went out), subscribed or not.
@@ -253,43 +315,68 @@ export class RealtimeHub implements Lifecycle {
     if (!channelRights(live.canvas.runtimePolicy, channel, live.role).seePresence) {
       return this.send(conn, frames.denied(channel, 'your role may not see who is on this channel'));
     }
-    this.send(conn, frames.presence(channel, this.users(conn.canvasId, channel)));
+    this.send(conn, frames.presence(channel, await this.coordination.users(conn.canvasId, channel)));
+  }
+
+  /**
+   * A frame from another node: out on this node's topic after the same
+   * receiver check a local fan-out makes, in the order frames came for the
+   * canvas. Canvases without sockets here skip it.
+   */
+  private deliver(fanout: Fanout): void {
+    const { canvasId } = fanout;
+    if (!this.byCanvas.has(canvasId)) return;
+    const next = (this.inbound.get(canvasId) ?? DONE)
+      .then(async () => {
+        await this.recheckReceivers(canvasId);
+        const name = fanout.type === 'message' ? topic.messages(canvasId, fanout.channel) : topic.presence(canvasId, fanout.channel);
+        this.server?.publish(name, fanout.frame);
+        if (this.ctx.events.has('realtime.fanout'))
+          this.ctx.events.emit('realtime.fanout', { canvasId, channel: fanout.channel, type: fanout.type, actorId: fanout.actorId });
+      })
+      .catch((err) => this.ctx.log.error('realtime delivery failed', { canvasId, error: String(err) }));
+    this.inbound.set(canvasId, next);
+    void next.then(() => {
+      if (this.inbound.get(canvasId) === next) this.inbound.delete(canvasId);
+    });
   }
 
   // Membership
 
-  private join(conn: Connection, channel: string, rights: ChannelRights): void {
+  private async join(conn: Connection, channel: string, rights: ChannelRights): Promise<void> {
     conn.channels.set(channel, rights);
     conn.ws.subscribe(topic.messages(conn.canvasId, channel));
     if (rights.seePresence) conn.ws.subscribe(topic.presence(conn.canvasId, channel));
-    if (rights.participatePresence) this.arrive(conn, channel);
+    if (rights.participatePresence) await this.arrive(conn, channel);
   }
 
-  private leave(conn: Connection, channel: string): void {
+  /** Off the channel at once; the presence update (and `leave` for the others) may take a round trip. */
+  private leave(conn: Connection, channel: string): Promise<void> {
     const rights = conn.channels.get(channel);
-    if (!rights) return;
+    if (!rights) return DONE;
     conn.channels.delete(channel);
     this.unsubscribeTopic(conn, topic.messages(conn.canvasId, channel));
     this.unsubscribeTopic(conn, topic.presence(conn.canvasId, channel));
-    if (rights.participatePresence) this.depart(conn, channel);
+    return rights.participatePresence ? this.depart(conn, channel) : DONE;
   }
 
   /** New rights for a channel the socket is on (role or policy changed). */
-  private rejoin(conn: Connection, channel: string, before: ChannelRights, after: ChannelRights): void {
+  private async rejoin(conn: Connection, channel: string, before: ChannelRights, after: ChannelRights): Promise<void> {
     if (!after.subscribe) {
-      this.leave(conn, channel);
-      return this.send(conn, frames.revoked(channel));
+      const left = this.leave(conn, channel);
+      this.send(conn, frames.revoked(channel));
+      return left;
     }
     conn.channels.set(channel, after);
     // Blind before it departs (it must not hear its own leave), seeing after it arrives.
     const presenceTopic = topic.presence(conn.canvasId, channel);
     if (!after.seePresence && before.seePresence) this.unsubscribeTopic(conn, presenceTopic);
-    if (after.participatePresence && !before.participatePresence) this.arrive(conn, channel);
-    if (!after.participatePresence && before.participatePresence) this.depart(conn, channel);
-    if (after.seePresence && !before.seePresence) {
+    if (after.participatePresence && !before.participatePresence) await this.arrive(conn, channel);
+    if (!after.participatePresence && before.participatePresence) await this.depart(conn, channel);
+    if (after.seePresence && !before.seePresence && !conn.closed) {
       conn.ws.subscribe(presenceTopic);
       // The joins and leaves it missed while blind: start it from a snapshot, as a subscribe does.
-      this.send(conn, frames.presence(channel, this.users(conn.canvasId, channel)));
+      this.send(conn, frames.presence(channel, await this.coordination.users(conn.canvasId, channel)));
     }
   }
 
@@ -301,41 +388,27 @@ export class RealtimeHub implements Lifecycle {
     }
   }
 
-  /** Counts the socket in the channel's presence; the user's first socket announces `join` to the others. */
-  private arrive(conn: Connection, channel: string): void {
-    const channels = this.presence.get(conn.canvasId) ?? new Map<string, Map<string, Participant>>();
-    this.presence.set(conn.canvasId, channels);
-    const people = channels.get(channel) ?? new Map<string, Participant>();
-    channels.set(channel, people);
-    const existing = people.get(conn.actorId);
-    if (existing) {
-      existing.conns.add(conn);
-      return;
-    }
+  /** Counts the socket in the channel's presence; the user's first socket anywhere announces `join` to the others. */
+  private async arrive(conn: Connection, channel: string): Promise<void> {
     const user = { id: conn.actorId, name: conn.name };
-    people.set(conn.actorId, { user, conns: new Set([conn]) });
-    conn.ws.publish(topic.presence(conn.canvasId, channel), frames.membership('join', channel, user));
+    if (!(await this.coordination.arrive(conn.canvasId, channel, conn.id, user))) return;
+    const frame = frames.membership('join', channel, user);
+    const name = topic.presence(conn.canvasId, channel);
+    // Everyone but the joiner (which gets the snapshot instead).
+    if (conn.closed) this.server?.publish(name, frame);
+    else conn.ws.publish(name, frame);
+    this.coordination.broadcast({ canvasId: conn.canvasId, channel, type: 'join', actorId: conn.actorId, frame });
     this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'join', actorId: conn.actorId });
   }
 
-  /** Uncounts the socket; when it was the user's last one on the channel, the others hear `leave`. */
-  private depart(conn: Connection, channel: string): void {
-    const channels = this.presence.get(conn.canvasId);
-    const people = channels?.get(channel);
-    const participant = people?.get(conn.actorId);
-    if (!channels || !people || !participant) return;
-    participant.conns.delete(conn);
-    if (participant.conns.size > 0) return;
-    people.delete(conn.actorId);
-    if (people.size === 0) channels.delete(channel);
-    if (channels.size === 0) this.presence.delete(conn.canvasId);
-    this.server?.publish(topic.presence(conn.canvasId, channel), frames.membership('leave', channel, participant.user));
+  /** Uncounts the socket; when it was the user's last one on the channel anywhere, the others hear `leave`. */
+  private async depart(conn: Connection, channel: string): Promise<void> {
+    const user = await this.coordination.depart(conn.canvasId, channel, conn.id, conn.actorId);
+    if (!user) return;
+    const frame = frames.membership('leave', channel, user);
+    this.server?.publish(topic.presence(conn.canvasId, channel), frame);
+    this.coordination.broadcast({ canvasId: conn.canvasId, channel, type: 'leave', actorId: conn.actorId, frame });
     this.ctx.events.emit('realtime.fanout', { canvasId: conn.canvasId, channel, type: 'leave', actorId: conn.actorId });
-  }
-
-  private users(canvasId: string, channel: string): PresenceUser[] {
-    const people = this.presence.get(canvasId)?.get(channel);
-    return people ? [...people.values()].map((p) => p.user) : [];
   }
 
   // Revalidation
@@ -348,6 +421,7 @@ export class RealtimeHub implements Lifecycle {
   private async refresh(conn: Connection): Promise<Live | null> {
     if (conn.closed) return null;
     const live = await recheck(this.recheckDeps, conn.identity);
+    if (conn.closed) return null;
     if (!live.ok) {
       if (live.close === CLOSE.capabilityDisabled) this.send(conn, frames.capabilityDisabled(live.refusal));
       this.close(
@@ -359,14 +433,31 @@ export class RealtimeHub implements Lifecycle {
     }
     conn.role = live.role;
     conn.name = live.name;
+    conn.policy = live.canvas.runtimePolicy;
     const stamp = `${live.role}\n${live.canvas.runtimePolicyRevision}\n${live.canvas.updatedAt}`;
     if (stamp !== conn.stamp) {
       conn.stamp = stamp;
-      for (const [channel, before] of [...conn.channels]) {
-        this.rejoin(conn, channel, before, channelRights(live.canvas.runtimePolicy, channel, live.role));
-      }
+      await this.reconcile(conn);
     }
     return live;
+  }
+
+  /**
+   * Brings every channel's membership in line with the socket's role and
+   * policy. Passes run one after another and each reads the facts as they
+   * are when it reaches a channel: presence updates may wait on another
+   * node, and the latest check must win over an older pass still running.
+   */
+  private reconcile(conn: Connection): Promise<void> {
+    const pass = conn.reconciled.then(async () => {
+      for (const channel of [...conn.channels.keys()]) {
+        const before = conn.channels.get(channel);
+        if (!before || conn.closed) continue;
+        await this.rejoin(conn, channel, before, channelRights(conn.policy, channel, conn.role));
+      }
+    });
+    conn.reconciled = pass.catch(() => {});
+    return pass;
   }
 
   private async revalidateCanvas(canvasId: string): Promise<void> {
@@ -401,41 +492,32 @@ export class RealtimeHub implements Lifecycle {
   }
 
   private close(conn: Connection, code: number, reason: string): void {
-    // Leave first, so the others hear `leave` and the slot frees up before Bun reports the close.
+    // Let go first: the channels are left and the departures under way before Bun reports the close.
     this.closed(conn, code);
-    try {
-      conn.ws.close(code, reason);
-    } catch {
-      // Already closed.
-    }
+    closeSocket(conn, code, reason);
   }
 
   private send(conn: Connection, json: string): void {
     if (!conn.closed) conn.ws.send(json);
   }
 
-  /** Every socket hears "going away" (1001) before the database closes. */
-  stop(): void {
+  /**
+   * Every socket hears "going away" (1001) before the database closes; their
+   * departures are recorded before the coordination (stopped after the hub)
+   * lets go of the other nodes.
+   */
+  stop(): void | Promise<void> {
     this.cancelSweep();
     for (const off of this.unsubscribe.splice(0)) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
+    return Promise.allSettled([...this.leaving]).then(() => undefined);
   }
 }
 
-/**
- * Why a new socket gets no slot, or null: the canvas is full (30); a viewer
- * or guest finds the last 5 held for owners and editors; or this person
- * already has 5 sockets on the canvas.
- */
-function slotRefusal(open: Set<Connection>, actorId: string, role: CanvasRole): string | null {
-  const { connectionsPerCanvas, connectionsPerPerson, connectionsReservedForManagers } = REALTIME_LIMITS;
-  if (open.size >= connectionsPerCanvas) return `a canvas has at most ${connectionsPerCanvas} realtime connections`;
-  const manager = role === 'owner' || role === 'editor';
-  if (!manager && open.size >= connectionsPerCanvas - connectionsReservedForManagers) {
-    return `the last ${connectionsReservedForManagers} realtime connections of a canvas are kept for its owners and editors`;
+function closeSocket(conn: Connection, code: number, reason: string): void {
+  try {
+    conn.ws.close(code, reason);
+  } catch {
+    // Already closed.
   }
-  let mine = 0;
-  for (const c of open) if (c.actorId === actorId) mine++;
-  if (mine >= connectionsPerPerson) return `one person has at most ${connectionsPerPerson} realtime connections to a canvas`;
-  return null;
 }
