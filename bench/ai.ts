@@ -101,7 +101,7 @@ await Promise.all(
 );
 const seconds = (performance.now() - started) / 1000;
 console.log(`concurrent (${CONCURRENCY} in flight): ${(CALLS / seconds).toFixed(1)} calls/s`);
-const rows = ctx.db.query<{ n: number; open: number }, []>("SELECT COUNT(*) AS n, SUM(state = 'reserved') AS open FROM ai_calls").get()!;
+const rows = ctx.db!.query<{ n: number; open: number }, []>("SELECT COUNT(*) AS n, SUM(state = 'reserved') AS open FROM ai_calls").get()!;
 console.log(`recorded calls: ${rows.n} (still reserved: ${rows.open})`);
 
 await server.shutdown();

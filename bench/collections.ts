@@ -48,8 +48,8 @@ for (let i = 0; i < SEEDED_RECORDS; i++) recordIds.push(`000000000${String(i).pa
   const collections = Object.fromEntries(
     Array.from({ length: COLLECTIONS }, (_, i) => [`c${i}`, { preset: i === 0 ? 'contributions' : PRESETS[i % PRESETS.length] }]),
   );
-  const put = ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
-  const record = ctx.db.query(
+  const put = ctx.db!.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
+  const record = ctx.db!.query(
     "INSERT INTO collection_records (canvas_id, collection, id, author_id, value, updated_at) VALUES (?, 'c0', ?, ?, ?, ?)",
   );
   const item = (i: number) => JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] });
@@ -64,13 +64,13 @@ for (let i = 0; i < SEEDED_RECORDS; i++) recordIds.push(`000000000${String(i).pa
       now,
     });
     for (const viewer of viewers) await ctx.canvases.setMember(canvas.id, viewer, 'viewer', now);
-    ctx.db
-      .query('UPDATE canvases SET runtime_policy = ?, runtime_policy_revision = ? WHERE id = ?')
+    ctx
+      .db!.query('UPDATE canvases SET runtime_policy = ?, runtime_policy_revision = ? WHERE id = ?')
       .run(JSON.stringify({ collections }), newToken(), canvas.id);
     for (let i = 0; i < SHARED_KEYS; i++) put.run(canvas.id, `k${i}`, item(i), now);
     recordIds.forEach((id, i) => record.run(canvas.id, id, owner.id, item(i), now));
   }
-  ctx.db.close();
+  ctx.db!.close();
 }
 
 const logFile = join(dataDir, 'server.log');

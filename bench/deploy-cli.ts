@@ -136,5 +136,5 @@ console.log(
 );
 
 await server.stop(true);
-ctx.db.close();
+ctx.db!.close();
 rmSync(work, { recursive: true, force: true });

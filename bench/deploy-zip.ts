@@ -50,7 +50,7 @@ async function createCanvas(slug: string): Promise<{ id: string; key: string }> 
     publicationToken: newToken(),
     now: Date.now(),
   });
-  ctx.db.close();
+  ctx.db!.close();
   return { id, key };
 }
 

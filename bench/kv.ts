@@ -40,9 +40,9 @@ const SLUG = 'bench';
     now,
   });
   await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
-  const put = ctx.db.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
+  const put = ctx.db!.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
   for (let i = 0; i < SHARED_KEYS; i++) put.run(canvas.id, `k${i}`, JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] }), now);
-  ctx.db.close();
+  ctx.db!.close();
 }
 
 const logFile = join(dataDir, 'server.log');

@@ -73,5 +73,5 @@ console.log(`page view through the app (in process): ${pageUs.toFixed(2)} µs`);
 console.log(`counting it for /metrics (route class, labels, histogram): ${observeNs.toFixed(0)} ns`);
 console.log(`share of a page view: ${((observeNs / 1000 / pageUs) * 100).toFixed(2)}% (rule: under 2%)`);
 await app.stop();
-ctx.db.close();
+ctx.db!.close();
 rmSync(dataDir, { recursive: true, force: true });

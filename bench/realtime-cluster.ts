@@ -56,8 +56,8 @@ const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`
   });
   // Four editors: with the owner, the 5 slots viewers may not take (REALTIME_LIMITS.connectionsReservedForManagers).
   for (const [i, u] of users.entries()) if (i > 0) await ctx.canvases.setMember(canvas.id, u.id, i <= EDITORS ? 'editor' : 'viewer', now);
-  ctx.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  ctx.db.close();
+  ctx.db!.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  ctx.db!.close();
 }
 cpSync(dirA, dirB, { recursive: true });
 

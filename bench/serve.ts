@@ -75,21 +75,21 @@ let cookie: string;
   await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
   const files = { 'index.html': new TextEncoder().encode('<script src="assets/app.js"></script>'), [ASSET]: jsBytes };
   const versionId = newId();
-  ctx.db
-    .query(
+  ctx
+    .db!.query(
       `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, 1, 'api', 'ready', ?, ?, 2, ?)`,
     )
     .run(versionId, canvas.id, owner.id, now, jsBytes.length);
   for (const [path, bytes] of Object.entries(files)) {
     const { hash, size } = await ctx.blobs.putBytes(bytes);
     const mime = path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8';
-    ctx.db
-      .query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)')
+    ctx
+      .db!.query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)')
       .run(versionId, path, hash, size, mime);
   }
   await ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
   cookie = `easel_session=${await ctx.sessions.create(viewer.id)}`;
-  ctx.db.close();
+  ctx.db!.close();
 }
 
 async function freePort(): Promise<number> {

@@ -65,6 +65,7 @@ import { RuntimePipeline } from './runtime/pipeline.ts';
 import type { RealtimeCoordination } from './runtime/realtime/coordination.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
 import { LocalCoordination } from './runtime/realtime/local-coordination.ts';
+import { NodeRegistry } from './cluster/node-registry.ts';
 import { RedisCoordination, type RedisCoordinationOptions } from './runtime/realtime/redis/coordination.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
@@ -159,7 +160,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
   const pipeline = new RuntimePipeline(ctx, { access, usage });
-  const recordReads = new RecordReadCache(ctx.sql.engine === 'sqlite' ? SpaceVersions.of(ctx.db) : NOTHING_KEPT, ctx.now);
+  const recordReads = new RecordReadCache(ctx.db ? SpaceVersions.of(ctx.db) : NOTHING_KEPT, ctx.now);
   const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
@@ -212,6 +213,19 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   // Metrics listen before anything can emit.
   const lifecycle: Lifecycle[] = [
     features.metrics,
+    // On Postgres: join the database's nodes first, or refuse to start when that would split limits and realtime.
+    ...(ctx.sql.engine === 'postgres'
+      ? [
+          new NodeRegistry({
+            id: ctx.nodeId,
+            sql: ctx.sql,
+            now: ctx.now,
+            scheduler: ctx.scheduler,
+            withRedis: ctx.config.redis !== null,
+            onHeartbeatError: (err) => ctx.log.warn('node heartbeat failed', { error: err instanceof Error ? err.message : String(err) }),
+          }),
+        ]
+      : []),
     ...(features.oidc ? [features.oidc] : []),
     remoteBlobsStart(ctx.blobs, ctx.log),
     features.deploy,

@@ -19,6 +19,14 @@ export interface RedisSettings {
   /** The URL without credentials, for the start line and logs. */
   display: string;
 }
+/** EASEL_DATABASE_URL, checked: the Postgres database every node of a cluster shares. */
+export interface DatabaseSettings {
+  /** As configured (it may hold a password: never logged). */
+  url: string;
+  /** The URL without credentials, for the start line. */
+  display: string;
+}
+
 export type AuthMode = 'dev' | 'proxy' | 'oidc';
 
 export interface Config {
@@ -83,6 +91,8 @@ export interface Config {
   blobCacheBytes: number;
   /** EASEL_REDIS_URL: realtime shared with the other nodes through this Redis; null: one process, in memory. */
   redis: RedisSettings | null;
+  /** EASEL_DATABASE_URL: Postgres instead of the SQLite database in the data directory (null). */
+  database: DatabaseSettings | null;
   /** Bearer token that may read GET /metrics (admins may always); null: admins only. */
   metricsToken: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -97,6 +107,7 @@ const SECRET_VARIABLES = new Set([
   'EASEL_BLOB_URL',
   // redis://user:password@host: the URL may carry a password.
   'EASEL_REDIS_URL',
+  'EASEL_DATABASE_URL',
 ]);
 
 export class ConfigError extends Error {
@@ -362,6 +373,7 @@ export function loadConfig(env: Env): Config {
     blobStore: blobStoreSettings(env),
     blobCacheBytes: read(env, 'EASEL_BLOB_CACHE_MB', int(16, 100_000_000), 2048) * 1024 * 1024,
     redis: read(env, 'EASEL_REDIS_URL', redisUrl) ?? null,
+    database: read(env, 'EASEL_DATABASE_URL', databaseUrl) ?? null,
     metricsToken: read(env, 'EASEL_METRICS_TOKEN', metricsToken) ?? null,
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
@@ -385,6 +397,23 @@ const redisUrl = typed(
     const db = /^\/?$/.test(u.pathname) ? 0 : /^\/(\d{1,5})$/.exec(u.pathname)?.[1];
     if (u.hostname === '' || db === undefined || u.search || u.hash) return undefined;
     return { url: raw, db: Number(db), display: `${u.protocol}//${u.host}/${db}` };
+  },
+);
+
+// postgres://[user[:password]@]host[:port]/database[?sslmode=…], as libpq and Bun.sql read it.
+const databaseUrl = typed(
+  'postgres://user:password@host:port/database',
+  Type.String({ pattern: '^postgres(ql)?://' }),
+  (r) => r.trim(),
+  (raw): DatabaseSettings | undefined => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      return undefined;
+    }
+    if (u.hostname === '' || !/^\/[^/]+$/.test(u.pathname) || u.hash) return undefined;
+    return { url: raw, display: `postgres://${u.host}${u.pathname}` };
   },
 );
 

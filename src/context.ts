@@ -15,10 +15,10 @@ import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
 import { realScheduler, type Scheduler } from './clock.ts';
 import { ConnectionStore } from './connections/store.ts';
-import { openDatabase } from './db/open.ts';
+import { openStorage } from './db/open-storage.ts';
 import type { Sql } from './db/sql.ts';
-import { SqliteSql } from './db/sqlite-sql.ts';
 import { EventBus } from './events.ts';
+import { newId } from './ids.ts';
 import { createLogger, type Logger } from './log.ts';
 import { RateLimiter } from './http/ratelimit.ts';
 import { loadInstanceSecret } from './serve/instance-secret.ts';
@@ -33,9 +33,12 @@ export const VERSION = '0.1.0';
 export interface AppContext {
   config: Config;
   version: string;
-  db: Database;
-  /** The storage port over the same database: stores moved onto it run on SQLite or Postgres alike. */
+  /** The embedded SQLite database; null on Postgres (EASEL_DATABASE_URL). Only what is SQLite-only reads it. */
+  db: Database | null;
+  /** The storage port every store is written against: SQLite in the data directory, or Postgres. */
   sql: Sql;
+  /** This process among the nodes sharing a database (random per start). */
+  nodeId: string;
   blobs: BlobStore;
   /** Deletes blobs no feature references (each feature registers its check in createApp). */
   blobGc: BlobCollector;
@@ -76,11 +79,14 @@ export interface ContextOptions {
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const now = options.now ?? Date.now;
-  const db = openDatabase(config.dataDir);
-  const sql = new SqliteSql(db);
+  const log = options.log ?? createLogger(config.logLevel);
+  const { sql, db } = await openStorage(config, (err) =>
+    log.warn('database notifications interrupted: per-node caches rely on their 10 s lifetime until they resume', {
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
   const users = new UserStore(sql, now);
   const sessions = new SessionStore(sql, config.sessionTtlHours * 3600 * 1000, now);
-  const log = options.log ?? createLogger(config.logLevel);
   const guests = new GuestStore(sql, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const blobs = new BlobStore(
@@ -117,6 +123,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     version: VERSION,
     db,
     sql,
+    nodeId: newId(),
     blobs,
     blobGc: new BlobCollector({ blobs, now, log, scheduler, events }),
     zipDeploySlots: new DeploySlots(),

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig, unknownVariables } from './config.ts';
 import { DataDirLockedError, DataDirNotADirectoryError, lockDataDir } from './db/data-dir-lock.ts';
 import { createContext, VERSION } from './context.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
+import { DatabaseUnavailable } from './db/open-storage.ts';
+import { ClusterStartError } from './cluster/node-registry.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
 import type { RunningServer } from './http/listener.ts';
 import type { CliIO } from './cli/progress.ts';
@@ -66,12 +68,13 @@ async function serve(): Promise<void> {
     ctx = await createContext(config);
   } catch (err) {
     if (err instanceof NewerSchemaError) fail(`refusing to start: ${err.message}`, 2);
+    if (err instanceof DatabaseUnavailable) fail(err.message, 1);
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   const { hostLabelConflict } = await import('./canvases/service.ts');
   const conflict = await hostLabelConflict(ctx);
   if (conflict !== null) {
-    ctx.db.close();
+    await ctx.sql.close();
     fail(`refusing to start: ${conflict}`, 2);
   }
   // Signals are wired before the listener opens, so a stop that arrives right
@@ -82,7 +85,7 @@ async function serve(): Promise<void> {
     // A second Ctrl-C means "now": skip the drain.
     if (++signals > 1) fail(`${signal} again: exiting without waiting for in-flight requests`, 130);
     ctx.log.info('shutting down', { signal });
-    (running ? running.shutdown() : Promise.resolve(ctx.db.close())).then(
+    (running ? running.shutdown() : ctx.sql.close()).then(
       () => process.exit(0),
       (err) => fail(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`, 1),
     );
@@ -92,14 +95,19 @@ async function serve(): Promise<void> {
   try {
     running = await startServer(ctx);
   } catch (err) {
-    ctx.db.close();
-    if (err instanceof OidcStartError || err instanceof RemoteBlobsAtStart || err instanceof RedisUnavailableAtStart)
+    await ctx.sql.close().catch(() => {});
+    if (
+      err instanceof OidcStartError ||
+      err instanceof RemoteBlobsAtStart ||
+      err instanceof RedisUnavailableAtStart ||
+      err instanceof ClusterStartError
+    )
       fail(`refusing to start: ${err.message}`, 2);
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   // startServer filled in the real port when EASEL_PORT=0.
   process.stdout.write(
-    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}${config.redis ? `, realtime: ${config.redis.display}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
+    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${config.database ? `, database: ${config.database.display}${config.redis ? '' : ', single node: no EASEL_REDIS_URL'}` : ''}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}${config.redis ? `, realtime: ${config.redis.display}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
   );
   if (config.authMode === 'dev')
     process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');

@@ -51,9 +51,10 @@ interface AdminRoute {
 }
 
 const usersState = () =>
-  JSON.stringify(app.ctx.db.query('SELECT * FROM users ORDER BY id').all()) + JSON.stringify(app.ctx.db.query('SELECT * FROM orgs').all());
-const settingsState = () => JSON.stringify(app.ctx.db.query('SELECT * FROM settings ORDER BY key').all());
-const auditCount = () => app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM audit_log').get()!.n;
+  JSON.stringify(app.ctx.db!.query('SELECT * FROM users ORDER BY id').all()) +
+  JSON.stringify(app.ctx.db!.query('SELECT * FROM orgs').all());
+const settingsState = () => JSON.stringify(app.ctx.db!.query('SELECT * FROM settings ORDER BY key').all());
+const auditCount = () => app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM audit_log').get()!.n;
 
 const routes: AdminRoute[] = [
   { name: 'GET users', method: 'GET', path: () => '/api/admin/users', state: usersState },
@@ -209,7 +210,7 @@ describe('disable and enable canvases', () => {
       ['canvas.enable', 'admin', null],
       ['canvas.disable', 'admin', { fields: ['reason'] }],
     ]);
-    expect(JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all())).not.toContain('phishing');
+    expect(JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all())).not.toContain('phishing');
   });
 
   test('an admin who owns the canvas sees role owner; unknown canvases and bad bodies are refused', async () => {
@@ -299,7 +300,7 @@ describe('instance settings', () => {
     });
     expect((await body(refused)).code).toBe('PUBLIC_LINKS_DISABLED');
     // Persisted in the settings table, not only in memory.
-    const row = app.ctx.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('aiUserDailyUsd');
+    const row = app.ctx.db!.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('aiUserDailyUsd');
     expect(JSON.parse(row!.value)).toBe(1.25);
 
     const reset = await body(
@@ -318,8 +319,8 @@ describe('instance settings', () => {
     });
     off();
 
-    const rows = app.ctx.db
-      .query<{ detail: string }, []>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id")
+    const rows = app.ctx
+      .db!.query<{ detail: string }, []>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id")
       .all();
     expect(JSON.parse(rows.at(-3)!.detail)).toEqual({ fields: Object.keys(patch) });
     const audit = JSON.stringify(rows);

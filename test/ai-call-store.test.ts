@@ -40,7 +40,7 @@ describe.each(ENGINES)('AI call store on %s', (_name, make) => {
         "INSERT INTO canvases (id, slug, title, owner_id, key_hash, publication_token, created_at, updated_at) VALUES (?1, ?1, 't', 'o', ?1, 't', 0, 0)",
         id,
       );
-    store = new AiCallStore(engine.sql);
+    store = new AiCallStore(engine.sql, 'node-a');
   });
   afterAll(() => engine.close());
 
@@ -73,7 +73,23 @@ describe.each(ENGINES)('AI call store on %s', (_name, make) => {
     expect(await store.byId(refused.id)).toBeNull();
     const orphan = call({ canvasId: 'c3' });
     await store.reserve(orphan, () => {});
-    expect(await store.settleOrphans(5)).toBeGreaterThanOrEqual(1);
+    expect(await store.settleOrphans(5, null)).toBeGreaterThanOrEqual(1);
     expect(await store.byId(orphan.id)).toMatchObject({ state: 'settled', costUsd: 0, outcome: 'usage_timeout', settledAt: 5 });
+  });
+
+  test("on a cluster only dead nodes' reservations are orphans: this node's and live nodes' keep running", async () => {
+    const live = new AiCallStore(engine.sql, 'node-live');
+    const dead = new AiCallStore(engine.sql, 'node-dead');
+    await engine.sql.run(
+      "INSERT INTO nodes (id, started_at, heartbeat_at, with_redis) VALUES ('node-live', 0, 1000, 1), ('node-dead', 0, 10, 1)",
+    );
+    const [mine, theirs, gone] = [call({ canvasId: 'c3' }), call({ canvasId: 'c3' }), call({ canvasId: 'c3' })];
+    await store.reserve(mine, () => {});
+    await live.reserve(theirs, () => {});
+    await dead.reserve(gone, () => {});
+    expect(await store.settleOrphans(2000, 500)).toBe(1);
+    expect(await store.byId(gone.id)).toMatchObject({ state: 'settled', outcome: 'usage_timeout' });
+    expect(await store.byId(mine.id)).toMatchObject({ state: 'reserved' });
+    expect(await store.byId(theirs.id)).toMatchObject({ state: 'reserved' });
   });
 });

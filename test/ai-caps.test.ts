@@ -16,7 +16,7 @@ describe('AI spend caps', () => {
   afterAll(() => w.close());
   beforeEach(async () => {
     w.fake.reset();
-    w.app.ctx.db.query('DELETE FROM ai_calls').run();
+    w.app.ctx.db!.query('DELETE FROM ai_calls').run();
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
     await w.setCanvas({ ai_audience: 'viewers', guest_ai: 0, guest_ai_monthly_usd: 0 });
     w.clock.now = at('2025-01-31T12:00:00.000Z');
@@ -52,7 +52,7 @@ describe('AI spend caps', () => {
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.2, at: w.clock.now });
     // 0.1 + 0.2 is 0.30000000000000004 in floating point; it still "meets" 0.3, and so would 0.3 - 1e-12.
     expect((await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED')).scope).toBe('user_daily');
-    w.app.ctx.db.query('DELETE FROM ai_calls').run();
+    w.app.ctx.db!.query('DELETE FROM ai_calls').run();
     recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.299_999, at: w.clock.now });
     await ok();
   });
@@ -156,7 +156,7 @@ describe('AI for legacy guests', () => {
   });
   afterAll(() => w.close());
   beforeEach(async () => {
-    w.app.ctx.db.query('DELETE FROM ai_calls').run();
+    w.app.ctx.db!.query('DELETE FROM ai_calls').run();
     w.clock.now = at('2025-03-31T22:00:00.000Z');
     await w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0 });
   });

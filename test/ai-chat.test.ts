@@ -24,7 +24,7 @@ describe('AI chat: checks before the stream', () => {
   useAiWorld(
     (world) => (w = world),
     async (w) => {
-      w.app.ctx.db.query('DELETE FROM ai_calls').run();
+      w.app.ctx.db!.query('DELETE FROM ai_calls').run();
       await w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
       await w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
     },

@@ -160,8 +160,8 @@ export function recordSpend(
   const id = newId();
   const day = new Date(row.at).toISOString().slice(0, 10);
   const settled = (row.state ?? 'settled') === 'settled';
-  app.ctx.db
-    .query(
+  app.ctx
+    .db!.query(
       `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, cost_usd, day, month, created_at, settled_at, outcome)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
@@ -184,7 +184,7 @@ export function recordSpend(
 }
 
 export function calls(app: TestApp, canvasId: string): any[] {
-  return app.ctx.db.query('SELECT * FROM ai_calls WHERE canvas_id = ? ORDER BY created_at, rowid').all(canvasId);
+  return app.ctx.db!.query('SELECT * FROM ai_calls WHERE canvas_id = ? ORDER BY created_at, rowid').all(canvasId);
 }
 
 /** Waits for the fake's answer to be over and asserts Easel let the provider call go (hung up) before it finished. */

@@ -14,7 +14,7 @@ import { ADMIN_EMAIL, World } from './world.ts';
 const KEY = 'sk-ant-admin-secret-0123456789';
 const OTHER_SECRET = 'b2'.repeat(32);
 const rawRow = (w: { app: { ctx: { db: any } } }) =>
-  w.app.ctx.db.query("SELECT value FROM settings WHERE key = 'aiApiKey'").get() as { value: string } | null;
+  w.app.ctx.db!.query("SELECT value FROM settings WHERE key = 'aiApiKey'").get() as { value: string } | null;
 
 describe('an admin-set provider key', () => {
   const dirs: string[] = [];
@@ -60,7 +60,7 @@ describe('an admin-set provider key', () => {
     const env = { EASEL_ADMIN_EMAILS: ADMIN_EMAIL };
     const old = await startTestApp({ dataDir, env });
     // What an older release wrote: the key as a JSON string.
-    old.ctx.db.query("INSERT INTO settings (key, value, updated_at) VALUES ('aiApiKey', ?, 0)").run(JSON.stringify(KEY));
+    old.ctx.db!.query("INSERT INTO settings (key, value, updated_at) VALUES ('aiApiKey', ?, 0)").run(JSON.stringify(KEY));
     await old.close();
 
     const unkeyed = await startTestApp({ dataDir, env });

@@ -367,10 +367,10 @@ describe('AI chat: calls left running by a previous process', () => {
     const { startTestApp } = await import('./harness.ts');
     const again = await startTestApp({ dataDir, env: { EASEL_AI_API_KEY: 'k' } });
     try {
-      const row = again.ctx.db.query('SELECT * FROM ai_calls WHERE id = ?').get(id) as any;
+      const row = again.ctx.db!.query('SELECT * FROM ai_calls WHERE id = ?').get(id) as any;
       expect(row).toMatchObject({ state: 'settled', outcome: 'usage_timeout', cost_usd: 0 });
     } finally {
-      again.ctx.db.close();
+      again.ctx.db!.close();
       await w.close();
     }
   });

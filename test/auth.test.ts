@@ -31,7 +31,7 @@ describe('dev sign-in and sessions', () => {
     const token = cookie.split(';')[0]!.split('=')[1]!;
     const again = await body(await app.request('/auth/dev/login', { method: 'POST', json: { email: 'ann@example.com' } }));
     expect(again.id).toBe(user.id);
-    const rows = app.ctx.db.query<{ token_hash: string }, []>('SELECT token_hash FROM sessions').all();
+    const rows = app.ctx.db!.query<{ token_hash: string }, []>('SELECT token_hash FROM sessions').all();
     expect(rows.length).toBe(2);
     expect(rows.every((r) => r.token_hash !== token && /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
     expect(JSON.stringify(app.logs)).not.toContain(token);
@@ -96,18 +96,18 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
   test('the stored hash is the same SHA-256 as everywhere else', async () => {
     const token = tokenOf(await app.signIn('hash@example.com'));
     expect(sessionTokenHash(token)).toBe(sha256Hex(token));
-    expect(app.ctx.db.query('SELECT 1 FROM sessions WHERE token_hash = ?').get(sha256Hex(token))).not.toBeNull();
+    expect(app.ctx.db!.query('SELECT 1 FROM sessions WHERE token_hash = ?').get(sha256Hex(token))).not.toBeNull();
   });
 
   test("a session deleted or a user deactivated behind the store's back stops resolving at once", async () => {
     const token = tokenOf(await app.signIn('eve@example.com'));
     const eve = (await app.ctx.users.byEmail('eve@example.com'))!;
     for (let i = 0; i < 3; i++) expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
-    app.ctx.db.query('UPDATE users SET active = 0 WHERE id = ?').run(eve.id);
+    app.ctx.db!.query('UPDATE users SET active = 0 WHERE id = ?').run(eve.id);
     expect(await app.ctx.sessions.resolve(token)).toBeNull();
-    app.ctx.db.query('UPDATE users SET active = 1 WHERE id = ?').run(eve.id);
+    app.ctx.db!.query('UPDATE users SET active = 1 WHERE id = ?').run(eve.id);
     expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
-    app.ctx.db.query('DELETE FROM sessions WHERE token_hash = ?').run(sha256Hex(token));
+    app.ctx.db!.query('DELETE FROM sessions WHERE token_hash = ?').run(sha256Hex(token));
     expect(await app.ctx.sessions.resolve(token)).toBeNull();
   });
 

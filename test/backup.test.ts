@@ -132,7 +132,7 @@ describe('backup during a deploy storm and KV writes, then restore', () => {
         // A later write to the same key may be in the backup too, never an older one.
         expect({ key, newer: read.value >= value }).toEqual({ key, newer: true });
       }
-      const integrity = copy.ctx.db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get();
+      const integrity = copy.ctx.db!.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get();
       expect(integrity?.integrity_check).toBe('ok');
     } finally {
       await copy.close();

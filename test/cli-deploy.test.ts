@@ -79,8 +79,8 @@ describe('easel deploy <dir>', () => {
     const puts = blobPuts(app).slice(mid);
     expect(puts).toHaveLength(1);
     expect(String(puts[0]!.path)).toEndWith(`/blobs/${sha256Hex('console.log(2)')}`);
-    const files = app.ctx.db
-      .query<{ path: string }, [string]>('SELECT path FROM version_files WHERE version_id = ? ORDER BY path')
+    const files = app.ctx
+      .db!.query<{ path: string }, [string]>('SELECT path FROM version_files WHERE version_id = ? ORDER BY path')
       .all((await app.ctx.canvases.byId(c.id))!.currentVersionId!)
       .map((r) => r.path);
     expect(files).toEqual(['app.js', 'css/copy.css', 'css/site.css', 'index.html']);
@@ -190,8 +190,8 @@ describe('symbolic links in the site folder (issue 23 item 5)', () => {
     return { dir, secret };
   }
   const livePaths = (c: KeyedCanvas) =>
-    app.ctx.db
-      .query<{ path: string }, [string]>(
+    app.ctx
+      .db!.query<{ path: string }, [string]>(
         'SELECT f.path FROM version_files f JOIN canvases c ON c.current_version_id = f.version_id WHERE c.id = ? ORDER BY f.path',
       )
       .all(c.id)
@@ -244,7 +244,7 @@ describe('easel deploy <file.zip>', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'published', version: 1, releaseId: 'zip-1', fileCount: 2 });
     const deploys = app.logs.filter((l) => l.msg === 'request' && l.method === 'PUT' && l.path === `/v1/canvases/${c.id}/deploy`);
     expect(deploys).toHaveLength(1);
-    const v = app.ctx.db.query<{ source: string }, [string]>('SELECT source FROM versions WHERE canvas_id = ?').get(c.id)!;
+    const v = app.ctx.db!.query<{ source: string }, [string]>('SELECT source FROM versions WHERE canvas_id = ?').get(c.id)!;
     expect(v.source).toBe('api');
   });
 });

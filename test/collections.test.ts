@@ -414,10 +414,10 @@ describe('collections: quotas, capability and pipeline', () => {
   const w = useWorld({ canvas: { capabilities: ON } });
   // Direct inserts, on purpose: reaching 10,000 records through the API is 10,000 requests.
   const insertRecords = (author: string, count: number, collection = 'c', prefix = 'q') => {
-    const q = w.app.ctx.db.query(
+    const q = w.app.ctx.db!.query(
       'INSERT INTO collection_records (canvas_id, collection, id, author_id, value, updated_at) VALUES (?, ?, ?, ?, ?, 0)',
     );
-    w.app.ctx.db.transaction(() => {
+    w.app.ctx.db!.transaction(() => {
       for (let i = 0; i < count; i++) q.run(w.canvas.id, collection, `${prefix}${String(i).padStart(19, '0')}`, author, '1');
     })();
   };
@@ -446,8 +446,8 @@ describe('collections: quotas, capability and pipeline', () => {
     // A bulk delete frees the quota at once.
     expect(await w.expectOk('DELETE', path(w, '', 'd'), 'viewer')).toEqual({ deleted: 999, attachmentCleanupFailed: false });
     expect((await create(w, 'viewer', 1)).authorId).toBe(w.ids.viewer);
-    const counts = w.app.ctx.db
-      .query<{ author_id: string; n: number }, [string]>(
+    const counts = w.app.ctx
+      .db!.query<{ author_id: string; n: number }, [string]>(
         'SELECT author_id, n FROM collection_record_counts WHERE canvas_id = ? ORDER BY author_id',
       )
       .all(w.canvas.id);

@@ -287,6 +287,19 @@ const ROWS: Row[] = [
     bad: ['http://easel-blobs', 's3://', 's3://Upper_Case', 's3://key:secret@bucket', 's3://easel-blobs/a/../b'],
   },
   {
+    variable: 'EASEL_DATABASE_URL',
+    field: 'database',
+    default: null,
+    good: [
+      [
+        'postgres://easel:pw@db.internal:5432/easel',
+        { url: 'postgres://easel:pw@db.internal:5432/easel', display: 'postgres://db.internal:5432/easel' },
+      ],
+      ['postgresql://db/easel?sslmode=require', { url: 'postgresql://db/easel?sslmode=require', display: 'postgres://db/easel' }],
+    ],
+    bad: ['mysql://db/easel', 'postgres://', 'postgres://db', 'postgres://db/', 'postgres://db/a/b', 'db.internal/easel'],
+  },
+  {
     variable: 'EASEL_REDIS_URL',
     field: 'redis',
     default: null,
@@ -397,6 +410,12 @@ describe('configuration rules across variables', () => {
     const wrong = refusal({ ...aws, S3_ENDPOINT: 'ftp://nope' });
     expect(wrong.variable).toBe('S3_ENDPOINT');
     const leaked = refusal({ EASEL_BLOB_URL: 's3://AKID:topsecret@bucket' });
+    expect(leaked.message).not.toContain('topsecret');
+  });
+
+  test('EASEL_DATABASE_URL may carry a password: a refusal never echoes it', () => {
+    const leaked = refusal({ EASEL_DATABASE_URL: 'postgres://easel:topsecret@db/a/b' });
+    expect(leaked.variable).toBe('EASEL_DATABASE_URL');
     expect(leaked.message).not.toContain('topsecret');
   });
 

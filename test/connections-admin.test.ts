@@ -11,7 +11,7 @@ const SECRET2 = 'tenant-SECRET-VALUE-42';
 
 /** Every byte the instance keeps on disk (database, WAL) as latin1 text, to search for plaintext. */
 function diskText(app: TestApp): string {
-  app.ctx.db.exec('PRAGMA wal_checkpoint(FULL)');
+  app.ctx.db!.exec('PRAGMA wal_checkpoint(FULL)');
   return readdirSync(app.dataDir)
     .filter((f) => f.startsWith('easel.db'))
     .map((f) => readFileSync(join(app.dataDir, f)).toString('latin1'))
@@ -69,8 +69,8 @@ describe('Connection profiles: admin API', () => {
     expect(diskText(app)).not.toContain(SECRET);
     expect(diskText(app)).not.toContain('sk-live-TOP-SECRET');
     expect(diskText(app)).not.toContain(SECRET2);
-    const rows = app.ctx.db
-      .query<{ header: string; nonce: Uint8Array; ciphertext: Uint8Array }, []>(
+    const rows = app.ctx
+      .db!.query<{ header: string; nonce: Uint8Array; ciphertext: Uint8Array }, []>(
         'SELECT header, nonce, ciphertext FROM connection_protected_headers',
       )
       .all();
@@ -79,11 +79,11 @@ describe('Connection profiles: admin API', () => {
     expect(Buffer.from(rows[0]!.nonce).equals(Buffer.from(rows[1]!.nonce))).toBe(false);
     // Same value twice: different ciphertexts.
     await post({ name: 'twin', origin: 'https://twin.example', methods: ['GET'], protectedHeaders: { a: 'same-value', b: 'same-value' } });
-    const twin = app.ctx.db
-      .query<{ ciphertext: Uint8Array }, []>("SELECT ciphertext FROM connection_protected_headers WHERE profile_name = 'twin'")
+    const twin = app.ctx
+      .db!.query<{ ciphertext: Uint8Array }, []>("SELECT ciphertext FROM connection_protected_headers WHERE profile_name = 'twin'")
       .all();
     expect(Buffer.from(twin[0]!.ciphertext).equals(Buffer.from(twin[1]!.ciphertext))).toBe(false);
-    const audit = JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all());
+    const audit = JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all());
     expect(audit).toContain('connection.create');
     expect(audit).not.toContain(SECRET);
     expect(JSON.stringify(app.logs)).not.toContain(SECRET);
@@ -186,7 +186,7 @@ describe('Connection profiles: admin API', () => {
     await expectCode(await patch('p1', { origin: 'https://10.0.0.1' }), 400, 'INVALID_BODY');
     await expectCode(await patch('p1', { name: 'renamed' }), 400, 'INVALID_BODY');
     await expectCode(await patch('nope', { enabled: false }), 404, 'NOT_FOUND');
-    const audit = JSON.stringify(app.ctx.db.query("SELECT detail FROM audit_log WHERE action = 'connection.update'").all());
+    const audit = JSON.stringify(app.ctx.db!.query("SELECT detail FROM audit_log WHERE action = 'connection.update'").all());
     expect(audit).toContain('x-other');
     expect(audit).not.toContain('new-secret-value');
   });
@@ -219,8 +219,8 @@ describe('Connection profiles: admin API', () => {
     });
     await expectCode(await app.request(`/api/admin/canvases/nope/connections/g1`, { method: 'DELETE', cookie: admin }), 404, 'NOT_FOUND');
     expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections`, { cookie: admin }))).toEqual({ connections: [] });
-    const actions = app.ctx.db
-      .query<{ action: string }, [string]>('SELECT action FROM audit_log WHERE canvas_id = ? ORDER BY id')
+    const actions = app.ctx
+      .db!.query<{ action: string }, [string]>('SELECT action FROM audit_log WHERE canvas_id = ? ORDER BY id')
       .all(canvas.id)
       .map((r) => r.action)
       .filter((a) => a.startsWith('connection.'));
@@ -268,7 +268,7 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
         })
       ).status,
     ).toBe(201);
-    keyed.ctx.db.close();
+    keyed.ctx.db!.close();
 
     const bare = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
     const cookie = await bare.signIn(ADMIN_EMAIL);
@@ -307,13 +307,13 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
         await bare.request('/api/admin/connections/sealed', { method: 'PATCH', cookie, json: { protectedHeaders: { 'x-k': null } } }),
       ),
     ).toMatchObject({ usable: true, protectedHeaders: [] });
-    bare.ctx.db.close();
+    bare.ctx.db!.close();
 
     const other = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: 'b2'.repeat(32) } });
     const c2 = await other.signIn(ADMIN_EMAIL);
     await other.request('/api/admin/connections/sealed', { method: 'PATCH', cookie: c2, json: { protectedHeaders: { 'x-k': 'again' } } });
     expect(await body(await other.request('/api/admin/connections/sealed', { cookie: c2 }))).toMatchObject({ usable: true });
-    other.ctx.db.close();
+    other.ctx.db!.close();
     const back = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
     try {
       expect(await body(await back.request('/api/admin/connections/sealed', { cookie: await back.signIn(ADMIN_EMAIL) }))).toMatchObject({

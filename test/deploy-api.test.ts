@@ -23,8 +23,8 @@ afterAll(() => app.close());
 
 const fresh = (): Promise<DeployCanvas> => createDeployCanvas(app);
 const versionRows = (c: DeployCanvas) =>
-  app.ctx.db
-    .query<{ number: number }, [string]>('SELECT number FROM versions WHERE canvas_id = ? ORDER BY number')
+  app.ctx
+    .db!.query<{ number: number }, [string]>('SELECT number FROM versions WHERE canvas_id = ? ORDER BY number')
     .all(c.id)
     .map((r) => r.number);
 const auditRows = (c: DeployCanvas) => app.ctx.audit.forCanvas(c.id);
@@ -70,7 +70,7 @@ describe('key auth', () => {
     for (const column of ['archived_at', 'disabled_at', 'deleted_at']) {
       const c = await fresh();
       await deploy(app, c, site());
-      app.ctx.db.query(`UPDATE canvases SET ${column} = ? WHERE id = ?`).run(clock, c.id);
+      app.ctx.db!.query(`UPDATE canvases SET ${column} = ? WHERE id = ?`).run(clock, c.id);
       await expectAll(c, { authorization: `Bearer ${c.key}` }, 401);
       // Even against another canvas's id the dead key is unknown, not "another canvas".
       const other = await fresh();
@@ -518,7 +518,7 @@ describe('unpublish', () => {
     await deploy(app, c, site());
     await ownerSettings(app, c, { accessMode: 'public_link', expiresAt: clock + 1e6 });
     // No API sets the listing flags yet (the gallery is not built): the store is the only way to reach that state.
-    app.ctx.db.query('UPDATE canvases SET listed_for_access = 1, gallery_listed = 1 WHERE id = ?').run(c.id);
+    app.ctx.db!.query('UPDATE canvases SET listed_for_access = 1, gallery_listed = 1 WHERE id = ?').run(c.id);
     const before = sharing(app.ctx, c.id).publication_token;
     const events: string[] = [];
     const offs = [
@@ -652,12 +652,12 @@ describe('retention: pruning and collection', () => {
     for (let i = 0; i < 10; i++) await deploy(app, c, site({ 'n.js': `tx ${i}` }));
     const before = sharing(app.ctx, c.id);
     const audits = (await auditRows(c)).length;
-    app.ctx.db.run("CREATE TEMP TRIGGER refuse_prune BEFORE DELETE ON versions BEGIN SELECT RAISE(ABORT, 'prune refused'); END");
+    app.ctx.db!.run("CREATE TEMP TRIGGER refuse_prune BEFORE DELETE ON versions BEGIN SELECT RAISE(ABORT, 'prune refused'); END");
     try {
       const r = await deploy(app, c, site({ 'n.js': `tx ${c.id} eleven` }));
       expect(r.status).toBe(500);
     } finally {
-      app.ctx.db.run('DROP TRIGGER refuse_prune');
+      app.ctx.db!.run('DROP TRIGGER refuse_prune');
     }
     expect(sharing(app.ctx, c.id)).toEqual(before);
     expect(versionRows(c)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -672,8 +672,10 @@ describe('retention: pruning and collection', () => {
     const c = await fresh();
     const content = `runtime file bytes ${c.id}`;
     await deploy(app, c, site({ 'shared.txt': content }));
-    app.ctx.db
-      .query('INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    app.ctx
+      .db!.query(
+        'INSERT INTO files (id, canvas_id, name, size, mime, hash, scope, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(`f-${c.id}`, c.id, 'upload.txt', content.length, 'text/plain', hashOf(content), 'shared', c.ownerId, clock);
     const old = new Date(Date.now() - 7_200_000);
     utimesSync(app.ctx.blobs.pathOf(hashOf(content)), old, old);
@@ -684,7 +686,7 @@ describe('retention: pruning and collection', () => {
       clock = Date.now() + 7_200_000;
       await app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(hashOf(content))).toBe(true);
-      app.ctx.db.query('DELETE FROM files WHERE id = ?').run(`f-${c.id}`);
+      app.ctx.db!.query('DELETE FROM files WHERE id = ?').run(`f-${c.id}`);
       await app.ctx.blobGc.sweep();
       expect(app.ctx.blobs.has(hashOf(content))).toBe(false);
     } finally {

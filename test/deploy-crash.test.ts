@@ -39,7 +39,7 @@ async function createCanvas(dataDir: string): Promise<{ id: string; key: string 
     publicationToken: newToken(),
     now: Date.now(),
   });
-  ctx.db.close();
+  ctx.db!.close();
   return { id, key };
 }
 

@@ -220,8 +220,8 @@ export async function post(
 
 /** The canvas row's sharing fields straight from the database. */
 export function sharing(ctx: AppContext, id: string) {
-  return ctx.db
-    .query<
+  return ctx
+    .db!.query<
       {
         access_mode: string;
         expires_at: number | null;

@@ -63,8 +63,8 @@ describe('versions, files, rollback and unpublish for people', () => {
     );
     expect((await w.expectOk('POST', `/api/canvases/${w.canvas.id}/unpublish`, 'owner')).publicationState).toBe('draft');
     await expectCode(await w.request('owner', `/api/canvases/${w.canvas.id}/unpublish`, { method: 'POST' }), 409, 'CANNOT_UNPUBLISH');
-    const audit = app.ctx.db
-      .query<{ action: string; actor_id: string; actor_kind: string }, [string]>(
+    const audit = app.ctx
+      .db!.query<{ action: string; actor_id: string; actor_kind: string }, [string]>(
         "SELECT action, actor_id, actor_kind FROM audit_log WHERE canvas_id = ? AND action IN ('canvas.rollback', 'canvas.unpublish') ORDER BY rowid",
       )
       .all(w.canvas.id);

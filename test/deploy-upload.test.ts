@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isReferencedByUpload, uploadBlobReferences } from '../src/deploy/upload/service.ts';
 import { sha256Hex } from '../src/ids.ts';
 import { adminUser } from './admin-actions.ts';
 import { startTestApp, type TestApp } from './harness.ts';
@@ -114,8 +113,8 @@ describe('begin', () => {
     const f = await finalize(app, c, r.body.uploadId);
     expect(f.status).toBe(200);
     expect(f.body.fileCount).toBe(4);
-    const paths = app.ctx.db
-      .query<{ path: string; mime: string }, [string]>('SELECT path, mime FROM version_files WHERE version_id = ? ORDER BY path')
+    const paths = app.ctx
+      .db!.query<{ path: string; mime: string }, [string]>('SELECT path, mime FROM version_files WHERE version_id = ? ORDER BY path')
       .all(f.body.versionId);
     expect(paths.map((p) => p.path)).toEqual(['app.js', 'assets/x.svg', 'css/y.css', 'index.html']);
     expect(paths.find((p) => p.path === 'index.html')!.mime).toContain('text/html');
@@ -522,15 +521,15 @@ describe('finalize', () => {
       warnings: ['notes.qqq will be served as text/plain'],
     });
     expect(r.body.publicationToken).not.toBe(tokenBefore);
-    const v = app.ctx.db
-      .query<{ source: string; created_by: string; status: string }, [string]>(
+    const v = app.ctx
+      .db!.query<{ source: string; created_by: string; status: string }, [string]>(
         'SELECT source, created_by, status FROM versions WHERE id = ?',
       )
       .get(r.body.versionId)!;
     expect(v).toEqual({ source: 'upload', created_by: c.ownerId, status: 'ready' });
     expect((await app.ctx.canvases.byId(c.id))!.currentVersionId).toBe(r.body.versionId);
-    const audit = app.ctx.db
-      .query<{ actor_id: string; actor_kind: string; detail: string }, [string]>(
+    const audit = app.ctx
+      .db!.query<{ actor_id: string; actor_kind: string; detail: string }, [string]>(
         "SELECT actor_id, actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'",
       )
       .all(c.id);
@@ -686,7 +685,7 @@ describe('finalize', () => {
   test('409 UPLOAD_IN_PROGRESS while another finalize holds the 60-second lease', async () => {
     const { c, uploadId } = await ready();
     // Another process's finalize took the lease a moment ago.
-    app.ctx.db.query('UPDATE upload_sessions SET lease_until = ? WHERE id = ?').run(clock + 60_000, uploadId);
+    app.ctx.db!.query('UPDATE upload_sessions SET lease_until = ? WHERE id = ?').run(clock + 60_000, uploadId);
     const start = clock;
     try {
       const busy = await finalize(app, c, uploadId);
@@ -706,7 +705,7 @@ describe('finalize', () => {
     const results = await Promise.all([finalize(app, c, uploadId), finalize(app, c, uploadId)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(results.find((r) => r.status === 409)!.body).toEqual({ code: 'UPLOAD_IN_PROGRESS', message: expect.any(String) });
-    expect(app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
+    expect(app.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
     // Once the winner is done, a late retry hears that the handle was used.
     expect((await finalize(app, c, uploadId)).body.code).toBe('UPLOAD_ALREADY_FINALIZED');
   });
@@ -723,7 +722,7 @@ describe('finalize', () => {
       const refused = results.filter((r) => r.status !== 200);
       expect(refused).toHaveLength(5);
       for (const r of refused) expect(['UPLOAD_IN_PROGRESS', 'UPLOAD_ALREADY_FINALIZED']).toContain(r.body.code);
-      expect(live.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
+      expect(live.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
     } finally {
       await live.close();
     }
@@ -749,7 +748,7 @@ describe('finalize', () => {
     await adminUser(app, admin, c.ownerId, { active: true });
     // No API moves ownership yet; the store is the only way to reach that state.
     const newOwner = await app.ctx.users.ensure('heir@example.test');
-    app.ctx.db.query('UPDATE canvases SET owner_id = ? WHERE id = ?').run(newOwner.id, c.id);
+    app.ctx.db!.query('UPDATE canvases SET owner_id = ? WHERE id = ?').run(newOwner.id, c.id);
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
   });
 
@@ -769,10 +768,10 @@ describe('finalize', () => {
   test('413 CANVAS_TOO_LARGE: the manifest sum is checked again at finalize', async () => {
     const { c, uploadId } = await ready();
     // As if the caps had been lowered since begin: the recorded manifest now sums past 100 MB.
-    const row = app.ctx.db.query<{ manifest: string }, [string]>('SELECT manifest FROM upload_sessions WHERE id = ?').get(uploadId)!;
+    const row = app.ctx.db!.query<{ manifest: string }, [string]>('SELECT manifest FROM upload_sessions WHERE id = ?').get(uploadId)!;
     const files = JSON.parse(row.manifest);
     files.push({ path: 'huge.bin', hash: files[0].hash, size: 101 * MiB });
-    app.ctx.db.query('UPDATE upload_sessions SET manifest = ? WHERE id = ?').run(JSON.stringify(files), uploadId);
+    app.ctx.db!.query('UPDATE upload_sessions SET manifest = ? WHERE id = ?').run(JSON.stringify(files), uploadId);
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 413, body: { code: 'CANVAS_TOO_LARGE' } });
   });
 });
@@ -825,24 +824,26 @@ describe('lifetime', () => {
     const s = site({ 'index.html': HTML + 'gc' });
     const hash = s.files[0]!.hash;
     const b = await begin(app, c, { manifest: s.manifest });
-    expect(uploadBlobReferences(app.ctx).has(hash)).toBe(true);
-    expect(isReferencedByUpload(app.ctx, hash)).toBe(true);
+    expect(await app.ctx.blobGc.isReferenced(hash)).toBe(true);
     await stage(app, c, b.body.uploadId, hash, s.files[0]!.bytes);
     const done = await finalize(app, c, b.body.uploadId);
     expect(done.status).toBe(200);
-    expect(isReferencedByUpload(app.ctx, hash)).toBe(false);
+    const abandonedSite = site({ 'index.html': HTML + 'abandoned' });
 
-    const abandoned = await begin(app, c, { manifest: site({ 'index.html': HTML + 'abandoned' }).manifest });
+    const abandoned = await begin(app, c, { manifest: abandonedSite.manifest });
+    expect(await app.ctx.blobGc.isReferenced(abandonedSite.files[0]!.hash)).toBe(true);
     const start = clock;
     try {
       clock = start + 15 * 60 * 1000 + 60 * 60 * 1000 + 1;
       // Any begin sweeps (at most once a minute).
       await begin(app, await canvas(), { manifest: s.manifest });
       for (const id of [b.body.uploadId, abandoned.body.uploadId]) {
-        expect(app.ctx.db.query('SELECT 1 FROM upload_sessions WHERE id = ?').get(id)).toBeNull();
-        expect(app.ctx.db.query('SELECT 1 FROM upload_blobs WHERE upload_id = ?').get(id)).toBeNull();
+        expect(app.ctx.db!.query('SELECT 1 FROM upload_sessions WHERE id = ?').get(id)).toBeNull();
+        expect(app.ctx.db!.query('SELECT 1 FROM upload_blobs WHERE upload_id = ?').get(id)).toBeNull();
       }
       expect((await finalize(app, c, abandoned.body.uploadId)).body.code).toBe('UPLOAD_HANDLE_INVALID');
+      // Nothing names the abandoned manifest's blob any more: a sweep may take it.
+      expect(await app.ctx.blobGc.isReferenced(abandonedSite.files[0]!.hash)).toBe(false);
     } finally {
       clock = start;
     }
@@ -854,5 +855,5 @@ describe('lifetime', () => {
 });
 
 function countSessions(canvasId: string): number {
-  return app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM upload_sessions WHERE canvas_id = ?').get(canvasId)!.n;
+  return app.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM upload_sessions WHERE canvas_id = ?').get(canvasId)!.n;
 }

@@ -20,7 +20,7 @@ afterAll(() => app.close());
 const fresh = (): Promise<DeployCanvas> => createDeployCanvas(app);
 const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher('sha256').update(data).digest('hex');
 const versionCount = (c: DeployCanvas) =>
-  app.ctx.db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n;
+  app.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n;
 
 /** Deploys and expects the `{code, message, path?}` failure shape. */
 async function refused(c: DeployCanvas, zip: BodyInit | null, status: number, code: string, path?: string) {

@@ -75,7 +75,7 @@ describe('a draft starts from the live version and is edited, previewed and publ
     // The publisher's draft now matches what is live.
     expect(await w.expectOk('GET', draftPath(), 'editor')).toMatchObject({ baseVersion: 2, stale: null, editedCount: 0 });
     const audit = app()
-      .ctx.db.query<{ actor_id: string; actor_kind: string }, [string]>(
+      .ctx.db!.query<{ actor_id: string; actor_kind: string }, [string]>(
         "SELECT actor_id, actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy' ORDER BY rowid DESC LIMIT 1",
       )
       .get(w.canvas.id);

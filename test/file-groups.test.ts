@@ -114,7 +114,7 @@ describe('record attachments', () => {
     const bytes = `attached ${crypto.randomUUID()}`;
     const gone = await body(await upload(w, 'viewer', { collection: 'board', recordId: post }, bytes));
     const kept = await body(await upload(w, 'viewer', { collection: 'board', recordId: other }, bytes));
-    const hashOf = (id: string) => (w.app.ctx.db.query('SELECT hash FROM files WHERE id = ?').get(id) as { hash: string } | null)?.hash;
+    const hashOf = (id: string) => (w.app.ctx.db!.query('SELECT hash FROM files WHERE id = ?').get(id) as { hash: string } | null)?.hash;
     const hash = hashOf(gone.id)!;
     expect(await w.expectOk('DELETE', `/v1/c/${w.canvas.slug}/collections/board/${post}`, 'viewer')).toEqual({
       ok: true,

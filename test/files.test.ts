@@ -328,7 +328,7 @@ describe('runtime files', () => {
 
   test('blobs of runtime files are reported to the blob garbage collection', async () => {
     const up = await uploadOk([filePart('gc-protected-' + crypto.randomUUID())]);
-    const hash = app.ctx.db.query<{ hash: string }, [string]>('SELECT hash FROM files WHERE id = ?').get(up.id)!.hash;
+    const hash = app.ctx.db!.query<{ hash: string }, [string]>('SELECT hash FROM files WHERE id = ?').get(up.id)!.hash;
     expect(app.ctx.blobs.has(hash)).toBe(true);
     expect(await app.ctx.blobGc.isReferenced(hash)).toBe(true);
     await files(`/${up.id}`, { method: 'DELETE', cookie: w.cookie.editor });
@@ -416,7 +416,7 @@ describe('runtime file quotas', () => {
   afterAll(() => app.close());
   beforeEach(async () => {
     await adminSettings(app, w.cookie.admin, { filesBytesFile: null, filesBytesCanvas: null });
-    app.ctx.db.query('DELETE FROM files').run();
+    app.ctx.db!.query('DELETE FROM files').run();
   });
 
   const upload = (data: Uint8Array | string, cookie = w.cookie.editor) =>
@@ -436,17 +436,17 @@ describe('runtime file quotas', () => {
   });
 
   test('the canvas total (admin-tunable filesBytesCanvas): reaching it exactly is fine, one byte more is 409 QUOTA_EXCEEDED', async () => {
-    app.ctx.db.query('DELETE FROM files').run();
+    app.ctx.db!.query('DELETE FROM files').run();
     await adminSettings(app, w.cookie.admin, { filesBytesCanvas: 3000 });
     for (let i = 0; i < 3; i++) expect((await upload(new Uint8Array(1000).fill(i))).status).toBe(201);
     await expectCode(await upload('x'), 409, 'QUOTA_EXCEEDED');
     expect((await upload('')).status).toBe(201);
-    const id = app.ctx.db.query<{ id: string }, []>('SELECT id FROM files ORDER BY size DESC LIMIT 1').get()!.id;
+    const id = app.ctx.db!.query<{ id: string }, []>('SELECT id FROM files ORDER BY size DESC LIMIT 1').get()!.id;
     await app.request(`/v1/c/${w.slug}/files/${id}`, { method: 'DELETE', cookie: w.cookie.editor });
     expect((await upload(new Uint8Array(1000))).status).toBe(201);
     await expectCode(await upload('x'), 409, 'QUOTA_EXCEEDED');
     await adminSettings(app, w.cookie.admin, { filesBytesCanvas: null });
-    app.ctx.db.query('DELETE FROM files').run();
+    app.ctx.db!.query('DELETE FROM files').run();
   });
 
   test('caps are enforced while streaming: an endless chunked body is cut off early, nothing is stored', async () => {
@@ -467,7 +467,7 @@ describe('runtime file quotas', () => {
         else controller.enqueue(chunk);
       },
     });
-    const before = app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
+    const before = app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
     const res = await app.request(`/v1/c/${w.slug}/files`, {
       method: 'POST',
       cookie: w.cookie.editor,
@@ -476,7 +476,7 @@ describe('runtime file quotas', () => {
     });
     await expectCode(res, 413, 'FILE_TOO_LARGE');
     expect(pulled).toBeLessThan(1024 * 1024);
-    expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
+    expect(app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
     await adminSettings(app, w.cookie.admin, { filesBytesFile: null });
   });
 
@@ -507,7 +507,7 @@ describe('runtime file quotas', () => {
         } else controller.close();
       },
     });
-    const before = app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
+    const before = app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n;
     const res = await app.request(`/v1/c/${w.slug}/files`, {
       method: 'POST',
       cookie: w.cookie.editor,
@@ -517,7 +517,7 @@ describe('runtime file quotas', () => {
     const b = await expectCode(res, 413, 'FILE_TOO_LARGE');
     expect(b.quota).toBe('files.bytes.file');
     expect(pulled).toBeLessThan(1024 * 1024);
-    expect(app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
+    expect(app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM files').get()!.n).toBe(before);
     await adminSettings(app, w.cookie.admin, { filesBytesFile: null });
   });
 

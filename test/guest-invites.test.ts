@@ -95,8 +95,8 @@ describe('guest invites', () => {
     const created = await invite('owner');
     await open(created.url);
     await open(created.url);
-    const uses = w.app.ctx.db
-      .query<{ actor_kind: string; detail: string }, [string, string]>(
+    const uses = w.app.ctx
+      .db!.query<{ actor_kind: string; detail: string }, [string, string]>(
         "SELECT actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.used' AND detail LIKE ?",
       )
       .all(w.canvas.id, `%${created.inviteId}%`);
@@ -105,6 +105,6 @@ describe('guest invites', () => {
       { actor_kind: 'guest', detail: JSON.stringify({ inviteId: created.inviteId }) },
     ]);
     const token = new URL(created.url).searchParams.get('token')!;
-    expect(JSON.stringify(w.app.ctx.db.query('SELECT * FROM audit_log').all())).not.toContain(token);
+    expect(JSON.stringify(w.app.ctx.db!.query('SELECT * FROM audit_log').all())).not.toContain(token);
   });
 });

@@ -108,7 +108,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     } catch (err) {
       // A refused start (a test of the refusal) leaves nothing open.
       await easel.stop();
-      ctx.db.close();
+      await ctx.sql.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       throw err;
     }
@@ -161,7 +161,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (running) await running.shutdown();
       else {
         await easel.stop();
-        ctx.db.close();
+        await ctx.sql.close();
       }
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },

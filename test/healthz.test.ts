@@ -14,7 +14,7 @@ test('200 when both answer; 503 naming the blob store or the database when one d
     const noBlobs = await app.request('/healthz');
     expect([noBlobs.status, await body(noBlobs)]).toEqual([503, { ok: false, version: app.ctx.version, backends, failed: ['blobs'] }]);
     renameSync(`${root}-moved`, root);
-    app.ctx.db.close();
+    app.ctx.db!.close();
     const noDb = await app.request('/healthz');
     expect([noDb.status, await body(noDb)]).toEqual([503, { ok: false, version: app.ctx.version, backends, failed: ['database'] }]);
   } finally {

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const count = (table: string) => app.ctx.db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+const count = (table: string) => app.ctx.db!.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
 
 test('each hour: expired sessions, audit rows past the retention and long-expired tokens go; live ones stay', async () => {
   const old = await app.signIn('old@example.com');
@@ -30,18 +30,18 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
 
   // Sign-ins left half-way (a handoff never traded, an OIDC login never finished), as their flows leave them.
   const at = scheduler.now();
-  app.ctx.db
-    .query(
+  app.ctx
+    .db!.query(
       "INSERT INTO sign_in_handoffs (code_hash, canvas_id, state_hash, user_id, invite_id, parent_hash, expires_at) VALUES ('c', NULL, 's', 'u', NULL, 'p', ?)",
     )
     .run(at + 60_000);
-  app.ctx.db
-    .query(
+  app.ctx
+    .db!.query(
       "INSERT INTO oidc_logins (state_hash, browser_hash, code_verifier, nonce, return_to, expires_at) VALUES ('s', 'b', 'v', 'n', '/', ?)",
     )
     .run(at + 600_000);
-  app.ctx.db
-    .query("INSERT INTO cli_logins (code_hash, user_id, challenge, name, expires_at) SELECT 'h', id, 'c', 'cli', ? FROM users LIMIT 1")
+  app.ctx
+    .db!.query("INSERT INTO cli_logins (code_hash, user_id, challenge, name, expires_at) SELECT 'h', id, 'c', 'cli', ? FROM users LIMIT 1")
     .run(at + 300_000);
   expect(count('cli_logins')).toBe(1);
 
@@ -59,7 +59,7 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
   // A month on: the old audit rows and the long-expired token are gone.
   scheduler.advance(31 * DAY);
   expect(count('personal_tokens')).toBe(0);
-  const oldest = app.ctx.db.query<{ at: number | null }, []>('SELECT MIN(at) AS at FROM audit_log').get()!.at;
+  const oldest = app.ctx.db!.query<{ at: number | null }, []>('SELECT MIN(at) AS at FROM audit_log').get()!.at;
   expect(oldest === null || oldest >= scheduler.now() - 30 * DAY - 3600_000).toBe(true);
   expect(app.logs.some((l) => l.msg === 'housekeeping')).toBe(true);
 });

@@ -23,12 +23,12 @@ describe('KV', () => {
   // Direct writes, kept on purpose: the quota tests need 10,000 keys in place (through the API that is
   // 10,000 requests), and `clear` empties the canvas between tests (no API deletes a whole scope).
   const insertRows = (scope: 'shared' | 'user', ownerId: string, count: number, prefix: string) => {
-    const q = app.ctx.db.query('INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, ?, ?, ?, ?, 0)');
-    app.ctx.db.transaction(() => {
+    const q = app.ctx.db!.query('INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, ?, ?, ?, ?, 0)');
+    app.ctx.db!.transaction(() => {
       for (let i = 0; i < count; i++) q.run(w.canvas.id, scope, ownerId, `${prefix}${String(i).padStart(5, '0')}`, '1');
     })();
   };
-  const clear = () => app.ctx.db.query('DELETE FROM kv WHERE canvas_id = ?').run(w.canvas.id);
+  const clear = () => app.ctx.db!.query('DELETE FROM kv WHERE canvas_id = ?').run(w.canvas.id);
 
   test('PUT any JSON value but null, GET it back as {value}', async () => {
     for (const value of [{ a: [1, 'two', { three: true }] }, [1, 2], 'text', 0, -1.5, true, false, { nested: { deep: null } }]) {
@@ -59,8 +59,8 @@ describe('KV', () => {
 
   test('a stored null reads as null', async () => {
     // No API can store a null (PUT refuses it); the spec says one "can occur", so it is written directly.
-    app.ctx.db
-      .query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)")
+    app.ctx
+      .db!.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)")
       .run(w.canvas.id);
     expect(await get('/nul')).toEqual({ value: null });
     expect((await get('/?prefix=nul')).entries).toEqual([{ key: 'nul', value: null }]);
@@ -240,8 +240,10 @@ describe('KV', () => {
       await putRaw('/nn', value);
       await expectCode(await kv('/nn/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'NOT_NUMERIC');
     }
-    app.ctx.db
-      .query("INSERT OR REPLACE INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)")
+    app.ctx
+      .db!.query(
+        "INSERT OR REPLACE INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', 'nul', 'null', 0)",
+      )
       .run(w.canvas.id);
     await expectCode(await kv('/nul/increment', { method: 'POST', cookie: w.cookie.editor }), 409, 'NOT_NUMERIC');
     await put('/huge', 1.7e308);
@@ -255,8 +257,8 @@ describe('KV', () => {
       (await kv(`/${key}/increment`, { method: 'POST', cookie: w.cookie.editor, body: JSON.stringify({ by }) })).text();
     const raw = async (key: string) => (await kv(`/${key}`, { cookie: w.cookie.viewer })).text();
     const stored = (key: string) =>
-      app.ctx.db
-        .query<{ value: string }, [string, string]>("SELECT value FROM kv WHERE canvas_id = ? AND scope = 'shared' AND key = ?")
+      app.ctx
+        .db!.query<{ value: string }, [string, string]>("SELECT value FROM kv WHERE canvas_id = ? AND scope = 'shared' AND key = ?")
         .get(w.canvas.id, key)!.value;
     expect(await inc('f', 0.5)).toBe('{"value":0.5}');
     expect(await inc('f', 0.5)).toBe('{"value":1}');
@@ -292,16 +294,16 @@ describe('KV', () => {
     expect(await get('/user/', w.cookie.viewer2)).toEqual({ entries: [{ key: 'theme', value: 'light' }], nextCursor: null });
     expect(await body(await kv('/user/theme', { method: 'DELETE', cookie: w.cookie.viewer2 }))).toEqual({ ok: true });
     expect(await get('/user/theme', w.cookie.viewer)).toEqual({ value: 'dark' });
-    const rows = app.ctx.db
-      .query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND scope = 'user'")
+    const rows = app.ctx
+      .db!.query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND scope = 'user'")
       .all(w.canvas.id);
     expect(rows).toEqual([{ owner_id: w.ids.viewer }]);
   });
 
   test('a guest has its own per-viewer scope keyed guest:<inviteId>', async () => {
     await put('/user/g', 1, w.cookie.guest);
-    const row = app.ctx.db
-      .query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND key = 'g'")
+    const row = app.ctx
+      .db!.query<{ owner_id: string }, [string]>("SELECT owner_id FROM kv WHERE canvas_id = ? AND key = 'g'")
       .get(w.canvas.id);
     expect(row?.owner_id).toBe(w.ids.guest);
   });
@@ -324,7 +326,7 @@ describe('KV', () => {
     expect(after.kvWrites - before.kvWrites).toBe(1);
     expect(after.kvReads - before.kvReads).toBe(1);
     expect(JSON.stringify(app.logs)).not.toContain('sekrit-value-123');
-    const audit = JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all());
+    const audit = JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all());
     expect(audit).not.toContain('sekrit-value-123');
   });
 

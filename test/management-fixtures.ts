@@ -55,7 +55,7 @@ export async function makeCanvas(app: TestApp, p: People, title = `Canvas ${++co
 
 /** Everything stored about a canvas: its row, its list and its audit trail (to prove a refusal changed nothing). */
 export function snapshot(app: TestApp, canvasId: string): string {
-  const db = app.ctx.db;
+  const db = app.ctx.db!;
   return JSON.stringify({
     row: db.query('SELECT * FROM canvases WHERE id = ?').get(canvasId),
     members: db.query('SELECT * FROM canvas_members WHERE canvas_id = ? ORDER BY user_id').all(canvasId),

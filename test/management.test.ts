@@ -200,7 +200,7 @@ describe('POST /api/canvases and GET /api/canvases', () => {
     expect(created.url).toEndWith('/c/my-forsta-canvas/');
     expect(created.publicationToken).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(created.apiKey).toMatch(/^easel_sk_[0-9A-Za-z]{40}$/);
-    const row = app.ctx.db.query<{ key_hash: string }, [string]>('SELECT key_hash FROM canvases WHERE id = ?').get(created.id)!;
+    const row = app.ctx.db!.query<{ key_hash: string }, [string]>('SELECT key_hash FROM canvases WHERE id = ?').get(created.id)!;
     expect(row.key_hash).toBe(hashCanvasKey(created.apiKey));
     expect((await app.ctx.canvases.byKeyHash(hashCanvasKey(created.apiKey)))?.id).toBe(created.id);
     // Shown once: no later read carries it.
@@ -249,7 +249,7 @@ describe('POST /api/canvases and GET /api/canvases', () => {
   });
 
   test('bad bodies are 400 INVALID_BODY (413 past the cap) and create nothing', async () => {
-    const count = () => app.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM canvases').get()!.n;
+    const count = () => app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM canvases').get()!.n;
     const before = count();
     const cases: Array<[RequestInit & { json?: unknown }, number, string]> = [
       [{ json: {} }, 400, 'title'],
@@ -370,8 +370,8 @@ describe('PATCH /api/canvases/{id}', () => {
 
   test('password: argon2id hash, version bumped on every set and clear, never returned', async () => {
     const version = () =>
-      app.ctx.db
-        .query<{ password_version: number; password_hash: string | null }, [string]>(
+      app.ctx
+        .db!.query<{ password_version: number; password_hash: string | null }, [string]>(
           'SELECT password_version, password_hash FROM canvases WHERE id = ?',
         )
         .get(c.id)!;
@@ -396,7 +396,7 @@ describe('PATCH /api/canvases/{id}', () => {
       expect({ status: bad.status, code: (await body(bad)).code }).toEqual({ status: 400, code: 'INVALID_BODY' });
     }
     expect(version().password_version).toBe(v0 + 3);
-    const all = JSON.stringify(app.logs) + JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all());
+    const all = JSON.stringify(app.logs) + JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all());
     expect(all).not.toContain('correct horse');
     expect(all).not.toContain('another one');
   });
@@ -626,8 +626,8 @@ describe('audit log', () => {
     await call('POST', '/restore', 'owner');
     await call('DELETE', `/members/${q.id.viewer}`, 'owner');
     await call('DELETE', '', 'owner');
-    const rows = app.ctx.db
-      .query<{ actor_id: string; actor_kind: string; action: string; detail: string | null }, [string]>(
+    const rows = app.ctx
+      .db!.query<{ actor_id: string; actor_kind: string; action: string; detail: string | null }, [string]>(
         'SELECT actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id',
       )
       .all(c.id)
@@ -644,7 +644,7 @@ describe('audit log', () => {
       [q.id.owner, 'user', 'canvas.member.remove', { userId: q.id.viewer }],
       [q.id.owner, 'user', 'canvas.delete', null],
     ]);
-    const everything = JSON.stringify(app.ctx.db.query('SELECT * FROM audit_log').all()) + JSON.stringify(app.logs);
+    const everything = JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all()) + JSON.stringify(app.logs);
     for (const secret of ['hunter2-secret', apiKey, c.apiKey, 'Audited 2']) expect(everything).not.toContain(secret);
   });
 });
@@ -745,8 +745,8 @@ describe('guest invites go through the same door', () => {
     const c = await makeCanvas(app, p);
     const res = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.admin, json: {} });
     expect(res.status).toBe(201);
-    const row = app.ctx.db
-      .query<{ actor_kind: string; actor_id: string }, [string]>(
+    const row = app.ctx
+      .db!.query<{ actor_kind: string; actor_id: string }, [string]>(
         "SELECT actor_kind, actor_id FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.created'",
       )
       .get(c.id);
@@ -778,7 +778,7 @@ describe('management rate limit', () => {
         expect(await body(res)).toEqual({ error: 'rate_limited' });
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       }
-      expect(limited.ctx.db.query<{ n: number }, []>('SELECT count(*) AS n FROM canvases').get()!.n).toBe(1);
+      expect(limited.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM canvases').get()!.n).toBe(1);
       expect((await limited.request('/api/me', { cookie: bob })).status).toBe(200);
       for (let i = 0; i < 3; i++) await limited.request('/api/admin/settings', { cookie: admin });
       expect((await limited.request('/api/admin/users', { cookie: admin })).status).toBe(429);

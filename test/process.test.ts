@@ -346,7 +346,7 @@ describe('shutdown, in process', () => {
     };
     const stopUsage = usage.stop.bind(usage);
     usage.stop = async () => {
-      ctx.db.query('SELECT 1').get();
+      ctx.db!.query('SELECT 1').get();
       order.push('usage');
       await stopUsage();
     };
@@ -370,7 +370,7 @@ describe('shutdown, in process', () => {
     expect(order).toEqual(['realtime', 'usage']);
     expect(logs.some((l) => l.msg === 'shutdown: in-flight requests cut off')).toBe(true);
     expect(logs.some((l) => l.msg === 'stopping a feature failed')).toBe(true);
-    expect(() => ctx.db.query('SELECT 1').get()).toThrow();
+    expect(() => ctx.db!.query('SELECT 1').get()).toThrow();
     // Calling it again is harmless (both signals may arrive).
     await running.shutdown();
   });

@@ -204,7 +204,7 @@ describe('sessions stay correct while cached', () => {
   test('a hit neither reads nor writes the sessions table', async () => {
     const c = await cast.newCanvas({ files: HELLO });
     await warm(c, 'viewer');
-    const version = DataVersion.of(app.ctx.db);
+    const version = DataVersion.of(app.ctx.db!);
     const before = version.current();
     for (let i = 0; i < 5; i++) expect((await page(c, 'viewer')).status).toBe(200);
     expect(version.current()).toBe(before);
@@ -214,7 +214,7 @@ describe('sessions stay correct while cached', () => {
 describe('DataVersion', () => {
   test('moves on every insert, update and delete of the watched tables, raw SQL included, and on nothing else', async () => {
     const c = await cast.newCanvas({ members: false, guest: false });
-    const db = app.ctx.db;
+    const db = app.ctx.db!;
     const version = DataVersion.of(db);
     expect(DataVersion.of(db)).toBe(version);
     const moved = async (write: () => unknown): Promise<boolean> => {
@@ -236,7 +236,7 @@ describe('DataVersion', () => {
 
   test('nothing read inside a transaction is stored: a rolled-back row is never served afterwards', async () => {
     const c = await cast.newCanvas({ members: false, guest: false, title: 'Committed' });
-    const db = app.ctx.db;
+    const db = app.ctx.db!;
     const version = DataVersion.of(db);
     const cache = new VersionedCache<string>(version, () => clock, 10);
     const title = () =>
@@ -257,7 +257,7 @@ describe('DataVersion', () => {
   });
 
   test('entries are trusted for ten seconds at most (writes by another process are not seen)', () => {
-    const cache = new VersionedCache<number>(DataVersion.of(app.ctx.db), () => clock, 10);
+    const cache = new VersionedCache<number>(DataVersion.of(app.ctx.db!), () => clock, 10);
     let loads = 0;
     const get = () => cache.get('k', () => ++loads);
     expect(get()).toBe(1);
@@ -296,8 +296,8 @@ describe('sessions stay correct while cached (clock moves)', () => {
     const cookie = await app.signIn(email);
     expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
     const renewedAt = () =>
-      app.ctx.db
-        .query<{ renewed_at: number }, []>(
+      app.ctx
+        .db!.query<{ renewed_at: number }, []>(
           `SELECT renewed_at FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = '${email}')`,
         )
         .get()!.renewed_at;

@@ -208,7 +208,7 @@ describe('access matrix for a canvas page', () => {
   test('a page view writes nothing to the database', async () => {
     const canvas = await published(cast, undefined, { 'index.html': '<h1>hello</h1>', 'a.js': 'let a = 1;' });
     await app.request(`/c/${canvas.slug}/`, { cookie: cast.cookie.viewer });
-    const changes = () => app.ctx.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n;
+    const changes = () => app.ctx.db!.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n;
     const before = changes();
     for (let i = 0; i < 20; i++) {
       expect((await app.request(`/c/${canvas.slug}/a.js`, { cookie: cast.cookie.viewer })).status).toBe(200);

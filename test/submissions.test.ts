@@ -26,7 +26,7 @@ describe('submissions: mine', () => {
       expect(await submit(w, 'viewer', value)).toEqual({ userId: w.ids.viewer, value, updatedAt: expect.any(Number) });
       expect(await w.expectOk('GET', path(w, '/mine'), 'viewer')).toEqual({ userId: w.ids.viewer, value, updatedAt: expect.any(Number) });
     }
-    const rows = w.app.ctx.db.query('SELECT user_id FROM submissions WHERE canvas_id = ?').all(w.canvas.id);
+    const rows = w.app.ctx.db!.query('SELECT user_id FROM submissions WHERE canvas_id = ?').all(w.canvas.id);
     expect(rows).toEqual([{ user_id: w.ids.viewer }]);
   });
 
@@ -191,8 +191,8 @@ describe('submissions: quotas, capability and KV', () => {
   const w = useWorld({ canvas: { capabilities: ON } });
   // Direct inserts, on purpose: reaching 10,000 submissions through the API is 10,000 requests with 10,000 people.
   const insert = (userIds: string[], collection = 'poll') => {
-    const q = w.app.ctx.db.query('INSERT INTO submissions (canvas_id, collection, user_id, value, updated_at) VALUES (?, ?, ?, ?, 0)');
-    w.app.ctx.db.transaction(() => {
+    const q = w.app.ctx.db!.query('INSERT INTO submissions (canvas_id, collection, user_id, value, updated_at) VALUES (?, ?, ?, ?, 0)');
+    w.app.ctx.db!.transaction(() => {
       for (const u of userIds) q.run(w.canvas.id, collection, u, '1');
     })();
   };

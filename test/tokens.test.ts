@@ -96,13 +96,13 @@ describe('personal access tokens', () => {
     const { id, token } = await newToken();
     clock += 60_000;
     expect((await app.request('/api/me', { headers: bearer(token) })).status).toBe(200);
-    app.ctx.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    app.ctx.db!.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const file = readFileSync(join(app.dataDir, 'easel.db'));
     expect(file.includes(Buffer.from(token))).toBe(false);
     expect(file.includes(Buffer.from(token.slice('easel_pat_'.length)))).toBe(false);
     expect(JSON.stringify(app.logs)).not.toContain(token.slice('easel_pat_'.length));
-    const audit = app.ctx.db
-      .query<{ action: string; detail: string }, []>("SELECT action, detail FROM audit_log WHERE action LIKE 'token.%'")
+    const audit = app.ctx
+      .db!.query<{ action: string; detail: string }, []>("SELECT action, detail FROM audit_log WHERE action LIKE 'token.%'")
       .all();
     expect(audit.some((a) => a.action === 'token.used' && JSON.parse(a.detail).tokenId === id)).toBe(true);
     expect(JSON.stringify(audit)).not.toContain(token);

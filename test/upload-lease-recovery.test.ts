@@ -24,7 +24,7 @@ test('a lease left by a dead process is released at start; the retried finalize 
       headers: { authorization: `Bearer ${c.key}` },
     });
     // The process dies while its finalize holds the lease.
-    first.ctx.db.query('UPDATE upload_sessions SET lease_until = ? WHERE id = ?').run(Date.now() + 60_000, uploadId);
+    first.ctx.db!.query('UPDATE upload_sessions SET lease_until = ? WHERE id = ?').run(Date.now() + 60_000, uploadId);
     expect((await finalize(first, c, uploadId)).body.code).toBe('UPLOAD_IN_PROGRESS');
     await first.close();
 

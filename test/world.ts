@@ -281,8 +281,8 @@ export class World {
   stored(): Record<string, unknown[]> {
     const out: Record<string, unknown[]> = {};
     for (const table of STORED_TABLES) {
-      out[table] = this.app.ctx.db
-        .query(`SELECT * FROM ${table}`)
+      out[table] = this.app.ctx
+        .db!.query(`SELECT * FROM ${table}`)
         .all()
         .map((row) => JSON.stringify(row))
         .sort();

@@ -56,6 +56,11 @@ function run(
   return runCommand(name, usage, argv, io, async () => {
     const args = parse(argv, env);
     if (args === null) return io.stdout(usage + '\n');
+    // A backup is the embedded database and its blobs; a Postgres instance has its own tools.
+    if (env.EASEL_DATABASE_URL)
+      throw new Error(
+        `${name} works on the embedded database in the data directory; with EASEL_DATABASE_URL, back up Postgres with pg_dump (and the blob bucket with its own versioning or replication)`,
+      );
     await work(args);
   });
 }

@@ -51,6 +51,9 @@ export class SqliteSql implements Sql {
   }
 
   async close(): Promise<void> {
+    // Folds the WAL back into the database so the data directory is one
+    // self-contained file while the server is down (backups, copies).
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     this.db.close();
   }
 

@@ -118,10 +118,7 @@ export async function startServer(
           await server.stop(true);
         }
         await app.stop();
-        // Folds the WAL back into the database so the data directory is one
-        // self-contained file while the server is down (backups, copies).
-        ctx.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-        ctx.db.close();
+        await ctx.sql.close();
       })();
       return stopping;
     },

@@ -120,8 +120,8 @@ beforeAll(async () => {
 
 /** How many canvas-host sessions the canvas at `slug` holds. */
 function sessionsOf(slug: string): number {
-  return app.ctx.db
-    .query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM sessions WHERE canvas_id = (SELECT id FROM canvases WHERE slug = ?)')
+  return app.ctx
+    .db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM sessions WHERE canvas_id = (SELECT id FROM canvases WHERE slug = ?)')
     .get(slug)!.n;
 }
 

@@ -88,8 +88,8 @@ describe('a canvas page in the dashboard', () => {
     await page.locator('#cp-files tbody tr', { hasText: 'js/app.js' }).waitFor();
     expect(await page.locator('#cp-files tbody tr').count()).toBe(2);
     // Sent as the person, through the people's upload routes.
-    const audit = app.ctx.db
-      .query<{ actor_kind: string }, [string]>("SELECT actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'")
+    const audit = app.ctx
+      .db!.query<{ actor_kind: string }, [string]>("SELECT actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'")
       .all(canvas.id);
     expect(audit.map((a) => a.actor_kind)).toEqual(['user']);
     await page.screenshot({ path: join(SHOTS, 'canvas-page.png'), fullPage: true });

@@ -120,8 +120,8 @@ describe('easel login through the browser, then the CLI as that person', () => {
     writeFileSync(join(site, 'index.html'), '<h1>two</h1>');
     expect((await easel(['deploy'], site)).code).toBe(0);
     // The deploy is audited as the person, not as the canvas key.
-    const audit = app.ctx.db
-      .query<{ actor_kind: string }, [string]>("SELECT actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'")
+    const audit = app.ctx
+      .db!.query<{ actor_kind: string }, [string]>("SELECT actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'")
       .all(canvas.id);
     expect(audit.map((a) => a.actor_kind)).toEqual(['user', 'user']);
 

@@ -183,7 +183,7 @@ describe('hostile multipart bodies', () => {
   });
 
   test('no 5xx, a coded answer, and a refused upload stores nothing', async () => {
-    const files = () => app.ctx.db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM files WHERE canvas_id = ?').get(canvas.id)!.n;
+    const files = () => app.ctx.db!.query<{ n: number }, [string]>('SELECT count(*) AS n FROM files WHERE canvas_id = ?').get(canvas.id)!.n;
     const statuses = new StatusTally();
     await fc.assert(
       fc.asyncProperty(body, async (b) => {

@@ -46,14 +46,14 @@ afterAll(async () => {
 
 /** Row counts of every table, and the canvas row itself: what a refused request must not change. */
 function snapshot(): string {
-  const tables = app.ctx.db
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+  const tables = app.ctx
+    .db!.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .all()
     .map((r) => r.name)
     // Written on reads too (sessions' last use, rate windows, token use, the audit of reads): not state a refusal may change.
     .filter((t) => !['sessions', 'audit_log', 'usage_daily', 'canvas_host_sessions', 'personal_tokens'].includes(t));
-  const counts = tables.map((t) => `${t}=${app.ctx.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${t}"`).get()!.n}`);
-  const row = app.ctx.db.query('SELECT * FROM canvases WHERE id IN (?, ?) ORDER BY id').all(canvas.id, managed.id);
+  const counts = tables.map((t) => `${t}=${app.ctx.db!.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${t}"`).get()!.n}`);
+  const row = app.ctx.db!.query('SELECT * FROM canvases WHERE id IN (?, ?) ORDER BY id').all(canvas.id, managed.id);
   return JSON.stringify({ counts, row });
 }
 

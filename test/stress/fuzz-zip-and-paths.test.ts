@@ -59,8 +59,8 @@ function blobCount(): number {
 }
 
 function liveState(): string {
-  const row = app.ctx.db.query('SELECT current_version_id, publication_token FROM canvases WHERE id = ?').get(canvas.id);
-  const versions = app.ctx.db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)!.n;
+  const row = app.ctx.db!.query('SELECT current_version_id, publication_token FROM canvases WHERE id = ?').get(canvas.id);
+  const versions = app.ctx.db!.query<{ n: number }, [string]>('SELECT count(*) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)!.n;
   return JSON.stringify({ row, versions });
 }
 

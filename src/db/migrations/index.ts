@@ -15,6 +15,7 @@ import oidcLogins from './014_oidc_logins.ts';
 import gallery from './015_gallery.ts';
 import drafts from './016_drafts.ts';
 import cliLogins from './017_cli_logins.ts';
+import nodes from './018_nodes.ts';
 
 export interface Migration {
   version: number;
@@ -41,4 +42,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: 'gallery', sql: gallery },
   { version: 16, name: 'drafts', sql: drafts },
   { version: 17, name: 'cli logins', sql: cliLogins },
+  { version: 18, name: 'nodes', sql: nodes },
 ];

@@ -22,7 +22,7 @@ import {
   type DeployResult,
 } from '../publish.ts';
 import { normalizeManifest, UPLOAD_LIMITS } from './manifest.ts';
-import { isOpenUploadHash, openUploadHashes, uploadRows, UploadStore, type UploadSession } from './store.ts';
+import { uploadRows, UploadStore, type UploadSession } from './store.ts';
 import { deployWarnings, readRootPage } from '../warnings.ts';
 
 /** Spec Limits: a handle lives 15 minutes from begin; a finalize holds its lease 60 seconds. */
@@ -328,14 +328,4 @@ async function* counted(body: ReadableStream<Uint8Array> | null, declared: numbe
   }
   // The store's own cap (25 MB) fires first for oversized bodies, as CONTRACT §9 orders.
   if (seen !== declared) throw new SizeMismatch();
-}
-
-/** Hashes open upload sessions list: blob garbage collection must keep them. */
-export function uploadBlobReferences(ctx: AppContext): Set<string> {
-  return openUploadHashes(ctx.db);
-}
-
-/** One-hash form of uploadBlobReferences (for a sweep's isReferenced callback). */
-export function isReferencedByUpload(ctx: AppContext, hash: string): boolean {
-  return isOpenUploadHash(ctx.db, hash);
 }

@@ -1,5 +1,4 @@
 // SQL for staged upload sessions and their blobs. Rules live in upload-service.ts.
-import type { Database } from 'bun:sqlite';
 import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
 import type { ManifestFile } from '../publish.ts';
 
@@ -197,29 +196,4 @@ export class UploadStore {
   deleteFinished(before: number): Promise<number> {
     return this.sql.run("DELETE FROM upload_sessions WHERE expires_at < ?1 OR (state = 'consumed' AND consumed_at < ?1)", before);
   }
-}
-
-/**
- * Every hash an open session lists: these blobs must survive a sweep. Open
- * sessions past their lifetime count too until they are deleted (an hour
- * later), which errs on the side of keeping bytes. (Blob collection still
- * asks the embedded database synchronously.)
- */
-export function openUploadHashes(db: Database): Set<string> {
-  const rows = db
-    .query<{ hash: string }, []>(
-      "SELECT DISTINCT b.hash FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE s.state = 'open'",
-    )
-    .all();
-  return new Set(rows.map((r) => r.hash));
-}
-
-export function isOpenUploadHash(db: Database, hash: string): boolean {
-  return (
-    db
-      .query<{ one: number }, [string]>(
-        "SELECT 1 AS one FROM upload_blobs b JOIN upload_sessions s ON s.id = b.upload_id WHERE b.hash = ? AND s.state = 'open' LIMIT 1",
-      )
-      .get(hash) !== null
-  );
 }

@@ -1,6 +1,8 @@
 // The AI feature's parts for one app: the call store, the service, the
 // provider opener and the timings (options let tests shorten them), plus the
 // calls in flight so stop() can abort and record them.
+import type { Cancel } from '../../clock.ts';
+import { NODE_TTL_MS } from '../../cluster/node-registry.ts';
 import type { AppContext } from '../../context.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { RuntimePipeline } from '../pipeline.ts';
@@ -10,7 +12,7 @@ import { AiService } from './service.ts';
 import { AiCallStore } from './store.ts';
 
 /** The part of the app context this feature uses. */
-export type AiDeps = Pick<AppContext, 'config' | 'sql' | 'log' | 'now' | 'settings' | 'events'>;
+export type AiDeps = Pick<AppContext, 'config' | 'sql' | 'log' | 'now' | 'nodeId' | 'scheduler' | 'settings' | 'events'>;
 
 export interface AiFeature extends Lifecycle {
   store: AiCallStore;
@@ -29,7 +31,14 @@ export interface AiOptions {
 const SHUTDOWN_SETTLE_MS = 2_000;
 
 export function createAiFeature(ctx: AiDeps, pipeline: RuntimePipeline, options: AiOptions = {}): AiFeature {
-  const store = new AiCallStore(ctx.sql);
+  const store = new AiCallStore(ctx.sql, ctx.nodeId);
+  let cancelSweep: Cancel = () => {};
+  // On a cluster other nodes keep calling while one restarts or dies: only dead nodes' reservations are orphans.
+  const settleOrphans = async (): Promise<void> => {
+    const onCluster = ctx.sql.engine === 'postgres';
+    const orphans = await store.settleOrphans(ctx.now(), onCluster ? ctx.now() - NODE_TTL_MS : null);
+    if (orphans > 0) ctx.log.warn('ai: settled calls left running by a stopped process', { count: orphans });
+  };
   const running = new Set<{ abort: () => void; finished: Promise<void> }>();
   return {
     store,
@@ -54,11 +63,15 @@ export function createAiFeature(ctx: AiDeps, pipeline: RuntimePipeline, options:
     },
     // Reservations a previous process left behind are settled before any call of this process exists.
     async start() {
-      const orphans = await store.settleOrphans(ctx.now());
-      if (orphans > 0) ctx.log.warn('ai: settled calls left running by a previous process', { count: orphans });
+      await settleOrphans();
+      if (ctx.sql.engine === 'postgres')
+        cancelSweep = ctx.scheduler.interval(NODE_TTL_MS, () =>
+          settleOrphans().catch((err: unknown) => ctx.log.warn('ai: settling orphaned calls failed', { error: String(err) })),
+        );
     },
     // Streams still open when the server stops are aborted and recorded while the database is still there.
     async stop() {
+      cancelSweep();
       if (running.size === 0) return;
       const finished = [...running].map((r) => r.finished);
       for (const r of running) r.abort();

@@ -44,8 +44,8 @@ const ROW = `id, canvas_id AS "canvasId", actor_id AS "actorId", actor_kind AS "
   cache_read_input_tokens AS "cacheReadInputTokens", cost_usd AS "costUsd", day, month, created_at AS "createdAt",
   settled_at AS "settledAt", outcome`;
 
-const INSERT = `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, day, month, created_at)
-  VALUES (?1, ?2, ?3, ?4, ?5, 'reserved', ?6, ?7, ?8, ?9)`;
+const INSERT = `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, day, month, created_at, node_id)
+  VALUES (?1, ?2, ?3, ?4, ?5, 'reserved', ?6, ?7, ?8, ?9, ?10)`;
 // `state = 'reserved'` makes settling idempotent: only the first settle of a call counts.
 const SETTLE = `UPDATE ai_calls SET state = 'settled', input_tokens = ?1, output_tokens = ?2, cache_creation_input_tokens = ?3,
   cache_read_input_tokens = ?4, cost_usd = ?5, settled_at = ?6, outcome = ?7 WHERE id = ?8 AND state = 'reserved'`;
@@ -64,13 +64,18 @@ export interface SpendNow {
  * budget without seeing each other.
  */
 export class AiCallStore {
-  constructor(private readonly sql: Sql) {}
+  /** `nodeId`: this process, named on its reservations (see settleOrphans). */
+  constructor(
+    private readonly sql: Sql,
+    private readonly nodeId: string,
+  ) {}
 
   /**
    * Inserts the reservation `c` unless `refusal` (given the spend as it
    * stands, settled costs plus running reservations) throws.
    */
   reserve(c: NewAiCall, refusal: (spend: SpendNow) => void): Promise<void> {
+    const nodeId = this.nodeId;
     return this.sql.write(function* () {
       yield* tx.lock('ai-actor', c.actorId);
       yield* tx.lock('ai-canvas', c.canvasId);
@@ -82,7 +87,7 @@ export class AiCallStore {
         canvasMonth: yield* usd('canvas_id = ?1 AND month = ?2', c.canvasId, c.month),
         guestMonth: yield* usd("canvas_id = ?1 AND month = ?2 AND actor_kind = 'guest'", c.canvasId, c.month),
       });
-      yield* tx.run(INSERT, c.id, c.canvasId, c.actorId, c.actorKind, c.model, c.reservedUsd, c.day, c.month, c.createdAt);
+      yield* tx.run(INSERT, c.id, c.canvasId, c.actorId, c.actorKind, c.model, c.reservedUsd, c.day, c.month, c.createdAt, nodeId);
     });
   }
 
@@ -107,15 +112,22 @@ export class AiCallStore {
   }
 
   /**
-   * Reservations a previous process left behind (it stopped mid-call): their
-   * usage never arrived, so they settle as the spec's usage timeout does,
-   * with 0 tokens and 0 cost. Run once at start, before any call of this
-   * process exists. Returns how many.
+   * Reservations a process left behind (it stopped mid-call): their usage
+   * never arrived, so they settle as the spec's usage timeout does, with 0
+   * tokens and 0 cost. Embedded (`liveSince` null): every reservation, run
+   * once at start before any call of this process exists. On a cluster: the
+   * reservations of nodes whose heartbeat is older than `liveSince` (never
+   * this node's own). Returns how many.
    */
-  settleOrphans(now: number): Promise<number> {
+  settleOrphans(now: number, liveSince: number | null): Promise<number> {
+    const settle =
+      "UPDATE ai_calls SET state = 'settled', cost_usd = 0, settled_at = ?1, outcome = 'usage_timeout' WHERE state = 'reserved'";
+    if (liveSince === null) return this.sql.run(settle, now);
     return this.sql.run(
-      `UPDATE ai_calls SET state = 'settled', cost_usd = 0, settled_at = ?1, outcome = 'usage_timeout' WHERE state = 'reserved'`,
+      `${settle} AND (node_id IS NULL OR (node_id <> ?2 AND node_id NOT IN (SELECT id FROM nodes WHERE heartbeat_at > ?3)))`,
       now,
+      this.nodeId,
+      liveSince,
     );
   }
 }
