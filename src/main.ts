@@ -34,6 +34,8 @@ Usage:
                      restore a backup into a new or empty data directory
   easel migrate [--data-dir <dir>]
                      apply this release's database migrations and exit (refused while a server runs)
+  easel copy-data --from sqlite:<dir> --to postgres://…
+                     move a stopped embedded instance onto Postgres (and its blobs onto S3 with EASEL_BLOB_URL)
   easel version      print the version and schema version
   easel help         this text
 
@@ -180,6 +182,11 @@ async function main(argv: string[]): Promise<void> {
     case 'restore': {
       const { backupCommand, restoreCommand } = await import('./cli/backup.ts');
       process.exitCode = await (command === 'backup' ? backupCommand : restoreCommand)(argv.slice(1), process.env, cliIO());
+      return;
+    }
+    case 'copy-data': {
+      const { copyDataCommand } = await import('./cli/copy-data.ts');
+      process.exitCode = await copyDataCommand(argv.slice(1), process.env, cliIO());
       return;
     }
     case 'migrate': {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { schemaVersionAt } from '../src/backup/format.ts';
 import { SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { runToExit, startEasel, stopEasel } from './spawn.ts';
+import { createTestDatabase } from './support/postgres-server.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'easel-migrate-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -44,4 +45,17 @@ test('a directory a server runs on is refused, exit 1; stray arguments are a usa
   const usage = await runToExit({ args: ['migrate', 'now'] });
   expect(usage.code).toBe(2);
   expect(usage.stderr).toContain('Usage: easel migrate');
+});
+
+test('with EASEL_DATABASE_URL the Postgres database is migrated (each migration once); an unreachable one is named without its password', async () => {
+  const url = await createTestDatabase();
+  const first = await runToExit({ args: ['migrate'], env: { EASEL_DATABASE_URL: url } });
+  const shown = `postgres://${new URL(url).host}${new URL(url).pathname}`;
+  expect(first).toEqual({ code: 0, stdout: `${shown}: migrated to schema ${SCHEMA_VERSION} (${SCHEMA_VERSION} applied)\n`, stderr: '' });
+  const again = await runToExit({ args: ['migrate', '--json'], env: { EASEL_DATABASE_URL: url } });
+  expect(JSON.parse(again.stdout)).toEqual({ database: shown, to: SCHEMA_VERSION, applied: 0 });
+  const closed = await runToExit({ args: ['migrate'], env: { EASEL_DATABASE_URL: 'postgres://easel:hunter2@127.0.0.1:1/none' } });
+  expect(closed.code).toBe(1);
+  expect(closed.stderr).toContain('cannot use the database postgres://127.0.0.1:1/none');
+  expect(closed.stderr).not.toContain('hunter2');
 });

@@ -170,7 +170,7 @@ function readSnapshot(path: string): { hashes: string[]; schemaVersion: number }
   }
 }
 
-async function sha256Of(stream: ReadableStream<Uint8Array>): Promise<string> {
+export async function sha256Of(stream: ReadableStream<Uint8Array>): Promise<string> {
   const hasher = new Bun.CryptoHasher('sha256');
   for await (const chunk of cappedChunks(stream, Infinity)) hasher.update(chunk);
   return hasher.digest('hex');

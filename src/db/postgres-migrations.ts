@@ -1,6 +1,9 @@
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
 import { CHANGE_FUNCTION, changeTriggers } from './postgres-changes.ts';
 
+/** Tables Postgres keeps by trigger from others' rows (copying them too would count twice). */
+export const TRIGGER_MAINTAINED_TABLES = ['collection_record_counts', 'submission_counts'];
+
 // Run after the translated text of the migration with that number.
 const EXTRA: Record<number, string> = {
   // SQLite: email ... UNIQUE COLLATE NOCASE (ASCII case folded). The caches' change signal (SQLite's is TEMP triggers).
