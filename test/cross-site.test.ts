@@ -31,22 +31,22 @@ describe('unsafe management requests from anywhere but the dashboard are refused
   ];
   for (const [what, path, method] of attacks) {
     test(`${what}: 403 CROSS_SITE_FORBIDDEN from every other origin, and nothing changes`, async () => {
-      const before = JSON.stringify(w.stored());
+      const before = JSON.stringify(await w.stored());
       for (const [, origin] of ATTACKERS) {
         const res = await w.request('owner', path(w.canvas.id), { method, origin } as RequestInit);
         await expectCode(res, 403, 'CROSS_SITE_FORBIDDEN');
       }
-      expect(JSON.stringify(w.stored())).toBe(before);
+      expect(JSON.stringify(await w.stored())).toBe(before);
     });
   }
 
   test('the admin API too (disable a canvas as a visiting admin)', async () => {
-    const before = JSON.stringify(w.stored());
+    const before = JSON.stringify(await w.stored());
     for (const [, origin] of ATTACKERS) {
       const res = await w.request('admin', `/api/admin/canvases/${w.canvas.id}/disable`, { method: 'POST', origin } as RequestInit);
       await expectCode(res, 403, 'CROSS_SITE_FORBIDDEN');
     }
-    expect(JSON.stringify(w.stored())).toBe(before);
+    expect(JSON.stringify(await w.stored())).toBe(before);
   });
 
   test('a request claiming Sec-Fetch-Site: same-origin from another Origin is still refused', async () => {

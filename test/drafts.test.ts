@@ -233,7 +233,7 @@ describe('a deploy syncs unedited drafts and flags edited ones stale', () => {
 
 describe('refusals', () => {
   test('viewers and strangers get 404, guests and canvas keys 401, on every draft route; nothing changes', async () => {
-    const before = w.stored();
+    const before = await w.stored();
     const routes: Array<[string, string, RequestInit?]> = [
       ['GET', draftPath()],
       ['DELETE', draftPath()],
@@ -258,11 +258,11 @@ describe('refusals', () => {
     }
     const anon = await w.request('anonymous', draftPath());
     expect(anon.status).toBe(401);
-    expect(w.stored()).toEqual(before);
+    expect(await w.stored()).toEqual(before);
   });
 
   test('a refused change makes no draft: revert, delete, rebase and publish need one; reading without one reads the live version', async () => {
-    const before = w.stored();
+    const before = await w.stored();
     await expectCode(await w.request('editor', draftPath('/revert'), { method: 'POST', json: { path: 'index.html' } }), 404, 'NOT_FOUND');
     await expectCode(await w.request('editor', draftPath('/file?path=index.html'), { method: 'DELETE' }), 404, 'NOT_FOUND');
     await expectCode(await w.request('editor', draftPath('/rebase'), { method: 'POST' }), 404, 'NOT_FOUND');
@@ -270,7 +270,7 @@ describe('refusals', () => {
     expect(await read('editor', 'index.html', 'base')).toEqual({ status: 200, text: '<h1>one</h1>' });
     await expectCode(await w.request('editor', draftPath('/file?path=nope.html')), 404, 'NOT_FOUND');
     await expectCode(await put('editor', 'big.bin', 'x'.repeat(25 * 1024 * 1024 + 1)), 413, 'FILE_TOO_LARGE');
-    expect(w.stored()).toEqual(before);
+    expect(await w.stored()).toEqual(before);
   });
 
   test("a stranger's upload is refused before its body is read (the body never ends)", async () => {

@@ -68,7 +68,22 @@ async function blobEnv(dataDir: string, env: Record<string, string> | undefined)
   return (await sharedS3).env(`harness-${basename(dataDir)}/`);
 }
 
+/**
+ * With EASEL_TEST_CLUSTER=postgres (`bun run test:cluster`), an app is two
+ * nodes on one Postgres database, one S3 bucket and one Redis (real servers):
+ * requests alternate between them, as a load balancer would spread them,
+ * and the test's own reads (`app.ctx`) go to the first node. Suites that
+ * read SQLite directly stay out of that pass.
+ */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  if (process.env.EASEL_TEST_CLUSTER === 'postgres' && !options.dataDir && !options.env?.EASEL_DATABASE_URL) {
+    const { startClusterApp } = await import('./support/cluster-app.ts');
+    return startClusterApp(options, startNode);
+  }
+  return startNode(options);
+}
+
+export async function startNode(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'easel-test-'));
   const logs: Array<Record<string, unknown>> = [];
   const logWaiters = new Set<(line: Record<string, unknown>) => void>();

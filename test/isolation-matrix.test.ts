@@ -85,7 +85,7 @@ for (const { mode, env } of MODES) {
     test('every runtime route refuses everyone in the matrix with the spec code, and nothing is stored', async () => {
       const routes = runtimeRoutes();
       expect(routes.length).toBeGreaterThan(15);
-      const before = w.stored();
+      const before = await w.stored();
       const seen: string[] = [];
       for (const attempt of attempts()) {
         for (const route of routes) {
@@ -102,7 +102,7 @@ for (const { mode, env } of MODES) {
           seen.push(got.route);
         }
       }
-      expect(w.stored()).toEqual(before);
+      expect(await w.stored()).toEqual(before);
       expect(new Set(seen).size).toBe(routes.length);
     });
 
@@ -128,7 +128,7 @@ for (const { mode, env } of MODES) {
     test("the Deploy API with A's key, and the management API with a token of someone without rights, change nothing on B", async () => {
       // A token's first use is audited (token.used); that is the stranger's own record, not a change to B.
       expect((await w.app.request('/api/me', { headers: { authorization: `Bearer ${strangerToken}` } })).status).toBe(200);
-      const before = w.stored();
+      const before = await w.stored();
       const deploy = [
         ['GET', `/v1/canvases/${b.id}`],
         ['GET', `/v1/canvases/${b.id}/versions`],
@@ -172,7 +172,7 @@ for (const { mode, env } of MODES) {
           code: 'NOT_FOUND',
         });
       }
-      expect(w.stored()).toEqual(before);
+      expect(await w.stored()).toEqual(before);
     });
   });
 }

@@ -278,14 +278,10 @@ export class World {
    * `unchanged: (w) => w.stored()` proves a refusal wrote nothing. Sessions
    * and usage counters are left out: every request may touch them.
    */
-  stored(): Record<string, unknown[]> {
+  async stored(): Promise<Record<string, unknown[]>> {
     const out: Record<string, unknown[]> = {};
     for (const table of STORED_TABLES) {
-      out[table] = this.app.ctx
-        .db!.query(`SELECT * FROM ${table}`)
-        .all()
-        .map((row) => JSON.stringify(row))
-        .sort();
+      out[table] = (await this.app.ctx.sql.all(`SELECT * FROM ${table}`)).map((row) => JSON.stringify(row)).sort();
     }
     return out;
   }

@@ -10,6 +10,7 @@ import type { Sql } from './sql.ts';
 export class HeldSnapshot<T> {
   private held: { value: T; mark: number | null } | null = null;
   private reloading: Promise<unknown> | null = null;
+  private watching = false;
 
   constructor(
     private readonly sql: Sql,
@@ -24,7 +25,26 @@ export class HeldSnapshot<T> {
     const mark = changes.storable() ? changes.current() : null;
     const value = await this.read();
     this.held = { value, mark };
+    this.watch();
     return value;
+  }
+
+  /**
+   * On Postgres another node's change arrives as a notification: the reload
+   * starts then, not at the next read, so a request reaching this node after
+   * it heard finds the new value (the first read would otherwise answer the
+   * old one). On SQLite every writer is this process, which reloads itself.
+   */
+  private watch(): void {
+    if (this.watching || this.sql.engine !== 'postgres') return;
+    this.watching = true;
+    const changes = this.sql.changes;
+    void (async () => {
+      for (;;) {
+        await changes.next();
+        this.get();
+      }
+    })();
   }
 
   get(): T {
