@@ -4,6 +4,9 @@
 // keys / 10% PUT of per-viewer keys. Prints ops/s and latency percentiles.
 //
 //   bun bench/kv.ts            (BENCH_SECONDS=10, BENCH_CONNECTIONS=32, BENCH_LOG_LEVEL=info)
+//   BENCH_CLUSTER=postgres bun bench/kv.ts
+//                              two server processes on one Postgres, S3 bucket and Redis
+//                              (real servers on loopback ports), the connections split across them
 //
 // The client is a minimal HTTP/1.1 writer/reader on raw sockets so the load
 // generator costs as little CPU as possible next to the server.
@@ -21,12 +24,14 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const SHARED_KEYS = 100;
 const ROOT = join(import.meta.dir, '..');
 
+const CLUSTER = process.env.BENCH_CLUSTER === 'postgres';
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-kv-'));
 const SLUG = 'bench';
+const shared: Record<string, string> = CLUSTER ? await clusterEnv() : {};
 
 // Seed: an owner, a viewer on the list, a canvas with shared keys.
 {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent', ...shared }));
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
   const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
   const now = Date.now();
@@ -40,33 +45,45 @@ const SLUG = 'bench';
     now,
   });
   await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
-  const put = ctx.db!.query("INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?, 'shared', '', ?, ?, ?)");
-  for (let i = 0; i < SHARED_KEYS; i++) put.run(canvas.id, `k${i}`, JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] }), now);
-  ctx.db!.close();
+  for (let i = 0; i < SHARED_KEYS; i++)
+    await ctx.sql.run(
+      "INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?1, 'shared', '', ?2, ?3, ?4)",
+      canvas.id,
+      `k${i}`,
+      JSON.stringify({ n: i, label: `item ${i}`, tags: ['a', 'b'] }),
+      now,
+    );
+  await ctx.sql.close();
 }
 
-const logFile = join(dataDir, 'server.log');
-const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
-  cwd: ROOT,
-  env: {
-    PATH: process.env.PATH ?? '',
-    EASEL_DATA_DIR: dataDir,
-    EASEL_PORT: '0',
-    EASEL_RATELIMIT_ENABLED: 'false',
-    EASEL_LOG_LEVEL: LOG_LEVEL,
-  },
-  stdin: 'ignore',
-  stdout: Bun.file(logFile),
-  stderr: 'ignore',
-});
-
-let port = 0;
-for (let i = 0; i < 200 && !port; i++) {
-  await Bun.sleep(25);
-  const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
-  if (m) port = Number(m[1]);
+/** One `easel serve` process; its port once it printed its start line. */
+async function startServer(dir: string): Promise<{ process: Bun.Subprocess; port: number }> {
+  const logFile = join(dir, 'server.log');
+  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      EASEL_DATA_DIR: dir,
+      EASEL_PORT: '0',
+      EASEL_RATELIMIT_ENABLED: 'false',
+      EASEL_LOG_LEVEL: LOG_LEVEL,
+      ...shared,
+    },
+    stdin: 'ignore',
+    stdout: Bun.file(logFile),
+    stderr: 'ignore',
+  });
+  for (let i = 0; i < 400; i++) {
+    await Bun.sleep(25);
+    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
+    if (m) return { process: child, port: Number(m[1]) };
+  }
+  throw new Error('server did not start');
 }
-if (!port) throw new Error('server did not start');
+
+const servers = [await startServer(dataDir)];
+if (CLUSTER) servers.push(await startServer(mkdtempSync(join(tmpdir(), 'easel-bench-kv-b-'))));
+const port = servers[0]!.port;
 
 const login = await fetch(`http://127.0.0.1:${port}/auth/dev/login`, {
   method: 'POST',
@@ -121,7 +138,8 @@ for (let i = 0; i < CONNECTIONS; i++) {
   const conn = { buf: Buffer.alloc(0), sentAt: 0, isPut: false } as Conn;
   conn.socket = await Bun.connect<Conn>({
     hostname: '127.0.0.1',
-    port,
+    // On a cluster the connections alternate between the nodes, as a load balancer would spread them.
+    port: servers[i % servers.length]!.port,
     data: conn,
     socket: {
       data(socket, data) {
@@ -161,7 +179,7 @@ const total = gets + puts;
 console.log(
   JSON.stringify(
     {
-      bench: 'kv over HTTP (full runtime pipeline)',
+      bench: CLUSTER ? 'kv over HTTP, two nodes on Postgres + S3 + Redis' : 'kv over HTTP (full runtime pipeline)',
       connections: CONNECTIONS,
       seconds: Number(elapsed.toFixed(2)),
       serverLogLevel: LOG_LEVEL,
@@ -177,9 +195,19 @@ console.log(
   ),
 );
 
-server.kill('SIGTERM');
-await server.exited;
+for (const s of servers) s.process.kill('SIGTERM');
+for (const s of servers) await s.process.exited;
 rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
+
+/** A fresh Postgres database, Redis and S3 prefix from the test suite's own servers (Debian's packages, s3rver). */
+async function clusterEnv(): Promise<Record<string, string>> {
+  const { createTestDatabase } = await import('../test/support/postgres-server.ts');
+  const { createTestRedis } = await import('../test/support/redis-server.ts');
+  const { startS3Server } = await import('../test/support/s3-server.ts');
+  const s3 = await startS3Server('easel-bench');
+  return { EASEL_DATABASE_URL: await createTestDatabase(), EASEL_REDIS_URL: await createTestRedis(), ...s3.env('bench/') };
+}
 
 function safeRead(path: string): string {
   try {
