@@ -13,56 +13,37 @@
 // each round is 100 publishes (2 s at 50/s) from a freshly opened publisher
 // socket; the first round warms up and is not counted.
 //
-// One server holds a data directory at a time (its pid file), so node B
-// runs on a copy of node A's, made after the canvas and its people were
-// written: the same ids on both, each person signed in on the node their
-// socket uses. Realtime shares nothing but Redis, so this is the cluster's
-// realtime path whole.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+// The two nodes share one Postgres database (the canvas and its people,
+// each person signed in on the node their socket uses) and one Redis, each
+// with its own data directory, as a cluster runs.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
+import { createTestDatabase } from '../test/support/postgres-server.ts';
 import { createTestRedis } from '../test/support/redis-server.ts';
+import { EDITORS, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
 import { startEasel, stopEasel, type Easel } from '../test/spawn.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
 const PER_ROUND = REALTIME_LIMITS.publishesPerMinute;
-const SOCKETS = REALTIME_LIMITS.connectionsPerCanvas;
 const SLUG = 'bench-rt-cluster';
 const CHANNEL = 'participants:bench';
 const TARGET_P99_MS = 25;
-const EDITORS = REALTIME_LIMITS.connectionsReservedForManagers - 1;
 
 const dirA = mkdtempSync(join(tmpdir(), 'easel-bench-rtc-a-'));
 const dirB = mkdtempSync(join(tmpdir(), 'easel-bench-rtc-b-'));
-const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`);
-{
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dirA, EASEL_LOG_LEVEL: 'silent' }));
-  const users = [];
-  for (const [i, e] of emails.entries()) users.push(await ctx.users.ensure(e, `Person ${i}`));
-  const now = Date.now();
-  const canvas = await ctx.canvases.insert({
-    id: newId(),
-    slug: SLUG,
-    title: 'bench',
-    ownerId: users[0]!.id,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  // Four editors: with the owner, the 5 slots viewers may not take (REALTIME_LIMITS.connectionsReservedForManagers).
-  for (const [i, u] of users.entries()) if (i > 0) await ctx.canvases.setMember(canvas.id, u.id, i <= EDITORS ? 'editor' : 'viewer', now);
-  ctx.db!.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  ctx.db!.close();
-}
-cpSync(dirA, dirB, { recursive: true });
-
 const redisUrl = await createTestRedis();
-const env = (dataDir: string) => ({ EASEL_DATA_DIR: dataDir, EASEL_REDIS_URL: redisUrl, EASEL_RATELIMIT_ENABLED: 'false' });
+const databaseUrl = await createTestDatabase();
+const emails = await seedRealtimeCanvas({ EASEL_DATA_DIR: dirA, EASEL_DATABASE_URL: databaseUrl }, SLUG);
+
+const env = (dataDir: string) => ({
+  EASEL_DATA_DIR: dataDir,
+  EASEL_DATABASE_URL: databaseUrl,
+  EASEL_REDIS_URL: redisUrl,
+  EASEL_RATELIMIT_ENABLED: 'false',
+});
 const nodes = await Promise.all([startEasel({ env: env(dirA) }), startEasel({ env: env(dirB) })]);
 const [nodeA, nodeB] = nodes as [Easel, Easel];
 

@@ -13,40 +13,18 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
+import { EDITORS, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
 const PER_ROUND = REALTIME_LIMITS.publishesPerMinute;
-const SOCKETS = REALTIME_LIMITS.connectionsPerCanvas;
 const ROOT = join(import.meta.dir, '..');
 const SLUG = 'bench-rt';
 const CHANNEL = 'participants:bench';
-const EDITORS = REALTIME_LIMITS.connectionsReservedForManagers - 1;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-rt-'));
-const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`);
-{
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
-  const users = [];
-  for (const [i, e] of emails.entries()) users.push(await ctx.users.ensure(e, `Person ${i}`));
-  const now = Date.now();
-  const canvas = await ctx.canvases.insert({
-    id: newId(),
-    slug: SLUG,
-    title: 'bench',
-    ownerId: users[0]!.id,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  // Four editors: with the owner, the 5 slots viewers may not take (REALTIME_LIMITS.connectionsReservedForManagers).
-  for (const [i, u] of users.entries()) if (i > 0) await ctx.canvases.setMember(canvas.id, u.id, i <= EDITORS ? 'editor' : 'viewer', now);
-  ctx.db!.close();
-}
+const emails = await seedRealtimeCanvas({ EASEL_DATA_DIR: dataDir }, SLUG);
 
 const logFile = join(dataDir, 'server.log');
 const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {

@@ -388,12 +388,8 @@ const redisUrl = typed(
   Type.String({ pattern: '^rediss?://' }),
   (r) => r.trim(),
   (raw): RedisSettings | undefined => {
-    let u: URL;
-    try {
-      u = new URL(raw);
-    } catch {
-      return undefined;
-    }
+    const u = URL.parse(raw);
+    if (!u) return undefined;
     const db = /^\/?$/.test(u.pathname) ? 0 : /^\/(\d{1,5})$/.exec(u.pathname)?.[1];
     if (u.hostname === '' || db === undefined || u.search || u.hash) return undefined;
     return { url: raw, db: Number(db), display: `${u.protocol}//${u.host}/${db}` };
@@ -406,13 +402,8 @@ const databaseUrl = typed(
   Type.String({ pattern: '^postgres(ql)?://' }),
   (r) => r.trim(),
   (raw): DatabaseSettings | undefined => {
-    let u: URL;
-    try {
-      u = new URL(raw);
-    } catch {
-      return undefined;
-    }
-    if (u.hostname === '' || !/^\/[^/]+$/.test(u.pathname) || u.hash) return undefined;
+    const u = URL.parse(raw);
+    if (!u || u.hostname === '' || !/^\/[^/]+$/.test(u.pathname) || u.hash) return undefined;
     return { url: raw, display: `postgres://${u.host}${u.pathname}` };
   },
 );

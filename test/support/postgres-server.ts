@@ -5,6 +5,7 @@ import { SQL } from 'bun';
 import { chownSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, readyLine } from './child-server.ts';
 
 let server: Promise<{ port: number }> | undefined;
 let databases = 0;
@@ -53,29 +54,6 @@ async function startServer(): Promise<{ port: number }> {
   const script = `${postgres} & pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; rm -rf '${dir}'`;
   const proc = Bun.spawn(as(['sh', '-c', script]), { stdin: 'pipe', stdout: 'ignore', stderr: 'pipe' });
   proc.unref();
-  await readyLine(proc.stderr);
+  await readyLine(proc.stderr, 'database system is ready to accept connections', 'postgres');
   return { port };
-}
-
-async function readyLine(stderr: ReadableStream<Uint8Array>): Promise<void> {
-  let text = '';
-  const decoder = new TextDecoder();
-  const reader = stderr.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`postgres exited before it was ready:\n${text}`);
-    text += decoder.decode(value, { stream: true });
-    if (text.includes('database system is ready to accept connections')) break;
-  }
-  // Keep draining its log so the server never blocks on a full pipe.
-  void (async () => {
-    while (!(await reader.read()).done);
-  })();
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
 }

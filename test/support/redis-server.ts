@@ -6,6 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, readyLine } from './child-server.ts';
 
 /** Databases the server offers: one per caller, and a test process makes a few dozen at most. */
 const DATABASES = 4096;
@@ -34,29 +35,6 @@ async function startServer(): Promise<{ port: number }> {
   const script = `${redis} & pid=$!; cat >/dev/null; kill $pid; wait $pid; rm -rf '${dir}'`;
   const proc = Bun.spawn(['sh', '-c', script], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' });
   proc.unref();
-  await readyLine(proc.stdout);
+  await readyLine(proc.stdout, 'Ready to accept connections', 'redis-server');
   return { port };
-}
-
-async function readyLine(stdout: ReadableStream<Uint8Array>): Promise<void> {
-  let text = '';
-  const decoder = new TextDecoder();
-  const reader = stdout.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`redis-server exited before it was ready:\n${text}`);
-    text += decoder.decode(value, { stream: true });
-    if (text.includes('Ready to accept connections')) break;
-  }
-  // Keep draining its log so the server never blocks on a full pipe.
-  void (async () => {
-    while (!(await reader.read()).done);
-  })();
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
 }
