@@ -1,10 +1,10 @@
-// The one place the rate-limit adapter is chosen: this process's memory.
+// The one place the rate-limit adapter is chosen: with EASEL_REDIS_URL every
+// node counts in the same Redis windows; without it, this process's memory.
 import type { Config } from '../config.ts';
-import type { EventBus } from '../events.ts';
-import type { Logger } from '../log.ts';
 import { MemoryRateLimits } from './memory-limits.ts';
 import type { RateLimits } from './port.ts';
+import { RedisRateLimits, type RedisRateLimitsDeps } from './redis-limits.ts';
 
-export function rateLimitsFor(_config: Pick<Config, 'redis'>, deps: { now: () => number; log: Logger; events: EventBus }): RateLimits {
-  return new MemoryRateLimits(deps.now);
+export function rateLimitsFor(config: Pick<Config, 'redis'>, deps: RedisRateLimitsDeps): RateLimits {
+  return config.redis ? new RedisRateLimits(config.redis, deps) : new MemoryRateLimits(deps.now);
 }
