@@ -235,6 +235,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     features.ai,
     // Connected before the hub takes sockets; let go after the hub recorded their departures.
     coordination,
+    // Rate-limit windows in Redis (EASEL_REDIS_URL): connected before the first request is counted (after realtime refused a Redis that does not answer).
+    ctx.rateLimits,
     features.realtime,
   ];
   let started = false;

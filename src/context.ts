@@ -20,7 +20,8 @@ import type { Sql } from './db/sql.ts';
 import { EventBus } from './events.ts';
 import { newId } from './ids.ts';
 import { createLogger, type Logger } from './log.ts';
-import { RateLimiter } from './http/ratelimit.ts';
+import type { RateCounter, RateLimits } from './ratelimit/port.ts';
+import { rateLimitsFor } from './ratelimit/choose.ts';
 import { loadInstanceSecret } from './serve/instance-secret.ts';
 import { SettingsService } from './settings/service.ts';
 
@@ -49,7 +50,9 @@ export interface AppContext {
   /** The server's timers (usage flush, realtime sweep, blob sweeps); tests pass a manual one. */
   scheduler: Scheduler;
   /** HTTP classes (deploy, canvas, ai, management): switched off by EASEL_RATELIMIT_ENABLED=false. */
-  limiter: RateLimiter;
+  limiter: RateCounter;
+  /** Where rate-limit windows are counted: this process's memory, or Redis shared by the nodes (src/ratelimit/). */
+  rateLimits: RateLimits;
   users: UserStore;
   sessions: SessionStore;
   auth: Authenticator;
@@ -105,6 +108,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const audit = new AuditLog(sql, now);
   const tokens = new TokenStore(sql, now, audit);
   const scheduler = options.scheduler ?? realScheduler;
+  const rateLimits = rateLimitsFor(config, { now, log, events });
   const settings = new SettingsService(sql, config, now, (err) =>
     log.error('instance settings could not be reloaded', { error: err instanceof Error ? err.message : String(err) }),
   );
@@ -130,9 +134,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     log,
     now,
     scheduler,
-    limiter: new RateLimiter(config.rateLimitEnabled, 100_000, now, () =>
-      log.warn('rate limiter full: new callers are refused until the current windows end'),
-    ),
+    limiter: rateLimits.counter({
+      enabled: config.rateLimitEnabled,
+      maxKeys: 100_000,
+      onFull: () => log.warn('rate limiter full: new callers are refused until the current windows end'),
+    }),
+    rateLimits,
     users,
     sessions,
     auth: new Authenticator(config, users, sessions, guests, sessionScopeOf(config, canvases, sql.changes, now), tokens),

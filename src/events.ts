@@ -44,6 +44,10 @@ export interface EventMap {
   'connections.finished': { outcome: string };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */
   'ratelimit.refused': { class: string };
+  /** A rate-limit hit was counted in this node's memory because Redis could not count it (src/ratelimit/fallback-report.ts). */
+  'ratelimit.fallback': { reason: 'unavailable' | 'timeout' | 'error' | 'backing-off' };
+  /** The rate limits' Redis connection is up (at start, or again after an outage). */
+  'ratelimit.redis-connected': Record<string, never>;
 }
 
 type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void;

@@ -5,7 +5,7 @@ import { body, startTestApp } from './harness.ts';
 
 test('200 when both answer; 503 naming the blob store or the database when one does not', async () => {
   const app = await startTestApp();
-  const backends = { database: 'sqlite', blobs: 'local' };
+  const backends = { database: 'sqlite', blobs: 'local', coordination: 'local' };
   try {
     const healthy = await app.request('/healthz');
     expect([healthy.status, await body(healthy)]).toEqual([200, { ok: true, version: app.ctx.version, backends }]);

@@ -18,7 +18,9 @@ export async function managementActor(ctx: AppContext, request: Request): Promis
   refuseCrossSiteWrite(ctx.config, request);
   const user = await requireUser(ctx, request);
   await refuseCanvasPages(ctx, request);
-  enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
+  // Awaited only when Redis counts: every /api request passes here.
+  const limited = enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
+  if (limited) await limited;
   return { user, isAdmin: ctx.auth.isAdmin(user) };
 }
 

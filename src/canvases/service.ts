@@ -52,7 +52,7 @@ export async function createCanvas(
   const hostLabels = reservedHostLabels(ctx.config);
   const given = input.slug === undefined ? null : checkSlug(input.slug, hostLabels);
   const { userCanvases, userCanvasCreatesPerHour } = ctx.settings.get();
-  enforceRate(ctx, `create:${actor.user.id}`, userCanvasCreatesPerHour, 'error', 3600_000);
+  await enforceRate(ctx, `create:${actor.user.id}`, userCanvasCreatesPerHour, 'error', 3600_000);
   const key = newCanvasKey();
   const id = newId();
   const canvas = await withSlugConflicts(

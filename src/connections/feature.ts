@@ -11,7 +11,7 @@ import { DEFAULT_TUNING, type ConnectionsTuning } from './tuning.ts';
 import { bunConnector, type EgressDeps } from './upstream.ts';
 
 /** The part of the app context this feature uses. */
-export type ConnectionsDeps = Pick<AppContext, 'config' | 'connections' | 'log' | 'now'>;
+export type ConnectionsDeps = Pick<AppContext, 'config' | 'connections' | 'log' | 'rateLimits'>;
 
 export interface ConnectionsFeature {
   tuning: ConnectionsTuning;
@@ -28,7 +28,7 @@ export function createConnectionsFeature(ctx: ConnectionsDeps, options: Connecti
   const tuning = { ...DEFAULT_TUNING, ...options.tuning };
   return {
     tuning,
-    limits: new ConnectionLimits(tuning, ctx.now),
+    limits: new ConnectionLimits(tuning, ctx.rateLimits.counter({ enabled: true, maxKeys: 100_000 })),
     egress: {
       resolver: systemResolver,
       connector: bunConnector,

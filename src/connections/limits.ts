@@ -1,8 +1,15 @@
 // Connections' own rate windows and concurrency slots (spec "Limits /
 // Connections"). They stay on with EASEL_RATELIMIT_ENABLED=false (CONTRACT
 // §9): that switch lifts the HTTP classes only, so this limiter is its own.
+// The windows (per actor, canvas and profile; per profile) are counted
+// through the rate-limit port: in Redis with EASEL_REDIS_URL, so they hold
+// across nodes. The concurrency slots stay in this process: the process cap
+// bounds this process's sockets and memory, and the per-canvas cap keeps
+// one canvas from taking all of them. On a cluster a canvas may so have
+// (nodes × perCanvasConcurrent) requests in flight; a cluster-wide cap would
+// need slots leased in Redis that a dead node's requests give back in time.
 import { AppError } from '../errors.ts';
-import { RateLimiter } from '../http/ratelimit.ts';
+import type { RateCounter } from '../ratelimit/port.ts';
 import type { ConnectionsTuning } from './tuning.ts';
 
 export type LimitScope = 'actor' | 'profile' | 'canvas_concurrency' | 'process_concurrency';
@@ -12,23 +19,21 @@ function limited(scope: LimitScope, message: string, retryAfter: number): AppErr
 }
 
 export class ConnectionLimits {
-  private readonly windows: RateLimiter;
   private readonly perCanvas = new Map<string, number>();
   private total = 0;
 
   constructor(
     private readonly tuning: ConnectionsTuning,
-    now: () => number,
-  ) {
-    this.windows = new RateLimiter(true, 100_000, now);
-  }
+    /** Always on (never EASEL_RATELIMIT_ENABLED's switch); keys under `conn:`. */
+    private readonly windows: RateCounter,
+  ) {}
 
   /** Counts one request per actor+canvas+profile and per profile; throws 429 past either. */
-  hit(canvasId: string, profile: string, actorId: string): void {
-    const actor = this.windows.hit(`actor:${canvasId}:${profile}:${actorId}`, this.tuning.perActorPerMin);
+  async hit(canvasId: string, profile: string, actorId: string): Promise<void> {
+    const actor = await this.windows.hit(`conn:actor:${canvasId}:${profile}:${actorId}`, this.tuning.perActorPerMin);
     if (!actor.allowed)
       throw limited('actor', `at most ${this.tuning.perActorPerMin} requests per minute to this Connection`, actor.retryAfter);
-    const all = this.windows.hit(`profile:${profile}`, this.tuning.perProfilePerMin);
+    const all = await this.windows.hit(`conn:profile:${profile}`, this.tuning.perProfilePerMin);
     if (!all.allowed)
       throw limited(
         'profile',

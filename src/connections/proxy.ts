@@ -60,7 +60,7 @@ export async function proxyConnection(
   const headers = outboundHeaders(call.headers, [ctx.config.proxyEmailHeader, ctx.config.proxyNameHeader], tuning);
   // Applied last: a protected header wins over a caller's header of the same name.
   for (const [name, value] of protectedHeaders(ctx, profile)) headers.set(name, value);
-  feature.limits.hit(caller.canvasId, profile.name, caller.actorId);
+  await feature.limits.hit(caller.canvasId, profile.name, caller.actorId);
   const body = method === 'GET' || method === 'HEAD' ? null : await call.readBody(tuning.maxRequestBytes);
   const release = feature.limits.acquire(caller.canvasId);
   const started = performance.now();

@@ -37,9 +37,13 @@ export async function authenticateDeployKey(
   return canvas;
 }
 
-/** The deploy-class rate (PUT deploy, begin, finalize, rollback), keyed per canvas after the key is verified. */
-export function enforceDeployRate(ctx: AppContext, canvasId: string): void {
-  enforceRate(ctx, `deploy:${canvasId}`, ctx.config.rateLimitDeployPerMin, 'error');
+/**
+ * The deploy-class rate (PUT deploy, begin, finalize, rollback), keyed per
+ * canvas after the key is verified. A Promise when Redis counts (await it);
+ * undefined once allowed in memory.
+ */
+export function enforceDeployRate(ctx: AppContext, canvasId: string): Promise<void> | undefined {
+  return enforceRate(ctx, `deploy:${canvasId}`, ctx.config.rateLimitDeployPerMin, 'error');
 }
 
 const unauthorized = () => new AppError('unauthorized', 'unauthorized');

@@ -31,7 +31,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       })
       .post('/api/canvases/:id/rollback', async ({ actor, params, request }) => {
         const m = await canvasOf(actor, params.id);
-        enforceDeployRate(ctx, m.canvas.id);
+        await enforceDeployRate(ctx, m.canvas.id);
         const { version } = await readJson(request, RollbackBody);
         return ok(await rollback(ctx, m.canvas, version, as(actor, m.asAdmin)));
       })
@@ -42,12 +42,12 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       })
       .put('/api/canvases/:id/deploy', async ({ actor, params, request }) => {
         const m = await canvasOf(actor, params.id);
-        enforceDeployRate(ctx, m.canvas.id);
+        await enforceDeployRate(ctx, m.canvas.id);
         return ok(await deployZipRequest(ctx, m.canvas, request, as(actor, m.asAdmin)));
       })
       .post('/api/canvases/:id/uploads', async ({ actor, params, request }) => {
         const { canvas } = await canvasOf(actor, params.id);
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         const begun = await uploads.begin(canvas, actor.user.id, await readBeginBody(request));
         if (begun.kind === 'already_current') return ok(begun.result);
         return ok({ uploadId: begun.uploadId, missingHashes: begun.missingHashes });
@@ -61,7 +61,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       })
       .post('/api/canvases/:id/uploads/:uploadId/finalize', async ({ actor, params, request }) => {
         const m = await canvasOf(actor, params.id);
-        enforceDeployRate(ctx, m.canvas.id);
+        await enforceDeployRate(ctx, m.canvas.id);
         const body = await readFinalizeBody(request);
         return ok(await uploads.finalize(m.canvas, actor.user.id, params.uploadId, body, { auditKind: as(actor, m.asAdmin).kind }));
       }),

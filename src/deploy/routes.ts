@@ -24,7 +24,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
       .guard({ deployKey: true, parse: 'none' }, (app) =>
         app
           .put('/v1/canvases/:id/deploy', async ({ request, canvas }) => {
-            enforceDeployRate(ctx, canvas.id);
+            await enforceDeployRate(ctx, canvas.id);
             return json(200, await deployZipRequest(ctx, canvas, request));
           })
           .get('/v1/canvases/:id', async ({ canvas }) => json(200, await canvasView(ctx, canvas)))
@@ -35,7 +35,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
             return readBackResponse(ctx, await liveFile(ctx, canvas, path));
           })
           .post('/v1/canvases/:id/rollback', async ({ request, canvas }) => {
-            enforceDeployRate(ctx, canvas.id);
+            await enforceDeployRate(ctx, canvas.id);
             const { version } = await readJson(request, RollbackBody, {
               maxBytes: ROLLBACK_BODY_MAX,
               jsonTypeOnly: false,

@@ -49,7 +49,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       })
       .post('/api/canvases/:id/draft/publish', async ({ actor, params, request }) => {
         const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         const { expectedPublicationToken } = await readJson(request, PublishDraftBody, { emptyAs: {} });
         return ok(await drafts.publish(actor, params.id, expectedPublicationToken ?? null));
       }),

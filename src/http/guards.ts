@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { User } from '../auth/users.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import type { RateDecision } from '../ratelimit/port.ts';
 import { metaOf } from './meta.ts';
 
 // The promise is kept, not its value: callers asking while the first lookup runs share it.
@@ -32,15 +33,28 @@ export async function requireUser(ctx: Pick<AppContext, 'auth' | 'config'>, requ
   return p.user;
 }
 
-/** Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or `{code}` shape. */
+/**
+ * Applies a rate-limit class; throws 429 with Retry-After in the `{error}` or
+ * `{code}` shape. Counted in memory (no EASEL_REDIS_URL) the answer is there
+ * when this returns, and it answers undefined; counted in Redis it answers a
+ * Promise that rejects the same way. Callers await only a Promise: the
+ * runtime pipeline runs this on every request, and the embedded mode must
+ * not pay for an await.
+ */
 export function enforceRate(
   ctx: Pick<AppContext, 'limiter' | 'events'>,
   key: string,
   limit: number,
   shape: 'error' | 'code',
   windowMs = 60_000,
-): void {
+): Promise<void> | undefined {
   const d = ctx.limiter.hit(key, limit, windowMs);
+  if (d instanceof Promise) return d.then((decided) => refuseOverLimit(ctx, key, decided, shape));
+  refuseOverLimit(ctx, key, d, shape);
+  return undefined;
+}
+
+function refuseOverLimit(ctx: Pick<AppContext, 'events'>, key: string, d: RateDecision, shape: 'error' | 'code'): void {
   if (d.allowed) return;
   ctx.events.emit('ratelimit.refused', { class: key.slice(0, key.indexOf(':')) });
   const headers: Record<string, string> = { 'retry-after': String(d.retryAfter) };

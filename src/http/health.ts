@@ -9,10 +9,14 @@ const REMOTE_CHECK_TIMEOUT_MS = 3_000;
 
 /**
  * GET /healthz: 200 `{ok: true, version, backends}` when the database
- * answers and the blob store takes writes (the data directory, and the
- * remote store when there is one); 503 `{ok: false, version, backends,
- * failed: [...]}` naming what did not, for load balancers and monitors (no
- * sign-in; it holds no data). `backends` says which engine holds what.
+ * answers, the blob store takes writes (the data directory, and the remote
+ * store when there is one) and Redis answers when there is one; 503 `{ok:
+ * false, version, backends, failed: [...]}` naming what did not, for load
+ * balancers and monitors (no sign-in; it holds no data). `backends` says
+ * which engine holds what: `coordination` (rate-limit windows, realtime) is
+ * `redis` with EASEL_REDIS_URL, else `local`. A node whose Redis is down
+ * still answers requests (its limits count in memory meanwhile), but it is
+ * not healthy: its limits no longer hold across nodes.
  */
 export const healthRoutes = (ctx: AppContext) => {
   const remote = ctx.blobs.remote;
@@ -31,7 +35,11 @@ export const healthRoutes = (ctx: AppContext) => {
     remoteCheck = { at: now, ok };
     return ok;
   };
-  const backends = { database: ctx.sql.engine, blobs: remote ? 's3' : 'local' };
+  const backends = {
+    database: ctx.sql.engine,
+    blobs: remote ? 's3' : 'local',
+    coordination: ctx.rateLimits.kind === 'redis' ? 'redis' : 'local',
+  };
   return new Elysia({ name: 'health' }).get('/healthz', async () => {
     const failed: string[] = [];
     try {
@@ -45,6 +53,7 @@ export const healthRoutes = (ctx: AppContext) => {
     } catch {
       failed.push('blobs');
     }
+    if (!(await ctx.rateLimits.check())) failed.push('coordination');
     if (failed.length === 0) return { ok: true, version: ctx.version, backends };
     return new Response(JSON.stringify({ ok: false, version: ctx.version, backends, failed }), {
       status: 503,

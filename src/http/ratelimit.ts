@@ -1,20 +1,15 @@
-// Fixed-window counters keyed by class and subject. Memory is bounded
-// without ever forgetting a live window: finished windows are swept, and
-// when the table is full of live ones a new subject is refused (fail closed)
-// rather than evicting someone else's count, which would reset it. Callers
-// key by principal and resolved resource, never by raw request text, so the
-// number of live keys follows the number of real callers; over-long keys are
-// hashed anyway.
+// Fixed-window counters keyed by class and subject, in this process's
+// memory: the rate-limit port's embedded adapter (src/ratelimit/port.ts), and
+// the Redis adapter's fallback while Redis cannot be reached. Memory is
+// bounded without ever forgetting a live window: finished windows are swept,
+// and when the table is full of live ones a new subject is refused (fail
+// closed) rather than evicting someone else's count, which would reset it.
+// Callers key by principal and resolved resource, never by raw request text,
+// so the number of live keys follows the number of real callers; over-long
+// keys are hashed anyway.
+import { storedKey, windowStart, type RateCounter, type RateDecision } from '../ratelimit/port.ts';
 
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Unix time in ms when the current window ends. */
-  resetAt: number;
-  /** Whole seconds until the window ends (at least 1). */
-  retryAfter: number;
-}
+export type { RateDecision } from '../ratelimit/port.ts';
 
 interface Window {
   start: number;
@@ -23,11 +18,9 @@ interface Window {
   count: number;
 }
 
-/** Longer keys are stored as their hash: a key is never a way to spend memory. */
-const MAX_KEY_LENGTH = 200;
 const SWEEP_EVERY_MS = 60_000;
 
-export class RateLimiter {
+export class RateLimiter implements RateCounter {
   private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
   /** A full table is swept at most this often, and reported as often. */
@@ -43,11 +36,11 @@ export class RateLimiter {
   /** Counts one hit for `key` against `limit` per `windowMs`. */
   hit(key: string, limit: number, windowMs = 60_000): RateDecision {
     const now = this.now();
-    const start = now - (now % windowMs);
+    const start = windowStart(now, windowMs);
     const resetAt = start + windowMs;
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
     if (!this.enabled) return { allowed: true, limit, remaining: limit, resetAt, retryAfter: 1 };
-    const k = key.length > MAX_KEY_LENGTH ? `#${new Bun.CryptoHasher('sha256').update(key).digest('hex')}` : key;
+    const k = storedKey(key);
     this.sweep(now, false);
     let w = this.windows.get(k);
     if (!w || w.start !== start) {

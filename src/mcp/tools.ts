@@ -59,7 +59,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
   /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
     const canvas = await managed(actor, id);
-    enforceDeployRate(ctx, canvas.id);
+    await enforceDeployRate(ctx, canvas.id);
     const decoded = files.map(decodeFile);
     const manifest = decoded.map((f) => ({ path: f.path, hash: f.hash, size: f.bytes.byteLength }));
     const begun = await uploads.begin(canvas, actor.user.id, { manifest, ...c });
@@ -197,7 +197,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       },
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         const begun = await uploads.begin(canvas, actor.user.id, { manifest: a.manifest, ...coordinationOf(a) });
         return begun.kind === 'already_current' ? begun.result : { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
       },
@@ -220,7 +220,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), ...coordination },
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         return uploads.finalize(canvas, actor.user.id, a.uploadId as string, coordinationOf(a), { auditKind: 'token' });
       },
     },
@@ -233,7 +233,7 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       },
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         return rollback(ctx, canvas, a.version as number, { id: actor.user.id, kind: 'token' });
       },
     },

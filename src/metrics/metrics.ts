@@ -54,6 +54,13 @@ function defineSeries(registry: Registry) {
       new Counter('easel_connections_calls_total', 'Connections calls by outcome (upstream status class, or the error code)', ['outcome']),
     ),
     refusals: registry.add(new Counter('easel_ratelimit_refusals_total', 'Requests refused by a rate-limit class', ['class'])),
+    rateFallbacks: registry.add(
+      new Counter(
+        'easel_ratelimit_fallbacks_total',
+        "Rate-limit hits counted in this node's memory because Redis (EASEL_REDIS_URL) could not count them, by reason",
+        ['reason'],
+      ),
+    ),
     blobRemote: registry.add(
       new Counter('easel_blob_remote_operations_total', 'Requests to the remote blob store (EASEL_BLOB_URL), by operation and outcome', [
         'operation',
@@ -163,6 +170,7 @@ export class Metrics implements Lifecycle {
       }),
       events.on('connections.finished', (e) => s.connectionCalls.inc([e.outcome])),
       events.on('ratelimit.refused', (e) => s.refusals.inc([e.class])),
+      events.on('ratelimit.fallback', (e) => s.rateFallbacks.inc([e.reason])),
       events.on('blobs.remote', (e) => s.blobRemote.inc([e.operation, e.outcome])),
     );
   }

@@ -68,7 +68,9 @@ export class RuntimePipeline {
       const principal = await this.gateway(request, slug);
       const held = this.deps.access.bySlug(slug);
       const facts = held instanceof Promise ? await held : held;
-      this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
+      // Awaited only when Redis counts (a Promise): the embedded path stays synchronous.
+      const limited = this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
+      if (limited) await limited;
       const resolved = this.deps.access.resolve(request, facts, principal);
       const { canvas, role } = admitted(resolved instanceof Promise ? await resolved : resolved);
       checkIsolation(ctx.config, request, slug);
@@ -106,12 +108,17 @@ export class RuntimePipeline {
    * sent: every unknown slug is one key per caller, so made-up slugs neither
    * reset anyone's window nor grow the table.
    */
-  private rateLimit(request: Request, principal: Principal, facts: CanvasFacts | null, rateClass: 'canvas' | 'ai'): void {
+  private rateLimit(
+    request: Request,
+    principal: Principal,
+    facts: CanvasFacts | null,
+    rateClass: 'canvas' | 'ai',
+  ): Promise<void> | undefined {
     const ctx = this.ctx;
     const who = principal.kind === 'anonymous' ? `ip:${networkOf(metaOf(request).ip)}` : actorIdOf(principal);
     if (rateClass === 'ai') return enforceRate(ctx, `ai:${who}`, ctx.config.rateLimitAiPerMin, 'code');
     const canvasId = facts?.canvas.id ?? 'unknown';
-    enforceRate(ctx, `canvas:${canvasId}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
+    return enforceRate(ctx, `canvas:${canvasId}:${who}`, ctx.config.rateLimitCanvasApiPerMin, 'code');
   }
 }
 

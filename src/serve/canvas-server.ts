@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
-import { RateLimiter } from '../http/ratelimit.ts';
+import type { RateCounter } from '../ratelimit/port.ts';
 import { safeNext } from '../http/same-origin-path.ts';
 import { CompressedStore } from './compress.ts';
 import { gateCookieWith } from './gate-pass.ts';
@@ -28,7 +28,7 @@ const BLOB_FETCH_WAIT_MS = 30_000;
 /** The part of the app context this feature uses. */
 export type CanvasServerDeps = Pick<
   AppContext,
-  'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'now' | 'sql'
+  'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'now' | 'rateLimits' | 'sql'
 > &
   CanvasSignInDeps;
 
@@ -79,8 +79,12 @@ export class CanvasServer {
   readonly manifests: ManifestCache;
   readonly compressed: CompressedStore;
   private readonly security: Record<string, string>;
-  /** Its own limiter: brute-force protection stays on even when EASEL_RATELIMIT_ENABLED=false lifts the HTTP classes. */
-  private readonly gateLimiter: RateLimiter;
+  /**
+   * Its own limiter: brute-force protection stays on even when
+   * EASEL_RATELIMIT_ENABLED=false lifts the HTTP classes. Counted in Redis
+   * with EASEL_REDIS_URL: a guesser spreading attempts over the nodes gets no more.
+   */
+  private readonly gateLimiter: RateCounter;
   private readonly present = new LruCache<string, true>({ maxEntries: 100_000 });
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
@@ -100,7 +104,7 @@ export class CanvasServer {
     );
     this.security = canvasSecurityHeaders(ctx.config);
     this.source = { blobPath: (hash) => ctx.blobs.pathOf(hash), body: (key, size, path) => this.bodies.get(key, size, path) };
-    this.gateLimiter = new RateLimiter(true, 50_000, ctx.now);
+    this.gateLimiter = ctx.rateLimits.counter({ enabled: true, maxKeys: 50_000 });
     this.hostSignIn = ctx.config.urlMode === 'subdomain' && ctx.config.authMode !== 'proxy' ? new CanvasSignIn(ctx) : null;
     const drop = ({ canvasId }: { canvasId: string }) => this.manifests.invalidate(canvasId);
     ctx.events.on('canvas.published', drop);
@@ -250,9 +254,9 @@ export class CanvasServer {
     const canvas = admission.canvas!;
 
     const who = await this.visitorKey(request);
-    const mine = this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
+    const mine = await this.gateLimiter.hit(`gate:${canvas.id}:${who}`, GATE_ATTEMPTS_PER_MIN);
     if (!mine.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(mine.retryAfter) });
-    const everyone = this.gateLimiter.hit(`gate:${canvas.id}`, GATE_ATTEMPTS_PER_CANVAS_PER_MIN);
+    const everyone = await this.gateLimiter.hit(`gate:${canvas.id}`, GATE_ATTEMPTS_PER_CANVAS_PER_MIN);
     if (!everyone.allowed) return this.page(429, 'RATE_LIMITED', { 'retry-after': String(everyone.retryAfter) });
 
     const password = field('password');

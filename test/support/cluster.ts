@@ -27,10 +27,12 @@ export interface ClusterOptions {
   scheduler?: Scheduler;
   /** Heartbeat and TTL (the Redis clients are the cluster's own). */
   realtime?: Omit<RedisCoordinationOptions, 'connect'>;
+  /** A Redis of the test's own (one it stops and starts); a fresh database on the shared test server by default. */
+  redisUrl?: string;
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const redisUrl = await createTestRedis();
+  const redisUrl = options.redisUrl ?? (await createTestRedis());
   const dataDir = mkdtempSync(join(tmpdir(), 'easel-cluster-'));
   const clients = new Map<TestApp, RedisClient[]>();
   const node = async () => {

@@ -17,7 +17,7 @@ export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadSe
     .post(
       '/v1/canvases/:id/uploads',
       async ({ request, canvas }) => {
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         const body = await readBeginBody(request);
         const begun = await uploads.begin(canvas, canvas.ownerId, body);
         if (begun.kind === 'already_current') return json(200, begun.result);
@@ -38,7 +38,7 @@ export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadSe
     .post(
       '/v1/canvases/:id/uploads/:uploadId/finalize',
       async ({ request, params, canvas }) => {
-        enforceDeployRate(ctx, canvas.id);
+        await enforceDeployRate(ctx, canvas.id);
         const body = await readFinalizeBody(request);
         return json(200, await uploads.finalize(canvas, canvas.ownerId, params.uploadId, body));
       },

@@ -5,7 +5,9 @@
 // backpressure (Bun keeps only ~10 MB of an unread body). Measured on 2 cores
 // (test/stress/load.test.ts, 10 × 95 MB at once): 1 at a time 247 MB peak and
 // 161 MB/s, 2 at a time 312 MB and 147 MB/s, 4 at a time 397 MB: the disk and
-// the CPU are the limit, not the number of deploys in flight.
+// the CPU are the limit, not the number of deploys in flight. A bound on
+// this process's memory, so it stays per process on a cluster (with
+// EASEL_REDIS_URL too): each node protects its own memory.
 
 /** Two at once keep ten concurrent 100 MB deploys well under 400 MB at the same throughput. */
 export const ZIP_DEPLOYS_AT_ONCE = 2;

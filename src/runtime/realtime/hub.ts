@@ -98,7 +98,10 @@ export class RealtimeHub implements Lifecycle {
   private server: Server<unknown> | null = null;
   /** This node's sockets that hold a slot, per canvas. */
   private readonly byCanvas = new Map<string, Set<Connection>>();
-  /** Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false. */
+  /**
+   * Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false.
+   * Keyed per socket, and a socket lives on one node: it stays in memory on a cluster too.
+   */
   private readonly limiter: RateLimiter;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly dataVersion: ChangeSignal;
