@@ -215,7 +215,11 @@ describe('errors and request ids', () => {
       expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/no/such/route', status: 404 });
       expect(typeof line.durationMs).toBe('number');
       const health = await app.request('/healthz');
-      expect(await body(health)).toEqual({ ok: true, version: app.ctx.version, backends: { database: 'sqlite', blobs: 'local' } });
+      expect(await body(health)).toEqual({
+        ok: true,
+        version: app.ctx.version,
+        backends: { database: 'sqlite', blobs: 'local', coordination: 'local' },
+      });
       expect(health.headers.get('x-request-id')).toMatch(/^[a-z0-9]{20}$/);
     } finally {
       await app.close();

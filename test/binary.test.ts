@@ -36,7 +36,11 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
     const health = await fetch(`${easel.url}/healthz`);
     const coldStartMs = performance.now() - t0;
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ ok: true, version: VERSION, backends: { database: 'sqlite', blobs: 'local' } });
+    expect(await health.json()).toEqual({
+      ok: true,
+      version: VERSION,
+      backends: { database: 'sqlite', blobs: 'local', coordination: 'local' },
+    });
     expect(easel.startLine).toContain(`(data: ${join(cwd, 'data')}, auth: dev, urls: path)`);
 
     const page = await fetch(`${easel.url}/`);

@@ -82,7 +82,7 @@ describe('a node on S3', () => {
     const res = await app.request('/healthz');
     expect([res.status, await body(res)]).toEqual([
       200,
-      { ok: true, version: app.ctx.version, backends: { database: 'sqlite', blobs: 's3' } },
+      { ok: true, version: app.ctx.version, backends: { database: 'sqlite', blobs: 's3', coordination: 'local' } },
     ]);
   });
 

@@ -64,7 +64,7 @@ describe('dashboard shell', () => {
     expect(await body(await app.request('/healthz'))).toEqual({
       ok: true,
       version: app.ctx.version,
-      backends: { database: 'sqlite', blobs: 'local' },
+      backends: { database: 'sqlite', blobs: 'local', coordination: 'local' },
     });
     for (const path of ['/api/nothing-here', '/v1/nothing-here', '/c/nothing-here/x', '/sdk/nothing.js', '/auth/nothing']) {
       const res = await app.request(path);

@@ -54,6 +54,9 @@ export interface TestAppOptions {
   idleTimeoutS?: number;
 }
 
+/** The cluster pass is running (EASEL_TEST_CLUSTER=postgres): a few tests of one node's own memory sit it out. */
+export const ON_CLUSTER = process.env.EASEL_TEST_CLUSTER === 'postgres';
+
 let sharedS3: Promise<S3TestServer> | null = null;
 
 /**
@@ -76,7 +79,7 @@ async function blobEnv(dataDir: string, env: Record<string, string> | undefined)
  * read SQLite directly stay out of that pass.
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  if (process.env.EASEL_TEST_CLUSTER === 'postgres' && !options.dataDir && !options.env?.EASEL_DATABASE_URL) {
+  if (ON_CLUSTER && !options.dataDir && !options.env?.EASEL_DATABASE_URL) {
     const { startClusterApp } = await import('./support/cluster-app.ts');
     return startClusterApp(options, startNode);
   }

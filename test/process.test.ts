@@ -80,7 +80,11 @@ describe('start', () => {
       expect(m[2]).not.toBe('http://localhost:0');
       const res = await fetch(`${easel.url}/healthz`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ ok: true, version: VERSION, backends: { database: 'sqlite', blobs: 'local' } });
+      expect(await res.json()).toEqual({
+        ok: true,
+        version: VERSION,
+        backends: { database: 'sqlite', blobs: 'local', coordination: 'local' },
+      });
       // The dev warning goes to stderr, so stdout keeps exactly one human line.
       expect(easel.stderr()).toContain('anyone can sign in as anyone');
       expect(await stopEasel(easel)).toBe(0);
