@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { createTestDatabase } from '../test/support/postgres-server.ts';
 import { createTestRedis } from '../test/support/redis-server.ts';
-import { EDITORS, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
+import { EDITORS, publishRounds, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
 import { startEasel, stopEasel, type Easel } from '../test/spawn.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -97,25 +97,15 @@ const ids = Array.from({ length: SOCKETS - 1 }, (_, i) => i + 1);
 const listeners = await Promise.all(ids.filter((i) => i > EDITORS).map(listen));
 listeners.push(...(await Promise.all(ids.filter((i) => i <= EDITORS).map(listen))));
 
-const rounds: Array<{ delivered: number; seconds: number }> = [];
-for (let round = 0; round <= ROUNDS; round++) {
-  const publisher = await subscriber(nodeA, cookies[0]!, latencies.same);
-  counting = round > 0;
-  const before = delivered;
-  const started = performance.now();
-  for (let i = 0; i < PER_ROUND; i++) {
-    // Paced against the start, so timer drift does not lower the rate.
-    const due = started + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
-    publisher.send(JSON.stringify({ type: 'publish', channel: CHANNEL, event: 'tick', data: { t: performance.now(), i } }));
-  }
-  await Bun.sleep(200); // let the last messages land
-  const seconds = (performance.now() - started - 200) / 1000 + 1 / RATE;
-  if (counting) rounds.push({ delivered: delivered - before, seconds });
-  publisher.close();
-  await Bun.sleep(50);
-}
+const rounds = await publishRounds({
+  rounds: ROUNDS,
+  perRound: PER_ROUND,
+  rate: RATE,
+  channel: CHANNEL,
+  openPublisher: () => subscriber(nodeA, cookies[0]!, latencies.same),
+  setCounting: (on) => (counting = on),
+  delivered: () => delivered,
+});
 for (const ws of listeners) ws.close();
 
 const percentile = (values: number[], p: number) => {

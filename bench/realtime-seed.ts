@@ -29,3 +29,39 @@ export async function seedRealtimeCanvas(env: Record<string, string>, slug: stri
   await ctx.sql.close();
   return emails;
 }
+
+export interface PublishRounds {
+  rounds: number;
+  perRound: number;
+  rate: number;
+  channel: string;
+  /** A freshly opened, subscribed publisher socket (a connection may publish 100 times a minute). */
+  openPublisher: () => Promise<WebSocket>;
+  /** Round 0 warms up: counting is off during it. */
+  setCounting: (on: boolean) => void;
+  delivered: () => number;
+}
+
+/** Publishes `perRound` messages a round at `rate` per second; answers each counted round's deliveries and length. */
+export async function publishRounds(o: PublishRounds): Promise<Array<{ delivered: number; seconds: number }>> {
+  const rounds: Array<{ delivered: number; seconds: number }> = [];
+  for (let round = 0; round <= o.rounds; round++) {
+    const publisher = await o.openPublisher();
+    o.setCounting(round > 0);
+    const before = o.delivered();
+    const started = performance.now();
+    for (let i = 0; i < o.perRound; i++) {
+      // Paced against the start, so timer drift does not lower the rate.
+      const due = started + (i * 1000) / o.rate;
+      const wait = due - performance.now();
+      if (wait > 0) await Bun.sleep(wait);
+      publisher.send(JSON.stringify({ type: 'publish', channel: o.channel, event: 'tick', data: { t: performance.now(), i } }));
+    }
+    await Bun.sleep(200); // let the last messages land
+    const seconds = (performance.now() - started - 200) / 1000 + 1 / o.rate;
+    if (round > 0) rounds.push({ delivered: o.delivered() - before, seconds });
+    publisher.close();
+    await Bun.sleep(50);
+  }
+  return rounds;
+}

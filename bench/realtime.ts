@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
-import { EDITORS, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
+import { EDITORS, publishRounds, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -100,25 +100,15 @@ const cookies = await Promise.all(emails.map(signIn));
 const listeners = await Promise.all(cookies.slice(1 + EDITORS).map(subscriber));
 listeners.push(...(await Promise.all(cookies.slice(1, 1 + EDITORS).map(subscriber))));
 
-const rounds: Array<{ delivered: number; seconds: number }> = [];
-for (let round = 0; round <= ROUNDS; round++) {
-  const publisher = await subscriber(cookies[0]!);
-  counting = round > 0;
-  const before = delivered;
-  const started = performance.now();
-  for (let i = 0; i < PER_ROUND; i++) {
-    // Paced against the start, so timer drift does not lower the rate.
-    const due = started + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
-    publisher.send(JSON.stringify({ type: 'publish', channel: CHANNEL, event: 'tick', data: { t: performance.now(), i } }));
-  }
-  await Bun.sleep(200); // let the last messages land
-  const seconds = (performance.now() - started - 200) / 1000 + 1 / RATE;
-  if (counting) rounds.push({ delivered: delivered - before, seconds });
-  publisher.close();
-  await Bun.sleep(50);
-}
+const rounds = await publishRounds({
+  rounds: ROUNDS,
+  perRound: PER_ROUND,
+  rate: RATE,
+  channel: CHANNEL,
+  openPublisher: () => subscriber(cookies[0]!),
+  setCounting: (on) => (counting = on),
+  delivered: () => delivered,
+});
 for (const ws of listeners) ws.close();
 
 const sorted = latencies.sort((a, b) => a - b);
