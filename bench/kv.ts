@@ -10,41 +10,29 @@
 //
 // The client is a minimal HTTP/1.1 writer/reader on raw sockets so the load
 // generator costs as little CPU as possible next to the server.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
+import { clusterEnv, seedViewerCanvas, spawnEasel } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const SHARED_KEYS = 100;
-const ROOT = join(import.meta.dir, '..');
 
 const CLUSTER = process.env.BENCH_CLUSTER === 'postgres';
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-kv-'));
 const SLUG = 'bench';
-const shared: Record<string, string> = CLUSTER ? await clusterEnv() : {};
+const cluster = CLUSTER ? await clusterEnv('easel-bench', 'bench/') : null;
+const shared: Record<string, string> = cluster?.env ?? {};
 
 // Seed: an owner, a viewer on the list, a canvas with shared keys.
 {
   const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent', ...shared }));
-  const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
-  const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
-  const now = Date.now();
-  const canvas = await ctx.canvases.insert({
-    id: newId(),
-    slug: SLUG,
-    title: 'bench',
-    ownerId: owner.id,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  const { canvas, now } = await seedViewerCanvas(ctx, SLUG);
   for (let i = 0; i < SHARED_KEYS; i++)
     await ctx.sql.run(
       "INSERT INTO kv (canvas_id, scope, owner_id, key, value, updated_at) VALUES (?1, 'shared', '', ?2, ?3, ?4)",
@@ -56,30 +44,7 @@ const shared: Record<string, string> = CLUSTER ? await clusterEnv() : {};
   await ctx.sql.close();
 }
 
-/** One `easel serve` process; its port once it printed its start line. */
-async function startServer(dir: string): Promise<{ process: Bun.Subprocess; port: number }> {
-  const logFile = join(dir, 'server.log');
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      EASEL_DATA_DIR: dir,
-      EASEL_PORT: '0',
-      EASEL_RATELIMIT_ENABLED: 'false',
-      EASEL_LOG_LEVEL: LOG_LEVEL,
-      ...shared,
-    },
-    stdin: 'ignore',
-    stdout: Bun.file(logFile),
-    stderr: 'ignore',
-  });
-  for (let i = 0; i < 400; i++) {
-    await Bun.sleep(25);
-    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
-    if (m) return { process: child, port: Number(m[1]) };
-  }
-  throw new Error('server did not start');
-}
+const startServer = (dir: string) => spawnEasel(dir, { EASEL_LOG_LEVEL: LOG_LEVEL, ...shared });
 
 const servers = [await startServer(dataDir)];
 if (CLUSTER) servers.push(await startServer(mkdtempSync(join(tmpdir(), 'easel-bench-kv-b-'))));
@@ -197,22 +162,6 @@ console.log(
 
 for (const s of servers) s.process.kill('SIGTERM');
 for (const s of servers) await s.process.exited;
+await cluster?.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);
-
-/** A fresh Postgres database, Redis and S3 prefix from the test suite's own servers (Debian's packages, s3rver). */
-async function clusterEnv(): Promise<Record<string, string>> {
-  const { createTestDatabase } = await import('../test/support/postgres-server.ts');
-  const { createTestRedis } = await import('../test/support/redis-server.ts');
-  const { startS3Server } = await import('../test/support/s3-server.ts');
-  const s3 = await startS3Server('easel-bench');
-  return { EASEL_DATABASE_URL: await createTestDatabase(), EASEL_REDIS_URL: await createTestRedis(), ...s3.env('bench/') };
-}
-
-function safeRead(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { createTestDatabase } from '../test/support/postgres-server.ts';
 import { createTestRedis } from '../test/support/redis-server.ts';
-import { EDITORS, publishRounds, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
+import { EDITORS, publishRounds, seedRealtimeCanvas, SOCKETS, subscribeTicks } from './realtime-seed.ts';
 import { startEasel, stopEasel, type Easel } from '../test/spawn.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -64,29 +64,13 @@ const latencies = { same: [] as number[], other: [] as number[] };
 let counting = false;
 let delivered = 0;
 
-/** Opens a socket on `easel`, subscribes, and records the latency of every bench message it receives. */
-async function subscriber(easel: Easel, cookie: string, bucket: number[]): Promise<WebSocket> {
-  const ws = new WebSocket(`${loopback(easel).replace('http', 'ws')}/v1/c/${SLUG}/realtime`, {
-    headers: { cookie },
-  } as unknown as string[]);
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel: CHANNEL }));
-    ws.onclose = (e) => reject(new Error(`socket closed: ${e.code} ${e.reason}`));
-    ws.onmessage = (e) => {
-      const f = JSON.parse(String(e.data));
-      if (f.type === 'subscribed') resolve();
-      if (f.type === 'error') reject(new Error(`${f.code}: ${f.message}`));
-    };
-  });
-  ws.onclose = null;
-  ws.onmessage = (e) => {
-    const f = JSON.parse(String(e.data));
-    if (f.type !== 'message' || !counting) return;
-    bucket.push(performance.now() - f.data.t);
+/** A subscribed socket on `easel` recording the latency of every bench message it receives while counting. */
+const subscriber = (easel: Easel, cookie: string, bucket: number[]) =>
+  subscribeTicks(`${loopback(easel).replace('http', 'ws')}/v1/c/${SLUG}/realtime`, cookie, CHANNEL, (t) => {
+    if (!counting) return;
+    bucket.push(performance.now() - t);
     delivered++;
-  };
-  return ws;
-}
+  });
 
 const half = SOCKETS / 2;
 const cookies = await Promise.all(emails.map((e, i) => signIn(i < half ? nodeA : nodeB, e)));

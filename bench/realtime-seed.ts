@@ -65,3 +65,23 @@ export async function publishRounds(o: PublishRounds): Promise<Array<{ delivered
   }
   return rounds;
 }
+
+/** Opens a socket at `url`, subscribes to `channel`, then hands every bench message's `t` to `onTick`. */
+export async function subscribeTicks(url: string, cookie: string, channel: string, onTick: (sentAt: number) => void): Promise<WebSocket> {
+  const ws = new WebSocket(url, { headers: { cookie } } as unknown as string[]);
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel }));
+    ws.onclose = (e) => reject(new Error(`socket closed: ${e.code} ${e.reason}`));
+    ws.onmessage = (e) => {
+      const f = JSON.parse(String(e.data));
+      if (f.type === 'subscribed') resolve();
+      if (f.type === 'error') reject(new Error(`${f.code}: ${f.message}`));
+    };
+  });
+  ws.onclose = null;
+  ws.onmessage = (e) => {
+    const f = JSON.parse(String(e.data));
+    if (f.type === 'message') onTick(f.data.t);
+  };
+  return ws;
+}

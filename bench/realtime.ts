@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
-import { EDITORS, publishRounds, seedRealtimeCanvas, SOCKETS } from './realtime-seed.ts';
+import { EDITORS, publishRounds, seedRealtimeCanvas, SOCKETS, subscribeTicks } from './realtime-seed.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -72,27 +72,13 @@ const latencies: number[] = [];
 let counting = false;
 let delivered = 0;
 
-/** Opens a socket, subscribes, and records the latency of every bench message it receives. */
-async function subscriber(cookie: string): Promise<WebSocket> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/c/${SLUG}/realtime`, { headers: { cookie } } as unknown as string[]);
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel: CHANNEL }));
-    ws.onclose = (e) => reject(new Error(`socket closed: ${e.code}`));
-    ws.onmessage = (e) => {
-      const f = JSON.parse(String(e.data));
-      if (f.type === 'subscribed') resolve();
-      if (f.type === 'error') reject(new Error(`${f.code}: ${f.message}`));
-    };
-  });
-  ws.onclose = null;
-  ws.onmessage = (e) => {
-    const f = JSON.parse(String(e.data));
-    if (f.type !== 'message' || !counting) return;
-    latencies.push(performance.now() - f.data.t);
+/** A subscribed socket recording the latency of every bench message it receives while counting. */
+const subscriber = (cookie: string) =>
+  subscribeTicks(`ws://127.0.0.1:${port}/v1/c/${SLUG}/realtime`, cookie, CHANNEL, (t) => {
+    if (!counting) return;
+    latencies.push(performance.now() - t);
     delivered++;
-  };
-  return ws;
-}
+  });
 
 const cookies = await Promise.all(emails.map(signIn));
 // Sockets 1..29 stay for the whole run; socket 0 (the owner) is the publisher, reopened every round.

@@ -11,19 +11,16 @@
 // Needs `wrk` (Debian: apt-get install -y wrk). On a 2-core machine both
 // nodes, Postgres, Redis, s3rver and wrk share the cores: read the figure as
 // "what a cluster costs per request", not as what two hosts would give.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
-import { createTestDatabase } from '../test/support/postgres-server.ts';
-import { createTestRedis } from '../test/support/redis-server.ts';
-import { startS3Server } from '../test/support/s3-server.ts';
+import { newId } from '../src/ids.ts';
+import { clusterEnv, seedViewerCanvas, spawnEasel } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const ROOT = join(import.meta.dir, '..');
 const SLUG = 'bench-canvas';
 const ASSET = 'assets/app.js';
 
@@ -32,12 +29,8 @@ if (!Bun.which('wrk')) {
   process.exit(2);
 }
 
-const s3 = await startS3Server('easel-bench-serve');
-const shared: Record<string, string> = {
-  EASEL_DATABASE_URL: await createTestDatabase(),
-  EASEL_REDIS_URL: await createTestRedis(),
-  ...s3.env('serve/'),
-};
+const cluster = await clusterEnv('easel-bench-serve', 'serve/');
+const shared = cluster.env;
 const dirs = [mkdtempSync(join(tmpdir(), 'easel-bench-sc-a-')), mkdtempSync(join(tmpdir(), 'easel-bench-sc-b-'))];
 const js = `// bench asset\n${Array.from({ length: 400 }, (_, i) => `export const v${i} = ${i};`).join('\n')}\n`.slice(0, 10 * 1024);
 
@@ -46,26 +39,14 @@ let cookie: string;
 {
   const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dirs[0]!, EASEL_LOG_LEVEL: 'silent', ...shared }));
   await ctx.blobs.seedRemote();
-  const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
-  const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
-  const now = Date.now();
-  const canvas = await ctx.canvases.insert({
-    id: newId(),
-    slug: SLUG,
-    title: 'bench',
-    ownerId: owner.id,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, SLUG);
   const files: Record<string, string> = { 'index.html': '<script src="assets/app.js"></script>', [ASSET]: js };
   const versionId = newId();
   await ctx.sql.run(
     `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?1, ?2, 1, 'api', 'ready', ?3, ?4, 2, ?5)`,
     versionId,
     canvas.id,
-    owner.id,
+    ownerId,
     now,
     js.length,
   );
@@ -82,33 +63,11 @@ let cookie: string;
     );
   }
   await ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
-  cookie = `easel_session=${await ctx.sessions.create(viewer.id)}`;
+  cookie = `easel_session=${await ctx.sessions.create(viewerId)}`;
   await ctx.sql.close();
 }
 
-async function startNode(dir: string): Promise<{ process: Bun.Subprocess; port: number }> {
-  const logFile = join(dir, 'server.log');
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      EASEL_DATA_DIR: dir,
-      EASEL_PORT: '0',
-      EASEL_RATELIMIT_ENABLED: 'false',
-      EASEL_LOG_LEVEL: 'warn',
-      ...shared,
-    },
-    stdin: 'ignore',
-    stdout: Bun.file(logFile),
-    stderr: 'ignore',
-  });
-  for (let i = 0; i < 400; i++) {
-    await Bun.sleep(25);
-    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
-    if (m) return { process: child, port: Number(m[1]) };
-  }
-  throw new Error('a node did not start');
-}
+const startNode = (dir: string) => spawnEasel(dir, { EASEL_LOG_LEVEL: 'warn', ...shared });
 
 async function wrk(port: number): Promise<{ rps: number; p99: string; errors: string }> {
   const url = `http://127.0.0.1:${port}/c/${SLUG}/${ASSET}`;
@@ -136,15 +95,7 @@ try {
 } finally {
   for (const n of nodes) n.process.kill('SIGTERM');
   for (const n of nodes) await n.process.exited;
-  await s3.stop();
+  await cluster.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 process.exit(0);
-
-function safeRead(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}

@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
-import { newId, newToken, sha256Hex } from '../src/ids.ts';
+import { newId } from '../src/ids.ts';
+import { seedViewerCanvas } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -60,26 +61,14 @@ writeFileSync(assetFile, jsBytes);
 let cookie: string;
 {
   const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
-  const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
-  const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
-  const now = Date.now();
-  const canvas = await ctx.canvases.insert({
-    id: newId(),
-    slug: SLUG,
-    title: 'bench',
-    ownerId: owner.id,
-    keyHash: sha256Hex(newToken()),
-    publicationToken: newToken(),
-    now,
-  });
-  await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, SLUG);
   const files = { 'index.html': new TextEncoder().encode('<script src="assets/app.js"></script>'), [ASSET]: jsBytes };
   const versionId = newId();
   ctx
     .db!.query(
       `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, 1, 'api', 'ready', ?, ?, 2, ?)`,
     )
-    .run(versionId, canvas.id, owner.id, now, jsBytes.length);
+    .run(versionId, canvas.id, ownerId, now, jsBytes.length);
   for (const [path, bytes] of Object.entries(files)) {
     const { hash, size } = await ctx.blobs.putBytes(bytes);
     const mime = path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8';
@@ -88,7 +77,7 @@ let cookie: string;
       .run(versionId, path, hash, size, mime);
   }
   await ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
-  cookie = `easel_session=${await ctx.sessions.create(viewer.id)}`;
+  cookie = `easel_session=${await ctx.sessions.create(viewerId)}`;
   ctx.db!.close();
 }
 

@@ -1,0 +1,69 @@
+// What several benches share: an owner and a viewer on the list of one
+// restricted canvas, `easel serve` as a child process, and the cluster's
+// real backing servers (the test suite's own: Postgres, Redis, s3rver).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Canvas } from '../src/canvases/record.ts';
+import type { AppContext } from '../src/context.ts';
+import { newId, newToken, sha256Hex } from '../src/ids.ts';
+
+const ROOT = join(import.meta.dir, '..');
+
+/** owner@bench.test owns the canvas `slug`; viewer@bench.test is a viewer on its list. */
+export async function seedViewerCanvas(
+  ctx: AppContext,
+  slug: string,
+): Promise<{ canvas: Canvas; ownerId: string; viewerId: string; now: number }> {
+  const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
+  const viewer = await ctx.users.ensure('viewer@bench.test', 'Viewer');
+  const now = Date.now();
+  const canvas = await ctx.canvases.insert({
+    id: newId(),
+    slug,
+    title: 'bench',
+    ownerId: owner.id,
+    keyHash: sha256Hex(newToken()),
+    publicationToken: newToken(),
+    now,
+  });
+  await ctx.canvases.setMember(canvas.id, viewer.id, 'viewer', now);
+  return { canvas, ownerId: owner.id, viewerId: viewer.id, now };
+}
+
+/** One `easel serve` on `dir` (rate limits off); its port once it printed its start line. */
+export async function spawnEasel(dir: string, env: Record<string, string>): Promise<{ process: Bun.Subprocess; port: number }> {
+  const logFile = join(dir, 'server.log');
+  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', ...env },
+    stdin: 'ignore',
+    stdout: Bun.file(logFile),
+    stderr: 'ignore',
+  });
+  for (let i = 0; i < 400; i++) {
+    await Bun.sleep(25);
+    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(safeRead(logFile));
+    if (m) return { process: child, port: Number(m[1]) };
+  }
+  throw new Error('easel serve did not start');
+}
+
+/** A fresh Postgres database, Redis and S3 prefix: the environment every node of a bench cluster shares. */
+export async function clusterEnv(bucket: string, prefix: string): Promise<{ env: Record<string, string>; stop(): Promise<void> }> {
+  const { createTestDatabase } = await import('../test/support/postgres-server.ts');
+  const { createTestRedis } = await import('../test/support/redis-server.ts');
+  const { startS3Server } = await import('../test/support/s3-server.ts');
+  const s3 = await startS3Server(bucket);
+  return {
+    env: { EASEL_DATABASE_URL: await createTestDatabase(), EASEL_REDIS_URL: await createTestRedis(), ...s3.env(prefix) },
+    stop: () => s3.stop(),
+  };
+}
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
