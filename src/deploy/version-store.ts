@@ -167,10 +167,6 @@ export class VersionStore {
     return this.sql.autocommit(() => versionRows.byId(id));
   }
 
-  readyByNumber(canvasId: string, number: number): Promise<VersionRecord | null> {
-    return this.sql.autocommit(() => versionRows.readyByNumber(canvasId, number));
-  }
-
   list(canvasId: string): Promise<VersionRecord[]> {
     return this.sql.autocommit(() => versionRows.list(canvasId));
   }
