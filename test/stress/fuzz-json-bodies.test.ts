@@ -44,16 +44,20 @@ afterAll(async () => {
   await w.close();
 });
 
-/** Row counts of every table, and the canvas row itself: what a refused request must not change. */
-function snapshot(): string {
-  const tables = app.ctx
-    .db!.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .all()
+/** Row counts of every table, and the canvas row itself: what a refused request must not change (on either engine). */
+async function snapshot(): Promise<string> {
+  const sql = app.ctx.sql;
+  const names =
+    sql.engine === 'sqlite'
+      ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name";
+  const tables = (await sql.all<{ name: string }>(names))
     .map((r) => r.name)
-    // Written on reads too (sessions' last use, rate windows, token use, the audit of reads): not state a refusal may change.
-    .filter((t) => !['sessions', 'audit_log', 'usage_daily', 'canvas_host_sessions', 'personal_tokens'].includes(t));
-  const counts = tables.map((t) => `${t}=${app.ctx.db!.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${t}"`).get()!.n}`);
-  const row = app.ctx.db!.query('SELECT * FROM canvases WHERE id IN (?, ?) ORDER BY id').all(canvas.id, managed.id);
+    // Written on reads too (sessions' last use, rate windows, token use, the audit of reads, node heartbeats): not state a refusal may change.
+    .filter((t) => !['sessions', 'audit_log', 'usage_daily', 'canvas_host_sessions', 'personal_tokens', 'nodes'].includes(t));
+  const counts: string[] = [];
+  for (const t of tables) counts.push(`${t}=${Number((await sql.get<{ n: number | bigint }>(`SELECT count(*) AS n FROM "${t}"`))!.n)}`);
+  const row = await sql.all('SELECT * FROM canvases WHERE id IN (?1, ?2) ORDER BY id', canvas.id, managed.id);
   return JSON.stringify({ counts, row });
 }
 
@@ -174,7 +178,7 @@ describe('hostile JSON bodies', () => {
       await fc.assert(
         fc.asyncProperty(bodies(target.fields), async (raw) => {
           inputs++;
-          const before = snapshot();
+          const before = await snapshot();
           const { cookie, ...headers } = target.who();
           const res = await app.request(target.path(), {
             method: target.method,
@@ -193,7 +197,7 @@ describe('hostile JSON bodies', () => {
               ? parsed.jsonrpc === '2.0' && typeof parsed.error?.code === 'number'
               : typeof parsed.code === 'string' || typeof parsed.error === 'string';
             if (!coded) throw new Error(`no code in ${text}`);
-            const after = snapshot();
+            const after = await snapshot();
             if (after !== before) throw new Error(`a refused ${target.name} (${res.status} ${text}) changed the database`);
           }
         }),

@@ -58,10 +58,10 @@ function blobCount(): number {
   return n;
 }
 
-function liveState(): string {
-  const row = app.ctx.db!.query('SELECT current_version_id, publication_token FROM canvases WHERE id = ?').get(canvas.id);
-  const versions = app.ctx.db!.query<{ n: number }, [string]>('SELECT count(*) AS n FROM versions WHERE canvas_id = ?').get(canvas.id)!.n;
-  return JSON.stringify({ row, versions });
+async function liveState(): Promise<string> {
+  const row = await app.ctx.sql.get('SELECT current_version_id, publication_token FROM canvases WHERE id = ?1', canvas.id);
+  const versions = await app.ctx.sql.get<{ n: number | bigint }>('SELECT count(*) AS n FROM versions WHERE canvas_id = ?1', canvas.id);
+  return JSON.stringify({ row, versions: Number(versions!.n) });
 }
 
 /** A valid archive with a few mutations: bytes overwritten, a cut, a splice, or a slice repeated. */
@@ -92,7 +92,7 @@ describe('hostile archives', () => {
     const statuses = new StatusTally();
     await fc.assert(
       fc.asyncProperty(mutated, async (zip) => {
-        const before = liveState();
+        const before = await liveState();
         const blobs = blobCount();
         const objects = await bucketCount();
         const res = await app.request(`/v1/canvases/${canvas.id}/deploy`, {
@@ -115,7 +115,7 @@ describe('hostile archives', () => {
         if (res.status >= 400) {
           const parsed = JSON.parse(text);
           if (typeof parsed.code !== 'string' && typeof parsed.error !== 'string') throw new Error(`no code in ${text}`);
-          if (liveState() !== before) throw new Error(`a refused deploy (${text}) changed the live state`);
+          if ((await liveState()) !== before) throw new Error(`a refused deploy (${text}) changed the live state`);
           // Blobs a refused deploy wrote are gone again (collected at once, or never renamed into the store).
           if (blobCount() > blobs) throw new Error(`a refused deploy (${text}) left blobs behind`);
           if ((await bucketCount()) > objects) throw new Error(`a refused deploy (${text}) left objects in the bucket`);
