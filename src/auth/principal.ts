@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { ipInAny } from '../net/ip.ts';
+import type { Maybe } from '../sync-first.ts';
 import { guestCookieName, secureCookies, sessionCookieName } from './cookie-names.ts';
 import type { GuestSessionResolver } from './guests.ts';
 import type { ResolvedSession, SessionStore } from './sessions.ts';
@@ -57,7 +58,27 @@ export class Authenticator {
     return this.config.adminEmails.includes(user.email.toLowerCase());
   }
 
-  async authenticate(request: Request, ip: string | null): Promise<AuthResult> {
+  /**
+   * Most requests carry one session cookie whose session this node holds in
+   * memory: those are answered at once, the rest after the lookups they need.
+   */
+  authenticate(request: Request, ip: string | null): Maybe<AuthResult> {
+    return this.heldSession(request) ?? this.lookUp(request, ip);
+  }
+
+  /** The answer without waiting, when the request's one session cookie names a held session of this host; null otherwise. */
+  private heldSession(request: Request): AuthResult | null {
+    if (this.config.authMode === 'proxy') return null;
+    if (this.tokens && bearerToken(request) !== null && tokenRoute(request.url)) return null;
+    const sessionTokens = cookieValues(request.headers.get('cookie'), this.cookieNames.session);
+    const held = sessionTokens.length === 1 ? this.sessions.cached(sessionTokens[0]!) : undefined;
+    if (!held) return null;
+    const scope = this.scopeOf(request);
+    if (scope instanceof Promise || !ofHost(held, scope)) return null;
+    return { principal: { kind: 'user', user: held.user, via: 'session' } };
+  }
+
+  private async lookUp(request: Request, ip: string | null): Promise<AuthResult> {
     const bearer = this.tokens ? bearerToken(request) : null;
     // A token counts on /api/* and /mcp only: there it is the whole answer (a bad one is nobody), elsewhere it is ignored.
     if (bearer !== null && tokenRoute(request.url)) {
@@ -73,13 +94,6 @@ export class Authenticator {
     // Which host's sessions count is looked up only once a session is found (most requests without a cookie never need it).
     let scope: SessionScope | Promise<SessionScope> | null = null;
     const scopeNow = () => (scope ??= this.scopeOf(request));
-    // Most requests: one session cookie, its session held in memory (and, mostly, the host's scope too).
-    const held = sessionTokens.length === 1 ? this.sessions.cached(sessionTokens[0]!) : undefined;
-    if (held) {
-      const known = scopeNow();
-      if (ofHost(held, known instanceof Promise ? await known : known))
-        return { principal: { kind: 'user', user: held.user, via: 'session' } };
-    }
     const session = await unambiguous(
       sessionTokens,
       async (token) => {

@@ -44,7 +44,9 @@ export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
     runtime: (options: Capability | PipelineOptions) => ({
       resolve: async ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
         const opts = typeof options === 'string' ? { capability: options } : options;
-        const { caller, headers } = await pipeline.run(request, params.slug ?? '', opts);
+        const ran = pipeline.run(request, params.slug ?? '', opts);
+        // Most requests pass every step at once: no await for them.
+        const { caller, headers } = ran instanceof Promise ? await ran : ran;
         metaOf(request).headers = headers;
         return { caller };
       },

@@ -1,27 +1,32 @@
-import type { Principal } from '../auth/principal.ts';
+import type { AuthResult, Principal } from '../auth/principal.ts';
 import type { User } from '../auth/users.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { RateDecision } from '../ratelimit/port.ts';
-import { metaOf } from './meta.ts';
+import type { Maybe } from '../sync-first.ts';
+import { metaOf, type RequestMeta } from './meta.ts';
 
-// The promise is kept, not its value: callers asking while the first lookup runs share it.
-const principals = new WeakMap<Request, Promise<Principal | null>>();
+// A pending lookup is kept as its promise: callers asking while it runs share it.
+const principals = new WeakMap<Request, Maybe<Principal | null>>();
 
-/** The request's principal, authenticated once per request. */
-export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Promise<Principal | null> {
+/** The request's principal, authenticated once per request: at once when the session is held in memory. */
+export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
   let principal = principals.get(request);
-  if (!principal) {
+  if (principal === undefined) {
     principal = authenticate(ctx, request);
     principals.set(request, principal);
   }
   return principal;
 }
 
-async function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Promise<Principal | null> {
+function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
   const meta = metaOf(request);
   // The address matters only for trusting proxy headers; looking it up costs a tenth of a page view.
-  const result = await ctx.auth.authenticate(request, ctx.config.authMode === 'proxy' ? meta.ip : null);
+  const result = ctx.auth.authenticate(request, ctx.config.authMode === 'proxy' ? meta.ip : null);
+  return result instanceof Promise ? result.then((r) => principalFrom(r, meta)) : principalFrom(result, meta);
+}
+
+function principalFrom(result: AuthResult, meta: RequestMeta): Principal | null {
   if (result.setCookie) meta.cookies.push(result.setCookie);
   return result.principal;
 }

@@ -10,6 +10,7 @@ import { networkOf } from '../net/ip.ts';
 import { capabilityState, type Capability, type CapabilityLookup } from './capabilities.ts';
 import { checkIsolation, corsHeaders } from './isolation.ts';
 import type { UsageCounters } from './usage.ts';
+import type { Maybe } from '../sync-first.ts';
 
 /** The part of the app context this feature uses. */
 export type PipelineDeps = Pick<AppContext, 'auth' | 'config' | 'connections' | 'limiter' | 'settings' | 'events'>;
@@ -61,29 +62,70 @@ export class RuntimePipeline {
     private readonly deps: { access: AccessResolver; usage: UsageCounters },
   ) {}
 
-  async run(request: Request, slug: string, opts: PipelineOptions): Promise<PipelineResult> {
-    const ctx = this.ctx;
-    const cors = corsHeaders(ctx.config, request, slug);
-    try {
-      const principal = await this.gateway(request, slug);
-      const held = this.deps.access.bySlug(slug);
-      const facts = held instanceof Promise ? await held : held;
-      // Awaited only when Redis counts (a Promise): the embedded path stays synchronous.
-      const limited = this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
-      if (limited) await limited;
-      const resolved = this.deps.access.resolve(request, facts, principal);
-      const { canvas, role } = admitted(resolved instanceof Promise ? await resolved : resolved);
-      checkIsolation(ctx.config, request, slug);
-      if (!opts.skipCapability) {
-        const refusal = this.capabilityRefusal(canvas, opts.capability);
-        if (refusal) throw refusal;
-      }
-      this.deps.usage.add(canvas.id, 'requests');
-      return { caller: callerOf(canvas, principal, role), headers: cors };
-    } catch (err) {
+  /**
+   * Answers at once when every step has what it needs in memory (the usual
+   * request: a held session, held access facts, a window counted in this
+   * process), and as a promise when a step has to wait.
+   */
+  run(request: Request, slug: string, opts: PipelineOptions): Maybe<PipelineResult> {
+    const cors = corsHeaders(this.ctx.config, request, slug);
+    const withCors = (err: unknown): never => {
       if (err instanceof AppError) Object.assign(err.headers, cors);
       throw err;
+    };
+    try {
+      const principal = principalOf(this.ctx, request);
+      if (!principal || principal instanceof Promise) return this.runWaiting(request, slug, opts, cors).catch(withCors);
+      const facts = this.deps.access.bySlug(slug);
+      if (facts instanceof Promise) return facts.then((f) => this.counted(request, slug, opts, principal, f, cors)).catch(withCors);
+      const result = this.counted(request, slug, opts, principal, facts, cors);
+      return result instanceof Promise ? result.catch(withCors) : result;
+    } catch (err) {
+      return withCors(err);
     }
+  }
+
+  /** Step 1 when the session is not held in memory, or there is none (an open Public link canvas). */
+  private async runWaiting(request: Request, slug: string, opts: PipelineOptions, cors: Record<string, string>): Promise<PipelineResult> {
+    const principal = await this.gateway(request, slug);
+    return this.counted(request, slug, opts, principal, await this.deps.access.bySlug(slug), cors);
+  }
+
+  /** Steps 2 and 3: the caller counted against their rate, then their access resolved (each awaited only when it must wait). */
+  private counted(
+    request: Request,
+    slug: string,
+    opts: PipelineOptions,
+    principal: Principal,
+    facts: CanvasFacts | null,
+    cors: Record<string, string>,
+  ): Maybe<PipelineResult> {
+    const limited = this.rateLimit(request, principal, facts, opts.rateClass ?? 'canvas');
+    const resolved = limited
+      ? limited.then(() => this.deps.access.resolve(request, facts, principal))
+      : this.deps.access.resolve(request, facts, principal);
+    return resolved instanceof Promise
+      ? resolved.then((r) => this.admit(request, slug, opts, principal, r, cors))
+      : this.admit(request, slug, opts, principal, resolved, cors);
+  }
+
+  /** Steps 3 (the decision) to 5, once the caller is known and counted. */
+  private admit(
+    request: Request,
+    slug: string,
+    opts: PipelineOptions,
+    principal: Principal,
+    resolved: ResolvedAccess,
+    cors: Record<string, string>,
+  ): PipelineResult {
+    const { canvas, role } = admitted(resolved);
+    checkIsolation(this.ctx.config, request, slug);
+    if (!opts.skipCapability) {
+      const refusal = this.capabilityRefusal(canvas, opts.capability);
+      if (refusal) throw refusal;
+    }
+    this.deps.usage.add(canvas.id, 'requests');
+    return { caller: callerOf(canvas, principal, role), headers: cors };
   }
 
   /** The capability gate alone (the realtime socket's 4403 path, the AI service's place in its order): null when effective. */

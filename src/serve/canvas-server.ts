@@ -279,8 +279,11 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private async admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Promise<Admission> {
-    const found = await this.access.bySlug(mount.slug);
-    const principal = pagePrincipal(await principalOf(this.ctx, request), found?.canvas ?? null);
+    // Both are usually held in memory: awaited only when they are not.
+    const held = this.access.bySlug(mount.slug);
+    const found = held instanceof Promise ? await held : held;
+    const known = principalOf(this.ctx, request);
+    const principal = pagePrincipal(known instanceof Promise ? await known : known, found?.canvas ?? null);
     const resolved = this.access.resolve(request, found, principal, checkGate);
     const { canvas, decision, publicOpen } = resolved instanceof Promise ? await resolved : resolved;
     if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };
