@@ -17,6 +17,7 @@ import { zipSync } from 'fflate';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic.ts';
 import { startEasel, stopEasel, type Easel } from '../spawn.ts';
 import { startS3Server } from '../support/s3-server.ts';
+import { callAt, sha, workload, type CallInit, type CrashCanvas } from './crash-workload.ts';
 
 const CYCLES = Number(process.env.EASEL_CRASH_CYCLES ?? 10);
 const SEED = Number(process.env.EASEL_FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -29,25 +30,15 @@ if (s3) Object.assign(env, s3.env('crash/'));
 let easel: Easel | null = null;
 let base = '';
 let cookie = '';
-let canvas: { id: string; slug: string; apiKey: string };
-
-const sha = (b: Uint8Array) => new Bun.CryptoHasher('sha256').update(b).digest('hex');
+let canvas: CrashCanvas;
 
 async function start(): Promise<void> {
   easel = await startEasel({ env });
   base = easel.url;
 }
 
-async function call(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (cookie) headers.set('cookie', cookie);
-  headers.set('origin', new URL(base).origin.replace('127.0.0.1', 'localhost'));
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  }
-  return fetch(base + path, { ...init, headers, body });
+function call(path: string, init: CallInit = {}): Promise<Response> {
+  return callAt(base, cookie, path, init);
 }
 
 beforeAll(async () => {
@@ -71,94 +62,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Writes until stopped; `acked` counts the increments the server confirmed, `records` the record ids it answered, `aiCalls` the calls it finished. */
-function workload(cycle: number, onAck: () => void) {
-  let stop = false;
-  let acked = 0;
-  let aiCalls = 0;
-  const records: string[] = [];
-  const key = { authorization: `Bearer ${canvas.apiKey}` };
-  const swallow = () => {};
-  const deploys = (async () => {
-    for (let n = 0; !stop; n++) {
-      const noise = new Uint8Array(200_000 + n);
-      for (let i = 0; i < noise.length; i += 4096) noise[i] = (i + n + cycle) & 0xff;
-      const zip = zipSync({ 'index.html': new TextEncoder().encode(`<h1>cycle ${cycle} deploy ${n}</h1>`), 'data.bin': noise });
-      await fetch(`${base}/v1/canvases/${canvas.id}/deploy`, { method: 'PUT', body: zip, headers: key }).then(onAck, swallow);
-    }
-  })();
-  const staged = (async () => {
-    for (let n = 0; !stop; n++) {
-      const page = new TextEncoder().encode(`<h1>staged ${cycle}.${n}</h1>`);
-      const begun = await fetch(`${base}/v1/canvases/${canvas.id}/uploads`, {
-        method: 'POST',
-        headers: { ...key, 'content-type': 'application/json' },
-        body: JSON.stringify({ manifest: [{ path: 'index.html', hash: sha(page), size: page.byteLength }] }),
-      }).then(
-        (r) => r.json() as Promise<{ uploadId?: string; missingHashes?: string[] }>,
-        () => null,
-      );
-      if (!begun?.uploadId) continue;
-      if (begun.missingHashes?.length)
-        await fetch(`${base}/v1/canvases/${canvas.id}/uploads/${begun.uploadId}/blobs/${sha(page)}`, {
-          method: 'PUT',
-          body: page,
-          headers: key,
-        }).catch(swallow);
-      await fetch(`${base}/v1/canvases/${canvas.id}/uploads/${begun.uploadId}/finalize`, { method: 'POST', headers: key }).then(
-        onAck,
-        swallow,
-      );
-    }
-  })();
-  const increments = (async () => {
-    while (!stop) {
-      const res = await call(`/v1/c/${canvas.slug}/kv/count/increment`, { method: 'POST', json: { by: 1 } }).catch(() => null);
-      if (res?.status === 200) {
-        acked++;
-        onAck();
-      }
-    }
-  })();
-  const notes = (async () => {
-    for (let n = 0; !stop; n++) {
-      const res = await call(`/v1/c/${canvas.slug}/collections/notes`, { method: 'POST', json: { cycle, n } }).catch(() => null);
-      if (res?.status !== 201) continue;
-      const record = (await res.json().catch(() => null)) as { id?: string } | null;
-      if (!record?.id) continue;
-      records.push(record.id);
-      onAck();
-    }
-  })();
-  const ai = (async () => {
-    while (!stop) {
-      const res = await call(`/v1/c/${canvas.slug}/ai/chat`, {
-        method: 'POST',
-        json: { model: 'claude-haiku-5-5', messages: [{ role: 'user', content: `cycle ${cycle}` }] },
-      }).catch(() => null);
-      // Finished for the caller once the stream's `done` event (with its cost) arrived.
-      const text = res?.status === 200 ? await res.text().catch(() => '') : '';
-      if (text.includes('"type":"done"')) {
-        aiCalls++;
-        onAck();
-      }
-    }
-  })();
-  return {
-    get acked() {
-      return acked;
-    },
-    get aiCalls() {
-      return aiCalls;
-    },
-    records,
-    async stop() {
-      stop = true;
-      await Promise.all([deploys, staged, increments, notes, ai]);
-    },
-  };
-}
-
 test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged increment and a sound database`, async () => {
   // Publish once so there is a live version to protect.
   await fetch(`${base}/v1/canvases/${canvas.id}/deploy`, {
@@ -175,7 +78,7 @@ test(`${CYCLES} kill -9 cycles leave a whole live version, every acknowledged in
     let acks = 0;
     let reached!: () => void;
     const point = new Promise<void>((resolve) => (reached = resolve));
-    const load = workload(cycle, () => {
+    const load = workload({ base: () => base, cookie, canvas }, cycle, () => {
       if (++acks === killAfter[cycle]) reached();
     });
     await point;
