@@ -1,6 +1,8 @@
 // The whole map of Easel: every feature's parts, built in dependency order;
 // every route and dispatcher a request can reach, in the order they are
 // tried; and the start/stop order of everything that runs on its own.
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { remoteBlobsStart } from './blobs/remote-start.ts';
 import { Elysia } from 'elysia';
 import { apiMeRoutes } from './account/routes.ts';
@@ -65,7 +67,7 @@ import { RuntimePipeline } from './runtime/pipeline.ts';
 import type { RealtimeCoordination } from './runtime/realtime/coordination.ts';
 import { RealtimeHub } from './runtime/realtime/hub.ts';
 import { LocalCoordination } from './runtime/realtime/local-coordination.ts';
-import { NodeRegistry } from './cluster/node-registry.ts';
+import { NodeRegistry, processAlive } from './cluster/node-registry.ts';
 import { RedisCoordination, type RedisCoordinationOptions } from './runtime/realtime/redis/coordination.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
@@ -223,6 +225,11 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
             scheduler: ctx.scheduler,
             withRedis: ctx.config.redis !== null,
             onHeartbeatError: (err) => ctx.log.warn('node heartbeat failed', { error: err instanceof Error ? err.message : String(err) }),
+            run: { host: hostname(), dataDir: resolve(ctx.config.dataDir), pid: process.pid, alive: processAlive },
+            onEarlierRunsGone: (ids) =>
+              ctx.log.warn('an earlier run of this node stopped without leaving: its AI reservations and upload leases are released now', {
+                nodes: ids,
+              }),
           }),
         ]
       : []),

@@ -4,9 +4,15 @@
 // increments, a revoked session or token. Nothing waits on a clock: a node
 // "hears" a change when its Postgres change signal moves.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ClusterStartError } from '../src/cluster/node-registry.ts';
+import { UploadStore } from '../src/deploy/upload/store.ts';
+import { AiCallStore } from '../src/runtime/ai/store.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { zipOf } from './deploy-fixtures.ts';
+import { startEasel, stopEasel } from './spawn.ts';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.ts';
 
 /** Resolves once `node` has heard of a change committed after `mark` (its signal moved past it). */
@@ -132,6 +138,110 @@ describe('Postgres without Redis', () => {
       expect((refused as Error).message).toContain('restart it with EASEL_REDIS_URL before adding nodes');
     } finally {
       await alone.close();
+    }
+  });
+
+  test('a node killed with kill -9 starts again at once on its data directory (its earlier run is recognized as gone)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'easel-pg-restart-'));
+    try {
+      const first = await startEasel({ env: { ...without(), EASEL_DATA_DIR: dataDir } });
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      // Its heartbeat row is still fresh: without recognizing it as this node's own dead run, this start was refused for 30 s.
+      const again = await startEasel({ env: { ...without(), EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'warn' } });
+      await again.printed(/an earlier run of this node stopped without leaving/);
+      await stopEasel(again);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an earlier run of a node that never left', () => {
+  let env: Record<string, string>;
+  let first: TestApp;
+  const dataDir = mkdtempSync(join(tmpdir(), 'easel-pg-earlier-run-'));
+  let deadPid = 0;
+  beforeAll(async () => {
+    const empty = await startPgCluster();
+    env = empty.env;
+    await empty.close();
+    first = await startTestApp({ env });
+    // A pid no process has now: one that ran and exited.
+    const gone = Bun.spawn(['true']);
+    await gone.exited;
+    deadPid = gone.pid;
+  });
+  afterAll(async () => {
+    await first.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A run of a node at this host, holding an AI reservation and a finalize lease, with a fresh heartbeat. */
+  async function earlierRun(id: string, dir: string, pid: number): Promise<{ callId: string; uploadId: string }> {
+    const sql = first.ctx.sql;
+    const now = Date.now();
+    await sql.run(
+      'INSERT INTO nodes (id, started_at, heartbeat_at, with_redis, host, data_dir, pid) VALUES (?1, ?2, ?2, 1, ?3, ?4, ?5)',
+      id,
+      now,
+      hostname(),
+      resolve(dir),
+      pid,
+    );
+    const owner = await first.signIn(`${id}@example.com`);
+    const canvas = await body(await first.request('/api/canvases', { method: 'POST', cookie: owner, json: { title: id } }));
+    const callId = `call-${id}`;
+    await new AiCallStore(sql, id).reserve(
+      {
+        id: callId,
+        canvasId: canvas.id,
+        actorId: canvas.id,
+        actorKind: 'member',
+        model: 'm',
+        reservedUsd: 0.01,
+        day: '2026-11-27',
+        month: '2026-11',
+        createdAt: now,
+      },
+      () => {},
+    );
+    const page = new TextEncoder().encode('<h1>staged</h1>');
+    const begun = await body(
+      await first.request(`/v1/canvases/${canvas.id}/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${canvas.apiKey}` },
+        json: {
+          manifest: [{ path: 'index.html', hash: new Bun.CryptoHasher('sha256').update(page).digest('hex'), size: page.byteLength }],
+        },
+      }),
+    );
+    expect(await new UploadStore(sql).takeLease(begun.uploadId, now, now + 60_000, id)).toBe(true);
+    return { callId, uploadId: begun.uploadId };
+  }
+
+  const stateOf = async (run: { callId: string; uploadId: string }) => ({
+    call: (await first.ctx.sql.get<{ state: string }>('SELECT state FROM ai_calls WHERE id = ?1', run.callId))!.state,
+    leased:
+      Number(
+        (await first.ctx.sql.get<{ lease_until: number }>('SELECT lease_until FROM upload_sessions WHERE id = ?1', run.uploadId))!
+          .lease_until,
+      ) > 0,
+  });
+
+  test('a node started on its data directory releases its reservation and its finalize lease at once; those of a live process are kept', async () => {
+    const dead = await earlierRun('earlier-dead', dataDir, deadPid);
+    // Same host and data directory, but its process runs (this test's parent): not this node's run, whatever it is.
+    const alive = await earlierRun('earlier-alive', dataDir, process.ppid);
+    const node = await startTestApp({ env, dataDir });
+    try {
+      expect(await stateOf(dead)).toEqual({ call: 'settled', leased: false });
+      expect(await stateOf(alive)).toEqual({ call: 'reserved', leased: true });
+      const rows = (await first.ctx.sql.all<{ id: string }>('SELECT id FROM nodes ORDER BY id')).map((r) => r.id);
+      expect(rows).not.toContain('earlier-dead');
+      expect(rows).toContain('earlier-alive');
+    } finally {
+      await node.close();
     }
   });
 });

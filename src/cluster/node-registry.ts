@@ -12,6 +12,8 @@ export const NODE_HEARTBEAT_MS = 10_000;
 /** Three heartbeats missed: the node is gone. */
 export const NODE_TTL_MS = 30_000;
 
+const INSERT = 'INSERT INTO nodes (id, started_at, heartbeat_at, with_redis, host, data_dir, pid) VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6)';
+
 /** Thrown at start: the one line `easel serve` refuses with. */
 export class ClusterStartError extends Error {
   constructor(message: string) {
@@ -28,7 +30,30 @@ export interface NodeRegistryDeps {
   scheduler: Scheduler;
   /** EASEL_REDIS_URL is set on this node. */
   withRedis: boolean;
+  /** Where this run is: an earlier run at the same host and data directory whose process is gone was this node, crashed. */
+  run: NodeRun;
   onHeartbeatError: (err: unknown) => void;
+  /** Earlier runs of this node found dead at start (their rows removed: what they held is released now). */
+  onEarlierRunsGone: (ids: string[]) => void;
+}
+
+export interface NodeRun {
+  host: string;
+  /** Absolute: one data directory admits one process at a time (its lock), so it names the node on its host. */
+  dataDir: string;
+  pid: number;
+  /** Whether a process with that pid runs on this host now. */
+  alive: (pid: number) => boolean;
+}
+
+/** process.kill(pid, 0): no signal is sent, only whether the process exists (EPERM: it does, as another user). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export class NodeRegistry implements Lifecycle {
@@ -40,13 +65,27 @@ export class NodeRegistry implements Lifecycle {
     this.id = deps.id;
   }
 
-  /** Joins the database's nodes, or refuses (ClusterStartError) when that would split limits and realtime. */
+  /**
+   * Joins the database's nodes, or refuses (ClusterStartError) when that
+   * would split limits and realtime.
+   */
   async start(): Promise<void> {
-    const { sql, now, withRedis } = this.deps;
+    const { sql, now, withRedis, run } = this.deps;
     const id = this.id;
-    await sql.write(function* () {
+    const replaced = await sql.write(function* () {
       // Two nodes starting together must not both find the other absent.
       yield* tx.lock('nodes');
+      // Earlier runs of this node that never left (killed, crashed, power lost): their process is gone, or its pid is
+      // ours now (a container restarted). They leave now, so their reservations and leases are released at once
+      // and a node alone on the database is not refused by its own ghost.
+      const earlier = yield* tx.all<{ id: string; pid: number }>(
+        'SELECT id, pid FROM nodes WHERE host = ?1 AND data_dir = ?2 AND id <> ?3',
+        run.host,
+        run.dataDir,
+        id,
+      );
+      const gone = earlier.filter((r) => Number(r.pid) === run.pid || !run.alive(Number(r.pid))).map((r) => r.id);
+      for (const ghost of gone) yield* tx.run('DELETE FROM nodes WHERE id = ?1', ghost);
       const since = now() - NODE_TTL_MS;
       const live = yield* tx.all<{ id: string; with_redis: number }>(
         'SELECT id, with_redis FROM nodes WHERE heartbeat_at > ?1 AND id <> ?2 ORDER BY started_at',
@@ -65,9 +104,11 @@ export class NodeRegistry implements Lifecycle {
         );
       }
       yield* tx.run('DELETE FROM nodes WHERE heartbeat_at <= ?1', since);
-      yield* tx.run('INSERT INTO nodes (id, started_at, heartbeat_at, with_redis) VALUES (?1, ?2, ?2, ?3)', id, now(), withRedis ? 1 : 0);
+      yield* tx.run(INSERT, id, now(), withRedis ? 1 : 0, run.host, run.dataDir, run.pid);
+      return gone;
     });
     this.joined = true;
+    if (replaced.length > 0) this.deps.onEarlierRunsGone(replaced);
     this.cancelHeartbeat = this.deps.scheduler.interval(NODE_HEARTBEAT_MS, () => void this.beat());
   }
 
@@ -83,12 +124,15 @@ export class NodeRegistry implements Lifecycle {
   async beat(): Promise<void> {
     try {
       // A row reaped while this node was stalled is written again: it is alive.
+      const { run } = this.deps;
       await this.deps.sql.run(
-        `INSERT INTO nodes (id, started_at, heartbeat_at, with_redis) VALUES (?1, ?2, ?2, ?3)
-         ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+        `${INSERT} ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
         this.id,
         this.deps.now(),
         this.deps.withRedis ? 1 : 0,
+        run.host,
+        run.dataDir,
+        run.pid,
       );
     } catch (err) {
       this.deps.onHeartbeatError(err);

@@ -20,8 +20,6 @@ export function createDeployFeature(ctx: AppContext): DeployFeature {
       resetDeployTmp(ctx);
       // A restart may find upload sessions that ended while it was down, and finalize leases of the dead process.
       await uploads.sweep();
-      // On a shared database the other nodes' finalizes hold leases too: there a lease of a dead node runs out (60 s).
-      if (ctx.sql.engine !== 'sqlite') return;
       const freed = await uploads.recover();
       if (freed > 0) ctx.log.warn('upload: finalize leases left by a previous process released', { count: freed });
     },

@@ -16,6 +16,7 @@ import gallery from './015_gallery.ts';
 import drafts from './016_drafts.ts';
 import cliLogins from './017_cli_logins.ts';
 import nodes from './018_nodes.ts';
+import nodeRuns from './019_node_runs.ts';
 
 export interface Migration {
   version: number;
@@ -43,4 +44,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 16, name: 'drafts', sql: drafts },
   { version: 17, name: 'cli logins', sql: cliLogins },
   { version: 18, name: 'nodes', sql: nodes },
+  { version: 19, name: 'node runs', sql: nodeRuns },
 ];

@@ -7,6 +7,7 @@ import { BlobHashMismatchError, BlobLimitError } from '../../blobs/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { tx } from '../../db/sql.ts';
+import { NODE_TTL_MS } from '../../cluster/node-registry.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newToken } from '../../ids.ts';
 import { blobMentionsKey, KeyScanner } from '../key-scan.ts';
@@ -168,7 +169,7 @@ export class UploadService {
     }
     this.usable(session);
     const now = this.ctx.now();
-    if (!(await this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS))) {
+    if (!(await this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS, this.ctx.nodeId))) {
       throw new AppError('UPLOAD_IN_PROGRESS', 'another finalize of this upload is running');
     }
     let consumed = false;
@@ -249,9 +250,15 @@ export class UploadService {
     return this.store.deleteFinished(this.lastSweep - UPLOAD_RETENTION_MS);
   }
 
-  /** At start: finalizes a killed process left mid-way give their handles back at once (not after the 60-second lease). */
+  /**
+   * At start: finalizes a killed process left mid-way give their handles
+   * back at once (not after the 60-second lease). On a shared database other
+   * nodes' finalizes hold leases too: only those of nodes that are gone
+   * (an earlier run of this node among them) are freed.
+   */
   recover(): Promise<number> {
-    return this.store.releaseAllLeases();
+    if (this.ctx.sql.engine === 'sqlite') return this.store.releaseAllLeases();
+    return this.store.releaseDeadNodesLeases(this.ctx.nodeId, this.ctx.now() - NODE_TTL_MS);
   }
 
   private async sweepNow(): Promise<void> {

@@ -164,13 +164,14 @@ export class UploadStore {
     return held;
   }
 
-  /** Takes the finalize lease unless another finalize holds an unexpired one. */
-  async takeLease(uploadId: string, now: number, until: number): Promise<boolean> {
+  /** Takes the finalize lease for `node` (this process) unless another finalize holds an unexpired one. */
+  async takeLease(uploadId: string, now: number, until: number, node: string): Promise<boolean> {
     const changed = await this.sql.run(
-      "UPDATE upload_sessions SET lease_until = ?1 WHERE id = ?2 AND state = 'open' AND lease_until <= ?3",
+      "UPDATE upload_sessions SET lease_until = ?1, lease_node = ?4 WHERE id = ?2 AND state = 'open' AND lease_until <= ?3",
       until,
       uploadId,
       now,
+      node,
     );
     return changed === 1;
   }
@@ -182,6 +183,16 @@ export class UploadStore {
    */
   releaseAllLeases(): Promise<number> {
     return this.sql.run("UPDATE upload_sessions SET lease_until = 0 WHERE state = 'open' AND lease_until > 0");
+  }
+
+  /** On a shared database: frees the leases of nodes with no live heartbeat since `liveSince` (never `self`'s). */
+  releaseDeadNodesLeases(self: string, liveSince: number): Promise<number> {
+    return this.sql.run(
+      `UPDATE upload_sessions SET lease_until = 0 WHERE state = 'open' AND lease_until > 0 AND lease_node IS NOT NULL
+         AND lease_node <> ?1 AND lease_node NOT IN (SELECT id FROM nodes WHERE heartbeat_at > ?2)`,
+      self,
+      liveSince,
+    );
   }
 
   async releaseLease(uploadId: string): Promise<void> {
