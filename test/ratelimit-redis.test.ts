@@ -3,7 +3,8 @@
 // limit together, a window is one key that expires with it, long keys are
 // hashed, a switched-off limiter never asks Redis, and a Redis that is
 // silent or gone costs a request at most the hit timeout: it is answered
-// from the node's memory.
+// from the node's memory. Concurrency slots the same: never more than the
+// limit across nodes, leases that run out on Redis's clock.
 import { RedisClient } from 'bun';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { loadConfig } from '../src/config.ts';
@@ -13,6 +14,7 @@ import { createLogger } from '../src/log.ts';
 import { rateLimitsFor } from '../src/ratelimit/choose.ts';
 import type { RateDecision } from '../src/ratelimit/port.ts';
 import { RedisRateLimits, type RedisRateLimitsOptions } from '../src/ratelimit/redis-limits.ts';
+import { slotKey } from '../src/ratelimit/redis-slots.ts';
 import { CLOCK_SKEW_MS, windowKey } from '../src/ratelimit/redis-window.ts';
 import { ManualClock } from './manual-clock.ts';
 import { createTestRedis, startRedisServer, type RedisServer } from './support/redis-server.ts';
@@ -113,6 +115,58 @@ describe('counting in Redis', () => {
   });
 });
 
+describe('concurrency slots in Redis', () => {
+  const clock = new ManualClock();
+  let url: string;
+  let redis: RedisClient;
+  let a: Awaited<ReturnType<typeof node>>;
+  let b: Awaited<ReturnType<typeof node>>;
+  beforeAll(async () => {
+    url = await createTestRedis();
+    redis = new RedisClient(url);
+    a = await node(url, clock);
+    b = await node(url, clock);
+  });
+  afterAll(() => {
+    a.limits.stop();
+    b.limits.stop();
+    redis.close();
+  });
+
+  test('30 takes at once from two nodes on a limit of 5: exactly 5 slots, one more once one is given back', async () => {
+    const pools = [a.limits.slots(), b.limits.slots()];
+    const taken = await Promise.all(Array.from({ length: 30 }, (_, i) => pools[i % 2]!.take('race:slots', 5, 60_000)));
+    const held = taken.filter((t) => t !== null);
+    expect(held.length).toBe(5);
+    expect(await redis.send('ZCARD', [slotKey('race:slots')])).toBe(5);
+    expect(await pools[1]!.take('race:slots', 5, 60_000)).toBeNull();
+    held[0]!();
+    held[0]!(); // once only
+    const again = await pools[1]!.take('race:slots', 5, 60_000);
+    expect(again).not.toBeNull();
+    expect(await pools[0]!.take('race:slots', 5, 60_000)).toBeNull();
+    for (const release of [...held.slice(1), again!]) release();
+  });
+
+  test("a lease runs out on Redis's clock: a dead node's slot is taken again after it, and the pool's key expires", async () => {
+    const pool = a.limits.slots();
+    // Taken and never given back, as a node killed mid-request leaves it.
+    expect(await pool.take('lease:slots', 1, 60_000)).not.toBeNull();
+    const [[, score]] = (await redis.send('ZRANGE', [slotKey('lease:slots'), '0', '-1', 'WITHSCORES'])) as [[string, number]];
+    const [seconds, micros] = (await redis.send('TIME', [])) as [string, string];
+    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    // Scored at Redis's now plus the lease (the node's clock plays no part).
+    expect(Number(score) - redisNow).toBeGreaterThan(59_000);
+    expect(Number(score) - redisNow).toBeLessThanOrEqual(60_000);
+    expect(await redis.send('PTTL', [slotKey('lease:slots')])).toBeGreaterThan(59_000);
+    expect(await b.limits.slots().take('lease:slots', 1, 60_000)).toBeNull();
+    // A lease of 0 ms has run out by the next take.
+    await redis.send('DEL', [slotKey('lease:slots')]);
+    expect(await pool.take('lease:slots', 1, 0)).not.toBeNull();
+    expect(await b.limits.slots().take('lease:slots', 1, 60_000)).not.toBeNull();
+  });
+});
+
 describe('a Redis that is silent or gone (each test has a server of its own)', () => {
   const clock = new ManualClock();
   let server: RedisServer;
@@ -159,11 +213,17 @@ describe('a Redis that is silent or gone (each test has a server of its own)', (
       // Failed at once (no connection, or a command cut off), never by waiting out the timeout.
       expect(n.fallbacks.filter((r) => r !== 'unavailable' && r !== 'error')).toEqual([]);
       expect(await n.limits.check()).toBe(false);
+      // Slots too: counted in this node's memory meanwhile.
+      const slots = n.limits.slots();
+      const first = await slots.take('gone:slots', 1, 60_000);
+      expect(first).not.toBeNull();
+      expect(await slots.take('gone:slots', 1, 60_000)).toBeNull();
+      first!();
       expect(n.logs.filter((l) => l.level === 'warn').length).toBe(1);
       clock.advance(MINUTE);
       await counter.hit('gone:one', 3);
       // A minute later, one more line, counting the hits since the first.
-      expect(n.logs.filter((l) => l.level === 'warn').map((l) => l.hits)).toEqual([1, 4]);
+      expect(n.logs.filter((l) => l.level === 'warn').map((l) => l.hits)).toEqual([1, 6]);
 
       const back = new Promise<void>((resolve) => n.events.on('ratelimit.redis-connected', () => resolve()));
       await server.start();

@@ -28,7 +28,7 @@ export function createConnectionsFeature(ctx: ConnectionsDeps, options: Connecti
   const tuning = { ...DEFAULT_TUNING, ...options.tuning };
   return {
     tuning,
-    limits: new ConnectionLimits(tuning, ctx.rateLimits.counter({ enabled: true, maxKeys: 100_000 })),
+    limits: new ConnectionLimits(tuning, ctx.rateLimits.counter({ enabled: true, maxKeys: 100_000 }), ctx.rateLimits.slots()),
     egress: {
       resolver: systemResolver,
       connector: bunConnector,

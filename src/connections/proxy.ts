@@ -62,7 +62,7 @@ export async function proxyConnection(
   for (const [name, value] of protectedHeaders(ctx, profile)) headers.set(name, value);
   await feature.limits.hit(caller.canvasId, profile.name, caller.actorId);
   const body = method === 'GET' || method === 'HEAD' ? null : await call.readBody(tuning.maxRequestBytes);
-  const release = feature.limits.acquire(caller.canvasId);
+  const release = await feature.limits.acquire(caller.canvasId);
   const started = performance.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), tuning.deadlineMs);

@@ -1,8 +1,9 @@
 // The rate-limit port: fixed windows keyed by class and subject, counted in
 // this process's memory (src/http/ratelimit.ts, the embedded default) or in
 // Redis shared by every node (redis-counter.ts, with EASEL_REDIS_URL), so a
-// limit of N holds for a caller whatever node their requests land on. The
-// adapter is chosen once, in createContext; callers only see `hit`.
+// limit of N holds for a caller whatever node their requests land on; and
+// concurrency slots the same way (SlotPool). The adapter is chosen once, in
+// createContext; callers only see `hit` and `take`.
 
 export interface RateDecision {
   allowed: boolean;
@@ -35,10 +36,24 @@ export interface RateCounterOptions {
   onFull?: () => void;
 }
 
+/** Gives a slot back; calling it again does nothing. */
+export type SlotRelease = () => void;
+
+/**
+ * Concurrency slots (requests in flight) counted in this process's memory or
+ * in Redis across every node. A slot taken through Redis is a lease: given
+ * back when the request ends, or when `leaseMs` pass (the node died with it).
+ */
+export interface SlotPool {
+  /** A slot under `key` while fewer than `limit` are held, or null. In memory the answer is a plain value. */
+  take(key: string, limit: number, leaseMs: number): SlotRelease | null | Promise<SlotRelease | null>;
+}
+
 /** The adapter's side of the wiring: counters for each limiter, and a lifecycle for the connection behind them. */
 export interface RateLimits {
   readonly kind: 'memory' | 'redis';
   counter(options: RateCounterOptions): RateCounter;
+  slots(): SlotPool;
   /** Whether the shared store answers now (always true in memory); /healthz asks. */
   check(): Promise<boolean>;
   start(): Promise<void>;

@@ -7,9 +7,11 @@ import type { EventBus } from '../events.ts';
 import { RateLimiter } from '../http/ratelimit.ts';
 import type { Logger } from '../log.ts';
 import { FallbackReport, type FallbackReason } from './fallback-report.ts';
-import type { RateCounter, RateCounterOptions, RateLimits } from './port.ts';
+import { MemorySlots } from './memory-slots.ts';
+import type { RateCounter, RateCounterOptions, RateLimits, SlotPool } from './port.ts';
 import { RedisRateCounter, type SharedRedis } from './redis-counter.ts';
 import { RateRedisConnection, START_TIMEOUT_MS } from './redis-connection.ts';
+import { RedisSlots } from './redis-slots.ts';
 
 /**
  * Redis answers a hit in well under a millisecond on a working network;
@@ -65,6 +67,10 @@ export class RedisRateLimits implements RateLimits, SharedRedis {
   counter(options: RateCounterOptions): RateCounter {
     const memory = new RateLimiter(options.enabled, options.maxKeys, this.deps.now, options.onFull);
     return options.enabled ? new RedisRateCounter(this, memory, this.deps.now) : memory;
+  }
+
+  slots(): SlotPool {
+    return new RedisSlots(this, new MemorySlots());
   }
 
   route(): RedisClient | FallbackReason {
