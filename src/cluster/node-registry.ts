@@ -46,16 +46,6 @@ export interface NodeRun {
   alive: (pid: number) => boolean;
 }
 
-/** process.kill(pid, 0): no signal is sent, only whether the process exists (EPERM: it does, as another user). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export class NodeRegistry implements Lifecycle {
   readonly id: string;
   private cancelHeartbeat: Cancel = () => {};
