@@ -44,7 +44,10 @@ async function startServer(): Promise<{ port: number }> {
   const as = (argv: string[]) => (asPostgres ? ['runuser', '-u', 'postgres', '--', ...argv] : argv);
   const data = join(dir, 'data');
   const init = Bun.spawnSync(as([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'easel', '-E', 'UTF8', '--locale=C.UTF-8']));
-  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  if (init.exitCode !== 0)
+    throw new Error(
+      `initdb failed (exit ${init.exitCode}, signal ${init.signalCode ?? 'none'}): ${init.stderr.toString()} ${init.stdout.toString()}`,
+    );
   const port = await freePort();
   const postgres = [join(bin, 'postgres'), '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1']
     .concat(['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'])
