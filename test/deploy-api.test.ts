@@ -27,7 +27,7 @@ const versionRows = async (c: DeployCanvas) =>
     (r) => r.number,
   );
 const auditRows = (c: DeployCanvas) => app.ctx.audit.forCanvas(c.id);
-/** The blob is stored (on the cluster: in the shared bucket, or in node A's local copies). */
+/** The blob is stored (with a remote tier, as on the cluster: in the bucket). */
 const stored = async (hash: string) => (await app.ctx.blobs.sizeOf(hash)) !== null;
 const hashOf = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('hex');
 

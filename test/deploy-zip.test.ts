@@ -21,7 +21,7 @@ const fresh = (): Promise<DeployCanvas> => createDeployCanvas(app);
 const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher('sha256').update(data).digest('hex');
 const versionCount = async (c: DeployCanvas) =>
   (await app.ctx.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?1', c.id))!.n;
-/** The blob is stored (on the cluster: in the shared bucket, or in node A's local copies). */
+/** The blob is stored (with a remote tier, as on the cluster: in the bucket). */
 const stored = async (hash: string) => (await app.ctx.blobs.sizeOf(hash)) !== null;
 
 /** Deploys and expects the `{code, message, path?}` failure shape. */
