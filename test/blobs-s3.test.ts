@@ -17,7 +17,7 @@ import { ManualClock } from './manual-clock.ts';
 import { makeWorld } from './runtime-fixtures.ts';
 import { recordEvents } from './signals.ts';
 import { startS3Server, type S3TestServer } from './support/s3-server.ts';
-import { begin, site, stage, stagedDeploy } from './upload-fixtures.ts';
+import { begin, finalize, site, stage, stagedDeploy } from './upload-fixtures.ts';
 
 const MiB = 1024 * 1024;
 const METRICS_TOKEN = 'metrics-token-for-the-s3-suite-0123';
@@ -157,6 +157,44 @@ describe('a node on S3', () => {
     expect((await objectsUnder(prefix)).has(sha256Hex('a runtime file on s3'))).toBe(true);
     const back = await app.request(`/v1/c/${w.slug}/files/${id}/content`, { cookie: w.cookie.editor });
     expect(await back.text()).toBe('a runtime file on s3');
+  });
+
+  test('a local copy whose object another node collected is put back in the bucket by the next write of the same bytes', async () => {
+    // Another node's sweep deletes the object; it cannot drop this node's local copy. Every write path then finds the copy.
+    const lose = async (hash: string) => {
+      expect(existsSync(app.ctx.blobs.pathOf(hash))).toBe(true);
+      await s3Object(prefix, hash).delete();
+      expect((await objectsUnder(prefix)).has(hash)).toBe(false);
+    };
+    const zipped = `zipped again ${prefix}`;
+    const c = await createDeployCanvas(app);
+    expect((await deploy(app, c, zipOf({ 'index.html': 'one', 'z.txt': zipped }))).status).toBe(200);
+    await lose(sha256Hex(zipped));
+    expect((await deploy(app, c, zipOf({ 'index.html': 'two', 'z.txt': zipped }))).status).toBe(200);
+    expect((await objectsUnder(prefix)).has(sha256Hex(zipped))).toBe(true);
+
+    const staged = `staged again ${prefix}`;
+    expect((await stagedDeploy(app, c, { 'index.html': 'three', 's.txt': staged })).status).toBe(200);
+    await lose(sha256Hex(staged));
+    const s = site({ 'index.html': 'four', 's.txt': staged });
+    const b = await begin(app, c, { manifest: s.manifest });
+    // The canvas holds it (begin asks the rows); finalize asks the bucket, not the local copy.
+    expect(b.body.missingHashes).not.toContain(sha256Hex(staged));
+    for (const h of b.body.missingHashes) await stage(app, c, b.body.uploadId, h, s.byHash.get(h)!);
+    const refused = await finalize(app, c, b.body.uploadId);
+    expect([refused.status, refused.body.missingHashes]).toEqual([400, [sha256Hex(staged)]]);
+    expect((await stage(app, c, b.body.uploadId, sha256Hex(staged), s.byHash.get(sha256Hex(staged))!)).status).toBe(204);
+    expect((await objectsUnder(prefix)).has(sha256Hex(staged))).toBe(true);
+    expect((await finalize(app, c, b.body.uploadId)).status).toBe(200);
+
+    const orphan = new TextEncoder().encode(`put again ${prefix}`);
+    await app.ctx.blobs.putBytes(orphan);
+    await lose(sha256Hex(orphan));
+    await app.ctx.blobs.putBytes(orphan);
+    expect((await objectsUnder(prefix)).has(sha256Hex(orphan))).toBe(true);
+    // Not left for the garbage collection test below to count.
+    await s3Object(prefix, sha256Hex(orphan)).delete();
+    rmSync(app.ctx.blobs.pathOf(sha256Hex(orphan)));
   });
 
   test('a refused deploy leaves nothing in the bucket', async () => {

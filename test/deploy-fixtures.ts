@@ -219,20 +219,18 @@ export async function post(
 }
 
 /** The canvas row's sharing fields straight from the database. */
-export function sharing(ctx: AppContext, id: string) {
-  return ctx
-    .db!.query<
-      {
-        access_mode: string;
-        expires_at: number | null;
-        listed_for_access: number;
-        gallery_listed: number;
-        publication_token: string;
-        current_version_id: string | null;
-      },
-      [string]
-    >('SELECT access_mode, expires_at, listed_for_access, gallery_listed, publication_token, current_version_id FROM canvases WHERE id = ?')
-    .get(id)!;
+export async function sharing(ctx: AppContext, id: string) {
+  return (await ctx.sql.get<{
+    access_mode: string;
+    expires_at: number | null;
+    listed_for_access: number;
+    gallery_listed: number;
+    publication_token: string;
+    current_version_id: string | null;
+  }>(
+    'SELECT access_mode, expires_at, listed_for_access, gallery_listed, publication_token, current_version_id FROM canvases WHERE id = ?1',
+    id,
+  ))!;
 }
 
 export const site = (extra: Record<string, string | Uint8Array> = {}) =>

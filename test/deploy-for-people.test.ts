@@ -63,12 +63,13 @@ describe('versions, files, rollback and unpublish for people', () => {
     );
     expect((await w.expectOk('POST', `/api/canvases/${w.canvas.id}/unpublish`, 'owner')).publicationState).toBe('draft');
     await expectCode(await w.request('owner', `/api/canvases/${w.canvas.id}/unpublish`, { method: 'POST' }), 409, 'CANNOT_UNPUBLISH');
-    const audit = app.ctx
-      .db!.query<{ action: string; actor_id: string; actor_kind: string }, [string]>(
-        "SELECT action, actor_id, actor_kind FROM audit_log WHERE canvas_id = ? AND action IN ('canvas.rollback', 'canvas.unpublish') ORDER BY rowid",
-      )
-      .all(w.canvas.id);
-    expect(audit.slice(-2)).toEqual([
+    // Newest first: the last two, oldest of them first.
+    const audit = (await app.ctx.audit.forCanvas(w.canvas.id))
+      .filter((e) => e.action === 'canvas.rollback' || e.action === 'canvas.unpublish')
+      .slice(0, 2)
+      .reverse()
+      .map((e) => ({ action: e.action, actor_id: e.actorId, actor_kind: e.actorKind }));
+    expect(audit).toEqual([
       { action: 'canvas.rollback', actor_id: w.ids.editor, actor_kind: 'user' },
       { action: 'canvas.unpublish', actor_id: w.ids.owner, actor_kind: 'user' },
     ]);

@@ -113,9 +113,10 @@ describe('begin', () => {
     const f = await finalize(app, c, r.body.uploadId);
     expect(f.status).toBe(200);
     expect(f.body.fileCount).toBe(4);
-    const paths = app.ctx
-      .db!.query<{ path: string; mime: string }, [string]>('SELECT path, mime FROM version_files WHERE version_id = ? ORDER BY path')
-      .all(f.body.versionId);
+    const paths = await app.ctx.sql.all<{ path: string; mime: string }>(
+      'SELECT path, mime FROM version_files WHERE version_id = ?1 ORDER BY path',
+      f.body.versionId,
+    );
     expect(paths.map((p) => p.path)).toEqual(['app.js', 'assets/x.svg', 'css/y.css', 'index.html']);
     expect(paths.find((p) => p.path === 'index.html')!.mime).toContain('text/html');
   });
@@ -125,13 +126,13 @@ describe('begin', () => {
     const files = { 'index.html': HTML + 'r1' };
     const first = await stagedDeploy(app, c, files, { releaseId: 'r1' });
     expect(first.body.outcome).toBe('published');
-    const sessions = countSessions(c.id);
+    const sessions = await countSessions(c.id);
     // The release check precedes the token check: a stale token does not matter.
     const r = await begin(app, c, { manifest: site(files).manifest, releaseId: 'r1', expectedPublicationToken: 'stale' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ ...first.body, outcome: 'already_current', warnings: expect.any(Array) });
     expect(r.body.uploadId).toBeUndefined();
-    expect(countSessions(c.id)).toBe(sessions);
+    expect(await countSessions(c.id)).toBe(sessions);
   });
 
   test('release only in history: 409 RELEASE_NOT_CURRENT', async () => {
@@ -147,12 +148,12 @@ describe('begin', () => {
 
   test('token already stale: 409 PUBLICATION_CHANGED with the current state, no session', async () => {
     const c = await canvas();
-    const sessions = countSessions(c.id);
+    const sessions = await countSessions(c.id);
     const r = await begin(app, c, { manifest: site({ 'index.html': HTML }).manifest, expectedPublicationToken: 'not-the-token' });
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('PUBLICATION_CHANGED');
     expect(r.body.current).toEqual({ publicationToken: await tokenOf(app.ctx, c.id), versionId: null, version: null, releaseId: null });
-    expect(countSessions(c.id)).toBe(sessions);
+    expect(await countSessions(c.id)).toBe(sessions);
   });
 
   test('a fresh token is accepted', async () => {
@@ -521,18 +522,16 @@ describe('finalize', () => {
       warnings: ['notes.qqq will be served as text/plain'],
     });
     expect(r.body.publicationToken).not.toBe(tokenBefore);
-    const v = app.ctx
-      .db!.query<{ source: string; created_by: string; status: string }, [string]>(
-        'SELECT source, created_by, status FROM versions WHERE id = ?',
-      )
-      .get(r.body.versionId)!;
+    const v = await app.ctx.sql.get<{ source: string; created_by: string; status: string }>(
+      'SELECT source, created_by, status FROM versions WHERE id = ?1',
+      r.body.versionId,
+    );
     expect(v).toEqual({ source: 'upload', created_by: c.ownerId, status: 'ready' });
     expect((await app.ctx.canvases.byId(c.id))!.currentVersionId).toBe(r.body.versionId);
-    const audit = app.ctx
-      .db!.query<{ actor_id: string; actor_kind: string; detail: string }, [string]>(
-        "SELECT actor_id, actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'",
-      )
-      .all(c.id);
+    const audit = await app.ctx.sql.all<{ actor_id: string; actor_kind: string; detail: string }>(
+      "SELECT actor_id, actor_kind, detail FROM audit_log WHERE canvas_id = ?1 AND action = 'canvas.deploy'",
+      c.id,
+    );
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor_id: c.ownerId, actor_kind: 'key' });
     expect(JSON.parse(audit[0]!.detail)).toMatchObject({ source: 'upload', versionId: r.body.versionId });
@@ -685,7 +684,7 @@ describe('finalize', () => {
   test('409 UPLOAD_IN_PROGRESS while another finalize holds the 60-second lease', async () => {
     const { c, uploadId } = await ready();
     // Another process's finalize took the lease a moment ago.
-    app.ctx.db!.query('UPDATE upload_sessions SET lease_until = ? WHERE id = ?').run(clock + 60_000, uploadId);
+    await app.ctx.sql.run('UPDATE upload_sessions SET lease_until = ?1 WHERE id = ?2', clock + 60_000, uploadId);
     const start = clock;
     try {
       const busy = await finalize(app, c, uploadId);
@@ -705,7 +704,7 @@ describe('finalize', () => {
     const results = await Promise.all([finalize(app, c, uploadId), finalize(app, c, uploadId)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(results.find((r) => r.status === 409)!.body).toEqual({ code: 'UPLOAD_IN_PROGRESS', message: expect.any(String) });
-    expect(app.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
+    expect(await versionCount(app, c.id)).toBe(1);
     // Once the winner is done, a late retry hears that the handle was used.
     expect((await finalize(app, c, uploadId)).body.code).toBe('UPLOAD_ALREADY_FINALIZED');
   });
@@ -722,7 +721,7 @@ describe('finalize', () => {
       const refused = results.filter((r) => r.status !== 200);
       expect(refused).toHaveLength(5);
       for (const r of refused) expect(['UPLOAD_IN_PROGRESS', 'UPLOAD_ALREADY_FINALIZED']).toContain(r.body.code);
-      expect(live.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?').get(c.id)!.n).toBe(1);
+      expect(await versionCount(live, c.id)).toBe(1);
     } finally {
       await live.close();
     }
@@ -748,7 +747,7 @@ describe('finalize', () => {
     await adminUser(app, admin, c.ownerId, { active: true });
     // No API moves ownership yet; the store is the only way to reach that state.
     const newOwner = await app.ctx.users.ensure('heir@example.test');
-    app.ctx.db!.query('UPDATE canvases SET owner_id = ? WHERE id = ?').run(newOwner.id, c.id);
+    await app.ctx.sql.run('UPDATE canvases SET owner_id = ?1 WHERE id = ?2', newOwner.id, c.id);
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 404, body: { code: 'UPLOAD_HANDLE_INVALID' } });
   });
 
@@ -768,10 +767,10 @@ describe('finalize', () => {
   test('413 CANVAS_TOO_LARGE: the manifest sum is checked again at finalize', async () => {
     const { c, uploadId } = await ready();
     // As if the caps had been lowered since begin: the recorded manifest now sums past 100 MB.
-    const row = app.ctx.db!.query<{ manifest: string }, [string]>('SELECT manifest FROM upload_sessions WHERE id = ?').get(uploadId)!;
+    const row = (await app.ctx.sql.get<{ manifest: string }>('SELECT manifest FROM upload_sessions WHERE id = ?1', uploadId))!;
     const files = JSON.parse(row.manifest);
     files.push({ path: 'huge.bin', hash: files[0].hash, size: 101 * MiB });
-    app.ctx.db!.query('UPDATE upload_sessions SET manifest = ? WHERE id = ?').run(JSON.stringify(files), uploadId);
+    await app.ctx.sql.run('UPDATE upload_sessions SET manifest = ?1 WHERE id = ?2', JSON.stringify(files), uploadId);
     expect(await finalize(app, c, uploadId)).toMatchObject({ status: 413, body: { code: 'CANVAS_TOO_LARGE' } });
   });
 });
@@ -838,8 +837,8 @@ describe('lifetime', () => {
       // Any begin sweeps (at most once a minute).
       await begin(app, await canvas(), { manifest: s.manifest });
       for (const id of [b.body.uploadId, abandoned.body.uploadId]) {
-        expect(app.ctx.db!.query('SELECT 1 FROM upload_sessions WHERE id = ?').get(id)).toBeNull();
-        expect(app.ctx.db!.query('SELECT 1 FROM upload_blobs WHERE upload_id = ?').get(id)).toBeNull();
+        expect(await app.ctx.sql.get('SELECT 1 AS one FROM upload_sessions WHERE id = ?1', id)).toBeUndefined();
+        expect(await app.ctx.sql.get('SELECT 1 AS one FROM upload_blobs WHERE upload_id = ?1', id)).toBeUndefined();
       }
       expect((await finalize(app, c, abandoned.body.uploadId)).body.code).toBe('UPLOAD_HANDLE_INVALID');
       // Nothing names the abandoned manifest's blob any more: a sweep may take it.
@@ -854,6 +853,10 @@ describe('lifetime', () => {
   });
 });
 
-function countSessions(canvasId: string): number {
-  return app.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM upload_sessions WHERE canvas_id = ?').get(canvasId)!.n;
+async function countSessions(canvasId: string): Promise<number> {
+  return (await app.ctx.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM upload_sessions WHERE canvas_id = ?1', canvasId))!.n;
+}
+
+async function versionCount(on: TestApp, canvasId: string): Promise<number> {
+  return (await on.ctx.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM versions WHERE canvas_id = ?1', canvasId))!.n;
 }

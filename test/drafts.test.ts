@@ -74,12 +74,9 @@ describe('a draft starts from the live version and is edited, previewed and publ
     expect(versions[0]).toMatchObject({ number: 2, source: 'editor', createdBy: w.ids.editor, current: true });
     // The publisher's draft now matches what is live.
     expect(await w.expectOk('GET', draftPath(), 'editor')).toMatchObject({ baseVersion: 2, stale: null, editedCount: 0 });
-    const audit = app()
-      .ctx.db!.query<{ actor_id: string; actor_kind: string }, [string]>(
-        "SELECT actor_id, actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy' ORDER BY rowid DESC LIMIT 1",
-      )
-      .get(w.canvas.id);
-    expect(audit).toEqual({ actor_id: w.ids.editor, actor_kind: 'user' });
+    // Newest first.
+    const audit = (await app().ctx.audit.forCanvas(w.canvas.id)).find((e) => e.action === 'canvas.deploy');
+    expect([audit?.actorId, audit?.actorKind]).toEqual([w.ids.editor, 'user']);
   });
 
   test('a preview address stops working when its person may no longer manage the canvas', async () => {

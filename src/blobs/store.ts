@@ -182,7 +182,8 @@ export class BlobStore {
   async putBytes(bytes: Uint8Array): Promise<StoredBlob> {
     this.ensureRoom(bytes.byteLength);
     const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-    if (!this.has(hash)) {
+    // With a remote tier a local copy does not tell that the store holds the blob (commit checks).
+    if (!this.has(hash) || this.tier) {
       const tmpPath = join(this.tmp, newId());
       await Bun.write(tmpPath, bytes);
       await this.commit(tmpPath, hash, bytes.byteLength);
@@ -193,7 +194,11 @@ export class BlobStore {
   private async commit(tmpPath: string, hash: string, size: number): Promise<void> {
     const target = this.pathOf(hash);
     if (existsSync(target)) {
-      rmSync(tmpPath, { force: true });
+      try {
+        if ((await this.lostRemotely([hash])).length > 0) await this.upload(hash, tmpPath);
+      } finally {
+        rmSync(tmpPath, { force: true });
+      }
       // Refresh the age so a sweep's grace period covers this new use too.
       const now = new Date();
       utimesSync(target, now, now);
@@ -218,6 +223,23 @@ export class BlobStore {
    */
   async upload(hash: string, path: string): Promise<void> {
     await this.tier?.upload(hash, path);
+  }
+
+  /**
+   * Of `hashes` with a local copy here, those the remote tier no longer
+   * holds: with a remote tier the local copies are a cache, and another node
+   * may have collected a blob since this one wrote or fetched it (its
+   * collection cannot drop this node's copy). A write that finds a local
+   * copy asks, and uploads the bytes again when the blob is gone.
+   */
+  async lostRemotely(hashes: string[]): Promise<string[]> {
+    const tier = this.tier;
+    if (!tier) return [];
+    const lost: string[] = [];
+    await inParallel(hashes, SMALL_UPLOADS_AT_ONCE, async (hash) => {
+      if ((await tier.size(hash)) === null) lost.push(hash);
+    });
+    return lost;
   }
 
   /**
@@ -284,10 +306,13 @@ export class BlobStore {
     return true;
   }
 
-  /** The blob's size wherever it is stored; null when it is stored nowhere. */
+  /**
+   * The blob's size in the store; null when it is stored nowhere. With a
+   * remote tier that is the remote's answer: a local copy is a cache, and may
+   * outlive the object another node collected (see lostRemotely).
+   */
   async sizeOf(hash: string): Promise<number | null> {
-    const here = this.size(hash);
-    if (here !== null || !this.tier || !HASH.test(hash)) return here;
+    if (!this.tier || !HASH.test(hash)) return this.size(hash);
     return this.tier.size(hash);
   }
 

@@ -21,6 +21,8 @@ export class DeployBlobWriter {
   private readonly pending = new Map<string, string>();
   /** Blobs this deploy created, with the mtime it left them with. */
   private readonly created = new Map<string, number>();
+  /** Blobs found as local copies: with a remote tier, checked against it at commit (BlobStore.lostRemotely). */
+  private readonly reused = new Set<string>();
   /** Fan-out folders known to exist (made as soon as a new blob needs one, not all at commit). */
   private readonly dirs = new Set<string>();
 
@@ -44,6 +46,7 @@ export class DeployBlobWriter {
       const now = new Date();
       utimesSync(target, now, now);
       this.ctx.blobs.noteLocal(hash, bytes.byteLength);
+      if (this.ctx.blobs.remote) this.reused.add(hash);
       return hash;
     }
     const tmp = join(this.tmpDir, `blob-${newId()}`);
@@ -67,6 +70,7 @@ export class DeployBlobWriter {
 
   /** Drops staged blobs outside `hashes` (written ahead of a check that then did not use them). */
   keepOnly(hashes: Set<string>): void {
+    for (const hash of this.reused) if (!hashes.has(hash)) this.reused.delete(hash);
     for (const [hash, tmp] of this.pending) {
       if (hashes.has(hash)) continue;
       rmSync(tmp, { force: true });
@@ -79,7 +83,11 @@ export class DeployBlobWriter {
     if (this.options.perFile || !syncFilesystem(this.tmpDir)) await syncEach([...this.pending.values()]);
     // A remote tier holds every blob before any local name does (see BlobStore.upload).
     const blobs = this.ctx.blobs;
-    if (blobs.remote) await blobs.uploadMany([...this.pending]);
+    if (blobs.remote) {
+      const lost = await blobs.lostRemotely([...this.reused]);
+      await blobs.uploadMany([...this.pending, ...lost.map((hash): [string, string] => [hash, blobs.pathOf(hash)])]);
+    }
+    this.reused.clear();
     for (const [hash, tmp] of this.pending) {
       const target = this.ctx.blobs.pathOf(hash);
       if (existsSync(target)) {

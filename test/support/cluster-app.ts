@@ -38,6 +38,10 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
   const next = (): TestApp => (turn++ % 2 === 0 ? a : b);
   const app: TestApp = {
     ...a,
+    /** Both nodes' log lines (node A's first): what a test finds, or must not find, in the logs is the cluster's. */
+    get logs() {
+      return [...a.logs, ...b.logs];
+    },
     async request(path, init) {
       const node = next();
       await caughtUp(node, a);
@@ -47,6 +51,11 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
       const node = next();
       await caughtUp(node, a);
       return node.signIn(email, name);
+    },
+    caughtUp: () => caughtUp(a, a),
+    onEvent(event, listener) {
+      const offs = [a.onEvent(event, listener), b.onEvent(event, listener)];
+      return () => offs.forEach((off) => off());
     },
     async close() {
       await b.close();
