@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Scheduler } from '../src/clock.ts';
 import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
+import type { EventMap } from '../src/events.ts';
 import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { startServer, type RunningServer } from '../src/http/listener.ts';
 
@@ -36,6 +37,19 @@ export interface TestApp {
   request(path: string, init?: RequestInit & { cookie?: string; json?: unknown; origin?: string | null }): Promise<Response>;
   /** Signs in through dev login and returns the Cookie header value. */
   signIn(email: string, name?: string): Promise<string>;
+  /**
+   * A listener on the app's event bus; returns its remover. Events are
+   * in-process: on the cluster it listens on both nodes, and an event fires
+   * on the node that served the request.
+   */
+  /**
+   * `app.ctx`'s node has heard every change committed so far and reloaded
+   * what it holds whole (settings, Connections): on the cluster, a test's
+   * direct read of node A's memory after a request node B served. At once
+   * on one node.
+   */
+  caughtUp(): Promise<void>;
+  onEvent<K extends keyof EventMap>(event: K, listener: (payload: EventMap[K]) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -174,6 +188,10 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
       if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
       const cookie = res.headers.get('set-cookie')!;
       return cookie.split(';')[0]!;
+    },
+    async caughtUp() {},
+    onEvent(event, listener) {
+      return ctx.events.on(event, listener);
     },
     async close() {
       if (running) await running.shutdown();

@@ -48,6 +48,11 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
       await caughtUp(node, a);
       return node.signIn(email, name);
     },
+    caughtUp: () => caughtUp(a, a),
+    onEvent(event, listener) {
+      const offs = [a.onEvent(event, listener), b.onEvent(event, listener)];
+      return () => offs.forEach((off) => off());
+    },
     async close() {
       await b.close();
       await a.close();
