@@ -71,6 +71,11 @@ export interface TestAppOptions {
 /** The cluster pass is running (EASEL_TEST_CLUSTER=postgres): a few tests of one node's own memory sit it out. */
 export const ON_CLUSTER = process.env.EASEL_TEST_CLUSTER === 'postgres';
 
+/** What /healthz names as an app's backends in this pass. */
+export const TEST_BACKENDS = ON_CLUSTER
+  ? { database: 'postgres', blobs: 's3', coordination: 'redis' }
+  : { database: 'sqlite', blobs: process.env.EASEL_TEST_BLOBS === 's3' ? 's3' : 'local', coordination: 'local' };
+
 let sharedS3: Promise<S3TestServer> | null = null;
 
 /**
