@@ -1,38 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { body, ON_CLUSTER, startTestApp, type TestApp } from './harness.ts';
+import { diskText } from './disk-text.ts';
 import { expectCode } from './expect-code.ts';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { ADMIN_EMAIL, apiCanvas } from './runtime-fixtures.ts';
 
 const SECRET = 'Bearer sk-live-TOP-SECRET-0123456789';
 const SECRET2 = 'tenant-SECRET-VALUE-42';
-
-/** Every byte the instance keeps on disk (database, WAL) as latin1 text, to search for plaintext. */
-async function diskText(app: TestApp): Promise<string> {
-  if (app.ctx.sql.engine === 'sqlite') {
-    app.ctx.db!.exec('PRAGMA wal_checkpoint(FULL)');
-    return readdirSync(app.dataDir)
-      .filter((f) => f.startsWith('easel.db'))
-      .map((f) => readFileSync(join(app.dataDir, f)).toString('latin1'))
-      .join('\n');
-  }
-  // Postgres (the test's own server, on this machine): the database's files and the WAL, after a checkpoint.
-  await app.ctx.sql.run('CHECKPOINT');
-  const { dir, oid } = (await app.ctx.sql.get<{ dir: string; oid: string }>(
-    "SELECT current_setting('data_directory') AS dir, oid::text AS oid FROM pg_database WHERE datname = current_database()",
-  ))!;
-  return [join(dir, 'base', oid), join(dir, 'pg_wal')]
-    .flatMap((d) =>
-      readdirSync(d, { withFileTypes: true })
-        .filter((f) => f.isFile())
-        .map((f) => join(d, f.name)),
-    )
-    .map((f) => readFileSync(f).toString('latin1'))
-    .join('\n');
-}
 
 describe('Connection profiles: admin API', () => {
   let app: TestApp;
