@@ -324,8 +324,8 @@ describe('instance settings', () => {
     const rows = await app.ctx.sql.all<{ detail: string }>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id");
     expect(JSON.parse(rows.at(-3)!.detail)).toEqual({ fields: Object.keys(patch) });
     const audit = JSON.stringify(rows);
-    expect(audit + JSON.stringify(app.logs)).not.toContain('sk-admin-set-secret-123');
-    expect(JSON.stringify(app.logs)).not.toContain('sk-env-provider-key');
+    expect(audit + JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain('sk-admin-set-secret-123');
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain('sk-env-provider-key');
   });
 
   test('bad settings are 400 INVALID_BODY naming the field, and nothing is saved', async () => {

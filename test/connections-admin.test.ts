@@ -79,7 +79,7 @@ describe('Connection profiles: admin API', () => {
     const audit = JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log'));
     expect(audit).toContain('connection.create');
     expect(audit).not.toContain(SECRET);
-    expect(JSON.stringify(app.logs)).not.toContain(SECRET);
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(SECRET);
   });
 
   test('validation: every refusal is 400 INVALID_BODY naming the field', async () => {

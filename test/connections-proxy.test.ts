@@ -738,10 +738,10 @@ describe('Connections through a local HTTPS upstream', () => {
   });
 
   test('the protected values never appear in a response or a log line', () => {
-    const everything = seen.join('\n') + JSON.stringify(app.logs);
+    const everything = seen.join('\n') + JSON.stringify(app.nodes.map((node) => node.logs));
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(SECRET2);
     expect(everything).not.toContain('sk-upstream-SECRET');
-    expect(app.logs.some((l) => l.msg === 'connection request')).toBe(true);
+    expect(app.nodes.some((node) => node.logs.some((l) => l.msg === 'connection request'))).toBe(true);
   });
 });

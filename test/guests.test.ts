@@ -76,7 +76,7 @@ describe('legacy guests', () => {
       JSON.stringify(await app.ctx.sql.all('SELECT * FROM guest_sessions'));
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(cookie.split(';')[0]!.split('=')[1]!);
-    expect(JSON.stringify(app.logs)).not.toContain(token);
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(token);
   });
 
   test('a guest is NOT_INVITED on any other canvas, even one open to the whole org', async () => {

@@ -395,7 +395,7 @@ describe('PATCH /api/canvases/{id}', () => {
       expect({ status: bad.status, code: (await body(bad)).code }).toEqual({ status: 400, code: 'INVALID_BODY' });
     }
     expect((await version()).password_version).toBe(v0 + 3);
-    const all = JSON.stringify(app.logs) + JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log'));
+    const all = JSON.stringify(app.nodes.map((node) => node.logs)) + JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log'));
     expect(all).not.toContain('correct horse');
     expect(all).not.toContain('another one');
   });
@@ -643,7 +643,8 @@ describe('audit log', () => {
       [q.id.owner, 'user', 'canvas.member.remove', { userId: q.id.viewer }],
       [q.id.owner, 'user', 'canvas.delete', null],
     ]);
-    const everything = JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log')) + JSON.stringify(app.logs);
+    const everything =
+      JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log')) + JSON.stringify(app.nodes.map((node) => node.logs));
     for (const secret of ['hunter2-secret', apiKey, c.apiKey, 'Audited 2']) expect(everything).not.toContain(secret);
   });
 });

@@ -99,7 +99,7 @@ describe('personal access tokens', () => {
     expect(disk).toContain(id);
     expect(disk).not.toContain(token);
     expect(disk).not.toContain(token.slice('easel_pat_'.length));
-    expect(JSON.stringify(app.logs)).not.toContain(token.slice('easel_pat_'.length));
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(token.slice('easel_pat_'.length));
     const audit = await app.ctx.sql.all<{ action: string; detail: string }>(
       "SELECT action, detail FROM audit_log WHERE action LIKE 'token.%'",
     );
