@@ -47,14 +47,14 @@ interface AdminRoute {
   path: (c: Made) => string;
   json?: unknown;
   /** What a refusal must leave alone. */
-  state: (c: Made) => string;
+  state: (c: Made) => Promise<string>;
 }
 
-const usersState = () =>
-  JSON.stringify(app.ctx.db!.query('SELECT * FROM users ORDER BY id').all()) +
-  JSON.stringify(app.ctx.db!.query('SELECT * FROM orgs').all());
-const settingsState = () => JSON.stringify(app.ctx.db!.query('SELECT * FROM settings ORDER BY key').all());
-const auditCount = () => app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM audit_log').get()!.n;
+const usersState = async () =>
+  JSON.stringify(await app.ctx.sql.all('SELECT * FROM users ORDER BY id')) +
+  JSON.stringify(await app.ctx.sql.all('SELECT * FROM orgs ORDER BY id'));
+const settingsState = async () => JSON.stringify(await app.ctx.sql.all('SELECT * FROM settings ORDER BY key'));
+const auditCount = async () => (await app.ctx.sql.get<{ n: number }>('SELECT count(*) AS n FROM audit_log'))!.n;
 
 const routes: AdminRoute[] = [
   { name: 'GET users', method: 'GET', path: () => '/api/admin/users', state: usersState },
@@ -85,8 +85,8 @@ describe('role matrix: every admin route', () => {
       test(`${route.name} as ${who} → ${outcome.status}`, async () => {
         const c = await makeCanvas(app, p);
         if (route.name === 'enable canvas') await app.ctx.canvases.update(c.id, { disabled_at: 1 }, app.ctx.now());
-        const before = route.state(c);
-        const audit = auditCount();
+        const before = await route.state(c);
+        const audit = await auditCount();
         const res = await app.request(route.path(c), { method: route.method, cookie: p.cookie[who], json: route.json });
         const parsed = await expectOutcome(res, outcome, `${route.name} as ${who}`);
         if (outcome.status === 404) {
@@ -94,8 +94,8 @@ describe('role matrix: every admin route', () => {
           expect(parsed).toEqual(await body(await app.request('/api/admin/no-such-thing', { cookie: p.cookie[who] })));
         }
         if (outcome.status !== 200) {
-          expect(route.state(c)).toBe(before);
-          expect(auditCount()).toBe(audit);
+          expect(await route.state(c)).toBe(before);
+          expect(await auditCount()).toBe(audit);
         }
         // Reset what a successful write changed, for the next row.
         await app.ctx.users.update(p.id.stranger, { canPublishPublic: true, orgId: null });
@@ -131,7 +131,7 @@ describe('users', () => {
   test('deactivating signs the user out at once; reactivating lets them back', async () => {
     const q = await people(app);
     const changed: string[] = [];
-    const off = app.ctx.events.on('user.changed', (e) => changed.push(e.userId));
+    const off = app.onEvent('user.changed', (e) => changed.push(e.userId));
     let res = await app.request(`/api/admin/users/${q.id.stranger}`, { method: 'PATCH', cookie: q.cookie.admin, json: { active: false } });
     expect((await body(res)).active).toBe(false);
     expect(changed).toEqual([q.id.stranger]);
@@ -166,7 +166,7 @@ describe('users', () => {
     expect(await app.ctx.users.orgName('Acme.Corp')).toBe('Acme.Corp');
     res = await app.request(`/api/admin/users/${p.id.viewer}`, { method: 'PATCH', cookie: p.cookie.admin, json: { orgId: null } });
     expect((await body(res)).orgId).toBeNull();
-    const before = usersState();
+    const before = await usersState();
     for (const [id, json, status, code] of [
       [p.id.admin, { active: false }, 400, 'INVALID_BODY'],
       [p.id.viewer, { orgId: 'has space' }, 400, 'INVALID_BODY'],
@@ -179,7 +179,7 @@ describe('users', () => {
       res = await app.request(`/api/admin/users/${id}`, { method: 'PATCH', cookie: p.cookie.admin, json });
       expect({ json, status: res.status, code: (await body(res)).code }).toEqual({ json, status, code });
     }
-    expect(usersState()).toBe(before);
+    expect(await usersState()).toBe(before);
   });
 });
 
@@ -188,7 +188,7 @@ describe('disable and enable canvases', () => {
     const q = await people(app);
     const c = await makeCanvas(app, q);
     const events: string[] = [];
-    const off = app.ctx.events.on('canvas.access-changed', (e) => events.push(e.canvasId));
+    const off = app.onEvent('canvas.access-changed', (e) => events.push(e.canvasId));
     let res = await app.request(`/api/admin/canvases/${c.id}/disable`, {
       method: 'POST',
       cookie: q.cookie.admin,
@@ -210,7 +210,7 @@ describe('disable and enable canvases', () => {
       ['canvas.enable', 'admin', null],
       ['canvas.disable', 'admin', { fields: ['reason'] }],
     ]);
-    expect(JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all())).not.toContain('phishing');
+    expect(JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log'))).not.toContain('phishing');
   });
 
   test('an admin who owns the canvas sees role owner; unknown canvases and bad bodies are refused', async () => {
@@ -218,7 +218,7 @@ describe('disable and enable canvases', () => {
     const v = await body(await app.request(`/api/admin/canvases/${own.id}/disable`, { method: 'POST', cookie: p.cookie.admin }));
     expect([v.status, v.role]).toEqual(['disabled', 'owner']);
     const c = await makeCanvas(app, p);
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     for (const [path, json, status, code] of [
       ['/api/admin/canvases/nope/disable', undefined, 404, 'NOT_FOUND'],
       [`/api/admin/canvases/${c.id}/disable`, { reason: 5 }, 400, 'INVALID_BODY'],
@@ -228,7 +228,7 @@ describe('disable and enable canvases', () => {
       const res = await app.request(path, { method: 'POST', cookie: p.cookie.admin, json });
       expect({ path, status: res.status, code: (await body(res)).code }).toEqual({ path, status, code });
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
   });
 });
 
@@ -268,7 +268,7 @@ describe('instance settings', () => {
 
   test('PATCH applies at once, persists in the database, null returns to the env default', async () => {
     const fired: number[] = [];
-    const off = app.ctx.events.on('settings.changed', () => fired.push(1));
+    const off = app.onEvent('settings.changed', () => fired.push(1));
     const patch = {
       aiModels: ['claude-haiku-5-5'],
       aiPrices: { 'claude-haiku-5-5': { input: 1.5, output: 6 } },
@@ -289,6 +289,7 @@ describe('instance settings', () => {
     const { aiApiKey, ...visible } = patch;
     // Prices merge per model into the built-in table.
     expect(JSON.parse(text)).toEqual({ ...visible, aiPrices: { ...DEFAULT_AI_PRICES, ...visible.aiPrices }, aiApiKeySet: true });
+    await app.caughtUp();
     expect(app.ctx.settings.get().aiApiKey).toBe(aiApiKey);
     expect(fired).toEqual([1]);
     // Takes effect without a restart: the public link switch is live for canvas management.
@@ -300,7 +301,7 @@ describe('instance settings', () => {
     });
     expect((await body(refused)).code).toBe('PUBLIC_LINKS_DISABLED');
     // Persisted in the settings table, not only in memory.
-    const row = app.ctx.db!.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('aiUserDailyUsd');
+    const row = await app.ctx.sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?1', 'aiUserDailyUsd');
     expect(JSON.parse(row!.value)).toBe(1.25);
 
     const reset = await body(
@@ -311,6 +312,7 @@ describe('instance settings', () => {
       }),
     );
     expect(reset).toMatchObject({ aiApiKeySet: true, publicLinks: true, aiUserDailyUsd: 5 });
+    await app.caughtUp();
     expect(app.ctx.settings.get().aiApiKey).toBe('sk-env-provider-key');
     await app.request('/api/admin/settings', {
       method: 'PATCH',
@@ -319,17 +321,15 @@ describe('instance settings', () => {
     });
     off();
 
-    const rows = app.ctx
-      .db!.query<{ detail: string }, []>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id")
-      .all();
+    const rows = await app.ctx.sql.all<{ detail: string }>("SELECT detail FROM audit_log WHERE action = 'settings.update' ORDER BY id");
     expect(JSON.parse(rows.at(-3)!.detail)).toEqual({ fields: Object.keys(patch) });
     const audit = JSON.stringify(rows);
-    expect(audit + JSON.stringify(app.logs)).not.toContain('sk-admin-set-secret-123');
-    expect(JSON.stringify(app.logs)).not.toContain('sk-env-provider-key');
+    expect(audit + JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain('sk-admin-set-secret-123');
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain('sk-env-provider-key');
   });
 
   test('bad settings are 400 INVALID_BODY naming the field, and nothing is saved', async () => {
-    const before = settingsState();
+    const before = await settingsState();
     for (const [json, path] of [
       [{ aiModels: [] }, 'aiModels'],
       [{ aiModels: ['bad model'] }, 'aiModels.0'],
@@ -349,6 +349,6 @@ describe('instance settings', () => {
       expect({ json, status: res.status, code: parsed.code }).toEqual({ json, status: 400, code: 'INVALID_BODY' });
       expect(parsed.message).toStartWith(`${path}:`);
     }
-    expect(settingsState()).toBe(before);
+    expect(await settingsState()).toBe(before);
   });
 });

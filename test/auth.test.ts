@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sessionTokenHash } from '../src/auth/sessions.ts';
 import { sha256Hex } from '../src/ids.ts';
-import { body, startTestApp, type TestApp } from './harness.ts';
+import { body, startTestApp, type TestApp, TEST_BACKENDS } from './harness.ts';
 
 describe('dev sign-in and sessions', () => {
   let app: TestApp;
@@ -31,10 +31,10 @@ describe('dev sign-in and sessions', () => {
     const token = cookie.split(';')[0]!.split('=')[1]!;
     const again = await body(await app.request('/auth/dev/login', { method: 'POST', json: { email: 'ann@example.com' } }));
     expect(again.id).toBe(user.id);
-    const rows = app.ctx.db!.query<{ token_hash: string }, []>('SELECT token_hash FROM sessions').all();
+    const rows = await app.ctx.sql.all<{ token_hash: string }>('SELECT token_hash FROM sessions');
     expect(rows.length).toBe(2);
     expect(rows.every((r) => r.token_hash !== token && /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
-    expect(JSON.stringify(app.logs)).not.toContain(token);
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(token);
   });
 
   test('bad bodies answer 400 INVALID_BODY, never 422 or 500', async () => {
@@ -96,18 +96,22 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
   test('the stored hash is the same SHA-256 as everywhere else', async () => {
     const token = tokenOf(await app.signIn('hash@example.com'));
     expect(sessionTokenHash(token)).toBe(sha256Hex(token));
-    expect(app.ctx.db!.query('SELECT 1 FROM sessions WHERE token_hash = ?').get(sha256Hex(token))).not.toBeNull();
+    expect(await app.ctx.sql.get('SELECT 1 AS one FROM sessions WHERE token_hash = ?1', sha256Hex(token))).toEqual({ one: 1 });
   });
 
   test("a session deleted or a user deactivated behind the store's back stops resolving at once", async () => {
     const token = tokenOf(await app.signIn('eve@example.com'));
     const eve = (await app.ctx.users.byEmail('eve@example.com'))!;
     for (let i = 0; i < 3; i++) expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
-    app.ctx.db!.query('UPDATE users SET active = 0 WHERE id = ?').run(eve.id);
+    // On the cluster a raw write is heard like another node's: once its notification arrives (caughtUp).
+    await app.ctx.sql.run('UPDATE users SET active = 0 WHERE id = ?1', eve.id);
+    await app.caughtUp();
     expect(await app.ctx.sessions.resolve(token)).toBeNull();
-    app.ctx.db!.query('UPDATE users SET active = 1 WHERE id = ?').run(eve.id);
+    await app.ctx.sql.run('UPDATE users SET active = 1 WHERE id = ?1', eve.id);
+    await app.caughtUp();
     expect((await app.ctx.sessions.resolve(token))?.user.id).toBe(eve.id);
-    app.ctx.db!.query('DELETE FROM sessions WHERE token_hash = ?').run(sha256Hex(token));
+    await app.ctx.sql.run('DELETE FROM sessions WHERE token_hash = ?1', sha256Hex(token));
+    await app.caughtUp();
     expect(await app.ctx.sessions.resolve(token)).toBeNull();
   });
 
@@ -211,14 +215,14 @@ describe('errors and request ids', () => {
       expect(res.status).toBe(404);
       expect(await body(res)).toEqual({ code: 'NOT_FOUND', message: 'no such route' });
       expect(res.headers.get('x-request-id')).toBe('abc-123');
-      const line = app.logs.find((l) => l.msg === 'request' && l.requestId === 'abc-123')!;
+      const line = app.nodes.flatMap((node) => node.logs).find((l) => l.msg === 'request' && l.requestId === 'abc-123')!;
       expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/no/such/route', status: 404 });
       expect(typeof line.durationMs).toBe('number');
       const health = await app.request('/healthz');
       expect(await body(health)).toEqual({
         ok: true,
         version: app.ctx.version,
-        backends: { database: 'sqlite', blobs: 'local', coordination: 'local' },
+        backends: TEST_BACKENDS,
       });
       expect(health.headers.get('x-request-id')).toMatch(/^[a-z0-9]{20}$/);
     } finally {
@@ -230,18 +234,21 @@ describe('errors and request ids', () => {
     const app = await startTestApp();
     try {
       const cookie = await app.signIn('ann@example.com');
-      app.ctx.canvases.listFor = () => {
-        throw new Error('disk on fire at /secret/path');
-      };
+      // Every node's (on the cluster the request may be either's), and every node's log below.
+      for (const node of app.nodes)
+        node.ctx.canvases.listFor = () => {
+          throw new Error('disk on fire at /secret/path');
+        };
       const res = await app.request('/api/canvases', { cookie, headers: { 'x-request-id': 'req-500' } });
       expect(res.status).toBe(500);
       const text = await res.text();
       expect(JSON.parse(text)).toEqual({ code: 'INTERNAL', message: 'internal error', requestId: 'req-500' });
       expect(text).not.toContain('/secret/path');
       expect(res.headers.get('x-request-id')).toBe('req-500');
-      const logged = app.logs.find((l) => l.msg === 'unhandled error')!;
+      const logs = app.nodes.flatMap((node) => node.logs);
+      const logged = logs.find((l) => l.msg === 'unhandled error')!;
       expect(logged).toMatchObject({ level: 'error', requestId: 'req-500', path: '/api/canvases', error: 'disk on fire at /secret/path' });
-      expect(app.logs.find((l) => l.msg === 'request' && l.requestId === 'req-500')).toMatchObject({ status: 500 });
+      expect(logs.find((l) => l.msg === 'request' && l.requestId === 'req-500')).toMatchObject({ status: 500 });
     } finally {
       await app.close();
     }

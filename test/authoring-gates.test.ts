@@ -116,6 +116,6 @@ describe('the quota', () => {
     const s = await studioWith({ EASEL_AUTHORING_USER_DAILY_MAX: '3', EASEL_AUTHORING_USER_TOTAL_MAX: '100' });
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => s.create({ title: `race ${i}` })));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
-    expect(s.app.ctx.db!.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM authored_canvases').get()!.n).toBe(3);
+    expect((await s.app.ctx.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM authored_canvases'))!.n).toBe(3);
   });
 });

@@ -198,7 +198,7 @@ describe('who may author', () => {
 });
 
 async function authoredCount(userId: string): Promise<number> {
-  return app.ctx.db!.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM authored_canvases WHERE created_by = ?').get(userId)!.n;
+  return (await app.ctx.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM authored_canvases WHERE created_by = ?1', userId))!.n;
 }
 
 const update = (id: string, metadata: unknown, who = w.cookie.viewer, bundle: Uint8Array | null = null) =>

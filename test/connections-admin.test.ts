@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { body, startTestApp, type TestApp } from './harness.ts';
+import { body, ON_CLUSTER, startTestApp, type TestApp } from './harness.ts';
+import { diskText } from './disk-text.ts';
 import { expectCode } from './expect-code.ts';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { ADMIN_EMAIL, apiCanvas } from './runtime-fixtures.ts';
 
 const SECRET = 'Bearer sk-live-TOP-SECRET-0123456789';
 const SECRET2 = 'tenant-SECRET-VALUE-42';
-
-/** Every byte the instance keeps on disk (database, WAL) as latin1 text, to search for plaintext. */
-function diskText(app: TestApp): string {
-  app.ctx.db!.exec('PRAGMA wal_checkpoint(FULL)');
-  return readdirSync(app.dataDir)
-    .filter((f) => f.startsWith('easel.db'))
-    .map((f) => readFileSync(join(app.dataDir, f)).toString('latin1'))
-    .join('\n');
-}
 
 describe('Connection profiles: admin API', () => {
   let app: TestApp;
@@ -66,27 +59,27 @@ describe('Connection profiles: admin API', () => {
   });
 
   test('protected values are encrypted at rest (AES-GCM, a fresh nonce each) and absent from the database file, audit log and logs', async () => {
-    expect(diskText(app)).not.toContain(SECRET);
-    expect(diskText(app)).not.toContain('sk-live-TOP-SECRET');
-    expect(diskText(app)).not.toContain(SECRET2);
-    const rows = app.ctx
-      .db!.query<{ header: string; nonce: Uint8Array; ciphertext: Uint8Array }, []>(
-        'SELECT header, nonce, ciphertext FROM connection_protected_headers',
-      )
-      .all();
+    const disk = await diskText(app);
+    expect(disk).toContain('api.weather.example');
+    expect(disk).not.toContain(SECRET);
+    expect(disk).not.toContain('sk-live-TOP-SECRET');
+    expect(disk).not.toContain(SECRET2);
+    const rows = await app.ctx.sql.all<{ header: string; nonce: Uint8Array; ciphertext: Uint8Array }>(
+      'SELECT header, nonce, ciphertext FROM connection_protected_headers',
+    );
     expect(rows.length).toBe(2);
     for (const r of rows) expect(r.nonce.byteLength).toBe(12);
     expect(Buffer.from(rows[0]!.nonce).equals(Buffer.from(rows[1]!.nonce))).toBe(false);
     // Same value twice: different ciphertexts.
     await post({ name: 'twin', origin: 'https://twin.example', methods: ['GET'], protectedHeaders: { a: 'same-value', b: 'same-value' } });
-    const twin = app.ctx
-      .db!.query<{ ciphertext: Uint8Array }, []>("SELECT ciphertext FROM connection_protected_headers WHERE profile_name = 'twin'")
-      .all();
+    const twin = await app.ctx.sql.all<{ ciphertext: Uint8Array }>(
+      "SELECT ciphertext FROM connection_protected_headers WHERE profile_name = 'twin'",
+    );
     expect(Buffer.from(twin[0]!.ciphertext).equals(Buffer.from(twin[1]!.ciphertext))).toBe(false);
-    const audit = JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all());
+    const audit = JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log'));
     expect(audit).toContain('connection.create');
     expect(audit).not.toContain(SECRET);
-    expect(JSON.stringify(app.logs)).not.toContain(SECRET);
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(SECRET);
   });
 
   test('validation: every refusal is 400 INVALID_BODY naming the field', async () => {
@@ -186,7 +179,7 @@ describe('Connection profiles: admin API', () => {
     await expectCode(await patch('p1', { origin: 'https://10.0.0.1' }), 400, 'INVALID_BODY');
     await expectCode(await patch('p1', { name: 'renamed' }), 400, 'INVALID_BODY');
     await expectCode(await patch('nope', { enabled: false }), 404, 'NOT_FOUND');
-    const audit = JSON.stringify(app.ctx.db!.query("SELECT detail FROM audit_log WHERE action = 'connection.update'").all());
+    const audit = JSON.stringify(await app.ctx.sql.all("SELECT detail FROM audit_log WHERE action = 'connection.update'"));
     expect(audit).toContain('x-other');
     expect(audit).not.toContain('new-secret-value');
   });
@@ -219,9 +212,7 @@ describe('Connection profiles: admin API', () => {
     });
     await expectCode(await app.request(`/api/admin/canvases/nope/connections/g1`, { method: 'DELETE', cookie: admin }), 404, 'NOT_FOUND');
     expect(await body(await app.request(`/api/admin/canvases/${canvas.id}/connections`, { cookie: admin }))).toEqual({ connections: [] });
-    const actions = app.ctx
-      .db!.query<{ action: string }, [string]>('SELECT action FROM audit_log WHERE canvas_id = ? ORDER BY id')
-      .all(canvas.id)
+    const actions = (await app.ctx.sql.all<{ action: string }>('SELECT action FROM audit_log WHERE canvas_id = ?1 ORDER BY id', canvas.id))
       .map((r) => r.action)
       .filter((a) => a.startsWith('connection.'));
     expect(actions).toEqual(['connection.grant', 'connection.revoke']);
@@ -256,8 +247,12 @@ describe('Connection profiles: admin API', () => {
 
 describe('Connection profiles without EASEL_SECRET_KEY', () => {
   test('protected headers need the key: 409 SECRET_KEY_MISSING; a profile sealed under a key is unusable without it or with another', async () => {
-    const keyed = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
-    const dataDir = keyed.dataDir;
+    // Restarts under other keys: on the same data directory, or on the cluster on the same Postgres database (one node).
+    const dataDir = ON_CLUSTER ? undefined : mkdtempSync(join(tmpdir(), 'easel-test-'));
+    const keyed = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
+    const database = keyed.ctx.config.database;
+    const restart = (env: Record<string, string>) =>
+      startTestApp(database ? { env: { ...env, EASEL_DATABASE_URL: database.url } } : { dataDir, env });
     const admin = await keyed.signIn(ADMIN_EMAIL);
     expect(
       (
@@ -268,9 +263,9 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
         })
       ).status,
     ).toBe(201);
-    keyed.ctx.db!.close();
+    await keyed.close();
 
-    const bare = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } });
+    const bare = await restart({ EASEL_ADMIN_EMAILS: ADMIN_EMAIL });
     const cookie = await bare.signIn(ADMIN_EMAIL);
     await expectCode(
       await bare.request('/api/admin/connections', {
@@ -307,14 +302,14 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
         await bare.request('/api/admin/connections/sealed', { method: 'PATCH', cookie, json: { protectedHeaders: { 'x-k': null } } }),
       ),
     ).toMatchObject({ usable: true, protectedHeaders: [] });
-    bare.ctx.db!.close();
+    await bare.close();
 
-    const other = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: 'b2'.repeat(32) } });
+    const other = await restart({ EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: 'b2'.repeat(32) });
     const c2 = await other.signIn(ADMIN_EMAIL);
     await other.request('/api/admin/connections/sealed', { method: 'PATCH', cookie: c2, json: { protectedHeaders: { 'x-k': 'again' } } });
     expect(await body(await other.request('/api/admin/connections/sealed', { cookie: c2 }))).toMatchObject({ usable: true });
-    other.ctx.db!.close();
-    const back = await startTestApp({ dataDir, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
+    await other.close();
+    const back = await restart({ EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_SECRET_KEY: SECRET_KEY_HEX });
     try {
       expect(await body(await back.request('/api/admin/connections/sealed', { cookie: await back.signIn(ADMIN_EMAIL) }))).toMatchObject({
         usable: false,
@@ -322,8 +317,8 @@ describe('Connection profiles without EASEL_SECRET_KEY', () => {
       });
     } finally {
       await back.close();
-      // Apps given a dataDir leave it in place: this one was the first app's.
-      rmSync(dataDir, { recursive: true, force: true });
+      // Apps given a dataDir leave it in place.
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -5,7 +5,7 @@
 // that the Connections limits stay on anyway.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connectionsEffective, grantedConnectionNames } from '../src/connections/effective.ts';
-import { DEFAULT_TUNING } from '../src/connections/tuning.ts';
+import { DEFAULT_TUNING, type ConnectionsTuning } from '../src/connections/tuning.ts';
 import { capabilityRefusal } from '../src/runtime/pipeline.ts';
 import { createConnections } from '../sdk/connections.ts';
 import { CapabilityDisabledError, EaselError, PermissionDeniedError } from '../sdk/errors.ts';
@@ -51,9 +51,10 @@ describe('Connections through a local HTTPS upstream', () => {
       },
     });
     // Names that are not pinned do not resolve here (no test depends on the machine's DNS).
-    app.features.connections.egress.resolver = async () => {
-      throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-    };
+    for (const node of app.nodes)
+      node.features.connections.egress.resolver = async () => {
+        throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      };
     w = await connectionWorld(app);
     admin = w.cookie.admin;
     const all = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -100,8 +101,15 @@ describe('Connections through a local HTTPS upstream', () => {
     );
   }
 
+  /** Tunes every node's Connections (on the cluster the requests alternate between two). */
+  const tune = (patch: Partial<ConnectionsTuning>) => {
+    for (const node of app.nodes) Object.assign(node.features.connections.tuning, patch);
+  };
+  /** Requests in flight on every node together. */
+  const inFlight = (canvasId?: string) => app.nodes.reduce((n, node) => n + node.features.connections.limits.inFlight(canvasId), 0);
+
   const fresh = () => {
-    app.features.connections.tuning.deadlineMs = DEFAULT_TUNING.deadlineMs;
+    tune({ deadlineMs: DEFAULT_TUNING.deadlineMs });
     upstream.handle(null);
     return upstream.received.length;
   };
@@ -335,11 +343,11 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(off.hint).toContain('disabled');
     // A profile with protected headers needs the key; one without does not.
     const key = app.ctx.config.secretKey;
-    app.ctx.config.secretKey = null;
+    for (const node of app.nodes) node.ctx.config.secretKey = null;
     const keyless = await expectCode(await conn('owner', 'api/x'), 403, 'CAPABILITY_DISABLED');
     expect(keyless.hint).toContain('EASEL_SECRET_KEY');
     expect((await conn('owner', 'readonly/x')).status).toBe(200);
-    app.ctx.config.secretKey = key;
+    for (const node of app.nodes) node.ctx.config.secretKey = key;
     // A canvas with no grant at all fails at the pipeline's capability gate.
     const bare = await apiCanvas(app, w.cookie.owner);
     const gate = await expectCode(await conn('owner', 'api/x', { slug: bare.slug }), 403, 'CAPABILITY_DISABLED');
@@ -484,8 +492,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect(b).toMatchObject({ maxHeaders: 32, maxBytes: 16384 });
     // Bun's server refuses a request whose header block passes ~16 KiB before we see it, so the
     // byte limit is shown with a smaller one (the count and the bytes are checked the same way).
-    const { tuning } = app.features.connections;
-    tuning.maxHeaderBytes = 4096;
+    tune({ maxHeaderBytes: 4096 });
     const big = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`x-big${i}`, 'b'.repeat(1500)]));
     const tooBig = await expectCode(await conn('owner', 'api/h', { headers: big }), 431, 'CONNECTION_HEADERS_TOO_LARGE');
     expect(tooBig.maxBytes).toBe(4096);
@@ -493,7 +500,7 @@ describe('Connections through a local HTTPS upstream', () => {
     expect((await conn('owner', 'api/h', { headers: { 'x-big0': 'b'.repeat(3000), 'x-forwarded-for': 'f'.repeat(3000) } })).status).toBe(
       200,
     );
-    tuning.maxHeaderBytes = DEFAULT_TUNING.maxHeaderBytes;
+    tune({ maxHeaderBytes: DEFAULT_TUNING.maxHeaderBytes });
     expect(upstream.received.length).toBe(before + 2);
   });
 
@@ -539,10 +546,14 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('a non-identity content encoding is refused (502 CONNECTION_ENCODING_REFUSED); identity passes', async () => {
     fresh();
+    // Each node counts its own calls (on the cluster, two /metrics to add up).
     const outcomes = async () => {
-      const text = await (await app.request('/metrics', { cookie: admin })).text();
+      const texts = await Promise.all(app.nodes.map(async (node) => (await node.request('/metrics', { cookie: admin })).text()));
       const count = (outcome: string) =>
-        Number(new RegExp(`^easel_connections_calls_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+        texts.reduce(
+          (n, text) => n + Number(new RegExp(`^easel_connections_calls_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0),
+          0,
+        );
       return { ok: count('upstream_2xx'), refused: count('CONNECTION_ENCODING_REFUSED') };
     };
     const before = await outcomes();
@@ -605,7 +616,7 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('one deadline covers the request and the body: a slow upstream is 504 CONNECTION_TIMEOUT', async () => {
     fresh();
-    app.features.connections.tuning.deadlineMs = 300;
+    tune({ deadlineMs: 300 });
     // The upstream answers only when the test lets it, after the verdict: only the deadline can end these requests.
     const late = Promise.withResolvers<void>();
     upstream.handle(async () => {
@@ -640,7 +651,6 @@ describe('Connections through a local HTTPS upstream', () => {
 
   test('limits: 60 per minute per actor+canvas+profile, 600 per profile, 5 at a time per canvas, 50 per process; all stay on with EASEL_RATELIMIT_ENABLED=false', async () => {
     fresh();
-    const { tuning, limits } = app.features.connections;
     expect(app.ctx.config.rateLimitEnabled).toBe(false);
     clock += 60_000;
     // Per actor: the owner's 61st request in the minute is refused; the editor still gets through.
@@ -653,45 +663,55 @@ describe('Connections through a local HTTPS upstream', () => {
     clock += 60_000;
     expect((await conn('owner', 'readonly/n')).status).toBe(200);
     // Per profile, across actors and canvases.
-    tuning.perProfilePerMin = 3;
+    tune({ perProfilePerMin: 3 });
     clock += 60_000;
     for (const who of ['owner', 'editor', 'owner'] as const) expect((await conn(who, 'readonly/p')).status).toBe(200);
     const prof = await expectCode(await conn('editor', 'readonly/p'), 429, 'RATE_LIMITED');
     expect(prof.scope).toBe('profile');
-    tuning.perProfilePerMin = DEFAULT_TUNING.perProfilePerMin;
+    tune({ perProfilePerMin: DEFAULT_TUNING.perProfilePerMin });
     clock += 60_000;
 
-    // Concurrency: hold requests open at the upstream.
+    // Concurrency: hold requests open at the upstream. A canvas's slots are counted across nodes (leases in Redis on
+    // the cluster, src/ratelimit/redis-slots.ts): two in all, one on each node there as the requests alternate.
     const gate = Promise.withResolvers<void>();
-    const bothHeld = Promise.withResolvers<void>();
+    const allHeld = Promise.withResolvers<void>();
+    const holding = 2;
     let arrived = 0;
     upstream.handle(async () => {
-      if (++arrived === 2) bothHeld.resolve();
+      // One past the cap reaching the upstream is the failure: answered at once, so the refusal check below fails fast.
+      if (++arrived > holding) return new Response('over the cap');
+      if (arrived === holding) allHeld.resolve();
       await gate.promise;
       return new Response('released');
     });
-    tuning.perCanvasConcurrent = 2;
-    const held = [conn('owner', 'api/hold'), conn('editor', 'api/hold')];
-    // A slot is taken before the upstream is called: both requests at the upstream hold both slots.
-    await bothHeld.promise;
-    expect(limits.inFlight(w.canvas.id)).toBe(2);
-    const canvasBusy = await expectCode(await conn('owner', 'api/hold'), 429, 'RATE_LIMITED');
-    expect(canvasBusy.scope).toBe('canvas_concurrency');
-    tuning.processConcurrent = 2;
-    tuning.perCanvasConcurrent = 5;
+    tune({ perCanvasConcurrent: 2 });
     const other = await apiCanvas(app, w.cookie.owner);
-    await app.request(`/api/admin/canvases/${other.id}/connections/api`, { method: 'PUT', cookie: admin });
-    const processBusy = await expectCode(await conn('owner', 'api/hold', { slug: other.slug }), 429, 'RATE_LIMITED');
-    expect(processBusy.scope).toBe('process_concurrency');
-    gate.resolve();
+    const held = Array.from({ length: holding }, (_, i) => conn(i % 2 === 0 ? 'owner' : 'editor', 'api/hold'));
+    try {
+      // A slot is taken before the upstream is called: the requests at the upstream hold every slot.
+      await allHeld.promise;
+      expect(inFlight(w.canvas.id)).toBe(holding);
+      for (const node of app.nodes) expect(node.features.connections.limits.inFlight(w.canvas.id)).toBe(holding / app.nodes.length);
+      // On the cluster the next request lands on a node holding one of the two: refused all the same.
+      const canvasBusy = await expectCode(await conn('owner', 'api/hold'), 429, 'RATE_LIMITED');
+      expect(canvasBusy.scope).toBe('canvas_concurrency');
+      // The process cap is each process's own: each node is full at what it holds.
+      tune({ processConcurrent: holding / app.nodes.length, perCanvasConcurrent: 5 });
+      await app.request(`/api/admin/canvases/${other.id}/connections/api`, { method: 'PUT', cookie: admin });
+      const processBusy = await expectCode(await conn('owner', 'api/hold', { slug: other.slug }), 429, 'RATE_LIMITED');
+      expect(processBusy.scope).toBe('process_concurrency');
+    } finally {
+      // Released whatever happened above: held requests never outlive the test.
+      gate.resolve();
+    }
     for (const res of await Promise.all(held)) expect(await res.text()).toBe('released');
-    expect(limits.inFlight()).toBe(0);
+    expect(inFlight()).toBe(0);
     expect((await conn('owner', 'api/hold', { slug: other.slug })).status).toBe(200);
-    Object.assign(tuning, { processConcurrent: DEFAULT_TUNING.processConcurrent, perCanvasConcurrent: DEFAULT_TUNING.perCanvasConcurrent });
+    tune({ processConcurrent: DEFAULT_TUNING.processConcurrent, perCanvasConcurrent: DEFAULT_TUNING.perCanvasConcurrent });
     // Slots are given back after failures too.
     upstream.handle(() => new Response(null, { status: 302, headers: { location: 'https://evil.example/' } }));
     for (let i = 0; i < 3; i++) await conn('owner', 'api/fail');
-    expect(limits.inFlight()).toBe(0);
+    expect(inFlight()).toBe(0);
     fresh();
   });
 
@@ -726,10 +746,10 @@ describe('Connections through a local HTTPS upstream', () => {
   });
 
   test('the protected values never appear in a response or a log line', () => {
-    const everything = seen.join('\n') + JSON.stringify(app.logs);
+    const everything = seen.join('\n') + JSON.stringify(app.nodes.map((node) => node.logs));
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(SECRET2);
     expect(everything).not.toContain('sk-upstream-SECRET');
-    expect(app.logs.some((l) => l.msg === 'connection request')).toBe(true);
+    expect(app.nodes.some((node) => node.logs.some((l) => l.msg === 'connection request'))).toBe(true);
   });
 });

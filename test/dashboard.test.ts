@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { body, startTestApp, type TestApp } from './harness.ts';
+import { body, startTestApp, type TestApp, TEST_BACKENDS } from './harness.ts';
 
 describe('dashboard shell', () => {
   let app: TestApp;
@@ -64,7 +64,7 @@ describe('dashboard shell', () => {
     expect(await body(await app.request('/healthz'))).toEqual({
       ok: true,
       version: app.ctx.version,
-      backends: { database: 'sqlite', blobs: 'local', coordination: 'local' },
+      backends: TEST_BACKENDS,
     });
     for (const path of ['/api/nothing-here', '/v1/nothing-here', '/c/nothing-here/x', '/sdk/nothing.js', '/auth/nothing']) {
       const res = await app.request(path);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { classifyAddress } from '../src/connections/ip.ts';
 import { systemResolver } from '../src/connections/resolver.ts';
-import { bunConnector } from '../src/connections/upstream.ts';
+import { bunConnector, type EgressDeps } from '../src/connections/upstream.ts';
 import { makeCert, SECRET_KEY_HEX, startTrap, startUpstream, UPSTREAM_HOST, type Upstream } from './connections-fixtures.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, apiCanvas } from './runtime-fixtures.ts';
@@ -120,20 +120,12 @@ describe('hostile targets through the Connections route', () => {
   const answers = new Map<string, string[] | (() => string[])>();
   let n = 0;
 
-  beforeAll(async () => {
-    upstream = startUpstream(cert);
-    trap = await startTrap();
-    app = await startTestApp({
-      env: {
-        EASEL_ADMIN_EMAILS: ADMIN_EMAIL,
-        EASEL_SECRET_KEY: SECRET_KEY_HEX,
-        EASEL_CONNECTIONS_CA_FILE: cert.certFile,
-        EASEL_CONNECTIONS_RESOLVE: `pinned.hostile.test:${trap.port}:127.0.0.1`,
-      },
-    });
-    const egress = app.features.connections.egress;
+  /** Names whose lookup never answers. */
+  const stalled = new Set<string>();
+  function inject(egress: EgressDeps): void {
     egress.resolver = async (hostname) => {
       if (hostname === 'localhost') return systemResolver(hostname);
+      if (stalled.has(hostname)) return new Promise<string[]>(() => {});
       const a = answers.get(hostname);
       if (!a) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
       return typeof a === 'function' ? a() : a;
@@ -146,6 +138,21 @@ describe('hostile targets through the Connections route', () => {
         return bunConnector(`https://127.0.0.1:${upstream.port}${u.pathname}${u.search}`, init);
       return bunConnector(url, init);
     };
+  }
+
+  beforeAll(async () => {
+    upstream = startUpstream(cert);
+    trap = await startTrap();
+    app = await startTestApp({
+      env: {
+        EASEL_ADMIN_EMAILS: ADMIN_EMAIL,
+        EASEL_SECRET_KEY: SECRET_KEY_HEX,
+        EASEL_CONNECTIONS_CA_FILE: cert.certFile,
+        EASEL_CONNECTIONS_RESOLVE: `pinned.hostile.test:${trap.port}:127.0.0.1`,
+      },
+    });
+    // Every node's egress (on the cluster the requests alternate between two).
+    for (const { features } of app.nodes) inject(features.connections.egress);
     admin = await app.signIn(ADMIN_EMAIL);
     owner = await app.signIn('owner@example.com', 'Owner');
     const canvas = await apiCanvas(app, owner);
@@ -203,9 +210,11 @@ describe('hostile targets through the Connections route', () => {
         list.filter((a) => a !== FAKE_PUBLIC && a !== FAKE_PUBLIC_6),
       );
     }
-    const warned = app.logs.filter((l) => l.msg === 'connections: address refused');
+    // Every node's log (on the cluster the requests alternate between two).
+    const logs = app.nodes.flatMap((node) => node.logs);
+    const warned = logs.filter((l) => l.msg === 'connections: address refused');
     expect(warned.length).toBe(hostileAnswers.length);
-    expect(JSON.stringify(app.logs)).not.toContain('never-sent');
+    expect(JSON.stringify(logs)).not.toContain('never-sent');
   });
 
   test('localhost, through the system resolver, is refused', async () => {
@@ -219,14 +228,12 @@ describe('hostile targets through the Connections route', () => {
   });
 
   test('the deadline covers DNS: a lookup that never answers is 504 CONNECTION_TIMEOUT, and nothing is connected', async () => {
-    const { tuning } = app.features.connections;
-    tuning.deadlineMs = 200;
+    const deadline = (ms: number) => app.nodes.forEach((node) => (node.features.connections.tuning.deadlineMs = ms));
+    deadline(200);
     answers.set('slow.hostile.test', () => {
       throw new Error('unused');
     });
-    const egress = app.features.connections.egress;
-    const resolver = egress.resolver;
-    egress.resolver = (hostname) => (hostname === 'slow.hostile.test' ? new Promise<string[]>(() => {}) : resolver(hostname));
+    stalled.add('slow.hostile.test');
     const name = await profileFor(`https://slow.hostile.test:${trap.port}`);
     const before = { connects: connects.length, trap: trap.connections() };
     // The lookup never answers: only the deadline can end the request.
@@ -234,8 +241,8 @@ describe('hostile targets through the Connections route', () => {
     expect({ status: res.status, code: (await body(res)).code }).toEqual({ status: 504, code: 'CONNECTION_TIMEOUT' });
     expect(connects.length).toBe(before.connects);
     expect(trap.connections()).toBe(before.trap);
-    egress.resolver = resolver;
-    tuning.deadlineMs = 10_000;
+    stalled.delete('slow.hostile.test');
+    deadline(10_000);
   });
 
   test('IP literals in every spelling cannot even become a profile', async () => {

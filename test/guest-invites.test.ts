@@ -95,16 +95,16 @@ describe('guest invites', () => {
     const created = await invite('owner');
     await open(created.url);
     await open(created.url);
-    const uses = w.app.ctx
-      .db!.query<{ actor_kind: string; detail: string }, [string, string]>(
-        "SELECT actor_kind, detail FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.used' AND detail LIKE ?",
-      )
-      .all(w.canvas.id, `%${created.inviteId}%`);
+    const uses = await w.app.ctx.sql.all<{ actor_kind: string; detail: string }>(
+      "SELECT actor_kind, detail FROM audit_log WHERE canvas_id = ?1 AND action = 'guest.invite.used' AND detail LIKE ?2 ORDER BY id",
+      w.canvas.id,
+      `%${created.inviteId}%`,
+    );
     expect(uses).toEqual([
       { actor_kind: 'guest', detail: JSON.stringify({ inviteId: created.inviteId }) },
       { actor_kind: 'guest', detail: JSON.stringify({ inviteId: created.inviteId }) },
     ]);
     const token = new URL(created.url).searchParams.get('token')!;
-    expect(JSON.stringify(w.app.ctx.db!.query('SELECT * FROM audit_log').all())).not.toContain(token);
+    expect(JSON.stringify(await w.app.ctx.sql.all('SELECT * FROM audit_log'))).not.toContain(token);
   });
 });

@@ -72,11 +72,11 @@ describe('legacy guests', () => {
     const identity = await body(await me(cookie.split(';')[0]!));
     expect(identity).toMatchObject({ id: `guest:${inviteId}`, name: 'Visitor', kind: 'guest', canvasRole: 'viewer', email: null });
     const stored =
-      JSON.stringify(app.ctx.db!.query('SELECT * FROM guest_invites').all()) +
-      JSON.stringify(app.ctx.db!.query('SELECT * FROM guest_sessions').all());
+      JSON.stringify(await app.ctx.sql.all('SELECT * FROM guest_invites')) +
+      JSON.stringify(await app.ctx.sql.all('SELECT * FROM guest_sessions'));
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(cookie.split(';')[0]!.split('=')[1]!);
-    expect(JSON.stringify(app.logs)).not.toContain(token);
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(token);
   });
 
   test('a guest is NOT_INVITED on any other canvas, even one open to the whole org', async () => {

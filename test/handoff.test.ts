@@ -80,9 +80,7 @@ describe('the handoff code', () => {
 
   test('codes and states are stored as hashes only', async () => {
     const { state, exchange } = await beginHandoff(app, HOST, alpha.slug, cast.cookie.viewer);
-    const rows = app.ctx
-      .db!.query<{ code_hash: string; state_hash: string }, []>('SELECT code_hash, state_hash FROM sign_in_handoffs')
-      .all();
+    const rows = await app.ctx.sql.all<{ code_hash: string; state_hash: string }>('SELECT code_hash, state_hash FROM sign_in_handoffs');
     const code = codeOf(exchange);
     const plain = state.split('=')[1]!;
     expect(rows.some((r) => r.code_hash === sha256Hex(code) && r.state_hash === sha256Hex(plain))).toBe(true);

@@ -43,6 +43,12 @@ export interface TestApp {
    * on the node that served the request.
    */
   /**
+   * Every node of the app: this one alone, or on the cluster both (the first
+   * is `app.ctx`'s). A test that tunes a node's features in place (limits,
+   * an injected resolver) tunes each.
+   */
+  readonly nodes: readonly TestApp[];
+  /**
    * `app.ctx`'s node has heard every change committed so far and reloaded
    * what it holds whole (settings, Connections): on the cluster, a test's
    * direct read of node A's memory after a request node B served. At once
@@ -70,6 +76,11 @@ export interface TestAppOptions {
 
 /** The cluster pass is running (EASEL_TEST_CLUSTER=postgres): a few tests of one node's own memory sit it out. */
 export const ON_CLUSTER = process.env.EASEL_TEST_CLUSTER === 'postgres';
+
+/** What /healthz names as an app's backends in this pass. */
+export const TEST_BACKENDS = ON_CLUSTER
+  ? { database: 'postgres', blobs: 's3', coordination: 'redis' }
+  : { database: 'sqlite', blobs: process.env.EASEL_TEST_BLOBS === 's3' ? 's3' : 'local', coordination: 'local' };
 
 let sharedS3: Promise<S3TestServer> | null = null;
 
@@ -188,6 +199,9 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
       if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
       const cookie = res.headers.get('set-cookie')!;
       return cookie.split(';')[0]!;
+    },
+    get nodes() {
+      return [app];
     },
     async caughtUp() {},
     onEvent(event, listener) {

@@ -54,12 +54,12 @@ export async function makeCanvas(app: TestApp, p: People, title = `Canvas ${++co
 }
 
 /** Everything stored about a canvas: its row, its list and its audit trail (to prove a refusal changed nothing). */
-export function snapshot(app: TestApp, canvasId: string): string {
-  const db = app.ctx.db!;
+export async function snapshot(app: TestApp, canvasId: string): Promise<string> {
+  const { sql } = app.ctx;
   return JSON.stringify({
-    row: db.query('SELECT * FROM canvases WHERE id = ?').get(canvasId),
-    members: db.query('SELECT * FROM canvas_members WHERE canvas_id = ? ORDER BY user_id').all(canvasId),
-    audit: db.query('SELECT * FROM audit_log WHERE canvas_id = ? ORDER BY id').all(canvasId),
+    row: await sql.get('SELECT * FROM canvases WHERE id = ?1', canvasId),
+    members: await sql.all('SELECT * FROM canvas_members WHERE canvas_id = ?1 ORDER BY user_id', canvasId),
+    audit: await sql.all('SELECT * FROM audit_log WHERE canvas_id = ?1 ORDER BY id', canvasId),
   });
 }
 

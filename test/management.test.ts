@@ -108,12 +108,12 @@ describe('role matrix: every /api/canvases/{id} route', () => {
       const outcome = route.matrix[who];
       test(`${route.name} as ${who} → ${outcome.status}${outcome.code ? ` ${outcome.code}` : ''}`, async () => {
         const c = await makeCanvas(app, p);
-        const before = snapshot(app, c.id);
+        const before = await snapshot(app, c.id);
         const res = await app.request(route.path(c), { method: route.method, cookie: p.cookie[who], json: route.json?.(c) });
         const parsed = await expectOutcome(res, outcome, `${route.name} as ${who}`);
         if (outcome.status !== 200) {
           // What must not change: a refusal writes nothing, not even an audit row.
-          expect(snapshot(app, c.id)).toBe(before);
+          expect(await snapshot(app, c.id)).toBe(before);
           expect(JSON.stringify(parsed)).not.toContain(c.slug);
         } else if (route.viewRole) {
           expect(parsed.role).toBe(who === 'admin' ? 'admin' : who);
@@ -139,7 +139,7 @@ describe('role matrix: every /api/canvases/{id} route', () => {
     const c = await makeCanvas(app, p);
     const { invite } = await app.ctx.guests.createInvite(c.id, p.id.owner);
     const cookie = `${guestCookieName(app.ctx.config)}=${await app.ctx.guests.createSession(invite)}`;
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     for (const [method, path] of [
       ['GET', '/api/me'],
       ['GET', '/api/canvases'],
@@ -150,7 +150,7 @@ describe('role matrix: every /api/canvases/{id} route', () => {
       const res = await app.request(path!, { method, cookie });
       expect({ path, status: res.status, body: await body(res) }).toEqual({ path, status: 401, body: { error: 'unauthorized' } });
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
   });
 
   test('a refused caller with a broken body still gets 401/404, not 400', async () => {
@@ -200,7 +200,7 @@ describe('POST /api/canvases and GET /api/canvases', () => {
     expect(created.url).toEndWith('/c/my-forsta-canvas/');
     expect(created.publicationToken).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(created.apiKey).toMatch(/^easel_sk_[0-9A-Za-z]{40}$/);
-    const row = app.ctx.db!.query<{ key_hash: string }, [string]>('SELECT key_hash FROM canvases WHERE id = ?').get(created.id)!;
+    const row = (await app.ctx.sql.get<{ key_hash: string }>('SELECT key_hash FROM canvases WHERE id = ?1', created.id))!;
     expect(row.key_hash).toBe(hashCanvasKey(created.apiKey));
     expect((await app.ctx.canvases.byKeyHash(hashCanvasKey(created.apiKey)))?.id).toBe(created.id);
     // Shown once: no later read carries it.
@@ -249,8 +249,8 @@ describe('POST /api/canvases and GET /api/canvases', () => {
   });
 
   test('bad bodies are 400 INVALID_BODY (413 past the cap) and create nothing', async () => {
-    const count = () => app.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM canvases').get()!.n;
-    const before = count();
+    const count = async () => (await app.ctx.sql.get<{ n: number }>('SELECT count(*) AS n FROM canvases'))!.n;
+    const before = await count();
     const cases: Array<[RequestInit & { json?: unknown }, number, string]> = [
       [{ json: {} }, 400, 'title'],
       [{ json: { title: '' } }, 400, 'title'],
@@ -289,7 +289,7 @@ describe('POST /api/canvases and GET /api/canvases', () => {
     } as RequestInit);
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(10);
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   test('POST as anonymous is 401; every signed-in user may create', async () => {
@@ -335,7 +335,7 @@ describe('PATCH /api/canvases/{id}', () => {
 
   test('title and slug; the URL follows the slug; events for access-affecting changes only', async () => {
     const events: string[] = [];
-    const off = [app.ctx.events.on('canvas.access-changed', (e) => events.push(e.canvasId))];
+    const off = [app.onEvent('canvas.access-changed', (e) => events.push(e.canvasId))];
     clock += 1000;
     let res = await patch({ title: ' New Title ' });
     expect(res.status).toBe(200);
@@ -353,7 +353,7 @@ describe('PATCH /api/canvases/{id}', () => {
 
   test('a refused slug change leaves the canvas as it was', async () => {
     const other = await makeCanvas(app, p, 'Other');
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     for (const [json, status, code] of [
       [{ slug: other.slug }, 409, 'SLUG_TAKEN'],
       [{ slug: 'API' }, 400, 'INVALID_BODY'],
@@ -363,40 +363,39 @@ describe('PATCH /api/canvases/{id}', () => {
       const res = await patch(json);
       expect({ status: res.status, code: (await body(res)).code }).toEqual({ status, code });
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
     // Its own slug is not "taken".
     expect((await patch({ slug: (await app.ctx.canvases.byId(c.id))!.slug })).status).toBe(200);
   });
 
   test('password: argon2id hash, version bumped on every set and clear, never returned', async () => {
-    const version = () =>
-      app.ctx
-        .db!.query<{ password_version: number; password_hash: string | null }, [string]>(
-          'SELECT password_version, password_hash FROM canvases WHERE id = ?',
-        )
-        .get(c.id)!;
-    const v0 = version().password_version;
+    const version = async () =>
+      (await app.ctx.sql.get<{ password_version: number; password_hash: string | null }>(
+        'SELECT password_version, password_hash FROM canvases WHERE id = ?1',
+        c.id,
+      ))!;
+    const v0 = (await version()).password_version;
     let res = await patch({ password: 'correct horse' });
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(JSON.parse(text).hasPassword).toBe(true);
     expect(text).not.toContain('correct horse');
     expect(text).not.toContain('argon2');
-    const stored = version();
+    const stored = await version();
     expect(stored.password_hash).toStartWith('$argon2id$');
     expect(await Bun.password.verify('correct horse', stored.password_hash!)).toBe(true);
     expect(stored.password_version).toBe(v0 + 1);
     await patch({ password: 'another one' }, 'editor');
-    expect(version().password_version).toBe(v0 + 2);
+    expect((await version()).password_version).toBe(v0 + 2);
     res = await patch({ password: null });
     expect((await body(res)).hasPassword).toBe(false);
-    expect(version()).toEqual({ password_version: v0 + 3, password_hash: null });
+    expect(await version()).toEqual({ password_version: v0 + 3, password_hash: null });
     for (const password of ['', 'x'.repeat(201), 5]) {
       const bad = await patch({ password });
       expect({ status: bad.status, code: (await body(bad)).code }).toEqual({ status: 400, code: 'INVALID_BODY' });
     }
-    expect(version().password_version).toBe(v0 + 3);
-    const all = JSON.stringify(app.logs) + JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all());
+    expect((await version()).password_version).toBe(v0 + 3);
+    const all = JSON.stringify(app.nodes.map((node) => node.logs)) + JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log'));
     expect(all).not.toContain('correct horse');
     expect(all).not.toContain('another one');
   });
@@ -418,11 +417,11 @@ describe('PATCH /api/canvases/{id}', () => {
     expect((await body(await patch({ accessMode: 'restricted' }))).accessMode).toBe('restricted');
 
     await adminSettings(app, p.cookie.admin, { publicLinks: false });
-    let before = snapshot(app, c.id);
+    let before = await snapshot(app, c.id);
     let res = await patch({ accessMode: 'public_link', title: 'Not applied' });
     expect(await body(res)).toEqual({ code: 'PUBLIC_LINKS_DISABLED', message: expect.any(String) });
     expect(res.status).toBe(403);
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
     await adminSettings(app, p.cookie.admin, { publicLinks: null });
 
     await adminUser(app, p.cookie.admin, p.id.owner, { canPublishPublic: false });
@@ -432,17 +431,17 @@ describe('PATCH /api/canvases/{id}', () => {
       expect(res.status).toBe(403);
       expect((await body(res)).code).toBe('PUBLIC_NOT_ALLOWED');
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
     await adminUser(app, p.cookie.admin, p.id.owner, { canPublishPublic: true });
     expect((await patch({ accessMode: 'bogus' })).status).toBe(400);
   });
 
   test('an empty PATCH changes nothing and answers the view', async () => {
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     const res = await patch({});
     expect(res.status).toBe(200);
     expect((await body(res)).id).toBe(c.id);
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
   });
 });
 
@@ -454,7 +453,7 @@ describe('tenancy on: whole_org needs the owner home org', () => {
     try {
       const q = await people(tenant);
       const c = await makeCanvas(tenant, q);
-      const before = snapshot(tenant, c.id);
+      const before = await snapshot(tenant, c.id);
       let res = await tenant.request(`/api/canvases/${c.id}`, {
         method: 'PATCH',
         cookie: q.cookie.editor,
@@ -462,7 +461,7 @@ describe('tenancy on: whole_org needs the owner home org', () => {
       });
       expect(res.status).toBe(409);
       expect((await body(res)).code).toBe('ORG_REQUIRED');
-      expect(snapshot(tenant, c.id)).toBe(before);
+      expect(await snapshot(tenant, c.id)).toBe(before);
       res = await tenant.request(`/api/admin/users/${q.id.owner}`, { method: 'PATCH', cookie: q.cookie.admin, json: { orgId: 'acme' } });
       expect(res.status).toBe(200);
       res = await tenant.request(`/api/canvases/${c.id}`, { method: 'PATCH', cookie: q.cookie.editor, json: { accessMode: 'whole_org' } });
@@ -508,7 +507,7 @@ describe('members', () => {
 
   test('the owner cannot be added or removed; bad emails and roles are refused; removing a non-member is 404', async () => {
     const c = await makeCanvas(app, p);
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     const ownerEmail = (await app.ctx.users.byId(p.id.owner))!.email;
     const cases: Array<[string, string, unknown, number, string]> = [
       ['PUT', 'members', { email: ownerEmail.toUpperCase(), role: 'editor' }, 400, 'INVALID_BODY'],
@@ -524,14 +523,14 @@ describe('members', () => {
       const res = await app.request(`/api/canvases/${c.id}/${path}`, { method, cookie: p.cookie.owner, json });
       expect({ method, path, status: res.status, code: (await body(res)).code }).toEqual({ method, path, status, code });
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
     expect(await app.ctx.users.byEmail('x@example.com')).toBeNull();
   });
 
   test('a removed editor loses management at once; a demoted editor sees 404', async () => {
     const c = await makeCanvas(app, p);
     const events: string[] = [];
-    const off = app.ctx.events.on('canvas.access-changed', (e) => events.push(e.canvasId));
+    const off = app.onEvent('canvas.access-changed', (e) => events.push(e.canvasId));
     const editorEmail = (await app.ctx.users.byId(p.id.editor))!.email;
     await app.request(`/api/canvases/${c.id}/members`, {
       method: 'PUT',
@@ -577,8 +576,8 @@ describe('regenerate key, archive, restore, delete', () => {
     const c = await makeCanvas(app, p, 'Doomed Canvas');
     const seen: string[] = [];
     const offs = [
-      app.ctx.events.on('canvas.deleted', () => seen.push('deleted')),
-      app.ctx.events.on('canvas.access-changed', () => seen.push('access')),
+      app.onEvent('canvas.deleted', () => seen.push('deleted')),
+      app.onEvent('canvas.access-changed', () => seen.push('access')),
     ];
     expect(await body(await app.request(`/api/canvases/${c.id}`, { method: 'DELETE', cookie: p.cookie.admin }))).toEqual({ ok: true });
     offs.forEach((f) => f());
@@ -626,12 +625,12 @@ describe('audit log', () => {
     await call('POST', '/restore', 'owner');
     await call('DELETE', `/members/${q.id.viewer}`, 'owner');
     await call('DELETE', '', 'owner');
-    const rows = app.ctx
-      .db!.query<{ actor_id: string; actor_kind: string; action: string; detail: string | null }, [string]>(
-        'SELECT actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ? ORDER BY id',
+    const rows = (
+      await app.ctx.sql.all<{ actor_id: string; actor_kind: string; action: string; detail: string | null }>(
+        'SELECT actor_id, actor_kind, action, detail FROM audit_log WHERE canvas_id = ?1 ORDER BY id',
+        c.id,
       )
-      .all(c.id)
-      .map((r) => [r.actor_id, r.actor_kind, r.action, r.detail ? JSON.parse(r.detail) : null]);
+    ).map((r) => [r.actor_id, r.actor_kind, r.action, r.detail ? JSON.parse(r.detail) : null]);
     expect(rows).toEqual([
       [q.id.owner, 'user', 'canvas.create', { fields: ['title'] }],
       [q.id.owner, 'user', 'canvas.member.put', { userId: q.id.editor, fields: ['role'] }],
@@ -644,7 +643,8 @@ describe('audit log', () => {
       [q.id.owner, 'user', 'canvas.member.remove', { userId: q.id.viewer }],
       [q.id.owner, 'user', 'canvas.delete', null],
     ]);
-    const everything = JSON.stringify(app.ctx.db!.query('SELECT * FROM audit_log').all()) + JSON.stringify(app.logs);
+    const everything =
+      JSON.stringify(await app.ctx.sql.all('SELECT * FROM audit_log')) + JSON.stringify(app.nodes.map((node) => node.logs));
     for (const secret of ['hunter2-secret', apiKey, c.apiKey, 'Audited 2']) expect(everything).not.toContain(secret);
   });
 });
@@ -683,7 +683,7 @@ describe('GET /api/me', () => {
 describe('requests from canvas pages are refused on the management API', () => {
   test('Sec-Fetch-Site same-site/cross-site → 403 CROSS_SITE_FORBIDDEN; a Referer under /c/ → 403 CROSS_CANVAS_FORBIDDEN', async () => {
     const c = await makeCanvas(app, p);
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     const cases: Array<[Record<string, string>, number, string | null]> = [
       [{ 'sec-fetch-site': 'same-site' }, 403, 'CROSS_SITE_FORBIDDEN'],
       [{ 'sec-fetch-site': 'cross-site' }, 403, 'CROSS_SITE_FORBIDDEN'],
@@ -696,7 +696,7 @@ describe('requests from canvas pages are refused on the management API', () => {
       const res = await app.request(`/api/canvases/${c.id}/archive`, { method: 'POST', cookie: p.cookie.owner, headers });
       expect({ headers, status: res.status }).toEqual({ headers, status });
       if (code) expect((await body(res)).code).toBe(code);
-      if (status === 403) expect(snapshot(app, c.id)).toBe(before);
+      if (status === 403) expect(await snapshot(app, c.id)).toBe(before);
     }
   });
 });
@@ -745,11 +745,10 @@ describe('guest invites go through the same door', () => {
     const c = await makeCanvas(app, p);
     const res = await app.request(`/api/canvases/${c.id}/guest-invites`, { method: 'POST', cookie: p.cookie.admin, json: {} });
     expect(res.status).toBe(201);
-    const row = app.ctx
-      .db!.query<{ actor_kind: string; actor_id: string }, [string]>(
-        "SELECT actor_kind, actor_id FROM audit_log WHERE canvas_id = ? AND action = 'guest.invite.created'",
-      )
-      .get(c.id);
+    const row = await app.ctx.sql.get<{ actor_kind: string; actor_id: string }>(
+      "SELECT actor_kind, actor_id FROM audit_log WHERE canvas_id = ?1 AND action = 'guest.invite.created'",
+      c.id,
+    );
     expect(row).toEqual({ actor_kind: 'admin', actor_id: p.id.admin });
   });
 });
@@ -778,7 +777,7 @@ describe('management rate limit', () => {
         expect(await body(res)).toEqual({ error: 'rate_limited' });
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       }
-      expect(limited.ctx.db!.query<{ n: number }, []>('SELECT count(*) AS n FROM canvases').get()!.n).toBe(1);
+      expect((await limited.ctx.sql.get<{ n: number }>('SELECT count(*) AS n FROM canvases'))!.n).toBe(1);
       expect((await limited.request('/api/me', { cookie: bob })).status).toBe(200);
       for (let i = 0; i < 3; i++) await limited.request('/api/admin/settings', { cookie: admin });
       expect((await limited.request('/api/admin/users', { cookie: admin })).status).toBe(429);

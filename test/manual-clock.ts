@@ -47,6 +47,24 @@ export class ManualClock {
     this.time = end;
   }
 
+  /**
+   * Moves time forward by `ms` like a process that slept through it: every
+   * timer that fell due runs once, at the end, in order (a month of advance()
+   * is half a million 5-second heartbeats, each a round trip on a cluster).
+   */
+  skip(ms: number): void {
+    const end = this.time + ms;
+    this.time = end;
+    const due = this.tasks.filter((t) => !t.cancelled && t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    for (const task of due) {
+      if (task.cancelled) continue;
+      if (task.every === null) task.cancelled = true;
+      else task.at += Math.ceil((end - task.at + 1) / task.every) * task.every;
+      task.fn();
+    }
+    this.tasks = this.tasks.filter((t) => !t.cancelled);
+  }
+
   /** Moves the clock without running timers (time that passed while nothing was scheduled to look). */
   set(ms: number): void {
     this.time = ms;

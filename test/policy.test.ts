@@ -212,18 +212,18 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
   test('role matrix for a policy save: owners, editors and admins; nothing changes for the others', async () => {
     for (const who of ROLES) {
       const c = await makeCanvas(app, p);
-      const before = snapshot(app, c.id);
+      const before = await snapshot(app, c.id);
       const res = await caps(c.id, { expectedRuntimePolicy: null, runtimePolicy: { collections: { a: { preset: 'personal' } } } }, who);
       const v = await expectOutcome(res, MANAGE_MATRIX[who], `capabilities as ${who}`);
       if (res.status === 200) expect(v.runtimePolicy).toEqual({ collections: { a: { preset: 'personal' } } });
-      else expect(snapshot(app, c.id)).toBe(before);
+      else expect(await snapshot(app, c.id)).toBe(before);
     }
   });
 
   test('switches and audiences; capabilities-changed fires; bad values are 400 and change nothing', async () => {
     const c = await makeCanvas(app, p);
     const fired: string[] = [];
-    const off = app.ctx.events.on('canvas.capabilities-changed', (e) => fired.push(e.canvasId));
+    const off = app.onEvent('canvas.capabilities-changed', (e) => fired.push(e.canvasId));
     const v = await body(
       await caps(
         c.id,
@@ -245,7 +245,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     expect(v.runtimePolicyRevision).toBeNull();
     expect(fired).toEqual([c.id]);
     // Guest AI spends the canvas's budget on guests: the owner's (or an admin's) call, not an editor's.
-    const unchanged = snapshot(app, c.id);
+    const unchanged = await snapshot(app, c.id);
     for (const guestPatch of [{ guestAi: true }, { guestAiMonthlyUsd: 2.5 }, { ai: false, guestAi: true }]) {
       const refused = await caps(c.id, guestPatch, 'editor');
       expect({ guestPatch, status: refused.status, code: (await body(refused)).code }).toEqual({
@@ -254,7 +254,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
         code: 'PERMISSION_DENIED',
       });
     }
-    expect(snapshot(app, c.id)).toBe(unchanged);
+    expect(await snapshot(app, c.id)).toBe(unchanged);
     expect((await caps(c.id, { guestAi: true, guestAiMonthlyUsd: 2.5 }, 'owner')).status).toBe(200);
     let stored = (await app.ctx.canvases.byId(c.id))!;
     expect([stored.guestAi, stored.guestAiMonthlyUsd]).toEqual([true, 2.5]);
@@ -262,7 +262,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     stored = (await app.ctx.canvases.byId(c.id))!;
     expect(stored.guestAiMonthlyUsd).toBe(1);
     expect(fired).toEqual([c.id, c.id, c.id]);
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     for (const bad of [
       { ai: 'yes' },
       { aiAudience: 'everyone' },
@@ -274,7 +274,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
       const res = await caps(c.id, bad);
       expect({ bad, status: res.status, code: (await body(res)).code }).toEqual({ bad, status: 400, code: 'INVALID_BODY' });
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
     expect(fired).toEqual([c.id, c.id, c.id]);
     off();
   });
@@ -283,14 +283,14 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     const c = await makeCanvas(app, p);
     const doc1 = { defaultMode: 'participation', collections: { notes: { preset: 'personal' } } };
     const doc2 = { channels: { lobby: CHANNEL } };
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
 
     let res = await caps(c.id, { runtimePolicy: doc1 });
     expect(res.status).toBe(409);
     expect(await body(res)).toEqual({ code: 'POLICY_CONFLICT', message: expect.any(String), current: null });
     res = await caps(c.id, { runtimePolicy: doc1, expectedRuntimePolicy: 'made-up' });
     expect(await body(res)).toMatchObject({ code: 'POLICY_CONFLICT', current: null });
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
 
     const v1 = await body(await caps(c.id, { runtimePolicy: doc1, expectedRuntimePolicy: null }));
     expect(v1.runtimePolicy).toEqual(doc1);
@@ -299,7 +299,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     expect([got.runtimePolicy, got.runtimePolicyRevision]).toEqual([doc1, v1.runtimePolicyRevision]);
 
     // A second writer still holding null, or no revision at all, is told the current one and changes nothing.
-    const saved = snapshot(app, c.id);
+    const saved = await snapshot(app, c.id);
     for (const stale of [{ expectedRuntimePolicy: null }, {}, { expectedRuntimePolicy: 'old' }]) {
       res = await caps(c.id, { runtimePolicy: doc2, ai: true, ...stale }, 'editor');
       expect(res.status).toBe(409);
@@ -308,7 +308,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
     // A stated revision is checked even when only switches change.
     res = await caps(c.id, { ai: true, expectedRuntimePolicy: null });
     expect((await body(res)).code).toBe('POLICY_CONFLICT');
-    expect(snapshot(app, c.id)).toBe(saved);
+    expect(await snapshot(app, c.id)).toBe(saved);
 
     // Switches alone need no revision and do not change it.
     const sw = await body(await caps(c.id, { kv: false }));
@@ -327,7 +327,7 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
 
   test('an invalid document is 400 with the path (before any revision check) and changes nothing', async () => {
     const c = await makeCanvas(app, p);
-    const before = snapshot(app, c.id);
+    const before = await snapshot(app, c.id);
     for (const [doc, message] of [
       [
         { collections: { notes: { preset: 'personal', overrides: { create: 'own' } } } },
@@ -344,6 +344,6 @@ describe('PATCH /api/canvases/{id}/capabilities', () => {
         expect(await body(res)).toEqual({ code: 'INVALID_BODY', message });
       }
     }
-    expect(snapshot(app, c.id)).toBe(before);
+    expect(await snapshot(app, c.id)).toBe(before);
   });
 });

@@ -1,9 +1,8 @@
 // Personal access tokens (issue 17 item 1): shown once, stored as SHA-256,
 // acting as their user on /api/* and /mcp only.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { adminUser } from './admin-actions.ts';
+import { diskText } from './disk-text.ts';
 import { expectCode } from './expect-code.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, World } from './world.ts';
@@ -96,14 +95,14 @@ describe('personal access tokens', () => {
     const { id, token } = await newToken();
     clock += 60_000;
     expect((await app.request('/api/me', { headers: bearer(token) })).status).toBe(200);
-    app.ctx.db!.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    const file = readFileSync(join(app.dataDir, 'easel.db'));
-    expect(file.includes(Buffer.from(token))).toBe(false);
-    expect(file.includes(Buffer.from(token.slice('easel_pat_'.length)))).toBe(false);
-    expect(JSON.stringify(app.logs)).not.toContain(token.slice('easel_pat_'.length));
-    const audit = app.ctx
-      .db!.query<{ action: string; detail: string }, []>("SELECT action, detail FROM audit_log WHERE action LIKE 'token.%'")
-      .all();
+    const disk = await diskText(app);
+    expect(disk).toContain(id);
+    expect(disk).not.toContain(token);
+    expect(disk).not.toContain(token.slice('easel_pat_'.length));
+    expect(JSON.stringify(app.nodes.map((node) => node.logs))).not.toContain(token.slice('easel_pat_'.length));
+    const audit = await app.ctx.sql.all<{ action: string; detail: string }>(
+      "SELECT action, detail FROM audit_log WHERE action LIKE 'token.%'",
+    );
     expect(audit.some((a) => a.action === 'token.used' && JSON.parse(a.detail).tokenId === id)).toBe(true);
     expect(JSON.stringify(audit)).not.toContain(token);
   });

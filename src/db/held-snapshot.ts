@@ -50,17 +50,29 @@ export class HeldSnapshot<T> {
   get(): T {
     const held = this.held;
     if (!held) throw new Error('a held snapshot was read before it was loaded');
-    if (held.mark === null || held.mark !== this.sql.changes.current()) {
-      this.reloading ??= this.load()
-        .catch((err: unknown) => this.onReloadError(err))
-        .finally(() => (this.reloading = null));
-    }
+    if (held.mark === null || held.mark !== this.sql.changes.current()) this.reload();
     return held.value;
   }
 
-  /** The snapshot once a reload begun by a read has landed (tests wait on it). */
+  private reload(): void {
+    this.reloading ??= this.load().then(
+      () => {
+        this.reloading = null;
+        // A change heard while this reload read (a notification it swallowed): what landed may predate it.
+        // Reload again now, not at the next read, which would answer the older copy.
+        const mark = this.held!.mark;
+        if (mark !== null && mark !== this.sql.changes.current()) this.reload();
+      },
+      (err: unknown) => {
+        this.reloading = null;
+        this.onReloadError(err);
+      },
+    );
+  }
+
+  /** The snapshot once the reloads begun by reads (and the changes heard meanwhile) have landed (tests wait on it). */
   async settled(): Promise<T> {
-    await this.reloading;
+    while (this.reloading) await this.reloading;
     return this.held!.value;
   }
 }

@@ -52,6 +52,7 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
       await caughtUp(node, a);
       return node.signIn(email, name);
     },
+    nodes: [a, b],
     caughtUp: () => caughtUp(a, a),
     onEvent(event, listener) {
       const offs = [a.onEvent(event, listener), b.onEvent(event, listener)];
