@@ -13,6 +13,10 @@
 // against the store, and the receivers too before anything fans out (a
 // frame from another node included), whenever the store changed or a second
 // passed (shares, sessions and invites also expire with time alone).
+// On Postgres the events come only from this node's own changes: every
+// committed change to the watched tables, by any node, moves the change
+// signal, and each move re-checks every socket here (one pass running and
+// one pending at most), so a revocation on another node applies at once too.
 // A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
 import type { Cancel } from '../../clock.ts';
@@ -113,6 +117,12 @@ export class RealtimeHub implements Lifecycle {
   private readonly leaving = new Set<Promise<void>>();
   private cancelSweep: Cancel = () => {};
   private readonly recheckDeps: RecheckDeps;
+  private stopped = false;
+  /** Which start the change follower belongs to: a stop (or a later start) retires it. */
+  private following = 0;
+  /** The pass the change signal started (Postgres), and whether another must follow it. */
+  private signalled: Promise<void> | null = null;
+  private signalledAgain = false;
 
   constructor(
     private readonly ctx: RealtimeDeps,
@@ -127,6 +137,7 @@ export class RealtimeHub implements Lifecycle {
 
   /** Follows the changes that can cost a socket its access, and re-checks idle sockets on a timer. */
   start(): void {
+    this.stopped = false;
     this.cancelSweep = this.ctx.scheduler.interval(SWEEP_EVERY_MS, () => this.inBackground(this.revalidateAll()));
     const { events } = this.ctx;
     this.unsubscribe.push(
@@ -139,6 +150,40 @@ export class RealtimeHub implements Lifecycle {
       events.on('settings.changed', () => this.inBackground(this.revalidateAll())),
       events.on('session.ended', () => this.inBackground(this.revalidateAll())),
     );
+    // The events above are this node's; another node's sign-out, member removal or unpublish reaches this one as a change (SQLite: one node, the events cover it).
+    if (this.ctx.sql.engine === 'postgres') this.followChanges(++this.following);
+  }
+
+  /** Every move of the change signal re-checks this node's sockets, until stop. */
+  private followChanges(run: number): void {
+    void this.dataVersion.next().then(() => {
+      if (run !== this.following) return;
+      this.followChanges(run);
+      if (this.byCanvas.size > 0) this.revalidateCoalesced();
+    });
+  }
+
+  /**
+   * A pass over every socket, unless one is running: then one more after it
+   * (it reads the changes that came meanwhile). A burst of changes costs one
+   * or two passes.
+   */
+  private revalidateCoalesced(): void {
+    if (this.signalled) {
+      this.signalledAgain = true;
+      return;
+    }
+    const passes = async () => {
+      do {
+        this.signalledAgain = false;
+        await this.revalidateAll();
+      } while (this.signalledAgain && !this.stopped);
+    };
+    this.signalled = passes()
+      .catch((err) => this.ctx.log.error('realtime revalidation failed', { error: String(err) }))
+      .finally(() => {
+        this.signalled = null;
+      });
   }
 
   /** Open sockets on this node, every canvas together (metrics). */
@@ -510,10 +555,13 @@ export class RealtimeHub implements Lifecycle {
    * lets go of the other nodes.
    */
   stop(): void | Promise<void> {
+    this.stopped = true;
+    this.following++;
     this.cancelSweep();
     for (const off of this.unsubscribe.splice(0)) off();
     for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
-    return Promise.allSettled([...this.leaving]).then(() => undefined);
+    // A pass still reading the store finishes before the database closes.
+    return Promise.allSettled([...this.leaving, this.signalled ?? DONE]).then(() => undefined);
   }
 }
 
