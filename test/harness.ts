@@ -36,6 +36,13 @@ export interface TestApp {
   request(path: string, init?: RequestInit & { cookie?: string; json?: unknown; origin?: string | null }): Promise<Response>;
   /** Signs in through dev login and returns the Cookie header value. */
   signIn(email: string, name?: string): Promise<string>;
+  /**
+   * The nodes behind the app: on the cluster pass node A (whose `ctx` this
+   * is) and node B, each answering `request` itself; otherwise the app alone.
+   */
+  nodes: TestApp[];
+  /** Resolves once this node has heard every change committed so far (at once outside the cluster pass). */
+  caughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -175,6 +182,10 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
       const cookie = res.headers.get('set-cookie')!;
       return cookie.split(';')[0]!;
     },
+    get nodes() {
+      return [app];
+    },
+    caughtUp: () => Promise.resolve(),
     async close() {
       if (running) await running.shutdown();
       else {

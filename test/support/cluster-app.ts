@@ -36,8 +36,26 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
   const b = await startNode({ ...options, env });
   let turn = 0;
   const next = (): TestApp => (turn++ % 2 === 0 ? a : b);
+  // Each node on its own (a test that spreads sockets over both, or acts on one node's memory on both), caught up like the app.
+  const pinned = (node: TestApp): TestApp => ({
+    ...node,
+    async request(path, init) {
+      await caughtUp(node, a);
+      return node.request(path, init);
+    },
+    async signIn(email, name) {
+      await caughtUp(node, a);
+      return node.signIn(email, name);
+    },
+    nodes,
+    caughtUp: () => caughtUp(node, a),
+  });
+  const nodes: TestApp[] = [];
+  nodes.push(pinned(a), pinned(b));
   const app: TestApp = {
     ...a,
+    nodes,
+    caughtUp: () => caughtUp(a, a),
     async request(path, init) {
       const node = next();
       await caughtUp(node, a);
