@@ -216,6 +216,16 @@ describe('two nodes on one Postgres: a revocation through node A closes the sock
     await ownerB.sync();
     expect(ownerB.closeInfo).toBeNull();
   });
+
+  test("a guest invite revoked on A: the guest's socket on B closes with 4401", async () => {
+    const c = await new World().attach(a);
+    const guestB = await holding(await connect(b, c.canvas.slug, c.cookie.guest));
+    const ownerB = await holding(await connect(b, c.canvas.slug, c.cookie.owner));
+    await c.expectOk('DELETE', `/api/canvases/${c.canvas.id}/guest-invites/${c.ids.guest.slice('guest:'.length)}`, 'owner');
+    expect(await guestB.closed).toEqual({ code: 4401, reason: 'access to the canvas was lost' });
+    await ownerB.sync();
+    expect(ownerB.closeInfo).toBeNull();
+  });
 });
 
 describe('the connection caps count both nodes', () => {
