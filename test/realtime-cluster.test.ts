@@ -217,6 +217,20 @@ describe('two nodes on one Postgres: a revocation through node A closes the sock
     expect(ownerB.closeInfo).toBeNull();
   });
 
+  test('unpublished through A: every socket of the canvas on B closes with 4401, owners included; other canvases stay', async () => {
+    const c = await new World().attach(a);
+    await c.deploy();
+    const ownerB = await holding(await connect(b, c.canvas.slug, c.cookie.owner));
+    const viewerB = await holding(await connect(b, c.canvas.slug, c.cookie.viewer));
+    const elsewhereB = await holding(await connect(b, c.other.slug, c.cookie.stranger));
+    await c.unpublish();
+    const lost = { code: 4401, reason: 'the canvas was unpublished' };
+    expect(await ownerB.closed).toEqual(lost);
+    expect(await viewerB.closed).toEqual(lost);
+    await elsewhereB.sync();
+    expect(elsewhereB.closeInfo).toBeNull();
+  });
+
   test("a guest invite revoked on A: the guest's socket on B closes with 4401", async () => {
     const c = await new World().attach(a);
     const guestB = await holding(await connect(b, c.canvas.slug, c.cookie.guest));

@@ -38,6 +38,13 @@ export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'events' | 'lo
 
 export type RealtimeSocket = ServerWebSocket<unknown>;
 
+/** What the upgrade found: the caller's role and name, and whether the canvas was published then. */
+export interface SocketStart {
+  role: CanvasRole;
+  name: string;
+  published: boolean;
+}
+
 /** One open socket. */
 export class Connection {
   readonly id = newId();
@@ -51,6 +58,8 @@ export class Connection {
   policy: unknown = null;
   /** What the channel rights were last computed from: role, policy revision, canvas update time. */
   stamp = '';
+  /** The canvas had a live version at the last check: its unpublishing (seen on any node) closes the socket. */
+  published: boolean;
   /** The slot this socket asked for (the caps count it until it is released). */
   readonly claim: SlotClaim;
   /** True once the socket holds its slot; false when it was refused (closed 4429) or the claim failed. */
@@ -63,10 +72,11 @@ export class Connection {
   constructor(
     readonly ws: RealtimeSocket,
     readonly identity: SocketIdentity,
-    initial: { role: CanvasRole; name: string },
+    initial: SocketStart,
   ) {
     this.role = initial.role;
     this.name = initial.name;
+    this.published = initial.published;
     this.claim = {
       canvasId: identity.canvasId,
       connectionId: this.id,
@@ -102,6 +112,8 @@ export class RealtimeHub implements Lifecycle {
   private server: Server<unknown> | null = null;
   /** This node's sockets that hold a slot, per canvas. */
   private readonly byCanvas = new Map<string, Set<Connection>>();
+  /** Sockets still waiting for their slot (a round trip to Redis): a canvas closed meanwhile closes them too. */
+  private readonly claiming = new Set<Connection>();
   /**
    * Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false.
    * Keyed per socket, and a socket lives on one node: it stays in memory on a cluster too.
@@ -203,7 +215,7 @@ export class RealtimeHub implements Lifecycle {
    * slots.ts; with Redis the answer counts every node's sockets) and is
    * closed with 4429 when there is none. Its frames wait for the answer.
    */
-  open(ws: RealtimeSocket, identity: SocketIdentity, initial: { role: CanvasRole; name: string }): Connection {
+  open(ws: RealtimeSocket, identity: SocketIdentity, initial: SocketStart): Connection {
     const conn = new Connection(ws, identity, initial);
     const refuse = (code: number, reason: string): false => {
       // Marked closed first, so Bun's close callback finds nothing to give back.
@@ -213,8 +225,10 @@ export class RealtimeHub implements Lifecycle {
       }
       return false;
     };
+    this.claiming.add(conn);
     conn.slot = this.coordination.claimSlot(conn.claim).then(
       (refusal) => {
+        this.claiming.delete(conn);
         if (refusal !== null) return refuse(CLOSE.tooManyConnections, slotRefusalReason(refusal));
         // A socket that went while it waited still holds the slot: closed() gives it back.
         if (!conn.closed) {
@@ -226,6 +240,7 @@ export class RealtimeHub implements Lifecycle {
         return true;
       },
       (err) => {
+        this.claiming.delete(conn);
         this.ctx.log.error('realtime slot claim failed', { canvasId: conn.canvasId, connectionId: conn.id, error: String(err) });
         return refuse(CLOSE.internalError, 'internal error');
       },
@@ -479,6 +494,12 @@ export class RealtimeHub implements Lifecycle {
       );
       return null;
     }
+    // Unpublished on another node (this one heard no event): the change brought it here.
+    if (conn.published && live.canvas.currentVersionId === null) {
+      this.close(conn, CLOSE.accessLost, 'the canvas was unpublished');
+      return null;
+    }
+    conn.published = live.canvas.currentVersionId !== null;
     conn.role = live.role;
     conn.name = live.name;
     conn.policy = live.canvas.runtimePolicy;
@@ -537,6 +558,7 @@ export class RealtimeHub implements Lifecycle {
 
   private closeCanvas(canvasId: string, code: number, reason: string): void {
     for (const conn of [...(this.byCanvas.get(canvasId) ?? [])]) this.close(conn, code, reason);
+    for (const conn of [...this.claiming]) if (conn.canvasId === canvasId) this.close(conn, code, reason);
   }
 
   private close(conn: Connection, code: number, reason: string): void {
@@ -559,7 +581,8 @@ export class RealtimeHub implements Lifecycle {
     this.following++;
     this.cancelSweep();
     for (const off of this.unsubscribe.splice(0)) off();
-    for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
+    for (const canvasId of new Set([...this.byCanvas.keys(), ...[...this.claiming].map((c) => c.canvasId)]))
+      this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
     // A pass still reading the store finishes before the database closes.
     return Promise.allSettled([...this.leaving, this.signalled ?? DONE]).then(() => undefined);
   }
