@@ -16,7 +16,7 @@ describe('AI spend caps', () => {
   afterAll(() => w.close());
   beforeEach(async () => {
     w.fake.reset();
-    w.app.ctx.db!.query('DELETE FROM ai_calls').run();
+    await w.app.ctx.sql.run('DELETE FROM ai_calls');
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
     await w.setCanvas({ ai_audience: 'viewers', guest_ai: 0, guest_ai_monthly_usd: 0 });
     w.clock.now = at('2025-01-31T12:00:00.000Z');
@@ -36,9 +36,9 @@ describe('AI spend caps', () => {
 
   test('user daily: refused once spend meets the cap; a call that starts under it completes even past it', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.001 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.001 - CALL_COST / 2, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.001 - CALL_COST / 2, at: w.clock.now });
     await ok();
-    const spent = calls(w.app, w.canvas.id).reduce((sum, r) => sum + r.cost_usd, 0);
+    const spent = (await calls(w.app, w.canvas.id)).reduce((sum, r) => sum + r.cost_usd, 0);
     expect(spent).toBeGreaterThan(0.001);
     const b = await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
     expect(b.scope).toBe('user_daily');
@@ -48,23 +48,23 @@ describe('AI spend caps', () => {
 
   test('spend exactly at the cap is refused; a hair under is admitted', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.3 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.1, at: w.clock.now });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.2, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.1, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.2, at: w.clock.now });
     // 0.1 + 0.2 is 0.30000000000000004 in floating point; it still "meets" 0.3, and so would 0.3 - 1e-12.
     expect((await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED')).scope).toBe('user_daily');
-    w.app.ctx.db!.query('DELETE FROM ai_calls').run();
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.299_999, at: w.clock.now });
+    await w.app.ctx.sql.run('DELETE FROM ai_calls');
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.299_999, at: w.clock.now });
     await ok();
   });
 
   test('the daily window follows UTC days: 23:59:59.999 still refused, 00:00:00.000 admitted', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.01, at: at('2025-01-31T00:00:00.000Z') });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.01, at: at('2025-01-31T00:00:00.000Z') });
     w.clock.now = at('2025-01-31T23:59:59.999Z');
     await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
     w.clock.now = at('2025-02-01T00:00:00.000Z');
     await ok();
-    expect(calls(w.app, w.canvas.id).at(-1)).toMatchObject({ day: '2025-02-01', month: '2025-02' });
+    expect((await calls(w.app, w.canvas.id)).at(-1)).toMatchObject({ day: '2025-02-01', month: '2025-02' });
   });
 
   test('the daily cap is per viewer across canvases', async () => {
@@ -73,16 +73,16 @@ describe('AI spend caps', () => {
       capabilities: { ai: true, aiAudience: 'viewers' },
       members: [[w.ids.viewer, 'viewer']],
     });
-    recordSpend(w.app, { canvasId: other.id, actorId: w.ids.viewer, usd: 0.01, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: other.id, actorId: w.ids.viewer, usd: 0.01, at: w.clock.now });
     expect((await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED')).scope).toBe('user_daily');
   });
 
   test('canvas monthly: every caller refused once the month meets the cap; the UTC month boundary resets it', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 1 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.6, at: at('2025-01-01T00:00:00.000Z') });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 0.4, at: at('2025-01-20T00:00:00.000Z') });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.6, at: at('2025-01-01T00:00:00.000Z') });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 0.4, at: at('2025-01-20T00:00:00.000Z') });
     // Last month's spend does not count.
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 100, at: at('2024-12-31T23:59:59.999Z') });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 100, at: at('2024-12-31T23:59:59.999Z') });
     for (const who of ['owner', 'editor', 'viewer'] as const) {
       expect((await expectError(await w.chat(ask(), who), 429, 'QUOTA_EXCEEDED')).scope).toBe('canvas_monthly');
     }
@@ -94,7 +94,7 @@ describe('AI spend caps', () => {
 
   test('caps are read per request: an admin raising them admits at once', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 0.5 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.5, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.5, at: w.clock.now });
     await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
     await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 0.6 });
     await ok();
@@ -107,13 +107,13 @@ describe('AI spend caps', () => {
 
   test('a running call holds its reservation against the caps until it settles', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 1 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 1, at: w.clock.now, state: 'reserved' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 1, at: w.clock.now, state: 'reserved' });
     await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
   });
 
   test('concurrent calls against a nearly spent cap: only the calls admitted before the cap was met run', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.0099, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 0.0099, at: w.clock.now });
     w.fake.script(...Array.from({ length: 8 }, () => ({ kind: 'stream' as const, delayMs: 20 })));
     const responses = await Promise.all(Array.from({ length: 8 }, () => w.chat(ask(), 'viewer')));
     const statuses = responses.map((r) => r.status).sort();
@@ -123,15 +123,15 @@ describe('AI spend caps', () => {
       else expect((await r.json()).scope).toBe('user_daily');
     }
     expect(w.fake.requests.length).toBe(1);
-    const spent = calls(w.app, w.canvas.id).reduce((sum, r) => sum + r.cost_usd, 0);
+    const spent = (await calls(w.app, w.canvas.id)).reduce((sum, r) => sum + r.cost_usd, 0);
     // Over the cap by at most the one call that was admitted under it.
     expect(spent).toBeLessThanOrEqual(0.01 + CALL_COST + 1e-12);
-    expect(calls(w.app, w.canvas.id).every((r) => r.state === 'settled')).toBe(true);
+    expect((await calls(w.app, w.canvas.id)).every((r) => r.state === 'settled')).toBe(true);
   });
 
   test('concurrent calls across viewers against the canvas month', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiCanvasMonthlyUsd: 0.02 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.0199, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.0199, at: w.clock.now });
     w.fake.script(...Array.from({ length: 6 }, () => ({ kind: 'stream' as const, delayMs: 20 })));
     const who = ['viewer', 'viewer2', 'editor', 'owner', 'viewer', 'viewer2'] as const;
     const responses = await Promise.all(who.map((p) => w.chat(ask(), p)));
@@ -142,7 +142,7 @@ describe('AI spend caps', () => {
 
   test('spend is settled at the real cost, replacing the reservation', async () => {
     await ok();
-    const row = calls(w.app, w.canvas.id).at(-1);
+    const row = (await calls(w.app, w.canvas.id)).at(-1);
     expect(row.state).toBe('settled');
     expect(row.reserved_usd).toBeGreaterThan(row.cost_usd);
     expect(row.cost_usd).toBeCloseTo(CALL_COST, 12);
@@ -156,7 +156,7 @@ describe('AI for legacy guests', () => {
   });
   afterAll(() => w.close());
   beforeEach(async () => {
-    w.app.ctx.db!.query('DELETE FROM ai_calls').run();
+    await w.app.ctx.sql.run('DELETE FROM ai_calls');
     w.clock.now = at('2025-03-31T22:00:00.000Z');
     await w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0 });
   });
@@ -173,7 +173,7 @@ describe('AI for legacy guests', () => {
   test('the monthly guest ceiling covers all guests of the canvas; members are not affected; 0 means no cap', async () => {
     await w.setCanvas({ guest_ai_monthly_usd: 0.05 });
     const other = await w.guestFor(w.canvas.id);
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: other.actorId, usd: 0.05, at: w.clock.now, kind: 'guest' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: other.actorId, usd: 0.05, at: w.clock.now, kind: 'guest' });
     const b = await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');
     expect(b.scope).toBe('guest');
     const member = await w.chat(ask(), 'editor');
@@ -187,7 +187,7 @@ describe('AI for legacy guests', () => {
 
   test('the guest ceiling resets with the UTC month', async () => {
     await w.setCanvas({ guest_ai_monthly_usd: 0.05 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 0.05, at: w.clock.now, kind: 'guest' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 0.05, at: w.clock.now, kind: 'guest' });
     w.clock.now = at('2025-03-31T23:59:59.999Z');
     await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');
     w.clock.now = at('2025-04-01T00:00:00.000Z');
@@ -199,7 +199,7 @@ describe('AI for legacy guests', () => {
   test("a guest's calls are recorded as the guest and count against the daily cap per guest", async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 0.01 });
     try {
-      recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 0.01, at: w.clock.now, kind: 'guest' });
+      await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 0.01, at: w.clock.now, kind: 'guest' });
       expect((await expectError(await w.chat(ask(), 'guest'), 429, 'QUOTA_EXCEEDED')).scope).toBe('user_daily');
     } finally {
       await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: null });

@@ -24,7 +24,7 @@ describe('AI chat: checks before the stream', () => {
   useAiWorld(
     (world) => (w = world),
     async (w) => {
-      w.app.ctx.db!.query('DELETE FROM ai_calls').run();
+      await w.app.ctx.sql.run('DELETE FROM ai_calls');
       await w.app.ctx.settings.update({ aiModels: null, aiPrices: null, aiApiKey: null, aiUserDailyUsd: null, aiCanvasMonthlyUsd: null });
       await w.setCanvas({ cap_ai: 1, cap_backend: 1, ai_audience: 'editors', guest_ai: 0, guest_ai_monthly_usd: 0 });
     },
@@ -142,7 +142,7 @@ describe('AI chat: checks before the stream', () => {
   });
 
   test('403 GUEST_AI_DISABLED unless the owner opted guests in; before the caps, the capability and the audience', async () => {
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 100, at: w.clock.now, kind: 'guest' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 100, at: w.clock.now, kind: 'guest' });
     await w.setCanvas({ cap_ai: 0, guest_ai_monthly_usd: 1 });
     await expectError(await w.chat(ask(), 'guest'), 403, 'GUEST_AI_DISABLED');
     expect(w.fake.requests.length).toBe(0);
@@ -150,14 +150,14 @@ describe('AI chat: checks before the stream', () => {
 
   test('429 GUEST_AI_CAP (scope guest) before QUOTA_EXCEEDED and CAPABILITY_DISABLED', async () => {
     await w.setCanvas({ guest_ai: 1, guest_ai_monthly_usd: 0.5, cap_ai: 0 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 100, at: w.clock.now, kind: 'guest' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.guest, usd: 100, at: w.clock.now, kind: 'guest' });
     const b = await expectError(await w.chat(ask(), 'guest'), 429, 'GUEST_AI_CAP');
     expect(b.scope).toBe('guest');
   });
 
   test('429 QUOTA_EXCEEDED: user_daily is checked before canvas_monthly, both before CAPABILITY_DISABLED and the audience', async () => {
     await adminSettings(w.app, w.cookie.admin, { aiUserDailyUsd: 1, aiCanvasMonthlyUsd: 2 });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 5, at: w.clock.now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.viewer, usd: 5, at: w.clock.now });
     await w.setCanvas({ cap_ai: 0 });
     const daily = await expectError(await w.chat(ask(), 'viewer'), 429, 'QUOTA_EXCEEDED');
     expect(daily.scope).toBe('user_daily');
@@ -186,7 +186,7 @@ describe('AI chat: checks before the stream', () => {
   test('403 PERMISSION_DENIED for viewers unless aiAudience is viewers; owners and editors always pass', async () => {
     await expectError(await w.chat(ask(), 'viewer'), 403, 'PERMISSION_DENIED');
     expect(w.fake.requests.length).toBe(0);
-    expect(calls(w.app, w.canvas.id)).toEqual([]);
+    expect(await calls(w.app, w.canvas.id)).toEqual([]);
     for (const who of ['owner', 'editor'] as const) {
       const res = await w.chat(ask(), who);
       expect(res.status).toBe(200);
@@ -203,7 +203,7 @@ describe('AI chat: checks before the stream', () => {
     const res = await w.chat(ask(), 'guest');
     expect(res.status).toBe(200);
     await res.text();
-    expect(calls(w.app, w.canvas.id)[0]).toMatchObject({ actor_id: w.ids.guest, actor_kind: 'guest', outcome: 'ok' });
+    expect((await calls(w.app, w.canvas.id))[0]).toMatchObject({ actor_id: w.ids.guest, actor_kind: 'guest', outcome: 'ok' });
   });
 
   test('an instance admin who is not a member gets no bypass', async () => {
@@ -253,7 +253,7 @@ describe('AI chat: the stream and what is sent to the provider', () => {
         cost: (20 * PRICE.input + 7 * PRICE.output) / 1e6,
       },
     ]);
-    const row = calls(w.app, w.canvas.id).at(-1);
+    const row = (await calls(w.app, w.canvas.id)).at(-1);
     expect(row).toMatchObject({
       state: 'settled',
       outcome: 'ok',
@@ -293,7 +293,7 @@ describe('AI chat: the stream and what is sent to the provider', () => {
     const expected = (100 * 2 + 1000 * 1.25 * 2 + 5000 * 0.1 * 2 + 50 * 10) / 1e6;
     expect(done.cost).toBeCloseTo(expected, 12);
     expect(done.cost).toBeCloseTo(0.0042, 12);
-    const row = calls(w.app, w.canvas.id).at(-1);
+    const row = (await calls(w.app, w.canvas.id)).at(-1);
     expect(row).toMatchObject({ input_tokens: 6100, output_tokens: 50, cache_creation_input_tokens: 1000, cache_read_input_tokens: 5000 });
     expect(row.cost_usd).toBeCloseTo(expected, 12);
   });

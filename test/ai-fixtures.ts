@@ -79,6 +79,8 @@ export async function makeAiWorld(options: { listen?: boolean; env?: Record<stri
   const { anonymous, owner, editor, viewer, viewer2, stranger, admin } = cast.cookie;
   const cookie: AiWorld['cookie'] = { anonymous, owner, editor, viewer, viewer2, stranger, admin, guest: guest.guestCookie };
   const ids: AiWorld['ids'] = { ...cast.ids, guest: guest.guestId };
+  // Insertion order for calls() on Postgres (see there): the app's own database, made for this world.
+  if (app.ctx.sql.engine === 'postgres') await app.ctx.sql.run('ALTER TABLE ai_calls ADD COLUMN test_seq BIGSERIAL');
   const canvas = (await app.ctx.canvases.byId(cast.canvas.id))!;
 
   /** A guest session for a canvas made directly on the store (no invite route reaches those). */
@@ -144,8 +146,8 @@ function expectFraming(text: string): void {
   }
 }
 
-/** A settled (or reserved) spend row, as if a call had happened at `at`. */
-export function recordSpend(
+/** A settled (or reserved) spend row, as if a call had happened at `at` (written through the storage port: either engine). */
+export async function recordSpend(
   app: TestApp,
   row: {
     canvasId: string;
@@ -156,35 +158,43 @@ export function recordSpend(
     state?: 'settled' | 'reserved';
     model?: string;
   },
-): string {
+): Promise<string> {
   const id = newId();
   const day = new Date(row.at).toISOString().slice(0, 10);
   const settled = (row.state ?? 'settled') === 'settled';
-  app.ctx
-    .db!.query(
-      `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, cost_usd, day, month, created_at, settled_at, outcome)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      id,
-      row.canvasId,
-      row.actorId,
-      row.kind ?? 'member',
-      row.model ?? MODEL,
-      settled ? 'settled' : 'reserved',
-      row.usd,
-      settled ? row.usd : 0,
-      day,
-      day.slice(0, 7),
-      row.at,
-      settled ? row.at : null,
-      settled ? 'ok' : null,
-    );
+  await app.ctx.sql.run(
+    `INSERT INTO ai_calls (id, canvas_id, actor_id, actor_kind, model, state, reserved_usd, cost_usd, day, month, created_at, settled_at, outcome)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
+    id,
+    row.canvasId,
+    row.actorId,
+    row.kind ?? 'member',
+    row.model ?? MODEL,
+    settled ? 'settled' : 'reserved',
+    row.usd,
+    settled ? row.usd : 0,
+    day,
+    day.slice(0, 7),
+    row.at,
+    settled ? row.at : null,
+    settled ? 'ok' : null,
+  );
   return id;
 }
 
-export function calls(app: TestApp, canvasId: string): any[] {
-  return app.ctx.db!.query('SELECT * FROM ai_calls WHERE canvas_id = ? ORDER BY created_at, rowid').all(canvasId);
+/**
+ * The canvas's AI call rows in the order they were made. The tests' clock
+ * stands still, so many share `created_at`: SQLite's rowid breaks the ties;
+ * on Postgres, the test-only `test_seq` column makeAiWorld adds (a sequence
+ * filled on insert; the product names its columns and never reads it).
+ */
+export async function calls(app: TestApp, canvasId: string): Promise<any[]> {
+  const order = app.ctx.sql.engine === 'postgres' ? 'test_seq' : 'rowid';
+  const rows = await app.ctx.sql.all<Record<string, unknown>>(
+    `SELECT * FROM ai_calls WHERE canvas_id = ?1 ORDER BY created_at, ${order}`,
+    canvasId,
+  );
+  return rows.map(({ test_seq: _, ...row }) => row);
 }
 
 /** Waits for the fake's answer to be over and asserts Easel let the provider call go (hung up) before it finished. */

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { expectCode } from './expect-code.ts';
-import { startTestApp } from './harness.ts';
+import { startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, World } from './world.ts';
 
 const KEY = 'sk-ant-admin-secret-0123456789';
 const OTHER_SECRET = 'b2'.repeat(32);
-const rawRow = (w: { app: { ctx: { db: any } } }) =>
-  w.app.ctx.db!.query("SELECT value FROM settings WHERE key = 'aiApiKey'").get() as { value: string } | null;
+const rawRow = async (w: { app: TestApp }) =>
+  (await w.app.ctx.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'aiApiKey'")) ?? null;
 
 describe('an admin-set provider key', () => {
   const dirs: string[] = [];
@@ -33,7 +33,7 @@ describe('an admin-set provider key', () => {
       const view = await w.adminSettings({ aiApiKey: KEY });
       expect(view.aiApiKeySet).toBe(true);
       expect(JSON.stringify(view)).not.toContain(KEY);
-      const row = rawRow(w)!;
+      const row = (await rawRow(w))!;
       expect(row.value).not.toContain(KEY);
       expect(JSON.parse(row.value)).toEqual({
         sealed: { keyId: expect.any(String), nonce: expect.any(String), ciphertext: expect.any(String) },
@@ -49,7 +49,7 @@ describe('an admin-set provider key', () => {
     try {
       const res = await w.request('admin', '/api/admin/settings', { method: 'PATCH', json: { aiApiKey: KEY } });
       await expectCode(res, 409, 'SECRET_KEY_MISSING');
-      expect(rawRow(w)).toBeNull();
+      expect(await rawRow(w)).toBeNull();
     } finally {
       await w.close();
     }
@@ -60,7 +60,7 @@ describe('an admin-set provider key', () => {
     const env = { EASEL_ADMIN_EMAILS: ADMIN_EMAIL };
     const old = await startTestApp({ dataDir, env });
     // What an older release wrote: the key as a JSON string.
-    old.ctx.db!.query("INSERT INTO settings (key, value, updated_at) VALUES ('aiApiKey', ?, 0)").run(JSON.stringify(KEY));
+    await old.ctx.sql.run("INSERT INTO settings (key, value, updated_at) VALUES ('aiApiKey', ?1, 0)", JSON.stringify(KEY));
     await old.close();
 
     const unkeyed = await startTestApp({ dataDir, env });
@@ -71,7 +71,7 @@ describe('an admin-set provider key', () => {
     const keyed = await startTestApp({ dataDir, env: { ...env, EASEL_SECRET_KEY: SECRET_KEY_HEX } });
     try {
       expect(keyed.logs.some((l) => String(l.msg).includes('now encrypted'))).toBe(true);
-      const row = rawRow({ app: keyed })!;
+      const row = (await rawRow({ app: keyed }))!;
       expect(row.value).not.toContain(KEY);
       expect(keyed.ctx.settings.get().aiApiKey).toBe(KEY);
       expect(keyed.logs.some((l) => JSON.stringify(l).includes(KEY))).toBe(false);

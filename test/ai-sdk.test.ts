@@ -108,7 +108,7 @@ describe('sdk/ai.ts against the running app', () => {
     }
     const { callId } = await finished.waitFor(() => true);
     finished.stop();
-    expect(calls(w.app, w.canvas.id).at(-1)).toMatchObject({ id: callId, state: 'settled', outcome: 'aborted' });
+    expect((await calls(w.app, w.canvas.id)).at(-1)).toMatchObject({ id: callId, state: 'settled', outcome: 'aborted' });
     await expectLetGo(w.fake.requests[0]);
   });
 });

@@ -13,17 +13,17 @@ describe('AI usage views (management API)', () => {
     await w.setCanvas({ guest_ai: 1 });
     // Two real calls today (editor, guest), plus history.
     for (const who of ['editor', 'guest'] as const) await sseEvents(await w.chat(ask(), who));
-    recordSpend(w.app, {
+    await recordSpend(w.app, {
       canvasId: w.canvas.id,
       actorId: w.ids.owner,
       usd: 0.5,
       at: at('2025-05-02T08:00:00.000Z'),
       model: 'claude-haiku-5-5',
     });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 2, at: at('2025-04-30T23:00:00.000Z') });
-    recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 1, at: w.clock.now, state: 'reserved' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 2, at: at('2025-04-30T23:00:00.000Z') });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 1, at: w.clock.now, state: 'reserved' });
     otherCanvasId = (await apiCanvas(w.app, w.cookie.stranger, { capabilities: { ai: true } })).id;
-    recordSpend(w.app, { canvasId: otherCanvasId, actorId: w.ids.stranger, usd: 0.25, at: at('2025-05-10T00:00:00.000Z') });
+    await recordSpend(w.app, { canvasId: otherCanvasId, actorId: w.ids.stranger, usd: 0.25, at: at('2025-05-10T00:00:00.000Z') });
   });
   afterAll(() => w.close());
 

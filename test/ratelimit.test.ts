@@ -1,9 +1,23 @@
 // The rate limiter cannot be reset or bloated from outside (issue 23, item 6):
 // made-up slugs neither create keys nor reset anyone's window, long keys are
 // hashed, and a full table refuses new subjects instead of evicting live ones.
+import { RedisClient } from 'bun';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { RateLimiter } from '../src/http/ratelimit.ts';
+import type { TestApp } from './harness.ts';
 import { World } from './world.ts';
+
+/** The rate-limit windows the app holds: in this process's memory, or (with EASEL_REDIS_URL, the cluster pass) in Redis, every node's. */
+async function heldWindows(app: TestApp): Promise<number> {
+  const redis = app.ctx.config.redis;
+  if (!redis) return app.ctx.limiter.size;
+  const client = new RedisClient(redis.url);
+  try {
+    return ((await client.send('KEYS', ['easel:rl:*'])) as string[]).length;
+  } finally {
+    client.close();
+  }
+}
 
 describe('RateLimiter', () => {
   test('a full table keeps every live window: new subjects are refused, nobody is reset', () => {
@@ -45,7 +59,7 @@ describe('the runtime rate limit keys by caller and resolved canvas', () => {
   afterAll(() => w.app.close());
 
   test('unknown slugs count against the caller under one key, and never reset the window of a real canvas', async () => {
-    const sizeBefore = w.app.ctx.limiter.size;
+    const sizeBefore = await heldWindows(w.app);
     for (let i = 0; i < 5; i++) expect((await w.request('viewer', `/v1/c/${w.canvas.slug}/me`)).status).toBe(200);
     expect((await w.request('viewer', `/v1/c/${w.canvas.slug}/me`)).status).toBe(429);
     const statuses: number[] = [];
@@ -56,7 +70,7 @@ describe('the runtime rate limit keys by caller and resolved canvas', () => {
     expect(statuses.slice(0, 5)).toEqual([404, 404, 404, 404, 404]);
     expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
     // Two keys in all: the real canvas and "unknown", both this viewer's.
-    expect(w.app.ctx.limiter.size - sizeBefore).toBe(2);
+    expect((await heldWindows(w.app)) - sizeBefore).toBe(2);
     expect((await w.request('viewer', `/v1/c/${w.canvas.slug}/me`)).status).toBe(429);
   });
 });

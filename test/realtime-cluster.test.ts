@@ -21,6 +21,7 @@ import { ManualClock } from './manual-clock.ts';
 import { connect, type Client, type Frame } from './realtime-helpers.ts';
 import { nextEvent } from './signals.ts';
 import { startCluster, type Cluster } from './support/cluster.ts';
+import { startPgCluster, type PgCluster } from './support/pg-cluster.ts';
 import { ADMIN_EMAIL, World, type Person } from './world.ts';
 
 const ENV = { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' };
@@ -172,6 +173,72 @@ describe('two nodes, one Redis', () => {
     expect(await viewerB.until(isMessage('for everyone'))).toEqual([
       { type: 'message', channel: 'board', event: 'note', data: 'for everyone', from: { ...user(c, 'editor'), canvasRole: 'editor' } },
     ]);
+  });
+});
+
+// Issue 21: a revocation on one node takes effect on every node at once. The
+// hub's events are its own node's; the other node hears the change through
+// Postgres (LISTEN/NOTIFY) and re-checks its sockets then, long before the
+// 15 s sweep. The nodes' clock stands still (the sweep never runs, nor does
+// the receivers' one-second re-check lapse): only the change can close the
+// socket. The tests wait on the close itself.
+describe('two nodes on one Postgres: a revocation through node A closes the sockets on node B', () => {
+  let cluster: PgCluster;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    const clock = new ManualClock();
+    cluster = await startPgCluster({ listen: true, env: ENV, now: clock.now, scheduler: clock.scheduler });
+    ({ a, b } = cluster);
+  });
+  afterAll(() => cluster.close());
+
+  test('signed out on A: the socket on B closes with 4401; the others stay', async () => {
+    const c = await new World().attach(a);
+    const viewerB = await holding(await connect(b, c.canvas.slug, c.cookie.viewer));
+    const editorB = await holding(await connect(b, c.canvas.slug, c.cookie.editor));
+    await join(viewerB, 'room');
+    await join(editorB, 'room');
+    const out = await a.request('/auth/logout', { method: 'POST', cookie: c.cookie.viewer });
+    expect(out.status).toBe(200);
+    expect(await viewerB.closed).toEqual({ code: 4401, reason: 'access to the canvas was lost' });
+    // The editor, still a member, hears the viewer leave and stays connected.
+    expect(await editorB.next((f) => f.type === 'leave')).toEqual({ type: 'leave', channel: 'room', user: user(c, 'viewer') });
+    expect(await presence(editorB, 'room')).toEqual([user(c, 'editor')]);
+  });
+
+  test('removed from the canvas on A: the socket on B closes with 4401', async () => {
+    const c = await new World().attach(a);
+    const viewerB = await holding(await connect(b, c.canvas.slug, c.cookie.viewer));
+    const ownerB = await holding(await connect(b, c.canvas.slug, c.cookie.owner));
+    await c.expectOk('DELETE', `/api/canvases/${c.canvas.id}/members/${c.ids.viewer}`, 'owner');
+    expect(await viewerB.closed).toEqual({ code: 4401, reason: 'access to the canvas was lost' });
+    await ownerB.sync();
+    expect(ownerB.closeInfo).toBeNull();
+  });
+
+  test('unpublished through A: every socket of the canvas on B closes with 4401, owners included; other canvases stay', async () => {
+    const c = await new World().attach(a);
+    await c.deploy();
+    const ownerB = await holding(await connect(b, c.canvas.slug, c.cookie.owner));
+    const viewerB = await holding(await connect(b, c.canvas.slug, c.cookie.viewer));
+    const elsewhereB = await holding(await connect(b, c.other.slug, c.cookie.stranger));
+    await c.unpublish();
+    const lost = { code: 4401, reason: 'the canvas was unpublished' };
+    expect(await ownerB.closed).toEqual(lost);
+    expect(await viewerB.closed).toEqual(lost);
+    await elsewhereB.sync();
+    expect(elsewhereB.closeInfo).toBeNull();
+  });
+
+  test("a guest invite revoked on A: the guest's socket on B closes with 4401", async () => {
+    const c = await new World().attach(a);
+    const guestB = await holding(await connect(b, c.canvas.slug, c.cookie.guest));
+    const ownerB = await holding(await connect(b, c.canvas.slug, c.cookie.owner));
+    await c.expectOk('DELETE', `/api/canvases/${c.canvas.id}/guest-invites/${c.ids.guest.slice('guest:'.length)}`, 'owner');
+    expect(await guestB.closed).toEqual({ code: 4401, reason: 'access to the canvas was lost' });
+    await ownerB.sync();
+    expect(ownerB.closeInfo).toBeNull();
   });
 });
 

@@ -334,7 +334,7 @@ describe('receivers are re-checked before a fan-out', () => {
     const c = await new World().attach(app);
     const { owner, viewer } = await ownerAndViewerInRoom(c);
     // Straight to the store on purpose: signing out would emit the event this test does without.
-    app.ctx.db!.query('DELETE FROM sessions WHERE user_id = ?').run(c.ids.viewer);
+    await app.ctx.sql.run('DELETE FROM sessions WHERE user_id = ?1', c.ids.viewer);
     owner.send({ type: 'publish', channel: 'room', event: 'secret' });
     expect((await owner.next((f) => f.type === 'message')).event).toBe('secret');
     expect((await viewer.closed).code).toBe(4401);

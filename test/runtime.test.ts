@@ -289,10 +289,11 @@ describe('runtime pipeline (path mode)', () => {
       connections: [],
     });
     expect(off.permissions.canCreateCanvas).toBe(false);
-    app.ctx.config.authoring = true;
+    // Every node's configuration (on the cluster pass the requests go to both).
+    for (const node of app.nodes) node.ctx.config.authoring = true;
     expect((await body(await me(w.cookie.owner, {}, c.slug))).permissions.canCreateCanvas).toBe(true);
     expect((await body(await me(guest.cookie, {}, c.slug))).permissions.canCreateCanvas).toBe(false);
-    app.ctx.config.authoring = false;
+    for (const node of app.nodes) node.ctx.config.authoring = false;
   });
 
   test('the runtime API does not depend on publication state: a never-published canvas answers', async () => {
@@ -310,14 +311,16 @@ describe('runtime pipeline (path mode)', () => {
     const c = await made();
     for (let i = 0; i < 3; i++) await me(w.cookie.owner, {}, c.slug);
     const usage = app.features.usage;
-    await usage.flush();
+    // Each node counts the requests it answered and flushes its own batch (on the cluster pass, both add up in the store).
+    const flush = () => Promise.all(app.nodes.map((node) => node.features.usage.flush()));
+    await flush();
     expect((await usage.read(c.id, utcDay(clock)))?.requests).toBe(3);
     await me(w.cookie.owner, {}, c.slug);
-    await usage.flush();
+    await flush();
     expect((await usage.read(c.id, utcDay(clock)))?.requests).toBe(4);
     clock += 24 * 3600_000;
     await me(w.cookie.owner, {}, c.slug);
-    await usage.flush();
+    await flush();
     expect((await usage.read(c.id, utcDay(clock)))?.requests).toBe(1);
   });
 });

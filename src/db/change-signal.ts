@@ -1,6 +1,8 @@
 /**
  * The tables whose rows the per-node caches hold facts from (sessions and
- * the people behind them, canvases, their lists, the instance settings). A write to any of them, by
+ * the people behind them, canvases, their lists, the instance settings), and
+ * the guests' invites and sessions (a revoked invite or a guest signed out
+ * closes that guest's realtime sockets on every node). A write to any of them, by
  * any writer, moves the signal; caches trust an entry only while the signal
  * still reads the number the entry was loaded at.
  */
@@ -13,6 +15,8 @@ export const WATCHED_TABLES = [
   'connection_profiles',
   'connection_protected_headers',
   'connection_grants',
+  'guest_invites',
+  'guest_sessions',
 ] as const;
 
 export interface ChangeSignal {

@@ -36,7 +36,8 @@ export function migrate(db: Database): number[] {
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
-      db.exec(m.sql);
+      // A migration may be Postgres's alone (its SQLite text empty): bun:sqlite refuses a blank string.
+      if (m.sql.trim() !== '') db.exec(m.sql);
       db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
     }).immediate();
     ran.push(m.version);

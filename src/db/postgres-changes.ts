@@ -60,6 +60,15 @@ export class PostgresChanges extends ChangeCount {
     return this.listening;
   }
 
+  /**
+   * This node committed a write to a watched table: its own caches are stale
+   * now, not when its notification comes back (a few milliseconds later), as
+   * SQLite's triggers move the signal at the write itself.
+   */
+  committedHere(): void {
+    this.move();
+  }
+
   async close(): Promise<void> {
     this.listening = false;
     await (await this.subscription)?.unlisten();

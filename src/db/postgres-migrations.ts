@@ -15,6 +15,7 @@ const EXTRA: Record<number, string> = {
   9:
     countingTrigger('collection_records', 'collection_record_counts', 'author_id') +
     countingTrigger('submissions', 'submission_counts', 'user_id'),
+  20: changeTriggers(['guest_invites', 'guest_sessions']),
 };
 
 /**

@@ -1,4 +1,5 @@
 import { SQL } from 'bun';
+import { WATCHED_TABLES } from './change-signal.ts';
 import { PostgresChanges } from './postgres-changes.ts';
 import { driveAsync, refuseLock, type Sql, type SqlValue, type Step, type TxBody } from './sql.ts';
 
@@ -6,6 +7,9 @@ import { driveAsync, refuseLock, type Sql, type SqlValue, type Step, type TxBody
 const NUMERIC_TYPES = new Set([20, 1700]);
 
 type Runner = Pick<SQL, 'unsafe'>;
+
+/** A statement that writes a watched table (the change signal's own triggers see it too, once it commits). */
+const WRITES_WATCHED = new RegExp(`\\b(?:INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+(?:${WATCHED_TABLES.join('|')})\\b`, 'i');
 
 interface PgResult extends Array<Record<string, unknown>> {
   columns?: { name: string; type: number }[];
@@ -38,25 +42,44 @@ export class PostgresSql implements Sql {
   }
 
   all<R>(text: string, ...params: SqlValue[]): Promise<R[]> {
-    return query<R>(this.client, text, params).then((r) => r.rows);
+    return this.committed(text, query<R>(this.client, text, params)).then((r) => r.rows);
   }
 
   get<R>(text: string, ...params: SqlValue[]): Promise<R | undefined> {
-    return query<R>(this.client, text, params).then((r) => r.rows[0]);
+    return this.committed(text, query<R>(this.client, text, params)).then((r) => r.rows[0]);
   }
 
   run(text: string, ...params: SqlValue[]): Promise<number> {
-    return query(this.client, text, params).then((r) => r.changes);
+    return this.committed(text, query(this.client, text, params)).then((r) => r.changes);
   }
 
   write<T>(body: TxBody<T>): Promise<T> {
-    return this.client.begin((t) => driveAsync(body, (step) => answer(t, step))) as Promise<T>;
+    let watched = false;
+    const done = this.client.begin((t) =>
+      driveAsync(body, (step) => {
+        if (step.kind !== 'lock' && WRITES_WATCHED.test(step.text)) watched = true;
+        return answer(t, step);
+      }),
+    ) as Promise<T>;
+    return done.then((result) => {
+      if (watched) this.listener?.committedHere();
+      return result;
+    });
   }
 
   autocommit<T>(body: TxBody<T>): Promise<T> {
     return driveAsync(body, (step) => {
       refuseLock(step);
-      return answer(this.client, step);
+      return step.kind === 'lock' ? answer(this.client, step) : this.committed(step.text, answer(this.client, step));
+    });
+  }
+
+  /** A statement run on its own has committed when it answers: a write to a watched table moves this node's signal then. */
+  private committed<T>(text: string, answered: Promise<T>): Promise<T> {
+    if (!WRITES_WATCHED.test(text)) return answered;
+    return answered.then((result) => {
+      this.listener?.committedHere();
+      return result;
     });
   }
 

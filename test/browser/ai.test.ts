@@ -199,7 +199,7 @@ function streamIn(page: Page, content: string, options: { model: string; system?
 }
 
 const onlyEasel = { easel: true, quota: false, capability: false, permission: false };
-const lastCall = () => calls(app, canvas.id).at(-1);
+const lastCall = async () => (await calls(app, canvas.id)).at(-1);
 
 describe('easel.ai in Chromium against the fake Anthropic API', () => {
   beforeEach(() => fake.reset());
@@ -243,7 +243,7 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     expect(sent.apiKey ?? sent.bearer).toBe(AI_KEY);
     // The page never sees the provider key, and the bill is recorded against Carol.
     expect(JSON.stringify(got)).not.toContain(AI_KEY);
-    expect(lastCall()).toMatchObject({
+    expect(await lastCall()).toMatchObject({
       state: 'settled',
       outcome: 'ok',
       model: MODEL,
@@ -278,7 +278,7 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
       system: [{ type: 'text', text: 'Be terse.' }],
       messages: [{ role: 'user', content: 'Count to four' }],
     });
-    expect(lastCall()).toMatchObject({ outcome: 'ok', output_tokens: 7 });
+    expect(await lastCall()).toMatchObject({ outcome: 'ok', output_tokens: 7 });
   });
 
   test('deltas reach the page while the provider is still writing; closing the tab stops the provider call', async () => {
@@ -294,7 +294,7 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     await fake.requests[0]!.finished;
     expect(fake.requests[0]!.aborted).toBe(true);
     await settled;
-    expect(lastCall()).toMatchObject({ state: 'settled', outcome: 'aborted' });
+    expect(await lastCall()).toMatchObject({ state: 'settled', outcome: 'aborted' });
   });
 
   test('the page UI renders a whole streamed answer', async () => {
@@ -321,7 +321,7 @@ describe('easel.ai in Chromium against the fake Anthropic API', () => {
     await fake.requests[0]!.finished;
     expect(fake.requests[0]!.aborted).toBe(true);
     await settled;
-    expect(lastCall()).toMatchObject({ state: 'settled', outcome: 'aborted' });
+    expect(await lastCall()).toMatchObject({ state: 'settled', outcome: 'aborted' });
   });
 
   test('a provider failure mid-stream rejects with EaselError AI_UPSTREAM_ERROR (502), after the deltas before it', async () => {

@@ -36,12 +36,30 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
   const b = await startNode({ ...options, env });
   let turn = 0;
   const next = (): TestApp => (turn++ % 2 === 0 ? a : b);
+  // Each node on its own (a test that spreads sockets over both, or acts on one node's memory on both), caught up like the app.
+  const pinned = (node: TestApp): TestApp => ({
+    ...node,
+    async request(path, init) {
+      await caughtUp(node, a);
+      return node.request(path, init);
+    },
+    async signIn(email, name) {
+      await caughtUp(node, a);
+      return node.signIn(email, name);
+    },
+    nodes,
+    caughtUp: () => caughtUp(node, a),
+  });
+  const nodes: TestApp[] = [];
+  nodes.push(pinned(a), pinned(b));
   const app: TestApp = {
     ...a,
     /** Both nodes' log lines (node A's first): what a test finds, or must not find, in the logs is the cluster's. */
     get logs() {
       return [...a.logs, ...b.logs];
     },
+    nodes,
+    caughtUp: () => caughtUp(a, a),
     async request(path, init) {
       const node = next();
       await caughtUp(node, a);
@@ -52,8 +70,6 @@ export async function startClusterApp(options: TestAppOptions, startNode: (o: Te
       await caughtUp(node, a);
       return node.signIn(email, name);
     },
-    nodes: [a, b],
-    caughtUp: () => caughtUp(a, a),
     onEvent(event, listener) {
       const offs = [a.onEvent(event, listener), b.onEvent(event, listener)];
       return () => offs.forEach((off) => off());

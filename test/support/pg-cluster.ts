@@ -19,14 +19,17 @@ export interface PgCluster {
 let s3: Promise<S3TestServer> | null = null;
 let clusters = 0;
 
-export async function startPgCluster(options: { now?: () => number; scheduler?: Scheduler; redis?: boolean } = {}): Promise<PgCluster> {
+export async function startPgCluster(
+  options: { now?: () => number; scheduler?: Scheduler; redis?: boolean; listen?: boolean; env?: Record<string, string> } = {},
+): Promise<PgCluster> {
   s3 ??= startS3Server('easel-cluster');
   const env: Record<string, string> = {
+    ...options.env,
     EASEL_DATABASE_URL: await createTestDatabase(),
     ...(await s3).env(`cluster-${process.pid}-${++clusters}/`),
     ...(options.redis === false ? {} : { EASEL_REDIS_URL: await createTestRedis() }),
   };
-  const node = () => startTestApp({ env, now: options.now, scheduler: options.scheduler });
+  const node = () => startTestApp({ env, now: options.now, scheduler: options.scheduler, listen: options.listen });
   // One after the other: the first one migrates the database.
   const a = await node();
   const b = await node();

@@ -17,6 +17,7 @@ import drafts from './016_drafts.ts';
 import cliLogins from './017_cli_logins.ts';
 import nodes from './018_nodes.ts';
 import nodeRuns from './019_node_runs.ts';
+import guestChangeSignal from './020_guest_change_signal.ts';
 
 export interface Migration {
   version: number;
@@ -45,4 +46,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 17, name: 'cli logins', sql: cliLogins },
   { version: 18, name: 'nodes', sql: nodes },
   { version: 19, name: 'node runs', sql: nodeRuns },
+  { version: 20, name: 'guest change signal', sql: guestChangeSignal },
 ];

@@ -13,6 +13,10 @@
 // against the store, and the receivers too before anything fans out (a
 // frame from another node included), whenever the store changed or a second
 // passed (shares, sessions and invites also expire with time alone).
+// On Postgres the events come only from this node's own changes: every
+// committed change to the watched tables, by any node, moves the change
+// signal, and each move re-checks every socket here (one pass running and
+// one pending at most), so a revocation on another node applies at once too.
 // A periodic sweep closes idle sockets whose access ran out.
 import type { Server, ServerWebSocket } from 'bun';
 import type { Cancel } from '../../clock.ts';
@@ -34,6 +38,13 @@ export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'events' | 'lo
 
 export type RealtimeSocket = ServerWebSocket<unknown>;
 
+/** What the upgrade found: the caller's role and name, and whether the canvas was published then. */
+export interface SocketStart {
+  role: CanvasRole;
+  name: string;
+  published: boolean;
+}
+
 /** One open socket. */
 export class Connection {
   readonly id = newId();
@@ -47,6 +58,8 @@ export class Connection {
   policy: unknown = null;
   /** What the channel rights were last computed from: role, policy revision, canvas update time. */
   stamp = '';
+  /** The canvas had a live version at the last check: its unpublishing (seen on any node) closes the socket. */
+  published: boolean;
   /** The slot this socket asked for (the caps count it until it is released). */
   readonly claim: SlotClaim;
   /** True once the socket holds its slot; false when it was refused (closed 4429) or the claim failed. */
@@ -59,10 +72,11 @@ export class Connection {
   constructor(
     readonly ws: RealtimeSocket,
     readonly identity: SocketIdentity,
-    initial: { role: CanvasRole; name: string },
+    initial: SocketStart,
   ) {
     this.role = initial.role;
     this.name = initial.name;
+    this.published = initial.published;
     this.claim = {
       canvasId: identity.canvasId,
       connectionId: this.id,
@@ -98,6 +112,8 @@ export class RealtimeHub implements Lifecycle {
   private server: Server<unknown> | null = null;
   /** This node's sockets that hold a slot, per canvas. */
   private readonly byCanvas = new Map<string, Set<Connection>>();
+  /** Sockets still waiting for their slot (a round trip to Redis): a canvas closed meanwhile closes them too. */
+  private readonly claiming = new Set<Connection>();
   /**
    * Its own limiter: realtime limits stay on with EASEL_RATELIMIT_ENABLED=false.
    * Keyed per socket, and a socket lives on one node: it stays in memory on a cluster too.
@@ -113,6 +129,12 @@ export class RealtimeHub implements Lifecycle {
   private readonly leaving = new Set<Promise<void>>();
   private cancelSweep: Cancel = () => {};
   private readonly recheckDeps: RecheckDeps;
+  private stopped = false;
+  /** Which start the change follower belongs to: a stop (or a later start) retires it. */
+  private following = 0;
+  /** The pass the change signal started (Postgres), and whether another must follow it. */
+  private signalled: Promise<void> | null = null;
+  private signalledAgain = false;
 
   constructor(
     private readonly ctx: RealtimeDeps,
@@ -127,6 +149,7 @@ export class RealtimeHub implements Lifecycle {
 
   /** Follows the changes that can cost a socket its access, and re-checks idle sockets on a timer. */
   start(): void {
+    this.stopped = false;
     this.cancelSweep = this.ctx.scheduler.interval(SWEEP_EVERY_MS, () => this.inBackground(this.revalidateAll()));
     const { events } = this.ctx;
     this.unsubscribe.push(
@@ -139,6 +162,40 @@ export class RealtimeHub implements Lifecycle {
       events.on('settings.changed', () => this.inBackground(this.revalidateAll())),
       events.on('session.ended', () => this.inBackground(this.revalidateAll())),
     );
+    // The events above are this node's; another node's sign-out, member removal or unpublish reaches this one as a change (SQLite: one node, the events cover it).
+    if (this.ctx.sql.engine === 'postgres') this.followChanges(++this.following);
+  }
+
+  /** Every move of the change signal re-checks this node's sockets, until stop. */
+  private followChanges(run: number): void {
+    void this.dataVersion.next().then(() => {
+      if (run !== this.following) return;
+      this.followChanges(run);
+      if (this.byCanvas.size > 0) this.revalidateCoalesced();
+    });
+  }
+
+  /**
+   * A pass over every socket, unless one is running: then one more after it
+   * (it reads the changes that came meanwhile). A burst of changes costs one
+   * or two passes.
+   */
+  private revalidateCoalesced(): void {
+    if (this.signalled) {
+      this.signalledAgain = true;
+      return;
+    }
+    const passes = async () => {
+      do {
+        this.signalledAgain = false;
+        await this.revalidateAll();
+      } while (this.signalledAgain && !this.stopped);
+    };
+    this.signalled = passes()
+      .catch((err) => this.ctx.log.error('realtime revalidation failed', { error: String(err) }))
+      .finally(() => {
+        this.signalled = null;
+      });
   }
 
   /** Open sockets on this node, every canvas together (metrics). */
@@ -158,7 +215,7 @@ export class RealtimeHub implements Lifecycle {
    * slots.ts; with Redis the answer counts every node's sockets) and is
    * closed with 4429 when there is none. Its frames wait for the answer.
    */
-  open(ws: RealtimeSocket, identity: SocketIdentity, initial: { role: CanvasRole; name: string }): Connection {
+  open(ws: RealtimeSocket, identity: SocketIdentity, initial: SocketStart): Connection {
     const conn = new Connection(ws, identity, initial);
     const refuse = (code: number, reason: string): false => {
       // Marked closed first, so Bun's close callback finds nothing to give back.
@@ -168,8 +225,10 @@ export class RealtimeHub implements Lifecycle {
       }
       return false;
     };
+    this.claiming.add(conn);
     conn.slot = this.coordination.claimSlot(conn.claim).then(
       (refusal) => {
+        this.claiming.delete(conn);
         if (refusal !== null) return refuse(CLOSE.tooManyConnections, slotRefusalReason(refusal));
         // A socket that went while it waited still holds the slot: closed() gives it back.
         if (!conn.closed) {
@@ -181,6 +240,7 @@ export class RealtimeHub implements Lifecycle {
         return true;
       },
       (err) => {
+        this.claiming.delete(conn);
         this.ctx.log.error('realtime slot claim failed', { canvasId: conn.canvasId, connectionId: conn.id, error: String(err) });
         return refuse(CLOSE.internalError, 'internal error');
       },
@@ -434,6 +494,12 @@ export class RealtimeHub implements Lifecycle {
       );
       return null;
     }
+    // Unpublished on another node (this one heard no event): the change brought it here.
+    if (conn.published && live.canvas.currentVersionId === null) {
+      this.close(conn, CLOSE.accessLost, 'the canvas was unpublished');
+      return null;
+    }
+    conn.published = live.canvas.currentVersionId !== null;
     conn.role = live.role;
     conn.name = live.name;
     conn.policy = live.canvas.runtimePolicy;
@@ -492,6 +558,7 @@ export class RealtimeHub implements Lifecycle {
 
   private closeCanvas(canvasId: string, code: number, reason: string): void {
     for (const conn of [...(this.byCanvas.get(canvasId) ?? [])]) this.close(conn, code, reason);
+    for (const conn of [...this.claiming]) if (conn.canvasId === canvasId) this.close(conn, code, reason);
   }
 
   private close(conn: Connection, code: number, reason: string): void {
@@ -510,10 +577,14 @@ export class RealtimeHub implements Lifecycle {
    * lets go of the other nodes.
    */
   stop(): void | Promise<void> {
+    this.stopped = true;
+    this.following++;
     this.cancelSweep();
     for (const off of this.unsubscribe.splice(0)) off();
-    for (const canvasId of [...this.byCanvas.keys()]) this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
-    return Promise.allSettled([...this.leaving]).then(() => undefined);
+    for (const canvasId of new Set([...this.byCanvas.keys(), ...[...this.claiming].map((c) => c.canvasId)]))
+      this.closeCanvas(canvasId, CLOSE.goingAway, 'server shutting down');
+    // A pass still reading the store finishes before the database closes.
+    return Promise.allSettled([...this.leaving, this.signalled ?? DONE]).then(() => undefined);
   }
 }
 

@@ -5,7 +5,6 @@
 // Handlers travel in the upgrade's `data` (http/listener.ts dispatches
 // open/message/close to `ws.data`, Elysia's convention).
 import type { Server } from 'bun';
-import type { CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError, malformedHandshake } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
@@ -14,7 +13,7 @@ import { safeDecode } from '../runtime-request.ts';
 import { identityHeaders, type SocketIdentity } from './access.ts';
 import { frames } from './frames.ts';
 import type { RuntimePipeline } from '../pipeline.ts';
-import { type Connection, type RealtimeHub, type RealtimeSocket } from './hub.ts';
+import { type Connection, type RealtimeHub, type RealtimeSocket, type SocketStart } from './hub.ts';
 import { CLOSE } from './limits.ts';
 
 interface SocketData {
@@ -23,7 +22,7 @@ interface SocketData {
   close(ws: RealtimeSocket, code: number, reason: string): void;
   hub: RealtimeHub;
   identity: SocketIdentity;
-  initial: { role: CanvasRole; name: string };
+  initial: SocketStart;
   /** Set when realtime is off for the canvas: what the CAPABILITY_DISABLED frame says. */
   refusal: AppError | null;
   conn: Connection | null;
@@ -95,7 +94,7 @@ export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: Run
           headers: identityHeaders(ctx, request),
           ip: metaOf(request).ip,
         },
-        initial: { role: caller.role, name: caller.actorName },
+        initial: { role: caller.role, name: caller.actorName, published: caller.canvas.currentVersionId !== null },
         refusal,
         conn: null,
       };
