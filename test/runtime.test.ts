@@ -202,8 +202,11 @@ describe('runtime pipeline (path mode)', () => {
       reason: 'operator_disabled',
     });
     await adminSettings(app, w.cookie.admin, { aiApiKey: 'sk-test' });
+    // Node A's held settings are read below: on the cluster node B may have served the change.
+    await app.caughtUp();
     expect(capabilityRefusal(app.ctx, c, 'ai')).toBeNull();
     await adminSettings(app, w.cookie.admin, { aiApiKey: null });
+    await app.caughtUp();
     expect(capabilityRefusal(app.ctx, c, 'authoring')?.body()).toMatchObject({ capability: 'authoring', reason: 'operator_disabled' });
     expect(capabilityRefusal(app.ctx, c, 'connections')?.body()).toMatchObject({
       capability: 'connections',

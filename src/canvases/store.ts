@@ -103,6 +103,8 @@ export const canvasRows = {
   },
 
   *bySlug(slug: string): TxSteps<Canvas | null> {
+    // No slug holds a NUL (src/canvases/slug.ts), and Postgres refuses one in a query: nothing to look up.
+    if (slug.includes('\0')) return null;
     return one(yield* tx.get<CanvasRow>('SELECT * FROM canvases WHERE slug = ?1 AND deleted_at IS NULL', slug));
   },
 

@@ -1,3 +1,4 @@
+import { isUnstorableText } from '../db/unstorable-text.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { errorResponse, json } from './respond.ts';
@@ -28,6 +29,9 @@ export function renderError(
   if (error instanceof AppError) return errorResponse(error);
   if (code === 'VALIDATION' || code === 'PARSE' || code === 'INVALID_FILE_TYPE' || code === 'INVALID_COOKIE_SIGNATURE') {
     return json(400, { code: 'INVALID_BODY', message: validationMessage(error) });
+  }
+  if (isUnstorableText(error)) {
+    return json(400, { code: 'INVALID_REQUEST', message: 'text with a NUL character (U+0000) cannot be stored' });
   }
   if (code === 'NOT_FOUND') {
     const pathname = new URL(request.url).pathname;

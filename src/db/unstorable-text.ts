@@ -1,0 +1,12 @@
+/**
+ * Whether `err` is Postgres refusing text it cannot hold: a NUL character
+ * (U+0000), which SQLite stores and Postgres's text type never does
+ * (SQLSTATE 22021, "invalid byte sequence for encoding"; 22P05,
+ * "untranslatable character"). Such input is the caller's, never a fault of
+ * the server.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const state = (err as { errno?: unknown }).errno ?? (err as { code?: unknown }).code;
+  return state === '22021' || state === '22P05';
+}
