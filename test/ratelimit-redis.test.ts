@@ -102,37 +102,6 @@ describe('counting in Redis', () => {
     expect(await redis.send('KEYS', ['easel:rl:off:*'])).toEqual([]);
   });
 
-  test('without EASEL_REDIS_URL every limiter is in memory, answering plain values (no Promise on the embedded path)', () => {
-    const limits = rateLimitsFor(loadConfig({ EASEL_DATA_DIR: '/tmp' }), {
-      now: clock.now,
-      log: createLogger('silent'),
-      events: new EventBus(),
-    });
-    expect(limits.kind).toBe('memory');
-    const counter = limits.counter({ enabled: true, maxKeys: 10 });
-    expect(counter).toBeInstanceOf(RateLimiter);
-    expect(counter.hit('plain', 1)).not.toBeInstanceOf(Promise);
-  });
-});
-
-describe('concurrency slots in Redis', () => {
-  const clock = new ManualClock();
-  let url: string;
-  let redis: RedisClient;
-  let a: Awaited<ReturnType<typeof node>>;
-  let b: Awaited<ReturnType<typeof node>>;
-  beforeAll(async () => {
-    url = await createTestRedis();
-    redis = new RedisClient(url);
-    a = await node(url, clock);
-    b = await node(url, clock);
-  });
-  afterAll(() => {
-    a.limits.stop();
-    b.limits.stop();
-    redis.close();
-  });
-
   test('30 takes at once from two nodes on a limit of 5: exactly 5 slots, one more once one is given back', async () => {
     const pools = [a.limits.slots(), b.limits.slots()];
     const taken = await Promise.all(Array.from({ length: 30 }, (_, i) => pools[i % 2]!.take('race:slots', 5, 60_000)));
@@ -164,6 +133,18 @@ describe('concurrency slots in Redis', () => {
     await redis.send('DEL', [slotKey('lease:slots')]);
     expect(await pool.take('lease:slots', 1, 0)).not.toBeNull();
     expect(await b.limits.slots().take('lease:slots', 1, 60_000)).not.toBeNull();
+  });
+
+  test('without EASEL_REDIS_URL every limiter is in memory, answering plain values (no Promise on the embedded path)', () => {
+    const limits = rateLimitsFor(loadConfig({ EASEL_DATA_DIR: '/tmp' }), {
+      now: clock.now,
+      log: createLogger('silent'),
+      events: new EventBus(),
+    });
+    expect(limits.kind).toBe('memory');
+    const counter = limits.counter({ enabled: true, maxKeys: 10 });
+    expect(counter).toBeInstanceOf(RateLimiter);
+    expect(counter.hit('plain', 1)).not.toBeInstanceOf(Promise);
   });
 });
 
