@@ -18,6 +18,8 @@ test('a change heard while a reload reads is followed by another reload: the cop
   const sql = { engine: 'postgres', changes } as unknown as Sql;
   let stored = 'v0';
   const reads: Array<PromiseWithResolvers<void>> = [];
+  // Resolves once the n-th read has started: the snapshot's own signal that it began a reload.
+  const readStarted: Array<PromiseWithResolvers<void>> = Array.from({ length: 4 }, () => Promise.withResolvers<void>());
   const errors: unknown[] = [];
   const snapshot = new HeldSnapshot(
     sql,
@@ -25,6 +27,7 @@ test('a change heard while a reload reads is followed by another reload: the cop
       const seen = stored;
       const gate = Promise.withResolvers<void>();
       reads.push(gate);
+      readStarted[reads.length - 1]!.resolve();
       await gate.promise;
       return seen;
     },
@@ -37,15 +40,14 @@ test('a change heard while a reload reads is followed by another reload: the cop
   // Another node writes v1: the notification starts a reload, which reads v1 and is still on its way…
   stored = 'v1';
   changes.hear();
-  await Bun.sleep(0);
+  await readStarted[1]!.promise;
   expect(reads).toHaveLength(2);
   // …when a second write (v2) commits and its notification arrives.
   stored = 'v2';
   changes.hear();
-  await Bun.sleep(0);
   reads[1]!.resolve();
-  await Bun.sleep(0);
   // The first reload landed v1, read before v2: the node reloads again at once, without waiting for a read.
+  await readStarted[2]!.promise;
   expect(reads).toHaveLength(3);
   reads[2]!.resolve();
   expect(await snapshot.settled()).toBe('v2');
