@@ -9,6 +9,7 @@ import { TokenStore } from './auth/tokens.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { UserStore } from './auth/users.ts';
 import { BlobCollector } from './blobs/gc.ts';
+import { SharedBlobClaims } from './blobs/shared-claims.ts';
 import { BlobStore, freeBytesOf } from './blobs/store.ts';
 import { S3BlobRemote } from './blobs/s3-remote.ts';
 import { CanvasStore } from './canvases/store.ts';
@@ -122,14 +123,17 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const secrets = await settings.sealStoredSecrets();
   if (secrets === 'sealed') log.info('the AI provider key set by an admin is now encrypted with EASEL_SECRET_KEY');
   if (secrets === 'plaintext') log.warn('the AI provider key set by an admin is stored unencrypted: set EASEL_SECRET_KEY to encrypt it');
+  const nodeId = newId();
+  // Nodes sharing a database and a bucket must see each other's blob holds and deletions.
+  const claims = sql.engine === 'postgres' && blobs.remote ? new SharedBlobClaims(sql, nodeId, now) : null;
   return {
     config,
     version: VERSION,
     db,
     sql,
-    nodeId: newId(),
+    nodeId,
     blobs,
-    blobGc: new BlobCollector({ blobs, now, log, scheduler, events }),
+    blobGc: new BlobCollector({ blobs, now, log, scheduler, events, claims, nodeId }),
     zipDeploySlots: new DeploySlots(),
     log,
     now,

@@ -32,6 +32,8 @@ export interface EventMap {
   'ai.call-finished': { callId: string; canvasId: string };
   /** An in-flight deploy holds a blob against collection (it has the bytes, its version row is to come). */
   'blobs.held': { hash: string };
+  /** A write found a deletion of one of its blobs marked by another node's collection, and waits until it is over. */
+  'blobs.deletion-awaited': { hashes: number };
   /** A request to the remote blob store (EASEL_BLOB_URL) ended: `missing` when a fetched blob was not there or not what its name says. */
   'blobs.remote': { operation: 'upload' | 'fetch' | 'delete'; outcome: 'ok' | 'failed' | 'missing' };
   /** A scheduled whole-store blob sweep ran. */

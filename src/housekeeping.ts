@@ -1,12 +1,14 @@
 // Rows that only ever grow are trimmed on a schedule: expired sessions
 // (people's, guests', canvas hosts'), sign-in handoffs and OIDC sign-ins in
 // flight, `easel login` approvals never collected, expired personal access
-// tokens a month after they lapsed, and audit rows older than
-// EASEL_AUDIT_RETENTION_DAYS. (Staged uploads and
+// tokens a month after they lapsed, audit rows older than
+// EASEL_AUDIT_RETENTION_DAYS, and blob holds and deletion marks a node that
+// died left behind (src/blobs/shared-claims.ts). (Staged uploads and
 // unreferenced blobs have their own sweeps: deploy/upload, blobs/gc.)
 import type { AppContext } from './context.ts';
 import { tx, type TxSteps } from './db/sql.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import { DELETION_STALE_MS } from './blobs/shared-claims.ts';
 
 const EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -23,6 +25,7 @@ export interface Swept {
   cliLogins: number;
   tokens: number;
   auditRows: number;
+  blobClaims: number;
 }
 
 export class Housekeeping implements Lifecycle {
@@ -59,6 +62,9 @@ export class Housekeeping implements Lifecycle {
           now - EXPIRED_TOKENS_KEPT_MS,
         ),
         auditRows: yield* tx.run('DELETE FROM audit_log WHERE at < ?1', auditBefore),
+        blobClaims:
+          (yield* tx.run('DELETE FROM blob_holds WHERE expires_at <= ?1', now)) +
+          (yield* tx.run('DELETE FROM blob_deletions WHERE started_at <= ?1', now - DELETION_STALE_MS)),
       };
     });
     if (Object.values(swept).some((n) => n > 0)) this.ctx.log.info('housekeeping', { ...swept });

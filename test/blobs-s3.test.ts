@@ -231,6 +231,43 @@ describe('a node on S3', () => {
     expect(existsSync(app.ctx.blobs.pathOf(orphan.hash))).toBe(false);
   });
 
+  test('a deploy of bytes this node is deleting from the bucket waits for the deletion, then puts them back', async () => {
+    const content = `deleted and deployed ${prefix}`;
+    const hash = sha256Hex(content);
+    await app.ctx.blobs.putBytes(new TextEncoder().encode(content));
+    clock.advance(2 * 3600_000);
+    // The sweep stops with every check passed, just before the bucket deletes the blob (the local copy is still there).
+    const reached = Promise.withResolvers<void>();
+    const opened = Promise.withResolvers<void>();
+    const remove = app.ctx.blobs.remove.bind(app.ctx.blobs);
+    app.ctx.blobs.remove = async (h) => {
+      if (h === hash) {
+        reached.resolve();
+        await opened.promise;
+      }
+      return remove(h);
+    };
+    const sweeping = app.ctx.blobGc.sweep();
+    await reached.promise;
+    const c = await createDeployCanvas(app);
+    // The deploy reaches the blob while its deletion is under way: it must not count on the copy about to go.
+    const held = new Promise<void>((resolve) => {
+      const off = app.onEvent('blobs.held', (e) => {
+        if (e.hash !== hash) return;
+        off();
+        resolve();
+      });
+    });
+    const deploying = deploy(app, c, zipOf({ 'index.html': 'x', 'again.txt': content }));
+    await Promise.race([held, deploying]);
+    opened.resolve();
+    await sweeping;
+    expect((await deploying).status).toBe(200);
+    expect((await objectsUnder(prefix)).get(hash)).toBe(content.length);
+    const res = await page(app, c, 'again.txt');
+    expect([res.status, await res.text()]).toEqual([200, content]);
+  });
+
   test('/metrics counts the requests to the bucket by outcome, and shows the cache against its bound', async () => {
     const res = await app.request('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     const text = await res.text();

@@ -58,6 +58,9 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
     at + 300_000,
   );
   expect(await count('cli_logins')).toBe(1);
+  // What a node that died mid-write or mid-deletion leaves of its blob claims (src/blobs/shared-claims.ts).
+  await app.ctx.sql.run("INSERT INTO blob_holds (hash, holder, expires_at) VALUES ('h', 'dead:1', ?1)", at + 3600_000);
+  await app.ctx.sql.run("INSERT INTO blob_deletions (hash, node, started_at) VALUES ('h', 'dead', ?1)", at);
 
   // Two days on: the first session expired; a fresh one is live.
   await advance(2 * DAY);
@@ -66,6 +69,7 @@ test('each hour: expired sessions, audit rows past the retention and long-expire
   // Removed by the hourly pass, not by being presented.
   expect(await count('sessions')).toBe(1);
   expect([await count('sign_in_handoffs'), await count('oidc_logins'), await count('cli_logins')]).toEqual([0, 0, 0]);
+  expect([await count('blob_holds'), await count('blob_deletions')]).toEqual([0, 0]);
   expect((await app.request('/api/me', { cookie: old })).status).toBe(401);
   expect((await app.request('/api/me', { cookie: fresh })).status).toBe(200);
   expect(await count('personal_tokens')).toBe(1); // expired, still listed for a month

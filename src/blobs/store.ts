@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
+import type { BlobHold } from './hold.ts';
 import { inParallel } from './in-parallel.ts';
 import { LocalCopies } from './local-copies.ts';
 import type { BlobRemote } from './remote.ts';
@@ -138,6 +139,8 @@ export class BlobStore {
    * Streams `source` into the store, hashing as it goes. Stops with
    * BlobLimitError as soon as more than `maxBytes` arrive, and with
    * BlobHashMismatchError when `expectedHash` is given and does not match.
+   * With `hold`, the blob is held (and secured) before the store is asked
+   * whether it has it already.
    */
   /**
    * 507 INSUFFICIENT_STORAGE when writing `incoming` bytes would leave less
@@ -158,7 +161,7 @@ export class BlobStore {
 
   async put(
     source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
-    opts: { maxBytes?: number; expectedHash?: string } = {},
+    opts: { maxBytes?: number; expectedHash?: string; hold?: BlobHold } = {},
   ): Promise<StoredBlob> {
     this.ensureRoom();
     const tmpPath = join(this.tmp, newId());
@@ -174,24 +177,33 @@ export class BlobStore {
       rmSync(tmpPath, { force: true });
       throw new BlobHashMismatchError(opts.expectedHash, hash);
     }
-    await this.commit(tmpPath, hash, size);
+    await this.commit(tmpPath, hash, size, opts.hold);
     return { hash, size };
   }
 
   /** Stores bytes already in memory (small inputs only). */
-  async putBytes(bytes: Uint8Array): Promise<StoredBlob> {
+  async putBytes(bytes: Uint8Array, hold?: BlobHold): Promise<StoredBlob> {
     this.ensureRoom(bytes.byteLength);
     const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
     // With a remote tier a local copy does not tell that the store holds the blob (commit checks).
     if (!this.has(hash) || this.tier) {
       const tmpPath = join(this.tmp, newId());
       await Bun.write(tmpPath, bytes);
-      await this.commit(tmpPath, hash, bytes.byteLength);
-    }
+      await this.commit(tmpPath, hash, bytes.byteLength, hold);
+    } else hold?.add(hash);
     return { hash, size: bytes.byteLength };
   }
 
-  private async commit(tmpPath: string, hash: string, size: number): Promise<void> {
+  private async commit(tmpPath: string, hash: string, size: number, hold?: BlobHold): Promise<void> {
+    if (hold) {
+      hold.add(hash);
+      try {
+        await hold.secure();
+      } catch (err) {
+        rmSync(tmpPath, { force: true });
+        throw err;
+      }
+    }
     const target = this.pathOf(hash);
     if (existsSync(target)) {
       try {
@@ -328,11 +340,11 @@ export class BlobStore {
    * come back later under the same hash).
    */
   delete(hash: string): void {
-    void this.remoteDelete(hash);
+    void this.remove(hash);
   }
 
-  /** `delete`, resolved once the remote deletion is over (the sweep goes one at a time). */
-  private remoteDelete(hash: string): Promise<void> {
+  /** `delete`, resolved once the remote deletion is over. */
+  remove(hash: string): Promise<void> {
     const job = this.tier?.delete(hash) ?? Promise.resolve();
     this.dropLocal(hash);
     return job;
@@ -372,26 +384,9 @@ export class BlobStore {
     }
   }
 
-  /**
-   * Deletes stored blobs that `isReferenced` does not claim and that are older
-   * than `graceMs` (so a blob written by an in-flight deploy, not yet
-   * referenced by a committed row, is never collected). Returns the count.
-   * With a remote tier the remote listing is the store; a blob's age is its
-   * local copy's (refreshed on every re-use here), else the remote write's.
-   */
-  async sweep(isReferenced: (hash: string) => Promise<boolean>, graceMs: number, now = Date.now()): Promise<number> {
-    let removed = 0;
-    const stored: AsyncIterable<{ hash: string; modifiedMs: number }> | Iterable<{ hash: string; modifiedMs: number }> = this.remote
-      ? this.remote.list()
-      : this.localAges();
-    for await (const { hash, modifiedMs } of stored) {
-      if (await isReferenced(hash)) continue;
-      if (now - (this.mtimeOf(hash) ?? modifiedMs) < graceMs) continue;
-      await this.remoteDelete(hash); // one at a time: a sweep may find thousands
-      removed++;
-    }
-    this.sweepOrphanCopies();
-    return removed;
+  /** Every blob in the store with when it was written: with a remote tier the remote listing is the store. */
+  stored(): AsyncIterable<{ hash: string; modifiedMs: number }> | Iterable<{ hash: string; modifiedMs: number }> {
+    return this.remote ? this.remote.list() : this.localAges();
   }
 
   private *localAges(): Generator<{ hash: string; modifiedMs: number }> {
@@ -431,8 +426,8 @@ export class BlobStore {
     return uploaded;
   }
 
-  /** Compressed copies whose blob is gone (deleted before its copies were, or by a crash in between). */
-  private sweepOrphanCopies(): void {
+  /** Drops compressed copies whose blob is gone (deleted before its copies were, or by a crash in between). */
+  sweepOrphanCopies(): void {
     for (const a of safeList(this.compressedRoot)) {
       if (!/^[0-9a-f]{2}$/.test(a)) continue;
       for (const name of safeList(join(this.compressedRoot, a))) {

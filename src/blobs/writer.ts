@@ -41,7 +41,8 @@ export class DeployBlobWriter {
     this.hold.add(hash);
     if (this.pending.has(hash)) return hash;
     const target = this.ctx.blobs.pathOf(hash);
-    if (existsSync(target)) {
+    // A copy this node is deleting from the remote store is about to go: write the bytes again.
+    if (existsSync(target) && !this.ctx.blobGc.beingDeleted(hash)) {
       // Refresh the age so a sweep's grace period covers this use too.
       const now = new Date();
       utimesSync(target, now, now);
@@ -84,6 +85,7 @@ export class DeployBlobWriter {
     // A remote tier holds every blob before any local name does (see BlobStore.upload).
     const blobs = this.ctx.blobs;
     if (blobs.remote) {
+      await this.hold.secure();
       const lost = await blobs.lostRemotely([...this.reused]);
       await blobs.uploadMany([...this.pending, ...lost.map((hash): [string, string] => [hash, blobs.pathOf(hash)])]);
     }
@@ -111,15 +113,15 @@ export class DeployBlobWriter {
   }
 
   /** The deploy committed (its rows now reference the blobs): let go of the holds. */
-  release(): void {
-    this.hold.release();
+  release(): Promise<void> {
+    return this.hold.release();
   }
 
   /** The deploy failed: drop staged files, let go, and delete what it created that nothing else took up meanwhile. */
   async discard(): Promise<void> {
     for (const tmp of this.pending.values()) rmSync(tmp, { force: true });
     this.pending.clear();
-    this.hold.release();
+    await this.hold.release();
     if (this.created.size > 0) await this.ctx.blobGc.collect(this.created.keys(), this.created);
   }
 }

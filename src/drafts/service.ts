@@ -127,13 +127,12 @@ export class DraftService {
     try {
       let stored;
       try {
-        stored = await this.ctx.blobs.put(scanned(body, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes });
+        stored = await this.ctx.blobs.put(scanned(body, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes, hold });
       } catch (err) {
         if (err instanceof BlobLimitError)
           throw new AppError('FILE_TOO_LARGE', `${path} is larger than ${UPLOAD_LIMITS.fileBytes / 1024 / 1024} MB`, { path });
         throw err;
       }
-      hold.add(stored.hash);
       // The draft is made here, with the write: a refused write leaves no draft behind.
       const now = this.ctx.now();
       await this.ctx.sql.write(function* () {
@@ -155,7 +154,7 @@ export class DraftService {
         yield* draftRows.touch(canvas.id, userId, now);
       });
     } finally {
-      hold.release();
+      await hold.release();
     }
     const warnings = scanner?.found ? [`${path} may contain a canvas API key`] : [];
     return { draft: await this.open(actor, canvasId), warnings };

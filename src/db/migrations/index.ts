@@ -18,6 +18,7 @@ import cliLogins from './017_cli_logins.ts';
 import nodes from './018_nodes.ts';
 import nodeRuns from './019_node_runs.ts';
 import guestChangeSignal from './020_guest_change_signal.ts';
+import blobClaims from './021_blob_claims.ts';
 
 export interface Migration {
   version: number;
@@ -47,4 +48,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 18, name: 'nodes', sql: nodes },
   { version: 19, name: 'node runs', sql: nodeRuns },
   { version: 20, name: 'guest change signal', sql: guestChangeSignal },
+  { version: 21, name: 'blob claims', sql: blobClaims },
 ];

@@ -123,15 +123,19 @@ export class UploadService {
     if (contentLength !== null && contentLength !== size) throw sizeMismatch(size);
     const paths = session.files.filter((f) => f.hash === hash);
     const scanner = paths.some((f) => isTextType(f.mime)) ? new KeyScanner() : null;
+    // The manifest names the hash already; the hold covers the bucket check (another node may be collecting an old copy).
+    const hold = this.ctx.blobGc.hold();
     try {
-      await this.ctx.blobs.put(counted(body, size, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes, expectedHash: hash });
+      await this.ctx.blobs.put(counted(body, size, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes, expectedHash: hash, hold });
+      await this.store.markStaged(uploadId, hash);
     } catch (err) {
       if (err instanceof BlobLimitError) throw fileTooLarge();
       if (err instanceof SizeMismatch) throw sizeMismatch(size);
       if (err instanceof BlobHashMismatchError) throw new AppError('BLOB_HASH_MISMATCH', 'the bytes do not hash to the given sha256');
       throw err;
+    } finally {
+      await hold.release();
     }
-    await this.store.markStaged(uploadId, hash);
     if (scanner?.found) {
       // Server-side only (Stage rules): the paths, never the matching text.
       this.ctx.log.warn('deploy lint: staged file may contain a canvas API key', { canvasId, paths: paths.map((f) => f.path) });

@@ -1,5 +1,6 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import type { BlobCollector } from '../../blobs/gc.ts';
+import type { BlobHold } from '../../blobs/hold.ts';
 import { storageQuotaExceeded } from '../../canvases/quotas.ts';
 import type { BlobStore } from '../../blobs/store.ts';
 import type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
@@ -59,21 +60,25 @@ export class FileService {
     const hold = this.gc.hold();
     let written: { hash: string; mtime: number } | null = null;
     try {
-      const result = await this.receive(caller, parts, (hash) => {
-        hold.add(hash);
+      const result = await this.receive(caller, parts, hold, (hash) => {
         written = { hash, mtime: this.blobs.mtimeOf(hash) ?? -1 };
       });
       written = null;
       return result;
     } finally {
-      hold.release();
+      await hold.release();
       const failed = written as { hash: string; mtime: number } | null;
       // Spared when another request or a row uses the same bytes, or it was touched since (collect's rules).
       if (failed) await this.gc.collect([failed.hash], new Map([[failed.hash, failed.mtime]]));
     }
   }
 
-  private async receive(caller: RuntimeCaller, parts: AsyncIterable<Part>, onStored: (hash: string) => void): Promise<UploadResult> {
+  private async receive(
+    caller: RuntimeCaller,
+    parts: AsyncIterable<Part>,
+    hold: BlobHold,
+    onStored: (hash: string) => void,
+  ): Promise<UploadResult> {
     const fields: ScopeFields = {};
     let stored: { hash: string; size: number; name: string; mime: string } | null = null;
     const { filesBytesFile, filesBytesCanvas, userStorageBytes } = this.settings();
@@ -84,7 +89,8 @@ export class FileService {
         if (SCOPE_FIELDS.some((f) => fields[f] !== undefined)) await this.authorize(caller, placementOf(fields));
         const remaining = filesBytesCanvas - (await this.store.bytesUsed(caller.canvas.id));
         const ownerRemaining = userStorageBytes - (await this.store.ownerBytesUsed(caller.canvas.ownerId));
-        const blob = await this.blobs.put(capped(part.body, filesBytesFile, remaining, filesBytesCanvas, ownerRemaining, userStorageBytes));
+        const body = capped(part.body, filesBytesFile, remaining, filesBytesCanvas, ownerRemaining, userStorageBytes);
+        const blob = await this.blobs.put(body, { hold });
         onStored(blob.hash);
         stored = { ...blob, name: cleanUploadName(part.filename), mime: cleanMime(part.contentType) };
       } else if (part.name !== null && (SCOPE_FIELDS as readonly string[]).includes(part.name)) {
