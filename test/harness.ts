@@ -55,6 +55,8 @@ export interface TestApp {
    * on one node.
    */
   caughtUp(): Promise<void>;
+  /** Requests Bun's listener still serves, bodies still being sent included (0 when the app does not listen). */
+  pendingRequests(): number;
   onEvent<K extends keyof EventMap>(event: K, listener: (payload: EventMap[K]) => void): () => void;
   close(): Promise<void>;
 }
@@ -204,6 +206,7 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
       return [app];
     },
     async caughtUp() {},
+    pendingRequests: () => running?.server.pendingRequests ?? 0,
     onEvent(event, listener) {
       return ctx.events.on(event, listener);
     },

@@ -3,8 +3,9 @@
 // 2 s idle timeout and a 1.5 s body-stall rule so the run takes seconds, not
 // minutes; production uses 60 s and 30 s (README "Timeouts"). The clients are
 // raw sockets: they pace themselves with timers (that is what makes them
-// slow); the test waits on the server closing them, never on a clock.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+// slow); the test waits on the server closing them (or, for paused readers,
+// on the server's count of requests it still serves), never on a clock.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { zipSync } from 'fflate';
 import { connect, type Socket } from 'node:net';
 import { dashboardOrigin } from '../../src/http/cross-site.ts';
@@ -16,38 +17,49 @@ let cookie: string;
 let canvas: { id: string; slug: string; apiKey: string };
 const BIG = 24 * 1024 * 1024;
 
-beforeAll(async () => {
-  app = await startTestApp({ listen: true, idleTimeoutS: 2, app: { bodyStallMs: 1500 }, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
-  port = Number(new URL(app.base).port);
-  cookie = await app.signIn('slow@example.com');
-  canvas = await (await app.request('/api/canvases', { method: 'POST', cookie, json: { title: 'Slow' } })).json();
+/** An app listening with `idleTimeoutS`, and a canvas of its own serving big.bin (24 MB). */
+async function startSlowSite(idleTimeoutS: number, bodyStallMs?: number) {
+  const site = await startTestApp({ listen: true, idleTimeoutS, app: { bodyStallMs }, env: { EASEL_RATELIMIT_ENABLED: 'false' } });
+  const cookie = await site.signIn('slow@example.com');
+  const canvas = await (await site.request('/api/canvases', { method: 'POST', cookie, json: { title: 'Slow' } })).json();
   const big = new Uint8Array(BIG).fill(97);
-  const res = await app.request(`/v1/canvases/${canvas.id}/deploy`, {
+  const res = await site.request(`/v1/canvases/${canvas.id}/deploy`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${canvas.apiKey}` },
     body: zipSync({ 'index.html': new TextEncoder().encode('<h1>hi</h1>'), 'big.bin': [big, { level: 0 }] }) as Uint8Array<ArrayBuffer>,
   });
   expect(res.status).toBe(200);
+  return { app: site, port: Number(new URL(site.base).port), cookie, canvas };
+}
+
+beforeAll(async () => {
+  ({ app, port, cookie, canvas } = await startSlowSite(2, 1500));
 });
 afterAll(() => app.close());
 
 interface Raw {
   socket: Socket;
-  /** Everything the server sent so far. */
+  /** What the server sent so far (its first 64 KiB: heads and error bodies). */
   received: () => string;
+  /** How many bytes the server sent so far. */
+  bytes: () => number;
   /** Resolves with the milliseconds from connect to the server closing the socket. */
   closed: Promise<number>;
 }
 
-async function raw(): Promise<Raw> {
-  const socket = connect(port, '127.0.0.1');
+async function raw(to = port): Promise<Raw> {
+  const socket = connect(to, '127.0.0.1');
   const t0 = performance.now();
   let data = '';
-  socket.on('data', (d) => (data += d.toString('latin1')));
+  let bytes = 0;
+  socket.on('data', (d: Buffer) => {
+    bytes += d.length;
+    if (data.length < 65536) data += d.subarray(0, 65536 - data.length).toString('latin1');
+  });
   socket.on('error', () => {});
   const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now() - t0)));
   await new Promise((resolve) => socket.on('connect', resolve));
-  return { socket, received: () => data, closed };
+  return { socket, received: () => data, bytes: () => bytes, closed };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -67,20 +79,36 @@ function status(text: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-test('slow clients are cut by their timeouts while everyone else is served', async () => {
-  // Everybody else: page views and health checks all along, their latencies kept.
+/** Page views one after another until stopped (everybody else, meanwhile): their latencies and any failure. */
+function pageViews(site = { app, canvas, cookie }) {
   const latencies: number[] = [];
   const failures: string[] = [];
   let busy = true;
-  const others = (async () => {
+  const loop = (async () => {
     while (busy) {
       const t = performance.now();
-      const res = await fetch(`${app.base}/c/${canvas.slug}/`, { headers: { cookie } });
+      const res = await fetch(`${site.app.base}/c/${site.canvas.slug}/`, { headers: { cookie: site.cookie } });
       await res.text();
       latencies.push(performance.now() - t);
       if (res.status !== 200) failures.push(`page ${res.status}`);
     }
   })();
+  return {
+    async stop() {
+      busy = false;
+      await loop;
+      return { latencies, failures };
+    },
+  };
+}
+
+function p99(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+}
+
+test('slow clients are cut by their timeouts while everyone else is served', async () => {
+  const others = pageViews();
 
   // 1. A steady upload that takes longer than the idle timeout completes (Bun alone cut it at the timeout).
   const zip = zipSync({
@@ -123,16 +151,6 @@ test('slow clients are cut by their timeouts while everyone else is served', asy
     }
   })();
 
-  // 4. Clients that ask for 24 MB and never read: Bun 1.4 has no timeout for a response the peer stops reading
-  //    (documented); what must hold is that they cost no memory and nobody else waits for them.
-  const sinks: Raw[] = [];
-  for (let i = 0; i < 10; i++) {
-    const sink = await raw();
-    sink.socket.write(`GET /c/${canvas.slug}/big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`);
-    sink.socket.pause();
-    sinks.push(sink);
-  }
-
   // 5. A connection that never says anything.
   const mute = await raw();
 
@@ -144,10 +162,7 @@ test('slow clients are cut by their timeouts while everyone else is served', asy
     mute.closed,
   ]);
   await Promise.all([drip, refusedStream]);
-  const rssMb = process.memoryUsage().rss / 1024 / 1024;
-  for (const sink of sinks) sink.socket.destroy();
-  busy = false;
-  await others;
+  const { latencies, failures } = await others.stop();
 
   expect(uploaded.status).toBe(200);
   expect(await (await fetch(`${app.base}/c/${canvas.slug}/`, { headers: { cookie } })).text()).toBe('<h1>slow deploy</h1>');
@@ -162,14 +177,78 @@ test('slow clients are cut by their timeouts while everyone else is served', asy
   expect(status(loris.received())).toBeNull();
   expect(failures).toEqual([]);
 
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
   process.stdout.write(
     `slow clients (idle timeout 2 s, body stall 1.5 s): a ${zip.length} B upload over ${uploaded.seconds.toFixed(1)} s completed; ` +
       `stalled body cut after ${(stalledMs / 1000).toFixed(1)} s, dripped headers after ${(lorisMs / 1000).toFixed(1)} s, ` +
-      `a mute connection after ${(muteMs / 1000).toFixed(1)} s; an early 401 read by a client streaming 50 MB, closed after ${(refusedMs / 1000).toFixed(1)} s; ` +
-      `10 clients not reading 24 MB each held (process RSS ${rssMb.toFixed(0)} MB); meanwhile ${latencies.length} page views, p99 ${p99.toFixed(1)} ms\n`,
+      `a mute connection after ${(muteMs / 1000).toFixed(1)} s; an early 401 read by a client streaming 50 MB, closed after ${(refusedMs / 1000).toFixed(1)} s; meanwhile ${latencies.length} page views, p99 ${p99(latencies).toFixed(1)} ms\n`,
   );
+});
+
+// Bun counts its idle timeout in 4-second ticks (a 2 s timeout fires 0 to 4 s after the last byte moved, so
+// it cuts steady readers too): these run with 8 s, which fires 4 to 8 s after the last byte, as 60 s fires
+// 56 to 60 s after it in production.
+describe('downloads', () => {
+  let site: Awaited<ReturnType<typeof startSlowSite>>;
+  beforeAll(async () => {
+    site = await startSlowSite(8);
+  });
+  afterAll(() => site.app.close());
+
+  test('clients that stop reading a download are cut by the idle timeout; one that reads in bursts is not; meanwhile nobody waits', async () => {
+    const { canvas, cookie } = site;
+    const others = pageViews(site);
+    Bun.gc(true);
+    const rssBefore = process.memoryUsage().rss / 1024 / 1024;
+    const asked = performance.now();
+    const sinks: Raw[] = [];
+    for (let i = 0; i < 10; i++) {
+      const sink = await raw(site.port);
+      sink.socket.write(`GET /c/${canvas.slug}/big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`);
+      sink.socket.pause();
+      sinks.push(sink);
+    }
+    // And one that reads in bursts two seconds apart, for longer than the timeout in all.
+    const steady = await raw(site.port);
+    steady.socket.write(`GET /c/${canvas.slug}/big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+    const steadyStarted = performance.now();
+    const steadyRead = (async () => {
+      let open = true;
+      void steady.closed.then(() => (open = false));
+      while (open) {
+        steady.socket.pause();
+        await pause(2000);
+        steady.socket.resume();
+        await pause(5);
+      }
+      return { bytes: steady.bytes(), seconds: (performance.now() - steadyStarted) / 1000 };
+    })();
+    let rssHeld = 0;
+    // A paused client learns of the close only when it reads again: the signal is the server's own count of the
+    // requests it still serves (the sinks are ten of them; the page views and the steady reader add at most two).
+    while (site.app.pendingRequests() > 2) {
+      rssHeld = Math.max(rssHeld, process.memoryUsage().rss / 1024 / 1024);
+      await pause(20);
+    }
+    const cutMs = performance.now() - asked;
+    for (const sink of sinks) sink.socket.resume();
+    const received = await Promise.all(sinks.map(async (sink) => (await sink.closed, sink.bytes())));
+    const slow = await steadyRead;
+    const { latencies, failures } = await others.stop();
+
+    // Each got the start of its answer, then the close: the rest was never sent.
+    for (const sink of sinks) expect(status(sink.received())).toBe(200);
+    for (const bytes of received) expect(bytes).toBeLessThan(BIG);
+    expect(status(steady.received())).toBe(200);
+    expect(slow.bytes).toBeGreaterThan(BIG);
+    expect(slow.seconds).toBeGreaterThan(8);
+    expect(failures).toEqual([]);
+    process.stdout.write(
+      `downloads not read (idle timeout 8 s): 10 clients asking 24 MB each cut after ${(cutMs / 1000).toFixed(1)} s, ` +
+        `having received ${(Math.max(...received) / 1024 / 1024).toFixed(1)} MB at most (this process's RSS ${rssBefore.toFixed(0)} MB before, ${rssHeld.toFixed(0)} MB at most while they were held); ` +
+        `one reading in bursts two seconds apart got all of it over ${slow.seconds.toFixed(1)} s; ` +
+        `meanwhile ${latencies.length} page views, p99 ${p99(latencies).toFixed(1)} ms\n`,
+    );
+  });
 });
 
 /** A masked client text frame (RFC 6455), for a socket the test drives by hand. */
