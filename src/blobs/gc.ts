@@ -1,6 +1,7 @@
 // Blob garbage collection. Blobs are content-addressed and shared by every
 // feature (versions, staged uploads, runtime files), so a hash is deleted
-// only when no feature still names it, no in-flight write holds it, and it
+// only when no feature still names it, no in-flight write holds it (on any
+// node sharing the database and bucket: src/blobs/shared-claims.ts), and it
 // was not written or re-used within the grace period. The collector knows no
 // feature's tables: each feature registers its own reference check when the
 // app is wired (src/app.ts).

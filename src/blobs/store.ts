@@ -136,13 +136,6 @@ export class BlobStore {
   }
 
   /**
-   * Streams `source` into the store, hashing as it goes. Stops with
-   * BlobLimitError as soon as more than `maxBytes` arrive, and with
-   * BlobHashMismatchError when `expectedHash` is given and does not match.
-   * With `hold`, the blob is held (and secured) before the store is asked
-   * whether it has it already.
-   */
-  /**
    * 507 INSUFFICIENT_STORAGE when writing `incoming` bytes would leave less
    * than the floor free: deploys, uploads and files call it before they
    * start, every write calls it again, so nothing is left half-written.
@@ -159,6 +152,13 @@ export class BlobStore {
     }
   }
 
+  /**
+   * Streams `source` into the store, hashing as it goes. Stops with
+   * BlobLimitError as soon as more than `maxBytes` arrive, and with
+   * BlobHashMismatchError when `expectedHash` is given and does not match.
+   * With `hold`, the blob is held (and secured) before the store is asked
+   * whether it has it already.
+   */
   async put(
     source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
     opts: { maxBytes?: number; expectedHash?: string; hold?: BlobHold } = {},
