@@ -63,9 +63,8 @@ export class LocalCopies {
     const cutoff = this.now() - RECENT_MS;
     for (const [hash, entry] of this.entries) {
       if (this.total <= this.limitBytes || entry.usedAt > cutoff || !this.drop(hash)) return;
-      this.entries.delete(hash);
-      this.total -= entry.size;
-      this.drop(hash);
+      // The drop may have forgotten the copy itself (the store's does): counted off once.
+      if (this.entries.delete(hash)) this.total -= entry.size;
     }
   }
 }
