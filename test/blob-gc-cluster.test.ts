@@ -14,19 +14,18 @@ import { ManualClock } from './manual-clock.ts';
 import { nextEvent } from './signals.ts';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.ts';
 
-/** A method of a node's blob store stopped at a gate: `reached` once called, it goes on after `open()`. */
-function gate<T>(stop: (go: () => Promise<T>) => Promise<T>) {
+/** A point a node's blob store stops at: `reached` once a call arrives, which goes on after `open()`. */
+function gate() {
   const reached = Promise.withResolvers<void>();
   const opened = Promise.withResolvers<void>();
   return {
     reached: reached.promise,
     open: () => opened.resolve(),
-    run: (go: () => Promise<T>) =>
-      stop(async () => {
-        reached.resolve();
-        await opened.promise;
-        return go();
-      }),
+    async pass<T>(go: () => Promise<T>): Promise<T> {
+      reached.resolve();
+      await opened.promise;
+      return go();
+    },
   };
 }
 
@@ -62,9 +61,9 @@ describe('blob garbage collection on two nodes', () => {
     const { content, hash } = await oldOrphan();
     const c = await createDeployCanvas(a);
     // Node A's sweep stops with the blob marked and every check passed, just before the bucket deletes it.
-    const removal = gate<void>((go) => go());
+    const removal = gate();
     const remove = a.ctx.blobs.remove.bind(a.ctx.blobs);
-    a.ctx.blobs.remove = (h) => (h === hash ? removal.run(() => remove(h)) : remove(h));
+    a.ctx.blobs.remove = (h) => (h === hash ? removal.pass(() => remove(h)) : remove(h));
     const sweeping = a.ctx.blobGc.sweep();
     await removal.reached;
 
@@ -87,9 +86,9 @@ describe('blob garbage collection on two nodes', () => {
     const { content, hash } = await oldOrphan();
     const c = await createDeployCanvas(a);
     // Node B's deploy stops right after the bucket said it has the blob, before its version row exists.
-    const answered = gate<string[]>((go) => go());
+    const answered = gate();
     const lostRemotely = b.ctx.blobs.lostRemotely.bind(b.ctx.blobs);
-    b.ctx.blobs.lostRemotely = (hashes) => (hashes.includes(hash) ? answered.run(() => lostRemotely(hashes)) : lostRemotely(hashes));
+    b.ctx.blobs.lostRemotely = (hashes) => (hashes.includes(hash) ? answered.pass(() => lostRemotely(hashes)) : lostRemotely(hashes));
     const deploying = deploy(b, c, zipOf({ 'index.html': '<p>held</p>', 'held.txt': content }));
     await answered.reached;
 
