@@ -133,7 +133,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     sql,
     nodeId,
     blobs,
-    blobGc: new BlobCollector({ blobs, now, log, scheduler, events, claims, nodeId }),
+    blobGc: new BlobCollector({ blobs, now, log, scheduler, events, claims }),
     zipDeploySlots: new DeploySlots(),
     log,
     now,

@@ -11,23 +11,8 @@ import { sha256Hex } from '../src/ids.ts';
 import { createDeployCanvas, deploy, zipOf } from './deploy-fixtures.ts';
 import type { TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
-import { nextEvent } from './signals.ts';
+import { gate, nextEvent } from './signals.ts';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.ts';
-
-/** A point a node's blob store stops at: `reached` once a call arrives, which goes on after `open()`. */
-function gate() {
-  const reached = Promise.withResolvers<void>();
-  const opened = Promise.withResolvers<void>();
-  return {
-    reached: reached.promise,
-    open: () => opened.resolve(),
-    async pass<T>(go: () => Promise<T>): Promise<T> {
-      reached.resolve();
-      await opened.promise;
-      return go();
-    },
-  };
-}
 
 describe('blob garbage collection on two nodes', () => {
   const clock = new ManualClock(Date.now());
@@ -71,6 +56,7 @@ describe('blob garbage collection on two nodes', () => {
     const waiting = nextEvent(b, 'blobs.deletion-awaited');
     const deploying = deploy(b, c, zipOf({ 'index.html': '<p>re-used</p>', 'old.txt': content }));
     await Promise.race([waiting, deploying]);
+    waiting.cancel();
     removal.open();
     expect(await sweeping).toBeGreaterThanOrEqual(1);
     expect((await deploying).status).toBe(200);

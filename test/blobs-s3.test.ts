@@ -15,7 +15,7 @@ import { createDeployCanvas, deploy, get, zipOf, type DeployCanvas } from './dep
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
 import { makeWorld } from './runtime-fixtures.ts';
-import { recordEvents } from './signals.ts';
+import { gate, nextEvent, recordEvents } from './signals.ts';
 import { startS3Server, type S3TestServer } from './support/s3-server.ts';
 import { begin, finalize, site, stage, stagedDeploy } from './upload-fixtures.ts';
 
@@ -240,30 +240,18 @@ describe('a node on S3', () => {
     await app.ctx.blobs.putBytes(new TextEncoder().encode(content));
     clock.advance(2 * 3600_000);
     // The sweep stops with every check passed, just before the bucket deletes the blob (the local copy is still there).
-    const reached = Promise.withResolvers<void>();
-    const opened = Promise.withResolvers<void>();
+    const removal = gate();
     const remove = app.ctx.blobs.remove.bind(app.ctx.blobs);
-    app.ctx.blobs.remove = async (h) => {
-      if (h === hash) {
-        reached.resolve();
-        await opened.promise;
-      }
-      return remove(h);
-    };
+    app.ctx.blobs.remove = (h) => (h === hash ? removal.pass(() => remove(h)) : remove(h));
     const sweeping = app.ctx.blobGc.sweep();
-    await reached.promise;
+    await removal.reached;
     const c = await createDeployCanvas(app);
     // The deploy reaches the blob while its deletion is under way: it must not count on the copy about to go.
-    const held = new Promise<void>((resolve) => {
-      const off = app.onEvent('blobs.held', (e) => {
-        if (e.hash !== hash) return;
-        off();
-        resolve();
-      });
-    });
+    const held = nextEvent(app, 'blobs.held', (e) => e.hash === hash);
     const deploying = deploy(app, c, zipOf({ 'index.html': 'x', 'again.txt': content }));
     await Promise.race([held, deploying]);
-    opened.resolve();
+    held.cancel();
+    removal.open();
     await sweeping;
     expect((await deploying).status).toBe(200);
     expect((await objectsUnder(prefix)).get(hash)).toBe(content.length);

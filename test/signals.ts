@@ -59,3 +59,21 @@ export function recordEvents<K extends keyof EventMap>(
     },
   };
 }
+
+/**
+ * A point a test stops the server at (a method wrapped by the test):
+ * `reached` once a call arrives there; the call goes on after `open()`.
+ */
+export function gate() {
+  const reached = Promise.withResolvers<void>();
+  const opened = Promise.withResolvers<void>();
+  return {
+    reached: reached.promise,
+    open: () => opened.resolve(),
+    async pass<T>(go: () => Promise<T>): Promise<T> {
+      reached.resolve();
+      await opened.promise;
+      return go();
+    },
+  };
+}

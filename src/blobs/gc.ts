@@ -41,7 +41,6 @@ export interface BlobCollectorDeps {
   events: EventBus;
   /** Holds and deletions across nodes (a shared database and bucket); null on one node. */
   claims?: SharedBlobClaims | null;
-  nodeId?: string;
 }
 
 export class BlobCollector implements Lifecycle {
@@ -71,12 +70,12 @@ export class BlobCollector implements Lifecycle {
         held.set(hash, (held.get(hash) ?? 0) + 1);
         if (events.has('blobs.held')) events.emit('blobs.held', { hash });
       },
-      secure: async () => {
+      async secure() {
         const fresh = mine.slice(secured);
         secured = mine.length;
         if (fresh.length === 0) return;
         if (claims) {
-          holder ??= `${this.deps.nodeId ?? ''}:${newId()}`;
+          holder ??= newId();
           await claims.hold(holder, fresh, () => events.emit('blobs.deletion-awaited', { hashes: fresh.length }));
         }
         if (deleting.size > 0) await Promise.all(fresh.map((hash) => deleting.get(hash)));

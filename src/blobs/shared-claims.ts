@@ -19,7 +19,6 @@ export class SharedBlobClaims {
     private readonly sql: Sql,
     private readonly nodeId: string,
     private readonly now: () => number,
-    private readonly wait: (ms: number) => Promise<void> = (ms) => Bun.sleep(ms),
   ) {}
 
   /** Records the holds, then resolves once no live deletion of any of the hashes is marked (`onWait` when one is). */
@@ -40,7 +39,7 @@ export class SharedBlobClaims {
       );
       if (!marked) return;
       if (!waited) onWait();
-      await this.wait(RECHECK_MS);
+      await Bun.sleep(RECHECK_MS);
     }
   }
 
