@@ -88,12 +88,12 @@ describe('two nodes on Postgres, S3 and Redis', () => {
     expect((await body(await a.request(`/v1/c/${c.slug}/kv/visits`, { cookie: owner }))).value).toBe(50);
   });
 
-  test('a NUL in a slug or a key (text Postgres cannot hold) is never a 500: 401 for the unknown slug, 400 INVALID_REQUEST for the key', async () => {
+  test('a NUL in a slug or a key (text Postgres cannot hold) is never a 500: 401 for the unknown slug, 400 INVALID_BODY for the key (as embedded)', async () => {
     for (const node of [a, b]) expect((await node.request('/v1/c/%00/kv/x')).status).toBe(401);
     const c = await newCanvas('Nul');
     for (const node of [a, b]) {
       const res = await node.request(`/v1/c/${c.slug}/kv/a%00b`, { method: 'PUT', cookie: owner, json: 1 });
-      expect({ status: res.status, code: (await body(res)).code }).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+      expect({ status: res.status, code: (await body(res)).code }).toEqual({ status: 400, code: 'INVALID_BODY' });
     }
   });
 

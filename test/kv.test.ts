@@ -115,6 +115,15 @@ describe('KV', () => {
     }
   });
 
+  test('a key holding a NUL is malformed: 400 INVALID_BODY for every method, in both scopes, and nothing is stored', async () => {
+    for (const path of ['/a%00b', '/user/a%00b']) {
+      await expectCode(await put(path, 1), 400, 'INVALID_BODY');
+      await expectCode(await kv(path, { cookie: w.cookie.viewer }), 400, 'INVALID_BODY');
+      await expectCode(await kv(`${path}/increment`, { method: 'POST', cookie: w.cookie.owner, json: {} }), 400, 'INVALID_BODY');
+    }
+    expect((await get('/')).entries.map((e: { key: string }) => e.key)).not.toContain('a\0b');
+  });
+
   test('values up to 64 KiB serialized; more is 413 VALUE_TOO_LARGE; a pretty-printed body is measured serialized', async () => {
     const fits = 'x'.repeat(64 * 1024 - 2);
     expect((await put('/big', fits)).status).toBe(200);

@@ -59,7 +59,8 @@ export class KvService {
    * shared key `user` cannot be written: /kv/user is the per-viewer list.
    */
   checkKey(key: string | null, scope: KvScope): string {
-    if (key === null || key === '') throw new AppError('INVALID_BODY', 'malformed key');
+    // A NUL is no key on either engine (Postgres cannot store one): the same answer everywhere.
+    if (key === null || key === '' || key.includes('\0')) throw new AppError('INVALID_BODY', 'malformed key');
     if (scope === 'shared' && key === RESERVED_SHARED_KEY) {
       throw new AppError('INVALID_BODY', 'the shared key name "user" is reserved: /kv/user is the per-viewer scope');
     }
