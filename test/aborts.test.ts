@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 17: a client that goes away in the middle of its upload is
 // not a server error. A deploy whose body stops halfway (the CLI killed, a
 // network drop) used to be logged as "unhandled error" with a 500.

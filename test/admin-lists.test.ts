@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The admin lists the dashboard's admin page reads: every canvas (searched)
 // and the audit log (filtered, paged); anyone but an admin gets 404.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

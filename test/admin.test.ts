@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { adminSettings } from './admin-actions.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { apiCanvas } from './runtime-fixtures.ts';

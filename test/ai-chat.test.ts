@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { adminSettings } from './admin-actions.ts';
 import { describe, expect, test } from 'bun:test';
 import { DEFAULT_AI_PRICES } from '../src/settings/service.ts';

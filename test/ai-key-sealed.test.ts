@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 14: the AI provider key an admin sets is stored sealed under
 // EASEL_SECRET_KEY like Connection protected headers: never in plaintext in
 // the database, refused without the key, and a plaintext key an older

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // sdk/ai.ts under Bun: against the running app (real HTTP, the fake
 // provider behind it) and against crafted SSE answers for the frame rules.
 // The browser run (Chromium) belongs with the SDK's own browser suite.

@@ -1,3 +1,4 @@
+// passes: embedded — the AI stream's framing on one node; ai-chat, ai-caps and ai-usage run its paths on the cluster
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { DEFAULT_TUNING } from '../src/runtime/ai/chat-run.ts';
 import { ask, calls, expectError, expectLetGo, makeAiWorld, useAiWorld, sseEvents, type AiWorld } from './ai-fixtures.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body } from './harness.ts';
 import { apiCanvas } from './runtime-fixtures.ts';

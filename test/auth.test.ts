@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sessionTokenHash } from '../src/auth/sessions.ts';
 import { sha256Hex } from '../src/ids.ts';

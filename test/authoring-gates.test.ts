@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Authoring's gates and quota under each instance and owner setting (issue 16 item 4).
 import { afterAll, describe, expect, test } from 'bun:test';
 import { adminSettings, adminUser } from './admin-actions.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Authoring (issue 16): a canvas's page publishes canvases for its visitor.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { zipOf } from './deploy-fixtures.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, s3
 // `easel backup` and `easel restore` as real processes against a live server
 // taking deploys and KV writes; then the restored data directory is served and
 // checked byte for byte.

@@ -1,3 +1,4 @@
+// passes: embedded — the built binary, started as a process on its own data directory
 // Smoke test of the single executable: build it (build.ts, as `bun run build`
 // does), run it from an unrelated working directory, talk to it, stop it.
 import { SCHEMA_VERSION } from '../src/db/migrate.ts';

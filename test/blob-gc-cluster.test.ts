@@ -1,3 +1,4 @@
+// passes: embedded — starts its own Postgres and S3 server
 // Blob garbage collection across two nodes on one Postgres database and one
 // S3 bucket (issue 21: "garbage collection works the same"). A deploy on one
 // node that re-uses an old blob nothing references must never publish a

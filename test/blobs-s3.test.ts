@@ -1,3 +1,4 @@
+// passes: embedded — starts its own S3 server
 // Blobs on S3 (issue 21 item 2): a real S3-compatible server (s3rver) on a
 // loopback port holds every blob; the data directory only caches copies,
 // bounded, and fetches a missing one (checked against its hash) on use.

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // GET /api/canvases/{id}/usage and /capabilities: what the dashboard's
 // runtime settings show (counts move with the runtime API; only the people
 // managing the canvas may ask).

@@ -1,3 +1,4 @@
+// passes: embedded — the CLI's side; the routes it calls run in the s3 and cluster passes
 // `easel deploy` end to end against a listening server: the real process
 // (`bun src/main.ts deploy …`) for the main flows, the command in process
 // where the test needs to steer time (429 retries) or see the TTY output.

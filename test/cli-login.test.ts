@@ -1,3 +1,4 @@
+// passes: embedded — the CLI's side; the routes it calls run in the cluster pass
 // The server side of `easel login` (GET/POST /auth/cli, POST /auth/cli/token)
 // and the CLI commands' refusals, over HTTP and as processes. The browser
 // flow itself is in test/browser/cli.test.ts.

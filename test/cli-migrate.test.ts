@@ -1,3 +1,4 @@
+// passes: embedded — its own data directories of an earlier release, and a Postgres it starts
 // `easel migrate` (issue 21 item 4, the part that stands alone): a data
 // directory of an earlier release is brought to this schema and the command
 // exits; a second run has nothing to do; a running server's directory is

@@ -1,3 +1,4 @@
+// passes: embedded — starts its own Postgres, S3 and Redis
 // Issue 21's cluster tests: two Easel nodes on one Postgres database, one S3
 // bucket and one Redis (real servers), requests spread across them. What one
 // node does, the other serves and enforces: a deploy, a deletion, a race of

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Collections (spec: Collection record, Collections rules, Permission presets;
 // CONTRACT §9): records governed by the canvas's live runtime policy, through
 // the real app and the World's cast.

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The Connections runtime route against a real local HTTPS upstream (a
 // self-signed certificate for api.upstream.test, trusted through
 // EASEL_CONNECTIONS_CA_FILE and reached through an EASEL_CONNECTIONS_RESOLVE

@@ -1,3 +1,4 @@
+// passes: embedded — starts its own Postgres and S3 server
 // `easel copy-data`: an embedded instance with records of every kind moves
 // onto Postgres and S3. Every copied table matches the source row for row,
 // every blob in the bucket hashes to its name, and a node started on the

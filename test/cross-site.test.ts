@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Cross-site request forgery on the dashboard's routes (issue 23, items 2 and
 // 12; CONTRACT §9 "Decided 2026-11-23"). Over plain http a browser sends no
 // Sec-Fetch-* headers, and a page on a sibling host (another canvas host in

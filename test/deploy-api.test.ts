@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // The Deploy API around PUT deploy: key auth, read-back, coordination,
 // rollback, unpublish, the deploy-class rate, retention and blob collection,
 // concurrency, audit and log hygiene.

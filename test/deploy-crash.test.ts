@@ -1,3 +1,4 @@
+// passes: embedded, s3
 // A real server process killed with SIGKILL in the middle of a large deploy:
 // once while the body is still arriving (entries are already being extracted
 // then), once while the new blobs are being moved into the store. After a

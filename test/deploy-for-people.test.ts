@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // History and read-back for people (issue 22 item 1): owners, editors and
 // admins with a session or a token get what the canvas key gets, through the
 // same services and codes; viewers and strangers get 404.

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 10: deactivating a person stops what they publish. A canvas
 // key whose canvas's owner is deactivated is refused (401, the Deploy API's
 // `{error}` shape, with the reason) on every Deploy API route, and works

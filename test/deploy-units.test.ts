@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Pure pieces of the deploy path: coordination validation, entry names,
 // mime types, warnings, and the blob writer's durability paths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

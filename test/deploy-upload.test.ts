@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // The staged upload (spec "Staged upload session" table and "Staged upload"
 // errors) against the real app: begin, stage, finalize, expiry through the
 // injected clock, the finalize lease, restarts, and cleanup.

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // The deploy warnings for the usual mistakes (issue 22 item 4), on the ZIP
 // path and the staged path alike: a wrapping folder, a root page's missing
 // references, case-only collisions, each with a deploy that triggers it and

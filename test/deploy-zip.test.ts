@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // PUT deploy: the ZIP rules and every PUT-deploy error code, with malicious
 // archives built here (fflate for honest ones, rawZip for lying headers).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

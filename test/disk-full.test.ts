@@ -1,3 +1,4 @@
+// passes: embedded, s3
 // A nearly full disk (issue 20 item 6): deploys, staged uploads, runtime files
 // and authoring answer 507 INSUFFICIENT_STORAGE before anything is written, and
 // work again once there is room. The free space is injected: no real disk is filled.

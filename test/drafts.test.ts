@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Browser drafts (issue 18 item 4; spec "Canvas publication state"): one per
 // person and canvas, previewed on the canvas's origin, published as a version;
 // a deploy syncs an unedited draft and flags an edited one stale, never

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Egress safety for Connections: which addresses count as public, and a table
 // of hostile targets that must all be refused with no socket opened to them.
 // Proof of "no socket": the injected connector (the only thing that opens

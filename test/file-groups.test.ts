@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Issue 15 item 4: files in a file group follow the group's policy entry;
 // files attached to a collection record follow the record (seeing it to see
 // them, updating it to add, rename or remove them), vanish with it, and

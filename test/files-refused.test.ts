@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Refused uploads cannot fill the disk (issue 23 item 4): a refusal found
 // after the file part was stored removes the blob at once, and scope fields
 // sent first (as the SDK does) refuse before any byte is stored.

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 import { adminSettings } from './admin-actions.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { utcDay } from '../src/runtime/usage.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // The gallery (issue 18 item 6): listed by owners and editors, shown to the
 // people who may open each canvas, searchable; a templatable canvas becomes
 // a new canvas of the person using it, with the same live files.

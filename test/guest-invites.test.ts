@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Guest invites expire, die with their creator's right to manage the canvas,
 // can be listed with their state, and every use is audited (issue 23 item 7,
 // CONTRACT §9).

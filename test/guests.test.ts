@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ADMIN_EMAIL, guestCookie, apiCanvas, makeWorld, pathOf, type World } from './runtime-fixtures.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 1: in subdomain mode every session is host-only; a canvas
 // host gets its own through a one-time handoff from the base host. The code
 // is single-use, expires within a minute, is bound to one canvas and to the

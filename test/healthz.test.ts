@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // GET /healthz checks what a request needs: the database and the blob store (issue 22 item 6).
 import { expect, test } from 'bun:test';
 import { renameSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 3: in subdomain mode, a slug equal to the label of the base or
 // API host (`studio` when the dashboard is studio.easel.test and canvases are
 // {slug}.easel.test) would make that canvas the instance's own host, its

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 16: Elysia found the path at a fixed offset in request.url,
 // so with a Host of three characters or fewer `GET /zz/api/me` (Host: zz)
 // answered as `/api/me`. Every request is now routed by the path its URL

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Housekeeping (issue 20 item 6): the hourly pass removes what has lapsed and keeps what has not.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';

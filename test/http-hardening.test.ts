@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Issue 23 item 18 (the parts about HTTP answers): the sign-in page cannot be
 // framed, every JSON answer says `nosniff`, and the password gate is limited
 // per canvas across all callers as well as per caller.

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The isolation matrix (issue 19 item 3), in both URL modes: every runtime
 // route this server mounts (taken from its own route listing, so a new route
 // joins by itself) and the realtime upgrade, tried by everyone who must not

@@ -1,3 +1,4 @@
+// passes: embedded — the body parser, the same on every storage
 // Issue 23 item 8: a few kilobytes of `[[[[…` once overflowed the stack in
 // JSON.stringify (a 500). Every JSON body is held to MAX_JSON_DEPTH levels:
 // deeper is 400 INVALID_BODY, before anything is parsed or stored.

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { tx } from '../src/db/sql.ts';
 import { utcDay } from '../src/runtime/usage.ts';

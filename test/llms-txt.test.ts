@@ -1,3 +1,4 @@
+// passes: embedded — a generated document, the same on every storage
 // GET /llms.txt (issue 17 item 3): what an agent needs to publish here, for anyone, naming this instance.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { startTestApp, type TestApp } from './harness.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { safeReturnTo } from '../src/auth/login-page.ts';
 import { startTestApp, type TestApp } from './harness.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { adminSettings, adminUser } from './admin-actions.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { guestCookieName } from '../src/auth/cookie-names.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // MCP through a real client: the SDK's own Client and Streamable HTTP client
 // transport against the running server (issue 17 item 2).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

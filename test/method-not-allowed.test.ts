@@ -1,3 +1,4 @@
+// passes: embedded — the router's answers, the same on every storage
 // A known path asked with the wrong method (issue 22 item 5): 405 with Allow and what to do, not "no such route".
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';

@@ -1,3 +1,4 @@
+// passes: embedded — one node's own counters
 // GET /metrics (issue 20 item 3): who may read it, and that each series moves
 // when the thing it counts happens (requests, deploys, KV, realtime, AI,
 // rate-limit refusals, sizes, process figures).

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // OIDC sign-in (issue 17 item 4) against a real OpenID provider on a loopback
 // port (oauth2-mock-server): discovery, code flow with PKCE, state and nonce,
 // ID-token checks, claims, returnTo, logout, and each way it must refuse.

@@ -1,3 +1,4 @@
+// passes: embedded — the API description, the same on every storage
 // GET /openapi.json (issue 20 item 5): every route the app mounts is
 // described, nothing described is missing from the app, request schemas are
 // the ones the routes validate with, and refusals carry the catalog's codes.

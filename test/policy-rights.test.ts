@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The effective rights of src/runtime/policy/rights.ts against the spec's
 // Permission presets table (test/collections-fixtures.ts restates it in the
 // spec's own words): every preset, every role, every operation, own and others'.

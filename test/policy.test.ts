@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AppError } from '../src/errors.ts';
 import { effectiveRights, validatePolicyDocument, type PolicyDocument } from '../src/policy/document.ts';

@@ -1,3 +1,4 @@
+// passes: embedded — the process started and stopped by signals on a SQLite data directory
 // The process as an operator sees it: `bun src/main.ts` started with an
 // environment, stopped with a signal, restarted on the same data directory.
 import { Database } from 'bun:sqlite';

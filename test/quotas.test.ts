@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Per-person limits (issue 23 item 4): canvases created per hour, canvases
 // owned, and the bytes a person's canvases keep (versions and runtime files).
 // Admin-tunable instance settings.

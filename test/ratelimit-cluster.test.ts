@@ -1,3 +1,4 @@
+// passes: embedded — starts its own Redis
 // Rate limits across two nodes (issue 21 item 3): two app instances in this
 // process share one data directory and one Redis (test/support/cluster.ts),
 // each on its own loopback port, with one manual clock. Requests alternate

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The rate limiter cannot be reset or bloated from outside (issue 23, item 6):
 // made-up slugs neither create keys nor reset anyone's window, long keys are
 // hashed, and a full table refuses new subjects instead of evicting live ones.

@@ -1,3 +1,4 @@
+// passes: embedded — starts its own Postgres and Redis
 // Realtime across two nodes (issue 21 item 3): two app instances in this
 // process share one data directory and one Redis (test/support/cluster.ts),
 // with real WebSockets on each. A message crosses once, presence lists each

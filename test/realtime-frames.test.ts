@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Realtime frames between several people: subscribe, presence, join/leave,
 // publish with server-stamped `from`, every error frame, and the limits.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Channel policies (configured and unconfigured), policy and role changes
 // applied to open sockets, and the closes: 4401 on lost access, 4403 when
 // realtime is switched off mid-session, 1001 on shutdown. Changes go through

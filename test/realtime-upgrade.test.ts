@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // GET /v1/c/{slug}/realtime: the pipeline before the 101 (its refusals are
 // HTTP answers), realtime switched off (101, error frame, 4403), the 31st
 // connection (101, 4429), plain GETs.

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Open redirects (issue 23, item 9): after sign-in (`returnTo`) and after the
 // password gate (`next`), a browser must land on this instance, never on
 // another host. `/%09/evil.example` passed the old prefix checks: the browser

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The role matrix of every management route (CONTRACT §4 and §9, spec
 // "Management API routes"): each request asked by the whole cast. Check
 // order: the caller (401 `{error: unauthorized}`: no session, a guest

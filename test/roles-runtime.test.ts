@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // The role matrix of every runtime route (spec "Runtime API", "Runtime
 // pipeline", KV/Files/AI/Connections rules): each request asked by the whole
 // cast, on a restricted canvas with its capabilities on. Pipeline order:

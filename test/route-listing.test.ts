@@ -1,3 +1,4 @@
+// passes: embedded — the router's map, the same on every storage
 // app.ts is the whole map: the listing it generates holds every route the
 // router has mounted and every dispatcher in front of it, each reachable.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { adminSettings, adminUser } from './admin-actions.ts';
 import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { runInNewContext } from 'node:vm';

@@ -1,3 +1,4 @@
+// passes: embedded — the SDK's client code; the runtime routes it calls run in the cluster pass
 // The SDK (sdk/*.ts) under Bun against the running app: the same code the
 // bundle runs in browsers, with the cookie passed by hand (Bun has no cookie
 // jar). The browser suite (test/browser/) runs the real bundle in Chromium.

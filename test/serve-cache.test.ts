@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Page views answer from memory (sessions, canvases with their owners, member
 // roles, manifests, small files). These suites warm those caches and then
 // change the world through the real APIs, and behind their backs with direct

@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Canvas files: paths and index rules, content types, validators, ranges, compression, caching, URL modes.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';

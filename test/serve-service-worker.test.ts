@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // A canvas's service worker must not outlive unpublishing or lost access
 // (issue 23 item 13): pages may register one only when the owner opts in,
 // and a canvas host that refuses a visitor tells the browser to clear what

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Canvas pages: who gets which answer (the sharing ladder as HTML pages), and the password gate.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { gatePassed, PASS_TTL_MS } from '../src/serve/gate-pass.ts';

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Submissions (spec: Submission record, Submissions rules, Limits / KV and
 // submissions; CONTRACT §9): one record per person and collection, through
 // the real app and the World's cast.

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Personal access tokens (issue 17 item 1): shown once, stored as SHA-256,
 // acting as their user on /api/* and /mcp only.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

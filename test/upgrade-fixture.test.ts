@@ -1,3 +1,4 @@
+// passes: embedded — a SQLite data directory written by an earlier release
 // Issue 20 item 4: a data directory written by an earlier release starts on
 // this one. test/fixtures/data-schema-10 was made by the release at schema 10
 // (a published canvas and a KV value); every later release must open a copy

@@ -1,3 +1,4 @@
+// passes: embedded, s3
 // A finalize killed mid-way leaves its 60-second lease on the upload handle;
 // the next start gives it back at once, so the retry publishes instead of
 // answering UPLOAD_IN_PROGRESS for a minute (issue 19: nothing dangling after

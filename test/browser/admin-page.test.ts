@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The dashboard's administration page in Chromium (issue 18 item 7, part):
 // people, canvases, instance settings and the audit log, as an admin uses
 // them; names carrying markup are shown as text. A screenshot goes to

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // easel.ai (chat, stream) and easel.connections.fetch in real headless
 // Chromium: a canvas deployed through the Deploy API, opened by signed-in
 // people, its page calling the SDK served at /sdk/v1.js. Behind the app: the

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // Authoring in Chromium (issue 16): a studio canvas's page publishes a page it
 // generated, with easel.canvases and the SDK's own zip; the person opens it,
 // lists it, revokes it, and the URL stops serving.

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // Issue 23 item 1, the attack in a real browser: a canvas author's page,
 // opened by a signed-in visitor, tries to act as that visitor against the
 // dashboard API, another canvas's runtime API and its realtime socket. In

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The dashboard's canvas page in Chromium (issue 18 items 1-3), driven as a
 // person would: deploy a folder and a ZIP from the browser, see the warnings,
 // share with someone and take it back, roll back, a conflicting deploy

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The CLI end to end (issue 22 item 2): `easel login` through the loopback
 // handoff, approved in Chromium; then link, deploy without a key, versions,
 // rollback, as real processes against a real server.

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // Issue 23 items 2 and 12 in a real browser. Over plain http to a host that is
 // not localhost, Chromium sends no Sec-Fetch-* headers, and a page on a
 // sibling host (another canvas host, here evil.easel.test) is same-site with

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // `easel dev` in Chromium (issue 22 item 3): a folder served as a canvas with
 // the SDK and the runtime API (KV, realtime through the front server), signed
 // in without a form, and the page reloading itself when a file changes.

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The editor in Chromium (issue 18 item 4): a person edits a file of the live
 // version in CodeMirror, saves it to their draft, sees the preview on the
 // canvas's origin, a deploy from curl meanwhile makes the draft stale (the

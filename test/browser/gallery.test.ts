@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The gallery in Chromium (issue 18 item 6): an owner lists a canvas and
 // offers it as a template on its page; a colleague finds it in the gallery
 // and makes a canvas of their own from it.

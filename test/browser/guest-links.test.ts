@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The dashboard's guest links in Chromium: an owner creates a link with a
 // name and a lifetime, sees it listed as active, and revokes it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // OIDC in Chromium (issue 17 item 4): the whole browser flow against a real
 // OpenID provider on a loopback port: sign in from the dashboard, the
 // provider, the callback, the session, returnTo, and signing out at both ends.

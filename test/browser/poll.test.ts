@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // Issue 15 item 7: the README's live poll in Chromium, two people. Votes are
 // records of a `contributions` collection (one per person, changeable by its
 // author); a realtime channel makes the other page refresh its tally.

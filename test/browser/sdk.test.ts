@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The SDK in real headless Chromium: the README's example canvas, deployed
 // through the Deploy API and opened by two signed-in people in two browser
 // contexts (the owner and a viewer). Needs Debian's chromium at

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // Pages a person sees when their sign-in does not fit (issue 22 item 7), in
 // Chromium: a refusal names who is signed in and offers another account; the
 // dashboard sends an ended session to sign in and back; the SDK rejects with

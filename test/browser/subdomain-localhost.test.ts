@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The README's quick start in subdomain mode, in Chromium: canvases at
 // http://{slug}.localhost:{port}/ (Chromium resolves *.localhost to this
 // machine), the dashboard at http://localhost:{port}. The two are different

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The dashboard's Tokens section in Chromium (issue 17 item 5): create (shown
 // once, with the MCP configuration filled in), list, use, revoke.
 import { describe, expect, test } from 'bun:test';

@@ -1,3 +1,4 @@
+// passes: embedded — Chromium journeys; the API suites run their routes in the s3 and cluster passes
 // The XSS table (issue 18 "Tests"): every place the dashboard shows a string
 // someone else chose — a canvas title, a person's name, a file name, a release
 // id, a guest link's name, an audit entry's details — shows it as text. Each

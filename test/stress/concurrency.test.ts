@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Races over a real socket (issue 19 item 1, concurrency, a first part): many
 // requests at once against the compare-and-swap and the counters. Exactly one
 // deploy wins a publication token; no increment is lost, on a KV key or on a

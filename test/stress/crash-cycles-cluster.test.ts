@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Crash cycles on a cluster (issue 19 run again over issue 21): two server
 // processes on one Postgres database, one S3 bucket and one Redis take the
 // crash workload (ZIP deploys, staged uploads, KV increments, collection

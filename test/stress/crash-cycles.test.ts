@@ -1,3 +1,4 @@
+// passes: embedded, s3
 // Crash cycles (issue 19 item 1): a real server process takes ZIP deploys,
 // staged uploads, KV increments, collection writes and AI calls (against the
 // fake Anthropic API, settled as they finish) at once and is killed with

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Hostile headers, cookies, multipart bodies and WebSocket frames (issue 19
 // item 1, the rest of the input kinds). Invariants: no 5xx, a coded answer
 // where the answer is JSON, a refused upload stores nothing, byte ranges

@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Hostile JSON bodies against the routes that read them (issue 19 item 1, a
 // first part): random JSON and structure-aware mutations of each route's own
 // fields. Invariants: never a 5xx, always a JSON answer that carries a code

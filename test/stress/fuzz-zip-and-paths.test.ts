@@ -1,3 +1,4 @@
+// passes: embedded, s3, cluster
 // Hostile archives and addresses (issue 19 item 1, continued): valid ZIPs
 // mutated byte by byte (headers, sizes, CRCs, names, truncation, splices) sent
 // to PUT deploy, and random path segments and query strings on every route

@@ -1,3 +1,4 @@
+// passes: embedded, s3
 // Load (issue 19 item 1, concurrency, the heavy part), against a real server
 // process whose memory is read from /proc: 10 deploys of EASEL_LOAD_DEPLOY_MB
 // each at once (default 10; `bun run stress` sends 95, just under the 100 MB

@@ -1,3 +1,4 @@
+// passes: embedded — one listener's timeouts
 // Slow and half-open clients (issue 19 item 1): each is cut off by a
 // documented timeout while everybody else is served. The server runs with a
 // 2 s idle timeout and a 1.5 s body-stall rule so the run takes seconds, not

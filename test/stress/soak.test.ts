@@ -1,3 +1,4 @@
+// passes: embedded, cluster
 // Soak (issue 19, a first part): a mixed workload against a real server
 // process — page views, KV writes and reads, file uploads, realtime messages
 // and deploys — counted in operations, not minutes (EASEL_SOAK_OPS, default
