@@ -4,8 +4,10 @@
 // rate-limit refusals, sizes, process figures).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { routeClassOf } from '../src/metrics/route-class.ts';
-import { ask, makeAiWorld, MODEL, sseEvents, type AiWorld } from './ai-fixtures.ts';
+import { AI_KEY, ask, makeAiWorld, MODEL, sseEvents, type AiWorld } from './ai-fixtures.ts';
+import { SECRET_KEY_HEX } from './connections-fixtures.ts';
 import { expectCode } from './expect-code.ts';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
 import { connect } from './realtime-helpers.ts';
 import { stagedDeploy } from './upload-fixtures.ts';
 import { ADMIN_EMAIL, World } from './world.ts';
@@ -187,6 +189,69 @@ describe('AI calls, tokens and spend', () => {
     expect(metrics.get(key('easel_ai_tokens_total', { model: MODEL, direction: 'input' }))).toBe(done.usage.inputTokens);
     expect(metrics.get(key('easel_ai_tokens_total', { model: MODEL, direction: 'output' }))).toBe(done.usage.outputTokens);
     expect(metrics.get(key('easel_ai_spend_usd_total', { model: MODEL }))).toBeCloseTo(done.cost, 9);
+  });
+});
+
+describe('promtool check metrics', () => {
+  let fake: FakeAnthropic;
+  let w: World;
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+    w = new World({
+      listen: true,
+      reset: 'none',
+      env: {
+        EASEL_ADMIN_EMAILS: ADMIN_EMAIL,
+        EASEL_RATELIMIT_ENABLED: 'true',
+        EASEL_RATELIMIT_DEPLOY_PER_MIN: '1',
+        EASEL_AI_API_KEY: AI_KEY,
+        EASEL_AI_BASE_URL: fake.url,
+        EASEL_SECRET_KEY: SECRET_KEY_HEX,
+      },
+    });
+    await w.start();
+  });
+  afterAll(async () => {
+    await w.close();
+    fake.close();
+  });
+
+  test('a scrape in which every metric family has samples passes, with no warning', async () => {
+    // Something for every family that counts events: a deploy and a throttled one, realtime frames, an AI call.
+    const c = await w.newCanvas({ guest: false, members: true, capabilities: { realtime: true, ai: true } });
+    await w.deploy(c, { 'index.html': '<h1>scraped</h1>' });
+    const throttled = await w.app.request(`/v1/canvases/${c.id}/deploy`, {
+      method: 'PUT',
+      body: new Uint8Array(0),
+      headers: { authorization: `Bearer ${c.apiKey}` },
+    });
+    expect(throttled.status).toBe(429);
+    const a = await connect(w.app, c.slug, w.cookie.editor);
+    await a.subscribe('room');
+    await a.close();
+    const chat = await w.app.request(`/v1/c/${c.slug}/ai/chat`, {
+      method: 'POST',
+      cookie: w.cookie.editor,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ask()),
+    });
+    expect((await sseEvents(chat)).at(-1).type).toBe('done');
+
+    const text = await (await w.app.request('/metrics', { cookie: w.cookie.admin })).text();
+    const families = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => m[1]!);
+    expect(families.length).toBeGreaterThan(20);
+    const sampled = new Set(
+      text
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('#'))
+        .map((l) => /^[a-zA-Z_:][\w:]*/.exec(l)![0]),
+    );
+    const empty = families.filter((f) => ![f, `${f}_bucket`, `${f}_count`].some((name) => sampled.has(name)));
+    expect(empty).toEqual([]);
+
+    const check = Bun.spawnSync(['promtool', 'check', 'metrics'], { stdin: new TextEncoder().encode(text) });
+    const said = `${check.stdout.toString()}${check.stderr.toString()}`;
+    expect({ exitCode: check.exitCode, said }).toEqual({ exitCode: 0, said: '' });
   });
 });
 

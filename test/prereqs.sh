@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond Bun and node_modules, installed from
 # Debian's packages when missing: Chromium for the browser tests (when
-# test/browser.enabled exists), PostgreSQL, Redis, openssl for the Connections TLS fixtures and
-# systemd's systemd-analyze for the service unit.
+# test/browser.enabled exists), PostgreSQL, Redis, openssl for the Connections TLS fixtures,
+# promtool for the metrics format and systemd's systemd-analyze for the service unit.
 # Run by `bun run ci` (and so by .ci/run) before the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,8 @@ if ! command -v openssl >/dev/null 2>&1; then packages+=(openssl); fi
 if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then packages+=(postgresql); fi
 # Redis carries realtime between the nodes of the two-node tests (test/support/redis-server.ts).
 if ! command -v redis-server >/dev/null 2>&1; then packages+=(redis-server); fi
+# promtool (Prometheus) checks a /metrics scrape (test/metrics.test.ts).
+if ! command -v promtool >/dev/null 2>&1; then packages+=(prometheus); fi
 # systemd-analyze verifies contrib/easel.service.
 if ! command -v systemd-analyze >/dev/null 2>&1; then packages+=(systemd); fi
 [ ${#packages[@]} -eq 0 ] && exit 0

@@ -55,6 +55,15 @@ abstract class Labelled<S> implements Family {
   ) {}
 
   protected abstract fresh(): S;
+
+  /**
+   * Makes each series at zero, so it is scraped before its first count: a
+   * series that appears at its first increment hides that increment from rate().
+   */
+  declare(...valueSets: ReadonlyArray<readonly string[]>): this {
+    for (const values of valueSets) this.stateOf(values);
+    return this;
+  }
   protected abstract lines(labels: Labels, state: S, out: string[]): void;
 
   /** The state of one series (made on first use). */
@@ -95,16 +104,20 @@ export class Counter extends Labelled<{ value: number }> {
   }
 }
 
-/** A gauge read when scraped: `read` answers one value per label set. */
+/**
+ * A value read when scraped: `read` answers one value per label set. Typed a
+ * counter when what it reads only grows (the process's CPU seconds).
+ */
 export class Gauge implements Family {
   constructor(
     readonly name: string,
     readonly help: string,
     private readonly read: () => number | Array<[Labels, number]>,
+    readonly type: 'gauge' | 'counter' = 'gauge',
   ) {}
 
   render(out: string[]): void {
-    out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} gauge`);
+    out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`);
     const value = this.read();
     if (typeof value === 'number') out.push(`${this.name} ${number(value)}`);
     else for (const [labels, v] of value) out.push(`${this.name}${labelText(labels)} ${number(v)}`);

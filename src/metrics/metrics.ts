@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import type { DiskUsageReport } from '../admin/disk-usage.ts';
 import type { AppContext } from '../context.ts';
+import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { CONTENT_TYPE, Counter, Gauge, Histogram, Registry, type HistogramSeries } from './exposition.ts';
 import { METHODS, methodIndex, routeClassOf } from './route-class.ts';
@@ -23,8 +24,23 @@ const DEPLOY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 /** How often the event loop is asked to wake: the lag is how late it does. */
 const LAG_SAMPLE_MS = 500;
 
-/** Every series Easel counts into, registered on `registry`. */
-function defineSeries(registry: Registry) {
+// Label values known in advance: their series are declared at zero (see Labelled.declare).
+const DEPLOY_SOURCES = ['api', 'upload'] satisfies Array<EventMap['deploy.finished']['source']>;
+const DEPLOY_OUTCOMES = ['published', 'already_current'] satisfies Array<EventMap['deploy.finished']['outcome']>;
+const RATE_CLASSES = ['deploy', 'management', 'create', 'ai', 'canvas'];
+const UPSTREAM_CLASSES = ['upstream_2xx', 'upstream_3xx', 'upstream_4xx', 'upstream_5xx'];
+const FALLBACK_REASONS = ['unavailable', 'timeout', 'error', 'backing-off'] satisfies Array<EventMap['ratelimit.fallback']['reason']>;
+const REMOTE_OPERATIONS = ['upload', 'fetch', 'delete'] satisfies Array<EventMap['blobs.remote']['operation']>;
+const REMOTE_OUTCOMES = ['ok', 'failed', 'missing'] satisfies Array<EventMap['blobs.remote']['outcome']>;
+
+const each = <T extends readonly string[]>(values: T) => values.map((v) => [v]);
+const pairs = (a: readonly string[], b: readonly string[]) => a.flatMap((x) => b.map((y) => [x, y]));
+
+/**
+ * Every series Easel counts into, registered on `registry`. The Redis and
+ * remote-blob families exist only where those backends are configured.
+ */
+function defineSeries(registry: Registry, backends: { redis: boolean; remoteBlobs: boolean }) {
   return {
     requests: registry.add(
       new Histogram(
@@ -34,15 +50,21 @@ function defineSeries(registry: Registry) {
         LATENCY_BUCKETS,
       ),
     ),
-    deploys: registry.add(new Counter('easel_deploys_total', 'Deploys that committed, by source and outcome', ['source', 'outcome'])),
-    deployBytes: registry.add(new Counter('easel_deploy_bytes_total', 'Bytes of the versions deploys published', ['source'])),
+    deploys: registry.add(
+      new Counter('easel_deploys_total', 'Deploys that committed, by source and outcome', ['source', 'outcome']).declare(
+        ...pairs(DEPLOY_SOURCES, DEPLOY_OUTCOMES),
+      ),
+    ),
+    deployBytes: registry.add(
+      new Counter('easel_deploy_bytes_total', 'Bytes of the versions deploys published', ['source']).declare(...each(DEPLOY_SOURCES)),
+    ),
     deploySeconds: registry.add(
       new Histogram(
         'easel_deploy_duration_seconds',
         'Deploy time, from the first byte of a ZIP or the finalize call of a staged upload to the answer',
         ['source'],
         DEPLOY_BUCKETS,
-      ),
+      ).declare(...each(DEPLOY_SOURCES)),
     ),
     realtimeFrames: registry.add(
       new Counter('easel_realtime_messages_total', 'Realtime frames fanned out to a channel, by type', ['type']),
@@ -51,22 +73,31 @@ function defineSeries(registry: Registry) {
     aiTokens: registry.add(new Counter('easel_ai_tokens_total', 'AI tokens recorded, by model and direction', ['model', 'direction'])),
     aiSpend: registry.add(new Counter('easel_ai_spend_usd_total', 'AI spend recorded, in US dollars', ['model'])),
     connectionCalls: registry.add(
-      new Counter('easel_connections_calls_total', 'Connections calls by outcome (upstream status class, or the error code)', ['outcome']),
-    ),
-    refusals: registry.add(new Counter('easel_ratelimit_refusals_total', 'Requests refused by a rate-limit class', ['class'])),
-    rateFallbacks: registry.add(
-      new Counter(
-        'easel_ratelimit_fallbacks_total',
-        "Rate-limit hits counted in this node's memory because Redis (EASEL_REDIS_URL) could not count them, by reason",
-        ['reason'],
-      ),
-    ),
-    blobRemote: registry.add(
-      new Counter('easel_blob_remote_operations_total', 'Requests to the remote blob store (EASEL_BLOB_URL), by operation and outcome', [
-        'operation',
+      new Counter('easel_connections_calls_total', 'Connections calls by outcome (upstream status class, or the error code)', [
         'outcome',
-      ]),
+      ]).declare(...each(UPSTREAM_CLASSES)),
     ),
+    refusals: registry.add(
+      new Counter('easel_ratelimit_refusals_total', 'Requests refused by a rate-limit class', ['class']).declare(...each(RATE_CLASSES)),
+    ),
+    rateFallbacks: backends.redis
+      ? registry.add(
+          new Counter(
+            'easel_ratelimit_fallbacks_total',
+            "Rate-limit hits counted in this node's memory because Redis (EASEL_REDIS_URL) could not count them, by reason",
+            ['reason'],
+          ).declare(...each(FALLBACK_REASONS)),
+        )
+      : null,
+    blobRemote: backends.remoteBlobs
+      ? registry.add(
+          new Counter(
+            'easel_blob_remote_operations_total',
+            'Requests to the remote blob store (EASEL_BLOB_URL), by operation and outcome',
+            ['operation', 'outcome'],
+          ).declare(...pairs(REMOTE_OPERATIONS, REMOTE_OUTCOMES)),
+        )
+      : null,
   };
 }
 
@@ -118,10 +149,17 @@ function defineGauges(registry: Registry, sources: MetricsSources, lag: EventLoo
   gauge('easel_event_loop_lag_max_seconds', 'The worst event-loop lag since the previous scrape', () => lag.takeWorst());
   gauge('process_resident_memory_bytes', 'Resident memory of the process', () => process.memoryUsage.rss());
   gauge('process_heap_bytes', 'JavaScript heap in use', () => process.memoryUsage().heapUsed);
-  gauge('process_cpu_seconds_total', 'CPU time used by the process (user and system)', () => {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1e6;
-  });
+  registry.add(
+    new Gauge(
+      'process_cpu_seconds_total',
+      'CPU time used by the process (user and system)',
+      () => {
+        const { user, system } = process.cpuUsage();
+        return (user + system) / 1e6;
+      },
+      'counter',
+    ),
+  );
   gauge('process_open_fds', 'Open file descriptors (sockets, the database, blobs being served)', () => {
     try {
       return readdirSync('/proc/self/fd').length;
@@ -135,7 +173,7 @@ function defineGauges(registry: Registry, sources: MetricsSources, lag: EventLoo
 
 export class Metrics implements Lifecycle {
   private readonly registry = new Registry();
-  private readonly series = defineSeries(this.registry);
+  private readonly series: ReturnType<typeof defineSeries>;
   private readonly lag = new EventLoopLag();
   /** route class → status × method index → its series, found once. */
   private readonly requestSeries = new Map<string, Map<number, HistogramSeries>>();
@@ -148,6 +186,7 @@ export class Metrics implements Lifecycle {
     sources: MetricsSources,
   ) {
     this.canvasHostSuffix = ctx.config.urlMode === 'subdomain' ? `.${ctx.config.canvasHost.split(':')[0]!.toLowerCase()}` : null;
+    this.series = defineSeries(this.registry, { redis: ctx.config.redis !== null, remoteBlobs: sources.blobCache() !== null });
     defineGauges(this.registry, sources, this.lag);
   }
 
@@ -170,8 +209,8 @@ export class Metrics implements Lifecycle {
       }),
       events.on('connections.finished', (e) => s.connectionCalls.inc([e.outcome])),
       events.on('ratelimit.refused', (e) => s.refusals.inc([e.class])),
-      events.on('ratelimit.fallback', (e) => s.rateFallbacks.inc([e.reason])),
-      events.on('blobs.remote', (e) => s.blobRemote.inc([e.operation, e.outcome])),
+      events.on('ratelimit.fallback', (e) => s.rateFallbacks?.inc([e.reason])),
+      events.on('blobs.remote', (e) => s.blobRemote?.inc([e.operation, e.outcome])),
     );
   }
 
