@@ -107,6 +107,8 @@ export const ERROR_STATUS = {
   /** The shared blob store (EASEL_BLOB_URL) did not answer or refused: the write failed whole, or the read could not be served. */
   STORAGE_UNAVAILABLE: 503,
   UNAUTHENTICATED: 401,
+  /** Managing personal access tokens needs the person's own session: a token can list and revoke only itself. */
+  SESSION_REQUIRED: 403,
   /** A plain request to the realtime WebSocket route. */
   UPGRADE_REQUIRED: 426,
 } as const;

@@ -85,6 +85,36 @@ describe('personal access tokens', () => {
     expect((await app.request('/api/me', { headers: bearer(mine.token) })).status).toBe(200);
   });
 
+  test('a token cannot mint tokens: managing them needs the session; a token sees and revokes only itself', async () => {
+    const short = await newToken('owner', { name: 'ci, one hour', expiresAt: clock + 3600_000 });
+    const other = await newToken('owner', { name: 'laptop' });
+    const before = (await w.expectOk('GET', '/api/tokens', 'owner')).tokens.length;
+    // Refused before the body is read: a malformed body gets the same answer.
+    for (const raw of [JSON.stringify({ name: 'forever', expiresAt: null }), '{not json']) {
+      const res = await app.request('/api/tokens', {
+        method: 'POST',
+        origin: null,
+        headers: { ...bearer(short.token), 'content-type': 'application/json' },
+        body: raw,
+      });
+      await expectCode(res, 403, 'SESSION_REQUIRED');
+    }
+    await expectCode(
+      await app.request(`/api/tokens/${other.id}`, { method: 'DELETE', origin: null, headers: bearer(short.token) }),
+      403,
+      'SESSION_REQUIRED',
+    );
+    const seen = await body(await app.request('/api/tokens', { headers: bearer(short.token) }));
+    expect(seen.tokens.map((t: any) => t.id)).toEqual([short.id]);
+    expect((await w.expectOk('GET', '/api/tokens', 'owner')).tokens.length).toBe(before);
+    expect((await app.request('/api/me', { headers: bearer(other.token) })).status).toBe(200);
+    // Revoking itself is what `easel logout` does.
+    expect((await app.request(`/api/tokens/${short.id}`, { method: 'DELETE', origin: null, headers: bearer(short.token) })).status).toBe(
+      200,
+    );
+    expect((await app.request('/api/me', { headers: bearer(short.token) })).status).toBe(401);
+  });
+
   test('bodies: a name of 1-100 characters, an expiry in the future, nothing else', async () => {
     for (const json of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'a', expiresAt: clock - 1 }, { name: 'a', scope: 'all' }]) {
       await expectCode(await w.request('owner', '/api/tokens', { method: 'POST', json }), 400, 'INVALID_BODY');

@@ -10,6 +10,8 @@ import type { ViewRole } from './view.ts';
 export interface Actor {
   user: User;
   isAdmin: boolean;
+  /** The personal access token the caller sent, when it came with one rather than a session. */
+  tokenId?: string;
 }
 
 /** `manage`: owner, editor or admin. `own`: owner or admin (an editor gets 403). */

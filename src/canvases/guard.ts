@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
-import { enforceRate, principalOf, requireUser } from '../http/guards.ts';
+import { enforceRate, principalOf } from '../http/guards.ts';
 import type { Actor } from './authority.ts';
 
 /**
@@ -16,12 +16,16 @@ import type { Actor } from './authority.ts';
  */
 export async function managementActor(ctx: AppContext, request: Request): Promise<Actor> {
   refuseCrossSiteWrite(ctx.config, request);
-  const user = await requireUser(ctx, request);
-  await refuseCanvasPages(ctx, request);
+  const principal = await principalOf(ctx, request);
+  if (!principal || principal.kind !== 'user') throw new AppError('unauthorized');
+  const { user } = principal;
+  if (principal.via !== 'token') refuseCanvasPages(request);
   // Awaited only when Redis counts: every /api request passes here.
   const limited = enforceRate(ctx, `management:${user.id}`, ctx.config.rateLimitManagementPerMin, 'error');
   if (limited) await limited;
-  return { user, isAdmin: ctx.auth.isAdmin(user) };
+  const actor: Actor = { user, isAdmin: ctx.auth.isAdmin(user) };
+  if (principal.via === 'token') actor.tokenId = principal.tokenId;
+  return actor;
 }
 
 /**
@@ -32,9 +36,7 @@ export async function managementActor(ctx: AppContext, request: Request): Promis
  * pipeline's isolation step makes. Token callers (no ambient credential)
  * are not browsers acting on someone's behalf and skip this.
  */
-async function refuseCanvasPages(ctx: AppContext, request: Request): Promise<void> {
-  const principal = await principalOf(ctx, request);
-  if (principal?.kind === 'user' && principal.via === 'token') return;
+function refuseCanvasPages(request: Request): void {
   const site = request.headers.get('sec-fetch-site');
   if (site !== null && site !== 'same-origin' && site !== 'none') {
     throw new AppError('CROSS_SITE_FORBIDDEN', 'management requests must come from the dashboard');

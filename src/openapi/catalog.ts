@@ -206,13 +206,18 @@ export const CATALOG: Record<string, RouteDoc> = {
   'GET /api/me': r('Management', 'session', 'Who is signed in', {
     answer: T.Object({ id: T.String(), email: T.String(), name: T.String(), isAdmin: T.Boolean() }, { additionalProperties: true }),
   }),
-  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once)', {
+  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once; needs the session, not a token)', {
     body: CreateTokenBody,
     answer: anyJson,
-    errors: BODY,
+    errors: [...BODY, 'SESSION_REQUIRED'],
   }),
-  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens (never their values)', { answer: anyJson }),
-  'DELETE /api/tokens/:id': r('Tokens', 'session', 'Revoke a token', { answer: Ok, errors: ['NOT_FOUND'] }),
+  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens (never their values); a token sees only itself', {
+    answer: anyJson,
+  }),
+  'DELETE /api/tokens/:id': r('Tokens', 'session', 'Revoke a token (a token may revoke only itself)', {
+    answer: Ok,
+    errors: ['NOT_FOUND', 'SESSION_REQUIRED'],
+  }),
 
   // Management
   'POST /api/canvases': r('Management', 'session', 'Create a canvas (answers its deploy key once)', {
