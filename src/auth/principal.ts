@@ -7,6 +7,7 @@ import type { GuestSessionResolver } from './guests.ts';
 import type { ResolvedSession, SessionStore } from './sessions.ts';
 import type { TokenStore } from './tokens.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
+import { urlPath } from '../http/url-path.ts';
 
 /**
  * Who is asking. Later kinds (personal access tokens) extend this union.
@@ -167,9 +168,8 @@ function bearerToken(request: Request): string | null {
 
 /** Whether a request URL is one where personal access tokens act: the management API and the MCP endpoint. */
 function tokenRoute(url: string): boolean {
-  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-  const path = pathStart < 0 ? '/' : url.slice(pathStart);
-  return path.startsWith('/api/') || path === '/mcp' || path.startsWith('/mcp?');
+  const path = urlPath(url);
+  return path.startsWith('/api/') || path === '/mcp';
 }
 
 /**

@@ -1,4 +1,5 @@
 import { HOST_LABEL, reservedHostLabels, type HostConfig } from '../canvases/host-labels.ts';
+import { authorityOf } from './url-path.ts';
 
 /**
  * Subdomain mode: the slug when the Host is `{slug}.{EASEL_CANVAS_HOST}`
@@ -19,8 +20,5 @@ export function canvasSlugFromHost(config: HostConfig, host: string | null): str
 export function requestHost(request: Request): string {
   const header = request.headers.get('host');
   if (header !== null) return header;
-  const url = request.url;
-  const start = url.indexOf('//') + 2;
-  const end = url.indexOf('/', start);
-  return url.slice(start, end < 0 ? url.length : end);
+  return authorityOf(request.url);
 }

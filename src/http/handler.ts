@@ -5,6 +5,7 @@ import { BODY_STALL_MS, pacedRequest } from './body-pace.ts';
 import { attachMeta, requestIdFrom, type RequestMeta } from './meta.ts';
 import { newRequestId } from './request-id.ts';
 import { json } from './respond.ts';
+import { pathStartOf } from './url-path.ts';
 
 /**
  * Where Elysia's router starts looking for the path in request.url
@@ -43,7 +44,7 @@ export function wrapHandler(
     // Debug only: lets a test (or an operator) see that a slow request has reached the app.
     log.debug('request started', { requestId: id, method: request.method });
     const url = request.url;
-    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+    const pathStart = pathStartOf(url);
     let response = url.indexOf('/', ROUTER_PATH_OFFSET) === pathStart ? await inner(request) : unroutable();
     paced?.settle();
     try {

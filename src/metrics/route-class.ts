@@ -2,6 +2,8 @@
 // slug, which would make one series per canvas), with the runtime API split
 // by primitive so KV, files and collections operations read apart.
 
+import { pathStartOf } from '../http/url-path.ts';
+
 const RUNTIME_PRIMITIVES = new Set(['me', 'kv', 'files', 'ai', 'connections', 'submissions', 'collections', 'authoring', 'realtime']);
 /** The method labels; anything else is `other` (the last index). */
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'other'] as const;
@@ -17,8 +19,8 @@ export function methodIndex(method: string): number {
  * Reads the URL in place (no substring per request: this runs on every one).
  */
 export function routeClassOf(url: string, host: string | null, canvasHostSuffix: string | null): string {
-  const at = url.indexOf('/', url.indexOf('//') + 2);
-  if (at < 0) return 'dashboard';
+  const at = pathStartOf(url);
+  if (url[at] !== '/') return 'dashboard';
   const is = (prefix: string) => url.startsWith(prefix, at);
   const isExactly = (path: string) => is(path) && (url.length === at + path.length || url[at + path.length] === '?');
   if (is('/v1/c/')) {

@@ -1,15 +1,10 @@
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
+import { splitUrl } from '../http/url-path.ts';
+
 import type { CanvasServer } from './canvas-server.ts';
 import { canvasSlugFromHost, requestHost } from '../http/canvas-host.ts';
-
-/** Path and query of a request URL, still encoded. */
-function splitUrl(url: string): { path: string; query: string } {
-  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-  const q = url.indexOf('?', pathStart);
-  return q < 0 ? { path: url.slice(pathStart), query: '' } : { path: url.slice(pathStart, q), query: url.slice(q) };
-}
 
 /**
  * `/c/{slug}…` on the base host. Path mode: the canvas's pages (and

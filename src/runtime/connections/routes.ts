@@ -10,6 +10,7 @@ import { AppError } from '../../errors.ts';
 import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { readBytesCapped } from '../../http/read-capped.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
+import { splitUrl } from '../../http/url-path.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -55,9 +56,7 @@ export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: 
  * percent-encoded): it is forwarded to the upstream, never decoded here.
  */
 function rawSuffix(url: string): string {
-  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-  const q = url.indexOf('?', pathStart);
-  const path = q < 0 ? url.slice(pathStart) : url.slice(pathStart, q);
+  const { path } = splitUrl(url);
   // path = /v1/c/{slug}/connections/{profile}[/{suffix}]: the suffix starts after the sixth slash.
   let at = 0;
   for (let i = 0; i < 6; i++) {

@@ -15,6 +15,7 @@ import { frames } from './frames.ts';
 import type { RuntimePipeline } from '../pipeline.ts';
 import { type Connection, type RealtimeHub, type RealtimeSocket, type SocketStart } from './hub.ts';
 import { CLOSE } from './limits.ts';
+import { urlPath } from '../../http/url-path.ts';
 
 interface SocketData {
   open(ws: RealtimeSocket): void;
@@ -52,12 +53,6 @@ export const realtimeHandlers: Pick<SocketData, 'open' | 'message' | 'close'> = 
 };
 
 const REALTIME_PATH = /^\/v1\/c\/([^/]+)\/realtime$/;
-
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  const q = url.indexOf('?', start);
-  return q < 0 ? url.slice(start) : url.slice(start, q);
-}
 
 export interface RealtimeUpgrade {
   /** Remembers the server whose topics carry the fan-out (the same one for every request). */
@@ -116,7 +111,7 @@ export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: Run
     },
     handle(request) {
       if (request.method !== 'GET') return null;
-      const match = REALTIME_PATH.exec(pathOf(request.url));
+      const match = REALTIME_PATH.exec(urlPath(request.url));
       if (!match) return null;
       return accept(request, safeDecode(match[1]!) ?? match[1]!).catch((err) => renderError(ctx, request, err, undefined));
     },
