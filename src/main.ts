@@ -13,6 +13,7 @@ import { ClusterStartError } from './cluster/node-registry.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
 import type { RunningServer } from './http/listener.ts';
 import type { CliIO } from './cli/progress.ts';
+import { startLine } from './start-line.ts';
 
 const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
@@ -108,9 +109,7 @@ async function serve(): Promise<void> {
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   // startServer filled in the real port when EASEL_PORT=0.
-  process.stdout.write(
-    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${config.database ? `, database: ${config.database.display}${config.redis ? '' : ', single node: no EASEL_REDIS_URL'}` : ''}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}${config.redis ? `, realtime: ${config.redis.display}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
-  );
+  process.stdout.write(`${startLine(VERSION, running.url, config, dataDir, ctx.blobs.remote?.location ?? null)}\n`);
   if (config.authMode === 'dev')
     process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');
   for (const { name, closest } of unknownVariables(process.env))

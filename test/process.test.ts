@@ -93,7 +93,20 @@ describe('start', () => {
     }
   });
 
-  test('the start line reports the configured modes and an explicit base URL as is', async () => {
+  test('the start line names the address it listens on, and the base URL when people reach it elsewhere', async () => {
+    // The base URL names a port the server does not listen on (a proxy in front): the line must not pass it off as the listener.
+    const dataDir = freshDir();
+    const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_BASE_URL: 'http://127.0.0.1:31900' } });
+    expect(easel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(easel.url).not.toBe('http://127.0.0.1:31900');
+    expect(easel.startLine).toBe(
+      `easel ${VERSION} listening on ${easel.url} (public URL: http://127.0.0.1:31900, data: ${dataDir}, auth: dev, urls: path)`,
+    );
+    expect((await fetch(`${easel.url}/healthz`)).status).toBe(200);
+    expect(await stopEasel(easel)).toBe(0);
+  });
+
+  test('the start line reports the configured modes the listen address and the public URL', async () => {
     const dataDir = freshDir();
     const easel = await startEasel({
       env: {
@@ -104,9 +117,12 @@ describe('start', () => {
         EASEL_COOKIE_DOMAIN: 'example.com',
       },
     });
+    // It listens on loopback; people reach it at the public URL.
+    expect(easel.startLine).toMatch(/^easel \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(/);
     expect(easel.startLine).toBe(
-      `easel ${VERSION} listening on https://easel.example.com (data: ${dataDir}, auth: proxy, urls: subdomain)`,
+      `easel ${VERSION} listening on ${easel.url} (public URL: https://easel.example.com, data: ${dataDir}, auth: proxy, urls: subdomain)`,
     );
+    expect((await fetch(`${easel.url}/healthz`)).status).toBe(200);
     expect(await stopEasel(easel)).toBe(0);
     expect(easel.stderr()).not.toContain('anyone can sign in');
     // Sessions are host-only now: a cookie domain left in an old setup is named as ignored.

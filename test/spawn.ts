@@ -5,11 +5,11 @@ import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dir, '..');
 export const FROM_SOURCE = [process.execPath, join(ROOT, 'src/main.ts')];
-export const START_LINE = /^easel (\S+) listening on (\S+) \(data: (.+), auth: (\w+), urls: (\w+)\)$/;
+export const START_LINE = /^easel (\S+) listening on (\S+) \((?:public URL: \S+, )?data: (.+), auth: (\w+), urls: (\w+)\)$/;
 
 export interface Easel {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>;
-  /** The base URL from the start line. */
+  /** The address the server listens on, from the start line. */
   url: string;
   startLine: string;
   stdout(): string;
