@@ -7,8 +7,15 @@ import { newRequestId } from './request-id.ts';
 import { json } from './respond.ts';
 import { MAX_PAYLOAD_BYTES } from '../runtime/realtime/limits.ts';
 
-/** Above every body cap (110 MB deploys), so our own checks answer first. */
-export const MAX_REQUEST_BODY = 128 * 1024 * 1024;
+/**
+ * Bun's own body-size refusal is out of reach: it answers an empty 413 and
+ * closes while the client is still writing, so a client that streams without
+ * waiting for 100 Continue (fetch, Node's http) gets a reset instead of an
+ * answer. Every route caps its own body instead (Content-Length checked
+ * before reading, streams cancelled past the cap) and answers first; Bun then
+ * reads and drops what the client still sends, so the refusal arrives.
+ */
+export const MAX_REQUEST_BODY = Number.MAX_SAFE_INTEGER;
 /** How long shutdown waits for in-flight requests before cutting them off (systemd's stop timeout is longer). */
 export const DRAIN_MS = 10_000;
 /**
