@@ -1,11 +1,11 @@
 // passes: embedded, cluster
-// The effective rights of src/runtime/policy/rights.ts against the spec's
+// The effective rights of src/policy/rights.ts against the spec's
 // Permission presets table (test/collections-fixtures.ts restates it in the
 // spec's own words): every preset, every role, every operation, own and others'.
 import { describe, expect, test } from 'bun:test';
 import type { CanvasRole } from '../src/canvases/record.ts';
 import { PRESETS, type Overrides, type Preset } from '../src/policy/presets.ts';
-import { admitsAudience, recordRights, scopedFor } from '../src/runtime/policy/rights.ts';
+import { admitsAudience, recordRights, scopedFor } from '../src/policy/rights.ts';
 import { specRights } from './collections-fixtures.ts';
 
 const ROLES: CanvasRole[] = ['owner', 'editor', 'viewer'];

@@ -13,8 +13,8 @@ import type { UsageCounters } from '../usage.ts';
 import { cleanMime, cleanUploadName } from './disposition.ts';
 import type { Part } from '../../http/multipart.ts';
 import type { CollectionService, RecordsRemoved } from '../collections/service.ts';
-import { fileGroupPolicy } from '../policy/entries.ts';
-import { allows, hasAny, recordRights } from '../policy/rights.ts';
+import { fileGroupPolicy } from '../../policy/entries.ts';
+import { allows, hasAny, recordRights } from '../../policy/rights.ts';
 import type { FileBinding, FileScope, FileStore, StoredFile } from './store.ts';
 
 export type { FileRecord, UploadResult } from '../../../sdk/wire.ts';

@@ -3,9 +3,9 @@
 // entry of the live policy document and the caller's live role, so a policy
 // change or a role change applies to the next request, on existing records
 // too. No IO, nothing cached: it is a handful of comparisons.
-import type { CanvasRole } from '../../canvases/record.ts';
-import { effectiveRights, OPERATIONS, type Operation, type Overrides, type Preset, type Right } from '../../policy/presets.ts';
-import type { AudienceRight } from '../../policy/document.ts';
+import type { CanvasRole } from '../canvases/record.ts';
+import { effectiveRights, OPERATIONS, type Operation, type Overrides, type Preset, type Right } from './presets.ts';
+import type { AudienceRight } from './document.ts';
 
 /** `own`: on records the caller authored; `any`: on everyone's. `any` implies `own`. */
 export interface Scoped {

@@ -2,7 +2,7 @@
 // validated when it was saved (src/policy/document.ts); reading stays
 // defensive anyway, so an odd stored document configures nothing rather than
 // throwing, and a name is looked up as an own property only.
-import { PRESETS, type CollectionPolicy, type FileGroupPolicy } from '../../policy/document.ts';
+import { PRESETS, type CollectionPolicy, type FileGroupPolicy } from './document.ts';
 
 function entryOf(runtimePolicy: unknown, section: 'collections' | 'fileGroups', name: string): unknown {
   if (typeof runtimePolicy !== 'object' || runtimePolicy === null) return null;
