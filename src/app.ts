@@ -62,6 +62,11 @@ import { fileRoutes } from './runtime/files/routes.ts';
 import { FileService } from './runtime/files/service.ts';
 import { FileStore } from './runtime/files/store.ts';
 import { kvRoutes } from './runtime/kv/routes.ts';
+import { KvService } from './runtime/kv/service.ts';
+import { KvStore } from './runtime/kv/store.ts';
+import { canvasDataRoutes } from './canvas-data/routes.ts';
+import { CanvasDataService } from './canvas-data/service.ts';
+import { CanvasDataStore } from './canvas-data/store.ts';
 import { meRoutes } from './runtime/me/routes.ts';
 import { RuntimePipeline } from './runtime/pipeline.ts';
 import type { RealtimeCoordination } from './runtime/realtime/coordination.ts';
@@ -108,6 +113,8 @@ export interface Features {
   collections: CollectionService;
   files: FileService;
   submissions: SubmissionService;
+  kv: KvService;
+  data: CanvasDataService;
   /** Canvases that canvases' pages published for their visitors. */
   authoring: AuthoringService;
   /** oidc mode's sign-in (discovered at start); null in the other modes. */
@@ -165,6 +172,18 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const pipeline = new RuntimePipeline(ctx, { access, usage });
   const recordReads = new RecordReadCache(ctx.db ? SpaceVersions.of(ctx.db) : NOTHING_KEPT, ctx.now);
   const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
+  const files = new FileService(
+    new FileStore(ctx.sql),
+    ctx.blobs,
+    ctx.blobGc,
+    () => ctx.settings.get(),
+    usage,
+    ctx.audit,
+    ctx.now,
+    collections,
+  );
+  const submissions = new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now);
+  const kv = new KvService(new KvStore(ctx.sql), usage, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
@@ -179,8 +198,19 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     connections: createConnectionsFeature(ctx, options.connections),
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
-    files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
-    submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
+    files,
+    submissions,
+    kv,
+    data: new CanvasDataService({
+      kv,
+      collections,
+      submissions,
+      files,
+      store: new CanvasDataStore(ctx.sql),
+      users: ctx.users,
+      guests: ctx.guests,
+      audit: ctx.audit,
+    }),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
@@ -323,6 +353,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(uploadRoutes(ctx, auth, f.deploy.uploads))
     .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
     .use(draftRoutes(ctx, auth, f.drafts))
+    .use(canvasDataRoutes(ctx, auth, f.data))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
     // The SDK and the dashboard's files.
@@ -331,7 +362,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
     .use(runtimePreflightRoutes(ctx))
     .use(meRoutes(ctx, auth))
-    .use(kvRoutes(ctx, auth, f.usage))
+    .use(kvRoutes(auth, f.kv))
     .use(fileRoutes(ctx, auth, f.files))
     .use(aiRoutes(ctx, auth, f.ai))
     .use(connectionRoutes(ctx, auth, f.connections))

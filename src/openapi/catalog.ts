@@ -136,6 +136,10 @@ const FINALIZE_ERRORS: ErrorCode[] = [
   ...COORDINATION,
 ];
 
+const EXPORT_QUERY = { format: 'json (default), ndjson or csv (RFC 4180 with a header row)' };
+const EXPORT_ANSWER = { contentType: 'application/json', description: 'the rows as a JSON array, NDJSON lines or CSV, as an attachment' };
+const EXPORT_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'PERMISSION_DENIED'];
+
 export const CATALOG: Record<string, RouteDoc> = {
   // Dispatchers (answered before the router)
   'ALL /c/:slug/*': r('SDK and dashboard', 'public', "A canvas's pages (path mode; subdomain mode redirects to the canvas host)", {
@@ -305,6 +309,35 @@ export const CATALOG: Record<string, RouteDoc> = {
   'DELETE /api/canvases/:id/guest-invites/:inviteId': r('Management', 'session', 'Revoke a guest invite', {
     answer: Ok,
     errors: CANVAS_ROLE,
+  }),
+  'GET /api/canvases/:id/data': r(
+    'Management',
+    'session',
+    'What the canvas holds, in counts and bytes (KV, collections, submissions, files)',
+    {
+      answer: anyJson,
+      errors: CANVAS_ROLE,
+    },
+  ),
+  'GET /api/canvases/:id/data/kv': r('Management', 'session', 'Export the shared KV keys (never the per-viewer scope)', {
+    query: EXPORT_QUERY,
+    answer: EXPORT_ANSWER,
+    errors: EXPORT_ERRORS,
+  }),
+  'GET /api/canvases/:id/data/collections/:name': r('Management', 'session', "Export a collection's records the caller may read", {
+    query: EXPORT_QUERY,
+    answer: EXPORT_ANSWER,
+    errors: [...EXPORT_ERRORS, 'COLLECTION_NOT_CONFIGURED'],
+  }),
+  'GET /api/canvases/:id/data/submissions/:collection': r('Management', 'session', 'Export a submissions collection (owners and editors)', {
+    query: EXPORT_QUERY,
+    answer: EXPORT_ANSWER,
+    errors: EXPORT_ERRORS,
+  }),
+  'GET /api/canvases/:id/data/files': r('Management', 'session', 'Export the list of runtime files the caller may read', {
+    query: EXPORT_QUERY,
+    answer: EXPORT_ANSWER,
+    errors: EXPORT_ERRORS,
   }),
   'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
   'GET /api/canvases/:id/versions': r('Management', 'session', 'Versions, newest first (as a person: no deploy key needed)', {

@@ -125,6 +125,18 @@ export class CollectionService {
     });
   }
 
+  /**
+   * A page of the records the caller may read, as records, for exports: the
+   * same rule as listJson (everyone's with read `any`, else their own), not
+   * through the page cache (an export reads each page once).
+   */
+  async readablePage(c: OpenCollection, cursor: string, limit: number): Promise<StoredRecord[]> {
+    this.require(c, 'read');
+    this.usage.add(c.space.canvasId, 'kvReads');
+    const authorId = c.rights.read.any ? null : c.caller.actorId;
+    return this.store.page(c.space, { authorId, cursor, limit });
+  }
+
   async get(c: OpenCollection, id: string | null | undefined): Promise<StoredRecord> {
     const record = await this.target(c, id, 'read');
     this.usage.add(c.space.canvasId, 'kvReads');

@@ -1,13 +1,11 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../context.ts';
 import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { runtimeRaw } from '../runtime-request.ts';
-import type { UsageCounters } from '../usage.ts';
 import type { KvListQuery } from './model.ts';
-import { KV_LIMITS, KvService, valueTooLarge } from './service.ts';
-import { KvStore, type KvScope } from './store.ts';
+import { KV_LIMITS, type KvService, valueTooLarge } from './service.ts';
+import type { KvScope } from './store.ts';
 
 /**
  * The hard ceiling on a PUT body. The spec checks the body before the value
@@ -36,9 +34,7 @@ interface KeyRoute {
  * trailing slash) is its list, so the shared key `user` cannot be written
  * (CONTRACT §9, 2026-11-23).
  */
-export function kvRoutes(ctx: AppContext, auth: AuthKinds, usage: UsageCounters) {
-  const kv = new KvService(new KvStore(ctx.sql), usage, ctx.now);
-
+export function kvRoutes(auth: AuthKinds, kv: KvService) {
   const list =
     (scope: KvScope) =>
     async ({ caller, request }: { caller: RuntimeCaller; request: Request }) => {

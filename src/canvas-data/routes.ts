@@ -1,0 +1,53 @@
+// GET /api/canvases/{id}/data (the summary) and its exports (CONTRACT §9,
+// 2026-11-28): owners, editors and admins reach them, anyone else gets 404;
+// the right to the canvas is checked before anything is read. Exports stream
+// (JSON, NDJSON or CSV) as an attachment named after the canvas and the day.
+import { Elysia } from 'elysia';
+import type { AppContext } from '../context.ts';
+import { managedCanvas, type Managed } from '../canvases/authority.ts';
+import type { Actor } from '../canvases/authority.ts';
+import type { AuthKinds } from '../http/auth-kinds.ts';
+import { checkStrict } from '../http/json-body.ts';
+import { json } from '../http/respond.ts';
+import { CONTENT_TYPES, exportStream } from './format.ts';
+import { ExportQuery } from './model.ts';
+import type { ExportFormat } from './rows.ts';
+import type { CanvasDataService, ExportKind } from './service.ts';
+
+const EXTENSIONS: Record<ExportFormat, string> = { json: 'json', ndjson: 'ndjson', csv: 'csv' };
+
+export function canvasDataRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasDataService) {
+  const exported = async (actor: Actor, id: string, request: Request, kind: ExportKind, name: string | null) => {
+    const managed: Managed = await managedCanvas(ctx, actor, id, 'manage');
+    const query = Object.fromEntries(new URL(request.url).searchParams);
+    checkStrict(ExportQuery, query);
+    const format = query.format ?? 'json';
+    const prepared = await data.prepare(managed.canvas, actor.user, managed.role, kind, name);
+    await data.audited(managed.canvas.id, actor.user.id, managed.asAdmin, kind, name, format);
+    const day = new Date(ctx.now()).toISOString().slice(0, 10);
+    const file = [managed.canvas.slug, kind === 'collection' ? 'collection' : kind, name, day].filter(Boolean).join('-');
+    return new Response(exportStream(format, prepared.columns, prepared.rows), {
+      headers: {
+        'content-type': CONTENT_TYPES[format],
+        'content-disposition': `attachment; filename="${file}.${EXTENSIONS[format]}"`,
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+      },
+    });
+  };
+  return new Elysia({ name: 'canvas-data' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
+    app
+      .get('/api/canvases/:id/data', async ({ actor, params }) => {
+        const managed = await managedCanvas(ctx, actor, params.id, 'manage');
+        return json(200, await data.summary(managed.canvas), { 'cache-control': 'private, no-store' });
+      })
+      .get('/api/canvases/:id/data/kv', ({ actor, params, request }) => exported(actor, params.id, request, 'kv', null))
+      .get('/api/canvases/:id/data/collections/:name', ({ actor, params, request }) =>
+        exported(actor, params.id, request, 'collection', params.name),
+      )
+      .get('/api/canvases/:id/data/submissions/:collection', ({ actor, params, request }) =>
+        exported(actor, params.id, request, 'submissions', params.collection),
+      )
+      .get('/api/canvases/:id/data/files', ({ actor, params, request }) => exported(actor, params.id, request, 'files', null)),
+  );
+}
