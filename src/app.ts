@@ -210,6 +210,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
       users: ctx.users,
       guests: ctx.guests,
       audit: ctx.audit,
+      blobs: ctx.blobs,
     }),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,

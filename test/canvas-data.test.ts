@@ -4,6 +4,9 @@
 // runtime API — JSON, NDJSON and CSV (RFC 4180, formulas defused), streamed,
 // audited, with people named.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { tx } from '../src/db/sql.ts';
 import { setCollections } from './collections-fixtures.ts';
 import { expectCode } from './expect-code.ts';
@@ -43,7 +46,7 @@ beforeAll(async () => {
 afterAll(() => w.close());
 
 describe('who may read the data', () => {
-  const routes = ['', '/kv', '/collections/poll', '/submissions/signup', '/files'];
+  const routes = ['', '/kv', '/collections/poll', '/submissions/signup', '/files', '/files.zip'];
   test('owners and editors; viewers and strangers learn nothing (404); signed out is 401', async () => {
     for (const path of routes) {
       for (const who of ['owner', 'editor'] as const)
@@ -158,6 +161,39 @@ describe('exports', () => {
     expect(listed).toEqual([
       expect.objectContaining({ name: 'sheet.csv', size: 8, scope: 'shared', uploadedBy: w.ids.editor, uploaderEmail: w.emails.editor }),
     ]);
+  });
+
+  test('files.zip: every readable file, names made safe and unique, readable by Info-ZIP', async () => {
+    const upload = async (name: string, content: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([content]), name);
+      expect((await rt('/files', 'editor', { method: 'POST', body: form })).status).toBe(201);
+    };
+    await upload('report.txt', 'first report');
+    await upload('report.txt', 'second report');
+    await upload('REPORT.txt', 'third report');
+    await upload('../evil.txt', 'not outside');
+    const res = await data('/files.zip', 'owner');
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    expect(res.headers.get('content-disposition')).toMatch(
+      new RegExp(`^attachment; filename="${w.canvas.slug}-files-\\d{4}-\\d\\d-\\d\\d\\.zip"$`),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'easel-zip-'));
+    try {
+      writeFileSync(join(dir, 'files.zip'), new Uint8Array(await res.arrayBuffer()));
+      const tested = Bun.spawnSync(['unzip', '-t', 'files.zip'], { cwd: dir });
+      expect(tested.exitCode).toBe(0);
+      const listed = Bun.spawnSync(['unzip', '-Z1', 'files.zip'], { cwd: dir }).stdout.toString().trim().split('\n').sort();
+      // Unique even where file systems ignore case; nothing outside the archive's own folder.
+      expect(listed.filter((n) => /report|evil/i.test(n))).toEqual(['REPORT (3).txt', 'evil.txt', 'report (2).txt', 'report.txt']);
+      expect(listed.every((n) => !n.includes('/') && !n.startsWith('.'))).toBe(true);
+      const contents = ['report.txt', 'report (2).txt', 'REPORT (3).txt'].map((n) =>
+        Bun.spawnSync(['unzip', '-p', 'files.zip', n], { cwd: dir }).stdout.toString(),
+      );
+      expect(contents.sort()).toEqual(['first report', 'second report', 'third report']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('each export is audited with what was exported, never the data', async () => {

@@ -16,23 +16,30 @@ import type { CanvasDataService, ExportKind } from './service.ts';
 
 const EXTENSIONS: Record<ExportFormat, string> = { json: 'json', ndjson: 'ndjson', csv: 'csv' };
 
+/** `{slug}-{kind}[-{name}]-{YYYY-MM-DD}`: slugs and resource names are already safe in a file name. */
+function fileName(slug: string, kind: string, name: string | null, now: number): string {
+  return [slug, kind, name, new Date(now).toISOString().slice(0, 10)].filter(Boolean).join('-');
+}
+
+function attachment(type: string, name: string, extension: string): Record<string, string> {
+  return {
+    'content-type': type,
+    'content-disposition': `attachment; filename="${name}.${extension}"`,
+    'cache-control': 'private, no-store',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
 export function canvasDataRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasDataService) {
-  const exported = async (actor: Actor, id: string, request: Request, kind: ExportKind, name: string | null) => {
+  const exported = async (actor: Actor, id: string, request: Request, kind: Exclude<ExportKind, 'files.zip'>, name: string | null) => {
     const managed: Managed = await managedCanvas(ctx, actor, id, 'manage');
     const query = Object.fromEntries(new URL(request.url).searchParams);
     checkStrict(ExportQuery, query);
     const format = query.format ?? 'json';
     const prepared = await data.prepare(managed.canvas, actor.user, managed.role, kind, name);
     await data.audited(managed.canvas.id, actor.user.id, managed.asAdmin, kind, name, format);
-    const day = new Date(ctx.now()).toISOString().slice(0, 10);
-    const file = [managed.canvas.slug, kind === 'collection' ? 'collection' : kind, name, day].filter(Boolean).join('-');
     return new Response(exportStream(format, prepared.columns, prepared.rows), {
-      headers: {
-        'content-type': CONTENT_TYPES[format],
-        'content-disposition': `attachment; filename="${file}.${EXTENSIONS[format]}"`,
-        'cache-control': 'private, no-store',
-        'x-content-type-options': 'nosniff',
-      },
+      headers: attachment(CONTENT_TYPES[format], fileName(managed.canvas.slug, kind, name, ctx.now()), EXTENSIONS[format]),
     });
   };
   return new Elysia({ name: 'canvas-data' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
@@ -48,6 +55,14 @@ export function canvasDataRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasD
       .get('/api/canvases/:id/data/submissions/:collection', ({ actor, params, request }) =>
         exported(actor, params.id, request, 'submissions', params.collection),
       )
-      .get('/api/canvases/:id/data/files', ({ actor, params, request }) => exported(actor, params.id, request, 'files', null)),
+      .get('/api/canvases/:id/data/files', ({ actor, params, request }) => exported(actor, params.id, request, 'files', null))
+      .get('/api/canvases/:id/data/files.zip', async ({ actor, params }) => {
+        const managed = await managedCanvas(ctx, actor, params.id, 'manage');
+        const body = await data.zipFiles(managed.canvas, actor.user, managed.role);
+        await data.audited(managed.canvas.id, actor.user.id, managed.asAdmin, 'files.zip', null, 'zip');
+        return new Response(body, {
+          headers: attachment('application/zip', fileName(managed.canvas.slug, 'files', null, ctx.now()), 'zip'),
+        });
+      }),
   );
 }

@@ -14,11 +14,12 @@ import type { FileService } from '../runtime/files/service.ts';
 import type { KvService } from '../runtime/kv/service.ts';
 import type { RuntimeCaller } from '../runtime/pipeline.ts';
 import type { SubmissionService } from '../runtime/submissions/service.ts';
+import type { BlobStore } from '../blobs/store.ts';
+import { zipStream, type ZippedFile } from './files-zip.ts';
 import type { DataRow } from './rows.ts';
 import type { CanvasDataStore, DataSummary } from './store.ts';
 
-export type ExportKind = 'kv' | 'collection' | 'submissions' | 'files';
-export const EXPORT_KINDS: readonly ExportKind[] = ['kv', 'collection', 'submissions', 'files'];
+export type ExportKind = 'kv' | 'collection' | 'submissions' | 'files' | 'files.zip';
 
 /** Rows are read from the services a page at a time. */
 const PAGE = 500;
@@ -32,6 +33,7 @@ export interface CanvasDataDeps {
   users: Pick<UserStore, 'byId'>;
   guests: Pick<GuestStore, 'invite'>;
   audit: Pick<AuditLog, 'record'>;
+  blobs: Pick<BlobStore, 'file' | 'local'>;
 }
 
 export interface PreparedExport {
@@ -54,7 +56,13 @@ export class CanvasDataService {
    * collection the policy does not configure is 404 COLLECTION_NOT_CONFIGURED,
    * as at runtime; refusals come before the first byte.
    */
-  async prepare(canvas: Canvas, user: User, role: CanvasRole | null, kind: ExportKind, name: string | null): Promise<PreparedExport> {
+  async prepare(
+    canvas: Canvas,
+    user: User,
+    role: CanvasRole | null,
+    kind: Exclude<ExportKind, 'files.zip'>,
+    name: string | null,
+  ): Promise<PreparedExport> {
     if (role === null)
       throw new AppError('PERMISSION_DENIED', 'exports follow the runtime read rules, and you hold no role on this canvas');
     const caller: RuntimeCaller = {
@@ -142,6 +150,25 @@ export class CanvasDataService {
     }
   }
 
+  /** The files the caller may read, their bytes in one streamed ZIP; each file's right is checked again as it is read. */
+  async zipFiles(canvas: Canvas, user: User, role: CanvasRole | null): Promise<ReadableStream<Uint8Array>> {
+    const caller = callerFor(canvas, user, role);
+    const { files, blobs } = this.deps;
+    const listed = await files.list(caller);
+    const entries = async function* (): AsyncIterable<ZippedFile> {
+      for (const f of listed)
+        yield {
+          name: f.name,
+          open: async () => {
+            const file = await files.open(caller, f.id).catch(() => null);
+            if (file === null || !(await blobs.local(file.hash))) return null;
+            return blobs.file(file.hash).stream();
+          },
+        };
+    };
+    return zipStream(entries());
+  }
+
   /** Every export is audited with what was exported, never the data. */
   async audited(canvasId: string, actorId: string, asAdmin: boolean, kind: ExportKind, name: string | null, format: string): Promise<void> {
     await this.deps.audit.record({
@@ -155,6 +182,12 @@ export class CanvasDataService {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The caller the runtime services would see: an instance admin without a role has none here (admin status never implies one). */
+function callerFor(canvas: Canvas, user: User, role: CanvasRole | null): RuntimeCaller {
+  if (role === null) throw new AppError('PERMISSION_DENIED', 'exports follow the runtime read rules, and you hold no role on this canvas');
+  return { canvas, principal: { kind: 'user', user, via: 'session' }, user, actorId: user.id, actorName: user.name, role, kind: 'member' };
+}
 
 /** Names and emails of the people behind ids, resolved at export time, each once. */
 class People {

@@ -339,6 +339,10 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: EXPORT_ANSWER,
     errors: EXPORT_ERRORS,
   }),
+  'GET /api/canvases/:id/data/files.zip': r('Management', 'session', 'The runtime files the caller may read, in one ZIP', {
+    answer: { contentType: 'application/zip', description: 'a ZIP of stored entries, one per file, streamed' },
+    errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+  }),
   'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
   'GET /api/canvases/:id/versions': r('Management', 'session', 'Versions, newest first (as a person: no deploy key needed)', {
     answer: VersionList,
