@@ -356,7 +356,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
     // Agents: the same services as MCP tools (/mcp).
-    .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads }))
+    .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))
     // The SDK and the dashboard's files.
     .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
     .use(dashboardRoutes(ctx))

@@ -57,6 +57,7 @@ describe('MCP', () => {
         'begin_deploy',
         'create_canvas',
         'deploy_canvas',
+        'export_canvas_data',
         'finalize_deploy',
         'get_canvas',
         'get_canvas_file',
@@ -74,6 +75,21 @@ describe('MCP', () => {
     }
     const deploy = tools.find((t) => t.name === 'deploy_canvas')!;
     expect(deploy.inputSchema.required).toEqual(['canvasId', 'files']);
+  });
+
+  test('export_canvas_data: what the canvas collected, as its runtime API lets the caller read it', async () => {
+    const client = await connect(token);
+    const slug = w.canvas.slug;
+    await w.request('viewer', `/v1/c/${slug}/submissions/rsvp/mine`, { method: 'PUT', json: { coming: true, note: 'a, b' } });
+    const csv = await call(client, 'export_canvas_data', { canvasId: w.canvas.id, kind: 'submissions', name: 'rsvp', format: 'csv' });
+    expect(csv.truncated).toBe(false);
+    expect(csv.url).toBe(`${app.ctx.config.baseUrl.replace(/\/$/, '')}/api/canvases/${w.canvas.id}/data/submissions/rsvp?format=csv`);
+    expect(csv.content.split('\r\n')[0]).toBe('userId,name,email,updatedAt,coming,note');
+    expect(csv.content).toContain(`${w.emails.viewer},`);
+    expect(csv.content).toContain(',true,"a, b"\r\n');
+    expect(await refusal(client, 'export_canvas_data', { canvasId: w.canvas.id, kind: 'submissions' })).toContain('name: required');
+    // A viewer manages nothing: the canvas is unknown to them, as on the HTTP route.
+    expect(await refusal(await connect(viewerToken), 'export_canvas_data', { canvasId: w.canvas.id, kind: 'kv' })).toContain('NOT_FOUND');
   });
 
   test('an agent creates, deploys, reads back, updates, rolls back and unpublishes a canvas', async () => {

@@ -36,7 +36,9 @@ releaseId?, expectedPublicationToken?}, begin_deploy / add_files /
 finalize_deploy (large sites), get_canvas_file {canvasId, path} (content up to
 ${INLINE_FILE_MAX / 1024} KiB), update_canvas (title, slug, sharing), set_capabilities
 (runtime switches and policy), rollback_canvas, unpublish_canvas,
-regenerate_deploy_key. A failure is a tool error "CODE: message", then JSON.
+regenerate_deploy_key, export_canvas_data {canvasId, kind: "kv"|"collection"|
+"submissions"|"files", name?, format?: "json"|"ndjson"|"csv"} (what a canvas
+collected). A failure is a tool error "CODE: message", then JSON.
 
 MCP client configuration:
 {"mcpServers": {"easel": {"type": "http", "url": "${base}/mcp",

@@ -14,6 +14,8 @@ import type { UploadService } from '../deploy/upload/service.ts';
 import { liveFile } from '../deploy/views.ts';
 import { AppError } from '../errors.ts';
 import { sha256Hex } from '../ids.ts';
+import type { CanvasDataService } from '../canvas-data/service.ts';
+import { exportStream } from '../canvas-data/format.ts';
 import { deployBlock } from './deploy-block.ts';
 
 /** get_canvas_file inlines content up to this size; above it, metadata and the hash only. */
@@ -22,7 +24,11 @@ export const INLINE_FILE_MAX = 256 * 1024;
 export interface ToolDeps {
   ctx: AppContext;
   uploads: UploadService;
+  data: CanvasDataService;
 }
+
+/** export_canvas_data answers at most this much text; a larger export says so and names the HTTP route for all of it. */
+export const EXPORT_INLINE_MAX = 1024 * 1024;
 
 export interface Tool {
   name: string;
@@ -48,8 +54,8 @@ const fileEntry = z.object({
   encoding: z.string().describe('"utf8" for text, "base64" for binary files.'),
 });
 
-/** The thirteen tools, in the order tools/list shows them. */
-export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
+/** The tools, in the order tools/list shows them. */
+export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
   const view = async (actor: Actor, id: string) => {
     const r = await getCanvas(ctx, actor, id);
     return canvasView(ctx.config, r.canvas, r.role);
@@ -238,12 +244,50 @@ export function easelTools({ ctx, uploads }: ToolDeps): Tool[] {
       },
     },
     {
+      name: 'export_canvas_data',
+      description: `Exports what a canvas you own or edit has collected, exactly as its runtime API would let you read it: shared KV keys, a collection's records, a submissions collection, or the list of runtime files. Answers the text (JSON array, NDJSON or CSV) up to ${EXPORT_INLINE_MAX / 1024} KiB; past that it is cut at a whole row, with truncated: true and the URL that serves all of it.`,
+      input: {
+        canvasId,
+        kind: z.enum(['kv', 'collection', 'submissions', 'files']).describe('What to export.'),
+        name: z.string().optional().describe('The collection (kind "collection") or submissions collection (kind "submissions").'),
+        format: z.enum(['json', 'ndjson', 'csv']).optional().describe('json (the default), ndjson or csv.'),
+      },
+      run: async (actor, a) => {
+        const kind = a.kind as 'kv' | 'collection' | 'submissions' | 'files';
+        const name = (a.name as string | undefined) ?? null;
+        if ((kind === 'collection' || kind === 'submissions') && name === null)
+          throw new AppError('INVALID_BODY', `name: required for kind "${kind}"`);
+        const format = (a.format as 'json' | 'ndjson' | 'csv' | undefined) ?? 'json';
+        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const prepared = await data.prepare(m.canvas, actor.user, m.role, kind, name);
+        await data.audited(m.canvas.id, actor.user.id, m.asAdmin, kind, name, format);
+        const { text, truncated } = await firstBytes(exportStream(format, prepared.columns, prepared.rows), EXPORT_INLINE_MAX);
+        const path = kind === 'collection' ? `collections/${name}` : kind === 'submissions' ? `submissions/${name}` : kind;
+        const url = `${ctx.config.baseUrl.replace(/\/$/, '')}/api/canvases/${m.canvas.id}/data/${path}?format=${format}`;
+        return { format, content: text, truncated, url };
+      },
+    },
+    {
       name: 'unpublish_canvas',
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
       input: { canvasId },
       run: async (actor, a) => unpublish(ctx, await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
     },
   ];
+}
+
+/** The stream's text up to `max` bytes, cut after the last whole line when it runs over. */
+async function firstBytes(stream: ReadableStream<Uint8Array>, max: number): Promise<{ text: string; truncated: boolean }> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length > max) {
+      await stream.cancel().catch(() => {});
+      return { text: text.slice(0, text.lastIndexOf('\n', max) + 1), truncated: true };
+    }
+  }
+  return { text: text + decoder.decode(), truncated: false };
 }
 
 interface FileArg {
