@@ -80,6 +80,10 @@ export interface Config {
   oidcScopes: string;
   oidcEmailClaim: string;
   oidcNameClaim: string;
+  /** The claim listing the person's groups at the provider (EASEL_OIDC_GROUPS_CLAIM). */
+  oidcGroupsClaim: string;
+  /** Members of any of these provider groups are instance admins, besides adminEmails (EASEL_OIDC_ADMIN_GROUPS). */
+  oidcAdminGroups: string[];
   sessionTtlHours: number;
   /** Audit rows older than this many days are removed by housekeeping. */
   auditRetentionDays: number;
@@ -367,6 +371,8 @@ export function loadConfig(env: Env): Config {
     oidcScopes: read(env, 'EASEL_OIDC_SCOPES', str, 'openid email profile'),
     oidcEmailClaim: read(env, 'EASEL_OIDC_EMAIL_CLAIM', str, 'email'),
     oidcNameClaim: read(env, 'EASEL_OIDC_NAME_CLAIM', str, 'name'),
+    oidcGroupsClaim: read(env, 'EASEL_OIDC_GROUPS_CLAIM', str, 'groups'),
+    oidcAdminGroups: read(env, 'EASEL_OIDC_ADMIN_GROUPS', list(/^[^,]{1,256}$/, 'group names (up to 256 characters each)'), []),
     sessionTtlHours: read(env, 'EASEL_SESSION_TTL_HOURS', int(1, 24 * 365), 24 * 14),
     auditRetentionDays: read(env, 'EASEL_AUDIT_RETENTION_DAYS', int(1, 36_500), 90),
     minFreeDiskBytes: read(env, 'EASEL_MIN_FREE_DISK_MB', int(0, 1_000_000), 256) * 1024 * 1024,

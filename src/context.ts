@@ -91,7 +91,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   );
   const users = new UserStore(sql, now);
   const sessions = new SessionStore(sql, config.sessionTtlHours * 3600 * 1000, now);
-  const guests = new GuestStore(sql, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails);
+  const guests = new GuestStore(sql, config.sessionTtlHours * 3600 * 1000, now, config.adminEmails, config.oidcAdminGroups);
   const events = new EventBus((event, err) => log.error('event listener failed', { event, error: String(err) }));
   const blobs = new BlobStore(
     config.dataDir,

@@ -120,6 +120,7 @@ describe('users', () => {
       canPublishPublic: true,
       orgId: null,
       isAdmin: false,
+      adminGroups: [],
       createdAt: expect.any(Number),
     });
     expect(users.find((u: any) => u.id === p.id.admin).isAdmin).toBe(true);

@@ -107,6 +107,22 @@ describe.each(ENGINES)('identity stores on %s', (name, make) => {
     expect(await sql.get('SELECT 1 AS left FROM guest_sessions WHERE invite_id = ?1', byOwner.invite.inviteId)).toBeUndefined();
   });
 
+  test('a guest invite by an admin from a provider group lives while they are in a group the setting names', async () => {
+    const users = new UserStore(sql, now);
+    await sql.run("INSERT INTO users (id, email, name, created_at) VALUES ('ops', 'ops@example.com', 'ops', 0)");
+    const guests = new GuestStore(sql, 24 * HOUR, now, [], ['easel-admins', 'ops-leads']);
+    const invite = await guests.createInvite('c1', 'ops');
+    expect(await guests.isLive(invite.invite.inviteId)).toBe(false);
+    const ops = await users.setAdminGroups((await users.byId('ops'))!, ['ops-leads', 'ops-leads']);
+    expect(ops.adminGroups).toEqual(['ops-leads']);
+    expect(await guests.isLive(invite.invite.inviteId)).toBe(true);
+    expect((await guests.inviteByToken(invite.token))?.inviteId).toBe(invite.invite.inviteId);
+    // A setting that no longer names the group ends it at once; a sign-in outside the group too.
+    expect(await new GuestStore(sql, 24 * HOUR, now, [], ['easel-admins']).isLive(invite.invite.inviteId)).toBe(false);
+    await users.setAdminGroups(ops, []);
+    expect(await guests.isLive(invite.invite.inviteId)).toBe(false);
+  });
+
   test('20 first sign-ins of one person at once, in any letter case, make one user; a name given later replaces the placeholder', async () => {
     const users = new UserStore(sql, now);
     const made = await Promise.all(

@@ -1,7 +1,9 @@
 // passes: embedded, cluster
 // OIDC sign-in (issue 17 item 4) against a real OpenID provider on a loopback
 // port (oauth2-mock-server): discovery, code flow with PKCE, state and nonce,
-// ID-token checks, claims, returnTo, logout, and each way it must refuse.
+// ID-token checks, claims, returnTo, logout, and each way it must refuse,
+// forged tokens and a failing UserInfo included (a mock can forge them; the
+// certified provider of oidc-provider.test.ts cannot).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { Events, OAuth2Server } from 'oauth2-mock-server';
 import { OidcStartError } from '../src/auth/oidc.ts';
@@ -113,6 +115,21 @@ describe('oidc sign-in', () => {
     claims = { email: 'unverified@example.com', email_verified: false };
     flow = await toCallback();
     await refusedWith(await app.request(flow.callback, { cookie: flow.browser }), 400, /not verified/);
+  });
+
+  test('UserInfo whose sub is not the ID token’s, or that fails: refused with a page, never a 500', async () => {
+    claims = { name: 'Ada Lovelace' }; // no email in the ID token: Easel asks UserInfo
+    provider.service.once(Events.BeforeUserinfo, (res) => {
+      res.body = { sub: 'someone-else', email: 'ada@example.com', email_verified: true };
+    });
+    let flow = await toCallback();
+    await refusedWith(await app.request(flow.callback, { cookie: flow.browser }), 400, /user information could not be read/);
+    provider.service.once(Events.BeforeUserinfo, (res) => {
+      res.statusCode = 500;
+      res.body = { error: 'server_error' };
+    });
+    flow = await toCallback();
+    await refusedWith(await app.request(flow.callback, { cookie: flow.browser }), 400, /user information could not be read/);
   });
 
   test('without a session: runtime routes 302 to /auth/login, the management API 401 JSON; logout points at the provider’s end-session endpoint', async () => {

@@ -64,20 +64,24 @@ const DAY_MS = 24 * 3600 * 1000;
 /**
  * SQL: the invite `i` is live at `?now` and its creator may still manage its
  * canvas: an active user who owns the canvas, is an editor on its list, or is
- * an instance admin (admins are named by email in the configuration: `?admins`
- * is their JSON list, read by each engine's JSON function).
+ * an instance admin (admins are named by email in the configuration, `?admins`
+ * their JSON list, or by a provider group the user was in at sign-in,
+ * `?adminGroups` the configured groups' JSON list; read by each engine's JSON
+ * function).
  */
-function liveInvite(engine: Sql['engine'], now: string, admins: string): string {
+function liveInvite(engine: Sql['engine'], now: string, admins: string, adminGroups: string): string {
   // The text cast first: Bun.sql would otherwise send the JavaScript string as a JSON string, not as JSON text.
-  const adminEmails =
-    engine === 'postgres' ? `SELECT jsonb_array_elements_text(CAST(${admins} AS TEXT)::jsonb)` : `SELECT value FROM json_each(${admins})`;
+  // Both engines name the element column `value`.
+  const elements = (json: string) =>
+    engine === 'postgres' ? `jsonb_array_elements_text(CAST(${json} AS TEXT)::jsonb)` : `json_each(${json})`;
   return `i.revoked_at IS NULL AND i.expires_at > ${now}
   AND EXISTS (
     SELECT 1 FROM users u JOIN canvases c ON c.id = i.canvas_id
     WHERE u.id = i.created_by AND u.active = 1 AND (
       c.owner_id = u.id
       OR EXISTS (SELECT 1 FROM canvas_members m WHERE m.canvas_id = c.id AND m.user_id = u.id AND m.role IN ('owner', 'editor'))
-      OR lower(u.email) IN (${adminEmails})
+      OR lower(u.email) IN (SELECT value FROM ${elements(admins)})
+      OR EXISTS (SELECT 1 FROM ${elements('u.admin_groups')} g WHERE g.value IN (SELECT value FROM ${elements(adminGroups)}))
     )
   )`;
 }
@@ -86,6 +90,7 @@ const INVITE_COLUMNS = 'i.id, i.canvas_id, i.name, i.created_by, i.created_at, i
 
 export class GuestStore implements GuestSessionResolver {
   private readonly admins: string;
+  private readonly adminGroups: string;
   private readonly queries: { isLive: string; byToken: string; session: string };
 
   constructor(
@@ -93,9 +98,11 @@ export class GuestStore implements GuestSessionResolver {
     private readonly sessionTtlMs: number,
     private readonly now: () => number,
     adminEmails: readonly string[] = [],
+    adminGroups: readonly string[] = [],
   ) {
     this.admins = JSON.stringify(adminEmails.map((e) => e.toLowerCase()));
-    const live = liveInvite(sql.engine, '?2', '?3');
+    this.adminGroups = JSON.stringify(adminGroups);
+    const live = liveInvite(sql.engine, '?2', '?3', '?4');
     this.queries = {
       isLive: `SELECT 1 AS live FROM guest_invites i WHERE i.id = ?1 AND ${live}`,
       byToken: `SELECT ${INVITE_COLUMNS} FROM guest_invites i WHERE i.token_hash = ?1 AND ${live}`,
@@ -130,7 +137,7 @@ export class GuestStore implements GuestSessionResolver {
 
   /** Whether the invite still opens and keeps sessions: not revoked, not expired, its creator still a manager. */
   async isLive(inviteId: string): Promise<boolean> {
-    return (await this.sql.get(this.queries.isLive, inviteId, this.now(), this.admins)) !== undefined;
+    return (await this.sql.get(this.queries.isLive, inviteId, this.now(), this.admins, this.adminGroups)) !== undefined;
   }
 
   async invite(canvasId: string, inviteId: string): Promise<GuestInvite | null> {
@@ -152,7 +159,7 @@ export class GuestStore implements GuestSessionResolver {
 
   /** The live invite behind a link token (not revoked, not expired, its creator still a manager). */
   async inviteByToken(token: string): Promise<GuestInvite | null> {
-    const r = await this.sql.get<InviteRow>(this.queries.byToken, sha256Hex(token), this.now(), this.admins);
+    const r = await this.sql.get<InviteRow>(this.queries.byToken, sha256Hex(token), this.now(), this.admins, this.adminGroups);
     return r ? toInvite(r) : null;
   }
 
@@ -199,6 +206,7 @@ export class GuestStore implements GuestSessionResolver {
       sha256Hex(token),
       this.now(),
       this.admins,
+      this.adminGroups,
     );
     return r ? { inviteId: r.invite_id, canvasId: r.canvas_id, name: r.name } : null;
   }

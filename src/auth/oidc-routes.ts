@@ -39,7 +39,8 @@ export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
       meta.cookies.push(serializeCookie(cookieName, '', { maxAgeSeconds: 0, secure }));
       try {
         const signedIn = await oidc.finish(new URL(request.url).searchParams, cookieValues(request.headers.get('cookie'), cookieName));
-        const user = await ctx.users.ensure(signedIn.email, signedIn.name);
+        // Admin groups follow the provider: what it says at this sign-in replaces what it said at the last.
+        const user = await ctx.users.setAdminGroups(await ctx.users.ensure(signedIn.email, signedIn.name), signedIn.adminGroups);
         if (!user.active) throw new OidcSignInError('This account is deactivated on Easel. Ask an administrator.');
         meta.cookies.push(ctx.auth.sessionCookie(await ctx.sessions.create(user.id)));
         ctx.log.info('sign-in', { userId: user.id, mode: 'oidc' });

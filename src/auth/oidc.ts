@@ -7,6 +7,7 @@ import * as client from 'openid-client';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/sql.ts';
 import { randomBase62, sha256Hex } from '../ids.ts';
+import { missingFromIdToken, readIdentity, type ClaimNames, type Claims } from './oidc-claims.ts';
 
 /** Long enough to type a password and answer an MFA prompt at the provider. */
 const LOGIN_TTL_MS = 10 * 60 * 1000;
@@ -27,6 +28,8 @@ export class OidcSignInError extends Error {
 export interface SignedInIdentity {
   email: string;
   name: string | null;
+  /** The groups of EASEL_OIDC_ADMIN_GROUPS the person is in at the provider now. */
+  adminGroups: string[];
 }
 
 interface LoginRow {
@@ -39,12 +42,20 @@ interface LoginRow {
 
 export class OidcSignIn {
   private configuration: client.Configuration | null = null;
+  private readonly claimNames: ClaimNames;
 
   constructor(
     private readonly config: Config,
     private readonly sql: Sql,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.claimNames = {
+      email: config.oidcEmailClaim,
+      name: config.oidcNameClaim,
+      groups: config.oidcGroupsClaim,
+      adminGroups: config.oidcAdminGroups,
+    };
+  }
 
   /** Discovery: the provider's endpoints and keys; a bad or silent issuer stops the start. */
   async start(): Promise<void> {
@@ -128,17 +139,37 @@ export class OidcSignIn {
       if (isNetworkFailure(err)) throw new OidcSignInError('The sign-in provider could not be reached. Try again in a moment.', 502);
       throw new OidcSignInError(`The sign-in could not be verified: ${reason(err)}`);
     }
-    const claims: Record<string, unknown> = tokens.claims() ?? {};
-    const email = claims[this.config.oidcEmailClaim];
-    if (typeof email !== 'string' || email.trim() === '') {
-      throw new OidcSignInError(
-        `Your account at the sign-in provider has no email address (claim "${this.config.oidcEmailClaim}"), which Easel needs.`,
-      );
+    const idToken: Claims = tokens.claims() ?? {};
+    const userinfo = missingFromIdToken(idToken, this.claimNames)
+      ? await this.userInfo(configuration, tokens.access_token, String(idToken.sub))
+      : null;
+    const reading = readIdentity(idToken, userinfo, this.claimNames);
+    if (!reading.ok) throw new OidcSignInError(this.refusal(reading.problem));
+    return { email: reading.email, name: reading.name, adminGroups: reading.adminGroups, returnTo: row.return_to };
+  }
+
+  /** The UserInfo claims for this sign-in's access token; their `sub` must be the ID token's, or the sign-in is refused. */
+  private async userInfo(configuration: client.Configuration, accessToken: string, sub: string): Promise<Claims | null> {
+    // A provider without the endpoint has given all it will in the ID token.
+    if (!configuration.serverMetadata().userinfo_endpoint) return null;
+    try {
+      return await client.fetchUserInfo(configuration, accessToken, sub);
+    } catch (err) {
+      if (isNetworkFailure(err)) throw new OidcSignInError('The sign-in provider could not be reached. Try again in a moment.', 502);
+      throw new OidcSignInError(`The sign-in provider's user information could not be read: ${reason(err)}`);
     }
-    if (claims.email_verified === false)
-      throw new OidcSignInError('Your email address is not verified at the sign-in provider. Verify it there, then sign in again.');
-    const name = claims[this.config.oidcNameClaim];
-    return { email: email.trim(), name: typeof name === 'string' ? name : null, returnTo: row.return_to };
+  }
+
+  private refusal(problem: 'no-email' | 'not-an-email' | 'unverified'): string {
+    const claim = this.config.oidcEmailClaim;
+    switch (problem) {
+      case 'no-email':
+        return `Your account at the sign-in provider has no email address (claim "${claim}"), which Easel needs.`;
+      case 'not-an-email':
+        return `Your account's claim "${claim}" at the sign-in provider is not an email address, which Easel needs. Ask an administrator to set EASEL_OIDC_EMAIL_CLAIM.`;
+      case 'unverified':
+        return 'Your email address is not verified at the sign-in provider. Verify it there, then sign in again.';
+    }
   }
 
   /** Where to send a browser after signing out here, when the provider ends its own session too. */

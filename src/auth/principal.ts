@@ -55,8 +55,11 @@ export class Authenticator {
     this.cookieNames = { session: sessionCookieName(config), guest: guestCookieName(config) };
   }
 
+  /** Named by email in the configuration, or in an admin group at the provider when last signing in (while the setting still names that group). */
   isAdmin(user: User): boolean {
-    return this.config.adminEmails.includes(user.email.toLowerCase());
+    return (
+      this.config.adminEmails.includes(user.email.toLowerCase()) || user.adminGroups.some((g) => this.config.oidcAdminGroups.includes(g))
+    );
   }
 
   /**

@@ -10,6 +10,8 @@ export interface User {
   canPublishPublic: boolean;
   orgId: string | null;
   createdAt: number;
+  /** Admin groups (EASEL_OIDC_ADMIN_GROUPS) the person was in at their last OIDC sign-in. */
+  adminGroups: string[];
 }
 
 interface UserRow {
@@ -21,9 +23,10 @@ interface UserRow {
   can_publish_public: number;
   org_id: string | null;
   created_at: number;
+  admin_groups: string;
 }
 
-export const USER_COLUMNS = 'id, email, name, avatar_url, active, can_publish_public, org_id, created_at';
+export const USER_COLUMNS = 'id, email, name, avatar_url, active, can_publish_public, org_id, created_at, admin_groups';
 
 export function toUser(r: UserRow): User {
   return {
@@ -35,6 +38,7 @@ export function toUser(r: UserRow): User {
     canPublishPublic: r.can_publish_public === 1,
     orgId: r.org_id,
     createdAt: r.created_at,
+    adminGroups: JSON.parse(r.admin_groups) as string[],
   };
 }
 
@@ -89,6 +93,14 @@ export class UserStore {
       this.now(),
     );
     return (await this.byEmail(normalized))!;
+  }
+
+  /** Records the admin groups the provider named at this sign-in (a write only when they changed: it refreshes every node's sessions). */
+  async setAdminGroups(user: User, groups: string[]): Promise<User> {
+    const sorted = [...new Set(groups)].sort();
+    if (JSON.stringify(sorted) === JSON.stringify(user.adminGroups)) return user;
+    await this.sql.run('UPDATE users SET admin_groups = ?1 WHERE id = ?2', JSON.stringify(sorted), user.id);
+    return { ...user, adminGroups: sorted };
   }
 
   async list(): Promise<User[]> {
