@@ -26,7 +26,9 @@ import { rateLimitsFor } from './ratelimit/choose.ts';
 import { loadInstanceSecret } from './serve/instance-secret.ts';
 import { SettingsService } from './settings/service.ts';
 
-export const VERSION = '0.1.0';
+import { VERSION } from './build-info.ts';
+
+export { VERSION };
 
 /**
  * Everything a request may need, built once per process (or per test suite).

@@ -14,6 +14,7 @@ import { ClusterStartError } from './cluster/node-registry.ts';
 import type { RunningServer } from './http/listener.ts';
 import type { CliIO } from './cli/progress.ts';
 import { startLine } from './start-line.ts';
+import { buildInfo } from './build-info.ts';
 
 const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
@@ -37,7 +38,8 @@ Usage:
                      apply this release's database migrations and exit (refused while a server runs)
   easel copy-data --from sqlite:<dir> --to postgres://…
                      move a stopped embedded instance onto Postgres (and its blobs onto S3 with EASEL_BLOB_URL)
-  easel version      print the version and schema version
+  easel version [--json]
+                     the version, commit, build date and platform, and the schema version
   easel help         this text
 
 Every command takes --help and --json; exit codes: 0 done, 1 refused or unreachable, 2 usage.
@@ -194,9 +196,15 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'version':
-    case '--version':
-      process.stdout.write(`easel ${VERSION} (schema ${SCHEMA_VERSION})\n`);
+    case '--version': {
+      const build = buildInfo();
+      if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ ...build, schema: SCHEMA_VERSION })}\n`);
+      else
+        process.stdout.write(
+          `easel ${build.version} (commit ${build.commit}, ${build.buildDate ? `built ${build.buildDate}` : 'from source'}, ${build.target}, bun ${build.bun}; schema ${SCHEMA_VERSION})\n`,
+        );
       return;
+    }
     case 'help':
     case '--help':
     case '-h':
