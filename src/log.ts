@@ -10,44 +10,141 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
-}
-
-export function createLogger(level: LogLevel, write: (line: string) => void = batchedStdout()): Logger {
-  const emit =
-    (lvl: Exclude<LogLevel, 'silent'>) =>
-    (msg: string, fields: Record<string, unknown> = {}) => {
-      if (RANK[lvl] < RANK[level]) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
-    };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  /**
+   * The `info` line of an answered request (never its query: it can carry
+   * tokens). One per request, so it takes plain arguments, is built as one
+   * string and written in batches.
+   */
+  request(requestId: string, method: string, path: string, status: number, durationMs: number): void;
 }
 
 /**
- * Lines to stdout, written once per event-loop turn instead of once per line:
- * at tens of thousands of requests a second, one write per request log line
- * costs more than serving the page. Flushed at 64 KiB, after the turn, and at
- * exit, so nothing logged before a clean stop or a crash is lost.
+ * Where lines go. `soon` lines are written after the current event-loop turn
+ * (they are the rare ones tests and operators watch for); `batched` lines
+ * (one per request) wait for the next size or timer flush.
  */
-function batchedStdout(): (line: string) => void {
+export interface LineSink {
+  soon(line: string): void;
+  batched(line: string): void;
+}
+
+export function createLogger(level: LogLevel, sink: LineSink | ((line: string) => void) = batchedStdout()): Logger {
+  const out = typeof sink === 'function' ? { soon: sink, batched: sink } : sink;
+  const emit =
+    (lvl: Exclude<LogLevel, 'silent'>) =>
+    (msg: string, fields?: Record<string, unknown>): void => {
+      if (RANK[lvl] < RANK[level]) return;
+      // Built as text (no merged copy of `fields` per line); a field named like a header key wins, as a later JSON key does.
+      const rest = fields === undefined ? '}' : restOf(JSON.stringify(fields));
+      out.soon(`{"time":"${isoNow()}","level":"${lvl}","msg":${JSON.stringify(msg)}${rest}`);
+    };
+  const logsInfo = RANK.info >= RANK[level];
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    request: (requestId, method, path, status, durationMs) => {
+      if (!logsInfo) return;
+      // The request id is [A-Za-z0-9._:-] (meta.ts) and a method an HTTP token: neither needs escaping; the path may.
+      out.batched(
+        `{"time":"${isoNow()}","level":"info","msg":"request","requestId":"${requestId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100}}`,
+      );
+    },
+  };
+}
+
+/** `,"a":1}` from `{"a":1}`; `}` from `{}`. */
+function restOf(json: string): string {
+  return json.length <= 2 ? '}' : `,${json.slice(1)}`;
+}
+
+// One Date per millisecond, not per line.
+let isoMs = -1;
+let iso = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    iso = new Date(ms).toISOString();
+  }
+  return iso;
+}
+
+/** How long a request line may wait for company before it is written: what a kill -9 can lose. */
+export const LOG_FLUSH_MS = 50;
+/** Written at once when this much is waiting. */
+export const LOG_FLUSH_BYTES = 64 * 1024;
+
+export interface BatchOptions {
+  /** Where a batch goes. */
+  write: (chunk: string) => void;
+  /** Runs `fn` after the current turn. */
+  afterTurn: (fn: () => void) => void;
+  /** Runs `fn` after `ms` (in a process: a timer that does not keep it alive). */
+  after: (fn: () => void, ms: number) => void;
+  flushMs?: number;
+  flushBytes?: number;
+}
+
+/**
+ * Lines joined into few writes: at tens of thousands of requests a second,
+ * one write per request line costs more than serving the page. Flushed when
+ * `flushBytes` wait, `flushMs` after the first batched line, after the turn
+ * for a `soon` line, and by `flush()` (at exit). Order is kept: one buffer.
+ */
+export function lineBatcher(options: BatchOptions): LineSink & { flush(): void; take(): string } {
+  const flushMs = options.flushMs ?? LOG_FLUSH_MS;
+  const flushBytes = options.flushBytes ?? LOG_FLUSH_BYTES;
   let pending = '';
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    if (pending === '') return;
+  let turnScheduled = false;
+  let timerScheduled = false;
+  const take = () => {
     const out = pending;
     pending = '';
-    process.stdout.write(out);
+    return out;
   };
-  process.on('exit', () => {
-    if (pending !== '') writeSync(1, pending);
-    pending = '';
-  });
-  return (line) => {
+  const flush = () => {
+    if (pending !== '') options.write(take());
+  };
+  const add = (line: string): boolean => {
     pending += line + '\n';
-    if (pending.length >= 65_536) return flush();
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
+    if (pending.length < flushBytes) return false;
+    flush();
+    return true;
   };
+  return {
+    flush,
+    take,
+    soon(line) {
+      if (add(line) || turnScheduled) return;
+      turnScheduled = true;
+      options.afterTurn(() => {
+        turnScheduled = false;
+        flush();
+      });
+    },
+    batched(line) {
+      if (add(line) || timerScheduled) return;
+      timerScheduled = true;
+      options.after(() => {
+        timerScheduled = false;
+        flush();
+      }, flushMs);
+    },
+  };
+}
+
+/** The process's stdout, batched; whatever waits is written synchronously at exit (after SIGTERM's clean stop too). */
+function batchedStdout(): LineSink {
+  const batcher = lineBatcher({
+    write: (chunk) => void process.stdout.write(chunk),
+    afterTurn: (fn) => void setImmediate(fn),
+    after: (fn, ms) => void setTimeout(fn, ms).unref(),
+  });
+  process.on('exit', () => {
+    const rest = batcher.take();
+    if (rest !== '') writeSync(1, rest);
+  });
+  return batcher;
 }

@@ -315,6 +315,40 @@ describe('graceful shutdown', () => {
     expect(readDb(dataDir, (db) => db.query('PRAGMA integrity_check').get())).toEqual({ integrity_check: 'ok' });
   });
 
+  test('SIGTERM: every request line is on stdout at exit, in order, the in-flight request’s (answered during shutdown) too', async () => {
+    const easel = await startEasel({ env: { EASEL_DATA_DIR: freshDir(), EASEL_LOG_LEVEL: 'debug' } });
+    const ids = Array.from({ length: 40 }, (_, i) => `before-term-${i}`);
+    for (const id of ids)
+      expect((await fetch(`${easel.url}/healthz?token=secret-query`, { headers: { 'x-request-id': id } })).status).toBe(200);
+    let body!: ReadableStreamDefaultController<Uint8Array>;
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
+    const pending = fetch(`${easel.url}/auth/dev/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: easel.url, 'x-request-id': 'in-flight' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    body.enqueue(encode('{"email":"late@example.com",'));
+    await easel.printed(STARTED_POST);
+    easel.signal('SIGTERM');
+    await easel.printed(/"msg":"shutting down"/);
+    body.enqueue(encode('"name":"Late"}'));
+    body.close();
+    expect((await pending).status).toBe(200);
+    expect(await easel.exited).toBe(0);
+
+    const requestLines = easel
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
+    expect(requestLines.map((l) => l.requestId)).toEqual([...ids, 'in-flight']);
+    expect(requestLines[0]).toMatchObject({ level: 'info', method: 'GET', path: '/healthz', status: 200 });
+    expect(requestLines.at(-1)).toMatchObject({ level: 'info', method: 'POST', path: '/auth/dev/login', status: 200 });
+    expect(easel.stdout()).not.toContain('secret-query');
+  });
+
   test('SIGINT shuts down the same way; a second signal exits at once without waiting', async () => {
     const idle = await startEasel({ env: { EASEL_DATA_DIR: freshDir() } });
     idle.signal('SIGINT');

@@ -5,7 +5,7 @@ import { BODY_STALL_MS, pacedRequest } from './body-pace.ts';
 import { attachMeta, requestIdFrom, type RequestMeta } from './meta.ts';
 import { newRequestId } from './request-id.ts';
 import { json } from './respond.ts';
-import { pathStartOf } from './url-path.ts';
+import { pathEndOf, pathStartOf } from './url-path.ts';
 
 /**
  * Where Elysia's router starts looking for the path in request.url
@@ -55,16 +55,9 @@ export function wrapHandler(
       finishHeaders(headers, id, meta);
       response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     }
-    const queryStart = url.indexOf('?', pathStart);
     const elapsedMs = performance.now() - start;
     observe(request, response.status, elapsedMs / 1000);
-    log.info('request', {
-      requestId: id,
-      method: request.method,
-      path: queryStart < 0 ? url.slice(pathStart) : url.slice(pathStart, queryStart),
-      status: response.status,
-      durationMs: Math.round(elapsedMs * 100) / 100,
-    });
+    log.request(id, request.method, url.slice(pathStart, pathEndOf(url, pathStart)), response.status, elapsedMs);
     return response;
   };
 }

@@ -15,12 +15,17 @@ export function pathStartOf(url: string): number {
   return slash < 0 ? url.length : slash;
 }
 
+/** Where the path that starts at `start` ends: at the query, or the URL's end. */
+export function pathEndOf(url: string, start: number): number {
+  const q = url.indexOf('?', start);
+  return q < 0 ? url.length : q;
+}
+
 /** Path (still percent-encoded; `/` when the URL has none) and query (with its `?`, or ''). */
 export function splitUrl(url: string): { path: string; query: string } {
   const start = pathStartOf(url);
-  const q = url.indexOf('?', start);
-  const end = q < 0 ? url.length : q;
-  return { path: start < end ? url.slice(start, end) : '/', query: q < 0 ? '' : url.slice(q) };
+  const end = pathEndOf(url, start);
+  return { path: start < end ? url.slice(start, end) : '/', query: url.slice(end) };
 }
 
 /** The path, still percent-encoded, without the query; `/` when the URL has none. */
