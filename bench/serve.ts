@@ -5,8 +5,10 @@
 //   (b) nginx serving the same file from disk (1 worker, access log off),
 //   (c) Easel (`bun src/main.ts`) at EASEL_LOG_LEVEL=warn, and
 //   (d) Easel at the default `info` (one JSON request line per request).
-// Prints req/s and p99 for each and the ratios. Targets: Easel ≥ 50% of bare
-// Bun.serve and ≥ 10,000 req/s.
+// Prints req/s, p99 and the server's CPU time per request for each, and the
+// ratios (CPU per request holds still when neighbours load the machine;
+// req/s does not). Targets (issue 42), at the default `info`: ≥ 70% of bare
+// Bun.serve, ≥ 90% of nginx, p99 < 3 ms.
 //
 //   bun bench/serve.ts          (BENCH_SECONDS=15, BENCH_CONNECTIONS=64, BENCH_THREADS=2)
 //
@@ -108,6 +110,28 @@ interface Result {
   rps: number;
   p99Ms: number;
   errors: string;
+  /** The server's CPU time per answered request (its process and children): robust where req/s swings with the neighbours' load. */
+  cpuUsPerRequest: number;
+}
+
+const CLOCK_TICKS_PER_S = 100;
+
+/** User + system CPU seconds of `pid` and its live children (nginx's worker), from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  let children = '';
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  } catch {}
+  return (
+    own +
+    children
+      .split(' ')
+      .filter(Boolean)
+      .reduce((sum, child) => sum + cpuSeconds(Number(child)), 0)
+  );
 }
 
 function ms(value: string, unit: string): number {
@@ -115,19 +139,22 @@ function ms(value: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
 }
 
-async function wrk(name: string, url: string, headers: Record<string, string> = {}): Promise<Result> {
+async function wrk(name: string, pid: number, url: string, headers: Record<string, string> = {}): Promise<Result> {
   const args = ['wrk', `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   args.push(url);
+  const cpuBefore = cpuSeconds(pid);
   const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)/.exec(out);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
   const socketErrors = /Socket errors: (.*)/.exec(out)?.[1];
   const errors = [non2xx ? `${non2xx} non-2xx` : '', socketErrors ? `socket errors: ${socketErrors}` : ''].filter(Boolean).join('; ');
-  return { name, rps, p99Ms: p99 ? ms(p99[1]!, p99[2]!) : NaN, errors };
+  return { name, rps, p99Ms: p99 ? ms(p99[1]!, p99[2]!) : NaN, errors, cpuUsPerRequest: requests ? (cpu / requests) * 1e6 : NaN };
 }
 
 const children: Array<{ kill(signal?: number | NodeJS.Signals): void; exited: Promise<number> }> = [];
@@ -149,7 +176,7 @@ try {
     });
     children.push(bare);
     await waitFor(`http://127.0.0.1:${port}/`);
-    results.push(await wrk('bare Bun.serve (memory)', `http://127.0.0.1:${port}/${ASSET}`));
+    results.push(await wrk('bare Bun.serve (memory)', bare.pid, `http://127.0.0.1:${port}/${ASSET}`));
     await stopAll();
   }
   // (b) nginx from disk
@@ -182,7 +209,7 @@ http {
     });
     children.push(nginx);
     await waitFor(`http://127.0.0.1:${port}/${ASSET}`);
-    results.push(await wrk('nginx (disk, 1 worker)', `http://127.0.0.1:${port}/${ASSET}`));
+    results.push(await wrk('nginx (disk, 1 worker)', nginx.pid, `http://127.0.0.1:${port}/${ASSET}`));
     await stopAll();
   }
   // (c, d) Easel, quiet and with the request log
@@ -198,7 +225,7 @@ http {
     children.push(easel);
     const url = `http://127.0.0.1:${port}/c/${SLUG}/${ASSET}`;
     await waitFor(url, { cookie, 'accept-encoding': 'identity' });
-    results.push(await wrk(`Easel (EASEL_LOG_LEVEL=${level})`, url, { cookie }));
+    results.push(await wrk(`Easel (EASEL_LOG_LEVEL=${level})`, easel.pid, url, { cookie }));
     await stopAll();
   }
 } finally {
@@ -210,16 +237,18 @@ const bare = results[0]!;
 console.log(
   `\n10 KB JS asset, wrk -t${THREADS} -c${CONNECTIONS} -d${SECONDS}s on loopback (${navigator.hardwareConcurrency} CPUs, shared with the load generator)\n`,
 );
-console.log('server                          req/s      p99 ms   vs bare Bun');
+console.log('server                          req/s      p99 ms   vs bare Bun   CPU µs/req   vs bare Bun');
 for (const r of results) {
   console.log(
-    `${r.name.padEnd(30)} ${r.rps.toFixed(0).padStart(8)} ${r.p99Ms.toFixed(2).padStart(10)} ${((r.rps / bare.rps) * 100).toFixed(0).padStart(10)}%${r.errors ? `   (${r.errors})` : ''}`,
+    `${r.name.padEnd(30)} ${r.rps.toFixed(0).padStart(8)} ${r.p99Ms.toFixed(2).padStart(10)} ${((r.rps / bare.rps) * 100).toFixed(0).padStart(12)}% ${r.cpuUsPerRequest.toFixed(1).padStart(12)} ${((bare.cpuUsPerRequest / r.cpuUsPerRequest) * 100).toFixed(0).padStart(12)}%${r.errors ? `   (${r.errors})` : ''}`,
   );
 }
-const easel = results.find((r) => r.name.includes('warn'));
+const easel = results.find((r) => r.name.includes('info'));
 const nginx = results.find((r) => r.name.startsWith('nginx'));
-if (easel && nginx) console.log(`\nEasel (warn) / nginx: ${((easel.rps / nginx.rps) * 100).toFixed(0)}%`);
-if (easel) {
-  const ok = easel.rps >= 10_000 && easel.rps >= bare.rps * 0.5;
-  console.log(`targets (≥ 10,000 req/s and ≥ 50% of bare Bun.serve): ${ok ? 'met' : 'NOT met'}`);
+if (easel && nginx) {
+  console.log(
+    `\nEasel (info) / nginx: ${((easel.rps / nginx.rps) * 100).toFixed(0)}% by req/s, ${((nginx.cpuUsPerRequest / easel.cpuUsPerRequest) * 100).toFixed(0)}% by CPU per request`,
+  );
+  const ok = easel.rps >= bare.rps * 0.7 && easel.rps >= nginx.rps * 0.9 && easel.p99Ms < 3;
+  console.log(`targets at info (≥ 70% of bare Bun.serve, ≥ 90% of nginx, p99 < 3 ms): ${ok ? 'met' : 'NOT met'}`);
 }
