@@ -215,7 +215,9 @@ http {
   // (c, d) Easel, quiet and with the request log
   for (const level of ['warn', 'info']) {
     const port = await freePort();
-    const easel = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
+    // BENCH_CPU_PROF=<dir>: Bun's CPU profile of each Easel run lands there (written at its SIGTERM).
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const easel = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: String(port), EASEL_LOG_LEVEL: level },
       stdin: 'ignore',
