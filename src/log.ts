@@ -97,8 +97,6 @@ export function lineBatcher(options: BatchOptions): LineSink & { flush(): void; 
   const flushMs = options.flushMs ?? LOG_FLUSH_MS;
   const flushBytes = options.flushBytes ?? LOG_FLUSH_BYTES;
   let pending = '';
-  let turnScheduled = false;
-  let timerScheduled = false;
   const take = () => {
     const out = pending;
     pending = '';
@@ -116,22 +114,22 @@ export function lineBatcher(options: BatchOptions): LineSink & { flush(): void; 
   return {
     flush,
     take,
-    soon(line) {
-      if (add(line) || turnScheduled) return;
-      turnScheduled = true;
-      options.afterTurn(() => {
-        turnScheduled = false;
-        flush();
-      });
-    },
-    batched(line) {
-      if (add(line) || timerScheduled) return;
-      timerScheduled = true;
-      options.after(() => {
-        timerScheduled = false;
-        flush();
-      }, flushMs);
-    },
+    soon: oncePending(add, flush, options.afterTurn),
+    batched: oncePending(add, flush, (fn) => options.after(fn, flushMs)),
+  };
+}
+
+/** Adds a line; unless that flushed it, asks `schedule` for one flush (one at a time). */
+function oncePending(add: (line: string) => boolean, flush: () => void, schedule: (fn: () => void) => void): (line: string) => void {
+  let scheduled = false;
+  const run = () => {
+    scheduled = false;
+    flush();
+  };
+  return (line) => {
+    if (add(line) || scheduled) return;
+    scheduled = true;
+    schedule(run);
   };
 }
 

@@ -275,21 +275,41 @@ describe('restarts', () => {
   });
 });
 
+/**
+ * A dev sign-in whose body is sent in two halves: resolves once the server
+ * has the request (its debug line); `finish` sends the rest and awaits the answer.
+ */
+async function halfSentSignIn(
+  easel: Easel,
+  firstHalf: string,
+  headers: Record<string, string> = {},
+): Promise<{ answer: Promise<Response>; finish(rest: string): Promise<Response> }> {
+  let body!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
+  const answer = fetch(`${easel.url}/auth/dev/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: easel.url, ...headers },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
+  body.enqueue(encode(firstHalf));
+  await easel.printed(STARTED_POST);
+  return {
+    answer,
+    finish(rest) {
+      body.enqueue(encode(rest));
+      body.close();
+      return answer;
+    },
+  };
+}
+
 describe('graceful shutdown', () => {
   test('SIGTERM: the listener closes, the in-flight request completes, exit 0, the WAL is folded back', async () => {
     const dataDir = freshDir();
     const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'debug' } });
     // A sign-in whose body arrives in two halves, with the signal in between.
-    let body!: ReadableStreamDefaultController<Uint8Array>;
-    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
-    const pending = fetch(`${easel.url}/auth/dev/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: easel.url },
-      body: stream,
-      duplex: 'half',
-    } as RequestInit);
-    body.enqueue(encode('{"email":"slow@example.com",'));
-    await easel.printed(STARTED_POST);
+    const signIn = await halfSentSignIn(easel, '{"email":"slow@example.com",');
     easel.signal('SIGTERM');
 
     // New connections are refused while the old request is still open (the listener closes as shutdown starts).
@@ -300,9 +320,7 @@ describe('graceful shutdown', () => {
     );
     expect(refused).toBe(true);
 
-    body.enqueue(encode('"name":"Slow"}'));
-    body.close();
-    const res = await pending;
+    const res = await signIn.finish('"name":"Slow"}');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ email: 'slow@example.com', name: 'Slow' });
     expect(res.headers.get('set-cookie')).toContain('easel_session=');
@@ -320,21 +338,10 @@ describe('graceful shutdown', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `before-term-${i}`);
     for (const id of ids)
       expect((await fetch(`${easel.url}/healthz?token=secret-query`, { headers: { 'x-request-id': id } })).status).toBe(200);
-    let body!: ReadableStreamDefaultController<Uint8Array>;
-    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
-    const pending = fetch(`${easel.url}/auth/dev/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: easel.url, 'x-request-id': 'in-flight' },
-      body: stream,
-      duplex: 'half',
-    } as RequestInit);
-    body.enqueue(encode('{"email":"late@example.com",'));
-    await easel.printed(STARTED_POST);
+    const signIn = await halfSentSignIn(easel, '{"email":"late@example.com",', { 'x-request-id': 'in-flight' });
     easel.signal('SIGTERM');
     await easel.printed(/"msg":"shutting down"/);
-    body.enqueue(encode('"name":"Late"}'));
-    body.close();
-    expect((await pending).status).toBe(200);
+    expect((await signIn.finish('"name":"Late"}')).status).toBe(200);
     expect(await easel.exited).toBe(0);
 
     const requestLines = easel
@@ -355,16 +362,8 @@ describe('graceful shutdown', () => {
     expect(await idle.exited).toBe(0);
 
     const easel = await startEasel({ env: { EASEL_DATA_DIR: freshDir(), EASEL_LOG_LEVEL: 'debug' } });
-    let body!: ReadableStreamDefaultController<Uint8Array>;
-    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
-    const pending = fetch(`${easel.url}/auth/dev/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: easel.url },
-      body: stream,
-      duplex: 'half',
-    } as RequestInit).catch(() => null);
-    body.enqueue(encode('{"email":'));
-    await easel.printed(STARTED_POST);
+    const signIn = await halfSentSignIn(easel, '{"email":');
+    const pending = signIn.answer.catch(() => null);
     easel.signal('SIGINT');
     // The first one is being handled (draining, the request still open): the second is "again".
     await easel.printed(/"msg":"shutting down"/);
