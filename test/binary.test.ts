@@ -24,11 +24,14 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
   }, 90_000);
 
   test('`easel version` works from any directory', async () => {
-    expect(await runToExit({ command: [BINARY], args: ['version'], cwd })).toEqual({
-      code: 0,
-      stdout: `easel ${VERSION} (schema ${SCHEMA_VERSION})\n`,
-      stderr: '',
-    });
+    // Built in: the commit, when, and for which platform.
+    const r = await runToExit({ command: [BINARY], args: ['version'], cwd });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^easel ${VERSION.replace(/\./g, '\\.')} \\(commit \\S+, built \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ, ${process.platform}-${process.arch}, bun \\S+; schema ${SCHEMA_VERSION}\\)\n$`,
+      ),
+    );
   });
 
   test('serves /healthz, the dashboard and the embedded SDK; SIGTERM exits 0; data lands under its cwd', async () => {

@@ -48,7 +48,23 @@ function readDb<T>(dataDir: string, fn: (db: Database) => T): T {
 describe('commands', () => {
   test('`easel version` prints the version', async () => {
     const r = await runToExit({ args: ['version'] });
-    expect(r).toEqual({ code: 0, stdout: `easel ${VERSION} (schema ${SCHEMA_VERSION})\n`, stderr: '' });
+    // From source: the checkout's commit (or "unknown" outside git), no build date, this machine's platform.
+    const platform = `${process.platform}-${process.arch}`;
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^easel ${VERSION.replace(/\./g, '\\.')} \\(commit (?:[0-9a-f]{12}|unknown), from source, ${platform}, bun ${Bun.version}; schema ${SCHEMA_VERSION}\\)\n$`,
+      ),
+    );
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const json = await runToExit({ args: ['version', '--json'] });
+    expect(JSON.parse(json.stdout)).toEqual({
+      version: VERSION,
+      commit: expect.stringMatching(/^([0-9a-f]{12}|unknown)$/),
+      buildDate: null,
+      target: platform,
+      bun: Bun.version,
+      schema: SCHEMA_VERSION,
+    });
   });
 
   test('`easel help` prints usage naming every command', async () => {
