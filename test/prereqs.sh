@@ -16,6 +16,12 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then packages+=(post
 if ! command -v redis-server >/dev/null 2>&1; then packages+=(redis-server); fi
 # promtool (Prometheus) checks a /metrics scrape (test/metrics.test.ts).
 if ! command -v promtool >/dev/null 2>&1; then packages+=(prometheus); fi
+# The release test (test/release.test.ts) runs the linux-arm64 build under qemu with Debian's arm64 loader,
+# and checks the Debian package with lintian.
+if ! command -v qemu-aarch64 >/dev/null 2>&1; then packages+=(qemu-user); fi
+if [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ]; then packages+=(libc6-arm64-cross); fi
+if ! command -v lintian >/dev/null 2>&1; then packages+=(lintian); fi
+if ! command -v file >/dev/null 2>&1; then packages+=(file); fi
 # systemd-analyze verifies contrib/easel.service.
 if ! command -v systemd-analyze >/dev/null 2>&1; then packages+=(systemd); fi
 [ ${#packages[@]} -eq 0 ] && exit 0
