@@ -66,6 +66,19 @@ export const DOORS: Record<Door, { security: string[]; errors: ErrorCode[] }> = 
 
 export type Tag = 'Service' | 'Sign-in' | 'Tokens' | 'Management' | 'Admin' | 'Deploy' | 'Agents' | 'SDK and dashboard' | 'Runtime';
 
+/** The document's tags, in this order, each with what its routes are for. */
+export const TAGS: Record<Tag, string> = {
+  Service: 'Health, metrics and the descriptions of this instance (llms.txt, this document)',
+  'Sign-in': 'Signing in and out of the dashboard, guest invite links, and `easel login` for the CLI',
+  Tokens: "A person's personal access tokens: managed with the session only; a token sees and revokes only itself",
+  Management: 'The management API behind the dashboard and the CLI: canvases, sharing, versions, files, settings',
+  Admin: 'Instance administration: users, canvases, Connections, settings (instance admins only; 404 to others)',
+  Deploy: 'The Deploy API: publishing a canvas with its deploy key (ZIP or staged upload), versions, rollback',
+  Agents: 'The MCP endpoint for agents, signed in with a personal access token',
+  'SDK and dashboard': "The dashboard, the browser SDK, and canvases' own pages",
+  Runtime: "The runtime API a canvas's pages call with the viewer's session: data, files, AI, realtime, Connections",
+};
+
 export interface RouteDoc {
   summary: string;
   tag: Tag;
@@ -77,6 +90,8 @@ export interface RouteDoc {
   answer?: TSchema | { status?: number; contentType: string; description: string };
   /** What this route refuses beyond its door's refusals. */
   errors?: ErrorCode[];
+  /** Refusals a browser's route answers as an HTML page (not a catalog code), by status. */
+  pages?: Record<number, string>;
   /** Mounted only in this sign-in mode. */
   authMode?: 'oidc';
 }
@@ -147,6 +162,13 @@ export const CATALOG: Record<string, RouteDoc> = {
       contentType: '*/*',
       description: 'the file, with ETag, Range and compression; a sign-in redirect, password gate or not-found page otherwise',
     },
+    pages: {
+      401: 'proxy sign-in: nobody is signed in',
+      403: 'the password gate, a canvas disabled by an administrator, or a service worker the owner did not allow',
+      404: 'no such canvas (or no access to it), archived, expired share, nothing published, or no such file',
+      405: 'a method other than GET and HEAD',
+      429: 'too many password attempts, or too many page views',
+    },
   }),
   'GET /v1/c/:slug/realtime': r('Runtime', 'runtime', 'Realtime channels and presence (WebSocket upgrade)', {
     answer: {
@@ -179,11 +201,15 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: T.Object({ id: T.String(), email: T.String(), name: T.String() }),
     errors: BODY,
   }),
-  'POST /auth/logout': r('Sign-in', 'public', 'End the session', { answer: Ok }),
-  'GET /auth/handoff': r('Sign-in', 'public', "Subdomain mode: carries a sign-in to a canvas's own host", { answer: html('redirect') }),
+  'POST /auth/logout': r('Sign-in', 'public', 'End the session', { answer: Ok, errors: ['CROSS_SITE_FORBIDDEN'] }),
+  'GET /auth/handoff': r('Sign-in', 'public', "Subdomain mode: carries a sign-in to a canvas's own host", {
+    answer: html('redirect'),
+    pages: { 400: 'the handoff link is malformed, expired or used' },
+  }),
   'GET /auth/guest': r('Sign-in', 'public', 'Open a guest invite link (a guest session for one canvas)', {
     query: { token: 'the invite token' },
     answer: html('redirect to the canvas'),
+    pages: { 404: 'the invite link is unknown, revoked or expired' },
   }),
   'GET /auth/cli': r('Sign-in', 'public', '`easel login`: the page where a signed-in person approves the CLI', {
     query: {
@@ -193,11 +219,13 @@ export const CATALOG: Record<string, RouteDoc> = {
       name: 'the token name',
     },
     answer: html('approval page, or a redirect to sign in'),
+    pages: { 400: 'the parameters are missing or malformed' },
   }),
   'POST /auth/cli': r('Sign-in', 'public', "Approve (or cancel): 303 to the CLI's loopback port with a one-time code", {
     body: { contentType: 'application/x-www-form-urlencoded', description: 'port, state, challenge, name, decision' },
     answer: { status: 303, contentType: 'none', description: 'to http://127.0.0.1:{port}/callback' },
     errors: ['unauthorized', 'CROSS_SITE_FORBIDDEN'],
+    pages: { 400: 'the form is missing fields, malformed or over 4 KiB' },
   }),
   'POST /auth/cli/token': r('Sign-in', 'public', 'The CLI trades the code and its verifier for a personal access token', {
     body: T.Object({ code: T.String(), verifier: T.String() }),
@@ -210,17 +238,22 @@ export const CATALOG: Record<string, RouteDoc> = {
   'GET /api/me': r('Management', 'session', 'Who is signed in', {
     answer: T.Object({ id: T.String(), email: T.String(), name: T.String(), isAdmin: T.Boolean() }, { additionalProperties: true }),
   }),
-  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once; needs the session, not a token)', {
+
+  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once; with the session only)', {
     body: CreateTokenBody,
-    answer: anyJson,
-    errors: [...BODY, 'SESSION_REQUIRED'],
+    answer: {
+      status: 201,
+      contentType: 'application/json',
+      description: '{id, name, token, createdAt, expiresAt}: the token, shown this once',
+    },
+    errors: ['SESSION_REQUIRED', ...BODY],
   }),
-  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens (never their values); a token sees only itself', {
+  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens, never their values (a token lists only itself)', {
     answer: anyJson,
   }),
   'DELETE /api/tokens/:id': r('Tokens', 'session', 'Revoke a token (a token may revoke only itself)', {
     answer: Ok,
-    errors: ['NOT_FOUND', 'SESSION_REQUIRED'],
+    errors: ['SESSION_REQUIRED', 'NOT_FOUND'],
   }),
 
   // Management
@@ -540,6 +573,7 @@ export const CATALOG: Record<string, RouteDoc> = {
   'GET /': r('SDK and dashboard', 'public', 'The dashboard', { answer: html('the dashboard') }),
   'GET /assets/*': r('SDK and dashboard', 'public', "The dashboard's files", {
     answer: { contentType: '*/*', description: 'a dashboard asset' },
+    errors: ['NOT_FOUND'],
   }),
 
   // Runtime API (pages of the canvas, with the viewer's session)

@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { ListedRoute } from '../http/route-listing.ts';
-import { CATALOG, DOORS, type RouteDoc } from './catalog.ts';
+import { CATALOG, DOORS, TAGS, type RouteDoc } from './catalog.ts';
 import { CodedError, ShortError } from './schemas.ts';
 
 /** What `ALL` stands for in the document (OpenAPI has no "any method"). */
@@ -52,6 +52,18 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
   return out;
 }
 
+/** Adds the HTML refusal pages to the JSON refusals, side by side where a status has both. */
+function withPages(responses: Record<string, any>, pages: RouteDoc['pages'] = {}): Record<string, unknown> {
+  for (const [status, description] of Object.entries(pages)) {
+    const page = { 'text/html': { schema: { type: 'string' } } };
+    const json = responses[status];
+    responses[status] = json
+      ? { description: `${json.description}; ${description}`, content: { ...json.content, ...page } }
+      : { description, content: page };
+  }
+  return responses;
+}
+
 function operation(method: string, path: string, doc: RouteDoc): Record<string, unknown> {
   const door = DOORS[doc.door];
   const params = [...path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
@@ -91,7 +103,7 @@ function operation(method: string, path: string, doc: RouteDoc): Record<string, 
           },
         }
       : { '200': { description: 'OK' } };
-  op.responses = { ...ok, ...errorResponses([...door.errors, ...(doc.errors ?? []), 'INTERNAL']) };
+  op.responses = withPages({ ...ok, ...errorResponses([...door.errors, ...(doc.errors ?? []), 'INTERNAL']) }, doc.pages);
   return op;
 }
 
@@ -120,7 +132,7 @@ export function openApiDocument(
         "Self-hosted canvas publishing: the Deploy API (a canvas key), the management API (a session or a personal access token), the runtime API canvas pages call (the viewer's session), and the service routes. In subdomain mode every canvas is also served at its own host, {slug}.EASEL_CANVAS_HOST, with its pages, /sdk/v1.js and /v1/c/{slug}/… there.",
     },
     servers: [{ url: config.apiBaseUrl }, ...(config.apiBaseUrl !== config.baseUrl ? [{ url: config.baseUrl }] : [])],
-    tags: [...new Set(Object.values(CATALOG).map((d) => d.tag))].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
