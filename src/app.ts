@@ -235,8 +235,11 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const routes = buildRoutes(ctx, features, options);
   const pages = canvasPageDispatcher(ctx, features.pages);
   const realtime = realtimeUpgrade(ctx, features.realtime, pipeline);
+  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request);
   const handle = wrapHandler(
-    (request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request),
+    // On Postgres, a request reads the per-node caches only once they hold every change committed before it came
+    // (another node may have answered a write a moment ago): read after write holds across nodes.
+    (request) => ctx.sql.changes.caughtUp()?.then(() => dispatch(request)) ?? dispatch(request),
     ctx.log,
     features.metrics.observeRequest,
     options.bodyStallMs ?? BODY_STALL_MS,

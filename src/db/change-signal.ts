@@ -26,6 +26,13 @@ export interface ChangeSignal {
   storable(): boolean;
   /** Resolves at the next move (tests wait on it instead of a clock). */
   next(): Promise<void>;
+  /**
+   * Null when every change committed so far has moved the signal already
+   * (SQLite: this process makes them all); else a promise that resolves once
+   * it has, and the held snapshots have reloaded (Postgres: another node's
+   * change arrives later than that node's answer may reach a client).
+   */
+  caughtUp(): Promise<void> | null;
 }
 
 /** The moving number and its waiters, as both adapters keep them; each says when rows may be kept. */
@@ -38,6 +45,10 @@ export abstract class ChangeCount implements ChangeSignal {
   }
 
   abstract storable(): boolean;
+
+  caughtUp(): Promise<void> | null {
+    return null;
+  }
 
   next(): Promise<void> {
     return new Promise((resolve) => this.waiters.push(resolve));

@@ -1,3 +1,4 @@
+import { PostgresChanges } from './postgres-changes.ts';
 import type { Sql } from './sql.ts';
 
 /**
@@ -5,7 +6,8 @@ import type { Sql } from './sql.ts';
  * without a wait (instance settings, Connection profiles and grants). When
  * the change signal says someone else may have written them (another node,
  * raw SQL), the next read starts a reload and answers with what is held until
- * it lands; a writer on this node reloads before it answers.
+ * it lands; a writer on this node reloads before it answers, and a request
+ * waits for it (ChangeSignal.caughtUp) before it reads.
  */
 export class HeldSnapshot<T> {
   private held: { value: T; mark: number | null } | null = null;
@@ -39,6 +41,12 @@ export class HeldSnapshot<T> {
     if (this.watching || this.sql.engine !== 'postgres') return;
     this.watching = true;
     const changes = this.sql.changes;
+    // A read that follows another node's write waits for the reload, not the copy held meanwhile.
+    if (changes instanceof PostgresChanges)
+      changes.settleWith(() => {
+        this.get();
+        return this.settled();
+      });
     void (async () => {
       for (;;) {
         await changes.next();

@@ -2,6 +2,8 @@ import type { SQL } from 'bun';
 import { ChangeCount } from './change-signal.ts';
 
 const CHANNEL = 'easel_changed';
+/** A node's "have I heard everything before this?" mark on the channel, never a change. */
+const MARK = 'mark:';
 
 /**
  * The Postgres triggers behind the signal: every statement that writes a
@@ -38,22 +40,87 @@ export function changeTriggers(tables: readonly string[]): string {
 export class PostgresChanges extends ChangeCount {
   private listening = false;
   private readonly subscription: Promise<SQL.ListenSubscription | null>;
+  /** This node's marks on the channel; a payload without this prefix is a change (the triggers send ''), or another node's mark. */
+  private readonly markPrefix = `${MARK}${crypto.randomUUID()}:`;
+  private marks = 0;
+  /** The mark sent and not yet heard back, and the callers gathered for the next one (sent when it is heard). */
+  private inFlight: { payload: string; done: () => void } | null = null;
+  private gathering: { promise: Promise<void>; done: () => void } | null = null;
+  private readonly settlers: Array<() => Promise<unknown>> = [];
 
-  constructor(client: SQL, onError: (err: unknown) => void) {
+  constructor(
+    private readonly client: SQL,
+    private readonly onError: (err: unknown) => void,
+  ) {
     super();
     this.subscription = client
       .listen(
         CHANNEL,
-        () => this.move(),
+        (payload) => this.heard(payload),
         () => {
           this.listening = true;
           this.move();
+          // A (re)connected listener may have missed notifications, marks too: everything held is stale now.
+          this.markHeard();
         },
       )
       .catch((err: unknown) => {
         onError(err);
         return null;
       });
+  }
+
+  private heard(payload: string): void {
+    if (!payload.startsWith(MARK)) this.move();
+    else if (payload === this.inFlight?.payload) this.markHeard();
+  }
+
+  /**
+   * Caught up once a mark this node notifies after the call comes back on the
+   * listening connection: Postgres delivers a session's notifications in
+   * commit order, so every change committed before the call (the write a
+   * client was answered for on another node) has moved the signal by then.
+   * Callers arriving while a mark is out wait for the next one, sent when it
+   * is heard: one round trip at a time, however many requests wait on it.
+   */
+  override caughtUp(): Promise<void> | null {
+    if (!this.listening) return null; // nothing is held until then
+    let gathering = this.gathering;
+    if (!gathering) {
+      let done!: () => void;
+      const promise = new Promise<void>((resolve) => (done = resolve));
+      gathering = this.gathering = { promise, done };
+      if (!this.inFlight) this.sendMark();
+    }
+    return gathering.promise.then(() => this.settle());
+  }
+
+  /** A held snapshot waits for its reload before a caught-up read (HeldSnapshot registers itself). */
+  settleWith(settle: () => Promise<unknown>): void {
+    this.settlers.push(settle);
+  }
+
+  private async settle(): Promise<void> {
+    await Promise.all(this.settlers.map((settle) => settle()));
+  }
+
+  private sendMark(): void {
+    const batch = this.gathering!;
+    this.gathering = null;
+    const payload = this.markPrefix + ++this.marks;
+    this.inFlight = { payload, done: batch.done };
+    this.client.notify(CHANNEL, payload).catch((err: unknown) => {
+      // The database is unreachable: the requests go on with what is held (those that need the database fail there).
+      this.onError(err);
+      if (this.inFlight?.payload === payload) this.markHeard();
+    });
+  }
+
+  private markHeard(): void {
+    const heard = this.inFlight;
+    this.inFlight = null;
+    heard?.done();
+    if (this.gathering) this.sendMark();
   }
 
   storable(): boolean {
