@@ -1,3 +1,4 @@
+// passes: embedded — starts its own two nodes on a Postgres it runs
 // Issue 36: a read that follows an acknowledged write sees it on every node.
 // Two nodes on one Postgres; each loop writes through node A, waits for A's
 // answer, then reads through node B at once, as a round-robin balancer sends

@@ -131,7 +131,7 @@ describe('GET /openapi.json', () => {
     expect(lacking('4')).toEqual(ignored['openapi.json']['operation-4xx-response'].sort());
   });
 
-  test('every tag is described; the token routes name their refusal of a token (403 PERMISSION_DENIED)', () => {
+  test('every tag is described; the token routes name their refusal of a token (403 SESSION_REQUIRED)', () => {
     expect(doc.tags.length).toBeGreaterThan(0);
     for (const tag of doc.tags)
       expect({ tag: tag.name, described: (tag.description ?? '').length > 0 }).toEqual({ tag: tag.name, described: true });
@@ -140,7 +140,7 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/api/tokens'].post.responses['201']).toBeDefined();
     for (const op of [doc.paths['/api/tokens'].post, doc.paths['/api/tokens/{id}'].delete])
       expect(op.responses['403'].content['application/json'].schema).toMatchObject({
-        properties: { code: { enum: ['PERMISSION_DENIED'] } },
+        properties: { code: { enum: ['SESSION_REQUIRED'] } },
       });
   });
 });
