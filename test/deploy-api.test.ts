@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { canvasUrl } from '../src/canvases/url.ts';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
 import { ON_CLUSTER, startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
@@ -207,6 +208,8 @@ describe('read-back', () => {
         totalBytes: 6,
         releaseId: null,
         current: true,
+        preview: false,
+        previewUrl: `${canvasUrl(app.ctx.config, c.slug)}__easel/v/2/`,
       },
       {
         id: v1.body.versionId,
@@ -219,6 +222,8 @@ describe('read-back', () => {
         totalBytes: 25,
         releaseId: 'build-1',
         current: false,
+        preview: false,
+        previewUrl: `${canvasUrl(app.ctx.config, c.slug)}__easel/v/1/`,
       },
     ]);
     const listing = (await get(app, c, '/files')).body;
