@@ -77,6 +77,7 @@ async function deployZip(api: DeployApi, opts: DeployOptions, io: CliIO): Promis
   const query = new URLSearchParams();
   if (opts.releaseId !== null) query.set('releaseId', opts.releaseId);
   if (opts.expectToken !== null) query.set('expectedPublicationToken', opts.expectToken);
+  if (opts.preview) query.set('preview', 'true');
   const qs = query.size > 0 ? `?${query}` : '';
   io.stderr(`uploading ${opts.source} (${formatBytes(size)})\n`);
   const reply = await api.send({
@@ -90,10 +91,15 @@ async function deployZip(api: DeployApi, opts: DeployOptions, io: CliIO): Promis
 }
 
 function summary({ result: r, sentFiles, sentBytes }: DeployOutcome): string {
+  if (r.outcome === 'unchanged') {
+    return `nothing changed: the files equal live version ${r.version} at ${r.url}; no version was made (--force deploys anyway)\n`;
+  }
   const lines =
     r.outcome === 'already_current'
       ? [`already current: version ${r.version}${r.releaseId !== null ? ` (release ${r.releaseId})` : ''} is live at ${r.url}`]
-      : [`published version ${r.version} at ${r.url}`];
+      : r.outcome === 'preview'
+        ? [`preview version ${r.version} at ${r.previewUrl} (not live; easel rollback ${r.version} makes it live)`]
+        : [`published version ${r.version} at ${r.url}`];
   lines.push(`  files        ${r.fileCount} (${formatBytes(r.totalBytes)}); sent ${sentFiles} (${formatBytes(sentBytes)})`);
   lines.push(`  version id   ${r.versionId}`);
   lines.push(`  release id   ${r.releaseId ?? '(none)'}`);
