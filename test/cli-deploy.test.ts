@@ -179,6 +179,9 @@ describe('easel deploy <dir>', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^easel deploy: unauthorized: /m);
     expect(r.stdout + r.stderr).not.toContain(wrongKey);
+    // --json errors are always {code, message}, the Deploy API's short {error} form too.
+    const asJson = await cli(c, [dir, '--json'], wrongKey);
+    expect(JSON.parse(asJson.stdout)).toEqual({ code: 'unauthorized', message: expect.stringContaining('the credential was refused') });
     expect(JSON.stringify(app.logs)).not.toContain(wrongKey);
   });
 

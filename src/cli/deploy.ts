@@ -8,6 +8,7 @@ import { DEPLOY_USAGE, parseDeployArgs, UsageError, type DeployContext, type Dep
 import { findLink } from './project-link.ts';
 import { readUserConfig, tokenFor } from './user-config.ts';
 import { formatBytes, type CliIO } from './progress.ts';
+import { errorJson } from './run.ts';
 import { deployFolder, type DeployOutcome } from './staged-deploy.ts';
 
 export type { CliIO } from './progress.ts';
@@ -50,7 +51,7 @@ export async function deployCommand(
     }
     if (err instanceof ApiError) {
       io.stderr(failureText(err));
-      if (argv.includes('--json')) io.stdout(JSON.stringify(err.body ?? { code: err.code, message: err.message }, null, 2) + '\n');
+      if (argv.includes('--json')) io.stdout(errorJson(err));
       return 1;
     }
     io.stderr(`easel deploy: ${err instanceof Error ? err.message : String(err)}\n`);
