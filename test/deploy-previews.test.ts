@@ -2,13 +2,13 @@
 // untouched, the version addresses with the canvas's access, making one live
 // through rollback, and the pruning order.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { zipSync } from 'fflate';
 import { canvasUrl } from '../src/canvases/url.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import { canvasHostCookie } from './canvas-host-session.ts';
 import { pageCode } from './serve-fixtures.ts';
 import { begin, finalize, site as stagedSite, stage, tokenOf } from './upload-fixtures.ts';
-import { ADMIN_EMAIL, World, type Who, type WorldCanvas } from './world.ts';
+import { ADMIN_EMAIL, useWorld, World, type Who, type WorldCanvas } from './world.ts';
+import { zipOf } from './deploy-fixtures.ts';
 
 const LIVE = { 'index.html': '<h1>live</h1>', 'app.js': 'console.log("live")' };
 const NEXT = {
@@ -16,17 +16,8 @@ const NEXT = {
   '404.html': '<p>preview 404</p>',
   'docs/index.html': '<p>docs</p>',
 };
-const zip = (files: Record<string, string>) =>
-  zipSync(Object.fromEntries(Object.entries(files).map(([p, s]) => [p, new TextEncoder().encode(s)]))) as Uint8Array<ArrayBuffer>;
-
-let app: TestApp;
-let w: World;
-
-beforeAll(async () => {
-  app = await startTestApp({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
-  w = await new World().attach(app);
-});
-afterAll(() => app.close());
+const w = useWorld({ env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' }, reset: 'none' });
+const zip = zipOf;
 
 async function putDeploy(
   c: WorldCanvas,
@@ -36,7 +27,7 @@ async function putDeploy(
   route = 'v1',
 ) {
   const path = route === 'v1' ? `/v1/canvases/${c.id}/deploy?${query}` : `/api/canvases/${c.id}/deploy?${query}`;
-  const res = await app.request(path, { method: 'PUT', body: zip(files), headers });
+  const res = await w.app.request(path, { method: 'PUT', body: zip(files), headers });
   return { status: res.status, body: await res.json() };
 }
 
@@ -47,7 +38,7 @@ async function liveState(c: WorldCanvas) {
     const res = await w.request('owner', `/c/${c.slug}/${p}`);
     pages[p] = `${res.status} ${res.headers.get('etag')} ${await res.text()}`;
   }
-  return { pages, token: await tokenOf(app.ctx, c.id), live: (await app.ctx.canvases.byId(c.id))!.currentVersionId };
+  return { pages, token: await tokenOf(w.app.ctx, c.id), live: (await w.app.ctx.canvases.byId(c.id))!.currentVersionId };
 }
 
 describe('deploying a preview', () => {
@@ -56,7 +47,7 @@ describe('deploying a preview', () => {
     const before = await liveState(c);
     const r = await putDeploy(c, NEXT, 'preview=true');
     expect(r.status).toBe(200);
-    const url = canvasUrl(app.ctx.config, c.slug);
+    const url = canvasUrl(w.app.ctx.config, c.slug);
     expect(r.body).toMatchObject({ outcome: 'preview', url, previewUrl: `${url}__easel/v/2/`, version: 2, publicationToken: before.token });
     expect(await liveState(c)).toEqual(before);
     const list = await w.expectOk('GET', `/api/canvases/${c.id}/versions`, 'owner');
@@ -64,7 +55,7 @@ describe('deploying a preview', () => {
       [2, false, true, `${url}__easel/v/2/`],
       [1, true, false, `${url}__easel/v/1/`],
     ]);
-    const viaKey = await app.request(`/v1/canvases/${c.id}/versions`, { headers: { authorization: `Bearer ${c.apiKey}` } });
+    const viaKey = await w.app.request(`/v1/canvases/${c.id}/versions`, { headers: { authorization: `Bearer ${c.apiKey}` } });
     expect((await viaKey.json()).versions[0]).toMatchObject({ number: 2, preview: true, previewUrl: `${url}__easel/v/2/` });
   });
 
@@ -81,10 +72,10 @@ describe('deploying a preview', () => {
     const before = await liveState(c);
     const keyed = { id: c.id, slug: c.slug, key: c.apiKey, ownerId: '', ownerCookie: '' };
     const s = stagedSite(NEXT);
-    const b = await begin(app, keyed, { manifest: s.manifest });
+    const b = await begin(w.app, keyed, { manifest: s.manifest });
     for (const h of b.body.missingHashes as string[])
-      expect((await stage(app, keyed, b.body.uploadId, h, s.byHash.get(h)!)).status).toBe(204);
-    const f = await finalize(app, keyed, b.body.uploadId, { preview: true });
+      expect((await stage(w.app, keyed, b.body.uploadId, h, s.byHash.get(h)!)).status).toBe(204);
+    const f = await finalize(w.app, keyed, b.body.uploadId, { preview: true });
     expect(f).toMatchObject({ status: 200, body: { outcome: 'preview', version: 2, previewUrl: expect.stringContaining('__easel/v/2/') } });
     expect(await liveState(c)).toEqual(before);
   });
@@ -97,7 +88,7 @@ describe('deploying a preview', () => {
 
   test('releaseId: a kept release answers that version as the preview; a stale expectedPublicationToken is still refused', async () => {
     const c = await w.newCanvas({ files: LIVE });
-    const token = await tokenOf(app.ctx, c.id);
+    const token = await tokenOf(w.app.ctx, c.id);
     const first = await putDeploy(c, NEXT, 'preview=true&releaseId=abc');
     expect(first.body).toMatchObject({ outcome: 'preview', version: 2, releaseId: 'abc' });
     const again = await putDeploy(c, NEXT, 'preview=true&releaseId=abc');
@@ -112,10 +103,10 @@ describe('deploying a preview', () => {
 
   test('making a preview live is the rollback; the token then changes', async () => {
     const c = await w.newCanvas({ files: LIVE });
-    const before = await tokenOf(app.ctx, c.id);
+    const before = await tokenOf(w.app.ctx, c.id);
     await putDeploy(c, NEXT, 'preview=true');
     await w.expectOk('POST', `/api/canvases/${c.id}/rollback`, 'owner', { version: 2 });
-    expect(await tokenOf(app.ctx, c.id)).not.toBe(before);
+    expect(await tokenOf(w.app.ctx, c.id)).not.toBe(before);
     expect(await (await w.request('owner', `/c/${c.slug}/`)).text()).toBe('<h1>next</h1>');
   });
 });
