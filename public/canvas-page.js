@@ -126,7 +126,7 @@
     if (res.status !== 200) return showError('cp-versions-error', res);
     for (const v of res.data.versions) {
       const row = document.createElement('tr');
-      deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}`);
+      deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}${v.preview ? ' · preview' : ''}`);
       deps.cell(row, when(v.createdAt));
       deps.cell(row, v.source === 'upload' ? 'staged upload' : v.source === 'api' ? 'ZIP' : v.source);
       // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
@@ -134,6 +134,15 @@
       deps.cell(row, v.releaseId || '');
       deps.cell(row, `${v.fileCount} files, ${bytes(v.totalBytes)}`);
       const actions = document.createElement('td');
+      // Every kept version has its own address, with the canvas's access (deploy previews).
+      if (v.status === 'ready') {
+        const open = document.createElement('a');
+        open.href = v.previewUrl;
+        open.target = '_blank';
+        open.rel = 'noopener';
+        open.textContent = 'Open';
+        actions.append(open, ' ');
+      }
       if (!v.current && v.status === 'ready') {
         actions.append(
           button('Make live', async () => {

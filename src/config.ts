@@ -290,15 +290,18 @@ export function unknownVariables(env: Env): Array<{ name: string; closest: strin
   return Object.keys(env)
     .filter((name) => name.startsWith('EASEL_') && !KNOWN.has(name))
     .sort()
-    .map((name) => {
-      let closest: string | null = null;
-      let best = Infinity;
-      for (const known of KNOWN) {
-        const d = editDistance(name, known);
-        if (d < best) [best, closest] = [d, known];
-      }
-      return { name, closest: best <= Math.max(2, Math.floor(name.length / 5)) ? closest : null };
-    });
+    .map((name) => ({ name, closest: closestName(name, KNOWN) }));
+}
+
+/** The known name nearest to `name` by edit distance, when it is near enough to be a typo; else null. */
+export function closestName(name: string, known: Iterable<string>): string | null {
+  let closest: string | null = null;
+  let best = Infinity;
+  for (const k of known) {
+    const d = editDistance(name, k);
+    if (d < best) [best, closest] = [d, k];
+  }
+  return best <= Math.max(2, Math.floor(name.length / 5)) ? closest : null;
 }
 
 function editDistance(a: string, b: string): number {

@@ -39,7 +39,7 @@ export interface EventMap {
   /** A scheduled whole-store blob sweep ran. */
   'blobs.swept': { removed: number };
   /** A deploy committed (`already_current`: the release was live already). `durationMs` from its first byte (ZIP) or its finalize call. */
-  'deploy.finished': { source: 'api' | 'upload'; outcome: 'published' | 'already_current'; bytes: number; durationMs: number };
+  'deploy.finished': { source: 'api' | 'upload'; outcome: 'published' | 'already_current' | 'preview'; bytes: number; durationMs: number };
   /** An AI call was settled and recorded. */
   'ai.settled': { model: string; outcome: string; inputTokens: number; outputTokens: number; costUsd: number };
   /** A Connections call ended: `upstream_2xx`…`upstream_5xx`, or the platform's error code. */

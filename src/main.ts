@@ -4,7 +4,7 @@ import { RemoteBlobsAtStart } from './blobs/remote-start.ts';
 import { RedisUnavailableAtStart } from './runtime/realtime/redis/start-error.ts';
 import { resolve } from 'node:path';
 import { OidcStartError } from './auth/oidc.ts';
-import { ConfigError, loadConfig, unknownVariables } from './config.ts';
+import { closestName, ConfigError, loadConfig, unknownVariables } from './config.ts';
 import { DataDirLockedError, DataDirNotADirectoryError, lockDataDir } from './db/data-dir-lock.ts';
 import { createContext, VERSION } from './context.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
@@ -20,13 +20,14 @@ const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
 Usage:
   easel [serve]      start the server (configuration from EASEL_* variables)
-  easel login <instance URL> [--with-token]
+  easel login [<instance URL>] [--with-token]
                      sign the CLI in through your browser (or a pasted token)
   easel logout | whoami
   easel canvases | create <title> [--link] | link <canvas>
                      list, create, and link this folder to a canvas (.easel.json)
-  easel deploy [<dir or .zip>] [--canvas <id>] [--release-id <id>] [--expect-token <token>] [--json]
-                     publish a site folder or ZIP as yourself, or with EASEL_CANVAS_KEY (CI)
+  easel deploy [<dir or .zip>] [--canvas <id>] [--release-id <id>] [--expect-token <token>] [--preview] [--force] [--json]
+                     publish a site folder or ZIP as yourself, or with EASEL_CANVAS_KEY (CI);
+                     --preview makes a version that is not live, served at its preview address
   easel versions | rollback <n> | unpublish | open [--canvas <id or slug>]
   easel dev [<dir>] [--canvas <id or slug>] [--port <n>]
                      serve a folder as the canvas, with its runtime API, reloading on changes
@@ -44,6 +45,29 @@ Usage:
 
 Every command takes --help and --json; exit codes: 0 done, 1 refused or unreachable, 2 usage.
 Configuration: see the README (EASEL_DATA_DIR, EASEL_PORT, EASEL_AUTH_MODE, …).`;
+
+/** Every subcommand, for "did you mean" after a typo. */
+const COMMANDS = [
+  'serve',
+  'login',
+  'logout',
+  'whoami',
+  'canvases',
+  'create',
+  'link',
+  'deploy',
+  'versions',
+  'rollback',
+  'unpublish',
+  'open',
+  'dev',
+  'backup',
+  'restore',
+  'migrate',
+  'copy-data',
+  'version',
+  'help',
+];
 
 function fail(message: string, code: number): never {
   process.stderr.write(`easel: ${message}\n`);
@@ -210,9 +234,11 @@ async function main(argv: string[]): Promise<void> {
     case '-h':
       process.stdout.write(HELP + '\n');
       return;
-    default:
-      process.stderr.write(`easel: unknown command ${JSON.stringify(command)}\n\n${HELP}\n`);
+    default: {
+      const near = closestName(command, COMMANDS);
+      process.stderr.write(`easel: unknown command ${JSON.stringify(command)}${near ? ` (did you mean easel ${near}?)` : ''}\n\n${HELP}\n`);
       process.exit(2);
+    }
   }
 }
 

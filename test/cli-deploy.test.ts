@@ -113,6 +113,48 @@ describe('easel deploy <dir>', () => {
     expect(human.stdout).toContain('already current: version 1 (release build-7) is live at');
   });
 
+  test('the same folder again: "nothing changed", no version; --force deploys it anyway', async () => {
+    const c = await createKeyedCanvas(app);
+    const dir = writeSite('same', { 'index.html': '<h1>same</h1>', 'a.js': 'a' });
+    expect((await cli(c, [dir])).code).toBe(0);
+    const token = await tokenOf(app.ctx, c.id);
+    const again = await cli(c, [dir]);
+    expect(again).toMatchObject({ code: 0 });
+    expect(again.stdout).toStartWith('nothing changed: the files equal live version 1 at ');
+    const asJson = await cli(c, [dir, '--json']);
+    expect(JSON.parse(asJson.stdout)).toEqual({
+      outcome: 'unchanged',
+      url: expect.stringContaining(`/c/${c.slug}/`),
+      version: 1,
+      publicationToken: token,
+    });
+    const versions = () => app.ctx.sql.all('SELECT number FROM versions WHERE canvas_id = ?1', c.id);
+    expect(await versions()).toHaveLength(1);
+    const forced = await cli(c, [dir, '--force']);
+    expect(forced.stdout).toContain('published version 2');
+    writeFileSync(join(dir, 'a.js'), 'b');
+    expect((await cli(c, [dir])).stdout).toContain('published version 3');
+  });
+
+  test('--preview: a version that is not live, its address printed; --json carries previewUrl', async () => {
+    const c = await createKeyedCanvas(app);
+    const dir = writeSite('prev', { 'index.html': '<h1>live</h1>' });
+    expect((await cli(c, [dir])).code).toBe(0);
+    const token = await tokenOf(app.ctx, c.id);
+    writeFileSync(join(dir, 'index.html'), '<h1>next</h1>');
+    const human = await cli(c, [dir, '--preview']);
+    expect(human.stdout).toMatch(/^preview version 2 at http:\/\/\S+__easel\/v\/2\/ \(not live; easel rollback 2 makes it live\)/);
+    writeFileSync(join(dir, 'index.html'), '<h1>next2</h1>');
+    const asJson = JSON.parse((await cli(c, [dir, '--preview', '--json', '--release-id', 'sha-1'])).stdout);
+    expect(asJson).toMatchObject({ outcome: 'preview', version: 3, releaseId: 'sha-1', publicationToken: token });
+    expect(asJson.previewUrl).toEndWith(`/c/${c.slug}/__easel/v/3/`);
+    const zip = join(work, 'prev.zip');
+    writeFileSync(zip, zipSync({ 'index.html': new TextEncoder().encode('<h1>zip</h1>') }));
+    expect(JSON.parse((await cli(c, [zip, '--preview', '--json'])).stdout)).toMatchObject({ outcome: 'preview', version: 4 });
+    expect(await tokenOf(app.ctx, c.id)).toBe(token);
+    expect(await (await fetch(`${app.base}/c/${c.slug}/__easel/v/3/`, { redirect: 'manual' })).status).toBe(302);
+  });
+
   test('--expect-token: a fresh token publishes; a stale one fails with the code and exit 1', async () => {
     const c = await createKeyedCanvas(app);
     const dir = writeSite('site3', { 'index.html': '<h1>tok</h1>' });
@@ -138,6 +180,9 @@ describe('easel deploy <dir>', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^easel deploy: unauthorized: /m);
     expect(r.stdout + r.stderr).not.toContain(wrongKey);
+    // --json errors are always {code, message}, the Deploy API's short {error} form too.
+    const asJson = await cli(c, [dir, '--json'], wrongKey);
+    expect(JSON.parse(asJson.stdout)).toEqual({ code: 'unauthorized', message: expect.stringContaining('the credential was refused') });
     expect(JSON.stringify(app.logs)).not.toContain(wrongKey);
   });
 
@@ -260,7 +305,7 @@ describe('retries and progress (in process)', () => {
       const args = [dir, '--canvas', c.id, '--api', limited.base];
       expect((await inProcess(args, env)).code).toBe(0); // begin + finalize: the window is full
       const waits: number[] = [];
-      const r = await inProcess([...args, '--json'], env, {
+      const r = await inProcess([...args, '--json', '--force'], env, {
         sleep: async (ms) => {
           waits.push(ms);
           clock += ms; // the server's clock moves on while the CLI waits

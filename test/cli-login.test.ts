@@ -10,7 +10,8 @@ import { challengeOf, CLI_CODE_TTL_MS } from '../src/auth/cli-login.ts';
 import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { expectCode } from './expect-code.ts';
-import { runToExit } from './spawn.ts';
+import { FROM_SOURCE, runToExit } from './spawn.ts';
+import { writeLink } from '../src/cli/project-link.ts';
 
 let app: TestApp;
 let clock = Date.UTC(2030, 0, 10, 12);
@@ -131,8 +132,11 @@ describe('CLI commands as processes', () => {
     const none = await easel(['canvases']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('NOT_SIGNED_IN');
-    expect((await easel(['rollback', 'x', '--api', listening.base])).code).toBe(1);
-    expect((await easel(['login'])).code).toBe(2);
+    const reachable = await easel(['rollback', '3', '--canvas', 'x', '--api', listening.base]);
+    expect(reachable.code).toBe(1);
+    expect(reachable.stderr).toContain(`NOT_SIGNED_IN: not signed in to ${listening.base}`);
+    expect((await easel(['rollback', 'x', '--api', listening.base])).code).toBe(2);
+    expect((await easel(['login', 'http://a.test', 'http://b.test'])).code).toBe(2);
     expect((await easel(['canvases', '--bogus'])).code).toBe(2);
     const bad = await runToExit({
       args: ['login', listening.base, '--with-token'],
@@ -140,6 +144,49 @@ describe('CLI commands as processes', () => {
       env: { HOME: work, XDG_CONFIG_HOME: join(work, 'cfg') },
     });
     expect(bad.code).toBe(2);
+  });
+
+  test("easel login without a URL uses the folder's linked instance", async () => {
+    const folder = mkdtempSync(join(work, 'linked-'));
+    writeLink(folder, { instance: listening.base, canvasId: 'c1', slug: 's1' });
+    const proc = Bun.spawn([...FROM_SOURCE, 'login', '--no-browser'], {
+      cwd: folder,
+      env: { ...process.env, HOME: work, XDG_CONFIG_HOME: join(work, 'cfg') },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const reader = proc.stderr.getReader();
+    let printed = '';
+    while (!printed.includes('waiting for the browser')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      printed += new TextDecoder().decode(value);
+    }
+    proc.kill();
+    await proc.exited;
+    expect(printed).toContain(`${listening.base}/auth/cli?`);
+  });
+
+  test('an unknown command: "did you mean"; an unreachable instance: cannot reach, not NOT_SIGNED_IN', async () => {
+    const typo = await easel(['deplyo']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toStartWith('easel: unknown command "deplyo" (did you mean easel deploy?)');
+    const down = await easel(['canvases', '--api', 'http://127.0.0.1:1', '--json']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toStartWith('easel canvases: NETWORK_ERROR: cannot reach http://127.0.0.1:1');
+    expect(JSON.parse(down.stdout)).toEqual({ code: 'NETWORK_ERROR', message: expect.stringContaining('cannot reach') });
+  });
+
+  test('easel rollback to a version that is not kept: no such version, not INVALID_PATH', async () => {
+    const cookie = await listening.signIn('rollback@example.com');
+    const made = await body(await listening.request('/api/tokens', { method: 'POST', cookie, json: { name: 'cli' } }));
+    const env = { EASEL_TOKEN: made.token, EASEL_API_BASE_URL: listening.base };
+    const created = JSON.parse((await easel(['create', 'Rollback', '--json'], env)).stdout);
+    const r = await easel(['rollback', '99', '--canvas', created.id, '--json'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('easel rollback: NOT_FOUND: no version 99 among the kept ones (easel versions lists them)\n');
+    expect(JSON.parse(r.stdout)).toEqual({ code: 'NOT_FOUND', message: 'no version 99 among the kept ones (easel versions lists them)' });
   });
 
   test('EASEL_TOKEN signs every command in (CI with one secret): create, deploy a folder by id, versions', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { canvasUrl } from '../src/canvases/url.ts';
 import { activateVersion, rollbackTarget } from '../src/deploy/lifecycle.ts';
 import { ON_CLUSTER, startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
@@ -208,6 +209,8 @@ describe('read-back', () => {
         totalBytes: 6,
         releaseId: null,
         current: true,
+        preview: false,
+        previewUrl: `${canvasUrl(app.ctx.config, c.slug)}__easel/v/2/`,
       },
       {
         id: v1.body.versionId,
@@ -220,6 +223,8 @@ describe('read-back', () => {
         totalBytes: 25,
         releaseId: 'build-1',
         current: false,
+        preview: false,
+        previewUrl: `${canvasUrl(app.ctx.config, c.slug)}__easel/v/1/`,
       },
     ]);
     const listing = (await get(app, c, '/files')).body;

@@ -24,15 +24,17 @@ const codeOf = (fn: () => unknown): string | null => {
 };
 
 describe('validateCoordination', () => {
-  test('absent fields are null; strings pass through verbatim', () => {
-    expect(validateCoordination({})).toEqual({ releaseId: null, expectedPublicationToken: null });
+  test('absent fields are null (preview false); strings pass through verbatim', () => {
+    expect(validateCoordination({})).toEqual({ releaseId: null, expectedPublicationToken: null, preview: false });
     expect(validateCoordination({ releaseId: null, expectedPublicationToken: null })).toEqual({
       releaseId: null,
       expectedPublicationToken: null,
+      preview: false,
     });
-    expect(validateCoordination({ releaseId: ' v1 ', expectedPublicationToken: 'tok' })).toEqual({
+    expect(validateCoordination({ releaseId: ' v1 ', expectedPublicationToken: 'tok', preview: true })).toEqual({
       releaseId: ' v1 ',
       expectedPublicationToken: 'tok',
+      preview: true,
     });
   });
   test('a field that is not a string is INVALID_REQUEST', () => {

@@ -120,7 +120,6 @@ describe('MCP', () => {
       files: [{ path: 'index.html', content: 'x', encoding: 'utf8' }],
     });
     expect(again.outcome).toBe('already_current');
-
     const read = await call(client, 'get_canvas_file', { canvasId: id, path: 'index.html' });
     expect(read).toEqual({
       path: 'index.html',
@@ -155,6 +154,33 @@ describe('MCP', () => {
       outcome: 'published',
       version: 2,
     });
+    // Previews (issue 40): ready versions that do not go live, on both tools.
+    const liveToken = (await app.ctx.canvases.byId(id))!.publicationToken;
+    const preview = await call(client, 'deploy_canvas', {
+      canvasId: id,
+      preview: true,
+      files: [{ path: 'index.html', content: '<h1>preview</h1>', encoding: 'utf8' }],
+    });
+    expect(preview).toMatchObject({
+      outcome: 'preview',
+      version: 3,
+      publicationToken: liveToken,
+      previewUrl: expect.stringContaining('__easel/v/3/'),
+    });
+    const staged = await call(client, 'begin_deploy', {
+      canvasId: id,
+      manifest: [{ path: 'index.html', hash: sha256Hex('<h1>p2</h1>'), size: 11 }],
+    });
+    await call(client, 'add_files', {
+      canvasId: id,
+      uploadId: staged.uploadId,
+      files: [{ path: 'index.html', content: '<h1>p2</h1>', encoding: 'utf8' }],
+    });
+    expect(await call(client, 'finalize_deploy', { canvasId: id, uploadId: staged.uploadId, preview: true })).toMatchObject({
+      outcome: 'preview',
+      version: 4,
+    });
+    expect((await app.ctx.canvases.byId(id))!.publicationToken).toBe(liveToken);
 
     const got = await call(client, 'get_canvas', { canvasId: id });
     expect(got.canvas).toMatchObject({ id, runtimePolicyRevision: null, publicationState: 'published' });

@@ -3,14 +3,29 @@ import { canvasSlugFromHost } from '../http/canvas-host.ts';
 import { escapeHtml } from '../http/respond.ts';
 import { pathWithin, suspiciousTarget } from '../http/same-origin-path.ts';
 
+/** The sign-in card's look, shared by the dev sign-in form and the CLI's loopback answer page. */
+const CARD_STYLE = `body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
+form,.card{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(22rem,90vw)}`;
+
+/** A page with one sign-in card: a heading and a sentence (the CLI's loopback callback answers with it). */
+export function signInCardPage(title: string, heading: string, text: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+${CARD_STYLE}
+</style></head><body>
+<div class="card"><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p></div>
+</body></html>`;
+}
+
 /** The dev-mode sign-in form: posts JSON to /auth/dev/login, then goes to returnTo. */
 export function devLoginPage(returnTo: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sign in · Easel</title>
 <style>
-body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
-form{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(22rem,90vw)}
+${CARD_STYLE}
 label{display:block;margin:.75rem 0 .25rem;font-size:.9rem}input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
 button{margin-top:1rem;width:100%;padding:.6rem;font:inherit;background:#222;color:#fff;border:0;border-radius:6px;cursor:pointer}
 .warn{font-size:.8rem;color:#8a5a00}.err{color:#b00020;font-size:.9rem}

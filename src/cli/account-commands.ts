@@ -5,14 +5,19 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { challengeOf } from '../auth/cli-login.ts';
+import { signInCardPage } from '../auth/login-page.ts';
 import { ApiError, DeployApi } from './api-client.ts';
 import { baseUrl, parseArgs, UsageError } from './args.ts';
-import { session, type Env } from './people-api.ts';
+import { DEFAULT_INSTANCE, session, type Env } from './people-api.ts';
+import { findLink } from './project-link.ts';
 import type { CliIO } from './progress.ts';
 import { openInBrowser, runCommand } from './run.ts';
 import { readUserConfig, writeUserConfig } from './user-config.ts';
 
-export const LOGIN_USAGE = `Usage: easel login <instance URL> [--with-token] [--no-browser] [--json]
+export const LOGIN_USAGE = `Usage: easel login [<instance URL>] [--with-token] [--no-browser] [--json]
+
+  Without a URL: EASEL_API_BASE_URL, the folder's link (.easel.json), the instance you
+  signed in to last, else http://localhost:8080.
 
   Signs the CLI in: opens the instance in your browser, where you approve it,
   and stores a personal access token in ~/.config/easel/config.json (mode 0600).
@@ -35,8 +40,11 @@ export function loginCommand(argv: string[], env: Env, io: CliIO, deps: AccountD
   return runCommand('login', LOGIN_USAGE, argv, io, async () => {
     const args = parseArgs(argv, { flags: ['--with-token', '--no-browser'] });
     if (args.help) return io.stdout(LOGIN_USAGE + '\n');
-    if (args.positional.length !== 1) throw new UsageError('name the instance, e.g. easel login https://easel.example.com');
-    const base = baseUrl(args.positional[0]!, 'the instance URL');
+    if (args.positional.length > 1) throw new UsageError('one instance at a time, e.g. easel login https://easel.example.com');
+    const base = baseUrl(
+      args.positional[0] ?? env.EASEL_API_BASE_URL ?? findLink(deps.cwd)?.link.instance ?? readUserConfig(env).current ?? DEFAULT_INSTANCE,
+      'the instance URL',
+    );
     let login: { token: string; tokenId: string | null; email: string };
     if (args.flags.has('--with-token')) {
       const token = (await deps.readStdin()).trim();
@@ -75,12 +83,9 @@ async function browserLogin(base: string, io: CliIO, open: ((url: string) => boo
       const text = code
         ? 'The Easel CLI is signed in. You can close this tab and go back to the terminal.'
         : 'Sign-in cancelled. You can close this tab.';
-      return new Response(
-        `<!doctype html><meta charset="utf-8"><title>Easel CLI</title><p style="font:16px system-ui;margin:3rem">${text}</p>`,
-        {
-          headers: { 'content-type': 'text/html; charset=utf-8', connection: 'close' },
-        },
-      );
+      return new Response(signInCardPage('Easel CLI', code ? 'Signed in' : 'Sign-in cancelled', text), {
+        headers: { 'content-type': 'text/html; charset=utf-8', connection: 'close' },
+      });
     },
   });
   try {

@@ -2,6 +2,7 @@
 // `open`: the management API for a signed-in person (src/cli/people-api.ts).
 import { resolve } from 'node:path';
 import { parseArgs, UsageError } from './args.ts';
+import { ApiError } from './api-client.ts';
 import { canvasIdOf, session, type Env, type Session } from './people-api.ts';
 import { writeLink } from './project-link.ts';
 import { formatBytes, type CliIO } from './progress.ts';
@@ -98,7 +99,14 @@ const COMMANDS: Record<CanvasCommand, (c: Ctx) => Promise<void>> = {
     if (args.positional.length !== 1 || !Number.isInteger(version) || version < 1)
       throw new UsageError('name the version number to make live: easel rollback 3 (easel versions lists them)');
     const id = await canvasIdOf(s, args.values['--canvas']);
-    const result = await s.call<{ url: string; version: number }>('POST', `/api/canvases/${encodeURIComponent(id)}/rollback`, { version });
+    const result = await s
+      .call<{ url: string; version: number }>('POST', `/api/canvases/${encodeURIComponent(id)}/rollback`, { version })
+      .catch((err: unknown) => {
+        // The API's code for a missing version is the generic INVALID_PATH; the CLI names what is missing.
+        if (err instanceof ApiError && err.code === 'INVALID_PATH')
+          throw new ApiError('NOT_FOUND', `no version ${version} among the kept ones (easel versions lists them)`, 404, null);
+        throw err;
+      });
     if (args.flags.has('--json')) return out.json(result);
     out.text(`version ${result.version} is live again at ${result.url}\n`);
   },

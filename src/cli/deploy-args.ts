@@ -8,7 +8,7 @@ import type { ProjectLink } from './project-link.ts';
 
 export { UsageError } from './args.ts';
 
-export const DEPLOY_USAGE = `Usage: easel deploy [<dir or .zip>] [--canvas <id>] [--api <base>] [--release-id <id>] [--expect-token <token>] [--follow-symlinks] [--json]
+export const DEPLOY_USAGE = `Usage: easel deploy [<dir or .zip>] [--canvas <id>] [--api <base>] [--release-id <id>] [--expect-token <token>] [--preview] [--force] [--follow-symlinks] [--json]
 
   <dir>               a site folder: its contents are hashed locally and only files the canvas
                       lacks are sent (staged upload); default: the linked folder (easel link)
@@ -18,6 +18,10 @@ export const DEPLOY_USAGE = `Usage: easel deploy [<dir or .zip>] [--canvas <id>]
                       else http://localhost:8080)
   --release-id <id>   release identity: a rerun of a live release answers already_current
   --expect-token <t>  publish only if the canvas's publicationToken is still <t>
+  --preview           make a version without going live: it is served at its preview address
+                      (previewUrl); easel rollback <n> makes it live
+  --force             deploy a folder even when its files equal the live version's (without it,
+                      --release-id or --expect-token, such a deploy says "nothing changed")
   --follow-symlinks   include symbolic links that resolve to a file inside the folder
                       (without it every link is skipped; links out of the folder always are)
   --json              print the DeployResult (or the error body) as JSON on stdout
@@ -35,6 +39,8 @@ export interface DeployOptions {
   routes: '/v1/canvases' | '/api/canvases';
   releaseId: string | null;
   expectToken: string | null;
+  preview: boolean;
+  force: boolean;
   json: boolean;
   followSymlinks: boolean;
 }
@@ -56,7 +62,10 @@ export function parseDeployArgs(
   env: Record<string, string | undefined>,
   context: DeployContext = NO_CONTEXT,
 ): DeployOptions | { help: true } {
-  const args = parseArgs(argv, { values: ['--canvas', '--api', '--release-id', '--expect-token'], flags: ['--follow-symlinks'] });
+  const args = parseArgs(argv, {
+    values: ['--canvas', '--api', '--release-id', '--expect-token'],
+    flags: ['--follow-symlinks', '--preview', '--force'],
+  });
   if (args.help) return { help: true };
   if (args.positional.length > 1) throw new UsageError(`one folder or .zip at a time (got ${args.positional.length} paths)`);
   const { linked } = context;
@@ -79,6 +88,8 @@ export function parseDeployArgs(
     routes: canvasKey ? '/v1/canvases' : '/api/canvases',
     releaseId: args.values['--release-id'] ?? null,
     expectToken: args.values['--expect-token'] ?? null,
+    preview: args.flags.has('--preview'),
+    force: args.flags.has('--force'),
     json: args.flags.has('--json'),
     followSymlinks: args.flags.has('--follow-symlinks'),
   };

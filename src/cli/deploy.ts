@@ -8,6 +8,7 @@ import { DEPLOY_USAGE, parseDeployArgs, UsageError, type DeployContext, type Dep
 import { findLink } from './project-link.ts';
 import { readUserConfig, tokenFor } from './user-config.ts';
 import { formatBytes, type CliIO } from './progress.ts';
+import { errorJson } from './run.ts';
 import { deployFolder, type DeployOutcome } from './staged-deploy.ts';
 
 export type { CliIO } from './progress.ts';
@@ -50,7 +51,7 @@ export async function deployCommand(
     }
     if (err instanceof ApiError) {
       io.stderr(failureText(err));
-      if (argv.includes('--json')) io.stdout(JSON.stringify(err.body ?? { code: err.code, message: err.message }, null, 2) + '\n');
+      if (argv.includes('--json')) io.stdout(errorJson(err));
       return 1;
     }
     io.stderr(`easel deploy: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -77,6 +78,7 @@ async function deployZip(api: DeployApi, opts: DeployOptions, io: CliIO): Promis
   const query = new URLSearchParams();
   if (opts.releaseId !== null) query.set('releaseId', opts.releaseId);
   if (opts.expectToken !== null) query.set('expectedPublicationToken', opts.expectToken);
+  if (opts.preview) query.set('preview', 'true');
   const qs = query.size > 0 ? `?${query}` : '';
   io.stderr(`uploading ${opts.source} (${formatBytes(size)})\n`);
   const reply = await api.send({
@@ -90,10 +92,15 @@ async function deployZip(api: DeployApi, opts: DeployOptions, io: CliIO): Promis
 }
 
 function summary({ result: r, sentFiles, sentBytes }: DeployOutcome): string {
+  if (r.outcome === 'unchanged') {
+    return `nothing changed: the files equal live version ${r.version} at ${r.url}; no version was made (--force deploys anyway)\n`;
+  }
   const lines =
     r.outcome === 'already_current'
       ? [`already current: version ${r.version}${r.releaseId !== null ? ` (release ${r.releaseId})` : ''} is live at ${r.url}`]
-      : [`published version ${r.version} at ${r.url}`];
+      : r.outcome === 'preview'
+        ? [`preview version ${r.version} at ${r.previewUrl} (not live; easel rollback ${r.version} makes it live)`]
+        : [`published version ${r.version} at ${r.url}`];
   lines.push(`  files        ${r.fileCount} (${formatBytes(r.totalBytes)}); sent ${sentFiles} (${formatBytes(sentBytes)})`);
   lines.push(`  version id   ${r.versionId}`);
   lines.push(`  release id   ${r.releaseId ?? '(none)'}`);

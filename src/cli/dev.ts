@@ -154,12 +154,16 @@ export async function startDev(dir: string, port: number, env: Env, io: CliIO): 
     routes: '/v1/canvases' as const,
     releaseId: null,
     expectToken: null,
+    preview: false,
+    // Every save publishes (and reloads the page), changed or not.
+    force: true,
     json: false,
     followSymlinks: false,
   };
   const publish = async (why: string) => {
     try {
       const { result } = await deployFolder(api, opts, quiet);
+      if (result.outcome === 'unchanged') return;
       io.stderr(
         `${why}: version ${result.version}, ${result.fileCount} file(s)${result.warnings.map((w) => `\n  warning: ${w}`).join('')}\n`,
       );

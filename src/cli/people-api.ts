@@ -8,6 +8,9 @@ import { readUserConfig, tokenFor } from './user-config.ts';
 
 export type Env = Record<string, string | undefined>;
 
+/** Where commands go when nothing names an instance (the server's default address). */
+export const DEFAULT_INSTANCE = 'http://localhost:8080';
+
 export interface Session {
   base: string;
   linked: { folder: string; link: ProjectLink } | null;
@@ -25,12 +28,18 @@ export function instanceOf(flag: string | undefined, env: Env, cwd: string): { b
 export function session(flag: string | undefined, env: Env, cwd: string): Session {
   const { base, linked } = instanceOf(flag, env, cwd);
   const token = tokenFor(env, base);
-  if (!token) throw new ApiError('NOT_SIGNED_IN', `not signed in to ${base}: run easel login ${base}`, 0, null);
-  const api = new DeployApi(base, token);
+  const api = new DeployApi(base, token ?? '');
   return {
     base,
     linked,
     async call<T>(method: string, path: string, json?: unknown): Promise<T> {
+      // An instance that does not answer says so, rather than that you are not signed in to it.
+      if (!token) {
+        await fetch(`${base}/healthz`, { redirect: 'manual' }).catch((err: unknown) => {
+          throw new ApiError('NETWORK_ERROR', `cannot reach ${base} (${err instanceof Error ? err.message : String(err)})`, 0, null);
+        });
+        throw new ApiError('NOT_SIGNED_IN', `not signed in to ${base}: run easel login ${base}`, 0, null);
+      }
       const reply = await api.send({
         method,
         path,

@@ -16,12 +16,18 @@ export async function runCommand(name: string, usage: string, argv: string[], io
     }
     if (err instanceof ApiError) {
       io.stderr(`easel ${name}: ${err.code}: ${err.message}\n`);
-      if (argv.includes('--json')) io.stdout(JSON.stringify(err.body ?? { code: err.code, message: err.message }, null, 2) + '\n');
+      if (argv.includes('--json')) io.stdout(errorJson(err));
       return 1;
     }
     io.stderr(`easel ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/** A refusal as --json prints it: always `{code, message}`, with what else the server said (`current`, `release`…). */
+export function errorJson(err: ApiError): string {
+  const { error: _shortForm, ...rest } = err.body ?? {};
+  return JSON.stringify({ ...rest, code: err.code, message: err.message }, null, 2) + '\n';
 }
 
 /** Opens a URL in the person's browser; false when there is no way to (the URL is printed either way). */

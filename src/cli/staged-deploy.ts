@@ -8,8 +8,16 @@ import { hashSite, listSite, type LocalFile, type SkippedLink } from './site-fil
 
 const UPLOAD_CONCURRENCY = 4;
 
+/** The CLI's own answer when nothing would change (no request made a version). */
+export interface UnchangedResult {
+  outcome: 'unchanged';
+  url: string;
+  version: number;
+  publicationToken: string;
+}
+
 export interface DeployOutcome {
-  result: DeployResult;
+  result: DeployResult | UnchangedResult;
   sentFiles: number;
   sentBytes: number;
 }
@@ -43,6 +51,11 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
   );
   const files = await hashSite(listed, (f) => hashing.advance(f.size));
   hashing.finish();
+  // Coordination flags keep their spec meaning: the server decides (a rerun of the live release answers already_current, a stale token is refused).
+  if (!opts.force && opts.releaseId === null && opts.expectToken === null) {
+    const live = await liveUnchanged(api, opts, files);
+    if (live) return { result: live, sentFiles: 0, sentBytes: 0 };
+  }
 
   const base = `${opts.routes}/${encodeURIComponent(opts.canvasId)}/uploads`;
   const begin = await api.send({
@@ -54,6 +67,7 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
         manifest: files.map((f) => ({ path: f.path, hash: f.hash, size: f.size })),
         ...(opts.releaseId !== null ? { releaseId: opts.releaseId } : {}),
         ...(opts.expectToken !== null ? { expectedPublicationToken: opts.expectToken } : {}),
+        ...(opts.preview ? { preview: true } : {}),
       }),
     onRetry: (why, ms) => io.stderr(`begin: ${why}; retrying in ${(ms / 1000).toFixed(1)} s\n`),
   });
@@ -75,7 +89,8 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
         method: 'POST',
         path: `${base}/${encodeURIComponent(uploadId)}/finalize`,
         contentType: 'application/json',
-        body: () => JSON.stringify(opts.releaseId !== null ? { releaseId: opts.releaseId } : {}),
+        body: () =>
+          JSON.stringify({ ...(opts.releaseId !== null ? { releaseId: opts.releaseId } : {}), ...(opts.preview ? { preview: true } : {}) }),
         onRetry: (why, ms) => {
           retried = true;
           io.stderr(`finalize: ${why}; retrying in ${(ms / 1000).toFixed(1)} s\n`);
@@ -104,6 +119,32 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
     done = await finalize();
   }
   return { result: done.body as unknown as DeployResult, sentFiles: sent.files, sentBytes: sent.bytes };
+}
+
+/**
+ * The live version when the folder's files (paths and hashes) equal it, else
+ * null: deploying the same folder again would only churn the kept versions.
+ */
+async function liveUnchanged(api: DeployApi, opts: DeployOptions, files: LocalFile[]): Promise<UnchangedResult | null> {
+  const id = encodeURIComponent(opts.canvasId);
+  let listing: Record<string, unknown> | null;
+  try {
+    listing = (await api.send({ method: 'GET', path: `${opts.routes}/${id}/files` })).body;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'NOT_PUBLISHED') return null;
+    throw err;
+  }
+  const live = Array.isArray(listing?.files) ? (listing.files as Array<{ path: string; hash: string }>) : [];
+  const mine = new Map(files.map((f) => [f.path, f.hash]));
+  if (live.length !== mine.size || live.some((f) => mine.get(f.path) !== f.hash)) return null;
+  const view =
+    (await api.send({ method: 'GET', path: opts.routes === '/v1/canvases' ? `/v1/canvases/${id}` : `/api/canvases/${id}` })).body ?? {};
+  return {
+    outcome: 'unchanged',
+    url: String(view.url),
+    version: Number(listing?.version),
+    publicationToken: String(view.publicationToken),
+  };
 }
 
 async function sendBlobs(

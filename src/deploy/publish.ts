@@ -23,8 +23,10 @@ export interface ManifestFile {
 }
 
 export interface DeployResult {
-  outcome: 'published' | 'already_current';
+  outcome: 'published' | 'already_current' | 'preview';
   url: string;
+  /** Only with outcome "preview": where the version is served (`{url}__easel/v/{version}/`). */
+  previewUrl?: string;
   version: number;
   versionId: string;
   releaseId: string | null;
@@ -37,6 +39,8 @@ export interface DeployResult {
 export interface Coordination {
   releaseId: string | null;
   expectedPublicationToken: string | null;
+  /** Issue 40: make a ready version without going live. */
+  preview?: boolean;
 }
 
 /** Spec Limits: the 10 most recent ready versions are kept per canvas. */
@@ -46,8 +50,9 @@ const MAX_RELEASE_ID_CHARS = 200;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Checks the shape of the coordination fields: not a string → INVALID_REQUEST; a bad releaseId → INVALID_RELEASE_ID. */
-export function validateCoordination(input: { releaseId?: unknown; expectedPublicationToken?: unknown }): Coordination {
-  const { releaseId = null, expectedPublicationToken = null } = input;
+export function validateCoordination(input: { releaseId?: unknown; expectedPublicationToken?: unknown; preview?: unknown }): Coordination {
+  const { releaseId = null, expectedPublicationToken = null, preview = false } = input;
+  if (typeof preview !== 'boolean') throw new AppError('INVALID_REQUEST', 'preview must be true or false');
   if (releaseId !== null && typeof releaseId !== 'string') throw new AppError('INVALID_REQUEST', 'releaseId must be a string');
   if (expectedPublicationToken !== null && typeof expectedPublicationToken !== 'string') {
     throw new AppError('INVALID_REQUEST', 'expectedPublicationToken must be a string');
@@ -57,13 +62,16 @@ export function validateCoordination(input: { releaseId?: unknown; expectedPubli
     if (chars === 0 || chars > MAX_RELEASE_ID_CHARS) throw new AppError('INVALID_RELEASE_ID', 'releaseId must be 1 to 200 characters');
     if (CONTROL.test(releaseId)) throw new AppError('INVALID_RELEASE_ID', 'releaseId must not contain control characters');
   }
-  return { releaseId, expectedPublicationToken };
+  return { releaseId, expectedPublicationToken, preview };
 }
 
 /**
  * Steps 1–3 of the decision order against the canvas as stored now: the
  * already_current answer when the release is live, a 409 when the release is
  * only in history or the token is stale, else null (the deploy may proceed).
+ * A preview of a release kept but not live answers that version as the
+ * preview; a given token is still checked (issue 40: "I expect the live state
+ * to be X" holds for a preview too).
  */
 export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordination): Promise<DeployResult | null> {
   return ctx.sql.autocommit(() => coordinationSteps(ctx, canvas, c));
@@ -76,6 +84,10 @@ export function* coordinationSteps(ctx: Pick<AppContext, 'config'>, canvas: Canv
   if (c.releaseId !== null) {
     if (live && live.releaseId === c.releaseId) return resultOf(ctx, fresh, live, 'already_current', []);
     const kept = yield* versionRows.readyByRelease(fresh.id, c.releaseId);
+    if (kept && c.preview) {
+      tokenCheck(fresh, live, c);
+      return resultOf(ctx, fresh, kept, 'preview', []);
+    }
     if (kept) {
       throw new AppError(
         'RELEASE_NOT_CURRENT',
@@ -87,12 +99,16 @@ export function* coordinationSteps(ctx: Pick<AppContext, 'config'>, canvas: Canv
       );
     }
   }
-  if (c.expectedPublicationToken !== null && c.expectedPublicationToken !== fresh.publicationToken) {
+  tokenCheck(fresh, live, c);
+  return null;
+}
+
+function tokenCheck(canvas: Canvas, live: VersionRecord | null, c: Coordination): void {
+  if (c.expectedPublicationToken !== null && c.expectedPublicationToken !== canvas.publicationToken) {
     throw new AppError('PUBLICATION_CHANGED', 'the canvas was published or unpublished since expectedPublicationToken was read', {
-      current: currentOf(fresh, live),
+      current: currentOf(canvas, live),
     });
   }
-  return null;
 }
 
 export interface PublishOptions extends Coordination {
@@ -117,6 +133,8 @@ export interface Published {
  * Publishes `files` (their blobs already stored) as a new ready version and
  * makes it live: decision order again, insert, pointer flip, token rotation
  * and pruning in one transaction; events and blob collection after commit.
+ * A preview stops short of the live switch: the pointer, the token and the
+ * drafts stay as they are.
  */
 export async function publishVersion(
   ctx: AppContext,
@@ -143,7 +161,8 @@ export function* publishSteps(ctx: PublishDeps, canvasId: string, files: Manifes
   const now = ctx.now();
   // Spec: "Publish after unpublish returns the canvas Restricted", even when
   // sharing was changed while in draft. A first publish keeps what the owner set.
-  const republish = canvas.currentVersionId === null && (yield* versionRows.hasReady(canvasId));
+  const preview = opts.preview === true;
+  const republish = !preview && canvas.currentVersionId === null && (yield* versionRows.hasReady(canvasId));
   const version: VersionRecord = {
     id: newId(),
     canvasId,
@@ -156,18 +175,12 @@ export function* publishSteps(ctx: PublishDeps, canvasId: string, files: Manifes
     fileCount: files.length,
     totalBytes: files.reduce((sum, f) => sum + f.size, 0),
     releaseId: opts.releaseId,
+    preview,
   };
   yield* versionRows.insert(version, files);
-  const token = newToken();
-  yield* canvasRows.update(
-    canvasId,
-    republish
-      ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' }
-      : { current_version_id: version.id, publication_token: token },
-    now,
-  );
-  yield* reconcileDrafts(canvasId, version, opts.publishedFromDraftOf ?? null, now);
-  const pruned = yield* versionRows.prune(canvasId, KEPT_VERSIONS, version.id);
+  const pruned = preview
+    ? yield* versionRows.prune(canvasId, KEPT_VERSIONS, [version.id, canvas.currentVersionId])
+    : yield* goLive(canvas, version, republish, opts, now);
   // Checked with the new version in and the pruned ones out; a refusal rolls all of it back.
   const { userStorageBytes } = ctx.settings.get();
   if ((yield* tx.get<{ n: number }>(OWNER_STORAGE_BYTES, canvas.ownerId))!.n > userStorageBytes)
@@ -185,16 +198,32 @@ export function* publishSteps(ctx: PublishDeps, canvasId: string, files: Manifes
       fileCount: version.fileCount,
       totalBytes: version.totalBytes,
       releaseId: version.releaseId,
+      preview,
       pruned: pruned.length > 0,
     },
   });
-  return { result: resultOf(ctx, { ...canvas, publicationToken: token }, version, 'published', opts.warnings), pruned };
+  const after = (yield* canvasRows.byId(canvasId)) ?? canvas;
+  return { result: resultOf(ctx, after, version, preview ? 'preview' : 'published', opts.warnings), pruned };
+}
+
+/** The live switch: pointer, a new publication token, the drafts brought up to date; then pruning. */
+function* goLive(canvas: Canvas, version: VersionRecord, republish: boolean, opts: PublishOptions, now: number): TxSteps<string[]> {
+  const token = newToken();
+  yield* canvasRows.update(
+    canvas.id,
+    republish
+      ? { current_version_id: version.id, publication_token: token, access_mode: 'restricted' }
+      : { current_version_id: version.id, publication_token: token },
+    now,
+  );
+  yield* reconcileDrafts(canvas.id, version, opts.publishedFromDraftOf ?? null, now);
+  return yield* versionRows.prune(canvas.id, KEPT_VERSIONS, [version.id]);
 }
 
 /** After the publishing transaction committed: the event, and the pruned versions' blobs. */
 export async function afterPublish(ctx: AppContext, canvasId: string, { result, pruned }: Published): Promise<void> {
-  if (result.outcome !== 'published') return;
-  ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
+  if (result.outcome === 'already_current') return;
+  if (result.outcome === 'published') ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
   if (pruned.length > 0) await collectPruned(ctx, pruned);
 }
 
@@ -204,7 +233,7 @@ export function deployFinished(ctx: AppContext, source: 'api' | 'upload', result
   ctx.events.emit('deploy.finished', {
     source,
     outcome: result.outcome,
-    bytes: result.outcome === 'published' ? result.totalBytes : 0,
+    bytes: result.outcome === 'already_current' ? 0 : result.totalBytes,
     durationMs: performance.now() - started,
   });
 }
@@ -225,9 +254,11 @@ export function resultOf(
   outcome: DeployResult['outcome'],
   warnings: string[],
 ): DeployResult {
+  const url = canvasUrl(ctx.config, canvas.slug);
   return {
     outcome,
-    url: canvasUrl(ctx.config, canvas.slug),
+    url,
+    ...(outcome === 'preview' ? { previewUrl: versionUrl(url, v.number) } : {}),
     version: v.number,
     versionId: v.id,
     releaseId: v.releaseId,
@@ -236,6 +267,11 @@ export function resultOf(
     totalBytes: v.totalBytes,
     warnings,
   };
+}
+
+/** Where a kept version is served: `{canvas URL}__easel/v/{number}/` (issue 40). */
+export function versionUrl(canvasUrl: string, number: number): string {
+  return `${canvasUrl}__easel/v/${number}/`;
 }
 
 /** A conflict's `current` (CONTRACT §9: nulls when nothing is live). */

@@ -15,6 +15,8 @@ export interface VersionRecord {
   fileCount: number;
   totalBytes: number;
   releaseId: string | null;
+  /** Deployed as a preview (not made live by its deploy); kept after it is made live. */
+  preview: boolean;
 }
 
 export interface VersionFileRecord {
@@ -35,6 +37,7 @@ interface VersionRow {
   file_count: number;
   total_bytes: number;
   release_id: string | null;
+  preview: number;
 }
 
 const toVersion = (r: VersionRow): VersionRecord => ({
@@ -48,6 +51,7 @@ const toVersion = (r: VersionRow): VersionRecord => ({
   fileCount: r.file_count,
   totalBytes: r.total_bytes,
   releaseId: r.release_id,
+  preview: r.preview === 1,
 });
 
 const one = (r: VersionRow | undefined): VersionRecord | null => (r ? toVersion(r) : null);
@@ -92,8 +96,8 @@ export const versionRows = {
 
   *insert(v: VersionRecord, files: VersionFileRecord[]): TxSteps<void> {
     yield* tx.run(
-      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes, release_id)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
+      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes, release_id, preview)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
       v.id,
       v.canvasId,
       v.number,
@@ -104,6 +108,7 @@ export const versionRows = {
       v.fileCount,
       v.totalBytes,
       v.releaseId,
+      v.preview ? 1 : 0,
     );
     for (const f of files) {
       yield* tx.run(
@@ -136,18 +141,22 @@ export const versionRows = {
   },
 
   /**
-   * Deletes ready versions beyond the `keep` newest (never `liveId`) with
-   * their file rows, and answers the hashes those rows pointed at.
+   * Deletes ready versions beyond `keep` (never one in `spare`: the live one,
+   * the one just made) with their file rows, and answers the hashes those rows
+   * pointed at. Previews go first, oldest first; then published versions,
+   * oldest first (issue 40).
    */
-  *prune(canvasId: string, keep: number, liveId: string | null): TxSteps<string[]> {
-    const ready = yield* tx.all<{ id: string }>(
-      "SELECT id FROM versions WHERE canvas_id = ?1 AND status = 'ready' ORDER BY number DESC",
+  *prune(canvasId: string, keep: number, spare: (string | null)[]): TxSteps<string[]> {
+    const ready = yield* tx.all<{ id: string; preview: number }>(
+      "SELECT id, preview FROM versions WHERE canvas_id = ?1 AND status = 'ready' ORDER BY number ASC",
       canvasId,
     );
-    const doomed = ready
-      .slice(keep)
-      .map((r) => r.id)
-      .filter((id) => id !== liveId);
+    const excess = ready.length - keep;
+    if (excess <= 0) return [];
+    const candidates = ready.filter((r) => !spare.includes(r.id));
+    const doomed = [...candidates.filter((r) => r.preview === 1), ...candidates.filter((r) => r.preview !== 1)]
+      .slice(0, excess)
+      .map((r) => r.id);
     const hashes = new Set<string>();
     for (const id of doomed) {
       for (const r of yield* tx.all<{ hash: string }>('SELECT DISTINCT hash FROM version_files WHERE version_id = ?1', id))

@@ -4,6 +4,7 @@ import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { versionUrl } from './publish.ts';
 import { VersionStore, type VersionFileRecord } from './version-store.ts';
 
 export async function canvasView(ctx: AppContext, canvas: Canvas) {
@@ -24,6 +25,7 @@ export async function canvasView(ctx: AppContext, canvas: Canvas) {
 }
 
 export async function versionList(ctx: AppContext, canvas: Canvas) {
+  const url = canvasUrl(ctx.config, canvas.slug);
   return {
     versions: (await new VersionStore(ctx.sql).list(canvas.id)).map((v) => ({
       id: v.id,
@@ -36,6 +38,8 @@ export async function versionList(ctx: AppContext, canvas: Canvas) {
       totalBytes: v.totalBytes,
       releaseId: v.releaseId,
       current: v.id === canvas.currentVersionId,
+      preview: v.preview,
+      previewUrl: versionUrl(url, v.number),
     })),
   };
 }

@@ -47,6 +47,12 @@ const coordination = {
     .string()
     .optional()
     .describe('The publicationToken you last read: if someone published or unpublished since, the deploy fails with PUBLICATION_CHANGED.'),
+  preview: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: make a ready version without going live (outcome "preview", with previewUrl to look at it); make it live later with rollback_canvas.',
+    ),
 };
 const fileEntry = z.object({
   path: z.string().min(1).describe('Path inside the site, e.g. "index.html" or "assets/app.js".'),
@@ -298,10 +304,15 @@ interface FileArg {
 interface Coordination {
   releaseId?: string;
   expectedPublicationToken?: string;
+  preview?: boolean;
 }
 
 function coordinationOf(a: Record<string, unknown>): Coordination {
-  return { releaseId: a.releaseId as string | undefined, expectedPublicationToken: a.expectedPublicationToken as string | undefined };
+  return {
+    releaseId: a.releaseId as string | undefined,
+    expectedPublicationToken: a.expectedPublicationToken as string | undefined,
+    preview: a.preview as boolean | undefined,
+  };
 }
 
 interface DecodedFile {

@@ -109,6 +109,9 @@ const BODY: ErrorCode[] = ['INVALID_BODY'];
 const COORDINATION: ErrorCode[] = ['PUBLICATION_CHANGED', 'RELEASE_NOT_CURRENT', 'INVALID_RELEASE_ID', 'INVALID_REQUEST'];
 const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
+const PREVIEW_QUERY =
+  'true: a ready version that does not go live (outcome "preview", previewUrl); the live version and publication token stay';
+
 /** The deploy paths' own refusals: the canvas key's routes and the people's answer the same. */
 const ZIP_DEPLOY_ERRORS: ErrorCode[] = [
   'EMPTY_DEPLOY',
@@ -393,7 +396,7 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
   'PUT /api/canvases/:id/deploy': r('Management', 'session', 'Publish a ZIP as a person (the raw bytes; audited as you)', {
     body: { contentType: 'application/zip', description: 'a ZIP of the site' },
-    query: { releaseId: 'release identity', expectedPublicationToken: 'publish only if still current' },
+    query: { releaseId: 'release identity', expectedPublicationToken: 'publish only if still current', preview: PREVIEW_QUERY },
     answer: DeployResult,
     errors: [...CANVAS_ROLE, ...ZIP_DEPLOY_ERRORS],
   }),
@@ -522,6 +525,7 @@ export const CATALOG: Record<string, RouteDoc> = {
     query: {
       releaseId: 'release identity (a rerun of the live release answers already_current)',
       expectedPublicationToken: 'publish only if still current',
+      preview: PREVIEW_QUERY,
     },
     answer: DeployResult,
     errors: ZIP_DEPLOY_ERRORS,

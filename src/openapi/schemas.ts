@@ -7,8 +7,11 @@ const Nullable = <S extends ReturnType<typeof T.String>>(s: S) => T.Union([s, T.
 
 export const DeployResult = T.Object(
   {
-    outcome: T.Union([T.Literal('published'), T.Literal('already_current')]),
+    outcome: T.Union([T.Literal('published'), T.Literal('already_current'), T.Literal('preview')]),
     url: T.String(),
+    previewUrl: T.Optional(
+      T.String({ description: 'with outcome "preview": where the new version is served ({url}__easel/v/{version}/)' }),
+    ),
     version: T.Integer(),
     versionId: T.String(),
     releaseId: Nullable(T.String()),
@@ -82,6 +85,8 @@ export const VersionList = T.Object(
         totalBytes: T.Integer(),
         releaseId: Nullable(T.String()),
         current: T.Boolean(),
+        preview: T.Boolean({ description: 'deployed as a preview (not made live by its deploy)' }),
+        previewUrl: T.String({ description: 'where this version is served: {canvas URL}__easel/v/{number}/' }),
       }),
     ),
   },
@@ -109,6 +114,7 @@ export const BeginUploadBody = T.Object({
   ),
   releaseId: T.Optional(T.String()),
   expectedPublicationToken: T.Optional(T.String()),
+  preview: T.Optional(T.Boolean({ description: 'a kept release answers as its preview instead of a conflict' })),
 });
 
 export const BeginUploadAnswer = T.Union([
@@ -116,7 +122,11 @@ export const BeginUploadAnswer = T.Union([
   DeployResult,
 ]);
 
-export const FinalizeBody = T.Object({ releaseId: T.Optional(T.String()), expectedPublicationToken: T.Optional(T.String()) });
+export const FinalizeBody = T.Object({
+  releaseId: T.Optional(T.String()),
+  expectedPublicationToken: T.Optional(T.String()),
+  preview: T.Optional(T.Boolean({ description: 'make a ready version without going live (outcome "preview")' })),
+});
 
 export const Ok = T.Object({ ok: T.Literal(true) });
 

@@ -39,6 +39,9 @@ export interface Mount {
   base: string;
 }
 
+/** Version addresses are for looking at, never for search engines. */
+const NOINDEX = { 'x-robots-tag': 'noindex' };
+
 /** Password attempts per canvas per visitor per minute: argon2 is slow on purpose, guessing should be too. */
 export const GATE_ATTEMPTS_PER_MIN = 10;
 /**
@@ -56,6 +59,9 @@ const SIGN_IN_PATH = '__easel/signin';
 const SWITCH_PATH = '__easel/switch';
 /** A person's browser draft, served like the canvas's pages (the editor's preview): `__easel/draft/{token}/…`. */
 const DRAFT_PREFIX = '__easel/draft/';
+/** Every kept version, with the canvas's access: `__easel/v/{number}/…` (issue 40, deploy previews). */
+const VERSION_PREFIX = '__easel/v/';
+const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/;
 
 /** Where the page server finds the draft a preview token names (src/drafts/service.ts). */
 export interface DraftManifests {
@@ -134,15 +140,38 @@ export class CanvasServer {
     const admission = await this.admit(request, mount, query, rest);
     if (!admission.ok) return admission.response;
     const { canvas } = admission;
-    if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
     // A worker would keep answering for the canvas after unpublishing or lost access: only with the owner's leave.
-    if (request.headers.get('service-worker') === 'script' && !canvas.serviceWorkers) return this.page(403, 'SERVICE_WORKER_REFUSED');
+    const workerRefused = request.headers.get('service-worker') === 'script' && !canvas.serviceWorkers;
+    if (rest.startsWith(VERSION_PREFIX)) {
+      if (workerRefused) return this.page(403, 'SERVICE_WORKER_REFUSED');
+      return this.versionPage(request, mount, canvas, rest.slice(VERSION_PREFIX.length), query);
+    }
+    if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
+    if (workerRefused) return this.page(403, 'SERVICE_WORKER_REFUSED');
 
     const held = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
     const manifest = held instanceof Promise ? await held : held;
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
     return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl);
+  }
+
+  /**
+   * A kept version below `{canvas URL}__easel/v/{number}/`, admitted as the
+   * canvas is (the caller ran the ladder), served as the live one is (its own
+   * 404.html, its redirects), never indexed and never kept by shared caches.
+   */
+  private async versionPage(request: Request, mount: Mount, canvas: Canvas, rest: string, query: string): Promise<Response> {
+    const slash = rest.indexOf('/');
+    const number = slash < 0 ? rest : rest.slice(0, slash);
+    const manifest = VERSION_NUMBER.test(number) ? await this.manifests.version(mount.slug, canvas.id, Number(number)) : null;
+    if (!manifest) return this.page(404, 'FILE_NOT_FOUND', NOINDEX);
+    const here = `${mount.base}${VERSION_PREFIX}${number}/`;
+    const headers = { ...this.security, ...NOINDEX };
+    const cacheControl = 'private, no-cache';
+    if (slash < 0)
+      return new Response(null, { status: 301, headers: { ...headers, location: here + query, 'cache-control': cacheControl } });
+    return this.serveFrom(request, manifest, here, rest.slice(slash + 1), query, cacheControl, headers);
   }
 
   /**
@@ -157,27 +186,28 @@ export class CanvasServer {
     rest: string,
     query: string,
     cacheControl: string,
+    headers: Record<string, string> = this.security,
   ): Response | Promise<Response> {
     const resolution = resolveCanvasPath(manifest, rest);
     if (resolution.kind === 'redirect') {
       return new Response(null, {
         status: 301,
-        headers: { ...this.security, location: base + resolution.to + query, 'cache-control': cacheControl },
+        headers: { ...headers, location: base + resolution.to + query, 'cache-control': cacheControl },
       });
     }
     if (resolution.kind === 'file') {
       const file = resolution.file;
       return this.withBlob(
         file.hash,
-        () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers: this.security }),
+        () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers }),
         () => this.page(500, 'BLOB_MISSING'),
       );
     }
     const custom = manifest.files.get('404.html');
-    if (!custom) return this.page(404, 'FILE_NOT_FOUND');
+    if (!custom) return this.page(404, 'FILE_NOT_FOUND', headers);
     return this.withBlob(
       custom.hash,
-      () => sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers: this.security }),
+      () => sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers }),
       () => this.page(404, 'FILE_NOT_FOUND'),
     );
   }

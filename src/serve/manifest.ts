@@ -47,6 +47,20 @@ export class ManifestCache {
     });
   }
 
+  /**
+   * A kept version's files by its number (issue 40's version addresses), or
+   * null when the canvas has no such ready version. Held under its own key
+   * beside the live one; versions never change, and a pruned one is no longer found.
+   */
+  async version(slug: string, canvasId: string, number: number): Promise<Manifest | null> {
+    const row = await this.sql.get<{ id: string }>(
+      "SELECT id FROM versions WHERE canvas_id = ?1 AND number = ?2 AND status = 'ready'",
+      canvasId,
+      number,
+    );
+    return row ? this.get(`${slug}/v${number}`, canvasId, row.id) : null;
+  }
+
   invalidate(canvasId: string): void {
     for (const [slug, m] of this.bySlug.entries()) if (m.canvasId === canvasId) this.bySlug.delete(slug);
   }

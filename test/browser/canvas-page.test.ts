@@ -149,6 +149,27 @@ describe('a canvas page in the dashboard', () => {
     expect(await visit('colleague@example.com')).toBe('200 from CI');
   });
 
+  test('a preview (issue 40): marked in the versions table, opened at its address, made live with the rollback confirmation', async () => {
+    const zip = zipSync({ 'index.html': new TextEncoder().encode('<h1>preview</h1>') });
+    const res = await app.request(`/v1/canvases/${canvas.id}/deploy?preview=true`, {
+      method: 'PUT',
+      body: zip,
+      headers: { authorization: `Bearer ${canvas.apiKey}` },
+    });
+    const preview = await res.json();
+    expect(preview).toMatchObject({ outcome: 'preview', version: 4 });
+    // The page is already open at this address: reload it to read the versions again.
+    await page.reload();
+    await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+    const row = page.locator('#cp-versions tbody tr', { hasText: '4 · preview' });
+    await row.waitFor();
+    expect(await row.getByRole('link', { name: 'Open' }).getAttribute('href')).toBe(preview.previewUrl);
+    expect(await visit('colleague@example.com')).toBe('200 from CI');
+    await row.getByRole('button', { name: 'Make live' }).click();
+    await page.locator('#cp-versions tbody tr', { hasText: '4 (live) · preview' }).waitFor();
+    expect(await visit('colleague@example.com')).toBe('200 preview');
+  });
+
   test('a new deploy key is shown once and the old one stops working', async () => {
     await openCanvasPage();
     await page.click('#cp-regenerate');

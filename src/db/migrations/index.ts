@@ -20,6 +20,7 @@ import nodeRuns from './019_node_runs.ts';
 import guestChangeSignal from './020_guest_change_signal.ts';
 import blobClaims from './021_blob_claims.ts';
 import userAdminGroups from './022_user_admin_groups.ts';
+import versionPreviews from './023_version_previews.ts';
 
 export interface Migration {
   version: number;
@@ -51,4 +52,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 20, name: 'guest change signal', sql: guestChangeSignal },
   { version: 21, name: 'blob claims', sql: blobClaims },
   { version: 22, name: 'user admin groups', sql: userAdminGroups },
+  { version: 23, name: 'version previews', sql: versionPreviews },
 ];

@@ -10,8 +10,8 @@ export const BEGIN_BODY_MAX = 4 * 1024 * 1024;
 /** Spec Limits: finalize body. */
 export const FINALIZE_BODY_MAX = 16 * 1024;
 
-const BEGIN_FIELDS = new Set(['manifest', 'releaseId', 'expectedPublicationToken']);
-const FINALIZE_FIELDS = new Set(['releaseId', 'expectedPublicationToken']);
+const BEGIN_FIELDS = new Set(['manifest', 'releaseId', 'expectedPublicationToken', 'preview']);
+const FINALIZE_FIELDS = new Set(['releaseId', 'expectedPublicationToken', 'preview']);
 
 function parseObject(text: string, code: ErrorCode, what: string): Record<string, unknown> | undefined {
   let value: unknown;
@@ -30,7 +30,7 @@ function rejectUnknown(body: Record<string, unknown>, allowed: Set<string>): voi
   if (extra !== undefined) throw new AppError('INVALID_REQUEST', `unknown field ${JSON.stringify(extra)}`);
 }
 
-/** `{manifest, releaseId?, expectedPublicationToken?}`. */
+/** `{manifest, releaseId?, expectedPublicationToken?, preview?}`. */
 export async function readBeginBody(request: Request): Promise<Record<string, unknown>> {
   const text = await readTextCapped(request, BEGIN_BODY_MAX);
   if (text === null) throw overCap('INVALID_MANIFEST', `the begin body is larger than ${BEGIN_BODY_MAX / 1024 / 1024} MB`);
@@ -40,7 +40,7 @@ export async function readBeginBody(request: Request): Promise<Record<string, un
   return body;
 }
 
-/** Optional `{expectedPublicationToken?, releaseId?}`; an empty body is `{}`. */
+/** Optional `{expectedPublicationToken?, releaseId?, preview?}`; an empty body is `{}`. */
 export async function readFinalizeBody(request: Request): Promise<Record<string, unknown>> {
   const text = await readTextCapped(request, FINALIZE_BODY_MAX);
   if (text === null) throw overCap('INVALID_REQUEST', 'the finalize body is larger than 16 KB');

@@ -40,6 +40,8 @@ export interface BeginInput {
   manifest?: unknown;
   releaseId?: unknown;
   expectedPublicationToken?: unknown;
+  /** Only shapes begin's early answer (a kept release is its preview); finalize decides. */
+  preview?: unknown;
 }
 
 export type BeginResult =
@@ -48,6 +50,7 @@ export type BeginResult =
 export interface FinalizeInput {
   releaseId?: unknown;
   expectedPublicationToken?: unknown;
+  preview?: unknown;
 }
 
 /** How the publish is audited: key-based writes (the default) act as the owner with kind `key`. */
@@ -182,6 +185,7 @@ export class UploadService {
       const coordination: Coordination = {
         releaseId: session.releaseId,
         expectedPublicationToken: asked.expectedPublicationToken ?? session.expectedToken,
+        preview: asked.preview,
       };
       const missing = await this.missingBlobs(session);
       const keyLintPaths = missing.length > 0 ? [] : await this.keyLintPaths(session);
@@ -211,7 +215,7 @@ export class UploadService {
       consumed = true;
       await afterPublish(ctx, canvas.id, published);
       const { result } = published;
-      if (keyLintPaths.length > 0 && result.outcome === 'published') {
+      if (keyLintPaths.length > 0 && result.outcome !== 'already_current') {
         this.ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
       }
       deployFinished(this.ctx, 'upload', result, started);

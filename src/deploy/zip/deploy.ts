@@ -134,7 +134,7 @@ async function deployZipBody(
       actor,
     });
     // A release that went live meanwhile makes this upload redundant: its new blobs go again.
-    if (result.outcome === 'published') await writer.release();
+    if (result.outcome !== 'already_current') await writer.release();
     else await writer.discard();
     ctx.log.info('zip deployed', {
       canvasId: canvas.id,

@@ -24,13 +24,18 @@ export async function deployZipRequest(
   }
 }
 
-/** `releaseId` and `expectedPublicationToken` from the query; a repeated one is not a string. */
-function coordinationQuery(query: URLSearchParams): { releaseId?: unknown; expectedPublicationToken?: unknown } {
+/** `releaseId`, `expectedPublicationToken` and `preview` (true|false) from the query; a repeated one is not a string. */
+function coordinationQuery(query: URLSearchParams): { releaseId?: unknown; expectedPublicationToken?: unknown; preview?: unknown } {
   const one = (name: string): unknown => {
     const all = query.getAll(name);
     return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
   };
-  return { releaseId: one('releaseId'), expectedPublicationToken: one('expectedPublicationToken') };
+  const preview = one('preview');
+  return {
+    releaseId: one('releaseId'),
+    expectedPublicationToken: one('expectedPublicationToken'),
+    preview: preview === 'true' ? true : preview === 'false' ? false : preview,
+  };
 }
 
 /**
