@@ -44,6 +44,8 @@ export interface EventMap {
   'ai.settled': { model: string; outcome: string; inputTokens: number; outputTokens: number; costUsd: number };
   /** A Connections call ended: `upstream_2xx`…`upstream_5xx`, or the platform's error code. */
   'connections.finished': { outcome: string };
+  /** The notification outbox tried to send a message: `retrying` and `failed` when the relay did not take it. */
+  'notifications.attempted': { id: string; kind: string; outcome: 'sent' | 'retrying' | 'failed' };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */
   'ratelimit.refused': { class: string };
   /** A rate-limit hit was counted in this node's memory because Redis could not count it (src/ratelimit/fallback-report.ts). */

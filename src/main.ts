@@ -109,7 +109,7 @@ async function serve(): Promise<void> {
   }
   // startServer filled in the real port when EASEL_PORT=0.
   process.stdout.write(
-    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${config.database ? `, database: ${config.database.display}${config.redis ? '' : ', single node: no EASEL_REDIS_URL'}` : ''}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}${config.redis ? `, realtime: ${config.redis.display}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
+    `easel ${VERSION} listening on ${config.baseUrl} (data: ${dataDir}${config.database ? `, database: ${config.database.display}${config.redis ? '' : ', single node: no EASEL_REDIS_URL'}` : ''}${ctx.blobs.remote ? `, blobs: ${ctx.blobs.remote.location}` : ''}${config.redis ? `, realtime: ${config.redis.display}` : ''}${config.smtp ? `, email: ${config.smtp.display}` : ''}, auth: ${config.authMode}, urls: ${config.urlMode})\n`,
   );
   if (config.authMode === 'dev')
     process.stderr.write('easel: warning: dev sign-in is on: anyone can sign in as anyone. Use EASEL_AUTH_MODE=proxy in production.\n');

@@ -417,6 +417,10 @@ export const CATALOG: Record<string, RouteDoc> = {
     },
     answer: anyJson,
   }),
+  'GET /api/admin/notifications': r('Admin', 'admin', 'Recent notification emails: sent, waiting to be tried again, failed', {
+    query: { state: 'pending, sent or failed (default: all)', limit: '1-200 (default 50)' },
+    answer: anyJson,
+  }),
   'GET /api/admin/usage': r('Admin', 'admin', 'Database, blob store and disk usage', { answer: anyJson }),
   'GET /api/admin/settings': r('Admin', 'admin', 'Instance settings', { answer: anyJson }),
   'PATCH /api/admin/settings': r('Admin', 'admin', 'Change instance settings', {

@@ -19,6 +19,7 @@ import nodes from './018_nodes.ts';
 import nodeRuns from './019_node_runs.ts';
 import guestChangeSignal from './020_guest_change_signal.ts';
 import blobClaims from './021_blob_claims.ts';
+import notificationOutbox from './025_notification_outbox.ts';
 
 export interface Migration {
   version: number;
@@ -49,4 +50,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 19, name: 'node runs', sql: nodeRuns },
   { version: 20, name: 'guest change signal', sql: guestChangeSignal },
   { version: 21, name: 'blob claims', sql: blobClaims },
+  { version: 25, name: 'notification outbox', sql: notificationOutbox },
 ];
