@@ -149,11 +149,10 @@ export class OutboxStore {
   }
 
   async recent(limit: number, state: DeliveryState | null): Promise<DeliveryView[]> {
-    const rows = await this.sql.all<Row>(
-      `SELECT * FROM notification_outbox WHERE (?1 IS NULL OR state = ?1) ORDER BY created_at DESC, id LIMIT ?2`,
-      state,
-      limit,
-    );
+    // Two texts rather than `?1 IS NULL OR …`: Postgres cannot type a parameter that is only ever compared with NULL.
+    const rows = state
+      ? await this.sql.all<Row>('SELECT * FROM notification_outbox WHERE state = ?1 ORDER BY created_at DESC, id LIMIT ?2', state, limit)
+      : await this.sql.all<Row>('SELECT * FROM notification_outbox ORDER BY created_at DESC, id LIMIT ?1', limit);
     const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     return rows.map((r) => ({
       id: r.id,
