@@ -41,6 +41,7 @@ import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './http/health.ts';
 import { createNotificationsFeature, type NotificationsFeature, type NotificationsOptions } from './notifications/feature.ts';
 import { notificationAdminRoutes } from './notifications/admin-routes.ts';
+import { notificationMeRoutes } from './notifications/me-routes.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
 import { renderError } from './http/on-error.ts';
 import { allowedMethods } from './http/method-hint.ts';
@@ -312,6 +313,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(handoffRoutes(ctx))
     .use(cliLoginRoutes(ctx))
     .use(apiMeRoutes(ctx, auth))
+    .use(notificationMeRoutes(ctx, auth, f.notifications))
     .use(tokenRoutes(ctx, auth))
     .use(
       canvasRoutes(ctx, auth, async (canvas) => {

@@ -10,6 +10,8 @@ export interface EventMap {
   /** Access settings changed (mode, password, expiry, members, status): open sessions must revalidate. */
   'canvas.access-changed': { canvasId: string };
   'canvas.deleted': { canvasId: string };
+  /** Somebody was put on a canvas's people list who was not on it (notifications mail them). */
+  'canvas.member-added': { canvasId: string; userId: string; role: 'editor' | 'viewer'; byUserId: string };
   /** Capability switches or the runtime policy changed. */
   'canvas.capabilities-changed': { canvasId: string };
   /** Deactivated, or lost the right to publish public links. */
@@ -44,6 +46,8 @@ export interface EventMap {
   'ai.settled': { model: string; outcome: string; inputTokens: number; outputTokens: number; costUsd: number };
   /** A Connections call ended: `upstream_2xx`…`upstream_5xx`, or the platform's error code. */
   'connections.finished': { outcome: string };
+  /** Something a person may be mailed about happened: `recorded` in the outbox, or `skipped` (turned off, or nobody to mail). */
+  'notifications.considered': { kind: string; outcome: 'recorded' | 'skipped' };
   /** The notification outbox tried to send a message: `retrying` and `failed` when the relay did not take it. */
   'notifications.attempted': { id: string; kind: string; outcome: 'sent' | 'retrying' | 'failed' };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */

@@ -2,16 +2,20 @@
 // record a message. Without EASEL_SMTP_URL nothing is recorded or sent.
 import type { AppContext } from '../context.ts';
 import type { TxSteps } from '../db/sql.ts';
+import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { smtpMailer, type SmtpOptions } from './mailer.ts';
 import { OutboxWorker } from './outbox-worker.ts';
 import { enqueueMail, OutboxStore, type OutgoingMail } from './outbox-store.ts';
+import { PreferenceStore } from './preferences.ts';
+import { sharedWithMeMail } from './shared-with-me.ts';
 
 export type NotificationsOptions = SmtpOptions;
 
 export interface NotificationsFeature extends Lifecycle {
   readonly emailEnabled: boolean;
   readonly outbox: OutboxStore;
+  readonly preferences: PreferenceStore;
   /** Records a message in its own transaction; the worker sends it soon after. */
   send(mail: OutgoingMail): Promise<void>;
   /** The insert for a change's own transaction (call `sent()` after it commits); nothing when email is off. */
@@ -22,6 +26,7 @@ export interface NotificationsFeature extends Lifecycle {
 
 export function createNotificationsFeature(ctx: AppContext, options: NotificationsOptions = {}): NotificationsFeature {
   const outbox = new OutboxStore(ctx.sql);
+  const preferences = new PreferenceStore(ctx.sql);
   const smtp = ctx.config.smtp;
   const worker = smtp
     ? new OutboxWorker({
@@ -35,19 +40,42 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
         exclusive: ctx.sql.engine === 'sqlite',
       })
     : null;
+  const send = async (mail: OutgoingMail | null) => {
+    if (!worker || !mail) return;
+    await outbox.enqueue(mail, ctx.now());
+    worker.kick();
+  };
+  // What other features report (they do not know this one): each becomes a message off the request's path.
+  const mailFor = <K extends keyof EventMap>(event: K, make: (e: EventMap[K]) => Promise<OutgoingMail | null>) =>
+    ctx.events.on(event, (e) => {
+      make(e)
+        .then(async (mail) => {
+          await send(mail);
+          ctx.events.emit('notifications.considered', { kind: mail?.kind ?? event, outcome: mail ? 'recorded' : 'skipped' });
+        })
+        .catch((err) =>
+          ctx.log.error('a notification could not be recorded', { event, error: err instanceof Error ? err.message : String(err) }),
+        );
+    });
+  let listening: Array<() => void> = [];
   return {
     emailEnabled: worker !== null,
     outbox,
-    async send(mail) {
-      if (!worker) return;
-      await outbox.enqueue(mail, ctx.now());
-      worker.kick();
-    },
+    preferences,
+    send,
     *record(mail, now) {
       if (worker) yield* enqueueMail(mail, now);
     },
     sent: () => worker?.kick(),
-    start: () => worker?.start(),
-    stop: () => worker?.stop(),
+    async start() {
+      if (!worker) return;
+      listening = [mailFor('canvas.member-added', (e) => sharedWithMeMail(ctx, preferences, e))];
+      await worker.start();
+    },
+    async stop() {
+      for (const off of listening) off();
+      listening = [];
+      await worker?.stop();
+    },
   };
 }

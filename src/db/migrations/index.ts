@@ -20,6 +20,7 @@ import nodeRuns from './019_node_runs.ts';
 import guestChangeSignal from './020_guest_change_signal.ts';
 import blobClaims from './021_blob_claims.ts';
 import notificationOutbox from './025_notification_outbox.ts';
+import notificationPreferences from './026_notification_preferences.ts';
 
 export interface Migration {
   version: number;
@@ -51,4 +52,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 20, name: 'guest change signal', sql: guestChangeSignal },
   { version: 21, name: 'blob claims', sql: blobClaims },
   { version: 25, name: 'notification outbox', sql: notificationOutbox },
+  { version: 26, name: 'notification preferences', sql: notificationPreferences },
 ];
