@@ -58,7 +58,8 @@ export interface EventMap {
   'ratelimit.redis-connected': Record<string, never>;
 }
 
-type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void;
+// A listener may return a promise: `emitAndRecord` waits for it, `emit` does not.
+type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promise<void>;
 
 export class EventBus {
   private readonly listeners = new Map<keyof EventMap, Array<Listener<never>>>();
@@ -83,12 +84,25 @@ export class EventBus {
   emit<K extends keyof EventMap>(event: K, payload: EventMap[K]): void {
     const list = this.listeners.get(event);
     if (!list || list.length === 0) return;
-    for (const listener of [...list]) {
-      try {
-        (listener as Listener<K>)(payload);
-      } catch (err) {
-        this.onError(event, err);
-      }
+    for (const listener of [...list]) this.call(event, listener as Listener<K>, payload);
+  }
+
+  /**
+   * As `emit`, then waits until every listener's promise settled (failures
+   * logged, never thrown): for a fact a listener must have recorded before
+   * the request that caused it answers (a notification's outbox row).
+   */
+  async emitAndRecord<K extends keyof EventMap>(event: K, payload: EventMap[K]): Promise<void> {
+    const list = this.listeners.get(event) ?? [];
+    await Promise.all([...list].map((listener) => this.call(event, listener as Listener<K>, payload)));
+  }
+
+  private call<K extends keyof EventMap>(event: K, listener: Listener<K>, payload: EventMap[K]): Promise<void> | undefined {
+    try {
+      return listener(payload)?.catch((err: unknown) => this.onError(event, err));
+    } catch (err) {
+      this.onError(event, err);
+      return undefined;
     }
   }
 }

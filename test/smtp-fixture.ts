@@ -16,6 +16,11 @@ export interface Relay {
   /** The next message that arrives (already arrived ones are in `messages`). */
   next(): Promise<ParsedMail>;
   refuse(count: number): void;
+  /**
+   * Holds every message from now on once its data arrived, before answering
+   * (a send in flight); `arrived` counts them, `release()` lets them through.
+   */
+  hold(): { arrived(n: number): Promise<void>; release(): void };
   /** Connections that authenticated with anything but the one user. */
   badLogins: number;
   stop(): Promise<void>;
@@ -24,11 +29,17 @@ export interface Relay {
 export const RELAY_USER = 'relay-user';
 export const RELAY_PASSWORD = 'relay-pw-s3cret';
 
-export async function startRelay(): Promise<Relay> {
+export interface RelayOptions {
+  /** No STARTTLS offered, AUTH over the plain connection (a relay on the same host; for a spawned server that cannot be given the test CA). */
+  plain?: boolean;
+}
+
+export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const cert = makeCert('localhost');
   const messages: ParsedMail[] = [];
   const waiting: Array<(m: ParsedMail) => void> = [];
   let refusals = 0;
+  let held: { count: number; waiters: Array<{ n: number; resolve(): void }>; gate: Promise<void>; open(): void } | null = null;
   const relay: Relay = {
     url: '',
     ca: cert.cert,
@@ -36,6 +47,18 @@ export async function startRelay(): Promise<Relay> {
     badLogins: 0,
     next: () => new Promise((resolve) => waiting.push(resolve)),
     refuse: (count) => void (refusals = count),
+    hold() {
+      const gate = Promise.withResolvers<void>();
+      const h = { count: 0, waiters: [] as Array<{ n: number; resolve(): void }>, gate: gate.promise, open: () => gate.resolve() };
+      held = h;
+      return {
+        arrived: (n) => (h.count >= n ? Promise.resolve() : new Promise<void>((resolve) => h.waiters.push({ n, resolve }))),
+        release: () => {
+          if (held === h) held = null;
+          h.open();
+        },
+      };
+    },
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       cert.cleanup();
@@ -46,6 +69,8 @@ export async function startRelay(): Promise<Relay> {
     cert: cert.cert,
     logger: false,
     authOptional: false,
+    hideSTARTTLS: options.plain === true,
+    allowInsecureAuth: options.plain === true,
     onAuth(auth, _session, done) {
       if (auth.username === RELAY_USER && auth.password === RELAY_PASSWORD) return done(null, { user: auth.username });
       relay.badLogins++;
@@ -58,8 +83,14 @@ export async function startRelay(): Promise<Relay> {
         stream.on('end', () => done(Object.assign(new Error('try again later'), { responseCode: 451 })));
         return;
       }
+      const h = held;
       simpleParser(stream).then(
-        (mail) => {
+        async (mail) => {
+          if (h) {
+            h.count++;
+            for (const w of h.waiters.filter((w) => h.count >= w.n)) w.resolve();
+            await h.gate;
+          }
           messages.push(mail);
           done();
           waiting.shift()?.(mail);

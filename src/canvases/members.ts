@@ -40,8 +40,14 @@ export async function putMember(
   const before = existing ? await ctx.canvases.roleOf(m.canvas, user.id) : null;
   await ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
+  // Awaited: the person's notification is recorded (one insert) before the answer, so a crash right after does not lose it.
   if (before === null)
-    ctx.events.emit('canvas.member-added', { canvasId: m.canvas.id, userId: user.id, role: input.role, byUserId: actor.user.id });
+    await ctx.events.emitAndRecord('canvas.member-added', {
+      canvasId: m.canvas.id,
+      userId: user.id,
+      role: input.role,
+      byUserId: actor.user.id,
+    });
   await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: actorKind(m),

@@ -47,15 +47,15 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
   };
   // What other features report (they do not know this one): each becomes a message off the request's path.
   const mailFor = <K extends keyof EventMap>(event: K, make: (e: EventMap[K]) => Promise<OutgoingMail | null>) =>
-    ctx.events.on(event, (e) => {
-      make(e)
-        .then(async (mail) => {
-          await send(mail);
-          ctx.events.emit('notifications.considered', { kind: mail?.kind ?? event, outcome: mail ? 'recorded' : 'skipped' });
-        })
-        .catch((err) =>
-          ctx.log.error('a notification could not be recorded', { event, error: err instanceof Error ? err.message : String(err) }),
-        );
+    ctx.events.on(event, async (e) => {
+      try {
+        const mail = await make(e);
+        await send(mail);
+        ctx.events.emit('notifications.considered', { kind: mail?.kind ?? event, outcome: mail ? 'recorded' : 'skipped' });
+      } catch (err) {
+        // The change the request made stands; only its notification is lost (and said so).
+        ctx.log.error('a notification could not be recorded', { event, error: err instanceof Error ? err.message : String(err) });
+      }
     });
   let listening: Array<() => void> = [];
   return {
