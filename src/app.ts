@@ -187,7 +187,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
     files: new FileService(new FileStore(ctx.sql), ctx.blobs, ctx.blobGc, () => ctx.settings.get(), usage, ctx.audit, ctx.now, collections),
-    submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now),
+    submissions: new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now, ctx.events),
     authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),

@@ -15,6 +15,8 @@ export interface Relay {
   messages: ParsedMail[];
   /** The next message that arrives (already arrived ones are in `messages`). */
   next(): Promise<ParsedMail>;
+  /** The first message, arrived or to come, that matches. */
+  find(pred: (m: ParsedMail) => boolean): Promise<ParsedMail>;
   refuse(count: number): void;
   /**
    * Holds every message from now on once its data arrived, before answering
@@ -46,6 +48,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     messages,
     badLogins: 0,
     next: () => new Promise((resolve) => waiting.push(resolve)),
+    async find(pred) {
+      for (;;) {
+        const found = messages.find(pred);
+        if (found) return found;
+        await relay.next();
+      }
+    },
     refuse: (count) => void (refusals = count),
     hold() {
       const gate = Promise.withResolvers<void>();

@@ -8,6 +8,7 @@ import { smtpMailer, type SmtpOptions } from './mailer.ts';
 import { OutboxWorker } from './outbox-worker.ts';
 import { enqueueMail, OutboxStore, type OutgoingMail } from './outbox-store.ts';
 import { PreferenceStore } from './preferences.ts';
+import { newSubmissionMail } from './new-submission.ts';
 import { sharedWithMeMail } from './shared-with-me.ts';
 
 export type NotificationsOptions = SmtpOptions;
@@ -69,7 +70,10 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
     sent: () => worker?.kick(),
     async start() {
       if (!worker) return;
-      listening = [mailFor('canvas.member-added', (e) => sharedWithMeMail(ctx, preferences, e))];
+      listening = [
+        mailFor('canvas.member-added', (e) => sharedWithMeMail(ctx, preferences, e)),
+        mailFor('submission.created', (e) => newSubmissionMail(ctx, preferences, e)),
+      ];
       await worker.start();
     },
     async stop() {

@@ -50,6 +50,17 @@ export class PreferenceStore {
     return r?.value !== 'off';
   }
 
+  /** How `userId` wants to hear of new submissions on `canvasId` (off unless set). */
+  async submissionMode(userId: string, canvasId: string): Promise<SubmissionMode> {
+    const r = await this.sql.get<{ value: string }>(
+      'SELECT value FROM notification_preferences WHERE user_id = ?1 AND kind = ?2 AND canvas_id = ?3',
+      userId,
+      SUBMISSIONS,
+      canvasId,
+    );
+    return (r?.value as SubmissionMode | undefined) ?? 'off';
+  }
+
   async change(userId: string, change: PreferenceChange): Promise<void> {
     const rows: Array<[string, string, string]> = [
       ...Object.entries(change.kinds).map(([kind, on]): [string, string, string] => [kind, '', on ? 'on' : 'off']),
