@@ -10,6 +10,8 @@ export interface EventMap {
   /** Access settings changed (mode, password, expiry, members, status): open sessions must revalidate. */
   'canvas.access-changed': { canvasId: string };
   'canvas.deleted': { canvasId: string };
+  /** An AI call was refused because the canvas's monthly AI budget is used up (`month`: YYYY-MM, UTC). */
+  'ai.canvas-cap-reached': { canvasId: string; month: string; capUsd: number };
   /** A person's first submission to a collection of a canvas (not a replacement). */
   'submission.created': { canvasId: string; collection: string };
   /** Somebody was put on a canvas's people list who was not on it (notifications mail them). */

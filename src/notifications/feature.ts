@@ -1,13 +1,13 @@
 // Notifications by email: the outbox, its worker, and what requests call to
 // record a message. Without EASEL_SMTP_URL nothing is recorded or sent.
 import type { AppContext } from '../context.ts';
-import type { TxSteps } from '../db/sql.ts';
 import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { smtpMailer, type SmtpOptions } from './mailer.ts';
 import { OutboxWorker } from './outbox-worker.ts';
-import { enqueueMail, OutboxStore, type OutgoingMail } from './outbox-store.ts';
+import { OutboxStore, type OutgoingMail } from './outbox-store.ts';
 import { PreferenceStore } from './preferences.ts';
+import { aiCapMail } from './ai-cap.ts';
 import { newSubmissionMail } from './new-submission.ts';
 import { sharedWithMeMail } from './shared-with-me.ts';
 
@@ -17,12 +17,8 @@ export interface NotificationsFeature extends Lifecycle {
   readonly emailEnabled: boolean;
   readonly outbox: OutboxStore;
   readonly preferences: PreferenceStore;
-  /** Records a message in its own transaction; the worker sends it soon after. */
-  send(mail: OutgoingMail): Promise<void>;
-  /** The insert for a change's own transaction (call `sent()` after it commits); nothing when email is off. */
-  record(mail: OutgoingMail, now: number): TxSteps<void>;
-  /** Wakes the worker after `record`ed rows committed. */
-  sent(): void;
+  /** Records a message in its own transaction (false: email is off, or its dedupe key was used); the worker sends it soon after. */
+  send(mail: OutgoingMail | null): Promise<boolean>;
 }
 
 export function createNotificationsFeature(ctx: AppContext, options: NotificationsOptions = {}): NotificationsFeature {
@@ -41,18 +37,18 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
         exclusive: ctx.sql.engine === 'sqlite',
       })
     : null;
-  const send = async (mail: OutgoingMail | null) => {
-    if (!worker || !mail) return;
-    await outbox.enqueue(mail, ctx.now());
+  const send = async (mail: OutgoingMail | null): Promise<boolean> => {
+    if (!worker || !mail || !(await outbox.enqueue(mail, ctx.now()))) return false;
     worker.kick();
+    return true;
   };
   // What other features report (they do not know this one): each becomes a message off the request's path.
   const mailFor = <K extends keyof EventMap>(event: K, make: (e: EventMap[K]) => Promise<OutgoingMail | null>) =>
     ctx.events.on(event, async (e) => {
       try {
         const mail = await make(e);
-        await send(mail);
-        ctx.events.emit('notifications.considered', { kind: mail?.kind ?? event, outcome: mail ? 'recorded' : 'skipped' });
+        const recorded = await send(mail);
+        ctx.events.emit('notifications.considered', { kind: mail?.kind ?? event, outcome: recorded ? 'recorded' : 'skipped' });
       } catch (err) {
         // The change the request made stands; only its notification is lost (and said so).
         ctx.log.error('a notification could not be recorded', { event, error: err instanceof Error ? err.message : String(err) });
@@ -64,15 +60,12 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
     outbox,
     preferences,
     send,
-    *record(mail, now) {
-      if (worker) yield* enqueueMail(mail, now);
-    },
-    sent: () => worker?.kick(),
     async start() {
       if (!worker) return;
       listening = [
         mailFor('canvas.member-added', (e) => sharedWithMeMail(ctx, preferences, e)),
         mailFor('submission.created', (e) => newSubmissionMail(ctx, preferences, e)),
+        mailFor('ai.canvas-cap-reached', (e) => aiCapMail(ctx, preferences, e)),
       ];
       await worker.start();
     },

@@ -10,6 +10,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string;
+  /** Set for a message sent at most once per key (the key is recorded with it). */
+  dedupeKey?: string;
 }
 
 export interface OutboxRow extends OutgoingMail {
@@ -49,12 +51,12 @@ interface Row {
   finished_at: number | null;
 }
 
-/** The insert, for a transaction body: `yield* enqueueMail(mail, now)`. */
-export function* enqueueMail(mail: OutgoingMail, now: number): TxSteps<string> {
+/** The insert, for a transaction body: `yield* enqueueMail(mail, now)`; false when its dedupe key was recorded before. */
+export function* enqueueMail(mail: OutgoingMail, now: number): TxSteps<boolean> {
   const id = newId();
-  yield* tx.run(
-    `INSERT INTO notification_outbox (id, kind, recipient, subject, text_body, html_body, created_at, next_attempt_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)`,
+  const inserted = yield* tx.run(
+    `INSERT INTO notification_outbox (id, kind, recipient, subject, text_body, html_body, created_at, next_attempt_at, dedupe_key)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8) ON CONFLICT (dedupe_key) DO NOTHING`,
     id,
     mail.kind,
     mail.recipient,
@@ -62,14 +64,15 @@ export function* enqueueMail(mail: OutgoingMail, now: number): TxSteps<string> {
     mail.text,
     mail.html,
     now,
+    mail.dedupeKey ?? null,
   );
-  return id;
+  return inserted === 1;
 }
 
 export class OutboxStore {
   constructor(private readonly sql: Sql) {}
 
-  enqueue(mail: OutgoingMail, now: number): Promise<string> {
+  enqueue(mail: OutgoingMail, now: number): Promise<boolean> {
     return this.sql.write(() => enqueueMail(mail, now));
   }
 
