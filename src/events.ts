@@ -52,6 +52,8 @@ export interface EventMap {
   'connections.finished': { outcome: string };
   /** Something a person may be mailed about happened: `recorded` in the outbox, or `skipped` (turned off, or nobody to mail). */
   'notifications.considered': { kind: string; outcome: 'recorded' | 'skipped' };
+  /** The hourly share-expiry scan ran (`recorded`: new notices). */
+  'notifications.share-scan': { recorded: number };
   /** The notification outbox tried to send a message: `retrying` and `failed` when the relay did not take it. */
   'notifications.attempted': { id: string; kind: string; outcome: 'sent' | 'retrying' | 'failed' };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */

@@ -9,6 +9,7 @@ import { OutboxStore, type OutgoingMail } from './outbox-store.ts';
 import { PreferenceStore } from './preferences.ts';
 import { aiCapMail } from './ai-cap.ts';
 import { newSubmissionMail } from './new-submission.ts';
+import { ShareExpiryScan } from './share-expiring.ts';
 import { sharedWithMeMail } from './shared-with-me.ts';
 
 export type NotificationsOptions = SmtpOptions;
@@ -55,6 +56,7 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
       }
     });
   let listening: Array<() => void> = [];
+  const shareScan = new ShareExpiryScan(ctx, preferences, send);
   return {
     emailEnabled: worker !== null,
     outbox,
@@ -68,8 +70,10 @@ export function createNotificationsFeature(ctx: AppContext, options: Notificatio
         mailFor('ai.canvas-cap-reached', (e) => aiCapMail(ctx, preferences, e)),
       ];
       await worker.start();
+      shareScan.start();
     },
     async stop() {
+      shareScan.stop();
       for (const off of listening) off();
       listening = [];
       await worker?.stop();
