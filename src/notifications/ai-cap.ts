@@ -3,6 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
+import { ownerWhoWants } from './owner.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 
@@ -11,10 +12,9 @@ export async function aiCapMail(
   prefs: PreferenceStore,
   e: EventMap['ai.canvas-cap-reached'],
 ): Promise<OutgoingMail | null> {
-  const canvas = await ctx.canvases.byId(e.canvasId);
-  if (!canvas || !(await prefs.wants(canvas.ownerId, 'ai_cap'))) return null;
-  const owner = await ctx.users.byId(canvas.ownerId);
-  if (!owner?.active) return null;
+  const to = await ownerWhoWants(ctx, e.canvasId, (ownerId) => prefs.wants(ownerId, 'ai_cap'));
+  if (!to) return null;
+  const { canvas, owner } = to;
   return {
     kind: 'ai_cap',
     recipient: owner.email,

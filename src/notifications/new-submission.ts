@@ -4,6 +4,7 @@
 import type { AppContext } from '../context.ts';
 import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
+import { ownerWhoWants } from './owner.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 
@@ -12,10 +13,13 @@ export async function newSubmissionMail(
   prefs: PreferenceStore,
   e: EventMap['submission.created'],
 ): Promise<OutgoingMail | null> {
-  const canvas = await ctx.canvases.byId(e.canvasId);
-  if (!canvas || (await prefs.submissionMode(canvas.ownerId, canvas.id)) !== 'immediate') return null;
-  const owner = await ctx.users.byId(canvas.ownerId);
-  if (!owner?.active) return null;
+  const to = await ownerWhoWants(
+    ctx,
+    e.canvasId,
+    async (ownerId, canvasId) => (await prefs.submissionMode(ownerId, canvasId)) === 'immediate',
+  );
+  if (!to) return null;
+  const { canvas, owner } = to;
   return {
     kind: 'submissions',
     recipient: owner.email,

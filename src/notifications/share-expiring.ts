@@ -8,6 +8,7 @@ import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { compose } from './compose.ts';
+import { ownerWhoWants } from './owner.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 
@@ -48,9 +49,9 @@ export class ShareExpiryScan implements Lifecycle {
   }
 
   private async mailFor(canvas: Canvas): Promise<OutgoingMail | null> {
-    if (canvas.expiresAt === null || !(await this.prefs.wants(canvas.ownerId, 'share_expiring'))) return null;
-    const owner = await this.ctx.users.byId(canvas.ownerId);
-    if (!owner?.active) return null;
+    const to = await ownerWhoWants(this.ctx, canvas, (ownerId) => this.prefs.wants(ownerId, 'share_expiring'));
+    if (canvas.expiresAt === null || !to) return null;
+    const { owner } = to;
     const when = new Date(canvas.expiresAt).toUTCString();
     return {
       kind: 'share_expiring',
