@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEasel, stopEasel, type Easel } from './spawn.ts';
 import { callAt } from './stress/crash-workload.ts';
-import { startRelay } from './smtp-fixture.ts';
+import { RELAY_PASSWORD, startRelay } from './smtp-fixture.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-notify-crash-'));
 const relay = await startRelay({ plain: true });
@@ -25,6 +25,9 @@ const recipient = (m: (typeof relay.messages)[number]) => (m.to && !Array.isArra
 
 test('a kill -9 mid-send loses nothing and sends nothing twice but the message in flight, under the same id', async () => {
   easel = await startEasel({ env });
+  // The start line names the relay, never its credentials.
+  expect(easel.startLine).toContain(`email: ${relay.url.replace(/\/\/[^@]*@/, '//')}`);
+  expect(easel.startLine).not.toContain(RELAY_PASSWORD);
   const base = easel.url;
   const login = await callAt(base, '', '/auth/dev/login', { method: 'POST', json: { email: 'owner@example.com' } });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
@@ -62,4 +65,5 @@ test('a kill -9 mid-send loses nothing and sends nothing twice but the message i
   expect(twice[0]).toHaveLength(2);
   expect(twice[0]![0]!.messageId).toBe(twice[0]![1]!.messageId);
   expect(byRecipient.filter((ms) => ms.length === 1)).toHaveLength(PEOPLE.length - 1);
+  expect(easel.stdout() + easel.stderr()).not.toContain(RELAY_PASSWORD);
 });
