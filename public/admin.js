@@ -1,7 +1,7 @@
 // The administration page (#/admin, instance admins): people (search,
 // deactivate, who may publish Public links, their home org under tenancy), every canvas (search, disable
 // with a reason, enable), instance settings (the AI key write-only), storage (database, blobs, disk), and
-// the audit log with filters. Every server string is set as text.
+// notification emails sent and failed, and the audit log with filters. Every server string is set as text.
 'use strict';
 
 (() => {
@@ -380,6 +380,30 @@
     showError('ad-storage-error', null);
   }
 
+  /** Recent notification emails and failures (GET /api/admin/notifications). */
+  async function loadNotifications() {
+    const res = await deps.api('GET', '/api/admin/notifications');
+    if (res.status !== 200) return;
+    $('ad-notify-off').hidden = res.data.emailEnabled !== false;
+    const tbody = $('ad-notifications').querySelector('tbody');
+    tbody.replaceChildren();
+    for (const d of res.data.deliveries) {
+      const row = document.createElement('tr');
+      row.dataset.state = d.state;
+      deps.cell(row, new Date(d.createdAt).toLocaleString());
+      deps.cell(row, d.kind);
+      deps.cell(row, d.recipient);
+      deps.cell(
+        row,
+        d.state === 'pending' && d.nextAttemptAt ? `waiting (next try ${new Date(d.nextAttemptAt).toLocaleString()})` : d.state,
+      );
+      deps.cell(row, String(d.attempts));
+      deps.cell(row, d.lastError || '');
+      tbody.append(row);
+    }
+    $('ad-notifications').dataset.ready = String(Date.now());
+  }
+
   async function loadAudit(more) {
     const form = $('ad-audit-filter');
     const q = new URLSearchParams({ limit: '50' });
@@ -422,7 +446,15 @@
       wireConnections();
     },
     async open() {
-      await Promise.all([loadUsers(), loadCanvases(), loadSettings(), loadAudit(false), loadConnections(), loadStorage()]);
+      await Promise.all([
+        loadUsers(),
+        loadCanvases(),
+        loadSettings(),
+        loadAudit(false),
+        loadConnections(),
+        loadStorage(),
+        loadNotifications(),
+      ]);
       $('admin-page').dataset.ready = 'true';
     },
   };

@@ -371,6 +371,7 @@ async function start() {
   wireGuestForm();
   await loadCanvases();
   await window.easelTokens.start({ api, notice, problem, cell });
+  await window.easelNotifications.start({ api, notice, problem });
   if (me.data.isAdmin) await loadInstanceSpend();
   window.easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
   wireGallery();

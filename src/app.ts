@@ -39,6 +39,9 @@ import { openApiRoute } from './openapi/routes.ts';
 import { cliLoginRoutes } from './auth/cli-login-routes.ts';
 import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './http/health.ts';
+import { createNotificationsFeature, type NotificationsFeature, type NotificationsOptions } from './notifications/feature.ts';
+import { notificationAdminRoutes } from './notifications/admin-routes.ts';
+import { notificationMeRoutes } from './notifications/me-routes.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
 import { renderError } from './http/on-error.ts';
 import { allowedMethods } from './http/method-hint.ts';
@@ -91,6 +94,8 @@ export interface AppOptions {
   warmSdk?: boolean;
   ai?: AiOptions;
   connections?: ConnectionsOptions;
+  /** The SMTP relay's TLS trust (tests' own CA). */
+  notifications?: NotificationsOptions;
   /** How long a request body may send nothing before it is cut (src/http/body-pace.ts; tests shorten it). */
   bodyStallMs?: number;
   /** How long a page waits for a blob copy from the remote blob store before it answers 503 (tests shorten it). */
@@ -125,6 +130,8 @@ export interface Features {
   drafts: DraftService;
   /** The data directory's sizes and free room (admin usage, metrics). */
   diskUsage: DiskUsageReport;
+  /** Email notifications: the outbox and its worker (nothing without EASEL_SMTP_URL). */
+  notifications: NotificationsFeature;
   /** What GET /metrics exposes; every request is counted here. */
   metrics: Metrics;
 }
@@ -182,7 +189,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ctx.now,
     collections,
   );
-  const submissions = new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now);
+  const submissions = new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now, ctx.events);
   const kv = new KvService(new KvStore(ctx.sql), usage, ctx.now);
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
@@ -217,6 +224,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     housekeeping: new Housekeeping(ctx),
     drafts,
     diskUsage,
+    notifications: createNotificationsFeature(ctx, options.notifications),
     metrics: new Metrics(ctx, {
       realtimeConnections: () => features.realtime.openConnections(),
       diskUsage,
@@ -280,6 +288,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     // Rate-limit windows in Redis (EASEL_REDIS_URL): connected before the first request is counted (after realtime refused a Redis that does not answer).
     ctx.rateLimits,
     features.realtime,
+    // Sends what requests recorded; stopped first, so a send in flight ends before the database closes.
+    features.notifications,
   ];
   let started = false;
   return {
@@ -337,6 +347,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(handoffRoutes(ctx))
     .use(cliLoginRoutes(ctx))
     .use(apiMeRoutes(ctx, auth))
+    .use(notificationMeRoutes(ctx, auth, f.notifications))
     .use(tokenRoutes(ctx, auth))
     .use(
       canvasRoutes(ctx, auth, async (canvas) => {
@@ -352,6 +363,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(aiUsageRoutes(ctx, auth))
     .use(adminRoutes(ctx, auth, f.diskUsage))
     .use(connectionAdminRoutes(ctx, auth))
+    .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).
     .use(deployRoutes(ctx, auth))
     .use(uploadRoutes(ctx, auth, f.deploy.uploads))

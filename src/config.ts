@@ -27,6 +27,14 @@ export interface DatabaseSettings {
   display: string;
 }
 
+/** EASEL_SMTP_URL, checked: the mail relay notifications go through. */
+export interface SmtpSettings {
+  /** As configured (it may hold a user and password: never logged). */
+  url: string;
+  /** The URL without credentials, for the start line and logs. */
+  display: string;
+}
+
 export type AuthMode = 'dev' | 'proxy' | 'oidc';
 
 export interface Config {
@@ -97,6 +105,10 @@ export interface Config {
   redis: RedisSettings | null;
   /** EASEL_DATABASE_URL: Postgres instead of the SQLite database in the data directory (null). */
   database: DatabaseSettings | null;
+  /** EASEL_SMTP_URL: notifications are mailed through this relay; null: no email is sent. */
+  smtp: SmtpSettings | null;
+  /** EASEL_SMTP_FROM: the From address of every notification. */
+  smtpFrom: string;
   /** Bearer token that may read GET /metrics (admins may always); null: admins only. */
   metricsToken: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -112,6 +124,8 @@ const SECRET_VARIABLES = new Set([
   // redis://user:password@host: the URL may carry a password.
   'EASEL_REDIS_URL',
   'EASEL_DATABASE_URL',
+  // smtp://user:password@relay: the URL may carry a password.
+  'EASEL_SMTP_URL',
 ]);
 
 export class ConfigError extends Error {
@@ -383,6 +397,8 @@ export function loadConfig(env: Env): Config {
     blobCacheBytes: read(env, 'EASEL_BLOB_CACHE_MB', int(16, 100_000_000), 2048) * 1024 * 1024,
     redis: read(env, 'EASEL_REDIS_URL', redisUrl) ?? null,
     database: read(env, 'EASEL_DATABASE_URL', databaseUrl) ?? null,
+    smtp: read(env, 'EASEL_SMTP_URL', smtpUrl) ?? null,
+    smtpFrom: read(env, 'EASEL_SMTP_FROM', mailbox) ?? `easel@${new URL(baseUrl).hostname}`,
     metricsToken: read(env, 'EASEL_METRICS_TOKEN', metricsToken) ?? null,
     logLevel: read(env, 'EASEL_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error', 'silent'), 'info'),
   };
@@ -403,6 +419,25 @@ const redisUrl = typed(
     if (u.hostname === '' || db === undefined || u.search || u.hash) return undefined;
     return { url: raw, db: Number(db), display: `${u.protocol}//${u.host}/${db}` };
   },
+);
+
+// smtp://[user[:password]@]host[:port] (STARTTLS when the relay offers it) or smtps:// (TLS from the first byte).
+const smtpUrl = typed(
+  'smtp://[user:password@]host[:port] or smtps://…',
+  Type.String({ pattern: '^smtps?://' }),
+  (r) => r.trim(),
+  (raw): SmtpSettings | undefined => {
+    const u = URL.parse(raw);
+    if (!u || u.hostname === '' || !/^\/?$/.test(u.pathname) || u.search || u.hash) return undefined;
+    return { url: raw, display: `${u.protocol}//${u.host}` };
+  },
+);
+
+// One address, optionally with a display name: `Easel <easel@example.com>`.
+const mailbox = typed(
+  'an address such as easel@example.com or "Easel <easel@example.com>"',
+  Type.String({ pattern: '^([^<>\\r\\n]{0,100}<[^\\s<>@]+@[^\\s<>@]+>|[^\\s<>@]+@[^\\s<>@]+)$' }),
+  (r) => r.trim(),
 );
 
 // postgres://[user[:password]@]host[:port]/database[?sslmode=…], as libpq and Bun.sql read it.

@@ -10,6 +10,12 @@ export interface EventMap {
   /** Access settings changed (mode, password, expiry, members, status): open sessions must revalidate. */
   'canvas.access-changed': { canvasId: string };
   'canvas.deleted': { canvasId: string };
+  /** An AI call was refused because the canvas's monthly AI budget is used up (`month`: YYYY-MM, UTC). */
+  'ai.canvas-cap-reached': { canvasId: string; month: string; capUsd: number };
+  /** A person's first submission to a collection of a canvas (not a replacement). */
+  'submission.created': { canvasId: string; collection: string };
+  /** Somebody was put on a canvas's people list who was not on it (notifications mail them). */
+  'canvas.member-added': { canvasId: string; userId: string; role: 'editor' | 'viewer'; byUserId: string };
   /** Capability switches or the runtime policy changed. */
   'canvas.capabilities-changed': { canvasId: string };
   /** Deactivated, or lost the right to publish public links. */
@@ -44,6 +50,12 @@ export interface EventMap {
   'ai.settled': { model: string; outcome: string; inputTokens: number; outputTokens: number; costUsd: number };
   /** A Connections call ended: `upstream_2xx`…`upstream_5xx`, or the platform's error code. */
   'connections.finished': { outcome: string };
+  /** Something a person may be mailed about happened: `recorded` in the outbox, or `skipped` (turned off, or nobody to mail). */
+  'notifications.considered': { kind: string; outcome: 'recorded' | 'skipped' };
+  /** The hourly share-expiry scan ran (`recorded`: new notices). */
+  'notifications.share-scan': { recorded: number };
+  /** The notification outbox tried to send a message: `retrying` and `failed` when the relay did not take it. */
+  'notifications.attempted': { id: string; kind: string; outcome: 'sent' | 'retrying' | 'failed' };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */
   'ratelimit.refused': { class: string };
   /** A rate-limit hit was counted in this node's memory because Redis could not count it (src/ratelimit/fallback-report.ts). */
@@ -52,7 +64,8 @@ export interface EventMap {
   'ratelimit.redis-connected': Record<string, never>;
 }
 
-type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void;
+// A listener may return a promise: `emitAndRecord` waits for it, `emit` does not.
+type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promise<void>;
 
 export class EventBus {
   private readonly listeners = new Map<keyof EventMap, Array<Listener<never>>>();
@@ -77,12 +90,25 @@ export class EventBus {
   emit<K extends keyof EventMap>(event: K, payload: EventMap[K]): void {
     const list = this.listeners.get(event);
     if (!list || list.length === 0) return;
-    for (const listener of [...list]) {
-      try {
-        (listener as Listener<K>)(payload);
-      } catch (err) {
-        this.onError(event, err);
-      }
+    for (const listener of [...list]) this.call(event, listener as Listener<K>, payload);
+  }
+
+  /**
+   * As `emit`, then waits until every listener's promise settled (failures
+   * logged, never thrown): for a fact a listener must have recorded before
+   * the request that caused it answers (a notification's outbox row).
+   */
+  async emitAndRecord<K extends keyof EventMap>(event: K, payload: EventMap[K]): Promise<void> {
+    const list = this.listeners.get(event) ?? [];
+    await Promise.all([...list].map((listener) => this.call(event, listener as Listener<K>, payload)));
+  }
+
+  private call<K extends keyof EventMap>(event: K, listener: Listener<K>, payload: EventMap[K]): Promise<void> | undefined {
+    try {
+      return listener(payload)?.catch((err: unknown) => this.onError(event, err));
+    } catch (err) {
+      this.onError(event, err);
+      return undefined;
     }
   }
 }

@@ -16,7 +16,7 @@ export function publicUrlIfDifferent(listenUrl: string, baseUrl: string): string
 export function startLine(
   version: string,
   listenUrl: string,
-  config: Pick<Config, 'baseUrl' | 'database' | 'redis' | 'authMode' | 'urlMode'>,
+  config: Pick<Config, 'baseUrl' | 'database' | 'redis' | 'smtp' | 'authMode' | 'urlMode'>,
   dataDir: string,
   blobLocation: string | null,
 ): string {
@@ -28,6 +28,7 @@ export function startLine(
     ...(config.database ? [`database: ${config.database.display}`, ...(config.redis ? [] : ['single node: no EASEL_REDIS_URL'])] : []),
     ...(blobLocation ? [`blobs: ${blobLocation}`] : []),
     ...(config.redis ? [`realtime: ${config.redis.display}`] : []),
+    ...(config.smtp ? [`email: ${config.smtp.display}`] : []),
     `auth: ${config.authMode}`,
     `urls: ${config.urlMode}`,
   ];

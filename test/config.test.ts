@@ -308,6 +308,26 @@ const ROWS: Row[] = [
     bad: ['mysql://db/easel', 'postgres://', 'postgres://db', 'postgres://db/', 'postgres://db/a/b', 'db.internal/easel'],
   },
   {
+    variable: 'EASEL_SMTP_URL',
+    field: 'smtp',
+    default: null,
+    good: [
+      ['smtp://relay.internal:25', { url: 'smtp://relay.internal:25', display: 'smtp://relay.internal:25' }],
+      ['smtps://u:pw@mail.example.com', { url: 'smtps://u:pw@mail.example.com', display: 'smtps://mail.example.com' }],
+    ],
+    bad: ['http://relay:25', 'smtp://', 'smtp://relay/x', 'smtp://relay?tls=1', 'relay:25'],
+  },
+  {
+    variable: 'EASEL_SMTP_FROM',
+    field: 'smtpFrom',
+    default: 'easel@localhost',
+    good: [
+      ['noreply@example.com', 'noreply@example.com'],
+      ['Easel <easel@example.com>', 'Easel <easel@example.com>'],
+    ],
+    bad: ['easel', 'a b@example.com', 'Easel <easel@example.com', 'x@y\r\nBcc: z@w'],
+  },
+  {
     variable: 'EASEL_REDIS_URL',
     field: 'redis',
     default: null,

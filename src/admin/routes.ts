@@ -13,7 +13,7 @@ import { DisableBody, PatchSettingsBody, PatchUserBody } from './model.ts';
 import { adminUserView, getUser, setCanvasDisabled, updateSettings, updateUser } from './service.ts';
 
 /** A page of at most 200 rows (50 unless asked). */
-function listLimit(raw: string | null): number {
+export function listLimit(raw: string | null): number {
   const n = Number(raw);
   return Number.isInteger(n) && n >= 1 ? Math.min(n, 200) : 50;
 }

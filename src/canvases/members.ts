@@ -37,8 +37,17 @@ export async function putMember(
   if (existing?.id === m.canvas.ownerId)
     throw new AppError('INVALID_BODY', 'email: the owner is always on the list and cannot be given another role');
   const user = existing ?? (await ctx.users.ensure(email));
+  const before = existing ? await ctx.canvases.roleOf(m.canvas, user.id) : null;
   await ctx.canvases.setMember(m.canvas.id, user.id, input.role, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: m.canvas.id });
+  // Awaited: the person's notification is recorded (one insert) before the answer, so a crash right after does not lose it.
+  if (before === null)
+    await ctx.events.emitAndRecord('canvas.member-added', {
+      canvasId: m.canvas.id,
+      userId: user.id,
+      role: input.role,
+      byUserId: actor.user.id,
+    });
   await ctx.audit.record({
     actorId: actor.user.id,
     actorKind: actorKind(m),

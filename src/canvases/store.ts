@@ -260,4 +260,14 @@ export class CanvasStore {
   listFor(userId: string): Promise<Canvas[]> {
     return this.sql.autocommit(() => canvasRows.listFor(userId));
   }
+
+  /** Live canvases whose access ends in [from, to) (share-expiry notices). */
+  async expiringBetween(from: number, to: number): Promise<Canvas[]> {
+    const rows = await this.sql.all<CanvasRow>(
+      'SELECT * FROM canvases WHERE deleted_at IS NULL AND expires_at >= ?1 AND expires_at < ?2 ORDER BY expires_at, id LIMIT 1000',
+      from,
+      to,
+    );
+    return rows.map(toCanvas);
+  }
 }

@@ -495,6 +495,22 @@ export const CATALOG: Record<string, RouteDoc> = {
     },
     answer: anyJson,
   }),
+  'GET /api/me/notifications': r('Management', 'session', 'Which emails you get, and whether this instance sends email at all', {
+    answer: anyJson,
+  }),
+  'PUT /api/me/notifications': r(
+    'Management',
+    'session',
+    'Turn email kinds on or off; new-submission mail per canvas you own (off, immediate, hourly)',
+    {
+      answer: anyJson,
+      errors: BODY,
+    },
+  ),
+  'GET /api/admin/notifications': r('Admin', 'admin', 'Recent notification emails: sent, waiting to be tried again, failed', {
+    query: { state: 'pending, sent or failed (default: all)', limit: '1-200 (default 50)' },
+    answer: anyJson,
+  }),
   'GET /api/admin/usage': r('Admin', 'admin', 'Database, blob store and disk usage', { answer: anyJson }),
   'GET /api/admin/settings': r('Admin', 'admin', 'Instance settings', { answer: anyJson }),
   'PATCH /api/admin/settings': r('Admin', 'admin', 'Change instance settings', {

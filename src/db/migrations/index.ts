@@ -21,6 +21,8 @@ import guestChangeSignal from './020_guest_change_signal.ts';
 import blobClaims from './021_blob_claims.ts';
 import userAdminGroups from './022_user_admin_groups.ts';
 import versionPreviews from './023_version_previews.ts';
+import notificationOutbox from './024_notification_outbox.ts';
+import notificationPreferences from './025_notification_preferences.ts';
 
 export interface Migration {
   version: number;
@@ -53,4 +55,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 21, name: 'blob claims', sql: blobClaims },
   { version: 22, name: 'user admin groups', sql: userAdminGroups },
   { version: 23, name: 'version previews', sql: versionPreviews },
+  { version: 24, name: 'notification outbox', sql: notificationOutbox },
+  { version: 25, name: 'notification preferences', sql: notificationPreferences },
 ];

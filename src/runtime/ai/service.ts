@@ -62,7 +62,6 @@ export class AiService {
     const now = this.deps.now();
     const day = utcDay(now);
     const month = day.slice(0, 7);
-    const { store } = this.deps;
     const callId = newId();
     const call = {
       id: callId,
@@ -75,7 +74,7 @@ export class AiService {
       month,
       createdAt: now,
     };
-    await store.reserve(call, (spend) => {
+    await this.reserveOrReport(call, settings.aiCanvasMonthlyUsd, (spend) => {
       if (caller.kind === 'guest' && canvas.guestAiMonthlyUsd > 0 && reached(spend.guestMonth, canvas.guestAiMonthlyUsd)) {
         throw new AppError('GUEST_AI_CAP', "this canvas's monthly AI budget for guests is used up", { scope: 'guest' });
       }
@@ -93,6 +92,21 @@ export class AiService {
     });
     // The capability gate above guarantees a key.
     return { callId, canvasId: canvas.id, actorId: caller.actorId, request, price, apiKey: settings.aiApiKey ?? '' };
+  }
+
+  /**
+   * The reservation; a refusal because the canvas's monthly budget is used up
+   * is reported (its owner may be mailed) before it reaches the caller.
+   */
+  private async reserveOrReport(call: Parameters<AiCallStore['reserve']>[0], capUsd: number, check: Parameters<AiCallStore['reserve']>[1]) {
+    try {
+      await this.deps.store.reserve(call, check);
+    } catch (err) {
+      if (err instanceof AppError && err.extra.scope === 'canvas_monthly') {
+        await this.deps.events.emitAndRecord('ai.canvas-cap-reached', { canvasId: call.canvasId, month: call.month, capUsd });
+      }
+      throw err;
+    }
   }
 
   /**

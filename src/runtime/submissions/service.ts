@@ -1,4 +1,5 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
+import type { EventBus } from '../../events.ts';
 import { AppError } from '../../errors.ts';
 import { utf8Bytes } from '../collections/model.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
@@ -28,6 +29,7 @@ export class SubmissionService {
     private readonly usage: UsageCounters,
     private readonly audit: AuditLog,
     private readonly now: () => number,
+    private readonly events: EventBus,
   ) {}
 
   /** 400 for a malformed collection name. */
@@ -49,6 +51,8 @@ export class SubmissionService {
     if (outcome === 'canvas_limit') throw keyLimit('kv.keys.shared', SUBMISSION_LIMITS.perCanvas, 'submissions per canvas');
     if (outcome === 'author_limit') throw keyLimit('kv.keys.user', SUBMISSION_LIMITS.perAuthor, 'submissions per person');
     await this.record(caller, 'submission.saved', { collection: space.collection, userId: caller.actorId, created: outcome.created });
+    // Awaited: the owner's notification is recorded before the answer.
+    if (outcome.created) await this.events.emitAndRecord('submission.created', { canvasId: space.canvasId, collection: space.collection });
     return outcome.submission;
   }
 

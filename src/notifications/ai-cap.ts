@@ -1,0 +1,31 @@
+// "Your canvas used up its monthly AI budget", to its owner, once per canvas
+// and month (the outbox drops a second message with the same key).
+import type { AppContext } from '../context.ts';
+import type { EventMap } from '../events.ts';
+import { compose } from './compose.ts';
+import { ownerWhoWants } from './owner.ts';
+import type { OutgoingMail } from './outbox-store.ts';
+import type { PreferenceStore } from './preferences.ts';
+
+export async function aiCapMail(
+  ctx: AppContext,
+  prefs: PreferenceStore,
+  e: EventMap['ai.canvas-cap-reached'],
+): Promise<OutgoingMail | null> {
+  const to = await ownerWhoWants(ctx, e.canvasId, (ownerId) => prefs.wants(ownerId, 'ai_cap'));
+  if (!to) return null;
+  const { canvas, owner } = to;
+  return {
+    kind: 'ai_cap',
+    recipient: owner.email,
+    dedupeKey: `ai_cap:${canvas.id}:${e.month}`,
+    ...compose({
+      subject: `"${canvas.title}" used up its AI budget for ${e.month}`,
+      paragraphs: [
+        `AI on your canvas "${canvas.title}" reached its monthly budget of ${e.capUsd} USD. Its visitors' AI requests are refused until the budget resets on the 1st (UTC), or an admin raises it.`,
+      ],
+      link: { label: 'See the canvas', url: `${ctx.config.baseUrl}/#/canvas/${encodeURIComponent(canvas.id)}` },
+      footer: `You get this because you own this canvas. Turn these emails off in the dashboard (notification settings): ${ctx.config.baseUrl}/`,
+    }),
+  };
+}

@@ -1,0 +1,26 @@
+// One message in plain text and simple HTML from the same parts: every value
+// is escaped in the HTML (canvas titles, names and addresses are other
+// people's text); no images, no tracking, links only where the text has them.
+import { escapeHtml } from '../http/respond.ts';
+
+export interface MessageParts {
+  subject: string;
+  /** Paragraphs, in order. */
+  paragraphs: string[];
+  /** The one address the message is about (shown as a link in HTML). */
+  link?: { label: string; url: string };
+  /** Why the reader gets this, and where to turn it off. */
+  footer: string;
+}
+
+export function compose(parts: MessageParts): { subject: string; text: string; html: string } {
+  const text = [...parts.paragraphs, ...(parts.link ? [`${parts.link.label}: ${parts.link.url}`] : []), '--', parts.footer].join('\n\n');
+  const link = parts.link ? `<p><a href="${escapeHtml(parts.link.url)}">${escapeHtml(parts.link.label)}</a></p>` : '';
+  const html =
+    '<!doctype html><html><body>' +
+    parts.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
+    link +
+    `<hr><p><small>${escapeHtml(parts.footer)}</small></p></body></html>`;
+  // A subject is one header line: no line breaks from a title.
+  return { subject: parts.subject.replace(/[\r\n]+/g, ' '), text, html };
+}
