@@ -2,7 +2,8 @@
 # What the test suite needs beyond Bun and node_modules, installed from
 # Debian's packages when missing: Chromium for the browser tests (when
 # test/browser.enabled exists), PostgreSQL, Redis, openssl for the Connections TLS fixtures and
-# systemd's systemd-analyze for the service unit.
+# systemd's systemd-analyze for the service unit, and jq, curl and zip for
+# the documentation's shell examples (test/docs-examples.test.ts).
 # Run by `bun run ci` (and so by .ci/run) before the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,10 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then packages+=(post
 if ! command -v redis-server >/dev/null 2>&1; then packages+=(redis-server); fi
 # systemd-analyze verifies contrib/easel.service.
 if ! command -v systemd-analyze >/dev/null 2>&1; then packages+=(systemd); fi
+# The docs' shell examples keep ids and keys with jq, talk curl and zip sites.
+for tool in jq curl zip; do
+  if ! command -v $tool >/dev/null 2>&1; then packages+=($tool); fi
+done
 [ ${#packages[@]} -eq 0 ] && exit 0
 
 sudo=""
