@@ -499,6 +499,11 @@ export const CATALOG: Record<string, RouteDoc> = {
   'GET /assets/*': r('SDK and dashboard', 'public', "The dashboard's files", {
     answer: { contentType: '*/*', description: 'a dashboard asset' },
   }),
+  'GET /docs': r('SDK and dashboard', 'public', "The documentation's index", { answer: html('the documentation index') }),
+  'GET /docs/:page': r('SDK and dashboard', 'public', 'One page of the documentation', {
+    answer: html('a documentation page'),
+    errors: ['NOT_FOUND'],
+  }),
 
   // Runtime API (pages of the canvas, with the viewer's session)
   'OPTIONS /v1/c/:slug': r('Runtime', 'public', 'CORS preflight', {
