@@ -25,8 +25,6 @@ const NOT_RUN: Record<string, string> = {
   'docs/publishing.md: export EASEL_CANVAS_KEY=easel_sk_...          # the canvas key; never put it in a file you deploy':
     'placeholders for a CI job (canvas id, key, git sha)',
   'docs/publishing.md: KEY=easel_sk_...; BASE=http://localhost:8080; CANVAS=<canvas id>': 'placeholders for a CI job (key, canvas, dist/)',
-  'docs/agents.md: TOKEN=easel_pat_…   # from the dashboard': 'a token made in the dashboard',
-  'docs/api.md: API=http://localhost:8080/api': 'a token and a canvas with three versions',
   'docs/ai.md: curl -b jar -X PATCH $BASE/api/admin/settings -H "Origin: $BASE" -H \'content-type: application/json\' \\':
     'an admin session',
   'docs/connections.md: # Protected header values are write-only: answers list header names only.': 'an admin session and EASEL_SECRET_KEY',
