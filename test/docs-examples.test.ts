@@ -25,9 +25,6 @@ const NOT_RUN: Record<string, string> = {
   'docs/publishing.md: export EASEL_CANVAS_KEY=easel_sk_...          # the canvas key; never put it in a file you deploy':
     'placeholders for a CI job (canvas id, key, git sha)',
   'docs/publishing.md: KEY=easel_sk_...; BASE=http://localhost:8080; CANVAS=<canvas id>': 'placeholders for a CI job (key, canvas, dist/)',
-  'docs/ai.md: curl -b jar -X PATCH $BASE/api/admin/settings -H "Origin: $BASE" -H \'content-type: application/json\' \\':
-    'an admin session',
-  'docs/connections.md: # Protected header values are write-only: answers list header names only.': 'an admin session and EASEL_SECRET_KEY',
   'docs/operate.md: sudo install -m 0755 dist/easel /usr/local/bin/easel': 'root and systemd',
   'docs/operate.md: easel backup /srv/backups/easel-$(date -u +%F).tar --data-dir /var/lib/easel':
     'an installed instance in /var/lib/easel',
@@ -102,7 +99,11 @@ for (const file of FILES) {
   if (runnable.length === 0) continue;
   describe(file, () => {
     test(`its ${runnable.length} shell example(s) run in order against a fresh server`, async () => {
-      const app = await startTestApp({ listen: true });
+      // The pages' admin examples sign in as admin@example.com; Connections' protected headers need a secret key.
+      const app = await startTestApp({
+        listen: true,
+        env: { EASEL_ADMIN_EMAILS: 'admin@example.com', EASEL_SECRET_KEY: 'A'.repeat(43) + '=' },
+      });
       try {
         // The examples address the Quick start server; this one listens on a free port.
         const base = new URL(app.ctx.config.baseUrl);
