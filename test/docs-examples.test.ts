@@ -30,6 +30,8 @@ const NOT_RUN: Record<string, string> = {
     'an installed instance in /var/lib/easel',
   'docs/operate.md: sudo install -m 0644 contrib/easel-backup.service contrib/easel-backup.timer /etc/systemd/system/': 'root and systemd',
   'docs/operate.md: easel restore /srv/backups/easel-2026-11-26.tar --data-dir /tmp/easel-drill': 'a backup of an installed instance',
+  'docs/operate.md: EASEL_URL_MODE=subdomain bun run start':
+    'runs until Ctrl-C (test/browser/subdomain-localhost.test.ts drives that mode)',
   'docs/operate.md: bun run build        # → dist/easel': 'test/binary.test.ts builds and runs the binary',
   'docs/scale-out.md: EASEL_BLOB_URL=s3://acme-easel/prod \\': 'an S3 bucket',
   'docs/scale-out.md: EASEL_REDIS_URL=redis://cache.internal:6379/2 easel': 'a Redis server, and runs until stopped',
