@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 // `bun run build`: the single executable dist/easel, with the SDK bundle and
-// the dashboard (public/) embedded. Steps:
+// the dashboard (public/) and the documentation (docs/*.md) embedded. Steps:
 //   1. bundle sdk/index.ts → dist/sdk/v1.js (browser, minified); generate the types from the SDK's sources → dist/sdk/v1.d.ts;
 //      bundle the dashboard's TypeScript (src/dashboard/ui/) → dist/dashboard/*.js
 //   2. generate dist/.build/entry.ts, which embeds those files and public/ and registers them
@@ -12,6 +12,7 @@ import { join, relative, sep } from 'node:path';
 import { gitCommit, type BakedBuild } from './src/build-info.ts';
 import { bundleUi, embeddedUiName, UI_BUNDLES } from './src/dashboard/ui-bundle.ts';
 import { bundleSdk } from './src/serve/sdk-bundle.ts';
+import { pageName } from './src/docs/pages.ts';
 import { generateSdkTypes } from './src/serve/sdk-types.ts';
 
 const root = import.meta.dir;
@@ -52,6 +53,10 @@ export async function prepareEntries(
     ['sdk/v1.d.ts', 'dist/sdk/v1.d.ts'],
     ...uiEmbeds,
     ...filesUnder(join(root, 'public')).map((p): [string, string] => [p, p]),
+    // The documentation's top-level pages (served at /docs); docs/drafts/ stays out.
+    ...filesUnder(join(root, 'docs'))
+      .filter((p) => pageName(p.slice('docs/'.length)) !== null)
+      .map((p): [string, string] => [p, p]),
   ];
   const fromBuildDir = (p: string) => JSON.stringify(relative(buildDir, join(root, p)).split(sep).join('/'));
   const entry = (target: string) => [

@@ -43,6 +43,7 @@ import { createNotificationsFeature, type NotificationsFeature, type Notificatio
 import { notificationAdminRoutes } from './notifications/admin-routes.ts';
 import { notificationMeRoutes } from './notifications/me-routes.ts';
 import { llmsTxtRoute } from './http/llms-txt.ts';
+import { docsRoutes } from './docs/routes.ts';
 import { renderError } from './http/on-error.ts';
 import { allowedMethods } from './http/method-hint.ts';
 import { routeListing, type Dispatcher, type ListedRoute } from './http/route-listing.ts';
@@ -375,6 +376,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     // The SDK and the dashboard's files.
     .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
     .use(dashboardRoutes(ctx))
+    .use(docsRoutes(ctx))
     // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
     .use(runtimePreflightRoutes(ctx))
     .use(meRoutes(ctx, auth))

@@ -55,6 +55,10 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
     const editor = await fetch(`${easel.url}/assets/editor.js`);
     expect([editor.status, editor.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
     expect(await editor.text()).toContain('easelEditor');
+    // The documentation, embedded by build.ts (the binary has no docs/ to read).
+    const docs = await fetch(`${easel.url}/docs/operate`);
+    expect([docs.status, docs.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(await docs.text()).toContain('<h1 id="install-and-operate">Install and operate</h1>');
 
     const login = await fetch(`${easel.url}/auth/dev/login`, {
       method: 'POST',

@@ -2,7 +2,9 @@
 # What the test suite needs beyond Bun and node_modules, installed from
 # Debian's packages when missing: Chromium for the browser tests (when
 # test/browser.enabled exists), PostgreSQL, Redis, openssl for the Connections TLS fixtures,
-# promtool for the metrics format and systemd's systemd-analyze for the service unit.
+# promtool for the metrics format, qemu and lintian for the release test, systemd's
+# systemd-analyze for the service unit, and jq, curl and zip for the documentation's
+# shell examples (test/docs-examples.test.ts).
 # Run by `bun run ci` (and so by .ci/run) before the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,10 @@ if ! command -v lintian >/dev/null 2>&1; then packages+=(lintian); fi
 if ! command -v file >/dev/null 2>&1; then packages+=(file); fi
 # systemd-analyze verifies contrib/easel.service.
 if ! command -v systemd-analyze >/dev/null 2>&1; then packages+=(systemd); fi
+# The docs' shell examples keep ids and keys with jq, talk curl and zip sites.
+for tool in jq curl zip; do
+  if ! command -v $tool >/dev/null 2>&1; then packages+=($tool); fi
+done
 [ ${#packages[@]} -eq 0 ] && exit 0
 
 sudo=""

@@ -13,7 +13,7 @@ export const ASSETS_PREFIX = '/assets/';
  * canvases (the editor's preview): its own origin in path mode, the canvas
  * hosts in subdomain mode.
  */
-function securityHeaders(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>): Record<string, string> {
+export function securityHeaders(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>): Record<string, string> {
   const frames = config.urlMode === 'subdomain' ? `'self' ${new URL(config.baseUrl).protocol}//*.${config.canvasHost}` : "'self'";
   return {
     'content-security-policy': `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src ${frames}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,

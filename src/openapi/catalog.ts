@@ -595,6 +595,11 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: { contentType: '*/*', description: 'a dashboard asset' },
     errors: ['NOT_FOUND'],
   }),
+  'GET /docs': r('SDK and dashboard', 'public', "The documentation's index", { answer: html('the documentation index') }),
+  'GET /docs/:page': r('SDK and dashboard', 'public', 'One page of the documentation', {
+    answer: html('a documentation page'),
+    errors: ['NOT_FOUND'],
+  }),
 
   // Runtime API (pages of the canvas, with the viewer's session)
   'OPTIONS /v1/c/:slug': r('Runtime', 'public', 'CORS preflight', {

@@ -91,12 +91,12 @@ export async function waitForText(page: Page, selector: string, want: string, ho
   );
 }
 
-/** The html block right after `heading` in the README (its examples are the canvases these tests run). */
-export function readmeHtml(heading: string): string {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8');
+/** The html block right after `heading` in docs/realtime.md (its examples are the canvases these tests run). */
+export function docsHtml(heading: string): string {
+  const readme = readFileSync(join(import.meta.dir, '../../docs/realtime.md'), 'utf8');
   const at = readme.indexOf(heading);
   const match = /```html\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (at < 0 || !match) throw new Error(`README.md has no "${heading}" html block`);
+  if (at < 0 || !match) throw new Error(`docs/realtime.md has no "${heading}" html block`);
   return match[1]!;
 }
 
@@ -108,7 +108,7 @@ export async function publishTeamRoom(
 ): Promise<{ id: string; slug: string; url: string }> {
   const created = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: 'Team room' } });
   await api(app, 'PUT', `/api/canvases/${created.id}/members`, { cookie: ownerCookie, json: { email: viewerEmail, role: 'viewer' } });
-  await deploy(app, created.id, created.apiKey, { 'index.html': readmeHtml('### Example: a team room') });
+  await deploy(app, created.id, created.apiKey, { 'index.html': docsHtml('## Example: a team room') });
   return { id: created.id, slug: created.slug, url: created.url };
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { api, deploy, launchChromium, openCanvas, readmeHtml, waitForText } from './helpers.ts';
+import { api, deploy, launchChromium, openCanvas, docsHtml, waitForText } from './helpers.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -28,7 +28,7 @@ beforeAll(async () => {
     cookie: cookies.alice,
     json: { expectedRuntimePolicy: created.runtimePolicyRevision, runtimePolicy: { collections: { votes: { preset: 'contributions' } } } },
   });
-  await deploy(app, canvas.id, created.apiKey, { 'index.html': readmeHtml('### Example: a live poll') });
+  await deploy(app, canvas.id, created.apiKey, { 'index.html': docsHtml('## Example: a live poll') });
   browser = await launchChromium();
 }, 60_000);
 

@@ -1,0 +1,125 @@
+// passes: embedded — the documentation and its examples, against a fresh server per page
+// Issue 43: the shell examples of README.md and docs/ run, in order, against
+// a real server (a fresh one and a fresh data directory per page), so they
+// cannot rot. curl fails on any HTTP error (its config says --fail-with-body)
+// and the script stops at the first failing command. What `# →` comments
+// show is not checked: ids, times and slugs differ from run to run.
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { docPages } from '../src/docs/pages.ts';
+import { startTestApp } from './harness.ts';
+
+const ROOT = join(import.meta.dir, '..');
+const FILES = ['README.md', ...[...docPages().keys()].map((p) => `docs/${p}.md`)];
+const RUNNABLE = new Set(['sh', 'bash']);
+
+/** Blocks marked `no-test`, by file and first line, with why they cannot run here. Keep it short. */
+const NOT_RUN: Record<string, string> = {
+  'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run start': 'starts a server until Ctrl-C',
+  'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run ci': 'is the whole CI',
+  'README.md: easel login http://localhost:8080          # opens your browser; you approve; a token is stored':
+    'easel login approves in a browser',
+  'docs/publishing.md: easel login https://easel.example.com      # opens your browser; you approve; a personal access token is stored':
+    'easel login approves in a browser; easel dev runs until Ctrl-C',
+  'docs/publishing.md: export EASEL_CANVAS_KEY=easel_sk_...          # the canvas key; never put it in a file you deploy':
+    'placeholders for a CI job (canvas id, key, git sha)',
+  'docs/publishing.md: KEY=easel_sk_...; BASE=http://localhost:8080; CANVAS=<canvas id>': 'placeholders for a CI job (key, canvas, dist/)',
+  'docs/operate.md: sudo install -m 0755 dist/easel /usr/local/bin/easel': 'root and systemd',
+  'docs/operate.md: easel backup /srv/backups/easel-$(date -u +%F).tar --data-dir /var/lib/easel':
+    'an installed instance in /var/lib/easel',
+  'docs/operate.md: sudo install -m 0644 contrib/easel-backup.service contrib/easel-backup.timer /etc/systemd/system/': 'root and systemd',
+  'docs/operate.md: easel restore /srv/backups/easel-2026-11-26.tar --data-dir /tmp/easel-drill': 'a backup of an installed instance',
+  'docs/operate.md: EASEL_URL_MODE=subdomain bun run start':
+    'runs until Ctrl-C (test/browser/subdomain-localhost.test.ts drives that mode)',
+  'docs/operate.md: bun run build        # → dist/easel': 'test/binary.test.ts builds and runs the binary',
+  'docs/scale-out.md: EASEL_BLOB_URL=s3://acme-easel/prod \\': 'an S3 bucket',
+  'docs/scale-out.md: EASEL_REDIS_URL=redis://cache.internal:6379/2 easel': 'a Redis server, and runs until stopped',
+  'docs/scale-out.md: EASEL_DATABASE_URL=postgres://easel:…@db.internal:5432/easel \\': 'Postgres, S3 and Redis',
+  'docs/scale-out.md: EASEL_BLOB_URL=s3://easel-blobs/prod S3_ENDPOINT=… S3_ACCESS_KEY_ID=… S3_SECRET_ACCESS_KEY=… \\': 'Postgres and S3',
+  'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\': 'an OIDC provider',
+};
+
+interface Block {
+  file: string;
+  code: string;
+  skipped: boolean;
+}
+
+/** The shell blocks of a Markdown file, in order (` ```sh ` or ` ```bash `, `no-test` after the language to skip one). */
+export function shellBlocks(file: string, markdown: string): Block[] {
+  return [...markdown.matchAll(/^```(\S+)([^\n]*)\n([\s\S]*?)^```$/gm)]
+    .filter((m) => RUNNABLE.has(m[1]!))
+    .map((m) => ({ file, code: m[3]!, skipped: /\bno-test\b/.test(m[2]!) }));
+}
+
+const blocks = FILES.flatMap((file) => shellBlocks(file, readFileSync(join(ROOT, file), 'utf8')));
+const keyOf = (b: Block) => `${b.file}: ${b.code.split('\n')[0]}`;
+
+test('every block marked no-test is listed with its reason, and every listed one is so marked', () => {
+  const skipped = blocks.filter((b) => b.skipped).map(keyOf);
+  expect(skipped.sort()).toEqual(Object.keys(NOT_RUN).sort());
+  console.log(
+    `docs examples: ${blocks.length - skipped.length} run, ${skipped.length} not run:\n` +
+      skipped.map((k) => `  ${k.slice(0, 70)}: ${NOT_RUN[k]}`).join('\n'),
+  );
+});
+
+test('the extraction finds runnable blocks and honours no-test', () => {
+  const found = shellBlocks('x.md', '```sh\necho a\n```\n\n```sh no-test\nrm -rf /\n```\n\n```js\n1\n```\n');
+  expect(found).toEqual([
+    { file: 'x.md', code: 'echo a\n', skipped: false },
+    { file: 'x.md', code: 'rm -rf /\n', skipped: true },
+  ]);
+});
+
+/** Runs `script` with bash in a fresh directory, curl failing on HTTP errors; resolves to its exit code and output. */
+async function runShell(script: string): Promise<{ code: number; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'easel-doc-example-'));
+  try {
+    writeFileSync(join(dir, '.curlrc'), 'fail-with-body\nshow-error\n');
+    const proc = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CURL_HOME: dir },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { code, output: out + err };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a failing command or an HTTP error stops the example', async () => {
+  expect((await runShell('false; echo after')).code).not.toBe(0);
+  expect((await runShell('curl -s http://127.0.0.1:1/ >/dev/null; echo after')).code).not.toBe(0);
+});
+
+for (const file of FILES) {
+  const runnable = blocks.filter((b) => b.file === file && !b.skipped);
+  if (runnable.length === 0) continue;
+  describe(file, () => {
+    test(`its ${runnable.length} shell example(s) run in order against a fresh server`, async () => {
+      // The pages' admin examples sign in as admin@example.com; Connections' protected headers need a secret key.
+      const app = await startTestApp({
+        listen: true,
+        env: { EASEL_ADMIN_EMAILS: 'admin@example.com', EASEL_SECRET_KEY: 'A'.repeat(43) + '=' },
+      });
+      try {
+        // The examples address the Quick start server; this one listens on a free port.
+        const base = new URL(app.ctx.config.baseUrl);
+        const script = runnable
+          .map((b) => b.code)
+          .join('\n')
+          .replaceAll('http://localhost:8080', base.origin)
+          .replaceAll('localhost:8080', base.host);
+        const { code, output } = await runShell(script);
+        expect({ code, output }).toEqual({ code: 0, output: expect.any(String) });
+      } finally {
+        await app.close();
+      }
+    });
+  });
+}
