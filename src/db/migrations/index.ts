@@ -20,6 +20,7 @@ import nodeRuns from './019_node_runs.ts';
 import guestChangeSignal from './020_guest_change_signal.ts';
 import blobClaims from './021_blob_claims.ts';
 import userAdminGroups from './022_user_admin_groups.ts';
+import insights from './027_insights.ts';
 
 export interface Migration {
   version: number;
@@ -51,4 +52,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 20, name: 'guest change signal', sql: guestChangeSignal },
   { version: 21, name: 'blob claims', sql: blobClaims },
   { version: 22, name: 'user admin groups', sql: userAdminGroups },
+  // 023–026 are other branches' (the lead renumbers at merge).
+  { version: 27, name: 'insights', sql: insights },
 ];
