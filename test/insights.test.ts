@@ -11,11 +11,12 @@ import { setCollections } from './collections-fixtures.ts';
 import { expectCode } from './expect-code.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { ManualClock } from './manual-clock.ts';
+import { connect } from './realtime-helpers.ts';
 import { World, type Who } from './world.ts';
 
 const DAY = 86_400_000;
 const clock = new ManualClock(Date.UTC(2030, 4, 10, 8));
-const w = new World({ reset: 'none', now: clock.now, scheduler: clock.scheduler });
+const w = new World({ reset: 'none', listen: true, now: clock.now, scheduler: clock.scheduler });
 const today = () => new Date(clock.now()).toISOString().slice(0, 10);
 
 const insights = async (who: Who = 'owner', query = '?days=2', canvasId = w.canvas.id) =>
@@ -94,7 +95,7 @@ describe('counting', () => {
     expect(before.has(fresh[0]!.visitor)).toBe(false);
   });
 
-  test('runtime API calls per capability: kv, files, collections, submissions', async () => {
+  test('runtime API calls per capability: kv, files, collections, submissions, a realtime connection once', async () => {
     await setCollections(w, { poll: { preset: 'collaborative' } });
     const rt = (path: string, init: RequestInit & { json?: unknown } = {}) =>
       w.app.request(`/v1/c/${w.canvas.slug}${path}`, { cookie: w.cookie.editor, ...init });
@@ -106,13 +107,16 @@ describe('counting', () => {
     const form = new FormData();
     form.append('file', new Blob(['x']), 'x.txt');
     expect((await rt('/files', { method: 'POST', body: form })).status).toBe(201);
+    const socket = await connect(w.app, w.canvas.slug, w.cookie.editor);
+    await socket.subscribe('room');
+    await socket.close();
     await flushAll();
     const after = (await read()).api;
     expect(Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]))).toEqual({
       kv: 2,
       files: 1,
       ai: 0,
-      realtime: 0,
+      realtime: 1,
       collections: 1,
       submissions: 1,
     });
