@@ -6,6 +6,7 @@
 // holds who, and two nodes counting the same person store one row.
 import { createHmac } from 'node:crypto';
 import type { Cancel } from '../clock.ts';
+import { writeCounts } from '../counted-flush.ts';
 import type { AppContext } from '../context.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { utcDay } from '../runtime/usage.ts';
@@ -66,13 +67,10 @@ export class InsightCounters implements Lifecycle {
       const [canvasId, day] = key.split('\n') as [string, string];
       return { canvasId, day, counts: p, visitors: [...p.visitors].map((v) => this.hash(day, v)) };
     });
-    try {
+    await writeCounts('insights', this.ctx.log, this.cancelTimer, async () => {
       await this.store.add(hashed);
       this.ctx.events.emit('insights.flushed', { rows: batch.size });
-    } catch (err) {
-      this.cancelTimer();
-      this.ctx.log.warn('insights flush failed', { error: err instanceof Error ? err.message : String(err) });
-    }
+    });
   }
 
   async stop(): Promise<void> {
