@@ -150,12 +150,21 @@ describe('counting', () => {
 });
 
 describe('the insights route', () => {
-  test('owners, editors and admins; viewers and strangers 404; signed out 401', async () => {
+  test('owners, editors and admins (and their tokens); viewers and strangers 404; signed out 401', async () => {
     for (const who of ['owner', 'editor', 'admin'] as const)
       expect({ who, status: (await insights(who)).status }).toEqual({ who, status: 200 });
     for (const who of ['viewer', 'stranger'] as const) await expectCode(await insights(who), 404, 'NOT_FOUND');
     await expectCode(await insights('owner', '', 'no-such-canvas'), 404, 'NOT_FOUND');
     expect((await w.app.request(`/api/canvases/${w.canvas.id}/insights`)).status).toBe(401);
+    // A personal access token acts as its person.
+    for (const [who, status] of [
+      ['owner', 200],
+      ['viewer', 404],
+    ] as const) {
+      const { token } = await body(await w.request(who, '/api/tokens', { method: 'POST', json: { name: 'insights' } }));
+      const res = await w.app.request(`/api/canvases/${w.canvas.id}/insights`, { headers: { authorization: `Bearer ${token}` } });
+      expect({ who, status: res.status }).toEqual({ who, status });
+    }
     const res = await insights('owner', '');
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     const got = await body(res);
