@@ -39,7 +39,14 @@
     render();
     loadPolicy();
     // Versions name who published them: the list's names come first.
-    await Promise.all([loadMembers().then(loadVersions), loadFiles(), loadSwitches(), loadGallery(), loadUsage()]);
+    await Promise.all([
+      loadMembers().then(loadVersions),
+      loadFiles(),
+      loadSwitches(),
+      loadGallery(),
+      loadUsage(),
+      window.easelCanvasData.load(deps.api, path()),
+    ]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;
   }

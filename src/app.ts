@@ -85,6 +85,9 @@ import { submissionRoutes } from './runtime/submissions/routes.ts';
 import { SubmissionService } from './runtime/submissions/service.ts';
 import { SubmissionStore } from './runtime/submissions/store.ts';
 import { UsageCounters } from './runtime/usage.ts';
+import { InsightCounters } from './insights/counters.ts';
+import { insightRoutes } from './insights/routes.ts';
+import { InsightStore } from './insights/store.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
 import { anonymousSdkVisitor } from './serve/sdk-admission.ts';
@@ -109,6 +112,9 @@ export interface AppOptions {
 export interface Features {
   access: AccessResolver;
   usage: UsageCounters;
+  /** Page views, visitors, paths and API calls per canvas-day, counted in memory and flushed (src/insights/). */
+  insights: InsightCounters;
+  insightStore: InsightStore;
   pipeline: RuntimePipeline;
   pages: CanvasServer;
   deploy: DeployFeature;
@@ -177,7 +183,9 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   // 1. Features, each after what it needs.
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
-  const pipeline = new RuntimePipeline(ctx, { access, usage });
+  const insightStore = new InsightStore(ctx.sql);
+  const insights = new InsightCounters(ctx, insightStore);
+  const pipeline = new RuntimePipeline(ctx, { access, usage, insights });
   const recordReads = new RecordReadCache(ctx.db ? SpaceVersions.of(ctx.db) : NOTHING_KEPT, ctx.now);
   const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
   const files = new FileService(
@@ -199,8 +207,10 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const features: Features = {
     access,
     usage,
+    insights,
+    insightStore,
     pipeline,
-    pages: new CanvasServer(ctx, access, drafts, options.blobFetchWaitMs),
+    pages: new CanvasServer(ctx, access, drafts, options.blobFetchWaitMs, insights),
     deploy: createDeployFeature(ctx),
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections: createConnectionsFeature(ctx, options.connections),
@@ -283,6 +293,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ctx.blobGc,
     features.housekeeping,
     usage,
+    insights,
     features.ai,
     // Connected before the hub takes sockets; let go after the hub recorded their departures.
     coordination,
@@ -371,6 +382,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
+    .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))
     // The SDK and the dashboard's files.

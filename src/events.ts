@@ -34,6 +34,8 @@ export interface EventMap {
   'realtime.node-reaped': { nodeId: string; people: number };
   /** Usage counters were folded into usage_daily (`rows` canvas-days). */
   'usage.flushed': { rows: number };
+  /** Insight counts were folded into the insight tables (`rows` canvas-days). */
+  'insights.flushed': { rows: number };
   /** An AI call's run is over: settled and recorded, its provider call let go. */
   'ai.call-finished': { callId: string; canvasId: string };
   /** An in-flight deploy holds a blob against collection (it has the bytes, its version row is to come). */

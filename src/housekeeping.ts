@@ -2,13 +2,14 @@
 // (people's, guests', canvas hosts'), sign-in handoffs and OIDC sign-ins in
 // flight, `easel login` approvals never collected, expired personal access
 // tokens a month after they lapsed, audit rows older than
-// EASEL_AUDIT_RETENTION_DAYS, and blob holds and deletion marks a node that
+// EASEL_AUDIT_RETENTION_DAYS, insight rows past 400 days, and blob holds and deletion marks a node that
 // died left behind (src/blobs/shared-claims.ts). (Staged uploads and
 // unreferenced blobs have their own sweeps: deploy/upload, blobs/gc.)
 import type { AppContext } from './context.ts';
 import { tx, type TxSteps } from './db/sql.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { DELETION_STALE_MS } from './blobs/shared-claims.ts';
+import { oldestKeptDay } from './insights/store.ts';
 
 const EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,6 +27,7 @@ export interface Swept {
   tokens: number;
   auditRows: number;
   blobClaims: number;
+  insightRows: number;
 }
 
 export class Housekeeping implements Lifecycle {
@@ -50,6 +52,7 @@ export class Housekeeping implements Lifecycle {
   async sweep(): Promise<Swept> {
     const now = this.ctx.now();
     const auditBefore = now - this.ctx.config.auditRetentionDays * DAY_MS;
+    const insightsFrom = oldestKeptDay(now);
     const swept = await this.ctx.sql.write(function* (): TxSteps<Swept> {
       return {
         sessions: yield* tx.run('DELETE FROM sessions WHERE expires_at <= ?1', now),
@@ -65,6 +68,10 @@ export class Housekeeping implements Lifecycle {
         blobClaims:
           (yield* tx.run('DELETE FROM blob_holds WHERE expires_at <= ?1', now)) +
           (yield* tx.run('DELETE FROM blob_deletions WHERE started_at <= ?1', now - DELETION_STALE_MS)),
+        insightRows:
+          (yield* tx.run('DELETE FROM insight_days WHERE day < ?1', insightsFrom)) +
+          (yield* tx.run('DELETE FROM insight_visitors WHERE day < ?1', insightsFrom)) +
+          (yield* tx.run('DELETE FROM insight_paths WHERE day < ?1', insightsFrom)),
       };
     });
     if (Object.values(swept).some((n) => n > 0)) this.ctx.log.info('housekeeping', { ...swept });

@@ -29,6 +29,8 @@ Usage:
                      publish a site folder or ZIP as yourself, or with EASEL_CANVAS_KEY (CI);
                      --preview makes a version that is not live, served at its preview address
   easel versions | rollback <n> | unpublish | open [--canvas <id or slug>]
+  easel data export <kv | collection NAME | submissions NAME | files> [--format csv|ndjson|json] [--out FILE]
+                     a canvas's data, streamed to a file or stdout (files --zip: the files themselves)
   easel dev [<dir>] [--canvas <id or slug>] [--port <n>]
                      serve a folder as the canvas, with its runtime API, reloading on changes
   easel backup <file.tar or folder> [--data-dir <dir>]
@@ -192,6 +194,11 @@ async function main(argv: string[]): Promise<void> {
     case 'open': {
       const { canvasCommand } = await import('./cli/canvas-commands.ts');
       process.exitCode = await canvasCommand(command, argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
+      return;
+    }
+    case 'data': {
+      const { dataCommand } = await import('./cli/data-export.ts');
+      process.exitCode = await dataCommand(argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
       return;
     }
     case 'dev': {

@@ -30,6 +30,7 @@ describe('dashboard shell', () => {
     expect(refs.sort()).toEqual([
       '/assets/admin.js',
       '/assets/app.js',
+      '/assets/canvas-data.js',
       '/assets/canvas-page.js',
       '/assets/notifications.js',
       '/assets/policy-form.js',
@@ -78,7 +79,16 @@ describe('dashboard shell', () => {
 
   test('every dashboard script is valid browser script and writes server text only as text (no innerHTML, insertAdjacentHTML or document.write)', () => {
     const scripts = readdirSync(join(import.meta.dir, '../public')).filter((f) => f.endsWith('.js'));
-    expect(scripts.sort()).toEqual(['admin.js', 'app.js', 'canvas-page.js', 'notifications.js', 'policy-form.js', 'tokens.js', 'ui.js']);
+    expect(scripts.sort()).toEqual([
+      'admin.js',
+      'app.js',
+      'canvas-data.js',
+      'canvas-page.js',
+      'notifications.js',
+      'policy-form.js',
+      'tokens.js',
+      'ui.js',
+    ]);
     // The bundled TypeScript (src/dashboard/ui/) is held to the same rule.
     const bundled = readdirSync(join(import.meta.dir, '../src/dashboard/ui')).map((f) => `../src/dashboard/ui/${f}`);
     expect(bundled).toEqual(['../src/dashboard/ui/editor.ts']);

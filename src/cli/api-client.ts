@@ -70,14 +70,7 @@ export class DeployApi {
     const headers: Record<string, string> = this.key ? { authorization: `Bearer ${this.key}` } : {};
     if (opts.contentType) headers['content-type'] = opts.contentType;
     const res = await fetch(this.base + opts.path, { method: opts.method, headers, body: opts.body?.() ?? null, redirect: 'manual' });
-    const text = await res.text();
-    let body: Record<string, unknown> | null = null;
-    try {
-      const parsed: unknown = text === '' ? null : JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-    } catch {
-      body = null;
-    }
+    const body = objectBody(await res.text());
     const after = res.headers.get('retry-after')?.trim();
     const retryAfterMs = after && /^\d+$/.test(after) ? Math.min(Number(after), RETRY_AFTER_MAX_S) * 1000 : null;
     return { status: res.status, body, retryAfterMs };
@@ -86,6 +79,16 @@ export class DeployApi {
   private async wait(opts: SendOptions, why: string, ms: number): Promise<void> {
     opts.onRetry?.(why, ms);
     await this.sleep(ms);
+  }
+}
+
+/** A JSON object answer, or null for anything else (empty, not JSON, an array). */
+export function objectBody(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = text === '' ? null : JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }
 

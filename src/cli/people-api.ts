@@ -1,7 +1,7 @@
 // The management API as a signed-in person calls it from the CLI: which
 // instance (flag, environment, the folder's link, the last login), the token
 // for it, JSON requests through the retrying client, and which canvas.
-import { ApiError, DeployApi } from './api-client.ts';
+import { ApiError, DeployApi, objectBody, toApiError } from './api-client.ts';
 import { baseUrl, UsageError } from './args.ts';
 import { findLink, type ProjectLink } from './project-link.ts';
 import { readUserConfig, tokenFor } from './user-config.ts';
@@ -15,6 +15,8 @@ export interface Session {
   base: string;
   linked: { folder: string; link: ProjectLink } | null;
   call<T = Record<string, unknown>>(method: string, path: string, json?: unknown): Promise<T>;
+  /** One request whose 2xx body the caller streams (no retry: a download is not resent); a refusal rejects with ApiError. */
+  fetch(method: string, path: string): Promise<Response>;
 }
 
 export function instanceOf(flag: string | undefined, env: Env, cwd: string): { base: string; linked: Session['linked'] } {
@@ -46,6 +48,16 @@ export function session(flag: string | undefined, env: Env, cwd: string): Sessio
         ...(json === undefined ? {} : { body: () => JSON.stringify(json), contentType: 'application/json' }),
       });
       return (reply.body ?? {}) as T;
+    },
+    async fetch(method: string, path: string): Promise<Response> {
+      let res: Response;
+      try {
+        res = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
+      } catch (err) {
+        throw new ApiError('NETWORK_ERROR', `cannot reach ${base} (${err instanceof Error ? err.message : String(err)})`, 0, null);
+      }
+      if (res.status < 300) return res;
+      throw toApiError({ status: res.status, body: objectBody(await res.text()), retryAfterMs: null });
     },
   };
 }

@@ -17,6 +17,7 @@ import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import { RollbackBody } from '../deploy/model.ts';
 import type { ErrorCode } from '../errors.ts';
+import { InsightsAnswer } from '../insights/model.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
 import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
 import { RenameBody } from '../runtime/files/model.ts';
@@ -379,6 +380,16 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: { contentType: 'application/zip', description: 'a ZIP of stored entries, one per file, streamed' },
     errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
   }),
+  'GET /api/canvases/:id/insights': r(
+    'Management',
+    'session',
+    'Views, signed-in visitors, top paths and API calls per UTC day (counts only)',
+    {
+      query: { days: 'how many UTC days up to today, 1–400 (default 30)' },
+      answer: InsightsAnswer,
+      errors: [...CANVAS_ROLE, 'INVALID_BODY'],
+    },
+  ),
   'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
   'GET /api/canvases/:id/versions': r('Management', 'session', 'Versions, newest first (as a person: no deploy key needed)', {
     answer: VersionList,

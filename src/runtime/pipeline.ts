@@ -10,6 +10,8 @@ import { networkOf } from '../net/ip.ts';
 import { capabilityState, type Capability, type CapabilityLookup } from './capabilities.ts';
 import { checkIsolation, corsHeaders } from './isolation.ts';
 import type { UsageCounters } from './usage.ts';
+import type { InsightCounters } from '../insights/counters.ts';
+import type { ApiKind } from '../insights/store.ts';
 import type { Maybe } from '../sync-first.ts';
 
 /** The part of the app context this feature uses. */
@@ -43,7 +45,12 @@ export interface PipelineOptions {
   rateClass?: 'canvas' | 'ai';
   /** The realtime upgrade checks its capability after accepting the socket (4403). */
   skipCapability?: boolean;
+  /** What the call counts as in the canvas's insights, when not its capability (collections and submissions run as kv). */
+  insight?: ApiKind;
 }
+
+/** The capabilities counted in insights under their own name; identity, connections and authoring are not counted. */
+const COUNTED: Partial<Record<Capability, ApiKind>> = { kv: 'kv', files: 'files', ai: 'ai', realtime: 'realtime' };
 
 const STATIC_ONLY_MESSAGE = 'this canvas is public and static-only: its runtime API is available to its owner and editors only';
 
@@ -59,7 +66,7 @@ const STATIC_ONLY_MESSAGE = 'this canvas is public and static-only: its runtime 
 export class RuntimePipeline {
   constructor(
     private readonly ctx: PipelineDeps,
-    private readonly deps: { access: AccessResolver; usage: UsageCounters },
+    private readonly deps: { access: AccessResolver; usage: UsageCounters; insights: InsightCounters },
   ) {}
 
   /**
@@ -125,6 +132,8 @@ export class RuntimePipeline {
       if (refusal) throw refusal;
     }
     this.deps.usage.add(canvas.id, 'requests');
+    const counted = opts.insight ?? COUNTED[opts.capability];
+    if (counted) this.deps.insights.api(canvas.id, counted);
     return { caller: callerOf(canvas, principal, role), headers: cors };
   }
 

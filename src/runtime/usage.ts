@@ -1,4 +1,5 @@
 import type { Cancel } from '../clock.ts';
+import { writeCounts } from '../counted-flush.ts';
 import type { AppContext } from '../context.ts';
 import { tx } from '../db/sql.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -57,7 +58,7 @@ export class UsageCounters implements Lifecycle {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    try {
+    await writeCounts('usage', this.ctx.log, this.cancelTimer, async () => {
       await this.ctx.sql.write(function* () {
         for (const [key, p] of batch) {
           const [canvasId, day] = key.split('\n') as [string, string];
@@ -65,11 +66,7 @@ export class UsageCounters implements Lifecycle {
         }
       });
       this.ctx.events.emit('usage.flushed', { rows: batch.size });
-    } catch (err) {
-      // The database is gone (a test app closed without shutdown): nothing more to count into.
-      this.cancelTimer();
-      this.ctx.log.warn('usage flush failed', { error: err instanceof Error ? err.message : String(err) });
-    }
+    });
   }
 
   async stop(): Promise<void> {

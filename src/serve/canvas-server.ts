@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import type { InsightCounters } from '../insights/counters.ts';
 import { LruCache } from '../cache/lru.ts';
 import type { AccessDecision, AccessRefusal } from '../canvases/access.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
@@ -69,7 +70,7 @@ export interface DraftManifests {
 }
 
 type Admission =
-  | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean }
+  | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean; visitor: string | null }
   | { ok: false; canvas: Canvas | null; code: AccessRefusal | 'SIGN_IN'; response: Response };
 
 /**
@@ -103,6 +104,8 @@ export class CanvasServer {
     private readonly drafts: DraftManifests | null = null,
     /** A bucket that takes the connection and never answers must not hold a visitor: past this, the 503 page (the fetch goes on). */
     private readonly blobFetchWaitMs = BLOB_FETCH_WAIT_MS,
+    /** Where a live page's HTML 200 is counted (src/insights/): one in-memory call per view. */
+    private readonly insights: Pick<InsightCounters, 'view'> | null = null,
   ) {
     this.manifests = new ManifestCache(ctx.sql);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
@@ -153,7 +156,10 @@ export class CanvasServer {
     const manifest = held instanceof Promise ? await held : held;
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
-    return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl);
+    return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, {
+      canvasId: canvas.id,
+      visitor: admission.visitor,
+    });
   }
 
   /**
@@ -187,6 +193,8 @@ export class CanvasServer {
     query: string,
     cacheControl: string,
     headers: Record<string, string> = this.security,
+    /** The live version's view, counted in insights when an HTML page answers 200 (drafts and previews pass none). */
+    view: { canvasId: string; visitor: string | null } | null = null,
   ): Response | Promise<Response> {
     const resolution = resolveCanvasPath(manifest, rest);
     if (resolution.kind === 'redirect') {
@@ -197,10 +205,10 @@ export class CanvasServer {
     }
     if (resolution.kind === 'file') {
       const file = resolution.file;
-      return this.withBlob(
-        file.hash,
-        () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers }),
-        () => this.page(500, 'BLOB_MISSING'),
+      const send = () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
+      const counted = view && this.insights && request.method === 'GET' && file.mime.startsWith('text/html');
+      return this.withBlob(file.hash, counted ? () => this.countView(send(), view, resolution.path) : send, () =>
+        this.page(500, 'BLOB_MISSING'),
       );
     }
     const custom = manifest.files.get('404.html');
@@ -210,6 +218,15 @@ export class CanvasServer {
       () => sendFile(request, custom, this.source, this.compressed, { status: 404, cacheControl, headers }),
       () => this.page(404, 'FILE_NOT_FOUND'),
     );
+  }
+
+  /** A 200 (not a 304 or a range) is a page view. */
+  private countView(sent: Response | Promise<Response>, view: { canvasId: string; visitor: string | null }, path: string) {
+    const count = (res: Response) => {
+      if (res.status === 200) this.insights!.view(view.canvasId, `/${path}`, view.visitor);
+      return res;
+    };
+    return sent instanceof Promise ? sent.then(count) : count(sent);
   }
 
   /** `serve` once the blob can be read here (fetched first from a remote tier), else `missing`; a remote that does not answer gets a 503 page. */
@@ -316,7 +333,7 @@ export class CanvasServer {
     const principal = pagePrincipal(known instanceof Promise ? await known : known, found?.canvas ?? null);
     const resolved = this.access.resolve(request, found, principal, checkGate);
     const { canvas, decision, publicOpen } = resolved instanceof Promise ? await resolved : resolved;
-    if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen };
+    if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
     const code = decision.code;
     if (!principal && code !== 'PASSWORD_REQUIRED')
       return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
@@ -413,6 +430,12 @@ export class CanvasServer {
  * to sign in), whether or not that canvas exists. The runtime API keeps
  * refusing such a guest with NOT_INVITED (CONTRACT §5; runtime pipeline).
  */
+/** Who counts as one visitor in insights: a signed-in person or a guest invite; anonymous visitors count as views only. */
+function visitorOf(principal: Principal | null): string | null {
+  if (principal?.kind === 'user') return principal.user.id;
+  return principal?.kind === 'guest' ? `guest:${principal.inviteId}` : null;
+}
+
 function pagePrincipal(principal: Principal | null, canvas: Canvas | null): Principal | null {
   if (principal?.kind === 'guest' && (canvas === null || principal.canvasId !== canvas.id)) return null;
   return principal;

@@ -273,6 +273,36 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-policy-conflict').isHidden()).toBe(true);
   });
 
+  test('Data: the summary in words, export links that download, and the views chart from the insights route', async () => {
+    const kv = await app.request(`/v1/c/${canvas.slug}/kv/title`, { method: 'PUT', cookie: ownerCookie, json: 'Board, "one"' });
+    expect(kv.status).toBe(200);
+    expect((await app.request(`/c/${canvas.slug}/`, { cookie: ownerCookie })).status).toBe(200);
+    await app.features.insights.flush();
+    const insights = await api(app, 'GET', `/api/canvases/${canvas.id}/insights?days=30`, { cookie: ownerCookie });
+    // Away and back: the page loads anew, not the one already on screen.
+    await page.goto(`${origin}/`);
+    await openCanvasPage();
+    const summary = await page.locator('#cp-data-summary').innerText();
+    expect(summary).toMatch(
+      /^Key-value: 1 shared key \(\d+ B\); 0 people keep 0 keys of their own\. Collections: [^.]+\. Submissions: none\. Files: 0 files \(0 B\)\.$/,
+    );
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('a[data-export="Shared keys:csv"]')]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^${canvas.slug}-kv-\\d{4}-\\d\\d-\\d\\d\\.csv$`));
+    expect(await Bun.file(await download.path()).text()).toContain('"Board, ""one"""');
+    expect(await page.locator('#cp-data-exports a[data-export="Files:zip"]').getAttribute('href')).toBe(
+      `/api/canvases/${canvas.id}/data/files.zip`,
+    );
+    // One bar pair per day; today's bar says what the route counted.
+    expect(await page.locator('#cp-insights-chart rect.views').count()).toBe(30);
+    const today = insights.days.at(-1);
+    expect(today.views).toBeGreaterThan(0);
+    expect(await page.locator('#cp-insights-chart rect.views').last().locator('title').textContent()).toBe(
+      `${today.date}: ${today.views} view${today.views === 1 ? '' : 's'}, ${today.visitors} visitor${today.visitors === 1 ? '' : 's'}`,
+    );
+    expect(await page.locator('#cp-insights-caption').innerText()).toContain(`most viewed ${insights.topPaths[0].path}`);
+    await page.locator('#cp-data').screenshot({ path: join(SHOTS, 'canvas-page-data.png') });
+  });
+
   test('on a phone the page fits its width (tables scroll inside themselves)', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {

@@ -23,6 +23,7 @@ import userAdminGroups from './022_user_admin_groups.ts';
 import versionPreviews from './023_version_previews.ts';
 import notificationOutbox from './024_notification_outbox.ts';
 import notificationPreferences from './025_notification_preferences.ts';
+import insights from './026_insights.ts';
 
 export interface Migration {
   version: number;
@@ -57,4 +58,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 23, name: 'version previews', sql: versionPreviews },
   { version: 24, name: 'notification outbox', sql: notificationOutbox },
   { version: 25, name: 'notification preferences', sql: notificationPreferences },
+  { version: 26, name: 'insights', sql: insights },
 ];

@@ -33,54 +33,56 @@ const searchOf = (request: Request) => new URL(request.url).searchParams;
  */
 export function collectionRoutes(auth: AuthKinds, collections: CollectionService) {
   const base = '/v1/c/:slug/collections/:name';
-  return new Elysia({ name: 'runtime-collections' }).use(auth).guard({ runtime: 'kv', parse: 'none' }, (app) =>
-    app
-      .post(base, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        const c = collections.open(caller, params.name);
-        collections.require(c, 'create');
-        return runtimeRaw(201, recordJson(await collections.create(c, await readValue(request))));
-      })
-      .get(base, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        const q = searchOf(request);
-        return runtimeRaw(
-          200,
-          await collections.listJson(collections.open(caller, params.name), { limit: q.get('limit'), cursor: q.get('cursor') }),
-        );
-      })
-      .delete(base, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        return runtimeJson(200, await collections.clear(collections.open(caller, params.name)));
-      })
-      .get(`${base}/permissions`, ({ caller, params, request }) => {
-        privateAnswer(request);
-        return runtimeJson(200, collections.open(caller, params.name).rights);
-      })
-      .get(`${base}/count`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        return runtimeJson(200, { count: await collections.count(collections.open(caller, params.name)) });
-      })
-      .get(`${base}/:id`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        return runtimeRaw(200, recordJson(await collections.get(collections.open(caller, params.name), params.id)));
-      })
-      .put(`${base}/:id`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        const c = collections.open(caller, params.name);
-        await collections.target(c, params.id, 'update');
-        return runtimeRaw(200, recordJson(await collections.replace(c, params.id, await readValue(request))));
-      })
-      .delete(`${base}/:id`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        return runtimeJson(200, await collections.delete(collections.open(caller, params.name), params.id));
-      })
-      .post(`${base}/:id/increment`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        const c = collections.open(caller, params.name);
-        await collections.target(c, params.id, 'increment');
-        const { by } = await readJson(request, IncrementBody, { emptyAs: {} });
-        return runtimeRaw(200, recordJson(await collections.increment(c, params.id, by)));
-      }),
-  );
+  return new Elysia({ name: 'runtime-collections' })
+    .use(auth)
+    .guard({ runtime: { capability: 'kv', insight: 'collections' }, parse: 'none' }, (app) =>
+      app
+        .post(base, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          const c = collections.open(caller, params.name);
+          collections.require(c, 'create');
+          return runtimeRaw(201, recordJson(await collections.create(c, await readValue(request))));
+        })
+        .get(base, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          const q = searchOf(request);
+          return runtimeRaw(
+            200,
+            await collections.listJson(collections.open(caller, params.name), { limit: q.get('limit'), cursor: q.get('cursor') }),
+          );
+        })
+        .delete(base, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          return runtimeJson(200, await collections.clear(collections.open(caller, params.name)));
+        })
+        .get(`${base}/permissions`, ({ caller, params, request }) => {
+          privateAnswer(request);
+          return runtimeJson(200, collections.open(caller, params.name).rights);
+        })
+        .get(`${base}/count`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          return runtimeJson(200, { count: await collections.count(collections.open(caller, params.name)) });
+        })
+        .get(`${base}/:id`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          return runtimeRaw(200, recordJson(await collections.get(collections.open(caller, params.name), params.id)));
+        })
+        .put(`${base}/:id`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          const c = collections.open(caller, params.name);
+          await collections.target(c, params.id, 'update');
+          return runtimeRaw(200, recordJson(await collections.replace(c, params.id, await readValue(request))));
+        })
+        .delete(`${base}/:id`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          return runtimeJson(200, await collections.delete(collections.open(caller, params.name), params.id));
+        })
+        .post(`${base}/:id/increment`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          const c = collections.open(caller, params.name);
+          await collections.target(c, params.id, 'increment');
+          const { by } = await readJson(request, IncrementBody, { emptyAs: {} });
+          return runtimeRaw(200, recordJson(await collections.increment(c, params.id, by)));
+        }),
+    );
 }

@@ -25,43 +25,45 @@ async function readValue(request: Request): Promise<unknown> {
  */
 export function submissionRoutes(auth: AuthKinds, submissions: SubmissionService) {
   const base = '/v1/c/:slug/submissions/:collection';
-  return new Elysia({ name: 'runtime-submissions' }).use(auth).guard({ runtime: 'kv', parse: 'none' }, (app) =>
-    app
-      .put(`${base}/mine`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        const space = submissions.space(caller, params.collection);
-        return runtimeRaw(200, submissionJson(await submissions.submit(caller, space, await readValue(request))));
-      })
-      .get(`${base}/mine`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        return runtimeRaw(200, submissionJson(await submissions.mine(caller, submissions.space(caller, params.collection))));
-      })
-      .delete(`${base}/mine`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        await submissions.withdraw(caller, submissions.space(caller, params.collection));
-        return runtimeJson(200, OK);
-      })
-      .get(base, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        const q = new URL(request.url).searchParams;
-        const page = await submissions.list(caller, submissions.space(caller, params.collection), {
-          limit: q.get('limit'),
-          cursor: q.get('cursor'),
-        });
-        return runtimeRaw(
-          200,
-          `{"entries":[${page.entries.map(submissionJson).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,
-        );
-      })
-      .delete(`${base}/:userId`, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        await submissions.remove(caller, submissions.space(caller, params.collection), params.userId);
-        return runtimeJson(200, OK);
-      })
-      .delete(base, async ({ caller, params, request }) => {
-        privateAnswer(request);
-        await submissions.clear(caller, submissions.space(caller, params.collection));
-        return runtimeJson(200, OK);
-      }),
-  );
+  return new Elysia({ name: 'runtime-submissions' })
+    .use(auth)
+    .guard({ runtime: { capability: 'kv', insight: 'submissions' }, parse: 'none' }, (app) =>
+      app
+        .put(`${base}/mine`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          const space = submissions.space(caller, params.collection);
+          return runtimeRaw(200, submissionJson(await submissions.submit(caller, space, await readValue(request))));
+        })
+        .get(`${base}/mine`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          return runtimeRaw(200, submissionJson(await submissions.mine(caller, submissions.space(caller, params.collection))));
+        })
+        .delete(`${base}/mine`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          await submissions.withdraw(caller, submissions.space(caller, params.collection));
+          return runtimeJson(200, OK);
+        })
+        .get(base, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          const q = new URL(request.url).searchParams;
+          const page = await submissions.list(caller, submissions.space(caller, params.collection), {
+            limit: q.get('limit'),
+            cursor: q.get('cursor'),
+          });
+          return runtimeRaw(
+            200,
+            `{"entries":[${page.entries.map(submissionJson).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,
+          );
+        })
+        .delete(`${base}/:userId`, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          await submissions.remove(caller, submissions.space(caller, params.collection), params.userId);
+          return runtimeJson(200, OK);
+        })
+        .delete(base, async ({ caller, params, request }) => {
+          privateAnswer(request);
+          await submissions.clear(caller, submissions.space(caller, params.collection));
+          return runtimeJson(200, OK);
+        }),
+    );
 }
