@@ -200,7 +200,8 @@ export const SETTING_DOCS: Record<string, SettingDoc> = {
   },
   EASEL_OIDC_GROUPS_CLAIM: {
     default: '`groups`',
-    meaning: '`oidc` mode: the claim listing the person\'s groups at the provider (an array, or one string), read for `EASEL_OIDC_ADMIN_GROUPS`. Entra ID app roles: `roles`.',
+    meaning:
+      "`oidc` mode: the claim listing the person's groups at the provider (an array, or one string), read for `EASEL_OIDC_ADMIN_GROUPS`. Entra ID app roles: `roles`.",
   },
   EASEL_OIDC_ADMIN_GROUPS: {
     default: 'unset',
