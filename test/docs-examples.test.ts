@@ -39,6 +39,34 @@ const NOT_RUN: Record<string, string> = {
   'docs/scale-out.md: EASEL_DATABASE_URL=postgres://easel:…@db.internal:5432/easel \\': 'Postgres, S3 and Redis',
   'docs/scale-out.md: EASEL_BLOB_URL=s3://easel-blobs/prod S3_ENDPOINT=… S3_ACCESS_KEY_ID=… S3_SECRET_ACCESS_KEY=… \\': 'Postgres and S3',
   'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\': 'an OIDC provider',
+  'docs/agents.md: # Refused: a token cannot create tokens.': 'needs a session and a token made in the dashboard',
+  'docs/data.md: # A sign-up sheet as a spreadsheet':
+    'placeholders for a canvas and a token ($CANVAS, $EASEL_TOKEN); test/canvas-data.test.ts runs these routes',
+  'docs/data.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" "https://easel.example.com/api/canvases/$CANVAS/insights?days=7"':
+    'placeholders; test/insights.test.ts runs this route',
+  'docs/data.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" https://easel.example.com/api/canvases/$CANVAS/data':
+    'placeholders; test/canvas-data.test.ts runs this route',
+  'docs/data.md: easel data export submissions signup --format csv --out signups.csv':
+    'a signed-in CLI; test/cli-data.test.ts runs the command',
+  'docs/development.md: bun run lint:openapi': 'part of bun run ci',
+  "docs/install.md: # Put the release's files in one folder, then check them (every line must say OK):":
+    'a downloaded release; test/release.test.ts checks SHA256SUMS',
+  'docs/install.md: bun run release                       # every platform, the two .deb files and SHA256SUMS in dist/release/':
+    'minutes of building; test/release.test.ts builds two platforms',
+  'docs/install.md: sudo apt install ./easel_0.1.0_amd64.deb': 'root and systemd',
+  'docs/notifications.md: # What you get (emailEnabled: false when the instance has no EASEL_SMTP_URL)':
+    'placeholders; test/notifications-email.test.ts runs these routes',
+  "docs/notifications.md: EASEL_SMTP_URL='smtp://easel:app-password@mail.internal:587' \\": 'a mail relay',
+  'docs/notifications.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" \\':
+    "an admin's token; test/notifications-outbox.test.ts runs this route",
+  'docs/operate.md: # Every request line, batched (the default):': 'runs until Ctrl-C',
+  'docs/previews.md: VERSION=$(curl -fsS -H "Authorization: Bearer $EASEL_CANVAS_KEY" \\':
+    'placeholders for a CI job; test/deploy-previews.test.ts runs these routes',
+  'docs/previews.md: curl -sS -X POST -H "Authorization: Bearer $EASEL_CANVAS_KEY" \\': 'placeholders for a CI job',
+  'docs/previews.md: curl -sS -X PUT \\': 'placeholders for a CI job',
+  'docs/previews.md: easel rollback 7': 'a linked folder and a signed-in CLI; test/cli-login.test.ts runs rollback',
+  "docs/sign-in.md: EASEL_OIDC_ADMIN_GROUPS='easel-admins, /platform/ops'":
+    'an OIDC provider; test/oidc-provider.test.ts signs in against one',
 };
 
 interface Block {
