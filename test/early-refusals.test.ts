@@ -4,7 +4,7 @@
 // and the answer must arrive every time, on a warm server, whatever the
 // declared length. Bun's own body-size refusal answers nothing the client can
 // read (an empty 413, then a reset while the client is still writing), so no
-// route may leave the refusal to it.
+// route may leave the refusal to it. Covered: 401, 403, 404, 413, 429 and 507
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connect } from 'node:net';
 import { World } from './world.ts';
@@ -197,6 +197,53 @@ describe('early refusals on a warm server', () => {
       length: 200 * MiB,
       status: 404,
       code: 'NOT_FOUND',
+    },
+  ];
+
+  for (const c of cases) {
+    test(`${c.name}: the refusal arrives 20 times in a row over a raw socket, and through fetch`, async () => {
+      for (let i = 0; i < 20; i++) expectAnswer(c, await rawAttempt(port, c));
+      for (let i = 0; i < 3; i++) expectAnswer(c, await fetchAttempt(w.app.base, c));
+    });
+  }
+});
+
+describe('throttled and disk-full refusals on a warm server', () => {
+  let free = 10_000 * MiB;
+  const w = new World({
+    listen: true,
+    reset: 'none',
+    freeDiskBytes: () => free,
+    env: { EASEL_RATELIMIT_ENABLED: 'true', EASEL_RATELIMIT_DEPLOY_PER_MIN: '1', EASEL_MIN_FREE_DISK_MB: '100' },
+  });
+  let port = 0;
+  beforeAll(async () => {
+    await w.start();
+    port = Number(new URL(w.app.base).port);
+    // Warm, and this minute's one deploy is spent.
+    await w.deploy(w.canvas, { 'index.html': '<h1>warm</h1>' });
+    free = 50 * MiB;
+  });
+  afterAll(() => w.close());
+
+  const cases: Case[] = [
+    {
+      name: 'a deploy over the rate limit',
+      method: 'PUT',
+      path: () => `/v1/canvases/${w.canvas.id}/deploy`,
+      headers: () => ({ authorization: `Bearer ${w.canvas.apiKey}` }),
+      length: 120 * MiB,
+      status: 429,
+      code: 'rate_limited',
+    },
+    {
+      name: 'a runtime file upload when the disk is nearly full',
+      method: 'POST',
+      path: () => `/v1/c/${w.canvas.slug}/files`,
+      headers: () => ({ cookie: w.cookie.editor, 'content-type': 'multipart/form-data; boundary=x' }),
+      length: 10 * MiB,
+      status: 507,
+      code: 'INSUFFICIENT_STORAGE',
     },
   ];
 
