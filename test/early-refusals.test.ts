@@ -100,6 +100,14 @@ function expectAnswer(c: Case, answer: { status: number; body: string }) {
   });
 }
 
+/** The case's refusal, 20 times in a row over a raw socket, then through fetch. */
+function refusalArrives(c: Case, port: () => number, base: () => string) {
+  test(`${c.name}: the refusal arrives 20 times in a row over a raw socket, and through fetch`, async () => {
+    for (let i = 0; i < 20; i++) expectAnswer(c, await rawAttempt(port(), c));
+    for (let i = 0; i < 3; i++) expectAnswer(c, await fetchAttempt(base(), c));
+  });
+}
+
 describe('early refusals on a warm server', () => {
   const w = new World({
     listen: true,
@@ -200,12 +208,12 @@ describe('early refusals on a warm server', () => {
     },
   ];
 
-  for (const c of cases) {
-    test(`${c.name}: the refusal arrives 20 times in a row over a raw socket, and through fetch`, async () => {
-      for (let i = 0; i < 20; i++) expectAnswer(c, await rawAttempt(port, c));
-      for (let i = 0; i < 3; i++) expectAnswer(c, await fetchAttempt(w.app.base, c));
-    });
-  }
+  for (const c of cases)
+    refusalArrives(
+      c,
+      () => port,
+      () => w.app.base,
+    );
 });
 
 describe('throttled and disk-full refusals on a warm server', () => {
@@ -247,10 +255,10 @@ describe('throttled and disk-full refusals on a warm server', () => {
     },
   ];
 
-  for (const c of cases) {
-    test(`${c.name}: the refusal arrives 20 times in a row over a raw socket, and through fetch`, async () => {
-      for (let i = 0; i < 20; i++) expectAnswer(c, await rawAttempt(port, c));
-      for (let i = 0; i < 3; i++) expectAnswer(c, await fetchAttempt(w.app.base, c));
-    });
-  }
+  for (const c of cases)
+    refusalArrives(
+      c,
+      () => port,
+      () => w.app.base,
+    );
 });
