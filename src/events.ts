@@ -92,7 +92,8 @@ export class EventBus {
   emit<K extends keyof EventMap>(event: K, payload: EventMap[K]): void {
     const list = this.listeners.get(event);
     if (!list || list.length === 0) return;
-    for (const listener of [...list]) this.call(event, listener as Listener<K>, payload);
+    // Each call handles its own failure; emit does not wait for a listener (emitAndRecord does).
+    for (const listener of [...list]) void this.call(event, listener as Listener<K>, payload);
   }
 
   /**
