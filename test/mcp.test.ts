@@ -279,15 +279,17 @@ describe('MCP', () => {
     expect((await post(`Bearer ${made.token}`)).status).toBe(401);
     await expect(connect('easel_pat_' + '1'.repeat(40))).rejects.toThrow();
     // A session works from the dashboard's origin, and a page of another site cannot use it.
+    // Asked of the first node with its own origin (on the cluster pass each node has its own base URL).
+    const node = app.nodes[0]!;
     const withSession = (origin: string) =>
-      app.request('/mcp', {
+      node.request('/mcp', {
         method: 'POST',
         cookie: w.cookie.owner,
         origin,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    expect((await withSession(new URL(app.ctx.config.baseUrl).origin)).status).toBe(200);
+    expect((await withSession(new URL(node.ctx.config.baseUrl).origin)).status).toBe(200);
     expect((await withSession('https://evil.example')).status).toBe(403);
   });
 });
