@@ -28,7 +28,11 @@ window.easelCanvasData = (() => {
   }
 
   function renderSummary(base, s) {
-    const kv = `${count(s.kv.shared.keys, 'shared key', 'shared keys')} (${bytes(s.kv.shared.bytes)}); ${count(s.kv.perViewer.people, 'person keeps', 'people keep')} ${count(s.kv.perViewer.keys, 'key', 'keys')} of their own`;
+    const own =
+      s.kv.perViewer.people === 0
+        ? 'nobody keeps keys of their own'
+        : `${count(s.kv.perViewer.people, 'person keeps', 'people keep')} ${count(s.kv.perViewer.keys, 'key', 'keys')} of their own`;
+    const kv = `${count(s.kv.shared.keys, 'shared key', 'shared keys')} (${bytes(s.kv.shared.bytes)}); ${own}`;
     const collections = s.collections.map((c) => `${c.name}: ${count(c.records, 'record', 'records')} (${bytes(c.bytes)})`);
     const submissions = s.submissions.map((c) => `${c.collection}: ${count(c.count, 'submission', 'submissions')}`);
     const lines = [

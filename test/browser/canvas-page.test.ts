@@ -284,7 +284,7 @@ describe('a canvas page in the dashboard', () => {
     await openCanvasPage();
     const summary = await page.locator('#cp-data-summary').innerText();
     expect(summary).toMatch(
-      /^Key-value: 1 shared key \(\d+ B\); 0 people keep 0 keys of their own\. Collections: [^.]+\. Submissions: none\. Files: 0 files \(0 B\)\.$/,
+      /^Key-value: 1 shared key \(\d+ B\); nobody keeps keys of their own\. Collections: [^.]+\. Submissions: none\. Files: 0 files \(0 B\)\.$/,
     );
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('a[data-export="Shared keys:csv"]')]);
     expect(download.suggestedFilename()).toMatch(new RegExp(`^${canvas.slug}-kv-\\d{4}-\\d\\d-\\d\\d\\.csv$`));
