@@ -8,6 +8,7 @@ import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { principalOf } from '../http/guards.ts';
 import { readJson } from '../http/json-body.ts';
 import { escapeHtml, html, json } from '../http/respond.ts';
+import { cardPage } from '../http/card-page.ts';
 import { readCapped, StreamLimitError } from '../streams/capped.ts';
 import { CliLogins, parseCliRequest, type CliRequest } from './cli-login.ts';
 import { SIGN_IN_PAGE_HEADERS } from './routes.ts';
@@ -109,11 +110,5 @@ function approvalPage(user: User, asked: CliRequest): string {
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Easel</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
-main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(30rem,90vw)}
-button{padding:.6rem 1.2rem;font:inherit;background:#222;color:#fff;border:0;border-radius:6px;cursor:pointer}
-button.secondary{background:#eee;color:#222}.warn{font-size:.9rem;color:#8a5a00}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+  return cardPage({ title, body: `<h1>${escapeHtml(title)}</h1>${body}`, wide: true });
 }

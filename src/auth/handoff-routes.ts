@@ -3,6 +3,7 @@ import { HOST_LABEL } from '../canvases/host-labels.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/guards.ts';
 import { escapeHtml, html } from '../http/respond.ts';
+import { cardPage } from '../http/card-page.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 import { sessionTokenHash } from './sessions.ts';
 import type { HandoffSubject } from './handoff.ts';
@@ -70,5 +71,5 @@ async function findAsync<T>(items: readonly T[], test: (item: T) => Promise<bool
 }
 
 function page(message: string): string {
-  return `<!doctype html><meta charset="utf-8"><title>Sign in · Easel</title><p>${escapeHtml(message)}</p>`;
+  return cardPage({ title: 'Sign in', body: `<h1>Sign in</h1><p>${escapeHtml(message)}</p>` });
 }

@@ -1,41 +1,25 @@
 import type { Config } from '../config.ts';
 import { canvasSlugFromHost } from '../http/canvas-host.ts';
+import { cardPage } from '../http/card-page.ts';
 import { escapeHtml } from '../http/respond.ts';
 import { pathWithin, suspiciousTarget } from '../http/same-origin-path.ts';
 
-/** The sign-in card's look, shared by the dev sign-in form and the CLI's loopback answer page. */
-const CARD_STYLE = `body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
-form,.card{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(22rem,90vw)}`;
-
 /** A page with one sign-in card: a heading and a sentence (the CLI's loopback callback answers with it). */
 export function signInCardPage(title: string, heading: string, text: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-${CARD_STYLE}
-</style></head><body>
-<div class="card"><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p></div>
-</body></html>`;
+  return cardPage({ title, body: `<h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p>` });
 }
 
 /** The dev-mode sign-in form: posts JSON to /auth/dev/login, then goes to returnTo. */
 export function devLoginPage(returnTo: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sign in · Easel</title>
-<style>
-${CARD_STYLE}
-label{display:block;margin:.75rem 0 .25rem;font-size:.9rem}input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
-button{margin-top:1rem;width:100%;padding:.6rem;font:inherit;background:#222;color:#fff;border:0;border-radius:6px;cursor:pointer}
-.warn{font-size:.8rem;color:#8a5a00}.err{color:#b00020;font-size:.9rem}
-</style></head><body>
-<form id="f"><h1>Sign in to Easel</h1>
+  return cardPage({
+    title: 'Sign in',
+    body: `<form id="f"><h1>Sign in to Easel</h1>
+<p>Easel publishes your team's small web apps and sites behind your organisation's sign-in.</p>
 <p class="warn">Development sign-in: anyone can sign in as anyone.</p>
 <label for="email">Email</label><input id="email" name="email" type="email" required autocomplete="email">
 <label for="name">Name</label><input id="name" name="name" autocomplete="name">
-<button>Sign in</button><p class="err" id="err" role="alert"></p></form>
-<script>
+<button>Sign in</button><p class="err" id="err" role="alert"></p></form>`,
+    script: `
 const returnTo = ${JSON.stringify(returnTo).replace(/</g, '\\u003c')};
 document.getElementById('f').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -43,12 +27,15 @@ document.getElementById('f').addEventListener('submit', async (e) => {
   const r = await fetch('/auth/dev/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'include' });
   if (r.ok) location.href = returnTo; else document.getElementById('err').textContent = 'Sign-in failed (' + r.status + ')';
 });
-</script></body></html>`;
+`,
+  });
 }
 
 export function proxyLoginPage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Easel</title></head>
-<body><p>${escapeHtml("This Easel instance signs you in through your organization's proxy. Reload the page through it.")}</p></body></html>`;
+  return cardPage({
+    title: 'Sign in',
+    body: `<h1>Sign in</h1><p>${escapeHtml("This Easel instance signs you in through your organization's proxy. Reload the page through it.")}</p>`,
+  });
 }
 
 /**

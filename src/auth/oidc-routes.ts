@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { escapeHtml, html } from '../http/respond.ts';
+import { cardPage } from '../http/card-page.ts';
 import { oidcBrowserCookieName, secureCookies } from './cookie-names.ts';
 import { safeReturnTo } from './login-page.ts';
 import { OidcSignInError, type OidcSignIn } from './oidc.ts';
@@ -54,6 +55,9 @@ export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
 }
 
 function refusedPage(message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="easel-code" content="SIGN_IN_REFUSED"><title>Sign-in failed · Easel</title></head>
-<body><h1>Sign-in failed</h1><p>${escapeHtml(message)}</p><p><a href="/auth/login">Sign in again</a></p></body></html>`;
+  return cardPage({
+    title: 'Sign-in failed',
+    code: 'SIGN_IN_REFUSED',
+    body: `<h1>Sign-in failed</h1><p>${escapeHtml(message)}</p><p><a href="/auth/login">Sign in again</a></p>`,
+  });
 }

@@ -1,3 +1,4 @@
+import { cardPage } from '../http/card-page.ts';
 import { escapeHtml } from '../http/respond.ts';
 
 /**
@@ -6,21 +7,7 @@ import { escapeHtml } from '../http/respond.ts';
  * and tests branch on it, never on the prose).
  */
 function page(code: string, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="easel-code" content="${escapeHtml(code)}"><meta name="robots" content="noindex">
-<title>${escapeHtml(title)} · Easel</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f6f5f2;color:#222}
-main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(24rem,90vw)}
-h1{font-size:1.25rem;margin:0 0 .5rem}p{margin:.5rem 0}small{color:#666}
-label{display:block;margin:.75rem 0 .25rem;font-size:.9rem}input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
-button{margin-top:1rem;width:100%;padding:.6rem;font:inherit;background:#222;color:#fff;border:0;border-radius:6px;cursor:pointer}
-.err{color:#b00020;font-size:.9rem}
-</style></head><body><main>
-${body}
-</main></body></html>
-`;
+  return cardPage({ title, body, code, head: '<meta name="robots" content="noindex">' });
 }
 
 export type RefusalPage =

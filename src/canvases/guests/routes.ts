@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { escapeHtml, html, json } from '../../http/respond.ts';
+import { cardPage } from '../../http/card-page.ts';
 import { readJson } from '../../http/json-body.ts';
 import type { AuthKinds } from '../../http/auth-kinds.ts';
 import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
@@ -120,7 +121,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
 function invalidLink(): Response {
   const message =
     'This guest link does not work any more: it may have expired or been revoked. Ask the person who shared it for a new one.';
-  return html(404, `<!doctype html><meta charset="utf-8"><title>Link not valid</title><p>${escapeHtml(message)}</p>`, {
+  return html(404, cardPage({ title: 'Link not valid', body: `<h1>Link not valid</h1><p>${escapeHtml(message)}</p>` }), {
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
   });
