@@ -12,6 +12,7 @@ import { MergeView } from '@codemirror/merge';
 import { EditorState, type Extension } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
+import { accessibleHighlighting } from './highlight.ts';
 
 interface ApiAnswer {
   status: number;
@@ -109,13 +110,15 @@ function editorFor(p: string, text: string): void {
       doc: text,
       extensions: [
         basicSetup,
+        accessibleHighlighting,
         frame('28rem'),
         ...languageOf(p),
         keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (void save(), true) }]),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) showDirty();
         }),
-        EditorView.contentAttributes.of({ 'aria-label': `Content of ${p}` }),
+        // An explicit tabindex: axe (and some assistive tools) do not count a contenteditable as focusable content of its scroller.
+        EditorView.contentAttributes.of({ 'aria-label': `Content of ${p}`, tabindex: '0' }),
       ],
     }),
   });
@@ -213,6 +216,7 @@ async function compare(c: DraftChange): Promise<void> {
   merge?.destroy();
   const extensions = [
     basicSetup,
+    accessibleHighlighting,
     EditorView.lineWrapping,
     EditorView.editable.of(false),
     EditorState.readOnly.of(true),

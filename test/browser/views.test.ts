@@ -1,0 +1,173 @@
+// passes: embedded — Chromium design checks; the API suites run these routes in the s3 and cluster passes
+// Every view of the dashboard and every page Easel itself shows visitors, at
+// a phone's width (390 px) and a laptop's (1280 px), in Chromium (issue 38
+// item 7): the page never scrolls sideways (a wide table scrolls inside its
+// own box), and axe-core finds nothing serious or critical. Each view's
+// screenshot goes to artifacts/screenshots/views/ (git-ignored) for review.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { dashboardOrigin } from '../../src/http/cross-site.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
+import { ROOT } from '../spawn.ts';
+import { ADMIN_EMAIL } from '../world.ts';
+import { api, closeBrowserSuite, deploy, launchChromium } from './helpers.ts';
+
+const SHOTS = join(ROOT, 'artifacts', 'screenshots', 'views');
+const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const WIDTHS = [390, 1280] as const;
+
+let app: TestApp;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+let origin: string;
+let owner: string;
+let admin: string;
+let stranger: string;
+let canvas: { id: string; slug: string };
+let gated: { slug: string };
+let expired: { slug: string };
+
+beforeAll(async () => {
+  app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
+  browser = await launchChromium();
+  origin = dashboardOrigin(app.ctx.config);
+  mkdirSync(SHOTS, { recursive: true });
+  owner = await app.signIn('ada@example.com', 'Ada Lovelace');
+  admin = await app.signIn(ADMIN_EMAIL, 'Admin');
+  stranger = await app.signIn('grace@example.com', 'Grace Hopper');
+  const made = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Team lunch poll' } });
+  await deploy(app, made.id, made.apiKey, {
+    'index.html': '<!doctype html><html lang="en"><title>Poll</title><h1>Lunch</h1></html>',
+    'app.js': 'console.log(1)',
+  });
+  await api(app, 'PUT', `/api/canvases/${made.id}/members`, { cookie: owner, json: { email: 'bob@example.com', role: 'editor' } });
+  canvas = made;
+  const withPassword = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Board notes' } });
+  await deploy(app, withPassword.id, withPassword.apiKey, { 'index.html': '<h1>notes</h1>' });
+  await api(app, 'PATCH', `/api/canvases/${withPassword.id}`, {
+    cookie: owner,
+    json: { accessMode: 'whole_org', password: 'open sesame' },
+  });
+  gated = withPassword;
+  const ending = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Offsite agenda' } });
+  await deploy(app, ending.id, ending.apiKey, { 'index.html': '<h1>agenda</h1>' });
+  await api(app, 'PATCH', `/api/canvases/${ending.id}`, { cookie: owner, json: { accessMode: 'whole_org', expiresAt: 1 } });
+  expired = ending;
+});
+afterAll(() => closeBrowserSuite(contexts, browser, app));
+
+interface View {
+  name: string;
+  /** The Cookie header's session, or none (signed out). */
+  who: () => string | null;
+  path: () => string;
+  /** Resolves once the view has rendered what it shows. */
+  ready: (page: Page) => Promise<unknown>;
+}
+
+const VIEWS: View[] = [
+  { name: 'sign-in', who: () => null, path: () => '/auth/login', ready: (p) => p.locator('#email').waitFor() },
+  { name: 'docs', who: () => null, path: () => '/docs', ready: (p) => p.locator('main h1').first().waitFor() },
+  { name: 'home', who: () => owner, path: () => '/', ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor() },
+  {
+    name: 'home-empty',
+    who: () => stranger,
+    path: () => '/',
+    ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor(),
+  },
+  {
+    name: 'canvas',
+    who: () => owner,
+    path: () => `/#/canvas/${canvas.id}`,
+    ready: (p) => p.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor(),
+  },
+  {
+    name: 'editor',
+    who: () => owner,
+    path: () => `/#/canvas/${canvas.id}/edit`,
+    ready: (p) => p.locator('#editor-page .cm-editor').first().waitFor(),
+  },
+  { name: 'admin', who: () => admin, path: () => '/#/admin', ready: (p) => p.locator('#admin-page[data-ready="true"]').waitFor() },
+  {
+    name: 'password-gate',
+    who: () => stranger,
+    path: () => `/c/${gated.slug}/`,
+    ready: (p) => p.locator('input[type="password"]').waitFor(),
+  },
+  { name: 'no-access', who: () => stranger, path: () => `/c/${canvas.slug}/`, ready: (p) => p.locator('#signed-in-as').waitFor() },
+  { name: 'expired', who: () => stranger, path: () => `/c/${expired.slug}/`, ready: (p) => p.locator('h1').waitFor() },
+  { name: 'not-found', who: () => stranger, path: () => '/c/no-such-canvas/', ready: (p) => p.locator('h1').waitFor() },
+  {
+    name: 'cli-approval',
+    who: () => owner,
+    path: () =>
+      `/auth/cli?${new URLSearchParams({ port: '40123', state: 's'.repeat(20), challenge: 'c'.repeat(43), name: 'easel CLI on laptop' })}`,
+    ready: (p) => p.locator('#allow').waitFor(),
+  },
+  { name: 'guest-link-invalid', who: () => null, path: () => '/auth/guest?token=nope', ready: (p) => p.locator('h1').waitFor() },
+];
+
+async function open(view: View, width: number): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  contexts.push(context);
+  const cookie = view.who();
+  if (cookie) {
+    const at = cookie.indexOf('=');
+    await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: origin }]);
+  }
+  const page = await context.newPage();
+  await page.goto(origin + view.path());
+  await view.ready(page);
+  return page;
+}
+
+/** axe-core's serious and critical findings, as `rule: target …` lines. evaluate() is not subject to the page's CSP. */
+async function seriousFindings(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return violations.map((v) => `${v.id}: ${v.targets.slice(0, 5).join(', ')}`);
+}
+
+/** How far the page itself scrolls sideways (0 when it fits). */
+function overflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+for (const width of WIDTHS) {
+  describe(`at ${width} px`, () => {
+    for (const view of VIEWS) {
+      test(`${view.name}: no sideways scroll, nothing serious for axe`, async () => {
+        const page = await open(view, width);
+        await page.screenshot({ path: join(SHOTS, `${view.name}-${width}.png`), fullPage: true });
+        expect({ view: view.name, overflow: await overflow(page) }).toEqual({ view: view.name, overflow: 0 });
+        expect(await seriousFindings(page)).toEqual([]);
+      });
+    }
+  });
+}
+
+test('the checks can fail: a page wider than the window and an unlabelled field are found', async () => {
+  const page = await open(VIEWS[0]!, 390);
+  await page.evaluate(() => {
+    const wide = document.createElement('div');
+    wide.style.width = '2000px';
+    wide.style.height = '1px';
+    document.body.append(wide);
+    const field = document.createElement('input');
+    document.body.append(field);
+  });
+  expect(await overflow(page)).toBeGreaterThan(1000);
+  expect((await seriousFindings(page)).some((f) => f.startsWith('label:'))).toBe(true);
+});
