@@ -109,8 +109,8 @@ const VIEWS: View[] = [
   { name: 'guest-link-invalid', who: () => null, path: () => '/auth/guest?token=nope', ready: (p) => p.locator('h1').waitFor() },
 ];
 
-async function open(view: View, width: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+async function open(view: View, width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
   contexts.push(context);
   const cookie = view.who();
   if (cookie) {
@@ -157,6 +157,18 @@ for (const width of WIDTHS) {
     }
   });
 }
+
+// The dashboard and the visitor pages follow the system's dark scheme; its colours must pass too.
+describe('dark scheme, at 1280 px', () => {
+  for (const view of VIEWS) {
+    test(`${view.name}: nothing serious for axe`, async () => {
+      const page = await open(view, 1280, 'dark');
+      await page.screenshot({ path: join(SHOTS, `${view.name}-1280-dark.png`), fullPage: true });
+      expect(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(true);
+      expect(await seriousFindings(page)).toEqual([]);
+    });
+  }
+});
 
 test('the checks can fail: a page wider than the window and an unlabelled field are found', async () => {
   const page = await open(VIEWS[0]!, 390);

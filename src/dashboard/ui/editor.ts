@@ -12,7 +12,7 @@ import { MergeView } from '@codemirror/merge';
 import { EditorState, type Extension } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
-import { accessibleHighlighting } from './highlight.ts';
+import { editorColours } from './editor-colours.ts';
 
 interface ApiAnswer {
   status: number;
@@ -90,7 +90,8 @@ function shadowOf(host: HTMLElement): ShadowRoot {
 }
 
 /** Sizes that the dashboard's style sheet cannot reach inside a shadow root. */
-const frame = (height: string) => EditorView.theme({ '&': { height, border: '1px solid #ccc' }, '.cm-scroller': { overflow: 'auto' } });
+const frame = (height: string) =>
+  EditorView.theme({ '&': { height, border: '1px solid var(--line)' }, '.cm-scroller': { overflow: 'auto' } });
 
 const dirty = () => view !== null && view.state.doc.toString() !== saved;
 
@@ -110,7 +111,7 @@ function editorFor(p: string, text: string): void {
       doc: text,
       extensions: [
         basicSetup,
-        accessibleHighlighting,
+        ...editorColours,
         frame('28rem'),
         ...languageOf(p),
         keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (void save(), true) }]),
@@ -216,7 +217,7 @@ async function compare(c: DraftChange): Promise<void> {
   merge?.destroy();
   const extensions = [
     basicSetup,
-    accessibleHighlighting,
+    ...editorColours,
     EditorView.lineWrapping,
     EditorView.editable.of(false),
     EditorState.readOnly.of(true),
