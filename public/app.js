@@ -56,9 +56,13 @@ function showSignedOut() {
   const who = $('who');
   who.textContent = 'Not signed in. ';
   const link = document.createElement('a');
-  link.href = '/auth/login?returnTo=' + encodeURIComponent('/');
+  // Back to where the person was going (a canvas page link shared with them), once signed in.
+  const back = '/auth/login?returnTo=' + encodeURIComponent(location.pathname + location.search + location.hash);
+  link.href = back;
   link.textContent = 'Sign in';
   who.append(link);
+  $('landing-sign-in').href = back;
+  $('landing').hidden = false;
 }
 
 function showSignedIn(me) {

@@ -47,6 +47,26 @@ describe('who is signed in, and another account', () => {
   });
 });
 
+describe('the first visit', () => {
+  test('signed out, the dashboard says what Easel is; Sign in comes back to the canvas page the link named', async () => {
+    const ownerCookie = await app.signIn('landing-owner@example.com');
+    const made = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: 'Landing' } });
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${origin}/#/canvas/${made.id}`);
+    await page.locator('#landing-sign-in').waitFor();
+    expect(await page.locator('#landing-title').innerText()).toContain('Publish your team');
+    expect(await page.locator('#create').isHidden()).toBe(true);
+    await page.click('#landing-sign-in');
+    await page.fill('#email', 'landing-owner@example.com');
+    await page.click('button');
+    await page.waitForURL(`${origin}/#/canvas/${made.id}`);
+    await page.locator(`#canvas-page[data-ready="${made.id}"]`).waitFor();
+    expect(await page.locator('#landing').isHidden()).toBe(true);
+  });
+});
+
 describe('an ended session', () => {
   test('the dashboard sends you to sign in and back instead of showing "unauthorized"', async () => {
     const { page, cookie } = await signedInPage('dash@example.com');

@@ -69,6 +69,7 @@ interface View {
 
 const VIEWS: View[] = [
   { name: 'sign-in', who: () => null, path: () => '/auth/login', ready: (p) => p.locator('#email').waitFor() },
+  { name: 'landing', who: () => null, path: () => '/', ready: (p) => p.locator('#landing-sign-in').waitFor() },
   { name: 'docs', who: () => null, path: () => '/docs', ready: (p) => p.locator('main h1').first().waitFor() },
   { name: 'home', who: () => owner, path: () => '/', ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor() },
   {
