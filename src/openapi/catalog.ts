@@ -350,7 +350,9 @@ export const CATALOG: Record<string, RouteDoc> = {
         inviteId: T.String(),
         url: T.String(),
         expiresAt: T.Integer(),
-        emailed: T.Boolean({ description: 'the link was put in the outbox for `email`' }),
+        emailed: T.Optional(
+          T.Boolean({ description: 'only when `email` was given: the link is in the outbox (false: the instance sends no email)' }),
+        ),
       },
       { additionalProperties: true },
     ),

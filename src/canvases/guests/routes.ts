@@ -63,11 +63,11 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
         });
         // The token rides in the query string, which request logs never record.
         const url = `${ctx.config.baseUrl}/auth/guest?token=${token}`;
-        // `emailed`: the message is in the outbox (false without an address, or when the instance sends no email).
-        const emailed =
-          email !== undefined &&
-          (await mailInvite({ canvasId: canvas.id, byUserId: m.actor.user.id, email, url, expiresAt: invite.expiresAt }));
-        return json(201, { inviteId: invite.inviteId, url, expiresAt: invite.expiresAt, emailed });
+        const answer = { inviteId: invite.inviteId, url, expiresAt: invite.expiresAt };
+        if (email === undefined) return json(201, answer);
+        // `emailed` (only when an address was given): the message is in the outbox; false when the instance sends no email.
+        const emailed = await mailInvite({ canvasId: canvas.id, byUserId: m.actor.user.id, email, url, expiresAt: invite.expiresAt });
+        return json(201, { ...answer, emailed });
       },
       { management: true, parse: 'none' },
     )
