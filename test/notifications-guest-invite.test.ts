@@ -18,6 +18,13 @@ describe('guest invite email', () => {
   const invites = () => `/api/canvases/${w.canvas.id}/guest-invites`;
 
   test('the invited address receives the link, who invited and the canvas, escaped', async () => {
+    const sent = new Promise<void>((resolve) => {
+      const off = w.app.onEvent('notifications.attempted', (e) => {
+        if (e.kind !== 'guest_invite' || e.outcome !== 'sent') return;
+        off();
+        resolve();
+      });
+    });
     const made = await w.expectOk('POST', invites(), 'editor', { name: 'Visitor', email: ' guest-1@example.com ' }, 201);
     expect(made.emailed).toBe(true);
     const mail = await relay.find((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '') === 'guest-1@example.com');
@@ -33,6 +40,12 @@ describe('guest invite email', () => {
     // The secret is in the message only: no log line of any node has it.
     const token = u.searchParams.get('token')!;
     for (const node of w.app.nodes) expect(JSON.stringify(node.logs)).not.toContain(token);
+    // Once sent, the outbox row (kept 30 days for the admin view) no longer holds the link.
+    await sent;
+    const rows = await w.app.ctx.sql.all<{ text_body: string; html_body: string; state: string }>(
+      "SELECT text_body, html_body, state FROM notification_outbox WHERE kind = 'guest_invite'",
+    );
+    expect(rows).toEqual([{ text_body: '', html_body: '', state: 'sent' }]);
   });
 
   test('a bad or overlong address is refused and makes no invite; no address sends nothing (and the answer is as before)', async () => {
