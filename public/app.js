@@ -221,7 +221,13 @@ async function openGuests(canvas) {
   guestCanvas = canvas;
   $('guests-title').textContent = canvas.title;
   $('guest-created').hidden = true;
+  $('guest-emailed').hidden = true;
   $('guests').hidden = false;
+  // Where email matters: without it the address field is off and says why.
+  const prefs = await api('GET', '/api/me/notifications');
+  const off = prefs.status === 200 && prefs.data.emailEnabled === false;
+  $('guest-email-off').hidden = !off;
+  $('guest-form').elements.namedItem('email').disabled = off;
   await loadGuests();
 }
 
@@ -265,9 +271,11 @@ function wireGuestForm() {
     const form = event.currentTarget;
     const name = form.elements.namedItem('name').value.trim();
     const days = Number(form.elements.namedItem('days').value);
+    const email = form.elements.namedItem('email').disabled ? '' : form.elements.namedItem('email').value.trim();
     const res = await api('POST', `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites`, {
       ...(name ? { name } : {}),
       expiresInDays: days,
+      ...(email ? { email } : {}),
     });
     if (res.status !== 201) {
       notice(`Could not create the link: ${problem(res)}`);
@@ -276,6 +284,9 @@ function wireGuestForm() {
     notice('');
     $('guest-url').textContent = res.data.url;
     $('guest-created').hidden = false;
+    $('guest-emailed').textContent = res.data.emailed ? `Emailed to ${email}.` : email ? 'Not emailed: this instance sends no email.' : '';
+    $('guest-emailed').hidden = !email;
+    form.elements.namedItem('email').value = '';
     await loadGuests();
   });
 }
@@ -403,10 +414,10 @@ function loadEditor() {
   return editorScript;
 }
 
-/** `#/canvas/<id>` is a canvas's page, `#/canvas/<id>/edit` its editor, `#/admin` the administration (admins); anything else the list. */
+/** `#/canvas/<id>` is a canvas's page (`/data`: at its Data section, as digest emails link), `#/canvas/<id>/edit` its editor, `#/admin` the administration (admins); anything else the list. */
 async function route() {
-  const m = /^#\/canvas\/([A-Za-z0-9]+)(\/edit)?$/.exec(location.hash);
-  const editing = Boolean(m && m[2]);
+  const m = /^#\/canvas\/([A-Za-z0-9]+)(\/edit|\/data)?$/.exec(location.hash);
+  const editing = Boolean(m && m[2] === '/edit');
   const admin = location.hash === '#/admin' && Boolean(window.easelAdmin.started);
   document.body.dataset.view = editing ? 'editor' : m ? 'canvas' : admin ? 'admin' : 'home';
   $('canvas-page').hidden = !m || editing;
@@ -418,8 +429,10 @@ async function route() {
     window.easelCanvasPage.close();
     const editor = await loadEditor().catch((err) => notice(`Something went wrong: ${err.message}`));
     if (editor) await editor.open(m[1], { api, problem });
-  } else if (m) await window.easelCanvasPage.open(m[1]);
-  else window.easelCanvasPage.close();
+  } else if (m) {
+    await window.easelCanvasPage.open(m[1]);
+    if (m[2] === '/data') $('cp-data').scrollIntoView();
+  } else window.easelCanvasPage.close();
   if (admin) await window.easelAdmin.open();
 }
 

@@ -37,6 +37,7 @@
     }
     canvas = res.data;
     render();
+    window.easelCanvasOwner.show(canvas);
     loadPolicy();
     // Versions name who published them: the list's names come first.
     await Promise.all([
@@ -613,6 +614,7 @@
     start(given) {
       deps = given;
       wire();
+      window.easelCanvasOwner.start({ ...deps, reopen: (id) => open(id) });
     },
     open,
     close() {

@@ -371,7 +371,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(capabilityStateRoutes(ctx, auth))
     .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access)))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
-    .use(guestRoutes(ctx, auth))
+    .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))
     .use(adminRoutes(ctx, auth, f.diskUsage))
     .use(connectionAdminRoutes(ctx, auth))

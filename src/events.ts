@@ -16,6 +16,8 @@ export interface EventMap {
   'submission.created': { canvasId: string; collection: string };
   /** Somebody was put on a canvas's people list who was not on it (notifications mail them). */
   'canvas.member-added': { canvasId: string; userId: string; role: 'editor' | 'viewer'; byUserId: string };
+  /** The canvas was given to another person (the previous owner stays on the list as an editor). */
+  'canvas.owner-changed': { canvasId: string; fromUserId: string; toUserId: string; byUserId: string };
   /** Capability switches or the runtime policy changed. */
   'canvas.capabilities-changed': { canvasId: string };
   /** Deactivated, or lost the right to publish public links. */
@@ -56,6 +58,8 @@ export interface EventMap {
   'notifications.considered': { kind: string; outcome: 'recorded' | 'skipped' };
   /** The hourly share-expiry scan ran (`recorded`: new notices). */
   'notifications.share-scan': { recorded: number };
+  /** The hourly submission digest scan ran (`recorded`: digests put in the outbox). */
+  'notifications.digest-scan': { recorded: number };
   /** The notification outbox tried to send a message: `retrying` and `failed` when the relay did not take it. */
   'notifications.attempted': { id: string; kind: string; outcome: 'sent' | 'retrying' | 'failed' };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */

@@ -29,6 +29,8 @@ Usage:
                      publish a site folder or ZIP as yourself, or with EASEL_CANVAS_KEY (CI);
                      --preview makes a version that is not live, served at its preview address
   easel versions | rollback <n> | unpublish | open [--canvas <id or slug>]
+  easel transfer <canvas> <email>
+                     give a canvas to another person of the instance (you stay on it as an editor)
   easel data export <kv | collection NAME | submissions NAME | files> [--format csv|ndjson|json] [--out FILE]
                      a canvas's data, streamed to a file or stdout (files --zip: the files themselves)
   easel dev [<dir>] [--canvas <id or slug>] [--port <n>]
@@ -62,6 +64,7 @@ const COMMANDS = [
   'rollback',
   'unpublish',
   'open',
+  'transfer',
   'dev',
   'backup',
   'restore',
@@ -191,7 +194,8 @@ async function main(argv: string[]): Promise<void> {
     case 'versions':
     case 'rollback':
     case 'unpublish':
-    case 'open': {
+    case 'open':
+    case 'transfer': {
       const { canvasCommand } = await import('./cli/canvas-commands.ts');
       process.exitCode = await canvasCommand(command, argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
       return;

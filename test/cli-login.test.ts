@@ -189,6 +189,27 @@ describe('CLI commands as processes', () => {
     expect(JSON.parse(r.stdout)).toEqual({ code: 'NOT_FOUND', message: 'no version 99 among the kept ones (easel versions lists them)' });
   });
 
+  test('easel transfer gives a canvas away (the caller stays an editor); a missing argument is a usage error', async () => {
+    const cookie = await listening.signIn('transfer-from@example.com');
+    await listening.signIn('transfer-to@example.com');
+    const made = await body(await listening.request('/api/tokens', { method: 'POST', cookie, json: { name: 'cli' } }));
+    const env = { EASEL_TOKEN: made.token, EASEL_API_BASE_URL: listening.base };
+    const created = JSON.parse((await easel(['create', 'Given away', '--json'], env)).stdout);
+    expect((await easel(['transfer', created.slug], env)).code).toBe(2);
+    const unknown = await easel(['transfer', created.slug, 'nobody@example.com'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toStartWith('easel transfer: NOT_FOUND: ');
+    const r = await easel(['transfer', created.slug, 'transfer-to@example.com'], env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`Given away (${created.id}) now belongs to transfer-to@example.com; you are an editor on it\n`);
+    const members = await body(await listening.request(`/api/canvases/${created.id}/members`, { cookie }));
+    expect(members.members.map((m: { email: string; role: string }) => `${m.role}:${m.email}`)).toEqual([
+      'owner:transfer-to@example.com',
+      'editor:transfer-from@example.com',
+    ]);
+  });
+
   test('EASEL_TOKEN signs every command in (CI with one secret): create, deploy a folder by id, versions', async () => {
     const cookie = await listening.signIn('ci@example.com');
     const made = await body(await listening.request('/api/tokens', { method: 'POST', cookie, json: { name: 'ci' } }));

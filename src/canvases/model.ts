@@ -48,3 +48,6 @@ export const PutMemberBody = t.Object(
   { email: t.String({ maxLength: 320 }), role: t.Union([t.Literal('editor'), t.Literal('viewer')]) },
   closed,
 );
+
+/** PUT /api/canvases/{id}/owner: the person (an active user of the instance) to give the canvas to. */
+export const PutOwnerBody = t.Object({ email: t.String({ maxLength: 320 }) }, closed);

@@ -6,10 +6,11 @@ import type { AppContext } from '../context.ts';
 import { json } from '../http/respond.ts';
 import type { AuthKinds } from '../http/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
-import { managedCanvas, type Actor, type Need } from './authority.ts';
+import { managedCanvas, viewRoleFor, type Actor, type Need } from './authority.ts';
 import { setCapabilities } from './capabilities.ts';
 import { listMembers, putMember, removeMember } from './members.ts';
-import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from './model.ts';
+import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, PutOwnerBody } from './model.ts';
+import { transferOwnership } from './ownership.ts';
 import {
   createCanvas,
   deleteCanvas,
@@ -63,6 +64,11 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
         await authorize(actor, params.id, 'manage');
         return ok(await putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));
+      })
+      .put('/api/canvases/:id/owner', async ({ actor, params, request }) => {
+        await authorize(actor, params.id, 'own');
+        const { canvas } = await transferOwnership(ctx, actor, params.id, await readJson(request, PutOwnerBody));
+        return ok(await view({ canvas, role: (await viewRoleFor(ctx, actor, canvas)) ?? 'viewer' }));
       })
       .delete('/api/canvases/:id/members/:userId', async ({ actor, params }) => {
         await removeMember(ctx, actor, params.id, params.userId);

@@ -1,5 +1,5 @@
 // `easel canvases`, `create`, `link`, `versions`, `rollback`, `unpublish`,
-// `open`: the management API for a signed-in person (src/cli/people-api.ts).
+// `open`, `transfer`: the management API for a signed-in person (src/cli/people-api.ts).
 import { resolve } from 'node:path';
 import { parseArgs, UsageError } from './args.ts';
 import { ApiError } from './api-client.ts';
@@ -16,6 +16,8 @@ export const CANVAS_USAGE = {
   rollback: 'Usage: easel rollback <version number> [--canvas <id or slug>] [--api <url>] [--json]',
   unpublish: 'Usage: easel unpublish [--canvas <id or slug>] [--api <url>] [--json]   takes the canvas offline (history kept)',
   open: 'Usage: easel open [--canvas <id or slug>] [--no-browser] [--api <url>]   the canvas in your browser',
+  transfer:
+    'Usage: easel transfer <canvas id or slug> <email> [--api <url>] [--json]   gives the canvas to another person of the instance (you stay as an editor)',
 } as const;
 
 export type CanvasCommand = keyof typeof CANVAS_USAGE;
@@ -122,6 +124,21 @@ const COMMANDS: Record<CanvasCommand, (c: Ctx) => Promise<void>> = {
     const opened = args.flags.has('--no-browser') ? false : (deps.openUrl ?? openInBrowser)(canvas.url);
     if (args.flags.has('--json')) return out.json({ url: canvas.url, opened });
     out.text(`${canvas.url}\n`);
+  },
+  async transfer({ s, args, out }) {
+    const [canvas, email] = args.positional;
+    if (args.positional.length !== 2 || !canvas || !email)
+      throw new UsageError('name the canvas and its new owner: easel transfer <canvas id or slug> <email>');
+    // An admin may give away a canvas that is not on their own list: an id the list does not know goes to the server as it is.
+    const id = await canvasIdOf(s, canvas).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === 'NOT_FOUND') return canvas;
+      throw err;
+    });
+    const result = await s.call<CanvasRow>('PUT', `/api/canvases/${encodeURIComponent(id)}/owner`, { email });
+    if (args.flags.has('--json')) return out.json(result);
+    out.text(
+      `${result.title} (${result.id}) now belongs to ${email}; you are ${result.role === 'editor' ? 'an editor' : `shown as ${result.role}`} on it\n`,
+    );
   },
 };
 

@@ -69,6 +69,15 @@ export function* enqueueMail(mail: OutgoingMail, now: number): TxSteps<boolean> 
   return inserted === 1;
 }
 
+/**
+ * Kinds whose body carries a secret (a guest link: the database keeps only
+ * its hash elsewhere): the body is blanked once the message is sent or given
+ * up on, so the row kept for the admin view holds no working link.
+ */
+const SECRET_KINDS = "'guest_invite'";
+const FORGET_SECRETS = `text_body = CASE WHEN kind IN (${SECRET_KINDS}) THEN '' ELSE text_body END,
+  html_body = CASE WHEN kind IN (${SECRET_KINDS}) THEN '' ELSE html_body END`;
+
 export class OutboxStore {
   constructor(private readonly sql: Sql) {}
 
@@ -118,7 +127,7 @@ export class OutboxStore {
 
   markSent(id: string, node: string, now: number): Promise<number> {
     return this.sql.run(
-      `UPDATE notification_outbox SET state = 'sent', attempts = attempts + 1, finished_at = ?1, lease_until = 0, last_error = NULL
+      `UPDATE notification_outbox SET state = 'sent', attempts = attempts + 1, finished_at = ?1, lease_until = 0, last_error = NULL, ${FORGET_SECRETS}
        WHERE id = ?2 AND lease_node = ?3`,
       now,
       id,
@@ -132,7 +141,9 @@ export class OutboxStore {
       `UPDATE notification_outbox SET attempts = attempts + 1, last_error = ?1, lease_until = 0,
          state = CASE WHEN ?2 < 0 THEN 'failed' ELSE 'pending' END,
          next_attempt_at = CASE WHEN ?2 < 0 THEN next_attempt_at ELSE ?2 END,
-         finished_at = CASE WHEN ?2 < 0 THEN ?3 ELSE NULL END
+         finished_at = CASE WHEN ?2 < 0 THEN ?3 ELSE NULL END,
+         text_body = CASE WHEN ?2 < 0 AND kind IN (${SECRET_KINDS}) THEN '' ELSE text_body END,
+         html_body = CASE WHEN ?2 < 0 AND kind IN (${SECRET_KINDS}) THEN '' ELSE html_body END
        WHERE id = ?4 AND lease_node = ?5`,
       error.slice(0, 500),
       retryAt ?? -1,

@@ -11,7 +11,7 @@ import { DevLoginBody } from '../auth/model.ts';
 import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
-import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody } from '../canvases/model.ts';
+import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, PutOwnerBody } from '../canvases/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
@@ -333,13 +333,29 @@ export const CATALOG: Record<string, RouteDoc> = {
     errors: [...CANVAS_ROLE, ...BODY],
   }),
   'DELETE /api/canvases/:id/members/:userId': r('Management', 'session', 'Remove a member', { answer: Ok, errors: CANVAS_ROLE }),
+  'PUT /api/canvases/:id/owner': r(
+    'Management',
+    'session',
+    'Give the canvas to another active user, by email (owner or admin; the previous owner stays as an editor; an unknown or deactivated person: 404)',
+    { body: PutOwnerBody, answer: CanvasView, errors: [...CANVAS_ROLE, 'PERMISSION_DENIED', ...BODY, 'QUOTA_EXCEEDED'] },
+  ),
   'POST /api/canvases/:id/revoke': r('Management', 'session', 'Revoke a canvas a page published (authoring)', {
     answer: CanvasView,
     errors: CANVAS_ROLE,
   }),
   'POST /api/canvases/:id/guest-invites': r('Management', 'session', 'Create a guest invite link', {
     body: CreateInviteBody,
-    answer: T.Object({ inviteId: T.String(), url: T.String() }, { additionalProperties: true }),
+    answer: T.Object(
+      {
+        inviteId: T.String(),
+        url: T.String(),
+        expiresAt: T.Integer(),
+        emailed: T.Optional(
+          T.Boolean({ description: 'only when `email` was given: the link is in the outbox (false: the instance sends no email)' }),
+        ),
+      },
+      { additionalProperties: true },
+    ),
     errors: [...CANVAS_ROLE, ...BODY],
   }),
   'GET /api/canvases/:id/guest-invites': r('Management', 'session', 'Guest invites of a canvas', { answer: anyJson, errors: CANVAS_ROLE }),

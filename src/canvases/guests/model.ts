@@ -3,12 +3,14 @@ import { MAX_INVITE_DAYS } from '../../auth/guests.ts';
 
 /**
  * POST /api/canvases/{id}/guest-invites: an optional display name for the
- * guests of this link, and how many days the link works (default 14).
+ * guests of this link, how many days the link works (default 14), and an
+ * address to email the link to (when the instance sends email).
  */
 export const CreateInviteBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INVITE_DAYS })),
+    email: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
   },
   { additionalProperties: false },
 );
@@ -16,3 +18,6 @@ export type CreateInviteBody = Static<typeof CreateInviteBody>;
 
 /** Invite link tokens are newToken()s: 32 base62 characters. */
 export const INVITE_TOKEN = /^[A-Za-z0-9]{32}$/;
+
+/** Sends a new invite's link to an address; resolves false when it was not recorded (email off). */
+export type InviteMailer = (m: { canvasId: string; byUserId: string; email: string; url: string; expiresAt: number }) => Promise<boolean>;

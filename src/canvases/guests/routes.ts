@@ -9,7 +9,8 @@ import { escapeHtml, html, json } from '../../http/respond.ts';
 import { cardPage } from '../../http/card-page.ts';
 import { readJson } from '../../http/json-body.ts';
 import type { AuthKinds } from '../../http/auth-kinds.ts';
-import { CreateInviteBody, INVITE_TOKEN } from './model.ts';
+import { EMAIL } from '../../auth/users.ts';
+import { CreateInviteBody, INVITE_TOKEN, type InviteMailer } from './model.ts';
 
 /** `active`: the link opens and its sessions work (not revoked, not expired, its creator still manages the canvas). */
 const inviteView = (i: GuestInvite, active: boolean) => ({
@@ -26,7 +27,7 @@ const inviteView = (i: GuestInvite, active: boolean) => ({
  * Legacy guest invites (CONTRACT §3): managed by the canvas's owner, editors
  * and instance admins (anyone else gets 404), opened at /auth/guest?token=….
  */
-export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
+export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: InviteMailer = async () => false) {
   /** The canvas, when the caller may manage it; 404 for everyone else. */
   const manageable = async (actor: Actor, id: string): Promise<Managed & { actor: Actor }> => ({
     ...(await managedCanvas(ctx, actor, id, 'manage')),
@@ -44,8 +45,10 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
           maxBytes: 4096,
           emptyAs: {},
           jsonTypeOnly: false,
-          tooLarge: () => new AppError('INVALID_BODY', 'send a JSON object {"name"?: string}'),
+          tooLarge: () => new AppError('INVALID_BODY', 'send a JSON object {"name"?: string, "expiresInDays"?: number, "email"?: string}'),
         });
+        const email = body.email?.trim();
+        if (email !== undefined && !EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
         const { invite, token } = await ctx.guests.createInvite(
           canvas.id,
           m.actor.user.id,
@@ -60,11 +63,12 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds) {
           detail: { inviteId: invite.inviteId },
         });
         // The token rides in the query string, which request logs never record.
-        return json(201, {
-          inviteId: invite.inviteId,
-          url: `${ctx.config.baseUrl}/auth/guest?token=${token}`,
-          expiresAt: invite.expiresAt,
-        });
+        const url = `${ctx.config.baseUrl}/auth/guest?token=${token}`;
+        const answer = { inviteId: invite.inviteId, url, expiresAt: invite.expiresAt };
+        if (email === undefined) return json(201, answer);
+        // `emailed` (only when an address was given): the message is in the outbox; false when the instance sends no email.
+        const emailed = await mailInvite({ canvasId: canvas.id, byUserId: m.actor.user.id, email, url, expiresAt: invite.expiresAt });
+        return json(201, { ...answer, emailed });
       },
       { management: true, parse: 'none' },
     )
