@@ -416,10 +416,10 @@
     for (const e of res.data.entries) {
       const row = document.createElement('tr');
       deps.cell(row, new Date(e.at).toLocaleString());
-      deps.cell(row, `${e.actorKind}${e.actorId ? ` ${e.actorId}` : ''}`);
-      deps.cell(row, e.canvasId || '');
-      deps.cell(row, e.action);
-      deps.cell(row, e.detail ? JSON.stringify(e.detail) : '');
+      const what = deps.cell(row, window.easelAuditWords.sentence(e));
+      // The record as stored, for whoever needs the ids: on hover, never as the text.
+      what.title = `${e.action}${e.detail ? ` ${JSON.stringify(e.detail)}` : ''}`;
+      row.dataset.action = e.action;
       tbody.append(row);
     }
     auditBefore = res.data.nextBefore;

@@ -72,4 +72,22 @@ describe('GET /api/admin/audit', () => {
     const page2 = await body(await get(`/api/admin/audit?action=canvas.create&limit=2&before=${page1.nextBefore}`));
     expect([...page1.entries, ...page2.entries].map((e: { id: number }) => e.id)).toEqual(created.entries.map((e: { id: number }) => e.id));
   });
+  test('each entry names the person and the canvas as they are called now; a deleted canvas and a key have none', async () => {
+    const renamed = await app.request(`/api/canvases/${made.bob!.id}`, {
+      method: 'PATCH',
+      cookie: await app.signIn('bob@other.example', 'Bob Builder'),
+      json: { title: 'Roadmap 2027' },
+    });
+    expect(renamed.status).toBe(200);
+    const entries = (await body(await get(`/api/admin/audit?canvasId=${made.bob!.id}`))).entries;
+    expect(entries.find((e: { action: string }) => e.action === 'canvas.create')).toMatchObject({
+      actor: { name: 'Bob Builder', email: 'bob@other.example' },
+      canvas: { title: 'Roadmap 2027', slug: made.bob!.slug },
+    });
+    // A deleted canvas keeps its name in the log; a row purged for good, or a deploy key, leaves null.
+    await app.ctx.audit.record({ actorId: null, actorKind: 'key', canvasId: 'c0000000000000000000', action: 'canvas.deploy' });
+    const purged = (await body(await get('/api/admin/audit?canvasId=c0000000000000000000'))).entries;
+    expect(purged).toHaveLength(1);
+    expect(purged[0]).toMatchObject({ actor: null, canvas: null, actorKind: 'key' });
+  });
 });

@@ -30,6 +30,7 @@ describe('dashboard shell', () => {
     expect(refs.sort()).toEqual([
       '/assets/admin.js',
       '/assets/app.js',
+      '/assets/audit-words.js',
       '/assets/canvas-data.js',
       '/assets/canvas-owner.js',
       '/assets/canvas-page.js',
@@ -83,6 +84,7 @@ describe('dashboard shell', () => {
     expect(scripts.sort()).toEqual([
       'admin.js',
       'app.js',
+      'audit-words.js',
       'canvas-data.js',
       'canvas-owner.js',
       'canvas-page.js',
@@ -93,7 +95,7 @@ describe('dashboard shell', () => {
     ]);
     // The bundled TypeScript (src/dashboard/ui/) is held to the same rule.
     const bundled = readdirSync(join(import.meta.dir, '../src/dashboard/ui')).map((f) => `../src/dashboard/ui/${f}`);
-    expect(bundled).toEqual(['../src/dashboard/ui/editor.ts']);
+    expect(bundled.sort()).toEqual(['../src/dashboard/ui/editor-colours.ts', '../src/dashboard/ui/editor.ts']);
     for (const file of [...scripts, ...bundled]) {
       const script = readFileSync(join(import.meta.dir, '../public', file), 'utf8');
       expect(() => new Bun.Transpiler({ loader: file.endsWith('.ts') ? 'ts' : 'js' }).transformSync(script)).not.toThrow();

@@ -24,6 +24,13 @@ interface EntryRow {
   detail: string | null;
 }
 
+interface NamedEntryRow extends EntryRow {
+  actor_name: string | null;
+  actor_email: string | null;
+  canvas_title: string | null;
+  canvas_slug: string | null;
+}
+
 export class AuditLog {
   constructor(
     private readonly sql: Sql,
@@ -69,13 +76,19 @@ export class AuditLog {
       args.push(value);
       where.push(clause.replace('?', `?${args.length}`));
     };
-    if (filter.action) param("action LIKE ? ESCAPE '\\'", `${likeLiteral(filter.action)}%`);
-    if (filter.canvasId) param('canvas_id = ?', filter.canvasId);
-    if (filter.actorId) param('actor_id = ?', filter.actorId);
-    if (filter.before !== undefined) param('id < ?', filter.before);
+    if (filter.action) param("a.action LIKE ? ESCAPE '\\'", `${likeLiteral(filter.action)}%`);
+    if (filter.canvasId) param('a.canvas_id = ?', filter.canvasId);
+    if (filter.actorId) param('a.actor_id = ?', filter.actorId);
+    if (filter.before !== undefined) param('a.id < ?', filter.before);
     args.push(limit);
-    const rows = await this.sql.all<EntryRow>(
-      `SELECT id, at, actor_id, actor_kind, canvas_id, action, detail FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?${args.length}`,
+    // Names are read now, not stored with the entry: the log says who did it as they are called today.
+    const rows = await this.sql.all<NamedEntryRow>(
+      `SELECT a.id, a.at, a.actor_id, a.actor_kind, a.canvas_id, a.action, a.detail,
+              u.name AS actor_name, u.email AS actor_email, c.title AS canvas_title, c.slug AS canvas_slug
+         FROM audit_log a
+         LEFT JOIN users u ON u.id = a.actor_id
+         LEFT JOIN canvases c ON c.id = a.canvas_id
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.id DESC LIMIT ?${args.length}`,
       ...args,
     );
     return rows.map((r) => ({
@@ -83,7 +96,9 @@ export class AuditLog {
       at: r.at,
       actorId: r.actor_id,
       actorKind: r.actor_kind,
+      actor: r.actor_email !== null ? { name: r.actor_name ?? '', email: r.actor_email } : null,
       canvasId: r.canvas_id,
+      canvas: r.canvas_slug !== null ? { title: r.canvas_title ?? '', slug: r.canvas_slug } : null,
       action: r.action,
       detail: r.detail ? JSON.parse(r.detail) : null,
     }));
@@ -95,7 +110,11 @@ export interface AuditEntry {
   at: number;
   actorId: string | null;
   actorKind: string;
+  /** The person behind actorId as they are called now (null: a guest, a key, the system, or a removed account). */
+  actor: { name: string; email: string } | null;
   canvasId: string | null;
+  /** The canvas as it is called now (null when it was deleted for good). */
+  canvas: { title: string; slug: string } | null;
   action: string;
   detail: unknown;
 }

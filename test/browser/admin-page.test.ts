@@ -213,12 +213,15 @@ describe('the administration page', () => {
     await page.fill('#ad-audit-filter input[name="action"]', 'canvas.disable');
     await page.fill('#ad-audit-filter input[name="canvasId"]', canvas.id);
     await page.click('#ad-audit-filter button');
-    await page.locator('#ad-audit tbody tr', { hasText: 'canvas.disable' }).waitFor();
+    await page.locator('#ad-audit tbody tr[data-action="canvas.disable"]').waitFor();
     const rows = await page.locator('#ad-audit tbody tr').allInnerTexts();
     expect(rows).toHaveLength(1);
-    // The audit keeps which fields changed, never their values.
-    expect(rows[0]).toContain('{"fields":["reason"]}');
-    expect(rows[0]).not.toContain('policy breach');
+    // A sentence with the people and the canvas by name, markup shown as text.
+    expect(rows[0]).toContain(`Admin (${ADMIN_EMAIL}) disabled "Quarterly <b>numbers</b>" as an administrator.`);
+    // The stored record is on hover: which fields changed, never their values.
+    const stored = await page.locator('#ad-audit tbody tr td:nth-child(2)').getAttribute('title');
+    expect(stored).toBe('canvas.disable {"fields":["reason"]}');
+    expect(`${rows[0]}${stored}`).not.toContain('policy breach');
     await page.screenshot({ path: join(SHOTS, 'admin-page.png'), fullPage: true });
   });
 });
