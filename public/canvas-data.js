@@ -1,5 +1,6 @@
 // The canvas page's Data section: what the canvas holds in words, export
 // links per kind and format (the export routes, downloaded with the session),
+// a Browse button per kind that opens it in the data browser (data-browser.js),
 // and the last 30 days' views and visitors as a small inline SVG chart (no
 // inline script or style: the dashboard's CSP allows neither). Every server
 // string is set as text.
@@ -9,11 +10,13 @@ window.easelCanvasData = (() => {
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
   const FORMATS = ['csv', 'json', 'ndjson'];
-  const { bytes } = window.easelUi;
+  const { bytes, button } = window.easelUi;
+  /** The dashboard's client and the section's API path, for the browser and refreshes after a delete. */
+  let current = null;
   const count = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-  /** `what` and its links, one per format (or the one given), into the list. */
-  function exportRow(list, what, href, formats = FORMATS) {
+  /** `what` and its links, one per format (or the one given), into the list; with `kind`, a Browse button. */
+  function exportRow(list, what, href, formats = FORMATS, kind = null) {
     const li = document.createElement('li');
     li.append(`${what}: `);
     formats.forEach((format, i) => {
@@ -24,6 +27,13 @@ window.easelCanvasData = (() => {
       a.textContent = format ? format.toUpperCase() : 'ZIP';
       li.append(...(i ? [' · ', a] : [a]));
     });
+    if (kind) {
+      const { api } = current;
+      const browse = button('Browse', () => void window.easelDataBrowser.open(api, kind, `${href}/items`, what, refresh));
+      browse.setAttribute('aria-label', `Browse ${what}`);
+      browse.dataset.browse = what;
+      li.append(' ', browse);
+    }
     list.append(li);
   }
 
@@ -44,11 +54,12 @@ window.easelCanvasData = (() => {
     $('cp-data-summary').textContent = lines.join(' ');
     const list = $('cp-data-exports');
     list.replaceChildren();
-    exportRow(list, 'Shared keys', `${base}/kv`);
-    for (const c of s.collections) exportRow(list, `Collection ${c.name}`, `${base}/collections/${encodeURIComponent(c.name)}`);
+    exportRow(list, 'Shared keys', `${base}/kv`, FORMATS, 'kv');
+    for (const c of s.collections)
+      exportRow(list, `Collection ${c.name}`, `${base}/collections/${encodeURIComponent(c.name)}`, FORMATS, 'collection');
     for (const c of s.submissions)
-      exportRow(list, `Submissions ${c.collection}`, `${base}/submissions/${encodeURIComponent(c.collection)}`);
-    exportRow(list, 'File list', `${base}/files`);
+      exportRow(list, `Submissions ${c.collection}`, `${base}/submissions/${encodeURIComponent(c.collection)}`, FORMATS, 'submissions');
+    exportRow(list, 'File list', `${base}/files`, FORMATS, 'files');
     exportRow(list, 'Files', `${base}/files.zip`, ['']);
   }
 
@@ -89,9 +100,18 @@ window.easelCanvasData = (() => {
       '.';
   }
 
+  /** The counts again, after the browser deleted something (the browser itself stays open). */
+  async function refresh() {
+    const { api, base } = current;
+    const data = await api('GET', `${base}/data`);
+    if (data.status === 200 && current?.base === base) renderSummary(`${base}/data`, data.data);
+  }
+
   return {
     /** Fills the section for the canvas at `base` (/api/canvases/{id}); `api` is the dashboard's client. */
     async load(api, base) {
+      current = { api, base };
+      window.easelDataBrowser.close();
       const [data, insights] = await Promise.all([api('GET', `${base}/data`), api('GET', `${base}/insights?days=30`)]);
       $('cp-data').hidden = data.status !== 200;
       if (data.status === 200) renderSummary(`${base}/data`, data.data);

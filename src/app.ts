@@ -68,6 +68,7 @@ import { FileStore } from './runtime/files/store.ts';
 import { kvRoutes } from './runtime/kv/routes.ts';
 import { KvService } from './runtime/kv/service.ts';
 import { KvStore } from './runtime/kv/store.ts';
+import { canvasDataBrowseRoutes } from './canvas-data/browse-routes.ts';
 import { canvasDataRoutes } from './canvas-data/routes.ts';
 import { CanvasDataService } from './canvas-data/service.ts';
 import { CanvasDataStore } from './canvas-data/store.ts';
@@ -382,6 +383,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
+    .use(canvasDataBrowseRoutes(ctx, auth, f.data))
     .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))

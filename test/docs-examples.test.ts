@@ -46,6 +46,8 @@ const NOT_RUN: Record<string, string> = {
     'placeholders; test/insights.test.ts runs this route',
   'docs/data.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" https://easel.example.com/api/canvases/$CANVAS/data':
     'placeholders; test/canvas-data.test.ts runs this route',
+  'docs/data.md: # The second page of a poll\'s records mentioning "pie"':
+    'placeholders ($CANVAS, $EASEL_TOKEN, $NEXT, $RECORD); test/canvas-data-browse.test.ts runs these routes',
   'docs/data.md: easel data export submissions signup --format csv --out signups.csv':
     'a signed-in CLI; test/cli-data.test.ts runs the command',
   'docs/development.md: bun run lint:openapi': 'part of bun run ci',

@@ -55,7 +55,9 @@ describe('MCP', () => {
       [
         'add_files',
         'begin_deploy',
+        'browse_canvas_data',
         'create_canvas',
+        'delete_canvas_data_item',
         'deploy_canvas',
         'export_canvas_data',
         'finalize_deploy',
@@ -90,6 +92,23 @@ describe('MCP', () => {
     expect(await refusal(client, 'export_canvas_data', { canvasId: w.canvas.id, kind: 'submissions' })).toContain('name: required');
     // A viewer manages nothing: the canvas is unknown to them, as on the HTTP route.
     expect(await refusal(await connect(viewerToken), 'export_canvas_data', { canvasId: w.canvas.id, kind: 'kv' })).toContain('NOT_FOUND');
+  });
+
+  test('browse_canvas_data and delete_canvas_data_item: a page with a search, then one item removed, as the HTTP routes do', async () => {
+    const client = await connect(token);
+    const slug = w.canvas.slug;
+    for (const key of ['alpha', 'beta', 'beta_2'])
+      expect((await w.request('editor', `/v1/c/${slug}/kv/${key}`, { method: 'PUT', json: key })).status).toBe(200);
+    const page = await call(client, 'browse_canvas_data', { canvasId: w.canvas.id, kind: 'kv', q: '_', limit: 5 });
+    expect(page).toEqual({ items: [{ key: 'beta_2', value: 'beta_2' }], next: null });
+    const first = await call(client, 'browse_canvas_data', { canvasId: w.canvas.id, kind: 'kv', limit: 1 });
+    expect(first).toEqual({ items: [{ key: 'alpha', value: 'alpha' }], next: 'alpha' });
+    expect(await call(client, 'delete_canvas_data_item', { canvasId: w.canvas.id, kind: 'kv', item: 'beta' })).toEqual({ ok: true });
+    expect((await w.request('viewer', `/v1/c/${slug}/kv/beta`)).status).toBe(404);
+    expect(await refusal(client, 'browse_canvas_data', { canvasId: w.canvas.id, kind: 'collection' })).toContain('name: required');
+    expect(
+      await refusal(await connect(viewerToken), 'delete_canvas_data_item', { canvasId: w.canvas.id, kind: 'kv', item: 'alpha' }),
+    ).toContain('NOT_FOUND');
   });
 
   test('an agent creates, deploys, reads back, updates, rolls back and unpublishes a canvas', async () => {

@@ -10,6 +10,8 @@ export interface DataRow {
   fixed: Array<[string, string | number | null]>;
   /** The stored JSON text of the value, when the item has one (files have none). */
   valueJson: string | null;
+  /** Where rows after this one start (a key, an id, or a file's place): the browser's `next`. */
+  cursor: string;
 }
 
 /** The row as one JSON object (fixed columns, then `value` parsed from its stored text). */

@@ -11,11 +11,14 @@ import type { CanvasRole, Canvas } from '../canvases/record.ts';
 import { AppError } from '../errors.ts';
 import type { CollectionService } from '../runtime/collections/service.ts';
 import type { FileService } from '../runtime/files/service.ts';
+import type { FilePosition } from '../runtime/files/store.ts';
 import type { KvService } from '../runtime/kv/service.ts';
 import type { RuntimeCaller } from '../runtime/pipeline.ts';
 import type { SubmissionService } from '../runtime/submissions/service.ts';
 import type { BlobStore } from '../blobs/store.ts';
+import { browsePage, browsePageOf, type BrowseKind } from './browse.ts';
 import { zipStream, type ZippedFile } from './files-zip.ts';
+import { removeItem, type Removed } from './remove.ts';
 import type { DataRow } from './rows.ts';
 import type { CanvasDataStore, DataSummary } from './store.ts';
 
@@ -36,6 +39,16 @@ export interface CanvasDataDeps {
   blobs: Pick<BlobStore, 'file' | 'local'>;
 }
 
+/** Where the rows start and what they hold; by default all of them, read 500 at a time. */
+export interface RowsFrom {
+  /** A row's `cursor`: the rows after it. */
+  after?: string;
+  /** Only the rows whose key or id or value text (a file's name) holds this, case-insensitively. */
+  contains?: string | null;
+  /** How many rows are read from the services at a time. */
+  batch?: number;
+}
+
 export interface PreparedExport {
   /** The fixed columns every row has, in order. */
   columns: readonly string[];
@@ -54,7 +67,9 @@ export class CanvasDataService {
    * caller must hold a role on the canvas: an instance admin without one has
    * none there (admin status never implies a runtime role), so 403. A
    * collection the policy does not configure is 404 COLLECTION_NOT_CONFIGURED,
-   * as at runtime; refusals come before the first byte.
+   * as at runtime; refusals come before the first byte. `from` starts the
+   * rows after a row's cursor, keeps only those holding a text, or reads
+   * fewer at a time (the dashboard's browser asks for one page).
    */
   async prepare(
     canvas: Canvas,
@@ -62,30 +77,23 @@ export class CanvasDataService {
     role: CanvasRole | null,
     kind: Exclude<ExportKind, 'files.zip'>,
     name: string | null,
+    from: RowsFrom = {},
   ): Promise<PreparedExport> {
-    if (role === null)
-      throw new AppError('PERMISSION_DENIED', 'exports follow the runtime read rules, and you hold no role on this canvas');
-    const caller: RuntimeCaller = {
-      canvas,
-      principal: { kind: 'user', user, via: 'session' },
-      user,
-      actorId: user.id,
-      actorName: user.name,
-      role,
-      kind: 'member',
-    };
+    const caller = callerFor(canvas, user, role);
     const people = new People(this.deps.users, this.deps.guests, canvas.id);
     const { kv, collections, submissions, files } = this.deps;
+    const batch = from.batch ?? PAGE;
+    const contains = from.contains ?? null;
+    const start = from.after ?? '';
     switch (kind) {
       case 'kv': {
         // Shared keys only: the per-viewer scope is its viewer's alone.
+        const first = await kv.list(caller, 'shared', { cursor: start, limit: String(batch) }, contains);
         const rows = async function* (): AsyncIterable<DataRow> {
-          let cursor = '';
-          for (;;) {
-            const page = await kv.list(caller, 'shared', { cursor, limit: String(PAGE) });
-            for (const e of page.entries) yield { fixed: [['key', e.key]], valueJson: e.value };
+          for (let page = first; ;) {
+            for (const e of page.entries) yield { fixed: [['key', e.key]], valueJson: e.value, cursor: e.key };
             if (page.nextCursor === null) return;
-            cursor = page.nextCursor;
+            page = await kv.list(caller, 'shared', { cursor: page.nextCursor, limit: String(batch) }, contains);
           }
         };
         return { columns: ['key'], rows };
@@ -93,54 +101,64 @@ export class CanvasDataService {
       case 'submissions': {
         const space = submissions.space(caller, name);
         // Refused before the first byte when the caller may not list them.
-        const first = await submissions.list(caller, space, { limit: String(PAGE) });
+        const first = await submissions.list(caller, space, { limit: String(batch), cursor: start }, contains);
         const rows = async function* (): AsyncIterable<DataRow> {
-          let page = first;
-          for (let again = false; ; again = true) {
-            if (again) page = await submissions.list(caller, space, { limit: String(PAGE), cursor: page.nextCursor });
+          for (let page = first; ;) {
             for (const s of page.entries)
-              yield { fixed: [['userId', s.userId], ...(await people.of(s.userId)), ['updatedAt', iso(s.updatedAt)]], valueJson: s.value };
+              yield {
+                fixed: [['userId', s.userId], ...(await people.of(s.userId)), ['updatedAt', iso(s.updatedAt)]],
+                valueJson: s.value,
+                cursor: s.userId,
+              };
             if (page.nextCursor === null) return;
+            page = await submissions.list(caller, space, { limit: String(batch), cursor: page.nextCursor }, contains);
           }
         };
         return { columns: ['userId', 'name', 'email', 'updatedAt'], rows };
       }
       case 'collection': {
         const open = collections.open(caller, name);
-        collections.require(open, 'read');
+        const first = await collections.readablePage(open, start, batch, contains);
         const rows = async function* (): AsyncIterable<DataRow> {
-          let cursor = '';
-          for (;;) {
-            const page = await collections.readablePage(open, cursor, PAGE);
+          for (let page = first; ;) {
             for (const r of page)
               yield {
                 fixed: [['id', r.id], ['authorId', r.authorId], ...(await people.of(r.authorId)), ['updatedAt', iso(r.updatedAt)]],
                 valueJson: r.value,
+                cursor: r.id,
               };
-            if (page.length < PAGE) return;
-            cursor = page[page.length - 1]!.id;
+            if (page.length < batch) return;
+            page = await collections.readablePage(open, page[page.length - 1]!.id, batch, contains);
           }
         };
         return { columns: ['id', 'authorId', 'name', 'email', 'updatedAt'], rows };
       }
       case 'files': {
-        const listed = await files.list(caller);
+        const first = await files.readablePage(caller, filePosition(start), batch, contains);
         const rows = async function* (): AsyncIterable<DataRow> {
-          for (const f of listed)
-            yield {
-              fixed: [
-                ['id', f.id],
-                ['name', f.name],
-                ['size', f.size],
-                ['mime', f.mime],
-                ['scope', f.scope],
-                ['group', f.group ?? null],
-                ['uploadedBy', f.uploadedBy],
-                ...(await people.of(f.uploadedBy)).map(([k, v]): [string, string] => [k === 'name' ? 'uploaderName' : 'uploaderEmail', v]),
-                ['createdAt', iso(f.createdAt)],
-              ],
-              valueJson: null,
-            };
+          for (let page = first; ;) {
+            for (const f of page)
+              yield {
+                fixed: [
+                  ['id', f.id],
+                  ['name', f.name],
+                  ['size', f.size],
+                  ['mime', f.mime],
+                  ['scope', f.scope],
+                  ['group', f.group ?? null],
+                  ['uploadedBy', f.uploadedBy],
+                  ...(await people.of(f.uploadedBy)).map(([k, v]): [string, string] => [
+                    k === 'name' ? 'uploaderName' : 'uploaderEmail',
+                    v,
+                  ]),
+                  ['createdAt', iso(f.createdAt)],
+                ],
+                valueJson: null,
+                cursor: fileCursor(f),
+              };
+            if (page.length < batch) return;
+            page = await files.readablePage(caller, page[page.length - 1]!, batch, contains);
+          }
         };
         return {
           columns: ['id', 'name', 'size', 'mime', 'scope', 'group', 'uploadedBy', 'uploaderName', 'uploaderEmail', 'createdAt'],
@@ -148,6 +166,31 @@ export class CanvasDataService {
         };
       }
     }
+  }
+
+  /** A page for the dashboard's data browser, as JSON text `{items, next}`: the export's rows, by the export's rules. */
+  async browse(
+    canvas: Canvas,
+    user: User,
+    role: CanvasRole | null,
+    kind: BrowseKind,
+    name: string | null,
+    query: Record<string, string>,
+  ): Promise<string> {
+    callerFor(canvas, user, role); // an admin without a role is refused before the query is read
+    return browsePage(browsePageOf(query), (from) => this.prepare(canvas, user, role, kind, name, from));
+  }
+
+  /** Deletes one item as the runtime API would let the caller (see removeItem). */
+  remove(
+    canvas: Canvas,
+    user: User,
+    role: CanvasRole | null,
+    kind: BrowseKind,
+    name: string | null,
+    item: string | null,
+  ): Promise<Removed> {
+    return removeItem(this.deps, callerFor(canvas, user, role), kind, name, item);
   }
 
   /** The files the caller may read, their bytes in one streamed ZIP; each file's right is checked again as it is read. */
@@ -185,8 +228,21 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The caller the runtime services would see: an instance admin without a role has none here (admin status never implies one). */
 function callerFor(canvas: Canvas, user: User, role: CanvasRole | null): RuntimeCaller {
-  if (role === null) throw new AppError('PERMISSION_DENIED', 'exports follow the runtime read rules, and you hold no role on this canvas');
+  if (role === null)
+    throw new AppError('PERMISSION_DENIED', "a canvas's data follows the runtime API's rules, and you hold no role on this canvas");
   return { canvas, principal: { kind: 'user', user, via: 'session' }, user, actorId: user.id, actorName: user.name, role, kind: 'member' };
+}
+
+/** A file's place in the files' (createdAt, id) order, as one opaque cursor. */
+function fileCursor(f: { createdAt: number; id: string }): string {
+  return `${f.createdAt.toString(36)}.${f.id}`;
+}
+
+function filePosition(cursor: string): FilePosition | null {
+  if (cursor === '') return null;
+  const match = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{1,64})$/.exec(cursor);
+  if (!match) throw new AppError('INVALID_BODY', 'after: malformed cursor: pass a returned `next` unchanged');
+  return { createdAt: parseInt(match[1]!, 36), id: match[2]! };
 }
 
 /** Names and emails of the people behind ids, resolved at export time, each once. */

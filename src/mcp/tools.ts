@@ -14,6 +14,7 @@ import type { UploadService } from '../deploy/upload/service.ts';
 import { liveFile } from '../deploy/views.ts';
 import { AppError } from '../errors.ts';
 import { sha256Hex } from '../ids.ts';
+import { BROWSE_LIMITS, type BrowseKind } from '../canvas-data/browse.ts';
 import type { CanvasDataService } from '../canvas-data/service.ts';
 import { exportStream } from '../canvas-data/format.ts';
 import { deployBlock } from './deploy-block.ts';
@@ -59,6 +60,18 @@ const fileEntry = z.object({
   content: z.string().describe('The file content, encoded as `encoding` says.'),
   encoding: z.string().describe('"utf8" for text, "base64" for binary files.'),
 });
+
+const dataKind = z.enum(['kv', 'collection', 'submissions', 'files']);
+const dataName = z.string().optional().describe('The collection (kind "collection") or submissions collection (kind "submissions").');
+
+/** The kind and name of a data tool's call: a collection or submissions collection needs its name. */
+function dataTarget(a: Record<string, unknown>): { kind: BrowseKind; name: string | null } {
+  const kind = a.kind as BrowseKind;
+  const name = (a.name as string | undefined) ?? null;
+  if ((kind === 'collection' || kind === 'submissions') && name === null)
+    throw new AppError('INVALID_BODY', `name: required for kind "${kind}"`);
+  return { kind, name };
+}
 
 /** The tools, in the order tools/list shows them. */
 export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
@@ -259,10 +272,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
         format: z.enum(['json', 'ndjson', 'csv']).optional().describe('json (the default), ndjson or csv.'),
       },
       run: async (actor, a) => {
-        const kind = a.kind as 'kv' | 'collection' | 'submissions' | 'files';
-        const name = (a.name as string | undefined) ?? null;
-        if ((kind === 'collection' || kind === 'submissions') && name === null)
-          throw new AppError('INVALID_BODY', `name: required for kind "${kind}"`);
+        const { kind, name } = dataTarget(a);
         const format = (a.format as 'json' | 'ndjson' | 'csv' | undefined) ?? 'json';
         const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
         const prepared = await data.prepare(m.canvas, actor.user, m.role, kind, name);
@@ -271,6 +281,54 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
         const path = kind === 'collection' ? `collections/${name}` : kind === 'submissions' ? `submissions/${name}` : kind;
         const url = `${ctx.config.baseUrl.replace(/\/$/, '')}/api/canvases/${m.canvas.id}/data/${path}?format=${format}`;
         return { format, content: text, truncated, url };
+      },
+    },
+    {
+      name: 'browse_canvas_data',
+      description:
+        "A page of what a canvas you own or edit has collected (shared KV keys, a collection's records, a submissions collection, or runtime files), by the same rules as export_canvas_data, with an optional search. Answers {items, next}: pass next as `after` for the following page (null: the last).",
+      input: {
+        canvasId,
+        kind: dataKind.describe('What to browse.'),
+        name: dataName,
+        q: z
+          .string()
+          .optional()
+          .describe("Only items whose key or id or value text (a file's name) holds this, case-insensitively, taken literally."),
+        after: z.string().optional().describe('The `next` of the previous page.'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(BROWSE_LIMITS.maxPage)
+          .optional()
+          .describe(`Items per page (default ${BROWSE_LIMITS.defaultPage}).`),
+      },
+      run: async (actor, a) => {
+        const { kind, name } = dataTarget(a);
+        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const query: Record<string, string> = {};
+        for (const key of ['q', 'after', 'limit'] as const) if (a[key] !== undefined) query[key] = String(a[key]);
+        return JSON.parse(await data.browse(m.canvas, actor.user, m.role, kind, name, query)) as unknown;
+      },
+    },
+    {
+      name: 'delete_canvas_data_item',
+      description:
+        "Deletes one item of a canvas's data as its runtime API would let you: a shared KV key (owners and editors), a collection record (its policy's delete rule), someone's submission (owners and editors) or a runtime file. Audited.",
+      input: {
+        canvasId,
+        kind: dataKind.describe('What kind of item.'),
+        name: dataName,
+        item: z
+          .string()
+          .min(1)
+          .describe('The key (kv), record id (collection), user id (submissions) or file id (files), as browse_canvas_data lists it.'),
+      },
+      run: async (actor, a) => {
+        const { kind, name } = dataTarget(a);
+        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        return data.remove(m.canvas, actor.user, m.role, kind, name, a.item as string);
       },
     },
     {

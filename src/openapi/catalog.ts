@@ -10,6 +10,7 @@ import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts
 import { DevLoginBody } from '../auth/model.ts';
 import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
+import { BROWSE_LIMITS } from '../canvas-data/browse.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, PutOwnerBody } from '../canvases/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
@@ -158,6 +159,27 @@ const FINALIZE_ERRORS: ErrorCode[] = [
 const EXPORT_QUERY = { format: 'json (default), ndjson or csv (RFC 4180 with a header row)' };
 const EXPORT_ANSWER = { contentType: 'application/json', description: 'the rows as a JSON array, NDJSON lines or CSV, as an attachment' };
 const EXPORT_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'PERMISSION_DENIED'];
+const BROWSE_QUERY = {
+  limit: `items per page, 1-${BROWSE_LIMITS.maxPage} (default ${BROWSE_LIMITS.defaultPage})`,
+  after: 'the `next` of the previous page (absent: from the start)',
+  q: `only items whose key or id or value text (a file's name) holds this, case-insensitively, taken literally (at most ${BROWSE_LIMITS.queryChars} characters)`,
+};
+const BROWSE_ANSWER = T.Object({
+  items: T.Array(T.Unknown(), { description: "the export's rows (people named), in key, id or upload order" }),
+  next: T.Union([T.String(), T.Null()], { description: 'the cursor of the next page; null at the end' }),
+});
+const REMOVED = T.Object({ ok: T.Literal(true), attachmentCleanupFailed: T.Optional(T.Boolean()) });
+const browse = (what: string, errors: ErrorCode[] = []) =>
+  r('Management', 'session', `Browse ${what}: a page, with a search (the export's rows and rules)`, {
+    query: BROWSE_QUERY,
+    answer: BROWSE_ANSWER,
+    errors: [...EXPORT_ERRORS, ...errors],
+  });
+const removal = (what: string, errors: ErrorCode[] = []) =>
+  r('Management', 'session', `Delete ${what} as the runtime API would let the caller (audited)`, {
+    answer: REMOVED,
+    errors: [...EXPORT_ERRORS, ...errors],
+  });
 
 export const CATALOG: Record<string, RouteDoc> = {
   // Dispatchers (answered before the router)
@@ -392,6 +414,16 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: EXPORT_ANSWER,
     errors: EXPORT_ERRORS,
   }),
+  'GET /api/canvases/:id/data/kv/items': browse('the shared KV keys'),
+  'DELETE /api/canvases/:id/data/kv/items/:key': removal('a shared key (owners and editors; idempotent)', ['KEY_TOO_LARGE']),
+  'GET /api/canvases/:id/data/collections/:name/items': browse("a collection's records the caller may read", ['COLLECTION_NOT_CONFIGURED']),
+  'DELETE /api/canvases/:id/data/collections/:name/items/:record': removal("a collection record (the policy's delete rule)", [
+    'COLLECTION_NOT_CONFIGURED',
+  ]),
+  'GET /api/canvases/:id/data/submissions/:collection/items': browse('a submissions collection (owners and editors)'),
+  'DELETE /api/canvases/:id/data/submissions/:collection/items/:userId': removal("someone's submission (owners and editors; idempotent)"),
+  'GET /api/canvases/:id/data/files/items': browse('the runtime files the caller may read'),
+  'DELETE /api/canvases/:id/data/files/items/:file': removal('a runtime file'),
   'GET /api/canvases/:id/data/files.zip': r('Management', 'session', 'The runtime files the caller may read, in one ZIP', {
     answer: { contentType: 'application/zip', description: 'a ZIP of stored entries, one per file, streamed' },
     errors: ['NOT_FOUND', 'PERMISSION_DENIED'],

@@ -128,13 +128,15 @@ export class CollectionService {
   /**
    * A page of the records the caller may read, as records, for exports: the
    * same rule as listJson (everyone's with read `any`, else their own), not
-   * through the page cache (an export reads each page once).
+   * through the page cache (an export reads each page once). `contains`: only
+   * records whose id or value text holds it (the dashboard's search).
    */
-  async readablePage(c: OpenCollection, cursor: string, limit: number): Promise<StoredRecord[]> {
+  async readablePage(c: OpenCollection, cursor: string, limit: number, contains: string | null = null): Promise<StoredRecord[]> {
     this.require(c, 'read');
+    pageQuery({ cursor }); // a malformed cursor is 400, as at runtime
     this.usage.add(c.space.canvasId, 'kvReads');
     const authorId = c.rights.read.any ? null : c.caller.actorId;
-    return this.store.page(c.space, { authorId, cursor, limit });
+    return this.store.page(c.space, { authorId, cursor, limit, contains });
   }
 
   async get(c: OpenCollection, id: string | null | undefined): Promise<StoredRecord> {

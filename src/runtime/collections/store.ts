@@ -1,4 +1,5 @@
 import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
+import { containsPattern } from '../../db/like.ts';
 import { storedNumber } from '../stored-number.ts';
 
 /** A stored record; `value` is the JSON text as written. */
@@ -43,9 +44,12 @@ const IN_SPACE_OF_PAGE = "canvas_id = (?1 || '') AND collection = (?2 || '')";
 const GET = `SELECT ${COLUMNS} FROM collection_records WHERE ${IN_SPACE} AND id = ?3`;
 // ?3 = cursor (exclusive; '' from the start).
 const PAGE = `SELECT ${COLUMNS} FROM collection_records WHERE ${IN_SPACE_OF_PAGE} AND id > ?3 ORDER BY id LIMIT (?4 + 0)`;
-const authorPage = (indexedBy: string) =>
+const authorPage = (indexedBy: string, holds = '') =>
   `SELECT ${COLUMNS} FROM collection_records ${indexedBy}
-   WHERE ${IN_SPACE_OF_PAGE} AND author_id = (?3 || '') AND id > ?4 ORDER BY id LIMIT (?5 + 0)`;
+   WHERE ${IN_SPACE_OF_PAGE} AND author_id = (?3 || '') AND id > ?4 ${holds} ORDER BY id LIMIT (?5 + 0)`;
+// The same pages keeping the records whose id or value text holds the pattern (a lowercased LIKE, last parameter).
+const HOLDS = (n: number) => `AND (lower(id) LIKE ?${n} ESCAPE '\\' OR lower(value) LIKE ?${n} ESCAPE '\\')`;
+const SEARCH_PAGE = `SELECT ${COLUMNS} FROM collection_records WHERE ${IN_SPACE_OF_PAGE} AND id > ?3 ${HOLDS(5)} ORDER BY id LIMIT (?4 + 0)`;
 const COUNT = `SELECT COUNT(*) AS n FROM collection_records WHERE ${IN_SPACE}`;
 // Kept by triggers (migration 009); author '' is the canvas's total.
 const COUNTED = 'SELECT n FROM collection_record_counts WHERE canvas_id = ?1 AND author_id = ?2';
@@ -63,10 +67,13 @@ const DELETE_AUTHOR = `DELETE FROM collection_records WHERE ${IN_SPACE} AND auth
  */
 export class RecordStore {
   private readonly authorPage: string;
+  private readonly authorSearch: string;
 
   constructor(private readonly sql: Sql) {
     // Without statistics SQLite's planner would walk every record of the collection for one author's.
-    this.authorPage = authorPage(sql.engine === 'sqlite' ? 'INDEXED BY collection_records_author' : '');
+    const indexedBy = sql.engine === 'sqlite' ? 'INDEXED BY collection_records_author' : '';
+    this.authorPage = authorPage(indexedBy);
+    this.authorSearch = authorPage(indexedBy, HOLDS(6));
   }
 
   async get(space: RecordSpace, id: string): Promise<StoredRecord | null> {
@@ -74,12 +81,28 @@ export class RecordStore {
     return row ? toRecord(row) : null;
   }
 
-  /** Records after `cursor` (exclusive) in id order; only `authorId`'s when given. */
-  async page(space: RecordSpace, opts: { authorId: string | null; cursor: string; limit: number }): Promise<StoredRecord[]> {
+  /**
+   * Records after `cursor` (exclusive) in id order; only `authorId`'s when
+   * given; with `contains`, only those whose id or value text holds it (as KvStore.list).
+   */
+  async page(
+    space: RecordSpace,
+    opts: { authorId: string | null; cursor: string; limit: number; contains?: string | null },
+  ): Promise<StoredRecord[]> {
+    const { canvasId, collection } = space;
+    const search = opts.contains ? [containsPattern(opts.contains)] : [];
     const rows =
       opts.authorId === null
-        ? await this.sql.all<Row>(PAGE, space.canvasId, space.collection, opts.cursor, opts.limit)
-        : await this.sql.all<Row>(this.authorPage, space.canvasId, space.collection, opts.authorId, opts.cursor, opts.limit);
+        ? await this.sql.all<Row>(search.length ? SEARCH_PAGE : PAGE, canvasId, collection, opts.cursor, opts.limit, ...search)
+        : await this.sql.all<Row>(
+            search.length ? this.authorSearch : this.authorPage,
+            canvasId,
+            collection,
+            opts.authorId,
+            opts.cursor,
+            opts.limit,
+            ...search,
+          );
     return rows.map(toRecord);
   }
 

@@ -6,7 +6,7 @@ import { readJson } from '../../http/json-body.ts';
 import { matchingEtag } from '../../serve/send-file.ts';
 import { runtimeJson } from '../runtime-request.ts';
 import { contentDisposition } from './disposition.ts';
-import { FILE_ID, RenameBody } from './model.ts';
+import { fileId, RenameBody } from './model.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from '../../http/multipart.ts';
 import type { FileService } from './service.ts';
 
@@ -15,11 +15,6 @@ const MAX_RENAME_BODY = 4096;
 const MULTIPART_OVERHEAD = 64 * 1024;
 
 const fileTooLarge = (cap: number) => new AppError('FILE_TOO_LARGE', `files are at most ${cap} bytes`, { quota: 'files.bytes.file' });
-
-function fileId(raw: string): string {
-  if (!FILE_ID.test(raw)) throw new AppError('INVALID_BODY', 'malformed file id');
-  return raw;
-}
 
 /** The new name: trimmed, 1 to 255 characters, no control characters. */
 function newName(body: RenameBody): string {

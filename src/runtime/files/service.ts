@@ -15,7 +15,7 @@ import type { Part } from '../../http/multipart.ts';
 import type { CollectionService, RecordsRemoved } from '../collections/service.ts';
 import { fileGroupPolicy } from '../../policy/entries.ts';
 import { allows, hasAny, recordRights } from '../../policy/rights.ts';
-import type { FileBinding, FileScope, FileStore, StoredFile } from './store.ts';
+import type { FileBinding, FilePosition, FileScope, FileStore, StoredFile } from './store.ts';
 
 export type { FileRecord, UploadResult } from '../../../sdk/wire.ts';
 
@@ -128,6 +128,22 @@ export class FileService {
     const files = await this.store.list(caller.canvas.id, null);
     const readable = await Promise.all(files.map((f) => this.mayRead(caller, f)));
     return files.filter((_, i) => readable[i]).map(recordOf);
+  }
+
+  /**
+   * Up to `limit` files the caller may read after `after`, in (createdAt, id)
+   * order, by the same rule as list; `contains` keeps those whose id or name
+   * holds it (the dashboard's search). Reads the rows a batch at a time.
+   */
+  async readablePage(caller: RuntimeCaller, after: FilePosition | null, limit: number, contains: string | null): Promise<FileRecord[]> {
+    const found: FileRecord[] = [];
+    for (let from = after; ;) {
+      const batch = await this.store.page(caller.canvas.id, from, limit, contains);
+      const readable = await Promise.all(batch.map((f) => this.mayRead(caller, f)));
+      for (const [i, f] of batch.entries()) if (readable[i] && found.length < limit) found.push(recordOf(f));
+      if (found.length >= limit || batch.length < limit) return found;
+      from = batch[batch.length - 1]!;
+    }
   }
 
   /** A file the caller may read, for its content; counts the bytes served. */

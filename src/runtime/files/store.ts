@@ -1,3 +1,4 @@
+import { containsPattern } from '../../db/like.ts';
 import { tx, type Sql } from '../../db/sql.ts';
 import { ownerStorageBytes } from '../../canvases/quotas.ts';
 import type { FileScope } from '../../../sdk/wire.ts';
@@ -17,6 +18,12 @@ export interface StoredFile {
   createdAt: number;
   /** What governs the file when it is bound: a file group, or a collection record (null otherwise). */
   binding: FileBinding | null;
+}
+
+/** Where a page of files starts: after this file in (createdAt, id) order. */
+export interface FilePosition {
+  createdAt: number;
+  id: string;
 }
 
 export type FileBinding = { kind: 'group'; group: string } | { kind: 'record'; collection: string; recordId: string };
@@ -106,6 +113,24 @@ export class FileStore {
             canvasId,
             uploadedBy,
           );
+    return rows.map(toFile);
+  }
+
+  /**
+   * Every file after `after` (exclusive) in (createdAt, id) order, at most
+   * `limit`; with `contains`, only those whose id or name holds it (as KvStore.list).
+   */
+  async page(canvasId: string, after: FilePosition | null, limit: number, contains: string | null): Promise<StoredFile[]> {
+    const holds = contains ? "AND (lower(id) LIKE ?5 ESCAPE '\\' OR lower(name) LIKE ?5 ESCAPE '\\')" : '';
+    const rows = await this.sql.all<FileRow>(
+      `SELECT * FROM files WHERE canvas_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3)) ${holds}
+       ORDER BY created_at, id LIMIT ?4`,
+      canvasId,
+      after?.createdAt ?? -1,
+      after?.id ?? '',
+      limit,
+      ...(contains ? [containsPattern(contains)] : []),
+    );
     return rows.map(toFile);
   }
 

@@ -78,14 +78,15 @@ export class KvService {
     return value;
   }
 
-  async list(caller: RuntimeCaller, scope: KvScope, query: ListQuery): Promise<KvPage> {
+  /** `contains`: only entries whose key or value text holds it (the dashboard's search; the runtime API has none). */
+  async list(caller: RuntimeCaller, scope: KvScope, query: ListQuery, contains: string | null = null): Promise<KvPage> {
     const prefix = query.prefix ?? '';
     const cursor = query.cursor ?? '';
     if (overBytes(prefix, KV_LIMITS.keyBytes)) throw new AppError('INVALID_BODY', 'prefix longer than a key');
     if (overBytes(cursor, KV_LIMITS.keyBytes)) throw new AppError('INVALID_BODY', 'malformed cursor');
     const limit = clampLimit(query.limit);
     this.usage.add(caller.canvas.id, 'kvReads');
-    const rows = await this.store.list(spaceOf(caller, scope), { prefix, cursor, limit: limit + 1 });
+    const rows = await this.store.list(spaceOf(caller, scope), { prefix, cursor, limit: limit + 1, contains });
     const more = rows.length > limit;
     const entries = more ? rows.slice(0, limit) : rows;
     return { entries, nextCursor: more ? entries[entries.length - 1]!.key : null };

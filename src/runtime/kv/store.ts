@@ -1,4 +1,5 @@
 import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
+import { containsPattern } from '../../db/like.ts';
 import { storedNumber } from '../stored-number.ts';
 
 export type KvScope = 'shared' | 'user';
@@ -29,6 +30,9 @@ const DELETE = `DELETE FROM kv WHERE ${WHERE_KEY}`;
 // ?4 = cursor (exclusive), ?5 = prefix: substr compares characters on both sides, so any prefix is exact.
 const LIST = `SELECT key, value FROM kv WHERE ${WHERE_SPACE} AND key > ?4 AND key >= ?5 AND substr(key, 1, length(?5)) = ?5
   ORDER BY key LIMIT ?6`;
+// The same, keeping the entries whose key or value text holds ?7 (a lowercased LIKE pattern).
+const SEARCH = `SELECT key, value FROM kv WHERE ${WHERE_SPACE} AND key > ?4 AND key >= ?5 AND substr(key, 1, length(?5)) = ?5
+  AND (lower(key) LIKE ?7 ESCAPE '\\' OR lower(value) LIKE ?7 ESCAPE '\\') ORDER BY key LIMIT ?6`;
 
 /**
  * SQL for KV. Every write locks its key, and a write that adds a key also
@@ -44,9 +48,15 @@ export class KvStore {
     return (await this.sql.get<{ value: string }>(GET, ...args(space, key)))?.value ?? null;
   }
 
-  /** Entries after `cursor` (exclusive) whose key starts with `prefix`, in key (byte) order. */
-  list(space: KvSpace, opts: { prefix: string; cursor: string; limit: number }): Promise<KvRow[]> {
-    return this.sql.all<KvRow>(LIST, space.canvasId, space.scope, space.ownerId, opts.cursor, opts.prefix, opts.limit);
+  /**
+   * Entries after `cursor` (exclusive) whose key starts with `prefix`, in key
+   * (byte) order; with `contains`, only those whose key or value text holds it
+   * (case-insensitively, taken literally: `%` and `_` are themselves).
+   */
+  list(space: KvSpace, opts: { prefix: string; cursor: string; limit: number; contains?: string | null }): Promise<KvRow[]> {
+    const a = [space.canvasId, space.scope, space.ownerId, opts.cursor, opts.prefix, opts.limit] as const;
+    if (!opts.contains) return this.sql.all<KvRow>(LIST, ...a);
+    return this.sql.all<KvRow>(SEARCH, ...a, containsPattern(opts.contains));
   }
 
   async count(space: KvSpace): Promise<number> {

@@ -72,16 +72,17 @@ export class SubmissionService {
     }
   }
 
-  /** Owners and editors: everyone's submissions, in userId byte order. */
+  /** Owners and editors: everyone's submissions, in userId byte order; `contains` is the dashboard's search (the runtime API has none). */
   async list(
     caller: RuntimeCaller,
     space: SubmissionSpace,
     query: { limit?: string | null; cursor?: string | null },
+    contains: string | null = null,
   ): Promise<SubmissionPage> {
     this.requireManager(caller, 'list');
     const { limit, cursor } = submissionPageQuery(query);
     this.usage.add(space.canvasId, 'kvReads');
-    const rows = await this.store.page(space, cursor, limit + 1);
+    const rows = await this.store.page(space, cursor, limit + 1, contains);
     const more = rows.length > limit;
     const entries = more ? rows.slice(0, limit) : rows;
     return { entries, nextCursor: more ? entries[entries.length - 1]!.userId : null };

@@ -1,3 +1,4 @@
+import { containsPattern } from '../../db/like.ts';
 import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
 
 /** A stored submission; `value` is the JSON text as written. */
@@ -32,6 +33,9 @@ const IN_SPACE = 'canvas_id = ?1 AND collection = ?2';
 const GET = `SELECT user_id, value, updated_at FROM submissions WHERE ${IN_SPACE} AND user_id = ?3`;
 // Byte order on both engines. ?3 = cursor (exclusive; '' from the start).
 const PAGE = `SELECT user_id, value, updated_at FROM submissions WHERE ${IN_SPACE} AND user_id > ?3 ORDER BY user_id LIMIT ?4`;
+// The same, keeping those whose user id or value text holds ?5 (a lowercased LIKE pattern).
+const SEARCH_PAGE = `SELECT user_id, value, updated_at FROM submissions WHERE ${IN_SPACE} AND user_id > ?3
+  AND (lower(user_id) LIKE ?5 ESCAPE '\\' OR lower(value) LIKE ?5 ESCAPE '\\') ORDER BY user_id LIMIT ?4`;
 // Kept by triggers (migration 009); user '' is the canvas's total.
 const COUNTED = 'SELECT n FROM submission_counts WHERE canvas_id = ?1 AND user_id = ?2';
 const UPDATE = `UPDATE submissions SET value = ?4, updated_at = ?5 WHERE ${IN_SPACE} AND user_id = ?3`;
@@ -53,9 +57,12 @@ export class SubmissionStore {
     return row ? toSubmission(row) : null;
   }
 
-  /** Submissions after `cursor` (exclusive), in userId byte order. */
-  async page(space: SubmissionSpace, cursor: string, limit: number): Promise<StoredSubmission[]> {
-    return (await this.sql.all<Row>(PAGE, space.canvasId, space.collection, cursor, limit)).map(toSubmission);
+  /** Submissions after `cursor` (exclusive), in userId byte order; with `contains`, those whose user id or value text holds it. */
+  async page(space: SubmissionSpace, cursor: string, limit: number, contains: string | null = null): Promise<StoredSubmission[]> {
+    const rows = contains
+      ? await this.sql.all<Row>(SEARCH_PAGE, space.canvasId, space.collection, cursor, limit, containsPattern(contains))
+      : await this.sql.all<Row>(PAGE, space.canvasId, space.collection, cursor, limit);
+    return rows.map(toSubmission);
   }
 
   /** Replaces the user's submission, or adds one unless the canvas or the user is at its quota. */
