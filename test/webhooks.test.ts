@@ -264,7 +264,9 @@ describe('webhooks', () => {
   test('a receiver answering 500 then 200 gets the same X-Easel-Delivery twice', async () => {
     listen();
     let calls = 0;
-    receiver.handle((req, r) => (r.path === '/flaky' && calls++ === 0 ? new Response('no', { status: 500 }) : Response.json({ ok: true })));
+    receiver.handle((_req, r) =>
+      r.path === '/flaky' && calls++ === 0 ? new Response('no', { status: 500 }) : Response.json({ ok: true }),
+    );
     try {
       const hook = (await body(await put('owner', [{ url: `${base}/flaky`, events: ['deploy.published'] }]))).hooks[0];
       await w.deploy();
@@ -313,7 +315,7 @@ describe('webhooks', () => {
 
   test('a redirect is not followed: it counts as a failure', async () => {
     listen();
-    receiver.handle((req, r) =>
+    receiver.handle((_req, r) =>
       r.path === '/moved' ? new Response(null, { status: 302, headers: { location: '/elsewhere' } }) : Response.json({}),
     );
     try {
@@ -328,7 +330,7 @@ describe('webhooks', () => {
 
   test('24 hours of failures pause the hook and mail its owner; PUT active: true turns it back on', async () => {
     listen();
-    receiver.handle((req, r) => (r.path === '/down' ? new Response('down', { status: 503 }) : Response.json({})));
+    receiver.handle((_req, r) => (r.path === '/down' ? new Response('down', { status: 503 }) : Response.json({})));
     try {
       const hook = (await body(await put('owner', [{ url: `${base}/down`, events: ['deploy.published'] }]))).hooks[0];
       await w.deploy();
@@ -366,7 +368,7 @@ test.skipIf(ON_CLUSTER)('a delivery recorded but not yet delivered survives a re
   const dataDir = (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/easel-hooks-`);
   const options = { dataDir, now: () => clock, env };
   const first = await startTestApp(options);
-  receiver.handle((req, r) => (r.path === '/restart' ? new Response('no', { status: 500 }) : Response.json({})));
+  receiver.handle((_req, r) => (r.path === '/restart' ? new Response('no', { status: 500 }) : Response.json({})));
   let second: TestApp | null = null;
   try {
     const owner = await first.signIn('restart-owner@example.com');
