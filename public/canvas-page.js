@@ -47,6 +47,7 @@
       loadGallery(),
       loadUsage(),
       window.easelCanvasData.load(deps.api, path()),
+      window.easelWebhooks.load(deps.api, path(), deps.problem),
     ]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;

@@ -39,6 +39,8 @@ import { openApiRoute } from './openapi/routes.ts';
 import { cliLoginRoutes } from './auth/cli-login-routes.ts';
 import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './http/health.ts';
+import { createWebhooksFeature, type WebhooksFeature } from './webhooks/feature.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 import { createNotificationsFeature, type NotificationsFeature, type NotificationsOptions } from './notifications/feature.ts';
 import { notificationAdminRoutes } from './notifications/admin-routes.ts';
 import { notificationMeRoutes } from './notifications/me-routes.ts';
@@ -140,6 +142,8 @@ export interface Features {
   diskUsage: DiskUsageReport;
   /** Email notifications: the outbox and its worker (nothing without EASEL_SMTP_URL). */
   notifications: NotificationsFeature;
+  /** Canvas webhooks: deliveries recorded from the event bus, sent by a worker (src/webhooks/). */
+  webhooks: WebhooksFeature;
   /** What GET /metrics exposes; every request is counted here. */
   metrics: Metrics;
 }
@@ -188,7 +192,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const insights = new InsightCounters(ctx, insightStore);
   const pipeline = new RuntimePipeline(ctx, { access, usage, insights });
   const recordReads = new RecordReadCache(ctx.db ? SpaceVersions.of(ctx.db) : NOTHING_KEPT, ctx.now);
-  const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now);
+  const collections = new CollectionService(new RecordStore(ctx.sql), recordReads, usage, ctx.audit, ctx.now, ctx.events);
   const files = new FileService(
     new FileStore(ctx.sql),
     ctx.blobs,
@@ -205,6 +209,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const drafts = new DraftService(ctx);
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
   const coordination = realtimeCoordination(ctx, options.realtime);
+  const connections = createConnectionsFeature(ctx, options.connections);
+  const notifications = createNotificationsFeature(ctx, options.notifications);
   const features: Features = {
     access,
     usage,
@@ -214,7 +220,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     pages: new CanvasServer(ctx, access, drafts, options.blobFetchWaitMs, insights),
     deploy: createDeployFeature(ctx),
     ai: createAiFeature(ctx, pipeline, options.ai),
-    connections: createConnectionsFeature(ctx, options.connections),
+    connections,
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
     files,
@@ -236,7 +242,9 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     housekeeping: new Housekeeping(ctx),
     drafts,
     diskUsage,
-    notifications: createNotificationsFeature(ctx, options.notifications),
+    notifications,
+    // Webhooks send under the Connections egress rules and mail through the notifications outbox.
+    webhooks: createWebhooksFeature(ctx, connections.egress, notifications),
     metrics: new Metrics(ctx, {
       realtimeConnections: () => features.realtime.openConnections(),
       diskUsage,
@@ -303,6 +311,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     features.realtime,
     // Sends what requests recorded; stopped first, so a send in flight ends before the database closes.
     features.notifications,
+    // Records deliveries from events and sends them; a paused hook's mail goes to the outbox (stopped after this).
+    features.webhooks,
   ];
   let started = false;
   return {
@@ -384,6 +394,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
     .use(canvasDataBrowseRoutes(ctx, auth, f.data))
+    .use(webhookRoutes(ctx, auth, f.webhooks))
     .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))

@@ -12,8 +12,31 @@ export interface EventMap {
   'canvas.deleted': { canvasId: string };
   /** An AI call was refused because the canvas's monthly AI budget is used up (`month`: YYYY-MM, UTC). */
   'ai.canvas-cap-reached': { canvasId: string; month: string; capUsd: number };
-  /** A person's first submission to a collection of a canvas (not a replacement). */
-  'submission.created': { canvasId: string; collection: string };
+  /** A person's first submission to a collection of a canvas (not a replacement); `value` is the JSON text as stored. */
+  'submission.created': { canvasId: string; collection: string; userId: string; value: string; updatedAt: number };
+  /** A person replaced their submission. */
+  'submission.updated': { canvasId: string; collection: string; userId: string; value: string; updatedAt: number };
+  /** Submissions were removed: one person's (`userId`), or a whole collection's (`userId` null, `count` of them). */
+  'submission.deleted': { canvasId: string; collection: string; userId: string | null; count: number };
+  /** A collection record was created, replaced or incremented (`value`: its JSON text as stored). */
+  'collection.record.created': {
+    canvasId: string;
+    collection: string;
+    recordId: string;
+    authorId: string;
+    value: string;
+    updatedAt: number;
+  };
+  'collection.record.updated': {
+    canvasId: string;
+    collection: string;
+    recordId: string;
+    authorId: string;
+    value: string;
+    updatedAt: number;
+  };
+  /** Records were deleted (one, or a clear's lot). */
+  'collection.record.deleted': { canvasId: string; collection: string; recordIds: string[] };
   /** Somebody was put on a canvas's people list who was not on it (notifications mail them). */
   'canvas.member-added': { canvasId: string; userId: string; role: 'editor' | 'viewer'; byUserId: string };
   /** The canvas was given to another person (the previous owner stays on the list as an editor). */
@@ -62,6 +85,8 @@ export interface EventMap {
   'notifications.digest-scan': { recorded: number };
   /** The notification outbox tried to send a message: `retrying` and `failed` when the relay did not take it. */
   'notifications.attempted': { id: string; kind: string; outcome: 'sent' | 'retrying' | 'failed' };
+  /** A webhook delivery was tried: `delivered`, `retrying`, `failed` (given up), or `paused` (its hook failed for 24 h and was paused). */
+  'webhooks.attempted': { deliveryId: string; hookId: string; event: string; outcome: 'delivered' | 'retrying' | 'failed' | 'paused' };
   /** A rate-limit class refused a caller (`deploy`, `management`, `create`, `ai`, `canvas`). */
   'ratelimit.refused': { class: string };
   /** A rate-limit hit was counted in this node's memory because Redis could not count it (src/ratelimit/fallback-report.ts). */

@@ -40,6 +40,7 @@ describe('dashboard shell', () => {
       '/assets/style.css',
       '/assets/tokens.js',
       '/assets/ui.js',
+      '/assets/webhooks.js',
     ]);
     const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
     for (const ref of refs) {
@@ -94,6 +95,7 @@ describe('dashboard shell', () => {
       'policy-form.js',
       'tokens.js',
       'ui.js',
+      'webhooks.js',
     ]);
     // The bundled TypeScript (src/dashboard/ui/) is held to the same rule.
     const bundled = readdirSync(join(import.meta.dir, '../src/dashboard/ui')).map((f) => `../src/dashboard/ui/${f}`);

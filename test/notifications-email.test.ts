@@ -105,6 +105,7 @@ describe('GET/PUT /api/me/notifications', () => {
       ownership: true,
       share_expiring: true,
       ai_cap: true,
+      webhook_paused: true,
       submissions: {},
     });
     const canvas = await canvasOf(cookie, 'Sign-up sheet');

@@ -3,6 +3,7 @@
 // change it reports); everything after is the worker's (./outbox-worker.ts).
 import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 import { newId } from '../ids.ts';
+import { LeasedQueue } from '../db/leased-queue.ts';
 
 export interface OutgoingMail {
   kind: string;
@@ -79,21 +80,19 @@ const FORGET_SECRETS = `text_body = CASE WHEN kind IN (${SECRET_KINDS}) THEN '' 
   html_body = CASE WHEN kind IN (${SECRET_KINDS}) THEN '' ELSE html_body END`;
 
 export class OutboxStore {
-  constructor(private readonly sql: Sql) {}
+  private readonly queue: LeasedQueue;
+
+  constructor(private readonly sql: Sql) {
+    this.queue = new LeasedQueue(sql, 'notification_outbox');
+  }
 
   enqueue(mail: OutgoingMail, now: number): Promise<boolean> {
     return this.sql.write(() => enqueueMail(mail, now));
   }
 
   /** Ids of messages due now whose lease (if any) ran out, oldest first. */
-  async due(now: number, limit: number): Promise<string[]> {
-    const rows = await this.sql.all<{ id: string }>(
-      `SELECT id FROM notification_outbox WHERE state = 'pending' AND next_attempt_at <= ?1 AND lease_until <= ?1
-       ORDER BY next_attempt_at LIMIT ?2`,
-      now,
-      limit,
-    );
-    return rows.map((r) => r.id);
+  due(now: number, limit: number): Promise<string[]> {
+    return this.queue.due(now, limit);
   }
 
   /**
@@ -101,15 +100,7 @@ export class OutboxStore {
    * one: of several nodes that saw the row due, one wins and sends it.
    */
   async claim(id: string, now: number, until: number, node: string): Promise<OutboxRow | null> {
-    const won = await this.sql.run(
-      `UPDATE notification_outbox SET lease_until = ?1, lease_node = ?2
-       WHERE id = ?3 AND state = 'pending' AND next_attempt_at <= ?4 AND lease_until <= ?4`,
-      until,
-      node,
-      id,
-      now,
-    );
-    if (won !== 1) return null;
+    if (!(await this.queue.claim(id, now, until, node))) return null;
     const r = await this.sql.get<Row>('SELECT * FROM notification_outbox WHERE id = ?1', id);
     return r
       ? {
@@ -153,13 +144,9 @@ export class OutboxStore {
     );
   }
 
-  /**
-   * Frees every sending lease: at start (one process on its own database) no
-   * send of this process is under way, so a lease still held belonged to a
-   * process that died mid-send; its messages go again (at least once).
-   */
+  /** Frees every sending lease left by a dead run (see LeasedQueue.releaseAll). */
   releaseAllLeases(): Promise<number> {
-    return this.sql.run("UPDATE notification_outbox SET lease_until = 0 WHERE state = 'pending' AND lease_until > 0");
+    return this.queue.releaseAll();
   }
 
   async recent(limit: number, state: DeliveryState | null): Promise<DeliveryView[]> {

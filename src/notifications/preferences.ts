@@ -3,7 +3,7 @@
 // to `immediate` or `hourly`.
 import { tx, type Sql } from '../db/sql.ts';
 
-export const KINDS = ['shared_with_me', 'guest_invite', 'ownership', 'share_expiring', 'ai_cap'] as const;
+export const KINDS = ['shared_with_me', 'guest_invite', 'ownership', 'share_expiring', 'ai_cap', 'webhook_paused'] as const;
 export type Kind = (typeof KINDS)[number];
 export const SUBMISSION_MODES = ['off', 'immediate', 'hourly'] as const;
 export type SubmissionMode = (typeof SUBMISSION_MODES)[number];
@@ -31,6 +31,7 @@ export class PreferenceStore {
       ownership: true,
       share_expiring: true,
       ai_cap: true,
+      webhook_paused: true,
       submissions: {},
     };
     for (const r of rows) {

@@ -24,6 +24,7 @@ import versionPreviews from './023_version_previews.ts';
 import notificationOutbox from './024_notification_outbox.ts';
 import notificationPreferences from './025_notification_preferences.ts';
 import insights from './026_insights.ts';
+import webhooks from './027_webhooks.ts';
 import submissionDigests from './028_submission_digests.ts';
 
 export interface Migration {
@@ -60,5 +61,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 24, name: 'notification outbox', sql: notificationOutbox },
   { version: 25, name: 'notification preferences', sql: notificationPreferences },
   { version: 26, name: 'insights', sql: insights },
+  { version: 27, name: 'webhooks', sql: webhooks },
   { version: 28, name: 'submission digests', sql: submissionDigests },
 ];

@@ -1,4 +1,5 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
+import type { EventBus } from '../../events.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { CollectionPolicy, Operation } from '../../policy/document.ts';
@@ -53,6 +54,8 @@ export class CollectionService {
     private readonly usage: UsageCounters,
     private readonly audit: AuditLog,
     private readonly now: () => number,
+    /** Told of every change (webhooks record their deliveries before the answer). */
+    private readonly events: EventBus,
   ) {}
 
   /** Attachments register here to follow their parent record out. */
@@ -107,6 +110,7 @@ export class CollectionService {
     });
     if (outcome === 'canvas_limit') throw keyLimit('kv.keys.shared', COLLECTION_LIMITS.perCanvas, 'records per canvas');
     if (outcome === 'author_limit') throw keyLimit('kv.keys.user', COLLECTION_LIMITS.perAuthor, 'records per author');
+    await this.changed('collection.record.created', c.space, record);
     return record;
   }
 
@@ -152,6 +156,7 @@ export class CollectionService {
     this.usage.add(c.space.canvasId, 'kvWrites');
     const updated = await this.store.replace(c.space, record.id, text, this.now());
     if (!updated) throw new AppError('NOT_FOUND', 'no such record');
+    await this.changed('collection.record.updated', c.space, updated);
     return updated;
   }
 
@@ -165,6 +170,7 @@ export class CollectionService {
     if (outcome === 'missing') throw new AppError('NOT_FOUND', 'no such record');
     if (outcome === 'not_numeric') throw new AppError('NOT_NUMERIC', 'the record value is not a number');
     if (outcome === 'not_finite') throw new AppError('INVALID_BODY', 'the result would not be a finite number');
+    await this.changed('collection.record.updated', c.space, outcome.record);
     return outcome.record;
   }
 
@@ -209,8 +215,24 @@ export class CollectionService {
     return this.store.count(c.space);
   }
 
+  private changed(event: 'collection.record.created' | 'collection.record.updated', space: RecordSpace, r: StoredRecord): Promise<void> {
+    return this.events.emitAndRecord(event, {
+      canvasId: space.canvasId,
+      collection: space.collection,
+      recordId: r.id,
+      authorId: r.authorId,
+      value: r.value,
+      updatedAt: r.updatedAt,
+    });
+  }
+
   /** Tells every listener; true when any cleanup failed. */
   private async removed(space: RecordSpace, ids: string[]): Promise<boolean> {
+    await this.events.emitAndRecord('collection.record.deleted', {
+      canvasId: space.canvasId,
+      collection: space.collection,
+      recordIds: ids,
+    });
     let failed = false;
     for (const listener of this.removalListeners) {
       try {

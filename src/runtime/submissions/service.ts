@@ -51,8 +51,15 @@ export class SubmissionService {
     if (outcome === 'canvas_limit') throw keyLimit('kv.keys.shared', SUBMISSION_LIMITS.perCanvas, 'submissions per canvas');
     if (outcome === 'author_limit') throw keyLimit('kv.keys.user', SUBMISSION_LIMITS.perAuthor, 'submissions per person');
     await this.record(caller, 'submission.saved', { collection: space.collection, userId: caller.actorId, created: outcome.created });
-    // Awaited: the owner's notification is recorded before the answer.
-    if (outcome.created) await this.events.emitAndRecord('submission.created', { canvasId: space.canvasId, collection: space.collection });
+    // Awaited: the owner's notification and the webhook deliveries are recorded before the answer.
+    const saved = outcome.submission;
+    await this.events.emitAndRecord(outcome.created ? 'submission.created' : 'submission.updated', {
+      canvasId: space.canvasId,
+      collection: space.collection,
+      userId: saved.userId,
+      value: saved.value,
+      updatedAt: saved.updatedAt,
+    });
     return outcome.submission;
   }
 
@@ -69,6 +76,7 @@ export class SubmissionService {
     this.usage.add(space.canvasId, 'kvWrites');
     if (await this.store.delete(space, caller.actorId)) {
       await this.record(caller, 'submission.withdrawn', { collection: space.collection, userId: caller.actorId });
+      await this.deleted(space, caller.actorId, 1);
     }
   }
 
@@ -98,6 +106,7 @@ export class SubmissionService {
         collection: space.collection,
         userId,
       });
+      await this.deleted(space, userId, 1);
     }
   }
 
@@ -107,7 +116,12 @@ export class SubmissionService {
     this.usage.add(space.canvasId, 'kvWrites');
     const deleted = await this.store.deleteAll(space);
     await this.record(caller, 'submissions.cleared', { collection: space.collection, deleted });
+    if (deleted > 0) await this.deleted(space, null, deleted);
     return deleted;
+  }
+
+  private deleted(space: SubmissionSpace, userId: string | null, count: number): Promise<void> {
+    return this.events.emitAndRecord('submission.deleted', { canvasId: space.canvasId, collection: space.collection, userId, count });
   }
 
   private requireManager(caller: RuntimeCaller, what: 'list' | 'remove' | 'clear'): void {

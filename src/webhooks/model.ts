@@ -1,0 +1,78 @@
+// What a canvas's webhooks are made of (CONTRACT §9, tranche 3 "Webhooks"):
+// the events a hook may ask for, the PUT body, and the receiver URL rule
+// (https only, no userinfo or fragment, bounded; an IP literal only when it
+// is a public address: the egress check at send time covers host names).
+import { Type, type Static } from '@sinclair/typebox';
+import { classifyAddress } from '../connections/ip.ts';
+import { AppError } from '../errors.ts';
+import { isIpAddress } from '../net/ip.ts';
+
+export const WEBHOOK_EVENTS = [
+  'deploy.published',
+  'submission.created',
+  'submission.updated',
+  'submission.deleted',
+  'collection.record.created',
+  'collection.record.updated',
+  'collection.record.deleted',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Hooks per canvas. */
+export const MAX_HOOKS = 10;
+export const MAX_URL_LENGTH = 2048;
+/** Finished deliveries kept per hook (pending ones are always kept). */
+export const KEPT_DELIVERIES = 50;
+
+export const PutWebhooksBody = Type.Object(
+  {
+    hooks: Type.Array(
+      Type.Object(
+        {
+          id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+          url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }),
+          events: Type.Array(Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e))), { minItems: 1, maxItems: WEBHOOK_EVENTS.length }),
+          active: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: MAX_HOOKS },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PutWebhooks = Static<typeof PutWebhooksBody>;
+
+/** The receiver URL as stored, or 400 INVALID_BODY naming what is wrong. */
+export function receiverUrl(raw: string, at: string): string {
+  const bad = (why: string) => new AppError('INVALID_BODY', `${at}: ${why}`);
+  const text = raw.trim();
+  if (/\s/.test(text)) throw bad('no spaces');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw bad('not a URL');
+  }
+  // Plain http is refused everywhere, loopback included: deliveries are signed, but their data is people's.
+  if (url.protocol !== 'https:') throw bad('only https URLs are allowed');
+  if (url.username || url.password) throw bad('no userinfo (user:password@) in the URL');
+  if (url.hash) throw bad('no fragment');
+  if (url.port === '0') throw bad('port 0 is not a port');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIpAddress(host)) {
+    const verdict = classifyAddress(host);
+    if (!verdict.public) throw bad(`a non-public address (${verdict.range}) is refused; webhooks reach public addresses only`);
+  }
+  if (url.href.length > MAX_URL_LENGTH) throw bad(`at most ${MAX_URL_LENGTH} characters`);
+  return url.href;
+}
+
+/** Events as stored: `,a,b,` (LIKE '%,a,%' finds one; the order is WEBHOOK_EVENTS'). */
+export function eventsColumn(events: readonly WebhookEvent[]): string {
+  return `,${WEBHOOK_EVENTS.filter((e) => events.includes(e)).join(',')},`;
+}
+
+export function eventsOf(column: string): WebhookEvent[] {
+  return column.split(',').filter((e): e is WebhookEvent => (WEBHOOK_EVENTS as readonly string[]).includes(e));
+}
