@@ -48,6 +48,7 @@
       loadUsage(),
       window.easelCanvasData.load(deps.api, path()),
       window.easelWebhooks.load(deps.api, path(), deps.problem),
+      window.easelSubmissionMail.load(deps.api, canvas),
     ]);
     // Everything on the page is loaded (tests wait on this marker).
     $('canvas-page').dataset.ready = canvas.id;
@@ -616,6 +617,7 @@
       deps = given;
       wire();
       window.easelCanvasOwner.start({ ...deps, reopen: (id) => open(id) });
+      window.easelSubmissionMail.start();
     },
     open,
     close() {

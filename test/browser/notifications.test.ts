@@ -56,3 +56,28 @@ test('an admin sees a sent notification on the admin page, its recipient as text
   expect(await row.locator('td').nth(1).innerText()).toBe('shared_with_me');
   expect(await page.locator('#ad-notify-off').isHidden()).toBe(true);
 });
+
+test("a canvas's owner chooses how new submissions are mailed on its page; an editor is not offered the choice", async () => {
+  const owner = await suite.app.signIn('form-owner@example.com');
+  const canvas = await api(suite.app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Sign-up sheet' } });
+  await api(suite.app, 'PUT', `/api/canvases/${canvas.id}/members`, {
+    cookie: owner,
+    json: { email: 'helper@example.com', role: 'editor' },
+  });
+  const page = await dashboardPage(suite.browser, suite.app, owner, suite.contexts);
+  await page.goto(`${new URL(suite.app.ctx.config.baseUrl).origin}/#/canvas/${canvas.id}`);
+  await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+  const select = page.getByLabel('Email me new submissions');
+  expect(await select.inputValue()).toBe('off');
+  await select.selectOption('hourly');
+  await page.locator('#cp-submission-mail-state', { hasText: 'Saved.' }).waitFor();
+  expect((await api(suite.app, 'GET', '/api/me/notifications', { cookie: owner })).submissions).toEqual({ [canvas.id]: 'hourly' });
+  await page.reload();
+  await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+  expect(await page.getByLabel('Email me new submissions').inputValue()).toBe('hourly');
+
+  const editor = await dashboardPage(suite.browser, suite.app, await suite.app.signIn('helper@example.com'), suite.contexts);
+  await editor.goto(`${new URL(suite.app.ctx.config.baseUrl).origin}/#/canvas/${canvas.id}`);
+  await editor.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+  expect(await editor.locator('#cp-submission-mail-box').isHidden()).toBe(true);
+});
