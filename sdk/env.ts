@@ -22,7 +22,17 @@ interface PageLocation {
   host: string;
 }
 
+/** The editor's draft preview (`…/__easel/draft/{token}/…`): its token is the preview's credential for the runtime API. */
+function previewOf(pathname: string): { preview: string } | Record<string, never> {
+  const token = /\/__easel\/draft\/([^/]+)\//.exec(pathname)?.[1];
+  return token ? { preview: token } : {};
+}
+
 export function detectTarget(page: PageLocation, scriptSrc: string | null): Target {
+  return { ...targetOf(page, scriptSrc), ...previewOf(page.pathname) };
+}
+
+function targetOf(page: PageLocation, scriptSrc: string | null): Target {
   const apiOrigin = scriptSrc ? new URL(scriptSrc, page.href).origin : page.origin;
   if (apiOrigin === page.origin) {
     const m = /^\/c\/([^/]+)/.exec(page.pathname);

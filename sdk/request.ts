@@ -7,6 +7,8 @@ export interface Target {
   /** Origin of the runtime API, without a trailing slash. */
   apiBase: string;
   slug: string;
+  /** The draft preview's token, sent as x-easel-preview (no session reaches the preview frame on a canvas host). */
+  preview?: string;
 }
 
 export interface RequestOptions {
@@ -45,6 +47,8 @@ export function createTransport(target: () => Target, fetchImpl: FetchLike = (in
 
   const send = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
     const headers: Record<string, string> = {};
+    const preview = target().preview;
+    if (preview) headers['x-easel-preview'] = preview;
     let body = options.body;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';

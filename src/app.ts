@@ -93,7 +93,7 @@ import { insightRoutes } from './insights/routes.ts';
 import { InsightStore } from './insights/store.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
-import { anonymousSdkVisitor } from './serve/sdk-admission.ts';
+import { sdkVisitorWithoutSession } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
 
 export interface AppOptions {
@@ -399,7 +399,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))
     // The SDK and the dashboard's files.
-    .use(sdkRoutes(ctx, { admitAnonymousVisitor: anonymousSdkVisitor(ctx, f.access), warm: options.warmSdk }))
+    .use(sdkRoutes(ctx, { admitAnonymousVisitor: sdkVisitorWithoutSession(ctx, f.access), warm: options.warmSdk }))
     .use(dashboardRoutes(ctx))
     .use(docsRoutes(ctx))
     // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.

@@ -17,6 +17,8 @@ import { urlPath } from '../http/url-path.ts';
  */
 export type Principal =
   | { kind: 'user'; user: User; via: 'session' | 'proxy' }
+  /** The editor's draft preview: its address's token, on this canvas's runtime API only (src/drafts/preview-principal.ts). */
+  | { kind: 'user'; user: User; via: 'preview' }
   | { kind: 'user'; user: User; via: 'token'; tokenId: string }
   | { kind: 'guest'; inviteId: string; canvasId: string; name: string }
   | { kind: 'anonymous' };

@@ -13,9 +13,13 @@ import type { UsageCounters } from './usage.ts';
 import type { InsightCounters } from '../insights/counters.ts';
 import type { ApiKind } from '../insights/store.ts';
 import type { Maybe } from '../sync-first.ts';
+import { PREVIEW_HEADER, previewPrincipal } from '../drafts/preview-principal.ts';
 
 /** The part of the app context this feature uses. */
-export type PipelineDeps = Pick<AppContext, 'auth' | 'config' | 'connections' | 'limiter' | 'settings' | 'events'>;
+export type PipelineDeps = Pick<
+  AppContext,
+  'auth' | 'config' | 'connections' | 'limiter' | 'settings' | 'events' | 'instanceSecret' | 'users' | 'now'
+>;
 
 export type { Capability } from './capabilities.ts';
 
@@ -146,6 +150,13 @@ export class RuntimePipeline {
   private async gateway(request: Request, slug: string): Promise<Principal> {
     const principal = await principalOf(this.ctx, request);
     if (principal) return principal;
+    // The editor's draft preview on the canvas host has no session there: its token stands for the person.
+    const token = request.headers.get(PREVIEW_HEADER);
+    if (token) {
+      const facts = await this.deps.access.bySlug(slug);
+      const previewer = facts ? await previewPrincipal(this.ctx, facts.canvas.id, token) : null;
+      if (previewer) return previewer;
+    }
     if (await this.deps.access.openPublicLink(slug)) return { kind: 'anonymous' };
     if (this.ctx.config.authMode === 'oidc') {
       throw signInFirst();

@@ -1,9 +1,15 @@
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import type { AppContext } from '../context.ts';
 import { canvasSlugFromHost } from '../http/canvas-host.ts';
+import { previewPrincipal, previewTokenOfPath } from '../drafts/preview-principal.ts';
 
 /** The canvas a browser request comes from, by its Referer (path mode: `/c/{slug}/…` on the base origin; subdomain mode: the canvas host). */
 export function refererSlug(ctx: AppContext, request: Request): string | null {
+  return refererPage(ctx, request)?.slug ?? null;
+}
+
+/** The canvas page a request comes from: its slug and its path below the canvas's root (still encoded). */
+export function refererPage(ctx: AppContext, request: Request): { slug: string; rest: string } | null {
   const referer = request.headers.get('referer');
   if (!referer) return null;
   let url: URL;
@@ -12,9 +18,28 @@ export function refererSlug(ctx: AppContext, request: Request): string | null {
   } catch {
     return null;
   }
-  if (ctx.config.urlMode === 'subdomain') return canvasSlugFromHost(ctx.config, url.host);
+  if (ctx.config.urlMode === 'subdomain') {
+    const slug = canvasSlugFromHost(ctx.config, url.host);
+    return slug === null ? null : { slug, rest: url.pathname.slice(1) };
+  }
   if (url.origin !== new URL(ctx.config.baseUrl).origin) return null;
-  return /^\/c\/([a-z0-9-]+)\//.exec(url.pathname)?.[1] ?? null;
+  const m = /^\/c\/([a-z0-9-]+)\/(.*)$/.exec(url.pathname);
+  return m ? { slug: m[1]!, rest: m[2]! } : null;
+}
+
+/**
+ * For sdkRoutes: may this request load /sdk/v1.js as the editor's draft
+ * preview? Its page's address holds a good preview token of the canvas (in
+ * subdomain mode no session reaches that cross-site frame on the canvas host).
+ */
+export function draftPreviewSdkVisitor(ctx: AppContext, access: AccessResolver): (request: Request) => Promise<boolean> {
+  return async (request) => {
+    const page = refererPage(ctx, request);
+    const token = page ? previewTokenOfPath(page.rest) : null;
+    if (!page || !token) return false;
+    const facts = await access.bySlug(page.slug);
+    return facts !== null && (await previewPrincipal(ctx, facts.canvas.id, token)) !== null;
+  };
 }
 
 /**
@@ -30,4 +55,11 @@ export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (r
     const facts = await access.bySlug(slug);
     return facts !== null && (await access.resolve(request, facts, null)).decision.ok;
   };
+}
+
+/** Who loads the SDK without a session: an open Public link canvas's visitor, or the editor's draft preview. */
+export function sdkVisitorWithoutSession(ctx: AppContext, access: AccessResolver): (request: Request) => Promise<boolean> {
+  const anonymous = anonymousSdkVisitor(ctx, access);
+  const preview = draftPreviewSdkVisitor(ctx, access);
+  return async (request) => (await anonymous(request)) || (await preview(request));
 }

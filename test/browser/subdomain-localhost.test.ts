@@ -106,7 +106,8 @@ describe('the editor preview in subdomain mode', () => {
     const put = await app.request(`/api/canvases/${canvas.id}/draft/file?path=index.html`, {
       method: 'PUT',
       cookie: owner,
-      body: '<h1 id="d">draft here</h1>',
+      // The SDK and the runtime API answer the preview on the canvas host too (issue 38 item 6.3).
+      body: '<h1 id="d">draft here</h1><p id="me"></p><script src="/sdk/v1.js"></script><script>easel.me().then((m) => { document.getElementById("me").textContent = m.name; })</script>',
     });
     expect(put.status).toBe(200);
     const context = await browser.newContext();
@@ -119,5 +120,18 @@ describe('the editor preview in subdomain mode', () => {
     const frame = page.frameLocator('#ed-preview');
     await frame.locator('#d').waitFor({ timeout: 10_000 });
     expect(await frame.locator('#d').innerText()).toBe('draft here');
+    await frame.locator('#me:text-is("Alice")').waitFor({ timeout: 10_000 });
+  });
+
+  test('a kept version at __easel/v/{n}/ loads the SDK from the canvas host and calls its runtime API', async () => {
+    const owner = await app.signIn('alice@example.com', 'Alice');
+    const context = await browser.newContext();
+    contexts.push(context);
+    const at = owner.indexOf('=');
+    await context.addCookies([{ name: owner.slice(0, at), value: owner.slice(at + 1), url: new URL(app.ctx.config.baseUrl).origin }]);
+    const page = await context.newPage();
+    await page.goto(`${canvasOrigin(app.ctx.config, canvas.slug)}/__easel/v/1/`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+    expect(await page.locator('#hello').innerText()).toBe('Hello, Alice (owner)');
   });
 });
