@@ -31,6 +31,8 @@ Usage:
   easel versions | rollback <n> | unpublish | open [--canvas <id or slug>]
   easel transfer <canvas> <email>
                      give a canvas to another person of the instance (you stay on it as an editor)
+  easel archive <canvas> | restore <canvas> | delete <canvas> [--yes]
+                     stop serving a canvas (kept), serve it again, or delete it (asks for its slug)
   easel data export <kv | collection NAME | submissions NAME | files> [--format csv|ndjson|json] [--out FILE]
                      a canvas's data, streamed to a file or stdout (files --zip: the files themselves)
   easel dev [<dir>] [--canvas <id or slug>] [--port <n>]
@@ -65,6 +67,8 @@ const COMMANDS = [
   'unpublish',
   'open',
   'transfer',
+  'archive',
+  'delete',
   'dev',
   'backup',
   'restore',
@@ -159,6 +163,21 @@ async function serve(): Promise<void> {
     );
 }
 
+/** A question to the person at the terminal (easel delete's confirmation); nothing when stdin is not a terminal. */
+function terminalAsk(): { ask?: (question: string) => Promise<string | null> } {
+  if (process.stdin.isTTY !== true) return {};
+  return {
+    ask: (question) => {
+      process.stderr.write(question);
+      // prompt-free: one line from stdin (Bun's console is an async iterator of lines).
+      return (async () => {
+        for await (const line of console) return line;
+        return null;
+      })();
+    },
+  };
+}
+
 function cliIO(): CliIO {
   return {
     stdout: (text) => void process.stdout.write(text),
@@ -195,9 +214,11 @@ async function main(argv: string[]): Promise<void> {
     case 'rollback':
     case 'unpublish':
     case 'open':
-    case 'transfer': {
+    case 'transfer':
+    case 'archive':
+    case 'delete': {
       const { canvasCommand } = await import('./cli/canvas-commands.ts');
-      process.exitCode = await canvasCommand(command, argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
+      process.exitCode = await canvasCommand(command, argv.slice(1), process.env, cliIO(), { cwd: process.cwd(), ...terminalAsk() });
       return;
     }
     case 'data': {
@@ -214,10 +235,21 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await devCommand(argv.slice(1), process.env, cliIO(), { cwd: process.cwd(), until });
       process.exit();
     }
-    case 'backup':
     case 'restore': {
-      const { backupCommand, restoreCommand } = await import('./cli/backup.ts');
-      process.exitCode = await (command === 'backup' ? backupCommand : restoreCommand)(argv.slice(1), process.env, cliIO());
+      // `easel restore <canvas>` serves an archived canvas again; a file, a folder or --data-dir is a backup.
+      const { restoresACanvas } = await import('./cli/canvas-lifecycle.ts');
+      if (restoresACanvas(argv.slice(1), process.cwd())) {
+        const { canvasCommand } = await import('./cli/canvas-commands.ts');
+        process.exitCode = await canvasCommand('restore', argv.slice(1), process.env, cliIO(), { cwd: process.cwd() });
+        return;
+      }
+      const { restoreCommand } = await import('./cli/backup.ts');
+      process.exitCode = await restoreCommand(argv.slice(1), process.env, cliIO());
+      return;
+    }
+    case 'backup': {
+      const { backupCommand } = await import('./cli/backup.ts');
+      process.exitCode = await backupCommand(argv.slice(1), process.env, cliIO());
       return;
     }
     case 'copy-data': {

@@ -1,5 +1,5 @@
 // `easel canvases`, `create`, `link`, `versions`, `rollback`, `unpublish`,
-// `open`, `transfer`: the management API for a signed-in person (src/cli/people-api.ts).
+// `open`, `transfer`, `archive`, `restore`, `delete`: the management API for a signed-in person (src/cli/people-api.ts).
 import { resolve } from 'node:path';
 import { parseArgs, UsageError } from './args.ts';
 import { ApiError } from './api-client.ts';
@@ -7,6 +7,7 @@ import { canvasIdOf, session, type Env, type Session } from './people-api.ts';
 import { writeLink } from './project-link.ts';
 import { formatBytes, type CliIO } from './progress.ts';
 import { openInBrowser, runCommand } from './run.ts';
+import { archive, remove, restore } from './canvas-lifecycle.ts';
 
 export const CANVAS_USAGE = {
   canvases: 'Usage: easel canvases [--api <url>] [--json]   the canvases you own or that are shared with you',
@@ -18,6 +19,12 @@ export const CANVAS_USAGE = {
   open: 'Usage: easel open [--canvas <id or slug>] [--no-browser] [--api <url>]   the canvas in your browser',
   transfer:
     'Usage: easel transfer <canvas id or slug> <email> [--api <url>] [--json]   gives the canvas to another person of the instance (you stay as an editor)',
+  archive:
+    'Usage: easel archive <canvas id or slug> [--api <url>] [--json]   stops serving the canvas, keeping everything (easel restore brings it back)',
+  restore:
+    'Usage: easel restore <canvas id or slug> [--api <url>] [--json]   serves an archived canvas again (a backup: easel restore <file> --data-dir <dir>)',
+  delete:
+    'Usage: easel delete <canvas id or slug> [--yes] [--api <url>] [--json]   deletes the canvas for good; asks for its slug on a terminal unless --yes',
 } as const;
 
 export type CanvasCommand = keyof typeof CANVAS_USAGE;
@@ -25,6 +32,8 @@ export type CanvasCommand = keyof typeof CANVAS_USAGE;
 export interface CanvasDeps {
   cwd: string;
   openUrl?: (url: string) => boolean;
+  /** Asks the person at the terminal (easel delete's confirmation); absent when stdin is not a terminal. */
+  ask?: (question: string) => Promise<string | null>;
 }
 
 interface VersionRow {
@@ -48,6 +57,9 @@ interface CanvasRow {
 }
 
 const COMMANDS: Record<CanvasCommand, (c: Ctx) => Promise<void>> = {
+  archive: (c) => archive(c),
+  restore: (c) => restore(c),
+  delete: ({ deps, ...c }) => remove({ ...c, ...(deps.ask ? { ask: deps.ask } : {}) }),
   async canvases({ s, args, out }) {
     const { canvases } = await s.call<{ canvases: CanvasRow[] }>('GET', '/api/canvases');
     if (args.flags.has('--json')) return out.json({ canvases });
@@ -152,7 +164,10 @@ interface Ctx {
 export function canvasCommand(command: CanvasCommand, argv: string[], env: Env, io: CliIO, deps: CanvasDeps): Promise<number> {
   const usage = CANVAS_USAGE[command];
   return runCommand(command, usage, argv, io, async () => {
-    const args = parseArgs(argv, { values: ['--api', '--canvas', '--slug', '--dir'], flags: ['--link', '--no-browser'] });
+    const args = parseArgs(argv, {
+      values: ['--api', '--canvas', '--slug', '--dir'],
+      flags: ['--link', '--no-browser', ...(command === 'delete' ? ['--yes'] : [])],
+    });
     if (args.help) return io.stdout(usage + '\n');
     const s = session(args.values['--api'], env, deps.cwd);
     await COMMANDS[command]({ s, args, deps, out: { text: io.stdout, json: (v) => io.stdout(JSON.stringify(v, null, 2) + '\n') } });
