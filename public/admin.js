@@ -88,7 +88,7 @@
       row.dataset.id = c.id;
       linkCell(row, c.url, c.title);
       deps.cell(row, c.ownerEmail || '');
-      deps.cell(row, c.status === 'disabled' && c.disabledReason ? `disabled: ${c.disabledReason}` : `${c.status} · ${c.publicationState}`);
+      deps.cell(row, c.status === 'disabled' && c.disabledReason ? `Disabled: ${c.disabledReason}` : window.easelWords.state(c));
       const actions = document.createElement('td');
       if (c.status === 'disabled') actions.append(button('Enable', () => setDisabled(c, false)));
       else actions.append(button('Disable', () => setDisabled(c, true)));
@@ -363,9 +363,9 @@
       blobs.remote
         ? [
             'Blobs',
-            `in ${blobs.remote}; this server's cache holds ${blobs.files} copies, ${bytes(blobs.bytes)} of ${bytes(blobs.cacheBytes)}`,
+            `in ${blobs.remote}; this server's cache holds ${window.easelWords.count(blobs.files, 'copy', 'copies')}, ${bytes(blobs.bytes)} of ${bytes(blobs.cacheBytes)}`,
           ]
-        : ['Blobs', `${blobs.files} files, ${bytes(blobs.bytes)}, in the data directory`],
+        : ['Blobs', `${window.easelWords.files(blobs.files)}, ${bytes(blobs.bytes)}, in the data directory`],
       ['Disk', `${bytes(disk.freeBytes)} free of ${bytes(disk.totalBytes)}; writes are refused below ${bytes(disk.minFreeBytes)} free`],
     ];
     const tbody = $('ad-storage').querySelector('tbody');

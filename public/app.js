@@ -115,7 +115,7 @@ function renderCanvases(canvases) {
     const role = document.createElement('td');
     role.textContent = c.role || '';
     const status = document.createElement('td');
-    status.textContent = [c.status, c.publicationState, c.accessMode].filter(Boolean).join(' · ');
+    status.textContent = window.easelWords.summary(c);
     if (c.authored) {
       // Published by a canvas's page (authoring): say which app, and whether it was taken back.
       const from = document.createElement('div');
@@ -217,12 +217,20 @@ async function loadInstanceSpend() {
 /** The canvas whose guest links are shown. */
 let guestCanvas = null;
 
-async function openGuests(canvas) {
+/**
+ * Opens the guest links panel right after `near` (the canvas page's Sharing
+ * section, or the list), where the person is, and moves focus to its heading.
+ */
+async function openGuests(canvas, near = $('list')) {
   guestCanvas = canvas;
   $('guests-title').textContent = canvas.title;
   $('guest-created').hidden = true;
   $('guest-emailed').hidden = true;
+  $('guest-copied').textContent = '';
+  near.after($('guests'));
   $('guests').hidden = false;
+  $('guests-heading').focus();
+  $('guests').scrollIntoView({ block: 'nearest' });
   // Where email matters: without it the address field is off and says why.
   const prefs = await api('GET', '/api/me/notifications');
   const off = prefs.status === 200 && prefs.data.emailEnabled === false;
@@ -266,6 +274,10 @@ async function loadGuests() {
 }
 
 function wireGuestForm() {
+  $('copy-guest-url').addEventListener('click', async () => {
+    await navigator.clipboard?.writeText($('guest-url').textContent);
+    $('guest-copied').textContent = 'Copied.';
+  });
   $('guest-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -362,10 +374,21 @@ function wireCreateForm() {
     }
     notice('');
     const { apiKey, ...canvas } = res.data;
-    showCreated(canvas, apiKey);
     form.reset();
+    $('created').hidden = true;
+    // Its page opens on deploying the first version (a drop zone first), with the key for CI there once.
+    window.easelCanvasWelcome.created(canvas, apiKey);
     await loadCanvases();
+    location.hash = `#/canvas/${encodeURIComponent(canvas.id)}`;
   });
+  // The empty states' next step: the create form, ready to type.
+  for (const start of document.querySelectorAll('.start-create')) {
+    start.addEventListener('click', () => {
+      const title = $('create-form').elements.namedItem('title');
+      title.scrollIntoView({ block: 'center' });
+      title.focus();
+    });
+  }
 }
 
 async function start() {
@@ -423,6 +446,8 @@ async function route() {
   $('canvas-page').hidden = !m || editing;
   $('editor-page').hidden = !editing;
   $('admin-page').hidden = !admin;
+  // The guest links panel belongs to where it was opened: another view closes it.
+  $('guests').hidden = true;
   // Leaving the editor keeps what was typed: it is saved to the draft first.
   if (!editing && window.easelEditor) await window.easelEditor.close();
   if (editing) {

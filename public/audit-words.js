@@ -5,7 +5,7 @@
 'use strict';
 
 (() => {
-  const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const plural = (n, one, many) => window.easelWords.count(n, one, many);
   const bytes = (n) => window.easelUi.bytes(n);
   const list = (fields) => (Array.isArray(fields) && fields.length ? fields.join(', ') : 'settings');
 

@@ -38,6 +38,8 @@
     canvas = res.data;
     render();
     window.easelCanvasOwner.show(canvas);
+    window.easelCanvasDanger.show(canvas);
+    window.easelCanvasWelcome.show(canvas);
     loadPolicy();
     // Versions name who published them: the list's names come first.
     await Promise.all([
@@ -61,7 +63,7 @@
     url.href = canvas.url;
     url.textContent = canvas.url;
     $('cp-edit').href = `#/canvas/${enc(canvas.id)}/edit`;
-    $('cp-state').textContent = ` · ${canvas.publicationState} · ${canvas.status} · ${canvas.accessMode}`;
+    $('cp-state').textContent = ` · ${window.easelWords.summary(canvas)}`;
     const form = $('cp-rename');
     form.title.value = canvas.title;
     form.slug.value = canvas.slug;
@@ -69,6 +71,7 @@
     $('cp-password-state').textContent = canvas.hasPassword ? 'A password is set.' : 'No password.';
     $('cp-expiry-state').textContent = canvas.expiresAt ? `Shared until ${when(canvas.expiresAt)}.` : 'No expiry.';
     $('cp-unpublish').disabled = canvas.publicationState !== 'published';
+    window.easelCanvasAccess.markRuntime(canvas);
   }
 
   async function patch(body, errorId) {
@@ -142,7 +145,7 @@
       // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
       deps.cell(row, people.get(v.createdBy) || 'someone not on the list (an administrator?)');
       deps.cell(row, v.releaseId || '');
-      deps.cell(row, `${v.fileCount} files, ${bytes(v.totalBytes)}`);
+      deps.cell(row, `${window.easelWords.files(v.fileCount)}, ${bytes(v.totalBytes)}`);
       const actions = document.createElement('td');
       // Every kept version has its own address, with the canvas's access (deploy previews).
       if (v.status === 'ready') {
@@ -296,6 +299,7 @@
     state.textContent = why(effective.connections);
     connections.append(state);
     list.append(connections);
+    window.easelCanvasAccess.markRuntime(canvas);
     const form = $('cp-audiences');
     form.aiAudience.value = canvas.aiAudience;
     form.connectionsAudience.value = canvas.connectionsAudience;
@@ -406,7 +410,7 @@
     $('cp-deploy-status').textContent =
       r.outcome === 'already_current'
         ? `Already live: version ${r.version}.`
-        : `Published version ${r.version}: ${r.fileCount} files, ${bytes(r.totalBytes)}.`;
+        : `Published version ${r.version}: ${window.easelWords.files(r.fileCount)}, ${bytes(r.totalBytes)}.`;
     for (const w of r.warnings || []) {
       const li = document.createElement('li');
       li.textContent = w;
@@ -555,6 +559,8 @@
     });
     for (const radio of document.querySelectorAll('#cp-access input[name="access"]')) {
       radio.addEventListener('change', async () => {
+        // Letting more people in is asked first (canvas-access.js): nothing is sent until confirmed.
+        if (!(await window.easelCanvasAccess.confirm(canvas, radio.value, radio))) return render();
         if (!(await patch({ accessMode: radio.value }, 'cp-access-error'))) render();
       });
     }
@@ -578,7 +584,8 @@
       await putMember(form.email.value.trim(), form.role.value);
       if ($('cp-members-error').hidden) form.reset();
     });
-    $('cp-guests').addEventListener('click', () => deps.openGuests(canvas));
+    // The panel opens here, below the Sharing section, not at the top of the page.
+    $('cp-guests').addEventListener('click', () => deps.openGuests(canvas, $('cp-guests').parentElement));
     $('cp-unpublish').addEventListener('click', async () => {
       if (!confirm(`Take "${canvas.title}" offline? Its versions are kept; making one live again brings it back (Restricted).`)) return;
       const res = await deps.api('POST', path('/unpublish'));
@@ -617,6 +624,7 @@
       deps = given;
       wire();
       window.easelCanvasOwner.start({ ...deps, reopen: (id) => open(id) });
+      window.easelCanvasDanger.start({ ...deps, reopen: (id) => open(id) });
       window.easelSubmissionMail.start();
     },
     open,

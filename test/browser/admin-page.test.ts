@@ -188,7 +188,7 @@ describe('the administration page', () => {
       );
     const here = await storage(page);
     expect(here.database).toMatch(/^\d+\.\d KB \(write-ahead log [\d.]+ [KM]?B\)$/);
-    expect(here.blobs).toMatch(/^\d+ files, [\d.]+ [KM]?B, in the data directory$/);
+    expect(here.blobs).toMatch(/^[\d,]+ files?, [\d.]+ [KM]?B, in the data directory$/);
     expect(here.disk).toMatch(/free of .*; writes are refused below 256\.0 MB free$/);
 
     const s3 = await startS3Server('easel-admin');

@@ -99,10 +99,12 @@ describe('a canvas page in the dashboard', () => {
   test('sharing: the whole organization lets a colleague in; back to Restricted keeps them out; the list lets them in again', async () => {
     expect(await visit('colleague@example.com')).toBe('404 NOT_FOUND');
     await page.check('#cp-access input[value="whole_org"]');
-    await page.locator('#cp-state', { hasText: 'whole_org' }).waitFor();
+    // Widening access is asked first (issue 38 item 6.2).
+    await page.locator('#cp-access-dialog').getByRole('button', { name: 'Open it to the organisation' }).click();
+    await page.locator('#cp-state', { hasText: 'Whole organisation' }).waitFor();
     expect(await visit('colleague@example.com')).toBe('200 version one');
     await page.check('#cp-access input[value="restricted"]');
-    await page.locator('#cp-state', { hasText: 'restricted' }).waitFor();
+    await page.locator('#cp-state', { hasText: 'Restricted' }).waitFor();
     expect(await visit('colleague@example.com')).toBe('404 NOT_FOUND');
     await page.fill('#cp-add-member input[name="email"]', 'colleague@example.com');
     await page.click('#cp-add-member button');
@@ -326,7 +328,7 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-url').innerText()).toEndWith('/c/moved-board/');
     canvas.slug = 'moved-board';
     await page.click('#cp-unpublish');
-    await page.locator('#cp-state', { hasText: 'draft' }).waitFor();
+    await page.locator('#cp-state', { hasText: 'Not published yet' }).waitFor();
     expect(await visit('colleague@example.com')).toStartWith('404');
   });
 });
