@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.ts';
 import { newCanvasKey } from './keys.ts';
+import { PASSWORD_MAX, TITLE_MAX } from './model.ts';
 import { canvasQuotaExceeded } from './quotas.ts';
 import type { AccessMode, Canvas } from './record.ts';
 import { reservedHostLabels } from './host-labels.ts';
@@ -20,9 +21,6 @@ export interface CanvasWithRole {
   canvas: Canvas;
   role: ViewRole;
 }
-
-export const TITLE_MAX = 200;
-export const PASSWORD_MAX = 200;
 
 function cleanTitle(title: string): string {
   const t = title.trim();
