@@ -5,7 +5,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { json } from '../http/respond.ts';
 import { homeFacts } from './home-facts.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { managedCanvas, viewRoleFor, type Actor, type Need } from './authority.ts';
 import { setCapabilities } from './capabilities.ts';

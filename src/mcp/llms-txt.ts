@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
 import { KEPT_VERSIONS } from '../deploy/publish.ts';
 import { ZIP_LIMITS } from '../deploy/zip/deploy.ts';
-import { INLINE_FILE_MAX } from '../mcp/tools.ts';
+import { INLINE_FILE_MAX } from './tools.ts';
 
 const MiB = 1024 * 1024;
 
