@@ -5,7 +5,7 @@
 // and the script stops at the first failing command. What `# →` comments
 // show is not checked: ids, times and slugs differ from run to run.
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docPages } from '../src/docs/pages.ts';
@@ -17,15 +17,10 @@ const RUNNABLE = new Set(['sh', 'bash']);
 
 /** Blocks marked `no-test`, by file and first line, with why they cannot run here. Keep it short. */
 const NOT_RUN: Record<string, string> = {
+  'docs/publishing.md: cd my-site && easel dev                    # http://localhost:…/c/dev/ with the SDK and runtime API, reloading on every change':
+    'runs until Ctrl-C; test/browser/dev.test.ts drives easel dev in Chromium',
   'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run start': 'starts a server until Ctrl-C',
   'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run ci': 'is the whole CI',
-  'README.md: easel login http://localhost:8080          # opens your browser; you approve; a token is stored':
-    'easel login approves in a browser',
-  'docs/publishing.md: easel login https://easel.example.com      # opens your browser; you approve; a personal access token is stored':
-    'easel login approves in a browser; easel dev runs until Ctrl-C',
-  'docs/publishing.md: export EASEL_CANVAS_KEY=easel_sk_...          # the canvas key; never put it in a file you deploy':
-    'placeholders for a CI job (canvas id, key, git sha)',
-  'docs/publishing.md: KEY=easel_sk_...; BASE=http://localhost:8080; CANVAS=<canvas id>': 'placeholders for a CI job (key, canvas, dist/)',
   'docs/operate.md: sudo install -m 0755 dist/easel /usr/local/bin/easel': 'root and systemd',
   'docs/operate.md: easel backup /srv/backups/easel-$(date -u +%F).tar --data-dir /var/lib/easel':
     'an installed instance in /var/lib/easel',
@@ -40,16 +35,6 @@ const NOT_RUN: Record<string, string> = {
   'docs/scale-out.md: EASEL_BLOB_URL=s3://easel-blobs/prod S3_ENDPOINT=… S3_ACCESS_KEY_ID=… S3_SECRET_ACCESS_KEY=… \\': 'Postgres and S3',
   'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\': 'an OIDC provider',
   'docs/agents.md: # Refused: a token cannot create tokens.': 'needs a session and a token made in the dashboard',
-  'docs/data.md: # A sign-up sheet as a spreadsheet':
-    'placeholders for a canvas and a token ($CANVAS, $EASEL_TOKEN); test/canvas-data.test.ts runs these routes',
-  'docs/data.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" "https://easel.example.com/api/canvases/$CANVAS/insights?days=7"':
-    'placeholders; test/insights.test.ts runs this route',
-  'docs/data.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" https://easel.example.com/api/canvases/$CANVAS/data':
-    'placeholders; test/canvas-data.test.ts runs this route',
-  'docs/data.md: # The second page of a poll\'s records mentioning "pie"':
-    'placeholders ($CANVAS, $EASEL_TOKEN, $NEXT, $RECORD); test/canvas-data-browse.test.ts runs these routes',
-  'docs/data.md: easel data export submissions signup --format csv --out signups.csv':
-    'a signed-in CLI; test/cli-data.test.ts runs the command',
   'docs/development.md: bun run lint:openapi': 'part of bun run ci',
   "docs/install.md: # Put the release's files in one folder, then check them (every line must say OK):":
     'a downloaded release; test/release.test.ts checks SHA256SUMS',
@@ -104,19 +89,32 @@ test('the extraction finds runnable blocks and honours no-test', () => {
   ]);
 });
 
-/** Runs `script` with bash in a fresh directory, curl failing on HTTP errors; resolves to its exit code and output. */
-async function runShell(script: string): Promise<{ code: number; output: string }> {
+/**
+ * Runs `script` with bash in a fresh directory, curl failing on HTTP errors;
+ * resolves to its exit code and output. `easel` on its PATH is this checkout's
+ * CLI (`bun src/main.ts`), and `xdg-open`, which the CLI opens URLs with, is
+ * test/support/docs-browser.ts: a browser signed in as me@example.com that
+ * clicks Allow on `easel login`'s approval page.
+ */
+async function runShell(script: string, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'easel-doc-example-'));
   try {
     writeFileSync(join(dir, '.curlrc'), 'fail-with-body\nshow-error\n');
+    const bin = join(dir, '.bin');
+    mkdirSync(bin);
+    const tool = (name: string, file: string) =>
+      writeFileSync(join(bin, name), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, file)}' "$@"\n`, { mode: 0o755 });
+    tool('easel', 'src/main.ts');
+    tool('xdg-open', 'test/support/docs-browser.ts');
     const proc = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CURL_HOME: dir },
+      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir, CURL_HOME: dir, TMPDIR: dir, ...env },
       stdout: 'pipe',
       stderr: 'pipe',
     });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    return { code, output: out + err };
+    const browser = existsSync(join(dir, 'browser.log')) ? `\n[browser]\n${readFileSync(join(dir, 'browser.log'), 'utf8')}` : '';
+    return { code, output: out + err + browser };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -138,14 +136,15 @@ for (const file of FILES) {
         env: { EASEL_ADMIN_EMAILS: 'admin@example.com', EASEL_SECRET_KEY: 'A'.repeat(43) + '=' },
       });
       try {
-        // The examples address the Quick start server; this one listens on a free port.
-        const base = new URL(app.ctx.config.baseUrl);
-        const script = runnable
-          .map((b) => b.code)
-          .join('\n')
-          .replaceAll('http://localhost:8080', base.origin)
-          .replaceAll('localhost:8080', base.host);
-        const { code, output } = await runShell(script);
+        // The examples address the Quick start server through BASE (`BASE=${BASE:-http://localhost:8080}`);
+        // this one listens on a free port. The operator pages back up its data directory.
+        const script = runnable.map((b) => b.code).join('\n');
+        const env = {
+          BASE: new URL(app.ctx.config.baseUrl).origin,
+          EASEL_DATA_DIR: app.ctx.config.dataDir,
+        };
+        const { code, output } = await runShell(script, env);
+        console.log(output);
         expect({ code, output }).toEqual({ code: 0, output: expect.any(String) });
       } finally {
         await app.close();
