@@ -1,7 +1,7 @@
 // passes: embedded — the documentation and its examples, against a fresh server per page
 // Issue 43: the shell examples of README.md and docs/ run, in order, against
 // a real server (a fresh one and a fresh data directory per page), so they
-// cannot rot. curl fails on any HTTP error (its config says --fail-with-body)
+// cannot rot. curl fails on any HTTP error (the test's curl adds --fail-with-body)
 // and the script stops at the first failing command. What `# →` comments
 // show is not checked: ids, times and slugs differ from run to run.
 import { describe, expect, test } from 'bun:test';
@@ -47,11 +47,6 @@ const NOT_RUN: Record<string, string> = {
   'docs/notifications.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" \\':
     "an admin's token; test/notifications-outbox.test.ts runs this route",
   'docs/operate.md: # Every request line, batched (the default):': 'runs until Ctrl-C',
-  'docs/previews.md: VERSION=$(curl -fsS -H "Authorization: Bearer $EASEL_CANVAS_KEY" \\':
-    'placeholders for a CI job; test/deploy-previews.test.ts runs these routes',
-  'docs/previews.md: curl -sS -X POST -H "Authorization: Bearer $EASEL_CANVAS_KEY" \\': 'placeholders for a CI job',
-  'docs/previews.md: curl -sS -X PUT \\': 'placeholders for a CI job',
-  'docs/previews.md: easel rollback 7': 'a linked folder and a signed-in CLI; test/cli-login.test.ts runs rollback',
   "docs/sign-in.md: EASEL_OIDC_ADMIN_GROUPS='easel-admins, /platform/ops'":
     'an OIDC provider; test/oidc-provider.test.ts signs in against one',
 };
@@ -89,8 +84,16 @@ test('the extraction finds runnable blocks and honours no-test', () => {
   ]);
 });
 
+/** curl with --fail-with-body and --show-error, unless the example already says --fail (curl refuses both). */
+const CURL = `#!/bin/bash
+for arg in "$@"; do
+  if [[ $arg == --fail || $arg =~ ^-[A-Za-z]*f[A-Za-z]*$ ]]; then exec '${Bun.which('curl')}' --show-error "$@"; fi
+done
+exec '${Bun.which('curl')}' --fail-with-body --show-error "$@"
+`;
+
 /**
- * Runs `script` with bash in a fresh directory, curl failing on HTTP errors;
+ * Runs `script` with bash in a fresh directory, curl failing on HTTP errors (CURL);
  * resolves to its exit code and output. `easel` on its PATH is this checkout's
  * CLI (`bun src/main.ts`), and `xdg-open`, which the CLI opens URLs with, is
  * test/support/docs-browser.ts: a browser signed in as me@example.com that
@@ -99,16 +102,16 @@ test('the extraction finds runnable blocks and honours no-test', () => {
 async function runShell(script: string, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'easel-doc-example-'));
   try {
-    writeFileSync(join(dir, '.curlrc'), 'fail-with-body\nshow-error\n');
     const bin = join(dir, '.bin');
     mkdirSync(bin);
     const tool = (name: string, file: string) =>
       writeFileSync(join(bin, name), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, file)}' "$@"\n`, { mode: 0o755 });
     tool('easel', 'src/main.ts');
+    writeFileSync(join(bin, 'curl'), CURL, { mode: 0o755 });
     tool('xdg-open', 'test/support/docs-browser.ts');
     const proc = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], {
       cwd: dir,
-      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir, CURL_HOME: dir, TMPDIR: dir, ...env },
+      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir, TMPDIR: dir, ...env },
       stdout: 'pipe',
       stderr: 'pipe',
     });
@@ -122,7 +125,16 @@ async function runShell(script: string, env: Record<string, string> = {}): Promi
 
 test('a failing command or an HTTP error stops the example', async () => {
   expect((await runShell('false; echo after')).code).not.toBe(0);
-  expect((await runShell('curl -s http://127.0.0.1:1/ >/dev/null; echo after')).code).not.toBe(0);
+  const server = Bun.serve({ port: 0, fetch: () => new Response('{"error":"not here"}', { status: 404 }) });
+  try {
+    // Without -f as a person would type it, and with -fsS as the CI recipes do: curl exits 22 either way.
+    for (const curl of ['curl -s', 'curl -fsS']) {
+      const { code, output } = await runShell(`${curl} ${server.url.href} >/dev/null; echo after`);
+      expect({ curl, code, after: output.includes('after') }).toEqual({ curl, code: 22, after: false });
+    }
+  } finally {
+    void server.stop(true);
+  }
 });
 
 for (const file of FILES) {
@@ -144,7 +156,6 @@ for (const file of FILES) {
           EASEL_DATA_DIR: app.ctx.config.dataDir,
         };
         const { code, output } = await runShell(script, env);
-        console.log(output);
         expect({ code, output }).toEqual({ code: 0, output: expect.any(String) });
       } finally {
         await app.close();
