@@ -34,18 +34,14 @@ const NOT_RUN: Record<string, string> = {
   'docs/scale-out.md: EASEL_DATABASE_URL=postgres://easel:…@db.internal:5432/easel \\': 'Postgres, S3 and Redis',
   'docs/scale-out.md: EASEL_BLOB_URL=s3://easel-blobs/prod S3_ENDPOINT=… S3_ACCESS_KEY_ID=… S3_SECRET_ACCESS_KEY=… \\': 'Postgres and S3',
   'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\': 'an OIDC provider',
-  'docs/agents.md: # Refused: a token cannot create tokens.': 'needs a session and a token made in the dashboard',
   'docs/development.md: bun run lint:openapi': 'part of bun run ci',
   "docs/install.md: # Put the release's files in one folder, then check them (every line must say OK):":
     'a downloaded release; test/release.test.ts checks SHA256SUMS',
   'docs/install.md: bun run release                       # every platform, the two .deb files and SHA256SUMS in dist/release/':
     'minutes of building; test/release.test.ts builds two platforms',
   'docs/install.md: sudo apt install ./easel_0.1.0_amd64.deb': 'root and systemd',
-  'docs/notifications.md: # What you get (emailEnabled: false when the instance has no EASEL_SMTP_URL)':
-    'placeholders; test/notifications-email.test.ts runs these routes',
-  "docs/notifications.md: EASEL_SMTP_URL='smtp://easel:app-password@mail.internal:587' \\": 'a mail relay',
-  'docs/notifications.md: curl -s -H "Authorization: Bearer $EASEL_TOKEN" \\':
-    "an admin's token; test/notifications-outbox.test.ts runs this route",
+  "docs/notifications.md: EASEL_SMTP_URL='smtp://easel:app-password@mail.internal:587' \\":
+    'starts a server until Ctrl-C; test/notifications-email.test.ts mails through a real SMTP server (test/smtp-fixture.ts)',
   'docs/operate.md: # Every request line, batched (the default):': 'runs until Ctrl-C',
   "docs/sign-in.md: EASEL_OIDC_ADMIN_GROUPS='easel-admins, /platform/ops'":
     'an OIDC provider; test/oidc-provider.test.ts signs in against one',
@@ -84,10 +80,15 @@ test('the extraction finds runnable blocks and honours no-test', () => {
   ]);
 });
 
-/** curl with --fail-with-body and --show-error, unless the example already says --fail (curl refuses both). */
+/**
+ * curl with --fail-with-body and --show-error, unless the example says --fail
+ * itself (curl refuses both) or reads the status (`-w '%{http_code}'`, to
+ * show a refusal; it checks the status itself).
+ */
 const CURL = `#!/bin/bash
 for arg in "$@"; do
   if [[ $arg == --fail || $arg =~ ^-[A-Za-z]*f[A-Za-z]*$ ]]; then exec '${Bun.which('curl')}' --show-error "$@"; fi
+  if [[ $arg == *'%{http_code}'* ]]; then exec '${Bun.which('curl')}' --show-error "$@"; fi
 done
 exec '${Bun.which('curl')}' --fail-with-body --show-error "$@"
 `;
@@ -132,6 +133,9 @@ test('a failing command or an HTTP error stops the example', async () => {
       const { code, output } = await runShell(`${curl} ${server.url.href} >/dev/null; echo after`);
       expect({ curl, code, after: output.includes('after') }).toEqual({ curl, code: 22, after: false });
     }
+    // An example that reads the status shows the refusal, and checks it itself.
+    const shown = await runShell(`curl -s -w ' %{http_code}' ${server.url.href}`);
+    expect(shown).toEqual({ code: 0, output: '{"error":"not here"} 404' });
   } finally {
     void server.stop(true);
   }
