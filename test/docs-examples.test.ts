@@ -17,31 +17,41 @@ const RUNNABLE = new Set(['sh', 'bash']);
 
 /** Blocks marked `no-test`, by file and first line, with why they cannot run here. Keep it short. */
 const NOT_RUN: Record<string, string> = {
+  'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run start':
+    'runs until Ctrl-C; test/process.test.ts starts `bun src/main.ts [serve]` and talks to it',
+  'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run ci':
+    'installs packages as root (test/prereqs.sh), then is the whole CI, this test included',
   'docs/publishing.md: cd my-site && easel dev                    # http://localhost:…/c/dev/ with the SDK and runtime API, reloading on every change':
     'runs until Ctrl-C; test/browser/dev.test.ts drives easel dev in Chromium',
-  'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run start': 'starts a server until Ctrl-C',
-  'README.md: (command -v bun >/dev/null || npm install -g bun@1.4) && bun install && bun run ci': 'is the whole CI',
-  'docs/operate.md: sudo install -m 0755 dist/easel /usr/local/bin/easel': 'root and systemd',
-  'docs/operate.md: sudo install -m 0644 contrib/easel-backup.service contrib/easel-backup.timer /etc/systemd/system/': 'root and systemd',
+  'docs/operate.md: sudo install -m 0755 dist/easel /usr/local/bin/easel':
+    'root and systemd; test/systemd-unit.test.ts runs systemd-analyze verify on contrib/easel.service',
+  'docs/operate.md: sudo install -m 0644 contrib/easel-backup.service contrib/easel-backup.timer /etc/systemd/system/':
+    'root and systemd; test/systemd-unit.test.ts verifies the backup units',
   'docs/operate.md: EASEL_URL_MODE=subdomain bun run start':
-    'runs until Ctrl-C (test/browser/subdomain-localhost.test.ts drives that mode)',
-  'docs/operate.md: bun run build        # → dist/easel': 'test/binary.test.ts builds and runs the binary',
-  'docs/scale-out.md: EASEL_BLOB_URL=s3://acme-easel/prod \\': 'an S3 bucket',
-  'docs/scale-out.md: EASEL_REDIS_URL=redis://cache.internal:6379/2 easel': 'a Redis server, and runs until stopped',
-  'docs/scale-out.md: EASEL_DATABASE_URL=postgres://easel:…@db.internal:5432/easel \\': 'Postgres, S3 and Redis',
-  'docs/scale-out.md: EASEL_BLOB_URL=s3://easel-blobs/prod S3_ENDPOINT=… S3_ACCESS_KEY_ID=… S3_SECRET_ACCESS_KEY=… \\': 'Postgres and S3',
-  'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\': 'an OIDC provider',
-  'docs/development.md: bun run lint:openapi': 'part of bun run ci',
+    'runs until Ctrl-C; test/browser/subdomain-localhost.test.ts drives that mode in Chromium',
+  'docs/operate.md: bun run build        # → dist/easel':
+    'compiles for tens of seconds; test/binary.test.ts builds the binary (build.ts) and runs it',
+  'docs/operate.md: # Every request line, batched (the default):':
+    'runs until Ctrl-C; test/log.test.ts checks the batched request lines, test/process.test.ts the process',
+  'docs/scale-out.md: EASEL_BLOB_URL=s3://acme-easel/prod \\':
+    'runs until stopped; test/blobs-s3.test.ts serves from a real S3 server (s3rver), and the s3 pass runs every suite on one',
+  'docs/scale-out.md: EASEL_REDIS_URL=redis://cache.internal:6379/2 easel':
+    'runs until stopped; test/realtime-cluster.test.ts runs two nodes on a real Redis',
+  'docs/scale-out.md: EASEL_DATABASE_URL=postgres://easel:…@db.internal:5432/easel \\':
+    'runs until stopped; test/cluster-postgres.test.ts and the cluster pass run two nodes on Postgres, S3 and Redis',
+  'docs/scale-out.md: EASEL_BLOB_URL=s3://easel-blobs/prod S3_ENDPOINT=… S3_ACCESS_KEY_ID=… S3_SECRET_ACCESS_KEY=… \\':
+    'your Postgres and bucket; test/copy-data.test.ts runs easel copy-data onto a real Postgres and S3 server',
+  'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\':
+    'runs until Ctrl-C; test/oidc-provider.test.ts signs in against a real OpenID provider (oidc-provider)',
+  'docs/development.md: bun run lint:openapi': 'is a step of bun run ci (Redocly over the live /openapi.json)',
   "docs/install.md: # Put the release's files in one folder, then check them (every line must say OK):":
-    'a downloaded release; test/release.test.ts checks SHA256SUMS',
+    'a downloaded release, then runs until Ctrl-C; test/release.test.ts checks SHA256SUMS and runs a built binary',
   'docs/install.md: bun run release                       # every platform, the two .deb files and SHA256SUMS in dist/release/':
-    'minutes of building; test/release.test.ts builds two platforms',
-  'docs/install.md: sudo apt install ./easel_0.1.0_amd64.deb': 'root and systemd',
+    'minutes of building; test/release.test.ts builds one foreign platform and the amd64 package',
+  'docs/install.md: sudo apt install ./easel_0.1.0_amd64.deb':
+    'root and systemd; test/release.test.ts checks the package with dpkg-deb and lintian',
   "docs/notifications.md: EASEL_SMTP_URL='smtp://easel:app-password@mail.internal:587' \\":
-    'starts a server until Ctrl-C; test/notifications-email.test.ts mails through a real SMTP server (test/smtp-fixture.ts)',
-  'docs/operate.md: # Every request line, batched (the default):': 'runs until Ctrl-C',
-  "docs/sign-in.md: EASEL_OIDC_ADMIN_GROUPS='easel-admins, /platform/ops'":
-    'an OIDC provider; test/oidc-provider.test.ts signs in against one',
+    'runs until Ctrl-C; test/notifications-email.test.ts mails through a real SMTP server (test/smtp-fixture.ts)',
 };
 
 interface Block {
