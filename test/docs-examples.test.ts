@@ -14,6 +14,8 @@ import { startTestApp } from './harness.ts';
 const ROOT = join(import.meta.dir, '..');
 const FILES = ['README.md', ...[...docPages().keys()].map((p) => `docs/${p}.md`)];
 const RUNNABLE = new Set(['sh', 'bash']);
+/** Pages whose commands are for a checkout of Easel: they run in this one (the others in a fresh directory each). */
+const IN_CHECKOUT = new Set(['docs/development.md']);
 
 /** Blocks marked `no-test`, by file and first line, with why they cannot run here. Keep it short. */
 const NOT_RUN: Record<string, string> = {
@@ -43,7 +45,6 @@ const NOT_RUN: Record<string, string> = {
     'your Postgres and bucket; test/copy-data.test.ts runs easel copy-data onto a real Postgres and S3 server',
   'docs/sign-in.md: EASEL_AUTH_MODE=oidc \\':
     'runs until Ctrl-C; test/oidc-provider.test.ts signs in against a real OpenID provider (oidc-provider)',
-  'docs/development.md: bun run lint:openapi': 'is a step of bun run ci (Redocly over the live /openapi.json)',
   "docs/install.md: # Put the release's files in one folder, then check them (every line must say OK):":
     'a downloaded release, then runs until Ctrl-C; test/release.test.ts checks SHA256SUMS and runs a built binary',
   'docs/install.md: bun run release                       # every platform, the two .deb files and SHA256SUMS in dist/release/':
@@ -107,7 +108,7 @@ exec '${Bun.which('curl')}' --fail-with-body --show-error "$@"
  * test/support/docs-browser.ts: a browser signed in as me@example.com that
  * clicks Allow on `easel login`'s approval page.
  */
-async function runShell(script: string, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+async function runShell(script: string, env: Record<string, string> = {}, cwd?: string): Promise<{ code: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'easel-doc-example-'));
   try {
     const bin = join(dir, '.bin');
@@ -118,7 +119,7 @@ async function runShell(script: string, env: Record<string, string> = {}): Promi
     writeFileSync(join(bin, 'curl'), CURL, { mode: 0o755 });
     tool('xdg-open', 'test/support/docs-browser.ts');
     const proc = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], {
-      cwd: dir,
+      cwd: cwd ?? dir,
       env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir, TMPDIR: dir, ...env },
       stdout: 'pipe',
       stderr: 'pipe',
@@ -167,7 +168,7 @@ for (const file of FILES) {
           EASEL_DATA_DIR: app.ctx.config.dataDir,
           BACKUPS: 'backups', // in the example's own directory
         };
-        const { code, output } = await runShell(script, env);
+        const { code, output } = await runShell(script, env, IN_CHECKOUT.has(file) ? ROOT : undefined);
         expect({ code, output }).toEqual({ code: 0, output: expect.any(String) });
       } finally {
         await app.close();
