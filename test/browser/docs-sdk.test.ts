@@ -4,18 +4,19 @@
 // in as the canvas's owner, with the SDK from /sdk/v1.js; and what they say
 // they do is then true (the draft saved, the authored canvas revoked, the AI
 // asked as the options say). test/docs-sdk.test.ts type-checks the same code.
+// The README's SDK page (index.html) is served and run as it is.
 // Behind the app: the local fake Anthropic API (test/fake-anthropic.ts).
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AI_KEY } from '../ai-fixtures.ts';
-import { sdkExamples } from '../docs-sdk-examples.ts';
+import { readmeSdkPage, sdkExamples } from '../docs-sdk-examples.ts';
 import { DEFAULT_CHUNKS, startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
 import { api, closeBrowserSuite, deploy, launchChromium } from './helpers.ts';
 
 const examples = sdkExamples();
 /** Each example as its own module, and a page that imports it and says how it ended in body[data-done]. */
-const files: Record<string, string> = {};
+const files: Record<string, string> = { 'index.html': readmeSdkPage() };
 examples.forEach((e, i) => {
   files[`example-${i}.js`] = e.code;
   files[`example-${i}.html`] = `<!doctype html>
@@ -59,15 +60,20 @@ afterAll(async () => {
   await fake?.close();
 });
 
-/** Opens example `name`'s page as the owner; resolves with the page once the example ended, and how. */
-async function run(name: string): Promise<{ page: Page; done: string }> {
-  const i = examples.findIndex((e) => e.name === name);
-  expect(i).toBeGreaterThanOrEqual(0);
+/** A fresh browser context signed in as the owner, and a page in it. */
+async function ownersPage(): Promise<Page> {
   const context = await browser.newContext();
   contexts.push(context);
   const at = owner.indexOf('=');
   await context.addCookies([{ name: owner.slice(0, at), value: owner.slice(at + 1), url: app.base }]);
-  const page = await context.newPage();
+  return context.newPage();
+}
+
+/** Opens example `name`'s page as the owner; resolves with the page once the example ended, and how. */
+async function run(name: string): Promise<{ page: Page; done: string }> {
+  const i = examples.findIndex((e) => e.name === name);
+  expect(i).toBeGreaterThanOrEqual(0);
+  const page = await ownersPage();
   await page.goto(`${app.base}/c/${slug}/example-${i}.html`);
   // attached: an example that writes nothing leaves the body empty, which is not "visible".
   await page.waitForSelector('body[data-done]', { state: 'attached', timeout: 15_000 });
@@ -106,4 +112,13 @@ test('ai.md: chat with the options given, then the stream written into a paragra
     max_tokens: 300,
   });
   expect(stream.messages).toEqual([{ role: 'user', content: 'Say hello' }]);
+}, 30_000);
+
+test("README's SDK page greets the person and keeps their last visit in their own scope", async () => {
+  const page = await ownersPage();
+  const before = Date.now();
+  await page.goto(`${app.base}/c/${slug}/`);
+  await page.waitForFunction(() => document.body.innerText.includes('Hello, Owner'));
+  const lastVisit = await page.evaluate(() => (globalThis as any).easel.kv.user.get('lastVisit'));
+  expect(lastVisit).toBeGreaterThanOrEqual(before);
 }, 30_000);
