@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
-import { startServer } from '../src/http/listener.ts';
+import { startServer } from '../src/server/listener.ts';
 import { startFakeAnthropic } from '../test/fake-anthropic.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);

@@ -21,6 +21,7 @@
     const res = await deps.api('GET', '/api/admin/users');
     if (res.status !== 200) return showError('ad-users-error', res);
     users = res.data.users;
+    window.easelAdminPickers.setPeople(users);
     tenancy = res.data.tenancy === true;
     $('ad-users-org-head').hidden = !tenancy;
     renderUsers();
@@ -77,6 +78,12 @@
     await loadUsers();
   }
 
+  /** Every canvas (newest 200) for the pickers and for naming grants; the table below follows its own search. */
+  async function loadCanvasPicker() {
+    const res = await deps.api('GET', '/api/admin/canvases?limit=200');
+    if (res.status === 200) window.easelAdminPickers.setCanvases(res.data.canvases);
+  }
+
   async function loadCanvases() {
     const q = $('ad-canvas-search').q.value.trim();
     const res = await deps.api('GET', `/api/admin/canvases?limit=200&q=${encodeURIComponent(q)}`);
@@ -129,7 +136,8 @@
       for (const id of p.canvasIds) {
         const chip = document.createElement('span');
         chip.className = 'grant';
-        chip.textContent = `${id} `;
+        chip.textContent = `${window.easelAdminPickers.canvasName(id)} `;
+        chip.title = id;
         chip.append(
           button('×', async () => {
             const gone = await deps.api(
@@ -233,8 +241,9 @@
     $('ad-connection-grant').addEventListener('submit', async (e) => {
       e.preventDefault();
       const form = e.target;
-      const url = `/api/admin/canvases/${encodeURIComponent(form.canvasId.value.trim())}/connections/${encodeURIComponent(form.profile.value)}`;
-      if (await connectionCall('PUT', url)) form.canvasId.value = '';
+      const id = window.easelAdminPickers.canvasId(form.canvas.value);
+      const url = `/api/admin/canvases/${encodeURIComponent(id)}/connections/${encodeURIComponent(form.profile.value)}`;
+      if (await connectionCall('PUT', url)) form.canvas.value = '';
     });
   }
 
@@ -321,7 +330,7 @@
     settings = res.data;
     const form = $('ad-settings');
     form.publicLinks.checked = settings.publicLinks;
-    for (const name of NUMBER_SETTINGS) form[name].value = settings[name];
+    for (const name of NUMBER_SETTINGS) window.easelAdminPickers.toField(form[name], settings[name]);
     form.aiModels.value = settings.aiModels.join(', ');
     form.aiApiKey.value = '';
     form.aiApiKey.placeholder = settings.aiApiKeySet ? 'a key is set (type to replace)' : 'none set';
@@ -334,8 +343,9 @@
     const patch = {};
     if (form.publicLinks.checked !== settings.publicLinks) patch.publicLinks = form.publicLinks.checked;
     for (const name of NUMBER_SETTINGS) {
-      const value = Number(form[name].value);
-      if (form[name].value !== '' && value !== settings[name]) patch[name] = value;
+      // Only what the person changed: a size shown rounded (117.74 MB) must not be written back as that rounding.
+      if (form[name].value !== '' && form[name].value !== form[name].dataset.shown)
+        patch[name] = window.easelAdminPickers.fromField(form[name]);
     }
     if (form.aiApiKey.value) patch.aiApiKey = form.aiApiKey.value;
     const models = form.aiModels.value
@@ -407,7 +417,9 @@
   async function loadAudit(more) {
     const form = $('ad-audit-filter');
     const q = new URLSearchParams({ limit: '50' });
-    for (const name of ['action', 'canvasId', 'actorId']) if (form[name].value.trim()) q.set(name, form[name].value.trim());
+    if (form.action.value.trim()) q.set('action', form.action.value.trim());
+    if (form.canvas.value.trim()) q.set('canvasId', window.easelAdminPickers.canvasId(form.canvas.value));
+    if (form.actor.value.trim()) q.set('actorId', window.easelAdminPickers.personId(form.actor.value));
     if (more && auditBefore) q.set('before', String(auditBefore));
     const res = await deps.api('GET', `/api/admin/audit?${q}`);
     const tbody = $('ad-audit').querySelector('tbody');
@@ -446,6 +458,7 @@
       wireConnections();
     },
     async open() {
+      await loadCanvasPicker();
       await Promise.all([
         loadUsers(),
         loadCanvases(),

@@ -92,11 +92,34 @@ function showSignedIn(me) {
 }
 
 /** Renders the list; resolves once every spend figure it asked for is in. */
+/** The whole list as loaded; the table shows it searched and sorted (canvas-filter). */
+let allCanvases = [];
+
+const SORTS = {
+  changed: (a, b) => b.updatedAt - a.updatedAt,
+  deployed: (a, b) => (b.lastDeployAt ?? 0) - (a.lastDeployAt ?? 0),
+  title: (a, b) => a.title.localeCompare(b.title),
+};
+
+function shownCanvases() {
+  const form = $('canvas-filter');
+  const q = form.q.value.trim().toLowerCase();
+  const found = allCanvases.filter((c) => !q || c.title.toLowerCase().includes(q) || c.slug.includes(q) || c.url.toLowerCase().includes(q));
+  $('canvas-filter-count').textContent = q ? `${found.length} of ${allCanvases.length}` : '';
+  return found.sort(SORTS[form.sort.value] || SORTS.changed);
+}
+
 function renderCanvases(canvases) {
+  allCanvases = canvases;
+  $('canvas-filter').hidden = canvases.length < 2;
+  return renderShown();
+}
+
+function renderShown() {
   const tbody = $('canvases').querySelector('tbody');
   tbody.replaceChildren();
   const spends = [];
-  for (const c of canvases) {
+  for (const c of shownCanvases()) {
     const row = document.createElement('tr');
     const title = document.createElement('td');
     if (c.role === 'owner' || c.role === 'editor' || c.role === 'admin') {
@@ -115,7 +138,7 @@ function renderCanvases(canvases) {
     const role = document.createElement('td');
     role.textContent = c.role || '';
     const status = document.createElement('td');
-    status.textContent = window.easelWords.summary(c);
+    status.textContent = window.easelWords.state(c);
     if (c.authored) {
       // Published by a canvas's page (authoring): say which app, and whether it was taken back.
       const from = document.createElement('div');
@@ -135,14 +158,25 @@ function renderCanvases(canvases) {
       actions.append(guests);
       if (c.authored && !c.authored.revokedAt) actions.append(revokeButton(c));
     }
-    row.append(title, address, role, status, spend, actions);
+    const shared = document.createElement('td');
+    shared.textContent = window.easelWords.sharedWith(c);
+    row.append(title, address, role, status, shared);
+    window.easelUi.whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
+    row.append(spend, actions);
     tbody.append(row);
     // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
     if (c.role !== 'viewer') spends.push(loadCanvasSpend(c.id, spend));
   }
-  $('empty').hidden = canvases.length > 0;
-  $('canvases').hidden = canvases.length === 0;
+  $('empty').hidden = allCanvases.length > 0;
+  $('canvases').hidden = allCanvases.length === 0;
   return Promise.all(spends);
+}
+
+function wireCanvasFilter() {
+  const form = $('canvas-filter');
+  form.addEventListener('submit', (e) => e.preventDefault());
+  form.addEventListener('input', () => void renderShown());
+  form.addEventListener('change', () => void renderShown());
 }
 
 /** Takes back a canvas a page published: it stops serving and stays listed as revoked. */
@@ -406,6 +440,7 @@ async function start() {
   showSignedIn(me.data);
   $('create').hidden = false;
   wireCreateForm();
+  wireCanvasFilter();
   wireGuestForm();
   await loadCanvases();
   await window.easelTokens.start({ api, notice, problem, cell });

@@ -14,7 +14,7 @@
     'canvas.create': (d, c) => `created ${c}`,
     'canvas.update': (d, c) => `changed the ${list(d.fields)} of ${c}`,
     'canvas.deploy': (d, c) =>
-      `${d.preview ? 'deployed a preview, version' : 'deployed version'} ${d.version} of ${c} (${plural(d.fileCount, 'file')}, ${bytes(d.totalBytes)})`,
+      `${d.preview ? 'deployed a preview, version' : 'deployed version'} ${d.version} of ${c} (${plural(d.fileCount, 'file')}, ${bytes(d.totalBytes)}${d.releaseId ? `, release ${d.releaseId}` : ''})`,
     'canvas.rollback': (d, c) => `made version ${d.version} of ${c} live${d.fromDraft ? ' from the editor' : ''}`,
     'canvas.unpublish': (d, c) => `unpublished ${c}`,
     'canvas.archive': (d, c) => `archived ${c}`,

@@ -160,9 +160,16 @@ window.easelDataBrowser = (() => {
       kind.draw(row, entry);
       const td = document.createElement('td');
       const what = kind.what(entry);
-      const del = button('Delete', () => remove(row, entry, what, del));
-      del.setAttribute('aria-label', `Delete ${what}`);
-      td.append(del);
+      // The server says what this person may delete (a collection's policy may keep others' records from them).
+      if (entry.deletable) {
+        const del = button('Delete', () => remove(row, entry, what, del));
+        del.setAttribute('aria-label', `Delete ${what}`);
+        del.classList.add('danger');
+        td.append(del);
+      } else {
+        td.textContent = 'Only its author may delete it';
+        td.className = 'muted';
+      }
       row.append(td);
       $('cp-browse-rows').append(row);
     }

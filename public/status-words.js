@@ -26,6 +26,11 @@ window.easelWords = (() => {
     summary(c) {
       return [this.state(c), this.access(c.accessMode)].filter(Boolean).join(' · ');
     },
+    /** Who can open it, for the list: the access in words; Restricted says who is on its list (for those who manage it). */
+    sharedWith(c) {
+      if (c.accessMode !== 'restricted' || c.people === undefined) return this.access(c.accessMode);
+      return c.people === 0 ? 'Only you' : `You and ${count(c.people, 'person', 'people')}`;
+    },
     count,
     files(n) {
       return count(n, 'file');

@@ -10,6 +10,34 @@ window.easelUi = {
     if (n < 1024 * 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
     return `${(n / 1024 / 1024 / 1024).toFixed(1)} GB`;
   },
+  /** A moment as people say it ("3 hours ago", "yesterday", "12 Mar"), with the exact time for a hover title. */
+  when(ms, now = Date.now()) {
+    const exact = new Date(ms).toLocaleString();
+    const s = Math.round((now - ms) / 1000);
+    const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+    let text;
+    if (s < 45) text = 'just now';
+    else if (s < 3600) text = rtf.format(-Math.round(s / 60), 'minute');
+    else if (s < 86400) text = rtf.format(-Math.round(s / 3600), 'hour');
+    else if (s < 7 * 86400) text = rtf.format(-Math.round(s / 86400), 'day');
+    else
+      text = new Date(ms).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: s > 300 * 86400 ? 'numeric' : undefined });
+    return { text, exact };
+  },
+  /** A table cell holding a moment in words, the exact time on hover (and for screen readers, in a <time>). */
+  whenCell(row, ms) {
+    const td = document.createElement('td');
+    if (ms) {
+      const { text, exact } = window.easelUi.when(ms);
+      const time = document.createElement('time');
+      time.dateTime = new Date(ms).toISOString();
+      time.title = exact;
+      time.textContent = text;
+      td.append(time);
+    }
+    row.append(td);
+    return td;
+  },
   /** A table cell holding `text`. */
   cell(row, text) {
     const td = document.createElement('td');

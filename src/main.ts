@@ -11,7 +11,7 @@ import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
 import { DatabaseUnavailable } from './db/open-storage.ts';
 import { ClusterStartError } from './cluster/node-registry.ts';
 // The server (and with it every route) loads only for `serve`: `easel deploy` starts ~90 ms sooner.
-import type { RunningServer } from './http/listener.ts';
+import type { RunningServer } from './server/listener.ts';
 import type { CliIO } from './cli/progress.ts';
 import { startLine } from './start-line.ts';
 import { buildInfo } from './build-info.ts';
@@ -84,7 +84,7 @@ function fail(message: string, code: number): never {
 }
 
 async function serve(): Promise<void> {
-  const { startServer } = await import('./http/listener.ts');
+  const { startServer } = await import('./server/listener.ts');
   let config;
   try {
     config = loadConfig(process.env);

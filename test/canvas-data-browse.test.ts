@@ -76,7 +76,7 @@ describe('who may browse and delete', () => {
   test('a personal access token acts as its person', async () => {
     const ids = await seed();
     const { token } = await body(await w.request('owner', '/api/tokens', { method: 'POST', json: { name: 'browse' } }));
-    expect((await items('/kv/items', { token })).items).toEqual([{ key: 'title', value: 'Team lunch' }]);
+    expect((await items('/kv/items', { token })).items).toEqual([{ deletable: true, key: 'title', value: 'Team lunch' }]);
     await ok(await call('DELETE', `/collections/poll/items/${ids.poll}`, { token }));
     const viewers = await body(await w.request('viewer', '/api/tokens', { method: 'POST', json: { name: 'browse' } }));
     await expectCode(await call('GET', '/kv/items', { token: viewers.token }), 404, 'NOT_FOUND');
@@ -87,7 +87,7 @@ describe('who may browse and delete', () => {
 describe('what is listed', () => {
   test('the per-viewer KV scope never, not even by search', async () => {
     await seed();
-    expect((await items('/kv/items')).items).toEqual([{ key: 'title', value: 'Team lunch' }]);
+    expect((await items('/kv/items')).items).toEqual([{ deletable: true, key: 'title', value: 'Team lunch' }]);
     expect((await items('/kv/items?q=dark')).items).toEqual([]);
     expect((await items('/kv/items?q=theme')).items).toEqual([]);
   });
@@ -103,6 +103,7 @@ describe('what is listed', () => {
     await seed();
     const [poll] = (await items('/collections/poll/items')).items;
     expect(poll).toEqual({
+      deletable: true,
       id: expect.any(String),
       authorId: w.ids.viewer,
       name: expect.any(String),
@@ -252,6 +253,9 @@ describe('deleting', () => {
   test('a policy that lets owners read but not delete: 403, and the record stays', async () => {
     await setCollections(w, { board: { preset: 'managed', overrides: { delete: 'own' } } });
     const made = await ok(await rt('/collections/board', 'editor', { method: 'POST', json: { pinned: true } }), 201);
+    // The page says so first: the dashboard offers Delete only to the record's author.
+    expect((await items('/collections/board/items', 'owner')).items.map((r) => r.deletable)).toEqual([false]);
+    expect((await items('/collections/board/items', 'editor')).items.map((r) => r.deletable)).toEqual([true]);
     await expectCode(await call('DELETE', `/collections/board/items/${made.id}`, 'owner'), 403, 'PERMISSION_DENIED');
     expect((await items('/collections/board/items')).items).toHaveLength(1);
     await ok(await call('DELETE', `/collections/board/items/${made.id}`, 'editor'));

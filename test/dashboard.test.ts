@@ -28,6 +28,7 @@ describe('dashboard shell', () => {
     const html = await (await app.request('/')).text();
     const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     expect(refs.sort()).toEqual([
+      '/assets/admin-pickers.js',
       '/assets/admin.js',
       '/assets/app.js',
       '/assets/audit-words.js',
@@ -90,6 +91,7 @@ describe('dashboard shell', () => {
   test('every dashboard script is valid browser script and writes server text only as text (no innerHTML, insertAdjacentHTML or document.write)', () => {
     const scripts = readdirSync(join(import.meta.dir, '../public')).filter((f) => f.endsWith('.js'));
     expect(scripts.sort()).toEqual([
+      'admin-pickers.js',
       'admin.js',
       'app.js',
       'audit-words.js',

@@ -11,7 +11,7 @@ import { createContext, type AppContext } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
 import type { EventMap } from '../src/events.ts';
 import { dashboardOrigin } from '../src/http/cross-site.ts';
-import { startServer, type RunningServer } from '../src/http/listener.ts';
+import { startServer, type RunningServer } from '../src/server/listener.ts';
 
 export interface TestApp {
   ctx: AppContext;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reservedHostLabels } from '../src/canvases/host-labels.ts';
+import { reservedHostLabels } from '../src/http/host-labels.ts';
 import { canvasSlugFromHost } from '../src/http/canvas-host.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { expectCode } from './expect-code.ts';

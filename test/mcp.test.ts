@@ -100,9 +100,9 @@ describe('MCP', () => {
     for (const key of ['alpha', 'beta', 'beta_2'])
       expect((await w.request('editor', `/v1/c/${slug}/kv/${key}`, { method: 'PUT', json: key })).status).toBe(200);
     const page = await call(client, 'browse_canvas_data', { canvasId: w.canvas.id, kind: 'kv', q: '_', limit: 5 });
-    expect(page).toEqual({ items: [{ key: 'beta_2', value: 'beta_2' }], next: null });
+    expect(page).toEqual({ items: [{ deletable: true, key: 'beta_2', value: 'beta_2' }], next: null });
     const first = await call(client, 'browse_canvas_data', { canvasId: w.canvas.id, kind: 'kv', limit: 1 });
-    expect(first).toEqual({ items: [{ key: 'alpha', value: 'alpha' }], next: 'alpha' });
+    expect(first).toEqual({ items: [{ deletable: true, key: 'alpha', value: 'alpha' }], next: 'alpha' });
     expect(await call(client, 'delete_canvas_data_item', { canvasId: w.canvas.id, kind: 'kv', item: 'beta' })).toEqual({ ok: true });
     expect((await w.request('viewer', `/v1/c/${slug}/kv/beta`)).status).toBe(404);
     expect(await refusal(client, 'browse_canvas_data', { canvasId: w.canvas.id, kind: 'collection' })).toContain('name: required');

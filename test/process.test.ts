@@ -13,7 +13,7 @@ import { MIGRATIONS } from '../src/db/migrations/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { createContext, VERSION } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
-import { startServer } from '../src/http/listener.ts';
+import { startServer } from '../src/server/listener.ts';
 import { runToExit, startEasel, stopEasel, START_LINE, type Easel } from './spawn.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'easel-process-'));

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia';
 import type { User } from '../auth/users.ts';
 import type { AppContext } from '../context.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { json } from '../http/respond.ts';
 
 /** With tenancy off every user belongs to this one implicit org. */

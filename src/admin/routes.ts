@@ -6,7 +6,7 @@ import type { DiskUsageReport } from './disk-usage.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from './model.ts';

@@ -5,7 +5,7 @@ import { Elysia, t } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from './guards.ts';
 import { readJson } from '../http/json-body.ts';
 import { escapeHtml, html, json } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { HOST_LABEL } from '../canvases/host-labels.ts';
+import { HOST_LABEL } from '../http/host-labels.ts';
 import type { AppContext } from '../context.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from './guards.ts';
 import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { Actor } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import type { RuntimeCaller } from '../runtime/pipeline.ts';
 import { privateAnswer } from '../runtime/private-answers.ts';
 import { runtimeJson } from '../runtime/runtime-request.ts';

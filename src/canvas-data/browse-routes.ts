@@ -7,7 +7,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { json } from '../http/respond.ts';
 import type { BrowseKind } from './browse.ts';
 import type { CanvasDataService } from './service.ts';

@@ -7,7 +7,7 @@
 import { t } from 'elysia';
 import { AppError } from '../errors.ts';
 import { checkStrict } from '../http/json-body.ts';
-import { rowJson } from './rows.ts';
+import { rowJson, type DataRow } from './rows.ts';
 import type { ExportKind, PreparedExport, RowsFrom } from './service.ts';
 
 export type BrowseKind = Exclude<ExportKind, 'files.zip'>;
@@ -38,8 +38,16 @@ export function browsePageOf(query: Record<string, string>): BrowsePage {
   return { limit, after: query.after ?? '', contains: query.q ? query.q : null };
 }
 
-/** One page as the JSON text `{"items":[…],"next":…}`; `prepare` gives the rows from where the page starts. */
-export async function browsePage(page: BrowsePage, prepare: (from: RowsFrom) => Promise<PreparedExport>): Promise<string> {
+/**
+ * One page as the JSON text `{"items":[…],"next":…}`; `prepare` gives the rows
+ * from where the page starts, `deletable` whether the caller may delete a row
+ * (each item carries it, so the dashboard offers Delete only where it works).
+ */
+export async function browsePage(
+  page: BrowsePage,
+  prepare: (from: RowsFrom) => Promise<PreparedExport>,
+  deletable: (row: DataRow) => boolean,
+): Promise<string> {
   // One more than the page: when it comes, there is a next page.
   const prepared = await prepare({ after: page.after, contains: page.contains, batch: page.limit + 1 });
   const items: string[] = [];
@@ -50,7 +58,8 @@ export async function browsePage(page: BrowsePage, prepare: (from: RowsFrom) => 
       next = last;
       break;
     }
-    items.push(rowJson(row));
+    // rowJson is an object's text: `deletable` goes first, before its fields.
+    items.push(`{"deletable":${deletable(row)},${rowJson(row).slice(1)}`);
     last = row.cursor;
   }
   return `{"items":[${items.join(',')}],"next":${JSON.stringify(next)}}`;

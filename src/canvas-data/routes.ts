@@ -6,7 +6,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { managedCanvas, type Managed } from '../canvases/authority.ts';
 import type { Actor } from '../canvases/authority.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { checkStrict } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import { CONTENT_TYPES, exportStream } from './format.ts';

@@ -14,6 +14,7 @@ import type { FileService } from '../runtime/files/service.ts';
 import type { FilePosition } from '../runtime/files/store.ts';
 import type { KvService } from '../runtime/kv/service.ts';
 import type { RuntimeCaller } from '../runtime/pipeline.ts';
+import { allows } from '../policy/rights.ts';
 import type { SubmissionService } from '../runtime/submissions/service.ts';
 import type { BlobStore } from '../blobs/store.ts';
 import { browsePage, browsePageOf, type BrowseKind } from './browse.ts';
@@ -177,8 +178,25 @@ export class CanvasDataService {
     name: string | null,
     query: Record<string, string>,
   ): Promise<string> {
-    callerFor(canvas, user, role); // an admin without a role is refused before the query is read
-    return browsePage(browsePageOf(query), (from) => this.prepare(canvas, user, role, kind, name, from));
+    const caller = callerFor(canvas, user, role); // an admin without a role is refused before the query is read
+    const page = browsePageOf(query);
+    return browsePage(page, (from) => this.prepare(canvas, user, role, kind, name, from), this.deletable(caller, kind, name));
+  }
+
+  /**
+   * Who may delete what, as removeItem's paths decide: shared keys, submissions
+   * and files are the owners' and editors' (the only roles that reach here); a
+   * collection record follows its policy's delete rule (anyone's, the
+   * caller's own, or none).
+   */
+  private deletable(caller: RuntimeCaller, kind: BrowseKind, name: string | null): (row: DataRow) => boolean {
+    if (kind !== 'collection') return () => true;
+    const rule = this.deps.collections.open(caller, name).rights.delete;
+    return (row) =>
+      allows(
+        rule,
+        row.fixed.some(([column, value]) => column === 'authorId' && value === caller.actorId),
+      );
   }
 
   /** Deletes one item as the runtime API would let the caller (see removeItem). */

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
-import { enforceRate, principalOf } from '../http/guards.ts';
+import { enforceRate, principalOf } from '../auth/guards.ts';
 import type { Actor } from './authority.ts';
 
 /**

@@ -3,16 +3,22 @@
 import { t } from 'elysia';
 
 const closed = { additionalProperties: false } as const;
+/** A title is 1-200 characters once trimmed (the service trims and checks); the schema bounds what is read. */
+export const TITLE_MAX = 200;
+export const PASSWORD_MAX = 200;
 const audience = t.Union([t.Literal('editors'), t.Literal('viewers')]);
 
-export const CreateCanvasBody = t.Object({ title: t.String({ maxLength: 1000 }), slug: t.Optional(t.String({ maxLength: 100 })) }, closed);
+export const CreateCanvasBody = t.Object(
+  { title: t.String({ maxLength: TITLE_MAX }), slug: t.Optional(t.String({ maxLength: 100 })) },
+  closed,
+);
 
 export const PatchCanvasBody = t.Object(
   {
-    title: t.Optional(t.String({ maxLength: 1000 })),
+    title: t.Optional(t.String({ maxLength: TITLE_MAX })),
     slug: t.Optional(t.String({ maxLength: 100 })),
     accessMode: t.Optional(t.Union([t.Literal('restricted'), t.Literal('whole_org'), t.Literal('public_link')])),
-    password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()])),
+    password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: PASSWORD_MAX }), t.Null()])),
     expiresAt: t.Optional(
       t.Union([
         t.Integer({ minimum: 0, maximum: 8.64e15, description: 'epoch milliseconds, e.g. Date.parse("2027-01-31T00:00:00Z")' }),

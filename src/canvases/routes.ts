@@ -4,7 +4,8 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { json } from '../http/respond.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import { homeFacts } from './home-facts.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { managedCanvas, viewRoleFor, type Actor, type Need } from './authority.ts';
 import { setCapabilities } from './capabilities.ts';
@@ -43,7 +44,13 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
         const created = await createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
         return ok({ ...(await view(created)), apiKey: created.apiKey }, 201);
       })
-      .get('/api/canvases', async ({ actor }) => ok({ canvases: await Promise.all((await listCanvases(ctx, actor)).map(listed)) }))
+      .get('/api/canvases', async ({ actor }) => {
+        const [rows, facts] = await Promise.all([listCanvases(ctx, actor), homeFacts(ctx.sql, actor.user.id)]);
+        // Those who manage a canvas also see how widely it is shared and when it was last deployed.
+        const withFacts = async (r: CanvasWithRole) =>
+          r.role === 'viewer' ? listed(r) : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }) };
+        return ok({ canvases: await Promise.all(rows.map(withFacts)) });
+      })
       .get('/api/canvases/:id', async ({ actor, params }) => ok(await view(await getCanvas(ctx, actor, params.id))))
       .patch('/api/canvases/:id', async ({ actor, params, request }) => {
         await authorize(actor, params.id, 'manage');

@@ -2,16 +2,17 @@
 // delete, regenerate the key. Plain arguments in, plain data out; throws
 // AppError. The HTTP routes and the MCP tools both call these.
 import type { AppContext } from '../context.ts';
-import { enforceRate } from '../http/guards.ts';
+import { enforceRate } from '../auth/guards.ts';
 import { tx } from '../db/sql.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { actorKind, managedCanvas, viewRoleFor, type Actor } from './authority.ts';
 import { newCanvasKey } from './keys.ts';
+import { PASSWORD_MAX, TITLE_MAX } from './model.ts';
 import { canvasQuotaExceeded } from './quotas.ts';
 import type { AccessMode, Canvas } from './record.ts';
-import { reservedHostLabels } from './host-labels.ts';
+import { reservedHostLabels } from '../http/host-labels.ts';
 import { checkSlug, slugCandidates } from './slug.ts';
 import { canvasRows } from './store.ts';
 import type { ViewRole } from './view.ts';
@@ -20,9 +21,6 @@ export interface CanvasWithRole {
   canvas: Canvas;
   role: ViewRole;
 }
-
-export const TITLE_MAX = 200;
-export const PASSWORD_MAX = 200;
 
 function cleanTitle(title: string): string {
   const t = title.trim();

@@ -68,7 +68,7 @@ export function devCommand(argv: string[], env: Env, io: CliIO, deps: DevDeps): 
 export async function startDev(dir: string, port: number, env: Env, io: CliIO): Promise<DevServer> {
   const { loadConfig } = await import('../config.ts');
   const { createContext } = await import('../context.ts');
-  const { startServer } = await import('../http/listener.ts');
+  const { startServer } = await import('../server/listener.ts');
   const dataDir = mkdtempSync(`${tmpdir()}/easel-dev-`);
   const sockets = new Map<ServerWebSocket<DevSocket>, WebSocket>();
   const listeners = new Set<ReadableStreamDefaultController<Uint8Array>>();

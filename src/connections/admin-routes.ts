@@ -2,7 +2,7 @@
 // an instance admin gets 404, as if the routes did not exist; the body is
 // looked at only after that.
 import { Elysia } from 'elysia';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import type { AppContext } from '../context.ts';
 import { json } from '../http/respond.ts';

@@ -4,7 +4,7 @@
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, keyOfAnotherCanvas } from '../errors.ts';
-import { enforceRate } from '../http/guards.ts';
+import { enforceRate } from '../auth/guards.ts';
 import { sha256Hex } from '../ids.ts';
 
 /** `finalize`: the owner's deactivation is left to the upload service (see below). */

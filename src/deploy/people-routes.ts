@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import { enforceDeployRate } from './key-auth.ts';

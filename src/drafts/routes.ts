@@ -7,7 +7,7 @@ import { managedCanvas } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
 import { readBackResponse } from '../deploy/views.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { checkStrict, readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import { DraftFileQuery, DraftPathBody, DraftWriteQuery, PublishDraftBody } from './model.ts';

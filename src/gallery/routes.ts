@@ -4,7 +4,7 @@
 import { Elysia, t } from 'elysia';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import type { Gallery } from './service.ts';

@@ -1,4 +1,4 @@
-import { HOST_LABEL, reservedHostLabels, type HostConfig } from '../canvases/host-labels.ts';
+import { HOST_LABEL, reservedHostLabels, type HostConfig } from './host-labels.ts';
 import { authorityOf } from './url-path.ts';
 
 /**

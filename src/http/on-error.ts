@@ -1,5 +1,5 @@
 import { isUnstorableText } from '../db/unstorable-text.ts';
-import type { AppContext } from '../context.ts';
+import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
 import { errorResponse, json } from './respond.ts';
 import { metaOf } from './meta.ts';
@@ -20,7 +20,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
  * anything else is a 500 whose details go only to the log.
  */
 export function renderError(
-  ctx: AppContext,
+  ctx: { log: Logger },
   request: Request,
   error: unknown,
   code: unknown,

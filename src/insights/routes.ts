@@ -5,7 +5,7 @@ import { Elysia } from 'elysia';
 import { managedCanvas } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { checkStrict } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import { utcDay } from '../runtime/usage.ts';

@@ -1,13 +1,16 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { TObject } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { Actor } from '../canvases/authority.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
-import { principalOf } from '../http/guards.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
+import { principalOf } from '../auth/guards.ts';
+import { checkStrict } from '../http/json-body.ts';
 import { managementActor } from '../canvases/guard.ts';
 import type { Tool, ToolDeps } from './tools.ts';
-import { easelTools } from './tools.ts';
+import { checkedInput, easelTools } from './tools.ts';
 
 /** deploy_canvas carries whole sites as JSON (base64 grows them by a third). */
 const MCP_BODY_MAX = 64 * 1024 * 1024;
@@ -58,19 +61,45 @@ function methodNotAllowed(): Response {
   );
 }
 
-function serverFor(actor: Actor, tools: Tool[], version: string): McpServer {
-  const server = new McpServer({ name: 'easel', version });
-  for (const tool of tools) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => {
-      try {
-        const result = await tool.run(actor, args);
-        return { content: [{ type: 'text' as const, text: JSON.stringify(result) }] };
-      } catch (err) {
-        return { isError: true, content: [{ type: 'text' as const, text: failureText(err) }] };
-      }
-    });
-  }
+/**
+ * The SDK's low-level server: tools/list gives each tool's TypeBox input as
+ * JSON Schema (TypeBox schemas are JSON Schema; JSON drops its symbols), and
+ * tools/call checks the arguments with the HTTP bodies' checker, so a bad
+ * argument answers the HTTP route's code and message.
+ */
+function serverFor(actor: Actor, tools: Tool[], version: string): Server {
+  const server = new Server({ name: 'easel', version }, { capabilities: { tools: {} } });
+  const byName = new Map(tools.map((t) => [t.name, { tool: t, checked: checkedInput(t.input) }]));
+  const listed = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: JSON.parse(JSON.stringify(t.input)) as { type: 'object' },
+  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    try {
+      const found = byName.get(request.params.name);
+      if (!found) throw new AppError('NOT_FOUND', `no tool named ${JSON.stringify(request.params.name)}`);
+      const { tool, checked } = found;
+      const args = request.params.arguments ?? {};
+      checkArgs(tool, checked, args);
+      const result = await tool.run(actor, args);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+    } catch (err) {
+      return { isError: true, content: [{ type: 'text', text: failureText(err) }] };
+    }
+  });
   return server;
+}
+
+/** The tool's arguments against its schema; a refusal carries the matching HTTP route's code. */
+function checkArgs(tool: Tool, checked: TObject, args: Record<string, unknown>): void {
+  try {
+    checkStrict(checked, args);
+  } catch (err) {
+    if (tool.invalid && err instanceof AppError) throw new AppError(tool.invalid, err.message);
+    throw err;
+  }
 }
 
 /** `CODE: message`, then the `current` or `release` JSON where the refusal carries one (CONTRACT §9). */

@@ -2,19 +2,22 @@
 // calls the same service as its HTTP route, as the token's (or session's)
 // user, with the same rights and codes. No deploy, coordination or rollback
 // logic lives here: only argument decoding and the result shapes.
-import { z } from 'zod';
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import { setCapabilities } from '../canvases/capabilities.ts';
+import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody } from '../canvases/model.ts';
 import { createCanvas, getCanvas, listCanvases, regenerateKey, updateCanvas } from '../canvases/service.ts';
 import { canvasView, listedCanvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
 import { rollback, unpublish } from '../deploy/lifecycle.ts';
+import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
 import type { UploadService } from '../deploy/upload/service.ts';
 import { liveFile } from '../deploy/views.ts';
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import { sha256Hex } from '../ids.ts';
-import { BROWSE_LIMITS, type BrowseKind } from '../canvas-data/browse.ts';
+import { BROWSE_LIMITS, BrowseQuery, type BrowseKind } from '../canvas-data/browse.ts';
+import { ExportQuery } from '../canvas-data/model.ts';
 import type { CanvasDataService } from '../canvas-data/service.ts';
 import { exportStream } from '../canvas-data/format.ts';
 import { deployBlock } from './deploy-block.ts';
@@ -34,35 +37,78 @@ export const EXPORT_INLINE_MAX = 1024 * 1024;
 export interface Tool {
   name: string;
   description: string;
-  input: z.ZodRawShape;
+  /**
+   * The arguments as a closed TypeBox object: listed as JSON Schema by
+   * tools/list and checked (routes.ts) by the same checker as the HTTP
+   * bodies. Fields an HTTP route also takes come from that route's model.
+   */
+  input: TObject;
+  /** The code of a refused argument: the matching HTTP route's (default INVALID_BODY). */
+  invalid?: ErrorCode;
   run(actor: Actor, args: Record<string, unknown>): Promise<unknown> | unknown;
 }
 
-const canvasId = z.string().min(1).describe('The canvas id (not its slug), as create_canvas, get_canvas or list_canvases give it.');
-const coordination = {
-  releaseId: z
-    .string()
-    .optional()
-    .describe('Your identity for this release (e.g. a commit hash): deploying the live one again is a no-op.'),
-  expectedPublicationToken: z
-    .string()
-    .optional()
-    .describe('The publicationToken you last read: if someone published or unpublished since, the deploy fails with PUBLICATION_CHANGED.'),
-  preview: z
-    .boolean()
-    .optional()
-    .describe(
-      'true: make a ready version without going live (outcome "preview", with previewUrl to look at it); make it live later with rollback_canvas.',
-    ),
-};
-const fileEntry = z.object({
-  path: z.string().min(1).describe('Path inside the site, e.g. "index.html" or "assets/app.js".'),
-  content: z.string().describe('The file content, encoded as `encoding` says.'),
-  encoding: z.string().describe('"utf8" for text, "base64" for binary files.'),
-});
+const closed = { additionalProperties: false } as const;
 
-const dataKind = z.enum(['kv', 'collection', 'submissions', 'files']);
-const dataName = z.string().optional().describe('The collection (kind "collection") or submissions collection (kind "submissions").');
+/** Each described field's undescribed original: arguments are checked against those (see checkedInput). */
+const undescribed = new WeakMap<TSchema, TSchema>();
+
+/**
+ * A field with an agent-facing description for tools/list. A description the
+ * model already has (a unit, which refusals quote) is kept.
+ */
+function described<S extends TSchema>(schema: S, description: string): S {
+  if (schema.description !== undefined) return schema;
+  const out = { ...schema, description };
+  undescribed.set(out, schema);
+  return out;
+}
+
+/**
+ * The schema a tool's arguments are checked against: its input with each
+ * field as the model has it, so a refusal reads exactly as the HTTP route's
+ * (the checker quotes a field's description as its unit).
+ */
+export function checkedInput(input: TObject): TObject {
+  const properties = Object.fromEntries(Object.entries(input.properties).map(([k, s]) => [k, undescribed.get(s) ?? s]));
+  return Type.Object(properties, closed);
+}
+
+/** A model's fields, each described for agents (every field must be named: a new one needs its words). */
+function fields<P extends TProperties>(model: TObject<P>, descriptions: { [K in keyof P]: string }): P {
+  const out = {} as P;
+  for (const key of Object.keys(model.properties) as (keyof P)[]) out[key] = described(model.properties[key], descriptions[key]);
+  return out;
+}
+
+const canvasId = described(
+  Type.String({ minLength: 1 }),
+  'The canvas id (not its slug), as create_canvas, get_canvas or list_canvases give it.',
+);
+const coordination = {
+  releaseId: 'Your identity for this release (e.g. a commit hash): deploying the live one again is a no-op.',
+  expectedPublicationToken:
+    'The publicationToken you last read: if someone published or unpublished since, the deploy fails with PUBLICATION_CHANGED.',
+  preview:
+    'true: make a ready version without going live (outcome "preview", with previewUrl to look at it); make it live later with rollback_canvas.',
+};
+/** deploy_canvas begins and finalizes in one call: the finalize fields. */
+const deployCoordination = fields(FinalizeBody, coordination);
+const fileEntry = Type.Object(
+  {
+    path: Type.String({ minLength: 1, description: 'Path inside the site, e.g. "index.html" or "assets/app.js".' }),
+    content: Type.String({ description: 'The file content, encoded as `encoding` says.' }),
+    encoding: Type.String({ description: '"utf8" for text, "base64" for binary files.' }),
+  },
+  closed,
+);
+
+const uploadId = described(Type.String(), 'From begin_deploy.');
+const dataKind = Type.Union([Type.Literal('kv'), Type.Literal('collection'), Type.Literal('submissions'), Type.Literal('files')]);
+const dataName = described(
+  Type.Optional(Type.String()),
+  'The collection (kind "collection") or submissions collection (kind "submissions").',
+);
 
 /** The kind and name of a data tool's call: a collection or submissions collection needs its name. */
 function dataTarget(a: Record<string, unknown>): { kind: BrowseKind; name: string | null } {
@@ -105,17 +151,20 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'list_canvases',
       description: 'Lists the canvases you own or are on the list of, newest first, with your role on each.',
-      input: {},
+      input: Type.Object({}, closed),
       run: async (actor) => ({ canvases: (await listCanvases(ctx, actor)).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
     },
     {
       name: 'create_canvas',
       description:
         'Creates a restricted, unpublished canvas you own. Answers the canvas, its deploy key (shown this once: keep it secret) and where to deploy.',
-      input: {
-        title: z.string().min(1).max(200).describe('The title, 1-200 characters.'),
-        slug: z.string().optional().describe('The URL name (3-63 lowercase letters, digits, hyphens); derived from the title when absent.'),
-      },
+      input: Type.Object(
+        fields(CreateCanvasBody, {
+          title: 'The title, 1-200 characters.',
+          slug: 'The URL name (3-63 lowercase letters, digits, hyphens); derived from the title when absent.',
+        }),
+        closed,
+      ),
       run: async (actor, a) => {
         const created = await createCanvas(ctx, actor, { title: a.title as string, slug: a.slug as string | undefined });
         return {
@@ -128,7 +177,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'regenerate_deploy_key',
       description: 'Issues a new deploy key for a canvas you own (the old one stops working at once). Answers the key, shown this once.',
-      input: { canvasId },
+      input: Type.Object({ canvasId }, closed),
       run: async (actor, a) => ({
         ...(await regenerateKey(ctx, actor, a.canvasId as string)),
         deploy: deployBlock(ctx.config, a.canvasId as string),
@@ -138,13 +187,16 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'get_canvas',
       description:
         'Reads a canvas you manage: sharing, capabilities, its publicationToken and runtimePolicyRevision (needed by set_capabilities), and where to deploy.',
-      input: { canvasId },
+      input: Type.Object({ canvasId }, closed),
       run: async (actor, a) => ({ canvas: await view(actor, a.canvasId as string), deploy: deployBlock(ctx.config, a.canvasId as string) }),
     },
     {
       name: 'get_canvas_file',
       description: `Reads one file of the live version: path, size, mime and sha256 hash, plus its content (utf8 or base64) when it is at most ${INLINE_FILE_MAX / 1024} KiB.`,
-      input: { canvasId, path: z.string().min(1).describe('The file path inside the site, e.g. "index.html".') },
+      input: Type.Object(
+        { canvasId, path: described(Type.String({ minLength: 1 }), 'The file path inside the site, e.g. "index.html".') },
+        closed,
+      ),
       run: async (actor, a) => {
         const file = await liveFile(ctx, await managed(actor, a.canvasId as string), a.path as string);
         const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
@@ -161,23 +213,26 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'set_capabilities',
       description:
         "Switches a canvas's runtime capabilities and sets its runtime policy. expectedRuntimePolicy must be the runtimePolicyRevision you last read (null at first); runtimePolicy is the whole document.",
-      input: {
-        canvasId,
-        expectedRuntimePolicy: z.string().nullable().describe('The runtimePolicyRevision from get_canvas (null when none was saved yet).'),
-        runtimePolicy: z
-          .record(z.string(), z.unknown())
-          .nullable()
-          .optional()
-          .describe('The full runtime policy document (collections, fileGroups, channels…).'),
-        backend: z.boolean().optional(),
-        kv: z.boolean().optional(),
-        files: z.boolean().optional(),
-        ai: z.boolean().optional(),
-        realtime: z.boolean().optional(),
-        authoring: z.boolean().optional(),
-        aiAudience: z.enum(['editors', 'viewers']).optional(),
-        connectionsAudience: z.enum(['editors', 'viewers']).optional(),
-      },
+      input: Type.Object(
+        {
+          canvasId,
+          ...fields(CapabilitiesBody, {
+            backend: 'The runtime backend at all (the other runtime switches need it).',
+            kv: 'Shared key-value storage.',
+            files: 'Runtime file uploads.',
+            ai: 'The AI chat proxy.',
+            realtime: 'Realtime channels and presence.',
+            authoring: 'The page may create and update canvases (easel.canvases).',
+            aiAudience: 'Who may use AI: "editors" or "viewers".',
+            connectionsAudience: 'Who may call Connections: "editors" or "viewers".',
+            guestAi: "Lets the canvas's guests use AI (owner or admin only).",
+            guestAiMonthlyUsd: "Guests' monthly ceiling on this canvas (0: none beyond the canvas cap; owner or admin only).",
+            expectedRuntimePolicy: 'The runtimePolicyRevision from get_canvas (null when none was saved yet); required with runtimePolicy.',
+            runtimePolicy: 'The full runtime policy document (collections, fileGroups, channels…), or null to remove it.',
+          }),
+        },
+        closed,
+      ),
       run: async (actor, a) => {
         const { canvasId: id, ...patch } = a;
         const r = await setCapabilities(ctx, actor, id as string, patch as Parameters<typeof setCapabilities>[3]);
@@ -188,14 +243,20 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'update_canvas',
       description:
         "Changes a canvas's title, slug or sharing: accessMode restricted, whole_org or public_link; a password (null removes it); expiresAt in epoch ms (null: never).",
-      input: {
-        canvasId,
-        title: z.string().optional(),
-        slug: z.string().optional(),
-        accessMode: z.enum(['restricted', 'whole_org', 'public_link']).optional(),
-        password: z.string().nullable().optional(),
-        expiresAt: z.number().int().nullable().optional(),
-      },
+      input: Type.Object(
+        {
+          canvasId,
+          ...fields(PatchCanvasBody, {
+            title: 'The title, 1-200 characters.',
+            slug: 'The URL name (3-63 lowercase letters, digits, hyphens).',
+            accessMode: 'Who may open it: restricted, whole_org or public_link.',
+            password: 'A password visitors must give (null removes it).',
+            expiresAt: 'When it stops being served, in epoch ms (null: never).',
+            serviceWorkers: 'Lets the site register a service worker (owner or admin only).',
+          }),
+        },
+        closed,
+      ),
       run: async (actor, a) => {
         const { canvasId: id, ...patch } = a;
         const r = await updateCanvas(ctx, actor, id as string, patch);
@@ -206,20 +267,25 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'deploy_canvas',
       description:
         'Publishes a whole site in one call: every file with its content. Files the server already holds are not sent again. Answers the DeployResult (outcome, version, url…).',
-      input: { canvasId, files: z.array(fileEntry).min(1).describe('Every file of the site; index.html at the root.'), ...coordination },
+      input: Type.Object(
+        {
+          canvasId,
+          files: described(Type.Array(fileEntry, { minItems: 1 }), 'Every file of the site; index.html at the root.'),
+          ...deployCoordination,
+        },
+        closed,
+      ),
       run: (actor, a) => deployFiles(actor, a.canvasId as string, a.files as FileArg[], coordinationOf(a)),
     },
     {
       name: 'begin_deploy',
       description:
         'Starts a staged deploy for large sites: send the manifest [{path, hash (sha256 hex), size}]; answers uploadId and the missingHashes to send with add_files, then call finalize_deploy.',
-      input: {
-        canvasId,
-        manifest: z
-          .array(z.object({ path: z.string(), hash: z.string(), size: z.number().int() }))
-          .describe('Every file: path, sha256 (lowercase hex), size in bytes.'),
-        ...coordination,
-      },
+      input: Type.Object(
+        { canvasId, ...fields(BeginUploadBody, { manifest: 'Every file: path, sha256 (lowercase hex), size in bytes.', ...coordination }) },
+        closed,
+      ),
+      invalid: 'INVALID_MANIFEST',
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
         await enforceDeployRate(ctx, canvas.id);
@@ -230,7 +296,10 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'add_files',
       description: 'Sends files of a begun deploy (their content must hash to the manifest entries). Answers the hashes still missing.',
-      input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), files: z.array(fileEntry).min(1) },
+      input: Type.Object(
+        { canvasId, uploadId, files: described(Type.Array(fileEntry, { minItems: 1 }), 'Files of the manifest, with their content.') },
+        closed,
+      ),
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
         const decoded = (a.files as FileArg[]).map(decodeFile);
@@ -242,7 +311,8 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'finalize_deploy',
       description: 'Publishes a begun deploy once every missing file was sent. Answers the DeployResult.',
-      input: { canvasId, uploadId: z.string().describe('From begin_deploy.'), ...coordination },
+      input: Type.Object({ canvasId, uploadId, ...fields(FinalizeBody, coordination) }, closed),
+      invalid: 'INVALID_REQUEST',
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
         await enforceDeployRate(ctx, canvas.id);
@@ -252,10 +322,10 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'rollback_canvas',
       description: 'Makes a kept earlier version live again (a pointer move; no new version). Answers {url, version}.',
-      input: {
-        canvasId,
-        version: z.number().int().min(1).describe('The version number, from get_canvas or the Deploy API versions list.'),
-      },
+      input: Type.Object(
+        { canvasId, ...fields(RollbackBody, { version: 'The version number, from get_canvas or the Deploy API versions list.' }) },
+        closed,
+      ),
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
         await enforceDeployRate(ctx, canvas.id);
@@ -265,12 +335,15 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'export_canvas_data',
       description: `Exports what a canvas you own or edit has collected, exactly as its runtime API would let you read it: shared KV keys, a collection's records, a submissions collection, or the list of runtime files. Answers the text (JSON array, NDJSON or CSV) up to ${EXPORT_INLINE_MAX / 1024} KiB; past that it is cut at a whole row, with truncated: true and the URL that serves all of it.`,
-      input: {
-        canvasId,
-        kind: z.enum(['kv', 'collection', 'submissions', 'files']).describe('What to export.'),
-        name: z.string().optional().describe('The collection (kind "collection") or submissions collection (kind "submissions").'),
-        format: z.enum(['json', 'ndjson', 'csv']).optional().describe('json (the default), ndjson or csv.'),
-      },
+      input: Type.Object(
+        {
+          canvasId,
+          kind: described(dataKind, 'What to export.'),
+          name: dataName,
+          ...fields(ExportQuery, { format: 'json (the default), ndjson or csv.' }),
+        },
+        closed,
+      ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
         const format = (a.format as 'json' | 'ndjson' | 'csv' | undefined) ?? 'json';
@@ -287,23 +360,24 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'browse_canvas_data',
       description:
         "A page of what a canvas you own or edit has collected (shared KV keys, a collection's records, a submissions collection, or runtime files), by the same rules as export_canvas_data, with an optional search. Answers {items, next}: pass next as `after` for the following page (null: the last).",
-      input: {
-        canvasId,
-        kind: dataKind.describe('What to browse.'),
-        name: dataName,
-        q: z
-          .string()
-          .optional()
-          .describe("Only items whose key or id or value text (a file's name) holds this, case-insensitively, taken literally."),
-        after: z.string().optional().describe('The `next` of the previous page.'),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(BROWSE_LIMITS.maxPage)
-          .optional()
-          .describe(`Items per page (default ${BROWSE_LIMITS.defaultPage}).`),
-      },
+      input: Type.Object(
+        {
+          canvasId,
+          kind: described(dataKind, 'What to browse.'),
+          name: dataName,
+          ...fields(BrowseQuery, {
+            q: "Only items whose key or id or value text (a file's name) holds this, case-insensitively, taken literally.",
+            after: 'The `next` of the previous page.',
+            limit: '',
+          }),
+          // A number here; the HTTP query carries it as digits (BrowseQuery), checked against the same bounds.
+          limit: described(
+            Type.Optional(Type.Integer({ minimum: 1, maximum: BROWSE_LIMITS.maxPage })),
+            `Items per page (default ${BROWSE_LIMITS.defaultPage}).`,
+          ),
+        },
+        closed,
+      ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
         const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
@@ -316,15 +390,18 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'delete_canvas_data_item',
       description:
         "Deletes one item of a canvas's data as its runtime API would let you: a shared KV key (owners and editors), a collection record (its policy's delete rule), someone's submission (owners and editors) or a runtime file. Audited.",
-      input: {
-        canvasId,
-        kind: dataKind.describe('What kind of item.'),
-        name: dataName,
-        item: z
-          .string()
-          .min(1)
-          .describe('The key (kv), record id (collection), user id (submissions) or file id (files), as browse_canvas_data lists it.'),
-      },
+      input: Type.Object(
+        {
+          canvasId,
+          kind: described(dataKind, 'What kind of item.'),
+          name: dataName,
+          item: described(
+            Type.String({ minLength: 1 }),
+            'The key (kv), record id (collection), user id (submissions) or file id (files), as browse_canvas_data lists it.',
+          ),
+        },
+        closed,
+      ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
         const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
@@ -334,7 +411,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
     {
       name: 'unpublish_canvas',
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
-      input: { canvasId },
+      input: Type.Object({ canvasId }, closed),
       run: async (actor, a) => unpublish(ctx, await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
     },
   ];

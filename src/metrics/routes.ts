@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from '../auth/guards.ts';
 import type { Metrics } from './metrics.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -2,7 +2,7 @@
 // for instance admins (anyone else: 404, as every admin route).
 import { Elysia } from 'elysia';
 import { listLimit } from '../admin/routes.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { json } from '../http/respond.ts';
 import type { DeliveryState } from './outbox-store.ts';
 import type { NotificationsFeature } from './feature.ts';

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia';
 import { managedCanvas } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { readJson } from '../http/json-body.ts';
 import { json } from '../http/respond.ts';
 import type { NotificationsFeature } from './feature.ts';

@@ -1,7 +1,8 @@
 // Sends what the outbox holds, off every request's path: a tick runs at once
 // after something was recorded (kick) and every TICK_MS; it claims due rows
 // one by one (one node wins each), sends, and records the outcome.
-import type { Scheduler, Cancel } from '../clock.ts';
+import type { Scheduler } from '../clock.ts';
+import { KickedLoop } from '../kicked-loop.ts';
 import type { EventBus } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../log.ts';
@@ -29,51 +30,37 @@ export interface OutboxWorkerDeps {
 }
 
 export class OutboxWorker implements Lifecycle {
-  private cancel: Cancel | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private readonly loop: KickedLoop;
 
-  constructor(private readonly d: OutboxWorkerDeps) {}
+  constructor(private readonly d: OutboxWorkerDeps) {
+    this.loop = new KickedLoop({
+      scheduler: d.scheduler,
+      log: d.log,
+      everyMs: TICK_MS,
+      name: 'notification outbox',
+      tick: (stopped) => this.tick(stopped),
+    });
+  }
 
   async start(): Promise<void> {
-    this.stopped = false;
     if (this.d.exclusive) await this.d.store.releaseAllLeases();
-    this.cancel = this.d.scheduler.interval(TICK_MS, () => this.kick());
-    this.kick();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.cancel?.();
-    this.cancel = null;
-    await this.running;
+    await this.loop.stop();
     this.d.mailer.close();
   }
 
   /** Runs a tick soon (never in the caller's turn: a request does not wait for mail). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = Promise.resolve()
-      .then(() => this.tick())
-      .catch((err) => this.d.log.warn('notification outbox tick failed', { error: err instanceof Error ? err.message : String(err) }))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.kick();
   }
 
-  private async tick(): Promise<void> {
+  private async tick(stopped: () => boolean): Promise<void> {
     const { store, now } = this.d;
     for (const id of await store.due(now(), BATCH)) {
-      if (this.stopped) return;
+      if (stopped()) return;
       await this.deliver(id);
     }
     await store.prune(now() - KEEP_MS);

@@ -16,7 +16,7 @@ import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, Put
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
-import { RollbackBody } from '../deploy/model.ts';
+import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
 import type { ErrorCode } from '../errors.ts';
 import { InsightsAnswer } from '../insights/model.ts';
 import { PutWebhooksBody } from '../webhooks/model.ts';
@@ -26,13 +26,11 @@ import { RenameBody } from '../runtime/files/model.ts';
 import { KvIncrementBody } from '../runtime/kv/model.ts';
 import {
   BeginUploadAnswer,
-  BeginUploadBody,
   CanvasCreated,
   CanvasView,
   DeployResult,
   DeployStatus,
   FileListing,
-  FinalizeBody,
   KvValue,
   Ok,
   VersionList,

@@ -104,29 +104,10 @@ export const FileListing = T.Object(
   { $id: 'FileListing' },
 );
 
-export const BeginUploadBody = T.Object({
-  manifest: T.Array(
-    T.Object({
-      path: T.String(),
-      hash: T.String({ pattern: '^[0-9a-f]{64}$', description: 'sha256, lowercase hex' }),
-      size: T.Integer({ minimum: 0 }),
-    }),
-  ),
-  releaseId: T.Optional(T.String()),
-  expectedPublicationToken: T.Optional(T.String()),
-  preview: T.Optional(T.Boolean({ description: 'a kept release answers as its preview instead of a conflict' })),
-});
-
 export const BeginUploadAnswer = T.Union([
   T.Object({ uploadId: T.String(), missingHashes: T.Array(T.String()), expiresAt: T.Optional(T.Integer()) }),
   DeployResult,
 ]);
-
-export const FinalizeBody = T.Object({
-  releaseId: T.Optional(T.String()),
-  expectedPublicationToken: T.Optional(T.String()),
-  preview: T.Optional(T.Boolean({ description: 'make a ready version without going live (outcome "preview")' })),
-});
 
 export const Ok = T.Object({ ok: T.Literal(true) });
 

@@ -4,7 +4,7 @@ import type { AccessResolver, CanvasFacts, ResolvedAccess } from '../canvases/ac
 import type { Canvas, CanvasRole } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, signInFirst } from '../errors.ts';
-import { enforceRate, principalOf } from '../http/guards.ts';
+import { enforceRate, principalOf } from '../auth/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { networkOf } from '../net/ip.ts';
 import { capabilityState, type Capability, type CapabilityLookup } from './capabilities.ts';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKinds } from '../http/auth-kinds.ts';
+import type { AuthKinds } from '../server/auth-kinds.ts';
 import { preflightResponse } from './isolation.ts';
 
 type SlugRoute = { request: Request; params: { slug: string | null } };

@@ -6,7 +6,7 @@ import type { AccessResolver } from '../canvases/access-resolver.ts';
 import { statusOf, type Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from '../auth/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
 import type { RateCounter } from '../ratelimit/port.ts';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from '../auth/guards.ts';
 import { SdkBundle, type SdkAsset } from './sdk-bundle.ts';
 
 export interface SdkRouteOptions {

@@ -4,7 +4,7 @@
 // and records the outcome. Retries back off as notification mail does
 // (src/notifications/backoff.ts); a hook failing for 24 hours without a
 // success is paused and its owner mailed.
-import type { Cancel } from '../clock.ts';
+import { KickedLoop } from '../kicked-loop.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import type { EgressDeps } from '../connections/upstream.ts';
@@ -28,50 +28,36 @@ export interface WebhookWorkerDeps {
 }
 
 export class WebhookWorker implements Lifecycle {
-  private cancel: Cancel | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private readonly loop: KickedLoop;
 
-  constructor(private readonly d: WebhookWorkerDeps) {}
-
-  async start(): Promise<void> {
-    this.stopped = false;
-    // One process on its own database: leases left at start were a dead run's.
-    if (this.d.ctx.sql.engine === 'sqlite') await this.d.store.releaseAllLeases();
-    this.cancel = this.d.ctx.scheduler.interval(TICK_MS, () => this.kick());
-    this.kick();
+  constructor(private readonly d: WebhookWorkerDeps) {
+    this.loop = new KickedLoop({
+      scheduler: d.ctx.scheduler,
+      log: d.ctx.log,
+      everyMs: TICK_MS,
+      name: 'webhook',
+      tick: (stopped) => this.tick(stopped),
+    });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.cancel?.();
-    this.cancel = null;
-    await this.running;
+  async start(): Promise<void> {
+    // One process on its own database: leases left at start were a dead run's.
+    if (this.d.ctx.sql.engine === 'sqlite') await this.d.store.releaseAllLeases();
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Runs a tick soon (never in the caller's turn: a request does not wait for a receiver). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = Promise.resolve()
-      .then(() => this.tick())
-      .catch((err) => this.d.ctx.log.warn('webhook tick failed', { error: err instanceof Error ? err.message : String(err) }))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.kick();
   }
 
-  private async tick(): Promise<void> {
+  private async tick(stopped: () => boolean): Promise<void> {
     for (const id of await this.d.store.due(this.d.ctx.now(), BATCH)) {
-      if (this.stopped) return;
+      if (stopped()) return;
       await this.deliver(id);
     }
   }

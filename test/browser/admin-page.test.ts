@@ -120,7 +120,9 @@ describe('the administration page', () => {
     await page.getByLabel('Model to price').fill('my-model-1');
     await page.getByLabel('Input price of the new model').fill('1');
     await page.getByLabel('Output price of the new model').fill('2');
-    await page.fill('#ad-settings input[name="userStorageBytes"]', '123456789');
+    // Sizes are typed in the unit people think in (GB here), never in bytes.
+    expect(await page.getByLabel('Storage per person (GB)').inputValue()).toBe(String(before.userStorageBytes / 1024 ** 3));
+    await page.getByLabel('Storage per person (GB)').fill('2.5');
     await page.fill('#ad-settings input[name="userCanvasCreatesPerHour"]', '7');
     await page.locator('#ad-settings-state').evaluate((el) => (el.textContent = ''));
     await page.click('#ad-settings button');
@@ -130,7 +132,7 @@ describe('the administration page', () => {
     expect(after.aiPrices[first]).toEqual({ input: 3.25, output: before.aiPrices[first].output });
     expect(after.aiPrices['my-model-1']).toEqual({ input: 1, output: 2 });
     expect(Object.hasOwn(after.aiPrices, second)).toBe(false);
-    expect(after).toMatchObject({ userStorageBytes: 123456789, userCanvasCreatesPerHour: 7 });
+    expect(after).toMatchObject({ userStorageBytes: 2.5 * 1024 ** 3, userCanvasCreatesPerHour: 7 });
     // The page shows what is stored now.
     expect(await page.locator('#ad-prices tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.model))).toEqual([
       ...Object.keys(after.aiPrices),
@@ -164,14 +166,17 @@ describe('the administration page', () => {
     await row.locator('td', { hasText: 'Authorization' }).waitFor();
     expect(await page.inputValue('#ad-connection-header input[name="value"]')).toBe('');
     await page.selectOption('#ad-connection-grant select[name="profile"]', 'crm');
-    await page.fill('#ad-connection-grant input[name="canvasId"]', canvas.id);
+    // The canvas is picked by its title (a suggestion), not typed as an id; the grant names it.
+    const suggestions = await page.locator('#ad-canvas-options option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(suggestions).toContain(`${canvas.title} (${canvas.slug})`);
+    await page.fill('#ad-connection-grant input[name="canvas"]', `${canvas.title} (${canvas.slug})`);
     await page.click('#ad-connection-grant button');
-    await row.locator('td', { hasText: canvas.id }).waitFor();
+    await row.locator('span.grant', { hasText: canvas.title }).waitFor();
     expect(await api(app, 'GET', `/api/admin/canvases/${canvas.id}/connections`, { cookie: await app.signIn(ADMIN_EMAIL) })).toMatchObject({
       connections: [expect.objectContaining({ name: 'crm' })],
     });
     await row.locator('span.grant').getByRole('button', { name: '×' }).click();
-    await row.locator('td', { hasText: canvas.id }).waitFor({ state: 'detached' });
+    await row.locator('span.grant').waitFor({ state: 'detached' });
     await row.getByRole('button', { name: 'Disable' }).click();
     await row.locator('td', { hasText: 'disabled' }).waitFor();
     expect(await page.content()).not.toContain('upstream-secret');
@@ -211,7 +216,7 @@ describe('the administration page', () => {
 
   test('the audit log, filtered by action and canvas', async () => {
     await page.fill('#ad-audit-filter input[name="action"]', 'canvas.disable');
-    await page.fill('#ad-audit-filter input[name="canvasId"]', canvas.id);
+    await page.fill('#ad-audit-filter input[name="canvas"]', canvas.slug);
     await page.click('#ad-audit-filter button');
     await page.locator('#ad-audit tbody tr[data-action="canvas.disable"]').waitFor();
     const rows = await page.locator('#ad-audit tbody tr').allInnerTexts();
@@ -223,5 +228,22 @@ describe('the administration page', () => {
     expect(stored).toBe('canvas.disable {"fields":["reason"]}');
     expect(`${rows[0]}${stored}`).not.toContain('policy breach');
     await page.screenshot({ path: join(SHOTS, 'admin-page.png'), fullPage: true });
+  });
+});
+
+test('a size shown rounded is not written back as its rounding when something else is saved', async () => {
+  const admin = await app.signIn(ADMIN_EMAIL);
+  await api(app, 'PATCH', '/api/admin/settings', { cookie: admin, json: { filesBytesFile: 123456789 } });
+  await page.reload();
+  await page.click('#admin-link').catch(() => {});
+  await page.locator('#admin-page[data-ready="true"]').waitFor();
+  expect(await page.getByLabel('File size limit (MB)').inputValue()).toBe('117.74');
+  await page.fill('#ad-settings input[name="userCanvasCreatesPerHour"]', '9');
+  await page.locator('#ad-settings-state').evaluate((el) => (el.textContent = ''));
+  await page.click('#ad-settings button');
+  await page.locator('#ad-settings-state', { hasText: 'Saved.' }).waitFor();
+  expect(await api(app, 'GET', '/api/admin/settings', { cookie: admin })).toMatchObject({
+    filesBytesFile: 123456789,
+    userCanvasCreatesPerHour: 9,
   });
 });

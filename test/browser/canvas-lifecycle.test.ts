@@ -71,7 +71,7 @@ describe('from nothing to a first deploy', () => {
 });
 
 describe('status words', () => {
-  test('the list says Live / Not published yet / Archived with the access in words, never raw values; one file is "1 file"', async () => {
+  test('the list says Live / Not published yet / Archived and who can open it in words, never raw values; one file is "1 file"', async () => {
     const { page, cookie } = await signedIn('words@example.com');
     const live = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Words live' } });
     await deploy(suite.app, live.id, live.apiKey, { 'index.html': 'one' });
@@ -81,10 +81,12 @@ describe('status words', () => {
     await api(suite.app, 'POST', `/api/canvases/${shelved.id}/archive`, { cookie });
     await page.reload();
     await page.locator('#canvases[data-ready="true"]').waitFor();
-    const status = (title: string) => page.locator('#canvases tbody tr', { hasText: title }).locator('td').nth(3).innerText();
-    expect(await status('Words live')).toBe('Live · Whole organisation');
-    expect(await status('Words draft')).toBe('Not published yet · Restricted');
-    expect(await status('Words shelved')).toBe('Archived · Restricted');
+    const column = (title: string, n: number) => page.locator('#canvases tbody tr', { hasText: title }).locator('td').nth(n).innerText();
+    expect(await column('Words live', 3)).toBe('Live');
+    expect(await column('Words live', 4)).toBe('Whole organisation');
+    expect(await column('Words draft', 3)).toBe('Not published yet');
+    expect(await column('Words draft', 4)).toBe('Only you');
+    expect(await column('Words shelved', 3)).toBe('Archived');
     await openCanvas(page, live.id);
     expect(await page.locator('#cp-versions tbody tr').first().locator('td').nth(5).innerText()).toStartWith('1 file, ');
     expect(await page.locator('main').innerText()).not.toMatch(/public_link|whole_org|\bactive\b/);

@@ -57,6 +57,17 @@ beforeAll(async () => {
 });
 afterAll(() => closeBrowserSuite(contexts, browser, app));
 
+async function setBoardDelete(rule: 'editors' | 'own') {
+  const revision = (await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie })).runtimePolicyRevision;
+  await api(app, 'PATCH', `/api/canvases/${canvas.id}/capabilities`, {
+    cookie: ownerCookie,
+    json: {
+      expectedRuntimePolicy: revision,
+      runtimePolicy: { collections: { poll: { preset: 'collaborative' }, board: { preset: 'managed', overrides: { delete: rule } } } },
+    },
+  });
+}
+
 const section = () => page.locator('#cp-data-browser');
 const rows = () => page.locator('#cp-browse-rows tr');
 
@@ -118,10 +129,25 @@ test('delete a row after a confirmation naming it: gone from the table and from 
   await page.waitForFunction(() => document.getElementById('cp-data-summary')!.textContent!.includes('poll: 59 records'));
 });
 
-test('a refusal is shown in words and the row stays; an empty list says so', async () => {
+test('Delete is offered only where it works; a refusal (the policy changed meanwhile) is shown in words and the row stays; an empty list says so', async () => {
   await openBrowser('Collection board');
   expect(await rows().count()).toBe(1);
-  await rows().first().getByRole('button').click();
+  // The board's policy keeps others' records from the owner: no Delete, and why.
+  expect(
+    await rows()
+      .first()
+      .getByRole('button', { name: /^Delete/ })
+      .count(),
+  ).toBe(0);
+  expect(await rows().first().innerText()).toContain('Only its author may delete it');
+  // The policy opens deletes, the page is reloaded, then closed again before the click.
+  await setBoardDelete('editors');
+  await openBrowser('Collection board');
+  await setBoardDelete('own');
+  await rows()
+    .first()
+    .getByRole('button', { name: /^Delete/ })
+    .click();
   await page.locator('#cp-browse-error:not([hidden])').waitFor();
   expect(await page.locator('#cp-browse-error').innerText()).toMatch(/^Could not delete record \w+ by Eddie Editor: .*policy/);
   expect(await rows().count()).toBe(1);

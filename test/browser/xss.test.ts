@@ -154,7 +154,8 @@ const ROWS: Array<{
     hash: '#/admin',
     ready: '#admin-page[data-ready="true"]',
     selector: '#ad-audit',
-    text: RELEASE.replaceAll('"', '\\"'),
+    // The deploy's sentence names its release, as text.
+    text: RELEASE,
   },
 ];
 

@@ -1,14 +1,14 @@
 import { Elysia } from 'elysia';
 import { DEFAULT_GUEST_NAME, guestCookie, type GuestInvite } from '../../auth/guests.ts';
-import { actorKind, managedCanvas, type Actor, type Managed } from '../../canvases/authority.ts';
-import { canvasUrl } from '../../canvases/url.ts';
+import { actorKind, managedCanvas, type Actor, type Managed } from '../authority.ts';
+import { canvasUrl } from '../url.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { escapeHtml, html, json } from '../../http/respond.ts';
 import { cardPage } from '../../http/card-page.ts';
 import { readJson } from '../../http/json-body.ts';
-import type { AuthKinds } from '../../http/auth-kinds.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { EMAIL } from '../../auth/users.ts';
 import { CreateInviteBody, INVITE_TOKEN, type InviteMailer } from './model.ts';
 

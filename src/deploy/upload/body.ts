@@ -4,14 +4,17 @@
 // finalize) instead of Elysia's generic parse error.
 import { AppError, type ErrorCode, overCap } from '../../errors.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
+import { BeginUploadBody, FinalizeBody } from '../model.ts';
 
 /** A 2000-entry manifest with long paths stays well under this. */
 export const BEGIN_BODY_MAX = 4 * 1024 * 1024;
 /** Spec Limits: finalize body. */
 export const FINALIZE_BODY_MAX = 16 * 1024;
 
-const BEGIN_FIELDS = new Set(['manifest', 'releaseId', 'expectedPublicationToken', 'preview']);
-const FINALIZE_FIELDS = new Set(['releaseId', 'expectedPublicationToken', 'preview']);
+// The field names come from the TypeBox models (the OpenAPI document and the MCP tools describe the same);
+// the values are checked by the service, which answers the spec's codes.
+const BEGIN_FIELDS = new Set(Object.keys(BeginUploadBody.properties));
+const FINALIZE_FIELDS = new Set(Object.keys(FinalizeBody.properties));
 
 function parseObject(text: string, code: ErrorCode, what: string): Record<string, unknown> | undefined {
   let value: unknown;

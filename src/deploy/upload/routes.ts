@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
-import type { AuthKinds } from '../../http/auth-kinds.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { json } from '../../http/respond.ts';
 import { enforceDeployRate } from '../key-auth.ts';
 import { readBeginBody, readFinalizeBody } from './body.ts';

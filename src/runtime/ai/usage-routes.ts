@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { managedCanvas } from '../../canvases/authority.ts';
 import type { AppContext } from '../../context.ts';
-import type { AuthKinds } from '../../http/auth-kinds.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { json } from '../../http/respond.ts';
 import { rangeOf, UsageReports } from './usage-report.ts';
 

@@ -7,7 +7,7 @@ import { proxyConnection } from '../../connections/proxy.ts';
 import { clientResponse } from '../../connections/response-shape.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { AuthKinds } from '../../http/auth-kinds.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { readBytesCapped } from '../../http/read-capped.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { splitUrl } from '../../http/url-path.ts';

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AuthKinds } from '../../http/auth-kinds.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { runtimeRaw } from '../runtime-request.ts';

@@ -2,7 +2,7 @@
 // the full runtime pipeline runs before the upgrade and a refusal answers
 // with its HTTP error; realtime switched off is the exception (CONTRACT §9):
 // the socket opens, hears CAPABILITY_DISABLED and is closed with 4403.
-// Handlers travel in the upgrade's `data` (http/listener.ts dispatches
+// Handlers travel in the upgrade's `data` (server/listener.ts dispatches
 // open/message/close to `ws.data`, Elysia's convention).
 import type { Server } from 'bun';
 import type { AppContext } from '../../context.ts';

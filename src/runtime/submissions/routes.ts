@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { AppError, overCap } from '../../errors.ts';
-import type { AuthKinds } from '../../http/auth-kinds.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { readJson } from '../../http/json-body.ts';
 import { privateAnswer } from '../private-answers.ts';
 import { runtimeJson, runtimeRaw } from '../runtime-request.ts';

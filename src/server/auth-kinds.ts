@@ -12,7 +12,7 @@ import type { AppContext } from '../context.ts';
 import { authenticateDeployKey, type DeployKeyMode } from '../deploy/key-auth.ts';
 import type { PipelineOptions, RuntimePipeline } from '../runtime/pipeline.ts';
 import { notFound } from '../errors.ts';
-import { metaOf } from './meta.ts';
+import { metaOf } from '../http/meta.ts';
 
 type Capability = PipelineOptions['capability'];
 

@@ -3,8 +3,8 @@ import { websocket as elysiaWebsocket } from 'elysia/ws';
 import { createApp, type App, type AppOptions } from '../app.ts';
 import { withBoundPort } from '../config.ts';
 import type { AppContext } from '../context.ts';
-import { newRequestId } from './request-id.ts';
-import { json } from './respond.ts';
+import { newRequestId } from '../http/request-id.ts';
+import { json } from '../http/respond.ts';
 import { MAX_PAYLOAD_BYTES } from '../runtime/realtime/limits.ts';
 
 /**

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
 import { KEPT_VERSIONS } from '../deploy/publish.ts';
 import { ZIP_LIMITS } from '../deploy/zip/deploy.ts';
-import { INLINE_FILE_MAX } from '../mcp/tools.ts';
+import { INLINE_FILE_MAX } from './tools.ts';
 
 const MiB = 1024 * 1024;
 
@@ -38,7 +38,9 @@ ${INLINE_FILE_MAX / 1024} KiB), update_canvas (title, slug, sharing), set_capabi
 (runtime switches and policy), rollback_canvas, unpublish_canvas,
 regenerate_deploy_key, export_canvas_data {canvasId, kind: "kv"|"collection"|
 "submissions"|"files", name?, format?: "json"|"ndjson"|"csv"} (what a canvas
-collected). A failure is a tool error "CODE: message", then JSON.
+collected), browse_canvas_data {canvasId, kind, name?, q?, limit?, after?} (a
+page of it, searched), delete_canvas_data_item {canvasId, kind, name?, item}.
+A failure is a tool error "CODE: message", then JSON.
 
 MCP client configuration:
 {"mcpServers": {"easel": {"type": "http", "url": "${base}/mcp",

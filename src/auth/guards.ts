@@ -1,10 +1,10 @@
-import type { AuthResult, Principal } from '../auth/principal.ts';
-import type { User } from '../auth/users.ts';
+import type { AuthResult, Principal } from './principal.ts';
+import type { User } from './users.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { RateDecision } from '../ratelimit/port.ts';
 import type { Maybe } from '../sync-first.ts';
-import { metaOf, type RequestMeta } from './meta.ts';
+import { metaOf, type RequestMeta } from '../http/meta.ts';
 
 // A pending lookup is kept as its promise: callers asking while it runs share it.
 const principals = new WeakMap<Request, Maybe<Principal | null>>();

@@ -1,0 +1,38 @@
+// passes: embedded, cluster
+// GET /api/canvases for the dashboard's home: those who manage a canvas see
+// how many people are on its list and when a version was last deployed;
+// a viewer's row stays the viewer's view (nothing of the list or the deploys).
+import { describe, expect, test } from 'bun:test';
+import { body } from './harness.ts';
+import { useWorld } from './world.ts';
+
+describe('the home list', () => {
+  const w = useWorld({ canvas: { guest: false } });
+  const row = async (who: 'owner' | 'editor' | 'viewer') =>
+    ((await body(await w.request(who, '/api/canvases'))).canvases as Array<Record<string, unknown>>).find((c) => c.id === w.canvas.id)!;
+
+  test('people on the list and the last deploy, for owners and editors; nothing of them for a viewer', async () => {
+    await w.deploy();
+    await w.deploy(w.canvas, { 'index.html': '<h1>again</h1>' });
+    // The list's people, the owner aside.
+    const members = ((await w.expectOk('GET', `/api/canvases/${w.canvas.id}/members`, 'owner')).members as Array<{ role: string }>).filter(
+      (m) => m.role !== 'owner',
+    );
+    const versions = (await w.expectOk('GET', `/api/canvases/${w.canvas.id}/versions`, 'owner')).versions as Array<{ createdAt: number }>;
+    const newest = Math.max(...versions.map((v) => v.createdAt));
+    for (const who of ['owner', 'editor'] as const) expect(await row(who)).toMatchObject({ people: members.length, lastDeployAt: newest });
+    const seen = await row('viewer');
+    expect(seen).not.toHaveProperty('people');
+    expect(seen).not.toHaveProperty('lastDeployAt');
+    expect(members.length).toBeGreaterThan(0);
+    expect(versions).toHaveLength(2);
+  });
+
+  test('a canvas never deployed, with nobody on its list: 0 people, no last deploy', async () => {
+    const made = await w.expectOk('POST', '/api/canvases', 'owner', { title: 'Fresh' }, 201);
+    const listed = ((await body(await w.request('owner', '/api/canvases'))).canvases as Array<Record<string, unknown>>).find(
+      (c) => c.id === made.id,
+    );
+    expect(listed).toMatchObject({ people: 0, lastDeployAt: null });
+  });
+});
