@@ -28,6 +28,8 @@ async function openCanvas(page: Page, id: string): Promise<void> {
 }
 
 const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+/** Focus comes back on the dialog's close event (a task after close()): wait for it. */
+const focusReturnsTo = (page: Page, id: string) => page.waitForFunction((want) => document.activeElement?.id === want, id);
 
 describe('from nothing to a first deploy', () => {
   test('the empty states offer the next step; Create opens the new canvas on its drop zone, with the key for CI once', async () => {
@@ -119,7 +121,7 @@ describe('the danger zone', () => {
     expect(await dialog.locator('h3').innerText()).toBe('Archive "Old board"?');
     await page.keyboard.press('Escape');
     expect(await dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
-    expect(await focusedId(page)).toBe('cp-archive');
+    await focusReturnsTo(page, 'cp-archive');
     expect((await api(suite.app, 'GET', `/api/canvases/${c.id}`, { cookie })).status).toBe('active');
 
     await page.click('#cp-archive');
@@ -151,7 +153,7 @@ describe('the danger zone', () => {
     expect(await dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
     await page.keyboard.press('Escape');
     expect(await dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
-    expect(await focusedId(page)).toBe('cp-delete');
+    await focusReturnsTo(page, 'cp-delete');
     expect((await suite.app.request(`/api/canvases/${c.id}`, { cookie })).status).toBe(200);
 
     await page.keyboard.press('Enter');
@@ -194,7 +196,8 @@ describe('widening access asks first', () => {
     );
     await dialog.getByRole('button', { name: 'Keep it as it is' }).click();
     expect(await isOpen()).toBe(false);
-    expect(await page.locator('#cp-access input[value="restricted"]').isChecked()).toBe(true);
+    // The dialog's close event puts the radio back: wait for it.
+    await page.locator('#cp-access input[value="restricted"]:checked').waitFor();
     expect((await api(suite.app, 'GET', `/api/canvases/${c.id}`, { cookie })).accessMode).toBe('restricted');
     expect(await page.locator('#cp-switches .anon').count()).toBe(0);
 
@@ -220,7 +223,8 @@ describe('widening access asks first', () => {
     expect(await isOpen()).toBe(true);
     expect(await dialog.locator('h3').innerText()).toBe('Open "Open house" to the whole organisation?');
     await page.keyboard.press('Escape');
-    expect(await page.locator('#cp-access input[value="restricted"]').isChecked()).toBe(true);
+    // The dialog's close event puts the radio back: wait for it.
+    await page.locator('#cp-access input[value="restricted"]:checked').waitFor();
     expect((await api(suite.app, 'GET', `/api/canvases/${c.id}`, { cookie })).accessMode).toBe('restricted');
   });
 });
