@@ -7,7 +7,11 @@ export interface Target {
   /** Origin of the runtime API, without a trailing slash. */
   apiBase: string;
   slug: string;
-  /** The draft preview's token, sent as x-easel-preview (no session reaches the preview frame on a canvas host). */
+  /**
+   * The editor's draft preview's token: every runtime URL carries it as
+   * `easel_preview` (no session reaches the preview frame on a canvas host,
+   * and sockets and <img src> cannot send a header).
+   */
   preview?: string;
 }
 
@@ -36,9 +40,10 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 /** `target` is resolved on first use, so a page without a canvas URL still loads the SDK. */
 export function createTransport(target: () => Target, fetchImpl: FetchLike = (input, init) => fetch(input, init)): Transport {
   const url = (path: string, query?: RequestOptions['query']): string => {
-    const { apiBase, slug } = target();
+    const { apiBase, slug, preview } = target();
     let u = `${apiBase}/v1/c/${encodeURIComponent(slug)}${path}`;
     const params = new URLSearchParams();
+    if (preview) params.set('easel_preview', preview);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) params.set(k, String(v));
     const qs = params.toString();
     if (qs) u += `?${qs}`;
@@ -47,8 +52,6 @@ export function createTransport(target: () => Target, fetchImpl: FetchLike = (in
 
   const send = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
     const headers: Record<string, string> = {};
-    const preview = target().preview;
-    if (preview) headers['x-easel-preview'] = preview;
     let body = options.body;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';

@@ -2,7 +2,7 @@
 // The editor's draft preview in subdomain mode (issue 38 item 6.3): the
 // preview is a cross-site frame on the canvas host, where no session cookie
 // reaches, so its address's token is its credential for the SDK script and
-// for this canvas's runtime API too (x-easel-preview), never another's.
+// for this canvas's runtime API too (?easel_preview=), never another's.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { expectError } from './expect-code.ts';
@@ -56,13 +56,13 @@ describe('the draft preview on the canvas host', () => {
   });
 
   test("the preview's runtime calls carry its token: this canvas's API answers as the person, another canvas's does not", async () => {
-    const me = await at(canvas.slug, `/v1/c/${canvas.slug}/me`, { 'x-easel-preview': preview.token });
+    const me = await at(canvas.slug, `/v1/c/${canvas.slug}/me?easel_preview=${preview.token}`);
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ name: 'Alice', kind: 'member' });
     await expectError(await at(canvas.slug, `/v1/c/${canvas.slug}/me`), 401, 'unauthorized');
-    await expectError(await at(other.slug, `/v1/c/${other.slug}/me`, { 'x-easel-preview': preview.token }), 401, 'unauthorized');
-    const forged = { 'x-easel-preview': `${preview.token.slice(0, -2)}xx` };
-    await expectError(await at(canvas.slug, `/v1/c/${canvas.slug}/me`, forged), 401, 'unauthorized');
+    await expectError(await at(other.slug, `/v1/c/${other.slug}/me?easel_preview=${preview.token}`), 401, 'unauthorized');
+    const forged = `${preview.token.slice(0, -2)}xx`;
+    await expectError(await at(canvas.slug, `/v1/c/${canvas.slug}/me?easel_preview=${forged}`), 401, 'unauthorized');
   });
 
   test('the SDK finds the token in its page address and nowhere else', () => {

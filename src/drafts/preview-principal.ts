@@ -1,14 +1,21 @@
 // The editor's draft preview calls the runtime API (and loads the SDK) with
 // the preview token in its address as its credential: in subdomain mode the
 // preview is a cross-site frame on the canvas host, where no session cookie
-// reaches (see preview-token.ts). The SDK sends the token of the page it runs
-// on in PREVIEW_HEADER; the token names the person, who then goes through the
-// canvas's access ladder like any signed-in caller.
+// reaches (see preview-token.ts). The SDK adds the token of the page it runs
+// on to every runtime URL as PREVIEW_PARAM (a WebSocket or an <img src> sends
+// no header); the token names the person, who then goes through the canvas's
+// access ladder like any signed-in caller.
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { previewTokenUser } from './preview-token.ts';
 
-export const PREVIEW_HEADER = 'x-easel-preview';
+export const PREVIEW_PARAM = 'easel_preview';
+
+/** The preview token a runtime request carries, or null (read only when the request has no session). */
+export function previewTokenOfRequest(request: Request): string | null {
+  const q = request.url.indexOf('?');
+  return q < 0 ? null : new URLSearchParams(request.url.slice(q + 1)).get(PREVIEW_PARAM);
+}
 
 /** The draft-preview path below a canvas's root: `__easel/draft/{token}/…`. */
 const DRAFT_PATH = /^__easel\/draft\/([^/?#]+)\//;

@@ -13,7 +13,7 @@ import type { UsageCounters } from './usage.ts';
 import type { InsightCounters } from '../insights/counters.ts';
 import type { ApiKind } from '../insights/store.ts';
 import type { Maybe } from '../sync-first.ts';
-import { PREVIEW_HEADER, previewPrincipal } from '../drafts/preview-principal.ts';
+import { previewPrincipal, previewTokenOfRequest } from '../drafts/preview-principal.ts';
 
 /** The part of the app context this feature uses. */
 export type PipelineDeps = Pick<
@@ -151,7 +151,7 @@ export class RuntimePipeline {
     const principal = await principalOf(this.ctx, request);
     if (principal) return principal;
     // The editor's draft preview on the canvas host has no session there: its token stands for the person.
-    const token = request.headers.get(PREVIEW_HEADER);
+    const token = previewTokenOfRequest(request);
     if (token) {
       const facts = await this.deps.access.bySlug(slug);
       const previewer = facts ? await previewPrincipal(this.ctx, facts.canvas.id, token) : null;

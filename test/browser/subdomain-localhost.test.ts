@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { canvasOrigin } from '../../src/runtime/isolation.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { closeBrowserSuite, launchChromium, publishTeamRoom, waitForText } from './helpers.ts';
+import { closeBrowserSuite, docsHtml, launchChromium, publishTeamRoom, waitForText } from './helpers.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -106,8 +106,8 @@ describe('the editor preview in subdomain mode', () => {
     const put = await app.request(`/api/canvases/${canvas.id}/draft/file?path=index.html`, {
       method: 'PUT',
       cookie: owner,
-      // The SDK and the runtime API answer the preview on the canvas host too (issue 38 item 6.3).
-      body: '<h1 id="d">draft here</h1><p id="me"></p><script src="/sdk/v1.js"></script><script>easel.me().then((m) => { document.getElementById("me").textContent = m.name; })</script>',
+      // The README's team room as the draft: its SDK, KV and realtime answer the preview on the canvas host too (issue 38 item 6.3).
+      body: docsHtml('## Example: a team room').replace('<h1 id="hello">', '<p id="d">draft here</p><h1 id="hello">'),
     });
     expect(put.status).toBe(200);
     const context = await browser.newContext();
@@ -120,7 +120,15 @@ describe('the editor preview in subdomain mode', () => {
     const frame = page.frameLocator('#ed-preview');
     await frame.locator('#d').waitFor({ timeout: 10_000 });
     expect(await frame.locator('#d').innerText()).toBe('draft here');
-    await frame.locator('#me:text-is("Alice")').waitFor({ timeout: 10_000 });
+    await frame.locator('body[data-ready="true"]').waitFor({ timeout: 10_000 });
+    expect(await frame.locator('#hello').innerText()).toBe('Hello, Alice (owner)');
+    // KV (a count, not a refusal) and realtime presence, with the token as the only credential.
+    expect(await frame.locator('#total').innerText()).toMatch(/^\d+$/);
+    expect(await frame.locator('#status').innerText()).toBe('');
+    await frame.locator('#text').fill('from the preview');
+    await frame.locator('#text').press('Enter');
+    await frame.locator('#messages li', { hasText: 'Alice: from the preview' }).waitFor({ timeout: 10_000 });
+    expect(await frame.locator('#status').innerText()).toBe('');
   });
 
   test('a kept version at __easel/v/{n}/ loads the SDK from the canvas host and calls its runtime API', async () => {

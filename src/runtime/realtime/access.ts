@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.ts';
 import type { AppError } from '../../errors.ts';
 import type { RuntimePipeline } from '../pipeline.ts';
 import { CLOSE } from './limits.ts';
+import { previewPrincipal, previewTokenOfRequest, type PreviewDeps } from '../../drafts/preview-principal.ts';
 
 /** What the upgrade request proved, kept to ask the same questions again later. Never logged. */
 export interface SocketIdentity {
@@ -47,15 +48,16 @@ export function actorIdOf(principal: Principal): string | null {
 
 /** What a re-check asks: the same resolver and capability gate as the upgrade. */
 export interface RecheckDeps {
-  ctx: Pick<AppContext, 'auth' | 'canvases'>;
+  ctx: Pick<AppContext, 'auth' | 'canvases'> & PreviewDeps;
   access: AccessResolver;
   pipeline: RuntimePipeline;
 }
 
 export async function recheck({ ctx, access, pipeline }: RecheckDeps, id: SocketIdentity): Promise<Recheck> {
   const request = new Request(id.url, { headers: id.headers });
-  // A signed-out session, a deactivated user or a revoked guest invite all lose the socket.
-  const principal = (await ctx.auth.authenticate(request, id.ip)).principal;
+  // A signed-out session, a deactivated user, a revoked guest invite or an expired draft-preview token all lose the socket.
+  const principal =
+    (await ctx.auth.authenticate(request, id.ip)).principal ?? (await previewPrincipal(ctx, id.canvasId, previewTokenOfRequest(request)));
   if (!principal || actorIdOf(principal) !== id.actorId) return LOST;
   const canvas = await ctx.canvases.byId(id.canvasId);
   if (!canvas) return LOST;

@@ -34,7 +34,10 @@ import { channelRights, type ChannelRights } from './policy.ts';
 import { slotRefusalReason } from './slots.ts';
 
 /** The part of the app context this feature uses. */
-export type RealtimeDeps = Pick<AppContext, 'auth' | 'canvases' | 'events' | 'log' | 'now' | 'scheduler' | 'sql'>;
+export type RealtimeDeps = Pick<
+  AppContext,
+  'auth' | 'canvases' | 'events' | 'log' | 'now' | 'scheduler' | 'sql' | 'instanceSecret' | 'users'
+>;
 
 export type RealtimeSocket = ServerWebSocket<unknown>;
 
