@@ -29,6 +29,7 @@ import { BODY_STALL_MS } from './http/body-pace.ts';
 import { wrapHandler, type FetchHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
+import { PolicyMisses } from './runtime/policy-misses.ts';
 import { draftRoutes } from './drafts/routes.ts';
 import { DraftService } from './drafts/service.ts';
 import { draftBlobReferences } from './drafts/store.ts';
@@ -129,6 +130,8 @@ export interface Features {
   files: FileService;
   submissions: SubmissionService;
   kv: KvService;
+  /** What pages asked for that their runtime policy does not configure (the canvas page names them). */
+  policyMisses: PolicyMisses;
   data: CanvasDataService;
   /** Canvases that canvases' pages published for their visitors. */
   authoring: AuthoringService;
@@ -202,9 +205,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ctx.audit,
     ctx.now,
     collections,
+    ctx.events,
   );
   const submissions = new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now, ctx.events);
   const kv = new KvService(new KvStore(ctx.sql), usage, ctx.now);
+  const policyMisses = new PolicyMisses(ctx.sql, ctx.now, ctx.log);
+  ctx.events.on('policy.unconfigured', (e) => policyMisses.note(e.canvasId, e.kind, e.name));
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
@@ -226,6 +232,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     files,
     submissions,
     kv,
+    policyMisses,
     data: new CanvasDataService({
       kv,
       collections,
@@ -379,7 +386,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
         return authored ? { authored } : {};
       }),
     )
-    .use(capabilityStateRoutes(ctx, auth))
+    .use(capabilityStateRoutes(ctx, auth, f.policyMisses))
     .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access)))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
