@@ -26,7 +26,7 @@ import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './http/auth-kinds.ts';
 import { BODY_STALL_MS } from './http/body-pace.ts';
-import { wrapHandler, type FetchHandler } from './http/handler.ts';
+import { promised, wrapHandler, type FetchHandler, type ServeHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
 import { draftRoutes } from './drafts/routes.ts';
@@ -169,8 +169,10 @@ export interface App {
   features: Features;
   /** The Elysia routes alone (the route listing; requests go through `handle`). */
   routes: RouteTable;
-  /** The fetch handler the server (and in-process tests) call. */
+  /** The fetch handler in-process callers (tests) use: always a promise. */
   handle: FetchHandler;
+  /** What Bun.serve calls: the same handler, answering at once when it can (no promise per page view). */
+  serve: ServeHandler;
   /** Every dispatcher and route, in the order tried (src/http/route-listing.ts). */
   listing(): ListedRoute[];
   /** Recovery and timers, in the order listed below. */
@@ -303,16 +305,18 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     // Sends what requests recorded; stopped first, so a send in flight ends before the database closes.
     features.notifications,
   ];
+  const serve: ServeHandler = (request, server) => {
+    if (server) realtime.bind(server);
+    return handle(request, server);
+  };
   let started = false;
   return {
     ctx,
     features,
     routes,
     listing: () => routeListing(DISPATCHERS, routes.routes),
-    handle: (request, server) => {
-      if (server) realtime.bind(server);
-      return handle(request, server);
-    },
+    handle: promised(serve),
+    serve,
     async start() {
       if (started) return;
       started = true;
