@@ -44,10 +44,12 @@ export function wrapHandler(
   return (original, server) => {
     const start = performance.now();
     const id = requestIdFrom(original, newRequestId);
-    // On a real server a body is read under the stall rule instead of Bun's idle timer (body-pace.ts).
-    const paced = server
-      ? pacedRequest(original, server, bodyStallMs, () => log.warn('request body stalled', { requestId: id, method: original.method }))
-      : null;
+    // On a real server a body is read under the stall rule instead of Bun's idle timer (body-pace.ts);
+    // most requests (page views) have none, and skip the wrapper objects.
+    const paced =
+      server && original.body !== null
+        ? pacedRequest(original, server, bodyStallMs, () => log.warn('request body stalled', { requestId: id, method: original.method }))
+        : null;
     const request = paced?.request ?? original;
     // The client address is known for the request Bun made, not for a copy.
     const meta = new WrappedMeta(original, server, id, start);
