@@ -90,6 +90,7 @@ import { insightRoutes } from './insights/routes.ts';
 import { InsightStore } from './insights/store.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
+import { sharedKvGet } from './runtime/kv/fast-get.ts';
 import { anonymousSdkVisitor } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
 
@@ -252,11 +253,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   collections.onRecordsRemoved((removed) => features.files.removeAttachments(removed));
 
   // 3. What a request meets, in order: canvas pages (a canvas host, or /c/{slug}/… on the base host),
-  //    the realtime upgrade (on Bun's server itself), then the routes.
+  //    the realtime upgrade (on Bun's server itself), a plain shared-key KV read (the runtime API's commonest call), then the routes.
   const routes = buildRoutes(ctx, features, options);
   const pages = canvasPageDispatcher(ctx, features.pages);
   const realtime = realtimeUpgrade(ctx, features.realtime, pipeline);
-  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request);
+  const kvGet = sharedKvGet(ctx, pipeline, features.kv);
+  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? kvGet(request) ?? routes.handle(request);
   const handle = wrapHandler(
     // On Postgres, a request reads the per-node caches only once they hold every change committed before it came
     // (another node may have answered a write a moment ago): read after write holds across nodes.
