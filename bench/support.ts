@@ -59,7 +59,9 @@ export async function seedViewerCanvas(
 /** One `easel serve` on `dir` (rate limits off); its port once it printed its start line. */
 export async function spawnEasel(dir: string, env: Record<string, string>): Promise<{ process: Bun.Subprocess; port: number }> {
   const logFile = join(dir, 'server.log');
-  const child = Bun.spawn([process.execPath, join(SERVER_ROOT, 'src/main.ts'), 'serve'], {
+  // BENCH_CPU_PROF=<dir>: Bun's CPU profile of each server lands there (written at its SIGTERM), as in bench/serve.ts.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = Bun.spawn([process.execPath, ...profile, join(SERVER_ROOT, 'src/main.ts'), 'serve'], {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', ...env },
     stdin: 'ignore',
