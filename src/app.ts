@@ -26,7 +26,7 @@ import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './server/auth-kinds.ts';
 import { BODY_STALL_MS } from './http/body-pace.ts';
-import { wrapHandler, type FetchHandler } from './http/handler.ts';
+import { promised, wrapHandler, type FetchHandler, type ServeHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
 import { PolicyMisses } from './runtime/policy-misses.ts';
@@ -94,6 +94,7 @@ import { insightRoutes } from './insights/routes.ts';
 import { InsightStore } from './insights/store.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
+import { sharedKvGet } from './runtime/kv/fast-get.ts';
 import { anonymousSdkVisitor } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
 
@@ -177,8 +178,10 @@ export interface App {
   features: Features;
   /** The Elysia routes alone (the route listing; requests go through `handle`). */
   routes: RouteTable;
-  /** The fetch handler the server (and in-process tests) call. */
+  /** The fetch handler in-process callers (tests) use: always a promise. */
   handle: FetchHandler;
+  /** What Bun.serve calls: the same handler, answering at once when it can (no promise per page view). */
+  serve: ServeHandler;
   /** Every dispatcher and route, in the order tried (src/http/route-listing.ts). */
   listing(): ListedRoute[];
   /** Recovery and timers, in the order listed below. */
@@ -266,11 +269,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   collections.onRecordsRemoved((removed) => features.files.removeAttachments(removed));
 
   // 3. What a request meets, in order: canvas pages (a canvas host, or /c/{slug}/… on the base host),
-  //    the realtime upgrade (on Bun's server itself), then the routes.
+  //    the realtime upgrade (on Bun's server itself), a plain shared-key KV read (the runtime API's commonest call), then the routes.
   const routes = buildRoutes(ctx, features, options);
   const pages = canvasPageDispatcher(ctx, features.pages);
   const realtime = realtimeUpgrade(ctx, features.realtime, pipeline);
-  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request);
+  const kvGet = sharedKvGet(ctx, pipeline, features.kv);
+  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? kvGet(request) ?? routes.handle(request);
   const handle = wrapHandler(
     // On Postgres, a request reads the per-node caches only once they hold every change committed before it came
     // (another node may have answered a write a moment ago): read after write holds across nodes.
@@ -321,16 +325,18 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     // Records deliveries from events and sends them; a paused hook's mail goes to the outbox (stopped after this).
     features.webhooks,
   ];
+  const serve: ServeHandler = (request, server) => {
+    if (server) realtime.bind(server);
+    return handle(request, server);
+  };
   let started = false;
   return {
     ctx,
     features,
     routes,
     listing: () => routeListing(DISPATCHERS, routes.routes),
-    handle: (request, server) => {
-      if (server) realtime.bind(server);
-      return handle(request, server);
-    },
+    handle: promised(serve),
+    serve,
     async start() {
       if (started) return;
       started = true;
