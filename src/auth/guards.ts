@@ -9,7 +9,8 @@ import { metaOf, type RequestMeta } from '../http/meta.ts';
 /** The request's principal, authenticated once per request (kept in its meta): at once when the session is held in memory. */
 export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
   const meta = metaOf(request);
-  return meta.principal === undefined ? (meta.principal = authenticate(ctx, request, meta)) : meta.principal;
+  // The slot is this function's alone: what it holds is what it put there.
+  return meta.principal === undefined ? (meta.principal = authenticate(ctx, request, meta)) : (meta.principal as Maybe<Principal | null>);
 }
 
 function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request, meta: RequestMeta): Maybe<Principal | null> {

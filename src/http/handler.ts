@@ -7,7 +7,6 @@ import { newRequestId } from './request-id.ts';
 import { json } from './respond.ts';
 import { pathEndOf, pathStartOf } from './url-path.ts';
 import type { Maybe } from '../sync-first.ts';
-import type { Principal } from '../auth/principal.ts';
 
 /**
  * Where Elysia's router starts looking for the path in request.url
@@ -115,7 +114,7 @@ function finishHeaders(headers: Headers, id: string, meta: RequestMeta): void {
 class WrappedMeta implements RequestMeta {
   cookies: string[] = [];
   headers: Record<string, string> | null = null;
-  principal: Maybe<Principal | null> | undefined = undefined;
+  principal: unknown = undefined;
   private address: string | null | undefined = undefined;
 
   constructor(

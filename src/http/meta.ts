@@ -1,8 +1,6 @@
 // Per-request facts the fetch wrapper learns before Elysia runs (request id,
 // client address, start time) and headers a handler wants added afterwards
 // (a renewed session cookie). Kept on the Request object itself.
-import type { Principal } from '../auth/principal.ts';
-import type { Maybe } from '../sync-first.ts';
 
 export interface RequestMeta {
   id: string;
@@ -13,10 +11,12 @@ export interface RequestMeta {
   /** Headers to add to whatever response the request ends with (the runtime pipeline's CORS headers; list headers merge). */
   headers: Record<string, string> | null;
   /**
-   * Who is asking, once authenticated (src/http/guards.ts principalOf); a
-   * pending lookup is kept as its promise, so callers asking while it runs share it.
+   * Who is asking, once authenticated: a slot src/auth/guards.ts (principalOf)
+   * alone reads and writes, typed there (transport knows nothing of
+   * principals). A pending lookup is kept as its promise, so callers asking
+   * while it runs share it.
    */
-  principal?: Maybe<Principal | null>;
+  principal?: unknown;
 }
 
 /**
