@@ -4,6 +4,8 @@
 // keys / 10% PUT of per-viewer keys. Prints ops/s and latency percentiles.
 //
 //   bun bench/kv.ts            (BENCH_SECONDS=10, BENCH_CONNECTIONS=32, BENCH_LOG_LEVEL=info)
+//   BENCH_EASEL_ROOT=<checkout> bun bench/kv.ts
+//                              the server from another worktree (before/after in one session)
 //   BENCH_CLUSTER=postgres bun bench/kv.ts
 //                              two server processes on one Postgres, S3 bucket and Redis
 //                              (real servers on loopback ports), the connections split across them
@@ -15,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
-import { clusterEnv, seedViewerCanvas, spawnEasel } from './support.ts';
+import { clusterEnv, cpuSeconds, seedViewerCanvas, spawnEasel } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = 2;
@@ -132,8 +134,11 @@ for (const c of conns) send(c);
 await Bun.sleep(WARMUP_SECONDS * 1000);
 measuring = true;
 const started = performance.now();
+// The servers' CPU per answered operation holds still when neighbours load the machine; ops/s does not (bench/README.md).
+const cpuBefore = servers.reduce((sum, s) => sum + cpuSeconds(s.process.pid), 0);
 await Bun.sleep(SECONDS * 1000);
 measuring = false;
+const cpuUsed = servers.reduce((sum, s) => sum + cpuSeconds(s.process.pid), 0) - cpuBefore;
 const elapsed = (performance.now() - started) / 1000;
 stopping = true;
 for (const c of conns) c.socket.end();
@@ -153,6 +158,7 @@ console.log(
       gets,
       puts,
       errors,
+      serverCpuUsPerOp: Number(((cpuUsed / total) * 1e6).toFixed(1)),
       latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: latencies[latencies.length - 1]!.toFixed(2) },
     },
     null,

@@ -11,6 +11,8 @@
 // Bun.serve, ≥ 90% of nginx, p99 < 3 ms.
 //
 //   bun bench/serve.ts          (BENCH_SECONDS=15, BENCH_CONNECTIONS=64, BENCH_THREADS=2)
+//   BENCH_EASEL_ROOT=<checkout> bun bench/serve.ts
+//                               Easel from another worktree (before/after in one session)
 //
 // Needs `wrk` and `nginx` (Debian: apt-get install -y wrk nginx).
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,12 +22,11 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { newId } from '../src/ids.ts';
-import { seedViewerCanvas } from './support.ts';
+import { cpuSeconds, SERVER_ROOT, seedViewerCanvas } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
-const ROOT = join(import.meta.dir, '..');
 const SLUG = 'bench-canvas';
 const ASSET = 'assets/app.js';
 
@@ -114,26 +115,6 @@ interface Result {
   cpuUsPerRequest: number;
 }
 
-const CLOCK_TICKS_PER_S = 100;
-
-/** User + system CPU seconds of `pid` and its live children (nginx's worker), from /proc. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-  let children = '';
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
-  } catch {}
-  return (
-    own +
-    children
-      .split(' ')
-      .filter(Boolean)
-      .reduce((sum, child) => sum + cpuSeconds(Number(child)), 0)
-  );
-}
-
 function ms(value: string, unit: string): number {
   const n = Number(value);
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
@@ -217,8 +198,8 @@ http {
     const port = await freePort();
     // BENCH_CPU_PROF=<dir>: Bun's CPU profile of each Easel run lands there (written at its SIGTERM).
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const easel = Bun.spawn([process.execPath, ...profile, join(ROOT, 'src/main.ts'), 'serve'], {
-      cwd: ROOT,
+    const easel = Bun.spawn([process.execPath, ...profile, join(SERVER_ROOT, 'src/main.ts'), 'serve'], {
+      cwd: SERVER_ROOT,
       env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: String(port), EASEL_LOG_LEVEL: level },
       stdin: 'ignore',
       stdout: Bun.file(join(work, `easel-${level}.log`)),

@@ -8,6 +8,32 @@ import type { AppContext } from '../src/context.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 
 const ROOT = join(import.meta.dir, '..');
+/**
+ * The checkout whose `src/main.ts` the benches start: this one, or
+ * BENCH_EASEL_ROOT (another worktree) to compare two versions in the same
+ * session with the same load generator and seed.
+ */
+export const SERVER_ROOT = process.env.BENCH_EASEL_ROOT ?? ROOT;
+
+const CLOCK_TICKS_PER_S = 100;
+
+/** User + system CPU seconds of `pid` and its live children (nginx's worker), from /proc. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  let children = '';
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  } catch {}
+  return (
+    own +
+    children
+      .split(' ')
+      .filter(Boolean)
+      .reduce((sum, child) => sum + cpuSeconds(Number(child)), 0)
+  );
+}
 
 /** owner@bench.test owns the canvas `slug`; viewer@bench.test is a viewer on its list. */
 export async function seedViewerCanvas(
@@ -33,8 +59,10 @@ export async function seedViewerCanvas(
 /** One `easel serve` on `dir` (rate limits off); its port once it printed its start line. */
 export async function spawnEasel(dir: string, env: Record<string, string>): Promise<{ process: Bun.Subprocess; port: number }> {
   const logFile = join(dir, 'server.log');
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve'], {
-    cwd: ROOT,
+  // BENCH_CPU_PROF=<dir>: Bun's CPU profile of each server lands there (written at its SIGTERM), as in bench/serve.ts.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = Bun.spawn([process.execPath, ...profile, join(SERVER_ROOT, 'src/main.ts'), 'serve'], {
+    cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dir, EASEL_PORT: '0', EASEL_RATELIMIT_ENABLED: 'false', ...env },
     stdin: 'ignore',
     stdout: Bun.file(logFile),

@@ -264,6 +264,7 @@
     const { switches, effective } = res.data;
     presets = res.data.presets;
     renderPolicyForm();
+    window.easelPolicyMisses.show(res.data.unconfigured || []);
     for (const [name, label] of SWITCHES) {
       const li = document.createElement('li');
       li.dataset.capability = name;

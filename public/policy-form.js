@@ -39,10 +39,11 @@
     ['participatePresence', 'show up as present'],
   ];
   const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+  /** defaultMode's three values, said in the presets' words (one vocabulary on the page). */
   const MODES = {
-    read_only: 'Read only: owners and editors write, everyone else reads',
-    participation: 'Participation: everyone adds, people change their own',
-    collaboration: 'Collaboration: everyone writes',
+    participation: 'Contributions: everyone reads and adds, people change their own',
+    read_only: 'Managed: everyone reads, owners and editors write',
+    collaboration: 'Collaborative: everyone writes',
   };
   /** What a new entry starts as, by defaultMode (spec: only the dashboard's starting choice). */
   const STARTS = {
@@ -50,6 +51,12 @@
     participation: { preset: 'contributions', publish: 'viewers', audience: 'viewers' },
     collaboration: { preset: 'collaborative', publish: 'viewers', audience: 'viewers' },
   };
+  /**
+   * With no defaultMode: collections and file groups start as Contributions,
+   * which fits a poll or a sign-up sheet; channels and Connections start
+   * closed to all but owners and editors (widening those is a choice).
+   */
+  const UNSET_START = { preset: 'contributions', publish: 'editors', audience: 'editors' };
   const KINDS = [
     ['collections', 'Collections', 'collection'],
     ['fileGroups', 'File groups', 'file group'],
@@ -102,14 +109,14 @@
     };
     container.replaceChildren();
     container.append(
-      choice('Starting choice for anything added', [['', 'not set (managed)'], ...Object.entries(MODES)], doc.defaultMode || '', (v) =>
+      choice('New entries start as', [['', 'Not set: Contributions'], ...Object.entries(MODES)], doc.defaultMode || '', (v) =>
         edit(() => {
           if (v) doc.defaultMode = v;
           else delete doc.defaultMode;
         }),
       ),
     );
-    const start = STARTS[doc.defaultMode] || STARTS.read_only;
+    const start = STARTS[doc.defaultMode] || UNSET_START;
     for (const [kind, title, one] of KINDS) {
       const section = el('fieldset');
       section.className = 'policy-kind';

@@ -26,9 +26,10 @@ import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
 import { authKinds } from './server/auth-kinds.ts';
 import { BODY_STALL_MS } from './http/body-pace.ts';
-import { wrapHandler, type FetchHandler } from './http/handler.ts';
+import { promised, wrapHandler, type FetchHandler, type ServeHandler } from './http/handler.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { capabilityStateRoutes } from './runtime/capability-routes.ts';
+import { PolicyMisses } from './runtime/policy-misses.ts';
 import { draftRoutes } from './drafts/routes.ts';
 import { DraftService } from './drafts/service.ts';
 import { draftBlobReferences } from './drafts/store.ts';
@@ -93,6 +94,7 @@ import { insightRoutes } from './insights/routes.ts';
 import { InsightStore } from './insights/store.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
+import { sharedKvGet } from './runtime/kv/fast-get.ts';
 import { sdkVisitorWithoutSession } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
 
@@ -129,6 +131,8 @@ export interface Features {
   files: FileService;
   submissions: SubmissionService;
   kv: KvService;
+  /** What pages asked for that their runtime policy does not configure (the canvas page names them). */
+  policyMisses: PolicyMisses;
   data: CanvasDataService;
   /** Canvases that canvases' pages published for their visitors. */
   authoring: AuthoringService;
@@ -174,8 +178,10 @@ export interface App {
   features: Features;
   /** The Elysia routes alone (the route listing; requests go through `handle`). */
   routes: RouteTable;
-  /** The fetch handler the server (and in-process tests) call. */
+  /** The fetch handler in-process callers (tests) use: always a promise. */
   handle: FetchHandler;
+  /** What Bun.serve calls: the same handler, answering at once when it can (no promise per page view). */
+  serve: ServeHandler;
   /** Every dispatcher and route, in the order tried (src/http/route-listing.ts). */
   listing(): ListedRoute[];
   /** Recovery and timers, in the order listed below. */
@@ -202,9 +208,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     ctx.audit,
     ctx.now,
     collections,
+    ctx.events,
   );
   const submissions = new SubmissionService(new SubmissionStore(ctx.sql), usage, ctx.audit, ctx.now, ctx.events);
   const kv = new KvService(new KvStore(ctx.sql), usage, ctx.now);
+  const policyMisses = new PolicyMisses(ctx.sql, ctx.now, ctx.log);
+  ctx.events.on('policy.unconfigured', (e) => policyMisses.note(e.canvasId, e.kind, e.name));
   const diskUsage = new DiskUsageReport(ctx);
   const drafts = new DraftService(ctx);
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
@@ -226,6 +235,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     files,
     submissions,
     kv,
+    policyMisses,
     data: new CanvasDataService({
       kv,
       collections,
@@ -259,11 +269,12 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   collections.onRecordsRemoved((removed) => features.files.removeAttachments(removed));
 
   // 3. What a request meets, in order: canvas pages (a canvas host, or /c/{slug}/… on the base host),
-  //    the realtime upgrade (on Bun's server itself), then the routes.
+  //    the realtime upgrade (on Bun's server itself), a plain shared-key KV read (the runtime API's commonest call), then the routes.
   const routes = buildRoutes(ctx, features, options);
   const pages = canvasPageDispatcher(ctx, features.pages);
   const realtime = realtimeUpgrade(ctx, features.realtime, pipeline);
-  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? routes.handle(request);
+  const kvGet = sharedKvGet(ctx, pipeline, features.kv);
+  const dispatch = (request: Request) => pages(request) ?? realtime.handle(request) ?? kvGet(request) ?? routes.handle(request);
   const handle = wrapHandler(
     // On Postgres, a request reads the per-node caches only once they hold every change committed before it came
     // (another node may have answered a write a moment ago): read after write holds across nodes.
@@ -314,16 +325,18 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     // Records deliveries from events and sends them; a paused hook's mail goes to the outbox (stopped after this).
     features.webhooks,
   ];
+  const serve: ServeHandler = (request, server) => {
+    if (server) realtime.bind(server);
+    return handle(request, server);
+  };
   let started = false;
   return {
     ctx,
     features,
     routes,
     listing: () => routeListing(DISPATCHERS, routes.routes),
-    handle: (request, server) => {
-      if (server) realtime.bind(server);
-      return handle(request, server);
-    },
+    handle: promised(serve),
+    serve,
     async start() {
       if (started) return;
       started = true;
@@ -379,7 +392,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
         return authored ? { authored } : {};
       }),
     )
-    .use(capabilityStateRoutes(ctx, auth))
+    .use(capabilityStateRoutes(ctx, auth, f.policyMisses))
     .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access)))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))

@@ -10,6 +10,8 @@ export interface EventMap {
   /** Access settings changed (mode, password, expiry, members, status): open sessions must revalidate. */
   'canvas.access-changed': { canvasId: string };
   'canvas.deleted': { canvasId: string };
+  /** A page asked for a collection or file group the canvas's runtime policy does not configure (refused COLLECTION_NOT_CONFIGURED). */
+  'policy.unconfigured': { canvasId: string; kind: 'collection' | 'fileGroup'; name: string };
   /** An AI call was refused because the canvas's monthly AI budget is used up (`month`: YYYY-MM, UTC). */
   'ai.canvas-cap-reached': { canvasId: string; month: string; capUsd: number };
   /** A person's first submission to a collection of a canvas (not a replacement); `value` is the JSON text as stored. */

@@ -48,10 +48,17 @@ export function createLogger(level: LogLevel, sink: LineSink | ((line: string) =
       if (!logsInfo) return;
       // The request id is [A-Za-z0-9._:-] (meta.ts) and a method an HTTP token: neither needs escaping; the path may.
       out.batched(
-        `{"time":"${isoNow()}","level":"info","msg":"request","requestId":"${requestId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100}}`,
+        `{"time":"${isoNow()}","level":"info","msg":"request","requestId":"${requestId}","method":"${method}","path":${jsonString(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100}}`,
       );
     },
   };
+}
+
+/** Printable ASCII but `"` and `\`: what JSON.stringify writes back unchanged between quotes (most request paths). */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function jsonString(s: string): string {
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 /** `,"a":1}` from `{"a":1}`; `}` from `{}`. */

@@ -7,3 +7,8 @@
 
 /** A value now, or a promise of it. */
 export type Maybe<T> = T | Promise<T>;
+
+/** `next(value)`, at once when `value` is there, else once it is (a rejection passes through untouched). */
+export function andThen<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}

@@ -327,6 +327,26 @@ describe('KV', () => {
     expect(row?.owner_id).toBe(w.ids.guest);
   });
 
+  test('a plain shared-key GET (answered before the router) and the same key spelled with an escape (the router) answer alike', async () => {
+    await put('/ab', { same: true });
+    const strip = (res: Response) => [...res.headers].filter(([name]) => name !== 'x-request-id');
+    const alike = async (plain: string, escaped: string, cookie?: string) => {
+      const [a, b] = [await app.request(plain, { cookie }), await app.request(escaped, { cookie })];
+      expect([a.status, strip(a), await a.text()]).toEqual([b.status, strip(b), await b.text()]);
+      return a.status;
+    };
+    const base = `/v1/c/${w.slug}/kv`;
+    // A value; a missing key; nobody signed in; someone not on the list; an unknown canvas; a query string.
+    expect(await alike(`${base}/ab`, `${base}/%61b`, w.cookie.viewer)).toBe(200);
+    expect(await alike(`${base}/nope`, `${base}/n%6Fpe`, w.cookie.viewer)).toBe(404);
+    expect(await alike(`${base}/ab`, `${base}/%61b`)).toBe(401);
+    expect(await alike(`${base}/ab`, `${base}/%61b`, w.cookie.stranger)).toBe(404);
+    expect(await alike(`/v1/c/no-such-canvas/kv/ab`, `/v1/c/no-such-canvas/kv/%61b`, w.cookie.viewer)).toBe(404);
+    expect(await alike(`${base}/ab?x=1`, `${base}/%61b?x=1`, w.cookie.viewer)).toBe(200);
+    // A key over 512 bytes is refused before the read, on both.
+    expect(await alike(`${base}/${'k'.repeat(513)}`, `${base}/%6B${'k'.repeat(512)}`, w.cookie.viewer)).toBe(413);
+  });
+
   test('unknown KV routes answer 404 after the pipeline', async () => {
     expect((await kv('/x', { method: 'POST' })).status).toBe(401);
     await expectCode(await kv('/x', { method: 'POST', cookie: w.cookie.editor }), 404, 'NOT_FOUND');

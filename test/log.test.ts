@@ -130,4 +130,20 @@ describe('lines', () => {
     createLogger('warn', (l) => void quiet.push(l)).request('r-2', 'GET', '/', 200, 1);
     expect(quiet).toEqual([]);
   });
+
+  test('the path in a request line is the text JSON.stringify makes, whether or not it needs escaping', () => {
+    const paths = [
+      '/c/app/assets/app.js',
+      '/c/a b/~x!$&()*+,;=@[]^_`{|}',
+      '/c/a"b',
+      '/c/a\\b',
+      '/c/\u0001\u001f\u007f',
+      '/c/é\u2028\ud800',
+      '',
+    ];
+    const lines: string[] = [];
+    const log = createLogger('info', (l) => void lines.push(l));
+    for (const path of paths) log.request('r', 'GET', path, 200, 1);
+    expect(lines.map((l) => l.slice(l.indexOf('"path":') + 7, l.indexOf(',"status"')))).toEqual(paths.map((p) => JSON.stringify(p)));
+  });
 });

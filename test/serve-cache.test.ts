@@ -167,6 +167,19 @@ describe('access changes show on the next page view', () => {
   });
 });
 
+describe('a page view from memory', () => {
+  test('is answered at once, without a promise (on Postgres it first waits for the changes other nodes committed)', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    await warm(c, 'viewer');
+    const answer = app.easel.serve(new Request(`${app.base}/c/${c.slug}/`, { headers: { cookie: cast.cookie.viewer } }), null);
+    expect(answer instanceof Promise).toBe(ON_CLUSTER);
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^[a-z0-9]{20}$/);
+    expect(await res.text()).toBe(HELLO['index.html']);
+  });
+});
+
 describe('publications show on the next page view', () => {
   test('a redeploy through the Deploy API serves the new bytes and validators at once', async () => {
     const email = `deployer-${Date.now()}@example.com`;

@@ -6,21 +6,14 @@ import type { RateDecision } from '../ratelimit/port.ts';
 import type { Maybe } from '../sync-first.ts';
 import { metaOf, type RequestMeta } from '../http/meta.ts';
 
-// A pending lookup is kept as its promise: callers asking while it runs share it.
-const principals = new WeakMap<Request, Maybe<Principal | null>>();
-
-/** The request's principal, authenticated once per request: at once when the session is held in memory. */
+/** The request's principal, authenticated once per request (kept in its meta): at once when the session is held in memory. */
 export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
-  let principal = principals.get(request);
-  if (principal === undefined) {
-    principal = authenticate(ctx, request);
-    principals.set(request, principal);
-  }
-  return principal;
+  const meta = metaOf(request);
+  // The slot is this function's alone: what it holds is what it put there.
+  return meta.principal === undefined ? (meta.principal = authenticate(ctx, request, meta)) : (meta.principal as Maybe<Principal | null>);
 }
 
-function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
-  const meta = metaOf(request);
+function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request, meta: RequestMeta): Maybe<Principal | null> {
   // The address matters only for trusting proxy headers; looking it up costs a tenth of a page view.
   const result = ctx.auth.authenticate(request, ctx.config.authMode === 'proxy' ? meta.ip : null);
   return result instanceof Promise ? result.then((r) => principalFrom(r, meta)) : principalFrom(result, meta);

@@ -3,6 +3,7 @@ import type { InsightCounters } from '../insights/counters.ts';
 import { LruCache } from '../cache/lru.ts';
 import type { AccessDecision, AccessRefusal } from '../canvases/access.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
+import { andThen, type Maybe } from '../sync-first.ts';
 import { statusOf, type Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
@@ -123,8 +124,12 @@ export class CanvasServer {
     ctx.blobs.onDelete((hash) => this.present.delete(hash));
   }
 
-  /** `rest`: the still-encoded path below the canvas root; `query`: "" or "?…". */
-  async handle(request: Request, mount: Mount, rest: string, query: string): Promise<Response> {
+  /**
+   * `rest`: the still-encoded path below the canvas root; `query`: "" or "?…".
+   * A page view whose facts are all held in memory is answered without a
+   * promise (src/sync-first.ts); a throw may come synchronously.
+   */
+  handle(request: Request, mount: Mount, rest: string, query: string): Maybe<Response> {
     const method = request.method;
     if (rest === GATE_PATH && method === 'POST') return this.gate(request, mount);
     if (this.hostSignIn && mount.base === '/' && method === 'GET') {
@@ -140,7 +145,11 @@ export class CanvasServer {
     }
     // The token in the address is the credential: no session reaches a cross-site frame.
     if (rest.startsWith(DRAFT_PREFIX)) return this.draftPreview(request, mount, rest.slice(DRAFT_PREFIX.length), query);
-    const admission = await this.admit(request, mount, query, rest);
+    return andThen(this.admit(request, mount, query, rest), (admission) => this.admitted(request, mount, rest, query, admission));
+  }
+
+  /** What an admitted visitor gets (the ladder's refusal otherwise): the live version's file, or a kept version's. */
+  private admitted(request: Request, mount: Mount, rest: string, query: string, admission: Admission): Maybe<Response> {
     if (!admission.ok) return admission.response;
     const { canvas } = admission;
     // A worker would keep answering for the canvas after unpublishing or lost access: only with the owner's leave.
@@ -152,14 +161,14 @@ export class CanvasServer {
     if (canvas.currentVersionId === null) return this.page(404, 'NOT_PUBLISHED');
     if (workerRefused) return this.page(403, 'SERVICE_WORKER_REFUSED');
 
-    const held = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
-    const manifest = held instanceof Promise ? await held : held;
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
-    return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, {
-      canvasId: canvas.id,
-      visitor: admission.visitor,
-    });
+    return andThen(this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId), (manifest) =>
+      this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, {
+        canvasId: canvas.id,
+        visitor: admission.visitor,
+      }),
+    );
   }
 
   /**
@@ -325,24 +334,24 @@ export class CanvasServer {
    * canvas gets past the gateway (to the page or its password form); everyone
    * else is sent to sign in, whether or not the canvas exists.
    */
-  private async admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Promise<Admission> {
-    // Both are usually held in memory: awaited only when they are not.
-    const held = this.access.bySlug(mount.slug);
-    const found = held instanceof Promise ? await held : held;
-    const known = principalOf(this.ctx, request);
-    const principal = pagePrincipal(known instanceof Promise ? await known : known, found?.canvas ?? null);
-    const resolved = this.access.resolve(request, found, principal, checkGate);
-    const { canvas, decision, publicOpen } = resolved instanceof Promise ? await resolved : resolved;
-    if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
-    const code = decision.code;
-    if (!principal && code !== 'PASSWORD_REQUIRED')
-      return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
-    return {
-      ok: false,
-      canvas,
-      code,
-      response: this.refusal(code, mount, mount.base + rest + query, await this.viewerOf(request, mount, rest + query)),
-    };
+  private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Maybe<Admission> {
+    // The canvas's facts, the visitor and their role are usually held in memory: waited for only when they are not.
+    return andThen(this.access.bySlug(mount.slug), (found) =>
+      andThen(principalOf(this.ctx, request), (known) => {
+        const principal = pagePrincipal(known, found?.canvas ?? null);
+        return andThen(this.access.resolve(request, found, principal, checkGate), ({ canvas, decision, publicOpen }) => {
+          if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
+          if (!principal && decision.code !== 'PASSWORD_REQUIRED')
+            return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
+          return this.refused(request, mount, rest + query, canvas, decision.code);
+        });
+      }),
+    );
+  }
+
+  /** The refusal page for `code`, naming who is signed in. */
+  private async refused(request: Request, mount: Mount, here: string, canvas: Canvas | null, code: AccessRefusal): Promise<Admission> {
+    return { ok: false, canvas, code, response: this.refusal(code, mount, mount.base + here, await this.viewerOf(request, mount, here)) };
   }
 
   /** Who is signed in, for the refusal page, with where to switch (not in proxy mode: the proxy signs people in). */

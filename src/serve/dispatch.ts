@@ -3,7 +3,8 @@ import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
 import { splitUrl } from '../http/url-path.ts';
 
-import type { CanvasServer } from './canvas-server.ts';
+import type { CanvasServer, Mount } from './canvas-server.ts';
+import type { Maybe } from '../sync-first.ts';
 import { canvasSlugFromHost, requestHost } from '../http/canvas-host.ts';
 
 /**
@@ -30,10 +31,21 @@ function pathPages(
     }
     const base = `/c/${slug}/`;
     if (slash < 0) return new Response(null, { status: 301, headers: { location: base + query } });
-    return server
-      .handle(request, { slug, base }, afterPrefix.slice(slash + 1), query)
-      .catch((err: unknown) => renderError(ctx, request, err, undefined));
+    return pageOf(ctx, server, request, { slug, base }, afterPrefix.slice(slash + 1), query);
   };
+}
+
+/**
+ * The page server's answer, at once when it has it; a throw, synchronous or
+ * not, becomes the error page renderError makes.
+ */
+function pageOf(ctx: AppContext, server: CanvasServer, request: Request, mount: Mount, rest: string, query: string): Maybe<Response> {
+  try {
+    const answer = server.handle(request, mount, rest, query);
+    return answer instanceof Promise ? answer.catch((err: unknown) => renderError(ctx, request, err, undefined)) : answer;
+  } catch (err) {
+    return renderError(ctx, request, err, undefined);
+  }
 }
 
 /**
@@ -65,9 +77,7 @@ export function canvasPageDispatcher(ctx: AppContext, server: CanvasServer): (re
       const slug = canvasSlugFromHost(ctx.config, requestHost(request));
       if (slug !== null) {
         if (answeredByApp(path, slug)) return null;
-        return server
-          .handle(request, { slug, base: '/' }, path.slice(1), query)
-          .catch((err: unknown) => renderError(ctx, request, err, undefined));
+        return pageOf(ctx, server, request, { slug, base: '/' }, path.slice(1), query);
       }
     }
     return pages(request, path, query);

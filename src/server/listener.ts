@@ -52,7 +52,7 @@ export async function startServer(
   options: { drainMs?: number; app?: AppOptions; idleTimeoutS?: number } = {},
 ): Promise<RunningServer> {
   const drainMs = options.drainMs ?? DRAIN_MS;
-  let handler: App['handle'] | null = null;
+  let handler: App['serve'] | null = null;
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const sockets = new Set<ServerWebSocket<unknown>>();
@@ -99,7 +99,7 @@ export async function startServer(
   withBoundPort(ctx.config, port);
   const app = createApp(ctx, { warmSdk: true, ...options.app });
   await app.start();
-  handler = app.handle;
+  handler = app.serve;
   markReady();
   const host = server.hostname?.includes(':') ? `[${server.hostname}]` : server.hostname;
 

@@ -214,10 +214,10 @@ describe('a canvas page in the dashboard', () => {
     await collections.getByLabel('Add a collection named').fill('notes');
     await collections.getByRole('button', { name: 'Add' }).click();
     const notes = collections.locator('fieldset[data-name="notes"]');
-    // Nothing set yet: a new entry starts as "managed", explained in words with what it grants.
-    expect(await notes.getByLabel('Preset', { exact: true }).inputValue()).toBe('managed');
+    // Nothing set yet: a new collection starts as "contributions" (a poll's or a sign-up sheet's), explained in words with what it grants.
+    expect(await notes.getByLabel('Preset', { exact: true }).inputValue()).toBe('contributions');
     expect(await notes.locator('.policy-summary').innerText()).toBe(
-      'In effect: see records: everyone who can open it; add: owners and editors; change: owners and editors; delete: owners and editors; count up numbers: owners and editors.',
+      'In effect: see records: everyone who can open it; add: everyone who can open it; change: the author, owners and editors; delete: the author, owners and editors; count up numbers: the author, owners and editors.',
     );
     await notes.getByLabel('Preset', { exact: true }).selectOption('contributions');
     expect(await notes.locator('p.muted').innerText()).toContain('everyone reads and adds');
@@ -246,6 +246,21 @@ describe('a canvas page in the dashboard', () => {
     await page.click('#cp-policy-save');
     await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
     expect((await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie })).runtimePolicy.connections).toBeUndefined();
+  });
+
+  test('a collection the live page asks for but the policy does not configure is named, with a button that opens the form at it', async () => {
+    const asked = await app.request(`/v1/c/${canvas.slug}/collections/poll`, { cookie: ownerCookie });
+    expect(((await asked.json()) as { code: string }).code).toBe('COLLECTION_NOT_CONFIGURED');
+    await app.features.policyMisses.settled();
+    await page.reload();
+    await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+    const notice = page.locator('#cp-unconfigured');
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('The collection "poll" (last asked for just now)');
+    await notice.getByRole('button', { name: 'Configure "poll"' }).click();
+    const add = page.locator('#cp-policy-form fieldset[data-kind="collections"]').getByLabel('Add a collection named');
+    expect(await add.inputValue()).toBe('poll');
+    expect(await add.evaluate((el) => el === document.activeElement)).toBe(true);
   });
 
   test('the runtime policy as JSON: saved with its revision; a bad document is refused in words; a conflict shows the other change', async () => {

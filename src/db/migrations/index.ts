@@ -26,6 +26,7 @@ import notificationPreferences from './025_notification_preferences.ts';
 import insights from './026_insights.ts';
 import webhooks from './027_webhooks.ts';
 import submissionDigests from './028_submission_digests.ts';
+import policyMisses from './029_policy_misses.ts';
 
 export interface Migration {
   version: number;
@@ -63,4 +64,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 26, name: 'insights', sql: insights },
   { version: 27, name: 'webhooks', sql: webhooks },
   { version: 28, name: 'submission digests', sql: submissionDigests },
+  { version: 29, name: 'policy misses', sql: policyMisses },
 ];

@@ -67,8 +67,10 @@ export class CollectionService {
   open(caller: RuntimeCaller, rawName: string | null | undefined): OpenCollection {
     const name = collectionName(rawName);
     const policy = collectionPolicy(caller.canvas.runtimePolicy, name);
-    if (!policy)
+    if (!policy) {
+      this.events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind: 'collection', name });
       throw new AppError('COLLECTION_NOT_CONFIGURED', `the collection "${name}" is not configured in this canvas's runtime policy`);
+    }
     return {
       caller,
       space: { canvasId: caller.canvas.id, collection: name },

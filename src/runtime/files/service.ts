@@ -12,6 +12,7 @@ import type { RuntimeCaller } from '../pipeline.ts';
 import type { UsageCounters } from '../usage.ts';
 import { cleanMime, cleanUploadName } from './disposition.ts';
 import type { Part } from '../../http/multipart.ts';
+import type { EventBus } from '../../events.ts';
 import type { CollectionService, RecordsRemoved } from '../collections/service.ts';
 import { fileGroupPolicy } from '../../policy/entries.ts';
 import { allows, hasAny, recordRights } from '../../policy/rights.ts';
@@ -47,6 +48,8 @@ export class FileService {
     private readonly audit: AuditLog,
     private readonly now: () => number,
     private readonly collections: CollectionService,
+    /** Told when a page asks for a file group the policy does not configure (the canvas page names it). */
+    private readonly events: EventBus,
   ) {}
 
   /**
@@ -255,8 +258,10 @@ export class FileService {
     const b = placement.binding;
     if (b?.kind === 'group') {
       const rights = this.groupRights(caller, b.group);
-      if (!rights)
+      if (!rights) {
+        this.events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind: 'fileGroup', name: b.group });
         throw new AppError('COLLECTION_NOT_CONFIGURED', `the file group "${b.group}" is not configured in this canvas's runtime policy`);
+      }
       if (!hasAny(rights.create)) throw new AppError('PERMISSION_DENIED', 'your role may not upload to this file group');
       return;
     }
