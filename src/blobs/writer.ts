@@ -1,11 +1,15 @@
 // Writes a deploy's inflated files into the content-addressed blob store.
 // Each hash is held against garbage collection before its existence is
-// checked. New blobs are written to temporary files; `commit` makes them
-// durable (one syncfs, or an fdatasync per file where that is unavailable)
-// and only then renames them into place, so no real name ever points at bytes
-// a power cut could lose, and the version row is written after its blobs are
+// checked. New blobs are written to temporary files on the thread pool, a
+// few at a time (the event loop keeps receiving and inflating meanwhile; a
+// full window makes `write` wait, which holds the request body back, so
+// memory stays flat); `commit` waits for every write, makes them durable
+// (one syncfs, or an fdatasync per file where that is unavailable) and only
+// then renames them into place, so no real name ever points at bytes a power
+// cut could lose, and the version row is written after its blobs are
 // durable. A failed deploy removes exactly the blobs it created.
-import { closeSync, existsSync, fdatasync, mkdirSync, openSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, mkdirSync, openSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { newId } from '../ids.ts';
@@ -14,6 +18,12 @@ import { inParallel } from './in-parallel.ts';
 
 /** File-by-file fallback: syncs in flight at once. */
 const PARALLEL_SYNCS = 16;
+/**
+ * Blob files being written at once, and their bytes: enough to keep the
+ * thread pool busy while the next entries inflate, few enough that a deploy
+ * holds at most this much beyond the entry in hand (one file may be larger).
+ */
+export const WRITE_WINDOW = { files: 8, bytes: 16 * 1024 * 1024 } as const;
 
 export class DeployBlobWriter {
   private readonly hold;
@@ -25,6 +35,11 @@ export class DeployBlobWriter {
   private readonly reused = new Set<string>();
   /** Fan-out folders known to exist (made as soon as a new blob needs one, not all at commit). */
   private readonly dirs = new Set<string>();
+  /** Temporary files being written, and their bytes. */
+  private readonly writing = new Set<Promise<void>>();
+  private writingBytes = 0;
+  /** The first write that failed: every later step throws it. */
+  private failure: { error: unknown } | null = null;
 
   /** `perFile` forces the file-by-file fallback (systems without syncfs; tests). */
   constructor(
@@ -35,8 +50,14 @@ export class DeployBlobWriter {
     this.hold = ctx.blobGc.hold();
   }
 
-  /** Stages the bytes and answers their sha256 (the blob is in the store after `commit`). */
-  write(bytes: Uint8Array): string {
+  /**
+   * Stages the bytes and answers their sha256 (the blob is in the store after
+   * `commit`). The bytes are written after this returns: the caller must not
+   * change them. Waits while the write window is full; throws when an earlier
+   * write failed.
+   */
+  async write(bytes: Uint8Array): Promise<string> {
+    this.throwIfFailed();
     const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
     this.hold.add(hash);
     if (this.pending.has(hash)) return hash;
@@ -50,27 +71,54 @@ export class DeployBlobWriter {
       if (this.ctx.blobs.remote) this.reused.add(hash);
       return hash;
     }
-    const tmp = join(this.tmpDir, `blob-${newId()}`);
-    const fd = openSync(tmp, 'w');
-    try {
-      for (let done = 0; done < bytes.byteLength;) done += writeSync(fd, bytes, done, bytes.byteLength - done);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    } finally {
-      closeSync(fd);
-    }
-    this.pending.set(hash, tmp);
     const dir = dirname(target);
     if (!this.dirs.has(dir)) {
       mkdirSync(dir, { recursive: true });
       this.dirs.add(dir);
     }
+    while (
+      this.writing.size >= WRITE_WINDOW.files ||
+      (this.writing.size > 0 && this.writingBytes + bytes.byteLength > WRITE_WINDOW.bytes)
+    ) {
+      await Promise.race(this.writing);
+    }
+    this.throwIfFailed();
+    // The same bytes may have been staged while this call waited.
+    if (this.pending.has(hash)) return hash;
+    const tmp = join(this.tmpDir, `blob-${newId()}`);
+    this.pending.set(hash, tmp);
+    this.writingBytes += bytes.byteLength;
+    const job = writeFile(tmp, bytes)
+      .catch(async (error: unknown) => {
+        this.failure ??= { error };
+        await rm(tmp, { force: true }).catch(() => {});
+      })
+      .finally(() => {
+        this.writing.delete(job);
+        this.writingBytes -= bytes.byteLength;
+      });
+    this.writing.add(job);
     return hash;
   }
 
+  /** Blob files being written right now, and their bytes (at most WRITE_WINDOW, or one larger file). */
+  get inFlight(): { files: number; bytes: number } {
+    return { files: this.writing.size, bytes: this.writingBytes };
+  }
+
+  /** Resolves once no write is running; throws the first that failed. */
+  async settled(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all(this.writing);
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
   /** Drops staged blobs outside `hashes` (written ahead of a check that then did not use them). */
-  keepOnly(hashes: Set<string>): void {
+  async keepOnly(hashes: Set<string>): Promise<void> {
+    await this.settled();
     for (const hash of this.reused) if (!hashes.has(hash)) this.reused.delete(hash);
     for (const [hash, tmp] of this.pending) {
       if (hashes.has(hash)) continue;
@@ -81,6 +129,8 @@ export class DeployBlobWriter {
 
   /** Makes every new blob durable, then moves it into the store (and makes the names durable too). */
   async commit(): Promise<void> {
+    // Durable means after the last byte: no write may still be running when the filesystem is synced.
+    await this.settled();
     if (this.options.perFile || !syncFilesystem(this.tmpDir)) await syncEach([...this.pending.values()]);
     // A remote tier holds every blob before any local name does (see BlobStore.upload).
     const blobs = this.ctx.blobs;
@@ -119,6 +169,8 @@ export class DeployBlobWriter {
 
   /** The deploy failed: drop staged files, let go, and delete what it created that nothing else took up meanwhile. */
   async discard(): Promise<void> {
+    // Removing a file still being written would leave it to be finished (and kept) after.
+    while (this.writing.size > 0) await Promise.all(this.writing);
     for (const tmp of this.pending.values()) rmSync(tmp, { force: true });
     this.pending.clear();
     await this.hold.release();
