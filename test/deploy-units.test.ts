@@ -197,6 +197,21 @@ describe('blob writer', () => {
     await writer.discard();
   });
 
+  test('lent bytes (a scratch buffer the caller reuses): a small one is copied, a large one is on disk before write returns', async () => {
+    const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
+    const small = Buffer.alloc(1000, 'a');
+    const smallHash = await writer.write(small, { lent: true });
+    small.fill('b');
+    const large = Buffer.alloc(2 * 1024 * 1024, 'c');
+    const largeHash = await writer.write(large, { lent: true });
+    expect(writer.inFlight.bytes).toBeLessThanOrEqual(small.byteLength);
+    large.fill('d');
+    await writer.commit();
+    expect(readFileSync(app.ctx.blobs.pathOf(smallHash), 'utf8')).toBe('a'.repeat(1000));
+    expect(readFileSync(app.ctx.blobs.pathOf(largeHash)).every((b) => b === 'c'.charCodeAt(0))).toBe(true);
+    await writer.discard();
+  });
+
   test('a write that fails on the thread pool fails the next write and the commit; nothing reaches the store', async () => {
     // A staging folder that does not exist: the write fails after write() has answered.
     const writer = new DeployBlobWriter(app.ctx, join(deployTmpDir(app.ctx), 'missing'));

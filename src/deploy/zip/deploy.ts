@@ -228,7 +228,8 @@ async function extract(
       if (bytes.byteLength !== entry.uncompressedSize)
         throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
       if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
-      hash = await writer.write(bytes);
+      // Stored bytes are the reader's scratch buffer, which the next entry reuses.
+      hash = await writer.write(bytes, { lent: bytes === raw.data });
       size = bytes.byteLength;
       if (textMentionsKey(bytes, mime)) keyLintPaths.push(path);
       sinceYield += bytes.byteLength + raw.data.byteLength;
@@ -247,8 +248,7 @@ async function extract(
 function inflate(entry: ZipEntry, data: Buffer, path: string): Uint8Array {
   if (entry.method === METHOD_STORED) {
     if (data.byteLength > ZIP_LIMITS.fileBytes) throw bomb(path);
-    // A copy: `data` is the reader's scratch buffer, and the blob writer keeps the bytes until they are on disk.
-    return Buffer.from(data);
+    return data;
   }
   try {
     return inflateCapped(data, ZIP_LIMITS.fileBytes);

@@ -139,10 +139,10 @@ export class ZipFollower {
     if (this.files + 1 > files || this.total + entry.uncompressedSize > canvasBytes) return this.halt();
     if (end > spooled) return false;
     const data = this.read(dataStart, entry.compressedSize);
-    // Stored bytes are copied out of the scratch buffer: the writer keeps them until they are on disk.
-    const bytes: Uint8Array = method === METHOD_STORED ? Buffer.from(data) : this.inflate(data, fileBytes);
+    const bytes: Uint8Array = method === METHOD_STORED ? data : this.inflate(data, fileBytes);
     if (bytes.byteLength !== entry.uncompressedSize || Bun.hash.crc32(bytes) !== entry.crc32) return this.halt();
-    const hash = await this.writer.write(bytes);
+    // Stored bytes are the scratch buffer, which the next read reuses.
+    const hash = await this.writer.write(bytes, { lent: bytes === data });
     const keyLint = textMentionsKey(bytes, mimeFor(name.path));
     this.found.set(at, {
       nameBytes: tail.subarray(0, nameLen),
