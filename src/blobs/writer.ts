@@ -20,13 +20,13 @@ import { inParallel } from './in-parallel.ts';
 const PARALLEL_SYNCS = 16;
 /** Staged blobs moved into place at once by `commit`. */
 const PARALLEL_RENAMES = 16;
+/** Lent bytes up to this size are copied (and the write runs on); larger ones are written before `write` returns. */
+const COPY_LENT_UP_TO = 1024 * 1024;
 /**
  * Blob files being written at once, and their bytes: enough to keep the
  * thread pool busy while the next entries inflate, few enough that a deploy
  * holds at most this much beyond the entry in hand (one file may be larger).
  */
-/** Lent bytes up to this size are copied (and the write runs on); larger ones are written before `write` returns. */
-const COPY_LENT_UP_TO = 1024 * 1024;
 export const WRITE_WINDOW = { files: 8, bytes: 16 * 1024 * 1024 } as const;
 
 export class DeployBlobWriter {
