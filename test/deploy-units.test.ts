@@ -2,8 +2,9 @@
 // Pure pieces of the deploy path: coordination validation, entry names,
 // mime types, warnings, and the blob writer's durability paths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync, utimesSync } from 'node:fs';
-import { DeployBlobWriter } from '../src/blobs/writer.ts';
+import { existsSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { DeployBlobWriter, WRITE_WINDOW } from '../src/blobs/writer.ts';
 import { canSyncFilesystem } from '../src/blobs/durable.ts';
 import { isServedAsText, mimeFor } from '../src/deploy/mime.ts';
 import { validateCoordination } from '../src/deploy/publish.ts';
@@ -156,9 +157,9 @@ describe('blob writer', () => {
       const dir = deployTmpDir(app.ctx);
       const existing = await app.ctx.blobs.putBytes(new TextEncoder().encode(`existing ${perFile}`));
       const writer = new DeployBlobWriter(app.ctx, dir, { perFile });
-      const a = writer.write(new TextEncoder().encode(`a ${perFile}`));
-      const again = writer.write(new TextEncoder().encode(`a ${perFile}`));
-      const b = writer.write(new TextEncoder().encode(`existing ${perFile}`));
+      const a = await writer.write(new TextEncoder().encode(`a ${perFile}`));
+      const again = await writer.write(new TextEncoder().encode(`a ${perFile}`));
+      const b = await writer.write(new TextEncoder().encode(`existing ${perFile}`));
       expect(again).toBe(a);
       expect(b).toBe(existing.hash);
       expect(app.ctx.blobs.has(a)).toBe(false);
@@ -171,9 +172,61 @@ describe('blob writer', () => {
     });
   }
 
+  test('writes run off the event loop a window at a time; commit waits for every one before it syncs and renames', async () => {
+    const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
+    const blobs = Array.from({ length: 3 * WRITE_WINDOW.files }, (_, i) => new Uint8Array(64 * 1024).fill(i + 1));
+    const hashes: string[] = [];
+    let most = 0;
+    // Awaiting only microtasks: no write can finish unless write() itself waits for one (the window is full).
+    for (const bytes of blobs) {
+      hashes.push(await writer.write(bytes));
+      most = Math.max(most, writer.inFlight.files);
+    }
+    expect(most).toBe(WRITE_WINDOW.files);
+    // Bytes bound the window too: two files over half the window never run together.
+    const half = WRITE_WINDOW.bytes / 2 + 1;
+    await writer.settled();
+    for (let i = 0; i < 3; i++) {
+      hashes.push(await writer.write(new Uint8Array(half).fill(100 + i)));
+      expect(writer.inFlight).toEqual({ files: 1, bytes: half });
+    }
+    await writer.commit();
+    expect(writer.inFlight.files).toBe(0);
+    for (const [i, bytes] of blobs.entries()) expect(readFileSync(app.ctx.blobs.pathOf(hashes[i]!)).equals(bytes)).toBe(true);
+    expect(readFileSync(app.ctx.blobs.pathOf(hashes.at(-1)!)).byteLength).toBe(half);
+    await writer.discard();
+  });
+
+  test('lent bytes (a scratch buffer the caller reuses): a small one is copied, a large one is on disk before write returns', async () => {
+    const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
+    const small = Buffer.alloc(1000, 'a');
+    const smallHash = await writer.write(small, { lent: true });
+    small.fill('b');
+    const large = Buffer.alloc(2 * 1024 * 1024, 'c');
+    const largeHash = await writer.write(large, { lent: true });
+    expect(writer.inFlight.bytes).toBeLessThanOrEqual(small.byteLength);
+    large.fill('d');
+    await writer.commit();
+    expect(readFileSync(app.ctx.blobs.pathOf(smallHash), 'utf8')).toBe('a'.repeat(1000));
+    expect(readFileSync(app.ctx.blobs.pathOf(largeHash)).every((b) => b === 'c'.charCodeAt(0))).toBe(true);
+    await writer.discard();
+  });
+
+  test('a write that fails on the thread pool fails the next write and the commit; nothing reaches the store', async () => {
+    // A staging folder that does not exist: the write fails after write() has answered.
+    const writer = new DeployBlobWriter(app.ctx, join(deployTmpDir(app.ctx), 'missing'));
+    const lost = await writer.write(new TextEncoder().encode('never written'));
+    await expect(writer.settled()).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(writer.write(new TextEncoder().encode('after the failure'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(writer.commit()).rejects.toMatchObject({ code: 'ENOENT' });
+    await writer.discard();
+    expect(app.ctx.blobs.has(lost)).toBe(false);
+    expect(existsSync(join(deployTmpDir(app.ctx), 'missing'))).toBe(false);
+  });
+
   test('a blob another deploy holds is not removed by a discard', async () => {
     const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
-    const hash = writer.write(new TextEncoder().encode('contested'));
+    const hash = await writer.write(new TextEncoder().encode('contested'));
     await writer.commit();
     const other = app.ctx.blobGc.hold();
     other.add(hash);
@@ -184,9 +237,9 @@ describe('blob writer', () => {
 
   test('keepOnly drops staged blobs a later check did not use; they never reach the store', async () => {
     const writer = new DeployBlobWriter(app.ctx, deployTmpDir(app.ctx));
-    const kept = writer.write(new TextEncoder().encode('kept by the plan'));
-    const dropped = writer.write(new TextEncoder().encode('extracted ahead, then not used'));
-    writer.keepOnly(new Set([kept]));
+    const kept = await writer.write(new TextEncoder().encode('kept by the plan'));
+    const dropped = await writer.write(new TextEncoder().encode('extracted ahead, then not used'));
+    await writer.keepOnly(new Set([kept]));
     await writer.commit();
     writer.release();
     expect(app.ctx.blobs.has(kept)).toBe(true);
@@ -203,7 +256,7 @@ describe('blob writer', () => {
       const old = new Date(Date.now() - 24 * 3600 * 1000);
       utimesSync(timed.ctx.blobs.pathOf(stored.hash), old, old);
       const writer = new DeployBlobWriter(timed.ctx, deployTmpDir(timed.ctx));
-      expect(writer.write(bytes)).toBe(stored.hash);
+      expect(await writer.write(bytes)).toBe(stored.hash);
       // Re-use refreshed its age, but the hold alone must be enough: sweep as if hours had passed.
       clock += 3 * 3600 * 1000;
       await timed.ctx.blobGc.sweep();

@@ -61,7 +61,7 @@ describe('writeCapped', () => {
   test('writes the stream and reports each chunk with the running total', async () => {
     const path = join(dir, 'ok');
     const seen: number[] = [];
-    expect(await writeCapped(source(3, 4).stream, path, 12, { onChunk: (_c, total) => seen.push(total), sync: true })).toBe(12);
+    expect(await writeCapped(source(3, 4).stream, path, 12, { onChunk: (_c, total) => void seen.push(total), sync: true })).toBe(12);
     expect(seen).toEqual([4, 8, 12]);
     expect(readFileSync(path)).toEqual(Buffer.from([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]));
   });

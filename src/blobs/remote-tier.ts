@@ -49,7 +49,11 @@ export class RemoteTier {
     const hasher = new Bun.CryptoHasher('sha256');
     let size: number;
     try {
-      size = await writeCapped(body, path, Infinity, { onChunk: (chunk) => hasher.update(chunk) });
+      size = await writeCapped(body, path, Infinity, {
+        onChunk: (chunk) => {
+          hasher.update(chunk);
+        },
+      });
     } catch (err) {
       rmSync(path, { force: true });
       this.observe('fetch', 'failed');

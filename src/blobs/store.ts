@@ -169,7 +169,9 @@ export class BlobStore {
     const limit = opts.maxBytes ?? Infinity;
     const size = await writeCapped(source, tmpPath, limit, {
       tooLarge: () => new BlobLimitError(limit),
-      onChunk: (chunk) => hasher.update(chunk),
+      onChunk: (chunk) => {
+        hasher.update(chunk);
+      },
       sync: true,
     });
     const hash = hasher.digest('hex');

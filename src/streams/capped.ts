@@ -68,8 +68,12 @@ export async function readCapped(source: ByteSource | null, limit: number, optio
 }
 
 export interface WriteOptions extends CapOptions {
-  /** Called after each chunk is written, with the bytes written so far (a reader may follow the file as it grows). */
-  onChunk?: (chunk: Uint8Array, written: number) => void;
+  /**
+   * Called after each chunk is written, with the bytes written so far (a
+   * reader may follow the file as it grows); the next chunk is read only once
+   * a promise it answers settles.
+   */
+  onChunk?: (chunk: Uint8Array, written: number) => void | Promise<void>;
   /** fsync before closing (a blob about to be renamed into place). */
   sync?: boolean;
 }
@@ -86,7 +90,8 @@ export async function writeCapped(source: ByteSource | null, path: string, limit
     for await (const chunk of cappedChunks(source, limit, options)) {
       for (let off = 0; off < chunk.byteLength;) off += writeSync(fd, chunk, off, chunk.byteLength - off);
       size += chunk.byteLength;
-      options.onChunk?.(chunk, size);
+      const waiting = options.onChunk?.(chunk, size);
+      if (waiting) await waiting;
     }
     if (options.sync) await fsyncAsync(fd);
   } catch (err) {

@@ -122,7 +122,7 @@ async function deployZipBody(
     zip.close();
     zip = null;
     rmSync(spoolPath, { force: true });
-    writer.keepOnly(new Set(files.map((f) => f.hash)));
+    await writer.keepOnly(new Set(files.map((f) => f.hash)));
     const inflated = performance.now();
     await writer.commit();
     const extracted = performance.now();
@@ -228,7 +228,8 @@ async function extract(
       if (bytes.byteLength !== entry.uncompressedSize)
         throw new AppError('INVALID_ZIP', 'entry size differs from its header (corrupt or truncated archive)', { path });
       if (Bun.hash.crc32(bytes) !== entry.crc32) throw new AppError('INVALID_ZIP', 'entry CRC mismatch (corrupt archive)', { path });
-      hash = writer.write(bytes);
+      // Stored bytes are the reader's scratch buffer, which the next entry reuses.
+      hash = await writer.write(bytes, { lent: bytes === raw.data });
       size = bytes.byteLength;
       if (textMentionsKey(bytes, mime)) keyLintPaths.push(path);
       sinceYield += bytes.byteLength + raw.data.byteLength;

@@ -57,12 +57,16 @@ export class ZipFollower {
     private readonly inflate: Inflate,
   ) {}
 
-  /** Extracts every entry whose bytes now lie within the first `spooled` bytes. Never throws. */
-  advance(spooled: number): void {
+  /**
+   * Extracts every entry whose bytes now lie within the first `spooled` bytes.
+   * Never throws. Waits while the writer's window is full (the caller reads no
+   * more of the body meanwhile).
+   */
+  async advance(spooled: number): Promise<void> {
     if (this.stopped) return;
     try {
       this.fd ??= openSync(this.spoolPath, 'r');
-      while (!this.stopped && this.step(spooled));
+      while (!this.stopped && (await this.step(spooled)));
     } catch {
       this.stop();
     }
@@ -94,7 +98,7 @@ export class ZipFollower {
   }
 
   /** One entry: true when it was handled (extracted or skipped), false when its bytes have not all arrived or following stopped. */
-  private step(spooled: number): boolean {
+  private async step(spooled: number): Promise<boolean> {
     const at = this.pos;
     if (at + 30 > spooled) return false;
     const head = Buffer.from(this.read(at, 30));
@@ -137,7 +141,8 @@ export class ZipFollower {
     const data = this.read(dataStart, entry.compressedSize);
     const bytes: Uint8Array = method === METHOD_STORED ? data : this.inflate(data, fileBytes);
     if (bytes.byteLength !== entry.uncompressedSize || Bun.hash.crc32(bytes) !== entry.crc32) return this.halt();
-    const hash = this.writer.write(bytes);
+    // Stored bytes are the scratch buffer, which the next read reuses.
+    const hash = await this.writer.write(bytes, { lent: bytes === data });
     const keyLint = textMentionsKey(bytes, mimeFor(name.path));
     this.found.set(at, {
       nameBytes: tail.subarray(0, nameLen),
