@@ -53,6 +53,7 @@
       window.easelSubmissionMail.load(deps.api, canvas),
     ]);
     // Everything on the page is loaded (tests wait on this marker).
+    window.easelCanvasNav.build(canvas.url);
     $('canvas-page').dataset.ready = canvas.id;
   }
 

@@ -290,6 +290,26 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-policy-conflict').isHidden()).toBe(true);
   });
 
+  test('the section bar: one button per part this person is shown, each takes them (and focus) to it; it stays on top with the live address', async () => {
+    const nav = page.getByRole('navigation', { name: 'Sections of this canvas' });
+    expect(await nav.getByRole('button').allInnerTexts()).toEqual([
+      'Overview',
+      'Deploys & versions',
+      'Sharing',
+      'Data',
+      'Runtime',
+      'Settings',
+      'Danger zone',
+    ]);
+    expect(await nav.getByRole('link', { name: 'Open the live page' }).getAttribute('href')).toBe(canvas.url);
+    await nav.getByRole('button', { name: 'Danger zone' }).click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('cp-danger-title');
+    // Scrolled down to it, the bar is still at the top of the window.
+    expect(await nav.evaluate((el) => Math.round(el.getBoundingClientRect().top))).toBe(0);
+    await nav.getByRole('button', { name: 'Runtime' }).click();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Runtime');
+  });
+
   test('Data: the summary in words, export links that download, and the views chart from the insights route', async () => {
     const kv = await app.request(`/v1/c/${canvas.slug}/kv/title`, { method: 'PUT', cookie: ownerCookie, json: 'Board, "one"' });
     expect(kv.status).toBe(200);
