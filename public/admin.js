@@ -468,6 +468,11 @@
         loadStorage(),
         loadNotifications(),
       ]);
+      window.easelSectionBar.build({
+        nav: $('ad-nav'),
+        page: $('admin-page'),
+        order: ['People', 'Canvases', 'Connections', 'Settings', 'Email', 'Audit', 'Storage'],
+      });
       $('admin-page').dataset.ready = 'true';
     },
   };

@@ -53,7 +53,13 @@
       window.easelSubmissionMail.load(deps.api, canvas),
     ]);
     // Everything on the page is loaded (tests wait on this marker).
-    window.easelCanvasNav.build(canvas.url);
+    window.easelSectionBar.build({
+      nav: $('cp-nav'),
+      page: $('canvas-page'),
+      order: ['Overview', 'Deploys & versions', 'Sharing', 'Data', 'Runtime', 'Settings', 'Danger zone'],
+      top: $('cp-title'),
+      live: canvas.url,
+    });
     $('canvas-page').dataset.ready = canvas.id;
   }
 

@@ -247,3 +247,20 @@ test('a size shown rounded is not written back as its rounding when something el
     userCanvasCreatesPerHour: 9,
   });
 });
+
+test('administration has a section bar: People, Canvases, Connections, Settings, Email, Audit, Storage; each takes focus to its part', async () => {
+  await page.goto(`${new URL(app.ctx.config.baseUrl).origin}/#/admin`);
+  await page.locator('#admin-page[data-ready="true"]').waitFor();
+  const nav = page.getByRole('navigation', { name: 'Sections of administration' });
+  expect(await nav.getByRole('button').allInnerTexts()).toEqual([
+    'People',
+    'Canvases',
+    'Connections',
+    'Settings',
+    'Email',
+    'Audit',
+    'Storage',
+  ]);
+  await nav.getByRole('button', { name: 'Audit' }).click();
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Audit log');
+});
