@@ -37,6 +37,7 @@ window.easelTokens = {
         tbody.append(row);
       }
       $('token-list').hidden = res.data.tokens.length === 0;
+      $('token-none').hidden = res.data.tokens.length > 0;
       $('token-list').dataset.ready = 'true';
     }
 

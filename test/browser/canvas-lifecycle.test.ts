@@ -34,11 +34,11 @@ const focusReturnsTo = (page: Page, id: string) => page.waitForFunction((want) =
 describe('from nothing to a first deploy', () => {
   test('the empty states offer the next step; Create opens the new canvas on its drop zone, with the key for CI once', async () => {
     const { page } = await signedIn('newcomer@example.com');
-    await page.locator('#canvases[data-ready="true"]').waitFor();
+    await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
     expect(await page.locator('#empty').innerText()).toContain('No canvases yet.');
     await page.locator('#empty').getByRole('button', { name: 'Create your first canvas' }).click();
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('title');
-    await page.locator('#gallery-list[data-ready=""]').waitFor();
+    await page.locator('#gallery-list[data-ready=""]').waitFor({ state: 'attached' });
     expect(await page.locator('#gallery-empty').isVisible()).toBe(true);
     expect(await page.locator('#gallery-empty').getByRole('button', { name: 'Create a canvas' }).isVisible()).toBe(true);
 
@@ -82,7 +82,7 @@ describe('status words', () => {
     const shelved = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Words shelved' } });
     await api(suite.app, 'POST', `/api/canvases/${shelved.id}/archive`, { cookie });
     await page.reload();
-    await page.locator('#canvases[data-ready="true"]').waitFor();
+    await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
     const column = (title: string, n: number) => page.locator('#canvases tbody tr', { hasText: title }).locator('td').nth(n).innerText();
     expect(await column('Words live', 3)).toBe('Live');
     expect(await column('Words live', 4)).toBe('Whole organisation');
@@ -164,7 +164,7 @@ describe('the danger zone', () => {
     await page.locator('#notice', { hasText: '"Doomed" is deleted.' }).waitFor();
     await page.waitForURL(`${origin()}/#/`);
     expect((await suite.app.request(`/api/canvases/${c.id}`, { cookie })).status).toBe(404);
-    await page.locator('#canvases[data-ready="true"]').waitFor();
+    await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
     expect(await page.locator('#canvases tbody tr', { hasText: 'Doomed' }).count()).toBe(0);
   });
 
@@ -247,7 +247,7 @@ describe('guest links', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await page.locator('#guest-url').innerText());
     // Another view closes it.
     await page.goto(`${origin()}/#/`);
-    await page.locator('#canvases[data-ready="true"]').waitFor();
+    await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
     expect(await page.locator('#guests').isVisible()).toBe(false);
   });
 });

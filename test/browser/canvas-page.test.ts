@@ -65,7 +65,7 @@ async function visit(email: string): Promise<string> {
 
 describe('a canvas page in the dashboard', () => {
   test('opens from the list; the title with markup in it is text, nowhere run', async () => {
-    await page.locator('#canvases[data-ready="true"]').waitFor();
+    await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
     await page.locator('a.canvas-link', { hasText: 'Team <img' }).click();
     await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
     expect(await page.locator('#cp-title').innerText()).toBe(XSS_TITLE);

@@ -18,7 +18,7 @@ test('who can open each canvas and its last deploy, in words; searched and sorte
   const zebra = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Zebra notes' } });
 
   const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
-  await page.locator('#canvases[data-ready="true"]').waitFor();
+  await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
   const rowOf = (id: string) => page.locator(`#canvases tbody tr:has(a[href="#/canvas/${id}"])`);
   expect(await rowOf(lunch.id).innerText()).toContain('You and 2 people');
   expect(await rowOf(board.id).innerText()).toContain('Whole organisation');

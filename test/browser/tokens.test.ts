@@ -31,7 +31,7 @@ describe('the Tokens section', () => {
     expect((await me.json()).email).toBe('agent-owner@example.com');
     // The token is shown once: a reload lists it without its secret.
     await page.reload();
-    await page.locator('#token-list[data-ready="true"]').waitFor();
+    await page.locator('#token-list[data-ready="true"]').waitFor({ state: 'attached' });
     expect(await page.content()).not.toContain(token);
     await page.locator('#token-list tbody tr', { hasText: 'my agent' }).locator('button.revoke-token').click();
     await page.locator('#token-list tbody tr', { hasText: 'my agent' }).waitFor({ state: 'detached' });

@@ -71,12 +71,18 @@ const VIEWS: View[] = [
   { name: 'sign-in', who: () => null, path: () => '/auth/login', ready: (p) => p.locator('#email').waitFor() },
   { name: 'landing', who: () => null, path: () => '/', ready: (p) => p.locator('#landing-sign-in').waitFor() },
   { name: 'docs', who: () => null, path: () => '/docs', ready: (p) => p.locator('main h1').first().waitFor() },
-  { name: 'home', who: () => owner, path: () => '/', ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor() },
+  {
+    name: 'home',
+    who: () => owner,
+    path: () => '/',
+    ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' }),
+  },
   {
     name: 'home-empty',
     who: () => stranger,
     path: () => '/',
-    ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor(),
+    // The empty list's table is hidden (its words say there is nothing yet): wait for it to be filled, not shown.
+    ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' }),
   },
   {
     name: 'canvas',
