@@ -72,18 +72,7 @@ window.easelCanvasAccess = (() => {
       list('cp-access-will', words.will);
       list('cp-access-wont', words.wont);
       $('cp-access-confirm').textContent = words.confirm;
-      dialog.returnValue = '';
-      return new Promise((resolve) => {
-        dialog.addEventListener(
-          'close',
-          () => {
-            from.focus();
-            resolve(dialog.returnValue === 'confirm');
-          },
-          { once: true },
-        );
-        dialog.showModal();
-      });
+      return window.easelUi.ask(dialog, from).then((value) => value === 'confirm');
     },
 
     /** Every runtime switch says so while anonymous visitors cannot use it (Public link). */

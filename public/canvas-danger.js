@@ -15,18 +15,7 @@ window.easelCanvasDanger = (() => {
   /** Opens `dialog` modally (focus stays inside, Escape cancels); resolves with the button's value, focus back on `from`. */
   function ask(dialog, from) {
     for (const name of dialog.querySelectorAll('.cp-danger-name')) name.textContent = `"${canvas.title}"`;
-    dialog.returnValue = '';
-    return new Promise((resolve) => {
-      dialog.addEventListener(
-        'close',
-        () => {
-          from.focus();
-          resolve(dialog.returnValue);
-        },
-        { once: true },
-      );
-      dialog.showModal();
-    });
+    return window.easelUi.ask(dialog, from);
   }
 
   async function archive(e) {

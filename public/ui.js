@@ -59,6 +59,21 @@ window.easelUi = {
     row.append(td);
     return td;
   },
+  /** Opens `dialog` modally (focus stays inside, Escape cancels); resolves with the button's value it closed with, focus back on `from`. */
+  ask(dialog, from) {
+    dialog.returnValue = '';
+    return new Promise((resolve) => {
+      dialog.addEventListener(
+        'close',
+        () => {
+          from.focus();
+          resolve(dialog.returnValue);
+        },
+        { once: true },
+      );
+      dialog.showModal();
+    });
+  },
   /** A plain button. */
   button(text, onClick) {
     const b = document.createElement('button');
