@@ -450,7 +450,12 @@ async function start() {
   wireGallery();
   await loadGallery();
   if (me.data.isAdmin) window.easelAdmin.start({ api, problem, cell });
-  window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', () => {
+    // The guest links panel belongs to where it was opened: another view closes it (not the first view, which a
+    // quick click may already have opened it on).
+    $('guests').hidden = true;
+    void route();
+  });
   await route();
   // Everything the first view asked for has answered (tests wait on this).
   document.body.dataset.loaded = 'true';
@@ -481,8 +486,6 @@ async function route() {
   $('canvas-page').hidden = !m || editing;
   $('editor-page').hidden = !editing;
   $('admin-page').hidden = !admin;
-  // The guest links panel belongs to where it was opened: another view closes it.
-  $('guests').hidden = true;
   // Leaving the editor keeps what was typed: it is saved to the draft first.
   if (!editing && window.easelEditor) await window.easelEditor.close();
   if (editing) {
