@@ -168,6 +168,8 @@ const BROWSE_ANSWER = T.Object({
   next: T.Union([T.String(), T.Null()], { description: 'the cursor of the next page; null at the end' }),
 });
 const REMOVED = T.Object({ ok: T.Literal(true), attachmentCleanupFailed: T.Optional(T.Boolean()) });
+const exported = (summary: string, errors: ErrorCode[] = []) =>
+  r('Management', 'session', summary, { query: EXPORT_QUERY, answer: EXPORT_ANSWER, errors: [...EXPORT_ERRORS, ...errors] });
 const browse = (what: string, errors: ErrorCode[] = []) =>
   r('Management', 'session', `Browse ${what}: a page, with a search (the export's rows and rules)`, {
     query: BROWSE_QUERY,
@@ -411,26 +413,12 @@ export const CATALOG: Record<string, RouteDoc> = {
     "A webhook's last 50 deliveries: status, HTTP status, duration, attempts, time",
     { answer: anyJson, errors: CANVAS_ROLE },
   ),
-  'GET /api/canvases/:id/data/kv': r('Management', 'session', 'Export the shared KV keys (never the per-viewer scope)', {
-    query: EXPORT_QUERY,
-    answer: EXPORT_ANSWER,
-    errors: EXPORT_ERRORS,
-  }),
-  'GET /api/canvases/:id/data/collections/:name': r('Management', 'session', "Export a collection's records the caller may read", {
-    query: EXPORT_QUERY,
-    answer: EXPORT_ANSWER,
-    errors: [...EXPORT_ERRORS, 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /api/canvases/:id/data/submissions/:collection': r('Management', 'session', 'Export a submissions collection (owners and editors)', {
-    query: EXPORT_QUERY,
-    answer: EXPORT_ANSWER,
-    errors: EXPORT_ERRORS,
-  }),
-  'GET /api/canvases/:id/data/files': r('Management', 'session', 'Export the list of runtime files the caller may read', {
-    query: EXPORT_QUERY,
-    answer: EXPORT_ANSWER,
-    errors: EXPORT_ERRORS,
-  }),
+  'GET /api/canvases/:id/data/kv': exported('Export the shared KV keys (never the per-viewer scope)'),
+  'GET /api/canvases/:id/data/collections/:name': exported("Export a collection's records the caller may read", [
+    'COLLECTION_NOT_CONFIGURED',
+  ]),
+  'GET /api/canvases/:id/data/submissions/:collection': exported('Export a submissions collection (owners and editors)'),
+  'GET /api/canvases/:id/data/files': exported('Export the list of runtime files the caller may read'),
   'GET /api/canvases/:id/data/kv/items': browse('the shared KV keys'),
   'DELETE /api/canvases/:id/data/kv/items/:key': removal('a shared key (owners and editors; idempotent)', ['KEY_TOO_LARGE']),
   'GET /api/canvases/:id/data/collections/:name/items': browse("a collection's records the caller may read", ['COLLECTION_NOT_CONFIGURED']),
