@@ -2,6 +2,7 @@
 // its view: how many people are on its list, and when a version was last
 // deployed. Two grouped reads for the whole list, not two per canvas.
 import type { Sql } from '../db/sql.ts';
+import { LISTED_FOR } from './store.ts';
 
 export interface HomeFacts {
   /** People on the canvas's list (editors and viewers; the owner is not on it). */
@@ -10,8 +11,7 @@ export interface HomeFacts {
   lastDeployAt: number | null;
 }
 
-const LISTED =
-  'SELECT id FROM canvases WHERE deleted_at IS NULL AND (owner_id = ?1 OR id IN (SELECT canvas_id FROM canvas_members WHERE user_id = ?1))';
+const LISTED = `SELECT id FROM canvases WHERE ${LISTED_FOR}`;
 
 export async function homeFacts(sql: Sql, userId: string): Promise<Map<string, HomeFacts>> {
   const [people, deploys] = await Promise.all([

@@ -70,6 +70,9 @@ function toCanvas(r: CanvasRow): Canvas {
   };
 }
 
+/** The canvases in person ?1's list: theirs, and those whose people list names them (never deleted ones). */
+export const LISTED_FOR = 'deleted_at IS NULL AND (owner_id = ?1 OR id IN (SELECT canvas_id FROM canvas_members WHERE user_id = ?1))';
+
 export interface NewCanvas {
   id: string;
   slug: string;
@@ -200,11 +203,7 @@ export const canvasRows = {
 
   /** Canvases the user owns or is a member of (not deleted). */
   *listFor(userId: string): TxSteps<Canvas[]> {
-    const rows = yield* tx.all<CanvasRow>(
-      `SELECT * FROM canvases WHERE deleted_at IS NULL AND (owner_id = ?1 OR id IN (SELECT canvas_id FROM canvas_members WHERE user_id = ?1))
-       ORDER BY created_at DESC, id`,
-      userId,
-    );
+    const rows = yield* tx.all<CanvasRow>(`SELECT * FROM canvases WHERE ${LISTED_FOR} ORDER BY created_at DESC, id`, userId);
     return rows.map(toCanvas);
   },
 };
