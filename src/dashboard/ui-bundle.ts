@@ -1,7 +1,7 @@
-// The dashboard's bundled scripts: TypeScript under src/dashboard/ui/ with
-// its npm imports (CodeMirror), built by Bun.build. build.ts embeds the
-// output in the binary; from source each is built on its first request.
-// The plain scripts in public/ need no build and are served as they are.
+// The dashboard's scripts: TypeScript under src/dashboard/ui/ with its npm
+// imports (CodeMirror), built by Bun.build. build.ts embeds the output in
+// the binary; from source each is built on its first request. public/ holds
+// only the page and its styles.
 import type { BuildConfig } from 'bun';
 import { join } from 'node:path';
 import { embeddedPath, isCompiled } from '../embedded.ts';
@@ -9,6 +9,9 @@ import { sha256Hex } from '../ids.ts';
 
 /** Served name under /assets/ → entry point. */
 export const UI_BUNDLES: Readonly<Record<string, string>> = {
+  /** The whole dashboard but the editor. */
+  'dashboard.js': join(import.meta.dir, 'ui/app.ts'),
+  /** The editor and CodeMirror, loaded when a person opens one (app.ts loadEditor). */
   'editor.js': join(import.meta.dir, 'ui/editor.ts'),
 };
 

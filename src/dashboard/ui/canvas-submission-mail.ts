@@ -2,9 +2,8 @@
 // hourly digest), stored per canvas in the owner's preferences
 // (PUT /api/me/notifications {submissions: {canvasId: mode}}). Shown to the
 // owner only: the mail goes to the owner. canvas-page.js loads it per canvas.
-'use strict';
-
-window.easelSubmissionMail = (() => {
+// @ts-nocheck -- moved from plain JS; typed file by file next
+export const easelSubmissionMail = (() => {
   const $ = (id) => document.getElementById(id);
   let api = null;
   let canvasId = null;

@@ -4,9 +4,10 @@
 // sent until it is confirmed. While a canvas is a Public link, every runtime
 // switch says it is not in effect for anonymous visitors (they get
 // STATIC_ONLY). canvas-page.js calls both.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelCanvasAccess = (() => {
+export const easelCanvasAccess = (() => {
   const $ = (id) => document.getElementById(id);
 
   /** What each widening tells the person, in the dashboard's words. */
@@ -72,7 +73,7 @@ window.easelCanvasAccess = (() => {
       list('cp-access-will', words.will);
       list('cp-access-wont', words.wont);
       $('cp-access-confirm').textContent = words.confirm;
-      return window.easelUi.ask(dialog, from).then((value) => value === 'confirm');
+      return easelUi.ask(dialog, from).then((value) => value === 'confirm');
     },
 
     /** Every runtime switch says so while anonymous visitors cannot use it (Public link). */

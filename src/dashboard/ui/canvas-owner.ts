@@ -2,9 +2,10 @@
 // shown to the owner and to instance admins; asks for confirmation, then
 // reopens the page, where the caller is now an editor (or still an admin).
 // canvas-page.js starts it and shows it for each canvas it opens.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelCanvasOwner = (() => {
+export const easelCanvasOwner = (() => {
   const $ = (id) => document.getElementById(id);
   let deps = null;
   let canvas = null;
@@ -21,8 +22,8 @@ window.easelCanvasOwner = (() => {
     )
       return;
     const res = await deps.api('PUT', `/api/canvases/${encodeURIComponent(canvas.id)}/owner`, { email });
-    if (res.status !== 200) return window.easelUi.showError('cp-transfer-error', res, deps.problem);
-    window.easelUi.showError('cp-transfer-error', null, deps.problem);
+    if (res.status !== 200) return easelUi.showError('cp-transfer-error', res, deps.problem);
+    easelUi.showError('cp-transfer-error', null, deps.problem);
     form.reset();
     deps.notice(`"${canvas.title}" now belongs to ${email}.`);
     await Promise.all([deps.reopen(canvas.id), deps.loadCanvases()]);
@@ -38,7 +39,7 @@ window.easelCanvasOwner = (() => {
     show(c) {
       canvas = c;
       $('cp-transfer').hidden = c.role !== 'owner' && c.role !== 'admin';
-      window.easelUi.showError('cp-transfer-error', null, deps.problem);
+      easelUi.showError('cp-transfer-error', null, deps.problem);
     },
   };
 })();

@@ -1,9 +1,8 @@
 // The dashboard's one set of words for where a canvas stands and who can open
 // it, and for counts: every place that shows a status uses these (the list,
 // the canvas page, the administration), never the API's raw values.
-'use strict';
-
-window.easelWords = (() => {
+// @ts-nocheck -- moved from plain JS; typed file by file next
+export const easelWords = (() => {
   const ACCESS = { restricted: 'Restricted', whole_org: 'Whole organisation', public_link: 'Public link' };
 
   /** "1 file", "2 files", "0 files" (`plural` when adding an s is wrong). */

@@ -4,9 +4,10 @@
 // page's fixed order. It stays at the top while the page scrolls; a button
 // scrolls to its group's first heading and moves focus there (the
 // dashboard's #/ routes live in the hash, so no #anchors).
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelSectionBar = (() => {
+export const easelSectionBar = (() => {
   function go(target) {
     if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
     target.scrollIntoView({ block: 'start' });
@@ -31,7 +32,7 @@ window.easelSectionBar = (() => {
       const list = document.createElement('ul');
       for (const [label, heading] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
         const li = document.createElement('li');
-        li.append(window.easelUi.button(label, () => go(heading)));
+        li.append(easelUi.button(label, () => go(heading)));
         list.append(li);
       }
       nav.append(list);

@@ -1,9 +1,8 @@
 // The dashboard's Tokens section: personal access tokens for scripts and
 // agents (create, shown once with a ready MCP configuration; list; revoke).
 // app.js starts it once the person is signed in, lending its helpers.
-'use strict';
-
-window.easelTokens = {
+// @ts-nocheck -- moved from plain JS; typed file by file next
+export const easelTokens = {
   start({ api, notice, problem, cell }) {
     const $ = (id) => document.getElementById(id);
 

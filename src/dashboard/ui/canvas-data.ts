@@ -4,13 +4,15 @@
 // and the last 30 days' views and visitors as a small inline SVG chart (no
 // inline script or style: the dashboard's CSP allows neither). Every server
 // string is set as text.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelDataBrowser } from './data-browser.ts';
+import { easelUi } from './ui.ts';
 
-window.easelCanvasData = (() => {
+export const easelCanvasData = (() => {
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
   const FORMATS = ['csv', 'json', 'ndjson'];
-  const { bytes, button } = window.easelUi;
+  const { bytes, button } = easelUi;
   /** The dashboard's client and the section's API path, for the browser and refreshes after a delete. */
   let current = null;
   const count = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
@@ -29,7 +31,7 @@ window.easelCanvasData = (() => {
     });
     if (kind) {
       const { api } = current;
-      const browse = button('Browse', () => void window.easelDataBrowser.open(api, kind, `${href}/items`, what, refresh));
+      const browse = button('Browse', () => void easelDataBrowser.open(api, kind, `${href}/items`, what, refresh));
       browse.setAttribute('aria-label', `Browse ${what}`);
       browse.dataset.browse = what;
       li.append(' ', browse);
@@ -111,7 +113,7 @@ window.easelCanvasData = (() => {
     /** Fills the section for the canvas at `base` (/api/canvases/{id}); `api` is the dashboard's client. */
     async load(api, base) {
       current = { api, base };
-      window.easelDataBrowser.close();
+      easelDataBrowser.close();
       const [data, insights] = await Promise.all([api('GET', `${base}/data`), api('GET', `${base}/insights?days=30`)]);
       $('cp-data').hidden = data.status !== 200;
       if (data.status === 200) renderSummary(`${base}/data`, data.data);

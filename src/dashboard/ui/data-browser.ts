@@ -5,12 +5,13 @@
 // goes. The server decides what may be read and deleted (the runtime API's
 // rules); a refusal is shown as the server words it. Every server string is
 // set as text, never as HTML.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelDataBrowser = (() => {
+export const easelDataBrowser = (() => {
   const $ = (id) => document.getElementById(id);
   const enc = encodeURIComponent;
-  const { bytes, cell, button } = window.easelUi;
+  const { bytes, cell, button } = easelUi;
   const PAGE = 50;
   /** Values longer than this show their beginning; the whole opens below it. */
   const SHORT = 80;

@@ -1,8 +1,7 @@
 // The dashboard's small DOM helpers, shared by its scripts: every server
 // string goes in as text (textContent), never as HTML.
-'use strict';
-
-window.easelUi = {
+// @ts-nocheck -- moved from plain JS; typed file by file next
+export const easelUi = {
   /** A byte count for people: 512 B, 3.2 KB, 41.0 MB, 1.5 GB. */
   bytes(n) {
     if (n < 1024) return `${n} B`;
@@ -28,7 +27,7 @@ window.easelUi = {
   whenCell(row, ms) {
     const td = document.createElement('td');
     if (ms) {
-      const { text, exact } = window.easelUi.when(ms);
+      const { text, exact } = easelUi.when(ms);
       const time = document.createElement('time');
       time.dateTime = new Date(ms).toISOString();
       time.title = exact;

@@ -2,9 +2,10 @@
 // policy does not configure (GET …/capabilities `unconfigured`): "Your pages
 // use the collection "poll", which the policy does not configure", with a
 // button that opens the policy form at the right "Add" field, filled in.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelPolicyMisses = (() => {
+export const easelPolicyMisses = (() => {
   const $ = (id) => document.getElementById(id);
   const WORDS = { collection: ['collection', 'collections'], fileGroup: ['file group', 'fileGroups'] };
 
@@ -26,10 +27,10 @@ window.easelPolicyMisses = (() => {
       box.hidden = misses.length === 0;
       for (const m of misses) {
         const li = document.createElement('li');
-        const when = window.easelUi.when(m.lastAt);
+        const when = easelUi.when(m.lastAt);
         li.append(`The ${WORDS[m.kind][0]} "${m.name}" (last asked for ${when.text}) `);
         li.title = when.exact;
-        const b = window.easelUi.button(`Configure "${m.name}"`, () => configure(m.kind, m.name));
+        const b = easelUi.button(`Configure "${m.name}"`, () => configure(m.kind, m.name));
         li.append(b);
         list.append(li);
       }

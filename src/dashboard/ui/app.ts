@@ -1,7 +1,14 @@
 // The Easel dashboard: who is signed in, their canvases, and a form to create
 // one. Plain DOM, same-origin fetches with the session cookie; text from the
 // server is only ever set with textContent.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelAdmin } from './admin.ts';
+import { easelCanvasPage } from './canvas-page.ts';
+import { easelCanvasWelcome } from './canvas-welcome.ts';
+import { easelNotifications } from './notifications.ts';
+import { easelTokens } from './tokens.ts';
+import { easelUi } from './ui.ts';
+import { easelWords } from './status-words.ts';
 
 const $ = (id) => document.getElementById(id);
 
@@ -138,7 +145,7 @@ function renderShown() {
     const role = document.createElement('td');
     role.textContent = c.role || '';
     const status = document.createElement('td');
-    status.textContent = window.easelWords.state(c);
+    status.textContent = easelWords.state(c);
     if (c.authored) {
       // Published by a canvas's page (authoring): say which app, and whether it was taken back.
       const from = document.createElement('div');
@@ -159,9 +166,9 @@ function renderShown() {
       if (c.authored && !c.authored.revokedAt) actions.append(revokeButton(c));
     }
     const shared = document.createElement('td');
-    shared.textContent = window.easelWords.sharedWith(c);
+    shared.textContent = easelWords.sharedWith(c);
     row.append(title, address, role, status, shared);
-    window.easelUi.whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
+    easelUi.whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
     row.append(spend, actions);
     tbody.append(row);
     // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
@@ -220,7 +227,7 @@ async function loadCanvasSpend(id, cell) {
   cell.title = `${res.data.totals.calls} AI calls in ${b.month}`;
 }
 
-const { cell, linkCell } = window.easelUi;
+const { cell, linkCell } = easelUi;
 
 /** Instance admins: this month's AI spend by canvas, person and model. */
 async function loadInstanceSpend() {
@@ -411,7 +418,7 @@ function wireCreateForm() {
     form.reset();
     $('created').hidden = true;
     // Its page opens on deploying the first version (a drop zone first), with the key for CI there once.
-    window.easelCanvasWelcome.created(canvas, apiKey);
+    easelCanvasWelcome.created(canvas, apiKey);
     await loadCanvases();
     location.hash = `#/canvas/${encodeURIComponent(canvas.id)}`;
   });
@@ -443,13 +450,13 @@ async function start() {
   wireCanvasFilter();
   wireGuestForm();
   await loadCanvases();
-  await window.easelTokens.start({ api, notice, problem, cell });
-  await window.easelNotifications.start({ api, notice, problem });
+  await easelTokens.start({ api, notice, problem, cell });
+  await easelNotifications.start({ api, notice, problem });
   if (me.data.isAdmin) await loadInstanceSpend();
-  window.easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
+  easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
   wireGallery();
   await loadGallery();
-  if (me.data.isAdmin) window.easelAdmin.start({ api, problem, cell });
+  if (me.data.isAdmin) easelAdmin.start({ api, problem, cell });
   window.addEventListener('hashchange', () => {
     // The guest links panel belongs to where it was opened: another view closes it (not the first view, which a
     // quick click may already have opened it on).
@@ -481,7 +488,7 @@ function loadEditor() {
 async function route() {
   const m = /^#\/canvas\/([A-Za-z0-9]+)(\/edit|\/data)?$/.exec(location.hash);
   const editing = Boolean(m && m[2] === '/edit');
-  const admin = location.hash === '#/admin' && Boolean(window.easelAdmin.started);
+  const admin = location.hash === '#/admin' && Boolean(easelAdmin.started);
   document.body.dataset.view = editing ? 'editor' : m ? 'canvas' : admin ? 'admin' : 'home';
   $('canvas-page').hidden = !m || editing;
   $('editor-page').hidden = !editing;
@@ -489,14 +496,14 @@ async function route() {
   // Leaving the editor keeps what was typed: it is saved to the draft first.
   if (!editing && window.easelEditor) await window.easelEditor.close();
   if (editing) {
-    window.easelCanvasPage.close();
+    easelCanvasPage.close();
     const editor = await loadEditor().catch((err) => notice(`Something went wrong: ${err.message}`));
     if (editor) await editor.open(m[1], { api, problem });
   } else if (m) {
-    await window.easelCanvasPage.open(m[1]);
+    await easelCanvasPage.open(m[1]);
     if (m[2] === '/data') $('cp-data').scrollIntoView();
-  } else window.easelCanvasPage.close();
-  if (admin) await window.easelAdmin.open();
+  } else easelCanvasPage.close();
+  if (admin) await easelAdmin.open();
 }
 
 // Unsaved editor changes are not lost to a closed tab or a link elsewhere.

@@ -1,9 +1,8 @@
 // The dashboard's Email section: which notification emails you get
 // (GET/PUT /api/me/notifications), each kind a checkbox saved as it changes.
 // When the instance sends no email it says so. app.js starts it.
-'use strict';
-
-window.easelNotifications = {
+// @ts-nocheck -- moved from plain JS; typed file by file next
+export const easelNotifications = {
   start({ api, notice, problem }) {
     const $ = (id) => document.getElementById(id);
     const form = $('notify-form');

@@ -4,9 +4,10 @@
 // signing secret shown once with a Copy button; a hook's last deliveries.
 // PUT replaces the whole list, so every change sends the list as it should
 // be, keeping hooks by id. Every server string is set as text.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelWebhooks = (() => {
+export const easelWebhooks = (() => {
   const $ = (id) => document.getElementById(id);
   const EVENTS = [
     'deploy.published',
@@ -17,7 +18,7 @@ window.easelWebhooks = (() => {
     'collection.record.updated',
     'collection.record.deleted',
   ];
-  const { button, cell } = window.easelUi;
+  const { button, cell } = easelUi;
   let api = null;
   let problem = null;
   let base = '';
@@ -30,7 +31,7 @@ window.easelWebhooks = (() => {
       : 'none yet';
 
   function showError(res) {
-    window.easelUi.showError('cp-hook-error', res, problem);
+    easelUi.showError('cp-hook-error', res, problem);
   }
 
   /** The event checkboxes of the add form, made once. */

@@ -2,9 +2,8 @@
 // person by name or email, typed with suggestions (a <datalist>), resolved to
 // the id the API wants; an id pasted as is still works. Also the byte-sized
 // settings, shown and typed in MB or GB instead of bytes.
-'use strict';
-
-window.easelAdminPickers = (() => {
+// @ts-nocheck -- moved from plain JS; typed file by file next
+export const easelAdminPickers = (() => {
   const $ = (id) => document.getElementById(id);
   /** Suggestion text → id, per list. */
   const lookups = { canvases: new Map(), people: new Map() };

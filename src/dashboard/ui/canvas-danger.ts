@@ -3,19 +3,20 @@
 // out (the slug, not the title: it is unique, short and what the CLI asks
 // for too). Shown to the owner and to admins, the only ones the API lets do
 // these. canvas-page.js starts it and shows it for each canvas it opens.
-'use strict';
+// @ts-nocheck -- moved from plain JS; typed file by file next
+import { easelUi } from './ui.ts';
 
-window.easelCanvasDanger = (() => {
+export const easelCanvasDanger = (() => {
   const $ = (id) => document.getElementById(id);
   let deps = null;
   let canvas = null;
   const path = () => `/api/canvases/${encodeURIComponent(canvas.id)}`;
-  const showError = (res) => window.easelUi.showError('cp-danger-error', res, deps.problem);
+  const showError = (res) => easelUi.showError('cp-danger-error', res, deps.problem);
 
   /** Opens `dialog` modally (focus stays inside, Escape cancels); resolves with the button's value, focus back on `from`. */
   function ask(dialog, from) {
     for (const name of dialog.querySelectorAll('.cp-danger-name')) name.textContent = `"${canvas.title}"`;
-    return window.easelUi.ask(dialog, from);
+    return easelUi.ask(dialog, from);
   }
 
   async function archive(e) {
