@@ -42,7 +42,7 @@ describe('GET /openapi.json', () => {
   test('every mounted route and dispatcher is described, and every description is of a mounted route', () => {
     const listed = app.easel.listing().filter((r) => !r.path.startsWith('{'));
     const keys = listed.map((r) => routeKey(r.method, r.path));
-    const undescribed = keys.filter((k) => !CATALOG[k]);
+    const undescribed = listed.filter((r) => !r.declaration && !CATALOG[routeKey(r.method, r.path)]).map((r) => routeKey(r.method, r.path));
     expect(undescribed).toEqual([]);
     // Described but not mounted here: only what another sign-in mode mounts.
     const notMounted = Object.entries(CATALOG)

@@ -1,12 +1,13 @@
 // Management API: /api/canvases (CONTRACT §4, minus guest invites and tokens).
 // Every route: the caller (401, 429), then their right to the canvas (404,
 // 403), then the body (400), then the rule itself.
-import { Elysia } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { json } from '../http/respond.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { CanvasCreated, CanvasList, CanvasView, Member, MemberList, Ok } from '../openapi/schemas.ts';
+import { sessionRoute } from './door-routes.ts';
 import { homeFacts } from './home-facts.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
 import { managedCanvas, viewRoleFor, type Actor, type Need } from './authority.ts';
 import { setCapabilities } from './capabilities.ts';
 import { listMembers, putMember, removeMember } from './members.ts';
@@ -34,52 +35,168 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
     r.role === 'viewer'
       ? listedCanvasView(ctx.config, r.canvas, r.role)
       : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) };
-  const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
   /** The right to the canvas is checked before its body is read. */
   const authorize = async (actor: Actor, id: string, need: Need): Promise<void> => void (await managedCanvas(ctx, actor, id, need));
 
-  return new Elysia({ name: 'canvas-management' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .post('/api/canvases', async ({ actor, request }) => {
-        const created = await createCanvas(ctx, actor, await readJson(request, CreateCanvasBody));
-        return ok({ ...(await view(created)), apiKey: created.apiKey }, 201);
-      })
-      .get('/api/canvases', async ({ actor }) => {
+  const described = (summary: string) => ({ tag: 'Management' as const, summary });
+  const BODY = ['INVALID_BODY'] as const;
+
+  return declaredRoutes('canvas-management', auth, [
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases',
+        ...described('Create a canvas (answers its deploy key once)'),
+        body: CreateCanvasBody,
+        answer: CanvasCreated,
+        status: 201,
+        errors: [...BODY, 'SLUG_TAKEN', 'QUOTA_EXCEEDED'],
+      },
+      async ({ actor, body }) => {
+        const created = await createCanvas(ctx, actor, body);
+        return { ...(await view(created)), apiKey: created.apiKey };
+      },
+    ),
+    sessionRoute(
+      { method: 'GET', path: '/api/canvases', ...described('Canvases you own or that are shared with you'), answer: CanvasList },
+      async ({ actor }) => {
         const [rows, facts] = await Promise.all([listCanvases(ctx, actor), homeFacts(ctx.sql, actor.user.id)]);
         // Those who manage a canvas also see how widely it is shared and when it was last deployed.
         const withFacts = async (r: CanvasWithRole) =>
           r.role === 'viewer' ? listed(r) : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }) };
-        return ok({ canvases: await Promise.all(rows.map(withFacts)) });
-      })
-      .get('/api/canvases/:id', async ({ actor, params }) => ok(await view(await getCanvas(ctx, actor, params.id))))
-      .patch('/api/canvases/:id', async ({ actor, params, request }) => {
-        await authorize(actor, params.id, 'manage');
-        return ok(await view(await updateCanvas(ctx, actor, params.id, await readJson(request, PatchCanvasBody))));
-      })
-      .delete('/api/canvases/:id', async ({ actor, params }) => {
+        return { canvases: await Promise.all(rows.map(withFacts)) };
+      },
+    ),
+    sessionRoute(
+      { method: 'GET', path: '/api/canvases/:id', ...described('One canvas'), answer: CanvasView, errors: ['NOT_FOUND'] },
+      async ({ actor, params }) => view(await getCanvas(ctx, actor, params.id)),
+    ),
+    sessionRoute(
+      {
+        method: 'PATCH',
+        path: '/api/canvases/:id',
+        ...described('Title, slug, sharing, password, expiry'),
+        body: PatchCanvasBody,
+        answer: CanvasView,
+        errors: ['NOT_FOUND', ...BODY, 'SLUG_TAKEN', 'PUBLIC_LINKS_DISABLED', 'PERMISSION_DENIED'],
+      },
+      {
+        check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
+        handle: async ({ actor, params, body }) => view(await updateCanvas(ctx, actor, params.id, body)),
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'DELETE',
+        path: '/api/canvases/:id',
+        ...described('Delete a canvas'),
+        answer: Ok,
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+      },
+      async ({ actor, params }) => {
         await deleteCanvas(ctx, actor, params.id);
-        return ok({ ok: true });
-      })
-      .patch('/api/canvases/:id/capabilities', async ({ actor, params, request }) => {
-        await authorize(actor, params.id, 'manage');
-        return ok(await view(await setCapabilities(ctx, actor, params.id, await readJson(request, CapabilitiesBody))));
-      })
-      .post('/api/canvases/:id/regenerate-key', async ({ actor, params }) => ok(await regenerateKey(ctx, actor, params.id)))
-      .post('/api/canvases/:id/archive', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, true))))
-      .post('/api/canvases/:id/restore', async ({ actor, params }) => ok(await view(await setArchived(ctx, actor, params.id, false))))
-      .get('/api/canvases/:id/members', async ({ actor, params }) => ok({ members: await listMembers(ctx, actor, params.id) }))
-      .put('/api/canvases/:id/members', async ({ actor, params, request }) => {
-        await authorize(actor, params.id, 'manage');
-        return ok(await putMember(ctx, actor, params.id, await readJson(request, PutMemberBody)));
-      })
-      .put('/api/canvases/:id/owner', async ({ actor, params, request }) => {
-        await authorize(actor, params.id, 'own');
-        const { canvas } = await transferOwnership(ctx, actor, params.id, await readJson(request, PutOwnerBody));
-        return ok(await view({ canvas, role: (await viewRoleFor(ctx, actor, canvas)) ?? 'viewer' }));
-      })
-      .delete('/api/canvases/:id/members/:userId', async ({ actor, params }) => {
+        return { ok: true } as const;
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'PATCH',
+        path: '/api/canvases/:id/capabilities',
+        ...described('Capability switches, audiences and the runtime policy (compare-and-swap)'),
+        body: CapabilitiesBody,
+        answer: CanvasView,
+        errors: ['NOT_FOUND', ...BODY, 'POLICY_CONFLICT', 'PERMISSION_DENIED'],
+      },
+      {
+        check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
+        handle: async ({ actor, params, body }) => view(await setCapabilities(ctx, actor, params.id, body)),
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/regenerate-key',
+        ...described('A new deploy key (the old one stops working)'),
+        answer: T.Object({ apiKey: T.String() }),
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+      },
+      async ({ actor, params }) => regenerateKey(ctx, actor, params.id),
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/archive',
+        ...described('Archive'),
+        answer: CanvasView,
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+      },
+      async ({ actor, params }) => view(await setArchived(ctx, actor, params.id, true)),
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/restore',
+        ...described('Restore an archived canvas'),
+        answer: CanvasView,
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+      },
+      async ({ actor, params }) => view(await setArchived(ctx, actor, params.id, false)),
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/members',
+        ...described('The people on the list'),
+        answer: MemberList,
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => ({ members: await listMembers(ctx, actor, params.id) }),
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/members',
+        ...described('Add or change a member (editor or viewer)'),
+        body: PutMemberBody,
+        answer: Member,
+        errors: ['NOT_FOUND', ...BODY, 'PERMISSION_DENIED'],
+      },
+      {
+        check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
+        handle: async ({ actor, params, body }) => putMember(ctx, actor, params.id, body),
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/owner',
+        ...described(
+          'Give the canvas to another active user, by email (owner or admin; the previous owner stays as an editor; an unknown or deactivated person: 404)',
+        ),
+        body: PutOwnerBody,
+        answer: CanvasView,
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED', ...BODY, 'QUOTA_EXCEEDED'],
+      },
+      {
+        check: ({ actor, params }) => authorize(actor, params.id, 'own'),
+        handle: async ({ actor, params, body }) => {
+          const { canvas } = await transferOwnership(ctx, actor, params.id, body);
+          return view({ canvas, role: (await viewRoleFor(ctx, actor, canvas)) ?? 'viewer' });
+        },
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'DELETE',
+        path: '/api/canvases/:id/members/:userId',
+        ...described('Remove a member'),
+        answer: Ok,
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+      },
+      async ({ actor, params }) => {
         await removeMember(ctx, actor, params.id, params.userId);
-        return ok({ ok: true });
-      }),
-  );
+        return { ok: true } as const;
+      },
+    ),
+  ]);
 }

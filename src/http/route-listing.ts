@@ -1,3 +1,5 @@
+import { DECLARATION_KEY, type RouteDeclaration } from './declared-route.ts';
+
 // One listing of everything a request can reach, in the order it is tried:
 // the dispatchers that answer before the router (declared in src/app.ts),
 // then every route the router holds. Tests check it against what is mounted;
@@ -11,6 +13,8 @@ export interface ListedRoute {
   via: 'dispatcher' | 'router';
   /** What answers, for dispatchers. */
   note?: string;
+  /** What the route declares of itself (src/http/declared-route.ts), for those that do. */
+  declaration?: RouteDeclaration;
 }
 
 export interface Dispatcher {
@@ -23,11 +27,15 @@ export interface Dispatcher {
 interface MountedRoute {
   method: string;
   path: string;
+  hooks?: { detail?: Record<string, unknown> };
 }
 
 export function routeListing(dispatchers: readonly Dispatcher[], mounted: readonly MountedRoute[]): ListedRoute[] {
   return [
     ...dispatchers.map((d): ListedRoute => ({ method: d.method, path: d.path, via: 'dispatcher', note: d.note })),
-    ...mounted.map((r): ListedRoute => ({ method: r.method, path: r.path, via: 'router' })),
+    ...mounted.map((r): ListedRoute => {
+      const declaration = r.hooks?.detail?.[DECLARATION_KEY] as RouteDeclaration | undefined;
+      return { method: r.method, path: r.path, via: 'router', ...(declaration ? { declaration } : {}) };
+    }),
   ];
 }

@@ -4,7 +4,6 @@
 // to those of its door (see DOORS). test/openapi.test.ts holds this list and
 // the mounted routes to each other: a route added without an entry, or an
 // entry left after its route went, fails it.
-import type { TSchema } from '@sinclair/typebox';
 import { Type as T } from '@sinclair/typebox';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
 import { DevLoginBody } from '../auth/model.ts';
@@ -12,12 +11,12 @@ import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { BROWSE_LIMITS } from '../canvas-data/browse.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
-import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, PutOwnerBody } from '../canvases/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
 import { PutWebhooksBody } from '../webhooks/model.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
@@ -36,66 +35,8 @@ import {
   VersionList,
 } from './schemas.ts';
 
-/** Who may call, and with that the refusals every route behind the door can give. */
-export type Door = 'public' | 'session' | 'admin' | 'deployKey' | 'runtime' | 'metrics';
-
-export const DOORS: Record<Door, { security: string[]; errors: ErrorCode[] }> = {
-  public: { security: [], errors: [] },
-  session: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited'] },
-  admin: { security: ['session', 'personalToken'], errors: ['unauthorized', 'NOT_FOUND'] },
-  deployKey: { security: ['canvasKey'], errors: ['unauthorized', 'rate_limited'] },
-  runtime: {
-    security: ['session'],
-    errors: [
-      'UNAUTHENTICATED',
-      'RATE_LIMITED',
-      'NOT_FOUND',
-      'ARCHIVED',
-      'DISABLED',
-      'NOT_INVITED',
-      'OWNER_ONLY',
-      'SHARE_EXPIRED',
-      'PASSWORD_REQUIRED',
-      'STATIC_ONLY',
-      'CROSS_CANVAS_FORBIDDEN',
-      'CROSS_SITE_FORBIDDEN',
-      'CAPABILITY_DISABLED',
-    ],
-  },
-  metrics: { security: ['session', 'metricsToken'], errors: ['unauthorized', 'NOT_FOUND'] },
-};
-
-export type Tag = 'Service' | 'Sign-in' | 'Tokens' | 'Management' | 'Admin' | 'Deploy' | 'Agents' | 'SDK and dashboard' | 'Runtime';
-
-/** The document's tags, in this order, each with what its routes are for. */
-export const TAGS: Record<Tag, string> = {
-  Service: 'Health, metrics and the descriptions of this instance (llms.txt, this document)',
-  'Sign-in': 'Signing in and out of the dashboard, guest invite links, and `easel login` for the CLI',
-  Tokens: "A person's personal access tokens: managed with the session only; a token sees and revokes only itself",
-  Management: 'The management API behind the dashboard and the CLI: canvases, sharing, versions, files, settings',
-  Admin: 'Instance administration: users, canvases, Connections, settings (instance admins only; 404 to others)',
-  Deploy: 'The Deploy API: publishing a canvas with its deploy key (ZIP or staged upload), versions, rollback',
-  Agents: 'The MCP endpoint for agents, signed in with a personal access token',
-  'SDK and dashboard': "The dashboard, the browser SDK, and canvases' own pages",
-  Runtime: "The runtime API a canvas's pages call with the viewer's session: data, files, AI, realtime, Connections",
-};
-
-export interface RouteDoc {
-  summary: string;
-  tag: Tag;
-  door: Door;
-  /** A JSON body (validated with this schema), or another kind of body described in words. */
-  body?: TSchema | { contentType: string; description: string };
-  query?: Record<string, string>;
-  /** The success answer: a JSON schema, or another content type described in words. */
-  answer?: TSchema | { status?: number; contentType: string; description: string };
-  /** What this route refuses beyond its door's refusals. */
-  errors?: ErrorCode[];
-  /** Refusals a browser's route answers as an HTML page (not a catalog code), by status. */
-  pages?: Record<number, string>;
-  /** Mounted only in this sign-in mode. */
-  authMode?: 'oidc';
-}
+/** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
+export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
 
 const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | 'door' | 'summary'> = {}): RouteDoc => ({
   tag,
@@ -284,31 +225,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Management
-  'POST /api/canvases': r('Management', 'session', 'Create a canvas (answers its deploy key once)', {
-    body: CreateCanvasBody,
-    answer: CanvasCreated,
-    errors: [...BODY, 'SLUG_TAKEN', 'QUOTA_EXCEEDED'],
-  }),
-  'GET /api/canvases': r('Management', 'session', 'Canvases you own or that are shared with you', {
-    answer: T.Object({ canvases: T.Array(CanvasView) }),
-  }),
-  'GET /api/canvases/:id': r('Management', 'session', 'One canvas', { answer: CanvasView, errors: CANVAS_ROLE }),
-  'PATCH /api/canvases/:id': r('Management', 'session', 'Title, slug, sharing, password, expiry', {
-    body: PatchCanvasBody,
-    answer: CanvasView,
-    errors: [...CANVAS_ROLE, ...BODY, 'SLUG_TAKEN', 'PUBLIC_LINKS_DISABLED', 'PERMISSION_DENIED'],
-  }),
-  'DELETE /api/canvases/:id': r('Management', 'session', 'Delete a canvas', { answer: Ok, errors: CANVAS_ROLE }),
-  'PATCH /api/canvases/:id/capabilities': r(
-    'Management',
-    'session',
-    'Capability switches, audiences and the runtime policy (compare-and-swap)',
-    {
-      body: CapabilitiesBody,
-      answer: CanvasView,
-      errors: [...CANVAS_ROLE, ...BODY, 'POLICY_CONFLICT'],
-    },
-  ),
   'GET /api/canvases/:id/capabilities': r('Management', 'session', 'Each capability switch and its effective state, with why one is off', {
     answer: anyJson,
     errors: CANVAS_ROLE,
@@ -342,25 +258,6 @@ export const CATALOG: Record<string, RouteDoc> = {
       answer: CanvasCreated,
       errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', ...BODY],
     },
-  ),
-  'POST /api/canvases/:id/regenerate-key': r('Management', 'session', 'A new deploy key (the old one stops working)', {
-    answer: T.Object({ apiKey: T.String() }),
-    errors: CANVAS_ROLE,
-  }),
-  'POST /api/canvases/:id/archive': r('Management', 'session', 'Archive', { answer: CanvasView, errors: CANVAS_ROLE }),
-  'POST /api/canvases/:id/restore': r('Management', 'session', 'Restore an archived canvas', { answer: CanvasView, errors: CANVAS_ROLE }),
-  'GET /api/canvases/:id/members': r('Management', 'session', 'The people on the list', { answer: anyJson, errors: CANVAS_ROLE }),
-  'PUT /api/canvases/:id/members': r('Management', 'session', 'Add or change a member (editor or viewer)', {
-    body: PutMemberBody,
-    answer: T.Object({ userId: T.String(), email: T.String(), name: T.String(), role: T.String() }),
-    errors: [...CANVAS_ROLE, ...BODY],
-  }),
-  'DELETE /api/canvases/:id/members/:userId': r('Management', 'session', 'Remove a member', { answer: Ok, errors: CANVAS_ROLE }),
-  'PUT /api/canvases/:id/owner': r(
-    'Management',
-    'session',
-    'Give the canvas to another active user, by email (owner or admin; the previous owner stays as an editor; an unknown or deactivated person: 404)',
-    { body: PutOwnerBody, answer: CanvasView, errors: [...CANVAS_ROLE, 'PERMISSION_DENIED', ...BODY, 'QUOTA_EXCEEDED'] },
   ),
   'POST /api/canvases/:id/revoke': r('Management', 'session', 'Revoke a canvas a page published (authoring)', {
     answer: CanvasView,

@@ -4,11 +4,13 @@
 // success answer, and every refusal grouped by status with its codes and body
 // shape (`{error}` for the Deploy API's own refusals, `{code, message, …}`
 // for the rest, as the spec's Errors section has them).
-import type { TSchema } from '@sinclair/typebox';
+import { Kind, type TSchema } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { ListedRoute } from '../http/route-listing.ts';
-import { CATALOG, DOORS, TAGS, type RouteDoc } from './catalog.ts';
+import type { RouteDeclaration } from '../http/declared-route.ts';
+import { CATALOG, type RouteDoc } from './catalog.ts';
+import { DOORS, TAGS } from './doors.ts';
 import { CodedError, ShortError } from './schemas.ts';
 
 /** What `ALL` stands for in the document (OpenAPI has no "any method"). */
@@ -21,7 +23,8 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
 
-const isSchema = (v: unknown): v is TSchema => typeof v === 'object' && v !== null && !('contentType' in v);
+/** A TypeBox schema (as against a content type described in words, or a catalog query's descriptions). */
+const isSchema = (v: unknown): v is TSchema => typeof v === 'object' && v !== null && Kind in v;
 
 /** TypeBox schemas are JSON Schema already; the symbols and $ids it adds are dropped. */
 function plain(schema: TSchema): unknown {
@@ -53,7 +56,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
 }
 
 /** Adds the HTML refusal pages to the JSON refusals, side by side where a status has both. */
-function withPages(responses: Record<string, any>, pages: RouteDoc['pages'] = {}): Record<string, unknown> {
+function withPages(responses: Record<string, any>, pages: RouteDeclaration['pages'] = {}): Record<string, unknown> {
   for (const [status, description] of Object.entries(pages)) {
     const page = { 'text/html': { schema: { type: 'string' } } };
     const json = responses[status];
@@ -64,7 +67,27 @@ function withPages(responses: Record<string, any>, pages: RouteDoc['pages'] = {}
   return responses;
 }
 
-function operation(method: string, path: string, doc: RouteDoc): Record<string, unknown> {
+/** What a route says it is: its own declaration, or (until it declares itself) the catalog's entry. */
+type Described = RouteDoc | RouteDeclaration;
+
+function queryParameters(query: Described['query']): Record<string, unknown>[] {
+  if (!query) return [];
+  if (!isSchema(query))
+    return Object.entries(query).map(([name, description]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: { type: 'string' },
+    }));
+  const required = new Set<string>(query.required ?? []);
+  return Object.entries<TSchema>(query.properties).map(([name, schema]) => {
+    const { description, ...rest } = plain(schema) as { description?: string };
+    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+function operation(method: string, path: string, doc: Described): Record<string, unknown> {
   const door = DOORS[doc.door];
   const params = [...path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
     name: name!,
@@ -73,13 +96,7 @@ function operation(method: string, path: string, doc: RouteDoc): Record<string, 
     schema: { type: 'string' },
   }));
   if (path.endsWith('/*')) params.push({ name: 'path', in: 'path', required: true, schema: { type: 'string' } });
-  const query = Object.entries(doc.query ?? {}).map(([name, description]) => ({
-    name,
-    in: 'query',
-    required: false,
-    description,
-    schema: { type: 'string' },
-  }));
+  const query = queryParameters(doc.query);
   const op: Record<string, unknown> = {
     operationId: `${method.toLowerCase()}${openApiPath(path).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: doc.summary,
@@ -94,7 +111,7 @@ function operation(method: string, path: string, doc: RouteDoc): Record<string, 
       : { required: true, description: doc.body.description, content: { [doc.body.contentType]: { schema: {} } } };
   }
   const ok: Record<string, unknown> = isSchema(doc.answer)
-    ? { '200': { description: 'OK', content: { 'application/json': { schema: plain(doc.answer) } } } }
+    ? { [String(doc.status ?? 200)]: { description: 'OK', content: { 'application/json': { schema: plain(doc.answer) } } } }
     : doc.answer
       ? {
           [String(doc.answer.status ?? 200)]: {
@@ -116,7 +133,7 @@ export function openApiDocument(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of listing) {
     if (route.path.startsWith('{')) continue;
-    const doc = CATALOG[routeKey(route.method, route.path)];
+    const doc = route.declaration ?? CATALOG[routeKey(route.method, route.path)];
     if (!doc) continue;
     const entry = (paths[openApiPath(route.path)] ??= {});
     const methods = route.method === 'ALL' ? ALL_METHODS : [route.method.toLowerCase()];

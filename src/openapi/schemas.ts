@@ -50,6 +50,38 @@ export const CanvasView = T.Object(
   { $id: 'CanvasView', additionalProperties: true },
 );
 
+/** A canvas in a person's list: a viewer sees these fields; those who manage it see its whole view, with `people` and `lastDeployAt`. */
+export const ListedCanvas = T.Object(
+  {
+    id: T.String(),
+    slug: T.String(),
+    url: T.String(),
+    title: T.String(),
+    ownerId: T.String(),
+    role: T.Union([T.Literal('owner'), T.Literal('editor'), T.Literal('viewer'), T.Literal('admin')]),
+    status: T.String(),
+    publicationState: T.Union([T.Literal('published'), T.Literal('draft')]),
+    accessMode: T.String(),
+    hasPassword: T.Boolean(),
+    createdAt: T.Integer(),
+    updatedAt: T.Integer(),
+    people: T.Optional(T.Integer({ description: 'how many people it is shared with (managers only)' })),
+    lastDeployAt: T.Optional(T.Union([T.Integer({ description: 'ms since the epoch (managers only)' }), T.Null()])),
+  },
+  { additionalProperties: true },
+);
+
+export const CanvasList = T.Object({ canvases: T.Array(ListedCanvas) });
+
+export const Member = T.Object({
+  userId: T.String(),
+  email: T.String(),
+  name: T.String(),
+  role: T.Union([T.Literal('owner'), T.Literal('editor'), T.Literal('viewer')]),
+});
+
+export const MemberList = T.Object({ members: T.Array(Member) });
+
 export const CanvasCreated = T.Intersect([CanvasView, T.Object({ apiKey: T.String({ description: 'the deploy key, shown this once' }) })]);
 
 export const DeployStatus = T.Object(

@@ -1,0 +1,201 @@
+// A route says everything about itself once: method, path, who may call (its
+// door), the body and query it takes (TypeBox), the answer it gives and the
+// refusals it adds to its door's. The router mounts it from that declaration,
+// GET /openapi.json describes it from the same object (src/openapi/), and the
+// test harness holds every refusal a suite sees to the declared list.
+//
+// The spec's order is kept: the door (an Elysia macro: 401, 403, 404, 429)
+// runs before the handler, and only then is the body read and checked here.
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { Elysia, type AnyElysia } from 'elysia';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { readJson, type ReadJsonOptions } from './json-body.ts';
+import { json } from './respond.ts';
+
+/** Who may call, and with that the refusals every route behind the door can give (src/openapi/doors.ts). */
+export type Door = 'public' | 'session' | 'admin' | 'deployKey' | 'runtime' | 'metrics';
+
+export type Tag = 'Service' | 'Sign-in' | 'Tokens' | 'Management' | 'Admin' | 'Deploy' | 'Agents' | 'SDK and dashboard' | 'Runtime';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL';
+
+/** A body or answer that is not JSON, described in words for the document. */
+export interface OtherContent {
+  contentType: string;
+  description: string;
+  /** The success status, when not 200 (answers only). */
+  status?: number;
+}
+
+export interface RouteDeclaration {
+  method: Method;
+  /** Router syntax: `:param`, a trailing `*`. */
+  path: string;
+  door: Door;
+  tag: Tag;
+  summary: string;
+  /** A JSON body, read and checked after the door (readJson), or another kind of body the handler reads itself. */
+  body?: TSchema | OtherContent;
+  /** How the JSON body is read (size, empty body, content type, the route's own codes). */
+  bodyOptions?: ReadJsonOptions<unknown>;
+  /** The query parameters, each an optional string with its description; unknown ones are ignored. */
+  query?: TObject;
+  /** The success answer: a JSON schema the handler's value is typed by, or another content type. */
+  answer?: TSchema | OtherContent;
+  /** The success status of a JSON answer (default 200). */
+  status?: number;
+  /** What this route refuses beyond its door's refusals. */
+  errors?: readonly ErrorCode[];
+  /** Refusals a browser's route answers as an HTML page rather than a catalog code, by status. */
+  pages?: Readonly<Record<number, string>>;
+  /** Mounted only in this sign-in mode. */
+  authMode?: 'oidc';
+  /** Headers on every JSON answer of the route (a session door adds `cache-control: no-store`). */
+  headers?: Readonly<Record<string, string>>;
+  /** The door's macro option, when it takes one (a runtime capability, a deploy key mode). */
+  doorOption?: unknown;
+}
+
+/** `/a/:id/b/:key` → 'id' | 'key'. */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+export type ParamsOf<P extends string> = { [K in ParamNames<P>]: string } & (P extends `${string}*` ? { '*': string } : unknown);
+
+type Content = TSchema | OtherContent | undefined;
+
+/** What a handler receives: the door's own values (`actor`, `canvas`, `caller`) and the checked input. */
+export type RouteInput<P extends string, B extends Content, Q extends TObject | undefined, DoorValues> = DoorValues & {
+  request: Request;
+  params: ParamsOf<P>;
+  query: Q extends TObject ? Static<Q> : Record<string, never>;
+  body: B extends TSchema ? Static<B> : undefined;
+};
+
+/** A JSON answer is the answer schema's type; a handler may always answer with a Response of its own. */
+export type RouteAnswer<A extends Content> = (A extends TSchema ? Static<A> : never) | Response;
+
+export interface DeclaredRoute {
+  declaration: RouteDeclaration;
+  check?(input: Record<string, unknown>): Promise<void> | void;
+  handle(input: Record<string, unknown>): Promise<unknown> | unknown;
+}
+
+/** The DECLARATION_KEY under which a mounted route keeps its declaration in Elysia's `detail` (read by the route listing). */
+export const DECLARATION_KEY = 'x-easel-route';
+
+type Handler<P extends string, B extends Content, Q extends TObject | undefined, A extends Content, DoorValues> = (
+  input: RouteInput<P, B, Q, DoorValues>,
+) => Promise<RouteAnswer<A>> | RouteAnswer<A>;
+
+/**
+ * A handler, or a handler with a check that runs after the door and before
+ * the body is read: the caller's right to the resource in the path (404, 403
+ * before 400, as the spec orders them).
+ */
+export type RouteWork<P extends string, B extends Content, Q extends TObject | undefined, A extends Content, DoorValues> =
+  | Handler<P, B, Q, A, DoorValues>
+  | {
+      check: (input: Omit<RouteInput<P, B, Q, DoorValues>, 'body'>) => Promise<void> | void;
+      handle: Handler<P, B, Q, A, DoorValues>;
+    };
+
+/** What a route file writes: the declaration without its door (the builder's) and with its path, body, query and answer typed. */
+export type Declaring<P extends string, B extends Content, Q extends TObject | undefined, A extends Content, Extra> = Omit<
+  RouteDeclaration,
+  'door' | 'path' | 'body' | 'query' | 'answer'
+> &
+  Extra & { path: P; body?: B; query?: Q; answer?: A };
+
+/**
+ * A route builder for one door: the feature layer that owns the door's types
+ * binds them (canvases: `actor`; deploy: `canvas`; runtime: `caller`).
+ */
+export function doorRoute<DoorValues, Extra extends Partial<RouteDeclaration> = Record<never, never>>(door: Door) {
+  return <P extends string, B extends Content = undefined, Q extends TObject | undefined = undefined, A extends Content = undefined>(
+    declaration: Declaring<P, B, Q, A, Extra>,
+    work: RouteWork<P, B, Q, A, DoorValues>,
+  ): DeclaredRoute => {
+    const { check, handle } = typeof work === 'function' ? { check: undefined, handle: work } : work;
+    return {
+      declaration: { ...declaration, door },
+      ...(check ? { check: check as DeclaredRoute['check'] } : {}),
+      handle: handle as DeclaredRoute['handle'],
+    };
+  };
+}
+
+/** Routes anyone may call (health, sign-in pages, the SDK). */
+export const publicRoute = doorRoute<unknown>('public');
+
+/** The Elysia macro option each door mounts with (src/server/auth-kinds.ts defines the macros). */
+function doorHook(d: RouteDeclaration): Record<string, unknown> {
+  switch (d.door) {
+    case 'session':
+      return { management: true };
+    case 'admin':
+      return { admin: true };
+    case 'deployKey':
+      return { deployKey: d.doorOption ?? true };
+    case 'runtime':
+      return { runtime: d.doorOption };
+    default:
+      return {};
+  }
+}
+
+/** Management answers hold a person's data: never cached. */
+const DOOR_HEADERS: Partial<Record<Door, Record<string, string>>> = {
+  session: { 'cache-control': 'no-store' },
+  admin: { 'cache-control': 'no-store' },
+};
+
+function checkedQuery(d: RouteDeclaration, raw: Record<string, unknown>): Record<string, unknown> {
+  if (!d.query) return {};
+  const query: Record<string, unknown> = {};
+  for (const name of Object.keys(d.query.properties)) if (raw[name] !== undefined) query[name] = raw[name];
+  if (!Value.Check(d.query, query)) {
+    const first = Value.Errors(d.query, query).First();
+    throw new AppError('INVALID_REQUEST', `query: ${first ? `${first.path.slice(1)} ${first.message}` : 'not valid'}`);
+  }
+  return query;
+}
+
+const isSchema = (v: TSchema | OtherContent | undefined): v is TSchema => v !== undefined && !('contentType' in v);
+
+async function run(route: DeclaredRoute, context: Record<string, unknown>): Promise<Response> {
+  const d = route.declaration;
+  const request = context.request as Request;
+  const input: Record<string, unknown> = {
+    request,
+    params: context.params,
+    // What the doors resolve (src/server/auth-kinds.ts); undefined behind the others.
+    actor: context.actor,
+    canvas: context.canvas,
+    caller: context.caller,
+    query: checkedQuery(d, d.query ? ((context.query ?? {}) as Record<string, unknown>) : {}),
+  };
+  if (route.check) await route.check(input);
+  if (isSchema(d.body)) input.body = await readJson(request, d.body, d.bodyOptions);
+  const answer = await route.handle(input);
+  if (answer instanceof Response) return answer;
+  return json(d.status ?? 200, answer, { ...DOOR_HEADERS[d.door], ...d.headers });
+}
+
+/** One Elysia plugin mounting declared routes behind the auth macros, each keeping its declaration for the listing. */
+export function declaredRoutes(name: string, auth: AnyElysia, routes: readonly DeclaredRoute[]): AnyElysia {
+  const app: AnyElysia = new Elysia({ name }).use(auth);
+  for (const route of routes) {
+    const d = route.declaration;
+    app.route(d.method, d.path, (context: Record<string, unknown>) => run(route, context), {
+      ...doorHook(d),
+      parse: 'none',
+      detail: { [DECLARATION_KEY]: d },
+    } as never);
+  }
+  return app;
+}
