@@ -49,8 +49,8 @@ describe.skipIf(!compileAvailable)('compiled binary', () => {
 
     const page = await fetch(`${easel.url}/`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/assets/app.js');
-    expect((await fetch(`${easel.url}/assets/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await page.text()).toContain('/assets/dashboard.js');
+    expect((await fetch(`${easel.url}/assets/dashboard.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     // The editor's TypeScript and CodeMirror, bundled by build.ts and embedded (the binary has no sources to build from).
     const editor = await fetch(`${easel.url}/assets/editor.js`);
     expect([editor.status, editor.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);

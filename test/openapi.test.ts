@@ -103,7 +103,8 @@ describe('GET /openapi.json', () => {
     expect(deploy.responses['507'].content['application/json'].schema.properties.code.enum).toEqual(['INSUFFICIENT_STORAGE']);
     const kvPut = doc.paths['/v1/c/{slug}/kv/{key}'].put;
     expect(kvPut.responses['413'].description.split(', ').sort()).toEqual(['BODY_TOO_LARGE', 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE']);
-    expect(kvPut.responses['401'].description).toBe('UNAUTHENTICATED');
+    // No session at all is the gateway's {error: "unauthorized"}; a session the pipeline refuses is UNAUTHENTICATED.
+    expect(kvPut.responses['401'].description).toBe('unauthorized, UNAUTHENTICATED');
     // Every status in the document is the catalog's status for each code it lists.
     for (const ops of Object.values<any>(doc.paths))
       for (const op of Object.values<any>(ops))
@@ -139,8 +140,6 @@ describe('GET /openapi.json', () => {
     expect([...used].sort()).toEqual(doc.tags.map((t: any) => t.name).sort());
     expect(doc.paths['/api/tokens'].post.responses['201']).toBeDefined();
     for (const op of [doc.paths['/api/tokens'].post, doc.paths['/api/tokens/{id}'].delete])
-      expect(op.responses['403'].content['application/json'].schema).toMatchObject({
-        properties: { code: { enum: ['SESSION_REQUIRED'] } },
-      });
+      expect(op.responses['403'].content['application/json'].schema.properties.code.enum).toContain('SESSION_REQUIRED');
   });
 });

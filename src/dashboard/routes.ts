@@ -1,7 +1,7 @@
-import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import { dashboardFiles, type StaticFile } from './assets.ts';
 import { UiBundles } from './ui-bundle.ts';
 
@@ -53,9 +53,22 @@ export function dashboardRoutes(ctx: AppContext, files: Map<string, StaticFile> 
       headers: { 'content-type': file.type, 'cache-control': 'no-cache', ...security() },
     });
   };
-  return new Elysia({ name: 'dashboard' })
-    .get('/', () => send(files.get('index.html')))
-    .get(`${ASSETS_PREFIX}*`, ({ params, request }) =>
-      bundles.has(params['*']) ? sendBundle(request, params['*']) : send(files.get(params['*'])),
-    );
+  const tag = 'SDK and dashboard';
+  return declaredRoutes('dashboard', null, [
+    publicRoute(
+      { method: 'GET', path: '/', tag, summary: 'The dashboard', answer: { contentType: 'text/html', description: 'the dashboard' } },
+      () => send(files.get('index.html')),
+    ),
+    publicRoute(
+      {
+        method: 'GET',
+        path: `${ASSETS_PREFIX}*`,
+        tag,
+        summary: "The dashboard's files",
+        answer: { contentType: '*/*', description: 'a dashboard asset' },
+        errors: ['NOT_FOUND'],
+      },
+      ({ params, request }) => (bundles.has(params['*']) ? sendBundle(request, params['*']) : send(files.get(params['*']))),
+    ),
+  ]);
 }

@@ -1,6 +1,6 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import { securityHeaders } from '../dashboard/routes.ts';
 import { docPages, INDEX_PAGE } from './pages.ts';
 import { renderPage } from './render.ts';
@@ -22,5 +22,28 @@ export function docsRoutes(ctx: AppContext, pages: Map<string, string> = docPage
       headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...securityHeaders(ctx.config) },
     });
   };
-  return new Elysia({ name: 'docs' }).get('/docs', () => send(INDEX_PAGE)).get('/docs/:page', ({ params }) => send(params.page));
+  const page = (description: string) => ({ contentType: 'text/html', description });
+  return declaredRoutes('docs', null, [
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/docs',
+        tag: 'SDK and dashboard',
+        summary: "The documentation's index",
+        answer: page('the documentation index'),
+      },
+      () => send(INDEX_PAGE),
+    ),
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/docs/:page',
+        tag: 'SDK and dashboard',
+        summary: 'One page of the documentation',
+        answer: page('a documentation page'),
+        errors: ['NOT_FOUND'],
+      },
+      ({ params }) => send(params.page),
+    ),
+  ]);
 }

@@ -55,6 +55,8 @@ export interface RouteDeclaration {
   headers?: Readonly<Record<string, string>>;
   /** The door's macro option, when it takes one (a runtime capability, a deploy key mode). */
   doorOption?: unknown;
+  /** The route checks its caller itself, more widely than the door's macro would (the SDK also admits a Public link's visitors). */
+  ownDoor?: true;
 }
 
 /** `/a/:id/b/:key` → 'id' | 'key'. */
@@ -134,6 +136,7 @@ export const publicRoute = doorRoute<unknown>('public');
 
 /** The Elysia macro option each door mounts with (src/server/auth-kinds.ts defines the macros). */
 function doorHook(d: RouteDeclaration): Record<string, unknown> {
+  if (d.ownDoor) return {};
   switch (d.door) {
     case 'session':
       return { management: true };
@@ -186,9 +189,12 @@ async function run(route: DeclaredRoute, context: Record<string, unknown>): Prom
   return json(d.status ?? 200, answer, { ...DOOR_HEADERS[d.door], ...d.headers });
 }
 
-/** One Elysia plugin mounting declared routes behind the auth macros, each keeping its declaration for the listing. */
-export function declaredRoutes(name: string, auth: AnyElysia, routes: readonly DeclaredRoute[]): AnyElysia {
-  const app: AnyElysia = new Elysia({ name }).use(auth);
+/**
+ * One Elysia plugin mounting declared routes behind the auth macros (null for
+ * routes behind no door that needs one), each keeping its declaration for the listing.
+ */
+export function declaredRoutes(name: string, auth: AnyElysia | null, routes: readonly DeclaredRoute[]): AnyElysia {
+  const app: AnyElysia = auth ? new Elysia({ name }).use(auth) : new Elysia({ name });
   for (const route of routes) {
     const d = route.declaration;
     app.route(d.method, d.path, (context: Record<string, unknown>) => run(route, context), {

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import type { Config } from '../config.ts';
 import { KEPT_VERSIONS } from '../deploy/publish.ts';
 import { ZIP_LIMITS } from '../deploy/zip/deploy.ts';
@@ -79,5 +79,16 @@ export function llmsTxtRoute(config: Pick<Config, 'baseUrl' | 'apiBaseUrl' | 'ur
     'cache-control': 'public, max-age=300',
     'x-content-type-options': 'nosniff',
   };
-  return new Elysia({ name: 'llms-txt' }).get('/llms.txt', () => new Response(text, { headers }));
+  return declaredRoutes('llms-txt', null, [
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/llms.txt',
+        tag: 'Service',
+        summary: 'How agents publish here (llms.txt)',
+        answer: { contentType: 'text/plain', description: 'markdown' },
+      },
+      () => new Response(text, { headers }),
+    ),
+  ]);
 }

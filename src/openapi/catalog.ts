@@ -148,16 +148,9 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Service
-  'GET /healthz': r('Service', 'public', 'Health: the database answers and the blob store is writable', {
-    answer: T.Object({ ok: T.Boolean(), version: T.String(), failed: T.Optional(T.Array(T.String())) }),
-  }),
   'GET /metrics': r('Service', 'metrics', 'Prometheus metrics (admin session or EASEL_METRICS_TOKEN)', {
     answer: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus text exposition' },
   }),
-  'GET /llms.txt': r('Service', 'public', 'How agents publish here (llms.txt)', {
-    answer: { contentType: 'text/plain', description: 'markdown' },
-  }),
-  'GET /openapi.json': r('Service', 'public', 'This document', { answer: { contentType: 'application/json', description: 'OpenAPI 3.1' } }),
 
   // Sign-in
   'GET /auth/login': r('Sign-in', 'public', 'The sign-in page (dev form, OIDC redirect or proxy notice)', {
@@ -545,22 +538,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   'DELETE /mcp': r('Agents', 'session', 'MCP: no sessions to end (405)', { answer: anyJson }),
 
   // SDK and dashboard
-  'GET /sdk/v1.js': r('SDK and dashboard', 'session', 'The browser SDK (window.easel)', {
-    answer: { contentType: 'text/javascript', description: 'the SDK bundle' },
-  }),
-  'GET /sdk/v1.d.ts': r('SDK and dashboard', 'public', "The SDK's TypeScript types", {
-    answer: { contentType: 'text/plain', description: 'declarations' },
-  }),
-  'GET /': r('SDK and dashboard', 'public', 'The dashboard', { answer: html('the dashboard') }),
-  'GET /assets/*': r('SDK and dashboard', 'public', "The dashboard's files", {
-    answer: { contentType: '*/*', description: 'a dashboard asset' },
-    errors: ['NOT_FOUND'],
-  }),
-  'GET /docs': r('SDK and dashboard', 'public', "The documentation's index", { answer: html('the documentation index') }),
-  'GET /docs/:page': r('SDK and dashboard', 'public', 'One page of the documentation', {
-    answer: html('a documentation page'),
-    errors: ['NOT_FOUND'],
-  }),
 
   // Runtime API (pages of the canvas, with the viewer's session)
   'OPTIONS /v1/c/:slug': r('Runtime', 'public', 'CORS preflight', {

@@ -7,12 +7,15 @@ import type { Door, Tag } from '../http/declared-route.ts';
 /** Who may call, and with that the refusals every route behind the door can give. */
 export const DOORS: Record<Door, { security: string[]; errors: ErrorCode[] }> = {
   public: { security: [], errors: [] },
-  session: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited'] },
-  admin: { security: ['session', 'personalToken'], errors: ['unauthorized', 'NOT_FOUND'] },
+  // A browser's unsafe request from another site is refused at the door, whatever the route (src/http/cross-site.ts).
+  session: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited', 'CROSS_SITE_FORBIDDEN'] },
+  admin: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited', 'NOT_FOUND', 'CROSS_SITE_FORBIDDEN'] },
   deployKey: { security: ['canvasKey'], errors: ['unauthorized', 'rate_limited'] },
   runtime: {
     security: ['session'],
     errors: [
+      // No session at all: the sign-in gateway's 401, before the runtime pipeline's own UNAUTHENTICATED.
+      'unauthorized',
       'UNAUTHENTICATED',
       'RATE_LIMITED',
       'NOT_FOUND',

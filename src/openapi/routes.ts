@@ -1,5 +1,5 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import type { ListedRoute } from '../http/route-listing.ts';
 import { openApiDocument } from './document.ts';
 
@@ -10,8 +10,19 @@ import { openApiDocument } from './document.ts';
  */
 export function openApiRoute(ctx: AppContext, listing: () => ListedRoute[]) {
   let body: string | null = null;
-  return new Elysia({ name: 'openapi' }).get('/openapi.json', () => {
-    body ??= JSON.stringify(openApiDocument(listing(), ctx.config, ctx.version));
-    return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' } });
-  });
+  return declaredRoutes('openapi', null, [
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/openapi.json',
+        tag: 'Service',
+        summary: 'This document',
+        answer: { contentType: 'application/json', description: 'OpenAPI 3.1' },
+      },
+      () => {
+        body ??= JSON.stringify(openApiDocument(listing(), ctx.config, ctx.version));
+        return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' } });
+      },
+    ),
+  ]);
 }

@@ -1,6 +1,6 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes, doorRoute, publicRoute } from '../http/declared-route.ts';
 import { principalOf } from '../auth/guards.ts';
 import { SdkBundle, type SdkAsset } from './sdk-bundle.ts';
 
@@ -55,12 +55,30 @@ export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
     return new Response(asset.body, { status: 200, headers });
   };
 
-  return new Elysia({ name: 'sdk' })
-    .get('/sdk/v1.js', async ({ request }) => {
-      await gateway(request);
-      return serve(request, await bundle.js(), 'application/javascript; charset=utf-8');
-    })
-    .get('/sdk/v1.d.ts', async ({ request }) => {
-      return serve(request, await bundle.types(), 'application/typescript; charset=utf-8');
-    });
+  return declaredRoutes('sdk', null, [
+    doorRoute<unknown>('session')(
+      {
+        ownDoor: true,
+        method: 'GET',
+        path: '/sdk/v1.js',
+        tag: 'SDK and dashboard',
+        summary: 'The browser SDK (window.easel)',
+        answer: { contentType: 'text/javascript', description: 'the SDK bundle (503 text/plain when it could not be built)' },
+      },
+      async ({ request }) => {
+        await gateway(request);
+        return serve(request, await bundle.js(), 'application/javascript; charset=utf-8');
+      },
+    ),
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/sdk/v1.d.ts',
+        tag: 'SDK and dashboard',
+        summary: "The SDK's TypeScript types",
+        answer: { contentType: 'text/plain', description: 'declarations' },
+      },
+      async ({ request }) => serve(request, await bundle.types(), 'application/typescript; charset=utf-8'),
+    ),
+  ]);
 }

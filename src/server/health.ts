@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
-import { Elysia } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 
 /** A remote blob store is asked at most this often (the route needs no sign-in: probes must not become a flood of requests to S3). */
 const REMOTE_CHECK_EVERY_MS = 5_000;
@@ -18,6 +19,18 @@ const REMOTE_CHECK_TIMEOUT_MS = 3_000;
  * still answers requests (its limits count in memory meanwhile), but it is
  * not healthy: its limits no longer hold across nodes.
  */
+const Backends = T.Object({
+  database: T.String({ description: 'sqlite or postgres' }),
+  blobs: T.String({ description: 'local or s3' }),
+  coordination: T.String({ description: 'local or redis' }),
+});
+const Health = T.Object({
+  ok: T.Boolean(),
+  version: T.String(),
+  backends: Backends,
+  failed: T.Optional(T.Array(T.String(), { description: 'with 503: database, blobs or coordination' })),
+});
+
 export const healthRoutes = (ctx: AppContext) => {
   const remote = ctx.blobs.remote;
   let remoteCheck: { at: number; ok: Promise<boolean> } | null = null;
@@ -40,7 +53,7 @@ export const healthRoutes = (ctx: AppContext) => {
     blobs: remote ? 's3' : 'local',
     coordination: ctx.rateLimits.kind === 'redis' ? 'redis' : 'local',
   };
-  return new Elysia({ name: 'health' }).get('/healthz', async () => {
+  const check = async () => {
     const failed: string[] = [];
     try {
       await ctx.sql.get('SELECT 1 AS ok');
@@ -59,5 +72,17 @@ export const healthRoutes = (ctx: AppContext) => {
       status: 503,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
     });
-  });
+  };
+  return declaredRoutes('health', null, [
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/healthz',
+        tag: 'Service',
+        summary: 'Health: the database answers and the blob store is writable (503 with what failed)',
+        answer: Health,
+      },
+      check,
+    ),
+  ]);
 };
