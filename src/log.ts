@@ -16,6 +16,8 @@ export interface Logger {
    * string and written in batches.
    */
   request(requestId: string, method: string, path: string, status: number, durationMs: number): void;
+  /** Whether `debug` lines are written: a caller on every request checks it before building the fields. */
+  readonly debugs: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export function createLogger(level: LogLevel, sink: LineSink | ((line: string) =
     };
   const logsInfo = RANK.info >= RANK[level];
   return {
+    debugs: RANK.debug >= RANK[level],
     debug: emit('debug'),
     info: emit('info'),
     warn: emit('warn'),

@@ -160,6 +160,12 @@ describe('content types and headers', () => {
       expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
       expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     }
+    // Answered again from memory (no promise on the way): the wrapper leaves the file's own nosniff alone, and still adds the request id.
+    for (const path of ['a.js', 'a.js', 'index.html']) {
+      const res = await get(`/c/${canvas.slug}/${path}`);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-z]{20}$/);
+    }
   });
 
   test('Cache-Control: private for content behind sign-in, public for an open Public link canvas', async () => {

@@ -7,7 +7,7 @@ import type { GuestSessionResolver } from './guests.ts';
 import type { ResolvedSession, SessionStore } from './sessions.ts';
 import type { TokenStore } from './tokens.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
-import { urlPath } from '../http/url-path.ts';
+import { pathEndOf, pathStartOf } from '../http/url-path.ts';
 
 /**
  * Who is asking. Later kinds (personal access tokens) extend this union.
@@ -75,7 +75,8 @@ export class Authenticator {
   /** The answer without waiting, when the request's one session cookie names a held session of this host; null otherwise. */
   private heldSession(request: Request): AuthResult | null {
     if (this.config.authMode === 'proxy') return null;
-    if (this.tokens && bearerToken(request) !== null && tokenRoute(request.url)) return null;
+    // The path first: it is read in place, where the header is a lookup (and page views are never token routes).
+    if (this.tokens && tokenRoute(request.url) && bearerToken(request) !== null) return null;
     const sessionTokens = cookieValues(request.headers.get('cookie'), this.cookieNames.session);
     const held = sessionTokens.length === 1 ? this.sessions.cached(sessionTokens[0]!) : undefined;
     if (!held) return null;
@@ -173,8 +174,10 @@ function bearerToken(request: Request): string | null {
 
 /** Whether a request URL is one where personal access tokens act: the management API and the MCP endpoint. */
 function tokenRoute(url: string): boolean {
-  const path = urlPath(url);
-  return path.startsWith('/api/') || path === '/mcp';
+  // Read in place (no substring): this runs on every signed-in request.
+  const at = pathStartOf(url);
+  if (url.startsWith('/api/', at)) return true;
+  return url.startsWith('/mcp', at) && pathEndOf(url, at) === at + 4;
 }
 
 /**

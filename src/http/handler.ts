@@ -54,18 +54,19 @@ export function wrapHandler(
     const meta = new WrappedMeta(original, server, id, start);
     attachMeta(request, meta);
     // Debug only: lets a test (or an operator) see that a slow request has reached the app.
-    log.debug('request started', { requestId: id, method: request.method });
+    // Checked first: its fields object was built on every request, at every level.
+    if (log.debugs) log.debug('request started', { requestId: id, method: request.method });
     const url = request.url;
     const pathStart = pathStartOf(url);
     const answer = url.indexOf('/', ROUTER_PATH_OFFSET) === pathStart ? inner(request) : unroutable();
     const finish = (response: Response): Response => {
       paced?.settle();
       try {
-        finishHeaders(response.headers, id, meta);
+        finishHeaders(response.headers, id, meta, response);
       } catch {
         // Some responses carry immutable headers: copy once.
         const headers = new Headers(response.headers);
-        finishHeaders(headers, id, meta);
+        finishHeaders(headers, id, meta, null);
         response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
       }
       const elapsedMs = performance.now() - start;
@@ -97,10 +98,11 @@ function unroutable(): Response {
   return json(400, { code: 'INVALID_REQUEST', message: 'this server routes http:// request URLs only (terminate TLS in front of it)' });
 }
 
-function finishHeaders(headers: Headers, id: string, meta: RequestMeta): void {
+function finishHeaders(headers: Headers, id: string, meta: RequestMeta, response: Response | null): void {
   headers.set('x-request-id', id);
   // Every answer has the type it says: no browser may sniff JSON (or an error page, or a canvas file) into HTML or script.
-  headers.set('x-content-type-options', 'nosniff');
+  // A canvas file's answer was built with it (one Headers.set is ~0.4 µs of a page view).
+  if (response === null || meta.nosniffIn !== response) headers.set('x-content-type-options', 'nosniff');
   for (const c of meta.cookies) headers.append('set-cookie', c);
   if (meta.headers) addHeaders(headers, meta.headers);
 }
@@ -115,6 +117,7 @@ class WrappedMeta implements RequestMeta {
   cookies: string[] = [];
   headers: Record<string, string> | null = null;
   principal: unknown = undefined;
+  nosniffIn: Response | null = null;
   private address: string | null | undefined = undefined;
 
   constructor(

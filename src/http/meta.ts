@@ -17,6 +17,13 @@ export interface RequestMeta {
    * while it runs share it.
    */
   principal?: unknown;
+  /**
+   * An answer built with `X-Content-Type-Options: nosniff` among its own
+   * headers (a canvas file's ready header set): the wrapper, which sets it on
+   * every other answer, leaves this one's alone. Any other Response (a copy,
+   * an error page made instead) still gets it set.
+   */
+  nosniffIn?: Response | null;
 }
 
 /**

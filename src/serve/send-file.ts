@@ -1,3 +1,4 @@
+import { metaOf } from '../http/meta.ts';
 import { sliceBody, type Body } from './body-cache.ts';
 import { isCompressible, MIN_COMPRESS_BYTES, preferredEncodings, type CompressedStore, type Encoding } from './compress.ts';
 import type { ManifestFile } from './manifest.ts';
@@ -91,7 +92,13 @@ function fullHeaders(file: ManifestFile, known: FileHeaders, o: SendOptions, enc
   const slot = (o.status === 200 ? 0 : 3) + (encoding === null ? 0 : encoding === 'br' ? 1 : 2);
   let headers = slots[slot];
   if (!headers) {
-    const h: Record<string, string> = { ...o.headers, 'content-type': file.mime, 'cache-control': o.cacheControl };
+    // nosniff is in every canvas header set already; said here too, because sendWhole promises it (see there).
+    const h: Record<string, string> = {
+      ...o.headers,
+      'x-content-type-options': 'nosniff',
+      'content-type': file.mime,
+      'cache-control': o.cacheControl,
+    };
     if (known.compressible) h.vary = 'Accept-Encoding';
     if (encoding) h['content-encoding'] = encoding;
     if (o.status === 200) {
@@ -192,7 +199,14 @@ function sendWhole(
 ): Response | Promise<Response> {
   if (request.method === 'HEAD') return respond(request, null, size, status, Object.fromEntries(headers));
   const body = source.body(key, size, path);
-  return body instanceof Promise ? body.then((b) => new Response(b, { status, headers })) : new Response(body, { status, headers });
+  return body instanceof Promise ? body.then((b) => answer(request, b, status, headers)) : answer(request, body, status, headers);
+}
+
+/** A full-body answer from fullHeaders' set, which carries nosniff: the request wrapper is told so (it would set it again). */
+function answer(request: Request, body: Body, status: number, headers: Headers): Response {
+  const response = new Response(body, { status, headers });
+  metaOf(request).nosniffIn = response;
+  return response;
 }
 
 /** HEAD gets the GET headers, Content-Length included, and no body (also when called in process, without Bun's server). */
