@@ -84,6 +84,7 @@ import { NodeRegistry } from './cluster/node-registry.ts';
 import { processAlive } from './db/data-dir-lock.ts';
 import { RedisCoordination, type RedisCoordinationOptions } from './runtime/realtime/redis/coordination.ts';
 import { realtimeUpgrade } from './runtime/realtime/socket.ts';
+import { REALTIME_UPGRADE } from './runtime/realtime/upgrade-route.ts';
 import { runtimeFallbackRoutes, runtimePreflightRoutes } from './runtime/routes.ts';
 import { submissionRoutes } from './runtime/submissions/routes.ts';
 import { SubmissionService } from './runtime/submissions/service.ts';
@@ -94,6 +95,7 @@ import { insightRoutes } from './insights/routes.ts';
 import { InsightStore } from './insights/store.ts';
 import { CanvasServer } from './serve/canvas-server.ts';
 import { canvasPageDispatcher } from './serve/dispatch.ts';
+import { CANVAS_PAGES } from './serve/pages-route.ts';
 import { sharedKvGet } from './runtime/kv/fast-get.ts';
 import { sdkVisitorWithoutSession } from './serve/sdk-admission.ts';
 import { sdkRoutes } from './serve/sdk-route.ts';
@@ -163,8 +165,13 @@ export const DISPATCHERS: readonly Dispatcher[] = [
     path: '{slug}.{EASEL_CANVAS_HOST}/*',
     note: "subdomain mode: the canvas's pages, gate and sign-in handoff; its /sdk/v1.js and /v1/c/{slug}/… go on to the routes",
   },
-  { method: 'ALL', path: '/c/:slug/*', note: 'path mode: canvas pages; subdomain mode: 301 to the canvas host' },
-  { method: 'GET', path: '/v1/c/:slug/realtime', note: 'the realtime WebSocket upgrade (runtime pipeline first)' },
+  { method: 'ALL', path: '/c/:slug/*', note: 'path mode: canvas pages; subdomain mode: 301 to the canvas host', declaration: CANVAS_PAGES },
+  {
+    method: 'GET',
+    path: '/v1/c/:slug/realtime',
+    note: 'the realtime WebSocket upgrade (runtime pipeline first)',
+    declaration: REALTIME_UPGRADE,
+  },
 ];
 
 /** What the app needs of the Elysia instance (its full type is too deep for the compiler to carry around). */

@@ -21,6 +21,8 @@ export interface Dispatcher {
   method: string;
   path: string;
   note: string;
+  /** Its description for the document (a dispatcher is not mounted, so it says so here). */
+  declaration?: RouteDeclaration;
 }
 
 /** Elysia's view of a mounted route (the part the listing needs). */
@@ -32,7 +34,13 @@ interface MountedRoute {
 
 export function routeListing(dispatchers: readonly Dispatcher[], mounted: readonly MountedRoute[]): ListedRoute[] {
   return [
-    ...dispatchers.map((d): ListedRoute => ({ method: d.method, path: d.path, via: 'dispatcher', note: d.note })),
+    ...dispatchers.map((d): ListedRoute => ({
+      method: d.method,
+      path: d.path,
+      via: 'dispatcher',
+      note: d.note,
+      ...(d.declaration ? { declaration: d.declaration } : {}),
+    })),
     ...mounted.map((r): ListedRoute => {
       const declaration = r.hooks?.detail?.[DECLARATION_KEY] as RouteDeclaration | undefined;
       return { method: r.method, path: r.path, via: 'router', ...(declaration ? { declaration } : {}) };

@@ -124,29 +124,6 @@ const removal = (what: string, errors: ErrorCode[] = []) =>
   });
 
 export const CATALOG: Record<string, RouteDoc> = {
-  // Dispatchers (answered before the router)
-  'ALL /c/:slug/*': r('SDK and dashboard', 'public', "A canvas's pages (path mode; subdomain mode redirects to the canvas host)", {
-    answer: {
-      contentType: '*/*',
-      description: 'the file, with ETag, Range and compression; a sign-in redirect, password gate or not-found page otherwise',
-    },
-    pages: {
-      401: 'proxy sign-in: nobody is signed in',
-      403: 'the password gate, a canvas disabled by an administrator, or a service worker the owner did not allow',
-      404: 'no such canvas (or no access to it), archived, expired share, nothing published, or no such file',
-      405: 'a method other than GET and HEAD',
-      429: 'too many password attempts, or too many page views',
-    },
-  }),
-  'GET /v1/c/:slug/realtime': r('Runtime', 'runtime', 'Realtime channels and presence (WebSocket upgrade)', {
-    answer: {
-      status: 101,
-      contentType: 'application/json',
-      description: 'a WebSocket speaking JSON frames (subscribe, publish, presence)',
-    },
-    errors: ['UPGRADE_REQUIRED'],
-  }),
-
   // Service
   'GET /metrics': r('Service', 'metrics', 'Prometheus metrics (admin session or EASEL_METRICS_TOKEN)', {
     answer: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus text exposition' },

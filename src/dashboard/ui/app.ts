@@ -125,7 +125,7 @@ function renderCanvases(canvases) {
 function renderShown() {
   const tbody = $('canvases').querySelector('tbody');
   tbody.replaceChildren();
-  const spends = [];
+  const spends: Promise<void>[] = [];
   for (const c of shownCanvases()) {
     const row = document.createElement('tr');
     const title = document.createElement('td');
