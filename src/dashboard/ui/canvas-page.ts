@@ -1,13 +1,15 @@
-// One canvas's page in the dashboard (#/canvas/<id>): its address, name and
-// slug, deploys from a dropped folder or ZIP (only the files the canvas lacks
-// are sent), sharing (the access ladder, password, expiry, the list),
-// versions with rollback and unpublish, the live files, and a new deploy key.
-// Every server string is set as text, never as HTML.
+// One canvas's page in the dashboard (#/canvas/<id>): its live page in a
+// frame (canvas-preview.ts), its address, name and slug, deploys from a
+// dropped folder or ZIP (only the files the canvas lacks are sent), sharing
+// (the access ladder, password, expiry, the list), versions with rollback
+// and unpublish, the live files, and a new deploy key. Every server string
+// is set as text, never as HTML.
 import { confirmAccess, markRuntime } from './canvas-access.ts';
 import { showDanger, startDanger } from './canvas-danger.ts';
 import { loadCanvasData } from './canvas-data.ts';
 import { localRefusal, refusalCode, type ApiAnswer, type CanvasPageDeps, type CanvasView } from './canvas-deps.ts';
 import { showOwner, startOwner } from './canvas-owner.ts';
+import { showPreview } from './canvas-preview.ts';
 import { easelCanvasWelcome } from './canvas-welcome.ts';
 import { byId, control, input, inside } from './elements.ts';
 import { renderPolicyForm, type PolicyDoc, type PolicyState, type PresetRights } from './policy-form.ts';
@@ -127,6 +129,8 @@ async function open(id: string): Promise<void> {
   }
   const c = (canvas = res.data);
   render();
+  // Opened, or reopened after a deploy, a rollback or an unpublish: the frame shows what is live now.
+  showPreview(c, true);
   showOwner(c);
   showDanger(c);
   easelCanvasWelcome.show(c);
@@ -185,6 +189,8 @@ async function patch(body: Record<string, unknown>, errorId: string): Promise<bo
   showError(errorId, null);
   canvas = res.data;
   render();
+  // A new slug moves the address: the frame follows it.
+  showPreview(canvas, false);
   return true;
 }
 

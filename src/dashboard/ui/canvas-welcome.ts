@@ -35,7 +35,8 @@ function show(canvas: CanvasView): void {
   const box = byId('cp-deploy-box');
   home ??= box.nextElementSibling;
   const first = canvas.publicationState !== 'published' && canvas.status === 'active' && canvas.role !== 'viewer';
-  if (first) byId('cp-title').after(box);
+  // Right below the preview, whose empty state points down to it.
+  if (first) byId('cp-preview').after(box);
   else home?.before(box);
   box.classList.toggle('welcome', first);
   byId('cp-deploy-title').textContent = first ? 'Deploy its first version' : 'Deploy';
