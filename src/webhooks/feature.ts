@@ -7,7 +7,7 @@ import type { EgressDeps } from '../connections/upstream.ts';
 import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { NotificationsFeature } from '../notifications/feature.ts';
-import type { WebhookEvent } from './model.ts';
+import type { WebhookEvent } from './events.ts';
 import { webhookPausedMail } from './paused-mail.ts';
 import { WebhookStore } from './store.ts';
 import { WebhookWorker } from './worker.ts';

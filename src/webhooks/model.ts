@@ -1,22 +1,12 @@
 // What a canvas's webhooks are made of (CONTRACT §9, tranche 3 "Webhooks"):
-// the events a hook may ask for, the PUT body, and the receiver URL rule
+// the PUT body (the events a hook may ask for are ./events.ts), and the receiver URL rule
 // (https only, no userinfo or fragment, bounded; an IP literal only when it
 // is a public address: the egress check at send time covers host names).
 import { Type, type Static } from '@sinclair/typebox';
 import { classifyAddress } from '../connections/ip.ts';
 import { AppError } from '../errors.ts';
 import { isIpAddress } from '../net/ip.ts';
-
-export const WEBHOOK_EVENTS = [
-  'deploy.published',
-  'submission.created',
-  'submission.updated',
-  'submission.deleted',
-  'collection.record.created',
-  'collection.record.updated',
-  'collection.record.deleted',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import { WEBHOOK_EVENTS, type WebhookEvent } from './events.ts';
 
 /** Hooks per canvas. */
 export const MAX_HOOKS = 10;

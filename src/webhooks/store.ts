@@ -6,7 +6,8 @@ import { LeasedQueue } from '../db/leased-queue.ts';
 import { tx, type Sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { eventsOf, KEPT_DELIVERIES, type WebhookEvent } from './model.ts';
+import type { WebhookEvent } from './events.ts';
+import { eventsOf, KEPT_DELIVERIES } from './model.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

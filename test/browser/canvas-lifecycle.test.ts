@@ -47,8 +47,10 @@ describe('from nothing to a first deploy', () => {
     await page.waitForURL(/#\/canvas\/[A-Za-z0-9]+$/);
     const id = new URL(page.url()).hash.split('/')[2]!;
     await page.locator(`#canvas-page[data-ready="${id}"]`).waitFor();
-    // The drop zone is the first thing under the title, and has the focus.
-    expect(await page.evaluate(() => document.getElementById('cp-title')!.nextElementSibling!.id)).toBe('cp-deploy-box');
+    // The drop zone comes first under the title, right below the preview's empty state that points to it, and has the focus.
+    expect(await page.evaluate(() => document.getElementById('cp-title')!.nextElementSibling!.id)).toBe('cp-preview');
+    expect(await page.evaluate(() => document.getElementById('cp-preview')!.nextElementSibling!.id)).toBe('cp-deploy-box');
+    expect(await page.locator('#cp-preview-empty').innerText()).toBe('Nothing published yet — drop a folder below');
     expect(await page.locator('#cp-deploy-title').innerText()).toBe('Deploy its first version');
     expect(await focusedId(page)).toBe('cp-drop');
     expect(await page.locator('#cp-welcome-key summary').isVisible()).toBe(true);
@@ -65,7 +67,7 @@ describe('from nothing to a first deploy', () => {
     await page.locator('#cp-deploy-status', { hasText: 'Published version 1: 2 files' }).waitFor();
     rmSync(site, { recursive: true, force: true });
     await page.locator('#cp-state', { hasText: 'Live · Restricted' }).waitFor();
-    expect(await page.evaluate(() => document.getElementById('cp-title')!.nextElementSibling!.id)).not.toBe('cp-deploy-box');
+    expect(await page.evaluate(() => document.getElementById('cp-preview')!.nextElementSibling!.id)).not.toBe('cp-deploy-box');
     expect(await page.locator('#cp-deploy-title').innerText()).toBe('Deploy');
     await page.locator('#cp-versions tbody tr', { hasText: '1 (live)' }).waitFor();
     expect(await page.locator('#cp-versions tbody tr').first().locator('td').nth(5).innerText()).toStartWith('2 files, ');

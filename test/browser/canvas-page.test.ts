@@ -73,6 +73,13 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-id').innerText()).toBe(canvas.id);
   });
 
+  test('before a deploy the preview says nothing is published, in words, with no blank frame', async () => {
+    expect(await page.locator('#cp-preview-empty').innerText()).toBe('Nothing published yet — drop a folder below');
+    expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
+    expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBeNull();
+    expect(await page.locator('#cp-preview-open').isVisible()).toBe(false);
+  });
+
   test('a dropped-in folder deploys (only its contents), with the warnings shown', async () => {
     const site = join(work, 'site');
     mkdirSync(join(site, 'js'), { recursive: true });
@@ -94,6 +101,20 @@ describe('a canvas page in the dashboard', () => {
       .all(canvas.id);
     expect(audit.map((a) => a.actor_kind)).toEqual(['user']);
     await page.screenshot({ path: join(SHOTS, 'canvas-page.png'), fullPage: true });
+  });
+
+  test('after the deploy the preview shows the live page, sandboxed, with a link that opens it in a new tab', async () => {
+    const frame = page.locator('#cp-preview-frame');
+    // The canvas's own page, served at its live address (the dashboard's CSP lets the frame load it).
+    await page.frameLocator('#cp-preview-frame').locator('h1', { hasText: 'version one' }).waitFor();
+    expect(await frame.isVisible()).toBe(true);
+    expect(await frame.getAttribute('src')).toBe(canvas.url);
+    expect(await frame.getAttribute('loading')).toBe('lazy');
+    expect((await frame.getAttribute('sandbox'))?.split(' ')).toContain('allow-scripts');
+    expect(await page.locator('#cp-preview-empty').isVisible()).toBe(false);
+    const open = page.locator('#cp-preview-open');
+    expect(await open.getAttribute('href')).toBe(canvas.url);
+    expect(await open.getAttribute('target')).toBe('_blank');
   });
 
   test('sharing: the whole organization lets a colleague in; back to Restricted keeps them out; the list lets them in again', async () => {
@@ -346,6 +367,10 @@ describe('a canvas page in the dashboard', () => {
       await openCanvasPage();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      // The live preview shrinks to the width instead of pushing past it.
+      const preview = await page.locator('#cp-preview-frame').boundingBox();
+      expect(preview!.width).toBeGreaterThan(0);
+      expect(preview!.x + preview!.width).toBeLessThanOrEqual(390);
       await page.screenshot({ path: join(SHOTS, 'canvas-page-phone.png'), fullPage: true });
       await page.goto(`${origin}/`);
       await page.locator('body[data-loaded="true"]').waitFor();
@@ -362,8 +387,15 @@ describe('a canvas page in the dashboard', () => {
     await page.locator('#notice', { hasText: 'The canvas moved to' }).waitFor();
     expect(await page.locator('#cp-url').innerText()).toEndWith('/c/moved-board/');
     canvas.slug = 'moved-board';
+    // The preview follows the new address (path mode: the frame is on the dashboard's origin, so its location is readable).
+    await page.waitForFunction(() => {
+      const frame = document.getElementById('cp-preview-frame') as HTMLIFrameElement;
+      return frame.contentDocument?.location.pathname === '/c/moved-board/' && frame.contentDocument.querySelector('h1') !== null;
+    });
     await page.click('#cp-unpublish');
     await page.locator('#cp-state', { hasText: 'Not published yet' }).waitFor();
+    expect(await page.locator('#cp-preview-empty').innerText()).toBe('Nothing published yet — drop a folder below');
+    expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
     expect(await visit('colleague@example.com')).toStartWith('404');
   });
 });

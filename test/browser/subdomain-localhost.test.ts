@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { canvasOrigin } from '../../src/runtime/isolation.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
-import { closeBrowserSuite, docsHtml, launchChromium, publishTeamRoom, waitForText } from './helpers.ts';
+import { api, closeBrowserSuite, deploy, docsHtml, launchChromium, publishTeamRoom, waitForText } from './helpers.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -141,5 +141,29 @@ describe('the editor preview in subdomain mode', () => {
     await page.goto(`${canvasOrigin(app.ctx.config, canvas.slug)}/__easel/v/1/`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
     expect(await page.locator('#hello').innerText()).toBe('Hello, Alice (owner)');
+  });
+});
+
+describe("the canvas page's live preview in subdomain mode", () => {
+  test("a Public link canvas shows in the canvas page's frame, on its own host: the dashboard's CSP frames canvas hosts", async () => {
+    const owner = await app.signIn('alice@example.com', 'Alice');
+    const open = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Open board' } });
+    await api(app, 'PATCH', `/api/canvases/${open.id}`, { cookie: owner, json: { accessMode: 'public_link' } });
+    await deploy(app, open.id, open.apiKey, { 'index.html': '<h1 id="open">open to all</h1>' });
+    const context = await browser.newContext();
+    contexts.push(context);
+    const at = owner.indexOf('=');
+    await context.addCookies([{ name: owner.slice(0, at), value: owner.slice(at + 1), url: new URL(app.ctx.config.baseUrl).origin }]);
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+    });
+    await page.goto(`${new URL(app.ctx.config.baseUrl).origin}/#/canvas/${open.id}`);
+    await page.locator(`#canvas-page[data-ready="${open.id}"]`).waitFor();
+    expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBe(`${canvasOrigin(app.ctx.config, open.slug)}/`);
+    await page.frameLocator('#cp-preview-frame').locator('#open').waitFor({ timeout: 10_000 });
+    expect(await page.frameLocator('#cp-preview-frame').locator('#open').innerText()).toBe('open to all');
+    expect(refused).toEqual([]);
   });
 });

@@ -1,40 +1,121 @@
-// One canvas's page in the dashboard (#/canvas/<id>): its address, name and
-// slug, deploys from a dropped folder or ZIP (only the files the canvas lacks
-// are sent), sharing (the access ladder, password, expiry, the list),
-// versions with rollback and unpublish, the live files, and a new deploy key.
-// Every server string is set as text, never as HTML.
-// @ts-nocheck -- moved from plain JS; typed file by file next
-import { easelCanvasAccess } from './canvas-access.ts';
-import { easelCanvasDanger } from './canvas-danger.ts';
-import { easelCanvasData } from './canvas-data.ts';
-import { easelCanvasOwner } from './canvas-owner.ts';
+// One canvas's page in the dashboard (#/canvas/<id>): its live page in a
+// frame (canvas-preview.ts), its address, name and slug, deploys from a
+// dropped folder or ZIP (only the files the canvas lacks are sent), sharing
+// (the access ladder, password, expiry, the list), versions with rollback
+// and unpublish, the live files, and a new deploy key. Every server string
+// is set as text, never as HTML.
+import { confirmAccess, markRuntime } from './canvas-access.ts';
+import { showDanger, startDanger } from './canvas-danger.ts';
+import { loadCanvasData } from './canvas-data.ts';
+import { localRefusal, refusalCode, type ApiAnswer, type CanvasPageDeps, type CanvasView } from './canvas-deps.ts';
+import { showOwner, startOwner } from './canvas-owner.ts';
+import { showPreview } from './canvas-preview.ts';
 import { easelCanvasWelcome } from './canvas-welcome.ts';
-import { easelPolicyForm } from './policy-form.ts';
-import { easelPolicyMisses } from './policy-misses.ts';
+import { byId, control, input, inside } from './elements.ts';
+import { renderPolicyForm, type PolicyDoc, type PolicyState, type PresetRights } from './policy-form.ts';
+import { showPolicyMisses, type PolicyMiss } from './policy-misses.ts';
 import { easelSectionBar } from './section-bar.ts';
-import { easelSubmissionMail } from './canvas-submission-mail.ts';
+import { loadSubmissionMail, startSubmissionMail } from './canvas-submission-mail.ts';
 import { easelUi } from './ui.ts';
-import { easelWebhooks } from './webhooks.ts';
+import { loadWebhooks } from './webhooks.ts';
 import { easelWords } from './status-words.ts';
 
-const $ = (id) => document.getElementById(id);
-let deps = null;
-let canvas = null;
+/** A person on the canvas's list (GET …/members). */
+interface Member {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: 'owner' | 'editor' | 'viewer';
+}
+
+/** A kept version (GET …/versions; src/deploy/views.ts). */
+interface Version {
+  number: number;
+  source: string;
+  status: string;
+  createdBy: string;
+  createdAt: number;
+  fileCount: number;
+  totalBytes: number;
+  releaseId: string | null;
+  current: boolean;
+  preview: boolean;
+  previewUrl: string;
+}
+
+/** A file of the live version (GET …/files). */
+interface LiveFile {
+  path: string;
+  size: number;
+  mime: string;
+  hash: string;
+}
+
+/** GET …/usage and GET …/ai-usage, the parts shown. */
+interface Usage {
+  kv: { sharedKeys: number; sharedKeysMax: number; userKeysMaxPerPerson: number };
+  files: { bytes: number; bytesMax: number };
+}
+interface AiUsage {
+  budget: { month: string; spentUsd: number | string; capUsd: number | string };
+}
+
+interface Gallery {
+  listed: boolean;
+  templatable: boolean;
+}
+
+/** Why a runtime capability is or is not in effect (src/runtime/capabilities.ts CapabilityState). */
+type CapabilityState = { effective: true } | { effective: false; reason: string; hint: string };
+
+/** GET …/capabilities. */
+interface Capabilities {
+  switches: Partial<Record<string, boolean>>;
+  effective: Partial<Record<string, CapabilityState>>;
+  presets: PresetRights;
+  unconfigured?: PolicyMiss[];
+}
+
+/** What a deploy answers (src/deploy/publish.ts DeployResult, the parts shown). */
+interface DeployResult {
+  outcome: 'published' | 'already_current' | 'preview';
+  version: number;
+  fileCount: number;
+  totalBytes: number;
+  warnings?: string[];
+}
+
+/** POST …/uploads: a session for the blobs the server lacks, or the release is already live (a DeployResult). */
+type UploadBegun = { uploadId: string; missingHashes: string[]; outcome?: undefined } | DeployResult;
+
+/** A file to deploy: its path inside the site, and its SHA-256 once read. */
+interface SiteFile {
+  path: string;
+  file: File;
+}
+
+let deps: CanvasPageDeps;
+let canvas: CanvasView | null = null;
 /** userId → name (or email) of everyone on the canvas's list. */
-let people = new Map();
+let people = new Map<string, string>();
 
 const enc = encodeURIComponent;
-const path = (suffix = '') => `/api/canvases/${enc(canvas.id)}${suffix}`;
+/** The canvas open on the page; the handlers below run only while one is. */
+const shown = (): CanvasView => {
+  if (!canvas) throw new Error('no canvas is open');
+  return canvas;
+};
+const path = (suffix = '') => `/api/canvases/${enc(shown().id)}${suffix}`;
 
-const { button, linkCell } = easelUi;
-const showError = (id, res) => easelUi.showError(id, res, deps.problem);
+const { button, linkCell, bytes } = easelUi;
+const showError = (id: string, res: ApiAnswer | null) => easelUi.showError(id, res, deps.problem);
+const form = (id: string) => byId(id, HTMLFormElement);
+const tbody = (id: string) => inside(byId(id), 'tbody', HTMLTableSectionElement);
 
-const { bytes } = easelUi;
+const when = (ms: number) => new Date(ms).toLocaleString();
 
-const when = (ms) => new Date(ms).toLocaleString();
-
-async function open(id) {
-  const res = await deps.api('GET', `/api/canvases/${enc(id)}`);
+async function open(id: string): Promise<void> {
+  const res = await deps.api<CanvasView>('GET', `/api/canvases/${enc(id)}`);
   if (res.status !== 200) {
     deps.notice(`Could not open the canvas: ${deps.problem(res)}`);
     location.hash = '#/';
@@ -42,15 +123,17 @@ async function open(id) {
   }
   if (canvas?.id !== res.data.id) {
     // Another canvas: nothing of the last one's deploy or key stays on screen.
-    for (const id of ['cp-deploy-error', 'cp-key']) $(id).hidden = true;
-    $('cp-deploy-status').textContent = '';
-    $('cp-warnings').replaceChildren();
+    for (const id of ['cp-deploy-error', 'cp-key']) byId(id).hidden = true;
+    byId('cp-deploy-status').textContent = '';
+    byId('cp-warnings').replaceChildren();
   }
-  canvas = res.data;
+  const c = (canvas = res.data);
   render();
-  easelCanvasOwner.show(canvas);
-  easelCanvasDanger.show(canvas);
-  easelCanvasWelcome.show(canvas);
+  // Opened, or reopened after a deploy, a rollback or an unpublish: the frame shows what is live now.
+  showPreview(c, true);
+  showOwner(c);
+  showDanger(c);
+  easelCanvasWelcome.show(c);
   loadPolicy();
   // Versions name who published them: the list's names come first.
   await Promise.all([
@@ -59,41 +142,46 @@ async function open(id) {
     loadSwitches(),
     loadGallery(),
     loadUsage(),
-    easelCanvasData.load(deps.api, path()),
-    easelWebhooks.load(deps.api, path(), deps.problem),
-    easelSubmissionMail.load(deps.api, canvas),
+    loadCanvasData(deps.api, path()),
+    loadWebhooks(deps.api, path(), deps.problem),
+    loadSubmissionMail(deps.api, deps.problem, c),
   ]);
   // Everything on the page is loaded (tests wait on this marker).
   easelSectionBar.build({
-    nav: $('cp-nav'),
-    page: $('canvas-page'),
+    nav: byId('cp-nav'),
+    page: byId('canvas-page'),
     order: ['Overview', 'Deploys & versions', 'Sharing', 'Data', 'Runtime', 'Settings', 'Danger zone'],
-    top: $('cp-title'),
-    live: canvas.url,
+    top: byId('cp-title'),
+    live: c.url,
   });
-  $('canvas-page').dataset.ready = canvas.id;
+  byId('canvas-page').dataset.ready = c.id;
 }
 
-function render() {
-  $('cp-title').textContent = canvas.title;
-  $('cp-id').textContent = canvas.id;
-  const url = $('cp-url');
-  url.href = canvas.url;
-  url.textContent = canvas.url;
-  $('cp-edit').href = `#/canvas/${enc(canvas.id)}/edit`;
-  $('cp-state').textContent = ` · ${easelWords.summary(canvas)}`;
-  const form = $('cp-rename');
-  form.title.value = canvas.title;
-  form.slug.value = canvas.slug;
-  for (const radio of document.querySelectorAll('#cp-access input[name="access"]')) radio.checked = radio.value === canvas.accessMode;
-  $('cp-password-state').textContent = canvas.hasPassword ? 'A password is set.' : 'No password.';
-  $('cp-expiry-state').textContent = canvas.expiresAt ? `Shared until ${when(canvas.expiresAt)}.` : 'No expiry.';
-  $('cp-unpublish').disabled = canvas.publicationState !== 'published';
-  easelCanvasAccess.markRuntime(canvas);
+function render(): void {
+  const c = shown();
+  byId('cp-title').textContent = c.title;
+  byId('cp-id').textContent = c.id;
+  const url = byId('cp-url', HTMLAnchorElement);
+  url.href = c.url;
+  url.textContent = c.url;
+  byId('cp-edit', HTMLAnchorElement).href = `#/canvas/${enc(c.id)}/edit`;
+  byId('cp-state').textContent = ` · ${easelWords.summary(c)}`;
+  const rename = form('cp-rename');
+  input(rename, 'title').value = c.title;
+  input(rename, 'slug').value = c.slug;
+  for (const radio of accessRadios()) radio.checked = radio.value === c.accessMode;
+  byId('cp-password-state').textContent = c.hasPassword ? 'A password is set.' : 'No password.';
+  byId('cp-expiry-state').textContent = c.expiresAt ? `Shared until ${when(c.expiresAt)}.` : 'No expiry.';
+  byId('cp-unpublish', HTMLButtonElement).disabled = c.publicationState !== 'published';
+  markRuntime(c);
 }
 
-async function patch(body, errorId) {
-  const res = await deps.api('PATCH', path(), body);
+function accessRadios(): HTMLInputElement[] {
+  return [...document.querySelectorAll('#cp-access input[name="access"]')].filter((r) => r instanceof HTMLInputElement);
+}
+
+async function patch(body: Record<string, unknown>, errorId: string): Promise<boolean> {
+  const res = await deps.api<CanvasView>('PATCH', path(), body);
   if (res.status !== 200) {
     showError(errorId, res);
     return false;
@@ -101,13 +189,15 @@ async function patch(body, errorId) {
   showError(errorId, null);
   canvas = res.data;
   render();
+  // A new slug moves the address: the frame follows it.
+  showPreview(canvas, false);
   return true;
 }
 
-async function loadMembers() {
-  const res = await deps.api('GET', path('/members'));
-  const tbody = $('cp-members').querySelector('tbody');
-  tbody.replaceChildren();
+async function loadMembers(): Promise<void> {
+  const res = await deps.api<{ members: Member[] }>('GET', path('/members'));
+  const rows = tbody('cp-members');
+  rows.replaceChildren();
   if (res.status !== 200) return showError('cp-members-error', res);
   people = new Map(res.data.members.map((m) => [m.userId, m.name || m.email]));
   for (const m of res.data.members) {
@@ -126,7 +216,7 @@ async function loadMembers() {
         o.selected = r === m.role;
         select.append(o);
       }
-      select.addEventListener('change', () => putMember(m.email, select.value));
+      select.addEventListener('change', () => void putMember(m.email, select.value));
       role.append(select);
       actions.append(
         button('Remove', async () => {
@@ -139,21 +229,21 @@ async function loadMembers() {
       );
     }
     row.append(role, actions);
-    tbody.append(row);
+    rows.append(row);
   }
 }
 
-async function putMember(email, role) {
+async function putMember(email: string, role: string): Promise<void> {
   const res = await deps.api('PUT', path('/members'), { email, role });
   if (res.status !== 200) return showError('cp-members-error', res);
   showError('cp-members-error', null);
   await loadMembers();
 }
 
-async function loadVersions() {
-  const res = await deps.api('GET', path('/versions'));
-  const tbody = $('cp-versions').querySelector('tbody');
-  tbody.replaceChildren();
+async function loadVersions(): Promise<void> {
+  const res = await deps.api<{ versions: Version[] }>('GET', path('/versions'));
+  const rows = tbody('cp-versions');
+  rows.replaceChildren();
   if (res.status !== 200) return showError('cp-versions-error', res);
   for (const v of res.data.versions) {
     const row = document.createElement('tr');
@@ -187,15 +277,15 @@ async function loadVersions() {
     }
     row.append(actions);
     if (v.current) row.className = 'live';
-    tbody.append(row);
+    rows.append(row);
   }
 }
 
-async function loadFiles() {
-  const tbody = $('cp-files').querySelector('tbody');
-  tbody.replaceChildren();
-  if (canvas.publicationState !== 'published') return;
-  const res = await deps.api('GET', path('/files'));
+async function loadFiles(): Promise<void> {
+  const rows = tbody('cp-files');
+  rows.replaceChildren();
+  if (shown().publicationState !== 'published') return;
+  const res = await deps.api<{ files: LiveFile[] }>('GET', path('/files'));
   if (res.status !== 200) return;
   for (const f of res.data.files) {
     const row = document.createElement('tr');
@@ -209,18 +299,18 @@ async function loadFiles() {
     code.title = f.hash;
     hash.append(code);
     row.append(hash);
-    tbody.append(row);
+    rows.append(row);
   }
 }
 
-async function refresh() {
-  await open(canvas.id);
+async function refresh(): Promise<void> {
+  await open(shown().id);
   await deps.loadCanvases();
 }
 
 /** What the canvas uses against its quotas: KV keys, file bytes, this month's AI spend. */
-async function loadUsage() {
-  const [usage, ai] = await Promise.all([deps.api('GET', path('/usage')), deps.api('GET', path('/ai-usage'))]);
+async function loadUsage(): Promise<void> {
+  const [usage, ai] = await Promise.all([deps.api<Usage>('GET', path('/usage')), deps.api<AiUsage>('GET', path('/ai-usage'))]);
   const parts = [];
   if (usage.status === 200) {
     const { kv, files } = usage.data;
@@ -233,26 +323,26 @@ async function loadUsage() {
     const b = ai.data.budget;
     parts.push(`AI in ${b.month}: $${Number(b.spentUsd).toFixed(2)} of $${Number(b.capUsd).toFixed(2)}`);
   }
-  $('cp-usage').textContent = parts.join(' · ');
+  byId('cp-usage').textContent = parts.join(' · ');
 }
 
-async function loadGallery() {
-  const res = await deps.api('GET', path('/gallery'));
+async function loadGallery(): Promise<void> {
+  const res = await deps.api<Gallery>('GET', path('/gallery'));
   if (res.status !== 200) return showError('cp-gallery-error', res);
-  const form = $('cp-gallery');
-  form.listed.checked = res.data.listed;
-  form.templatable.checked = res.data.templatable;
+  const gallery = form('cp-gallery');
+  input(gallery, 'listed').checked = res.data.listed;
+  input(gallery, 'templatable').checked = res.data.templatable;
 }
 
-async function saveGallery(e) {
-  const res = await deps.api('PUT', path('/gallery'), { [e.target.name]: e.target.checked });
+async function saveGallery(box: HTMLInputElement): Promise<void> {
+  const res = await deps.api<Gallery>('PUT', path('/gallery'), { [box.name]: box.checked });
   if (res.status !== 200) {
     showError('cp-gallery-error', res);
-    e.target.checked = !e.target.checked;
+    box.checked = !box.checked;
     return;
   }
   showError('cp-gallery-error', null);
-  $('cp-gallery').dataset.saved = `${res.data.listed} ${res.data.templatable}`;
+  form('cp-gallery').dataset.saved = `${res.data.listed} ${res.data.templatable}`;
 }
 
 // Runtime settings ---------------------------------------------------------
@@ -264,9 +354,9 @@ const SWITCHES = [
   ['ai', 'AI'],
   ['realtime', 'Realtime'],
   ['authoring', 'Publishing canvases from its pages'],
-];
+] as const;
 
-function why(state) {
+function why(state: CapabilityState | undefined): string {
   if (!state) return '';
   if (state.effective) return 'in effect';
   if (state.reason === 'backend_off') return 'off: the backend is off';
@@ -274,24 +364,24 @@ function why(state) {
   return `off: ${state.hint}`;
 }
 
-async function loadSwitches() {
-  const res = await deps.api('GET', path('/capabilities'));
-  const list = $('cp-switches');
+async function loadSwitches(): Promise<void> {
+  const res = await deps.api<Capabilities>('GET', path('/capabilities'));
+  const list = byId('cp-switches');
   list.replaceChildren();
   if (res.status !== 200) return showError('cp-runtime-error', res);
   const { switches, effective } = res.data;
   presets = res.data.presets;
-  renderPolicyForm();
-  easelPolicyMisses.show(res.data.unconfigured || []);
+  showPolicyForm();
+  showPolicyMisses(res.data.unconfigured || []);
   for (const [name, label] of SWITCHES) {
     const li = document.createElement('li');
     li.dataset.capability = name;
     const box = document.createElement('input');
     box.type = 'checkbox';
-    box.checked = switches[name];
+    box.checked = switches[name] === true;
     box.id = `cp-switch-${name}`;
     box.addEventListener('change', async () => {
-      const done = await deps.api('PATCH', path('/capabilities'), { [name]: box.checked });
+      const done = await deps.api<CanvasView>('PATCH', path('/capabilities'), { [name]: box.checked });
       if (done.status !== 200) {
         showError('cp-runtime-error', done);
         box.checked = !box.checked;
@@ -318,22 +408,30 @@ async function loadSwitches() {
   state.textContent = why(effective.connections);
   connections.append(state);
   list.append(connections);
-  easelCanvasAccess.markRuntime(canvas);
-  const form = $('cp-audiences');
-  form.aiAudience.value = canvas.aiAudience;
-  form.connectionsAudience.value = canvas.connectionsAudience;
+  const c = shown();
+  markRuntime(c);
+  const audiences = form('cp-audiences');
+  control(audiences, 'aiAudience', HTMLSelectElement).value = c.aiAudience;
+  control(audiences, 'connectionsAudience', HTMLSelectElement).value = c.connectionsAudience;
 }
 
 /** The policy being edited (the form and the JSON show the same document) and what each preset grants. */
-let policy = { doc: {} };
-let presets = null;
+let policy: PolicyState = { doc: {} };
+let presets: PresetRights | null = null;
 
-function policyJson() {
-  $('cp-policy').value = Object.keys(policy.doc).length ? JSON.stringify(policy.doc, null, 2) : '';
+const policyText = () => byId('cp-policy', HTMLTextAreaElement);
+
+function policyJson(): void {
+  policyText().value = Object.keys(policy.doc).length ? JSON.stringify(policy.doc, null, 2) : '';
 }
 
-function renderPolicyForm() {
-  easelPolicyForm.render($('cp-policy-form'), policy, presets, policyJson);
+function showPolicyForm(): void {
+  renderPolicyForm(byId('cp-policy-form'), policy, presets, policyJson);
+}
+
+/** A JSON object (not an array or a scalar) as the form's document; null for anything else. */
+function policyDoc(value: unknown): PolicyDoc | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
 }
 
 /**
@@ -341,92 +439,109 @@ function renderPolicyForm() {
  * object (while typing, so the form never jumps under a click); saving
  * reports what does not parse.
  */
-function policyFromJson() {
-  const text = $('cp-policy').value.trim();
-  let doc;
+function policyFromJson(): void {
+  const text = policyText().value.trim();
+  let parsed: unknown;
   try {
-    doc = text ? JSON.parse(text) : {};
+    parsed = text ? JSON.parse(text) : {};
   } catch {
     return;
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return;
+  const doc = policyDoc(parsed);
+  if (!doc) return;
   policy = { doc };
-  renderPolicyForm();
+  showPolicyForm();
 }
 
-function loadPolicy() {
-  policy = { doc: structuredClone(canvas.runtimePolicy || {}) };
+function loadPolicy(): void {
+  const c = shown();
+  policy = { doc: policyDoc(structuredClone(c.runtimePolicy)) ?? {} };
   policyJson();
-  renderPolicyForm();
-  $('cp-policy').dataset.revision = canvas.runtimePolicyRevision ?? '';
-  $('cp-policy-revision').textContent = canvas.runtimePolicyRevision ? `revision ${canvas.runtimePolicyRevision}` : 'no policy saved yet';
-  $('cp-policy-conflict').hidden = true;
+  showPolicyForm();
+  policyText().dataset.revision = c.runtimePolicyRevision ?? '';
+  byId('cp-policy-revision').textContent = c.runtimePolicyRevision ? `revision ${c.runtimePolicyRevision}` : 'no policy saved yet';
+  byId('cp-policy-conflict').hidden = true;
   showError('cp-policy-error', null);
 }
 
-async function savePolicy() {
-  const text = $('cp-policy').value.trim();
-  let doc = null;
+async function savePolicy(): Promise<void> {
+  const text = policyText().value.trim();
+  let doc: unknown = null;
   if (text) {
     try {
       doc = JSON.parse(text);
     } catch (err) {
-      return showError('cp-policy-error', { status: 400, data: { message: `not JSON: ${err.message}` } });
+      return showError('cp-policy-error', localRefusal(400, `not JSON: ${err instanceof Error ? err.message : String(err)}`));
     }
   }
-  const expected = $('cp-policy').dataset.revision || null;
-  const res = await deps.api('PATCH', path('/capabilities'), { expectedRuntimePolicy: expected, runtimePolicy: doc });
-  if (res.status === 409 && res.data?.code === 'POLICY_CONFLICT') {
+  const expected = policyText().dataset.revision || null;
+  const res = await deps.api<CanvasView>('PATCH', path('/capabilities'), { expectedRuntimePolicy: expected, runtimePolicy: doc });
+  if (res.status === 409 && refusalCode(res) === 'POLICY_CONFLICT') {
     // Show the other change and let the person take it; their own edits stay in the editor until they do.
-    const fresh = await deps.api('GET', path());
-    $('cp-policy-theirs').textContent = fresh.status === 200 ? JSON.stringify(fresh.data.runtimePolicy, null, 2) : '';
-    $('cp-policy-conflict').hidden = false;
+    const fresh = await deps.api<CanvasView>('GET', path());
+    byId('cp-policy-theirs').textContent = fresh.status === 200 ? JSON.stringify(fresh.data.runtimePolicy, null, 2) : '';
+    byId('cp-policy-conflict').hidden = false;
     if (fresh.status === 200) canvas = fresh.data;
     return;
   }
   if (res.status !== 200) return showError('cp-policy-error', res);
   canvas = res.data;
   loadPolicy();
-  $('cp-policy-revision').textContent += ' (saved)';
+  byId('cp-policy-revision').textContent += ' (saved)';
 }
 
 // Deploys ------------------------------------------------------------------
 
-async function sha256(blob) {
+async function sha256(blob: Blob): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', await blob.arrayBuffer());
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function progress(done, total, text) {
-  const bar = $('cp-progress');
+function progress(done: number, total: number, text: string): void {
+  const bar = byId('cp-progress', HTMLProgressElement);
   bar.hidden = false;
   bar.max = Math.max(total, 1);
   bar.value = done;
-  $('cp-deploy-status').textContent = text;
+  byId('cp-deploy-status').textContent = text;
+}
+
+/** The live version a refusal names (PUBLICATION_CHANGED and RELEASE_NOT_CURRENT carry `current: {version}`). */
+function currentVersion(res: ApiAnswer): string {
+  const d: unknown = res.data;
+  if (typeof d !== 'object' || d === null || !('current' in d)) return '?';
+  const current: unknown = d.current;
+  return typeof current === 'object' && current !== null && 'version' in current ? String(current.version) : '?';
 }
 
 /** What a conflict or refusal means, in words, for the person who pressed the button. */
-function deployProblem(res) {
-  const d = res.data || {};
-  if (d.code === 'PUBLICATION_CHANGED' || d.code === 'RELEASE_NOT_CURRENT')
-    return `Someone published this canvas meanwhile (now version ${d.current?.version ?? '?'}): nothing was changed. Reload and deploy again.`;
+function deployProblem(res: ApiAnswer): string {
+  const code = refusalCode(res);
+  if (code === 'PUBLICATION_CHANGED' || code === 'RELEASE_NOT_CURRENT')
+    return `Someone published this canvas meanwhile (now version ${currentVersion(res)}): nothing was changed. Reload and deploy again.`;
   return deps.problem(res);
 }
 
-function finished(res) {
-  $('cp-progress').hidden = true;
-  const warnings = $('cp-warnings');
+/** The deploy's answer: what went live, or why nothing did. */
+function finished(res: ApiAnswer<DeployResult>): void {
+  if (res.status === 200) deployed(res.data);
+  else refused(res);
+}
+
+function refused(res: ApiAnswer): void {
+  byId('cp-progress').hidden = true;
+  byId('cp-warnings').replaceChildren();
+  byId('cp-deploy-status').textContent = '';
+  const el = byId('cp-deploy-error');
+  el.textContent = `Not published: ${deployProblem(res)}`;
+  el.hidden = false;
+}
+
+function deployed(r: DeployResult): void {
+  byId('cp-progress').hidden = true;
+  const warnings = byId('cp-warnings');
   warnings.replaceChildren();
-  if (res.status !== 200) {
-    $('cp-deploy-status').textContent = '';
-    const el = $('cp-deploy-error');
-    el.textContent = `Not published: ${deployProblem(res)}`;
-    el.hidden = false;
-    return;
-  }
-  $('cp-deploy-error').hidden = true;
-  const r = res.data;
-  $('cp-deploy-status').textContent =
+  byId('cp-deploy-error').hidden = true;
+  byId('cp-deploy-status').textContent =
     r.outcome === 'already_current'
       ? `Already live: version ${r.version}.`
       : `Published version ${r.version}: ${easelWords.files(r.fileCount)}, ${bytes(r.totalBytes)}.`;
@@ -438,62 +553,72 @@ function finished(res) {
 }
 
 /** A folder: hash every file here, send only what the canvas lacks, then publish. */
-async function deployFiles(files) {
+async function deployFiles(files: SiteFile[]): Promise<void> {
   const entries = files.filter((f) => !f.path.split('/').some((part) => part.startsWith('.')));
-  if (entries.length === 0)
-    return finished({ status: 400, data: { message: 'the folder holds no files to deploy (dotfiles are skipped)' } });
+  if (entries.length === 0) return refused(localRefusal(400, 'the folder holds no files to deploy (dotfiles are skipped)'));
   const total = entries.reduce((n, f) => n + f.file.size, 0);
-  const manifest = [];
-  let hashed = 0;
+  const hashed: Array<SiteFile & { hash: string }> = [];
+  let read = 0;
   for (const f of entries) {
-    f.hash = await sha256(f.file);
-    manifest.push({ path: f.path, hash: f.hash, size: f.file.size });
-    hashed += f.file.size;
-    progress(hashed, total * 2, `Reading ${f.path}`);
+    hashed.push({ ...f, hash: await sha256(f.file) });
+    read += f.file.size;
+    progress(read, total * 2, `Reading ${f.path}`);
   }
-  const begun = await deps.api('POST', path('/uploads'), { manifest, expectedPublicationToken: canvas.publicationToken });
-  if (begun.status !== 200) return finished(begun);
-  if (begun.data.outcome) return finished(begun);
-  const missing = new Set(begun.data.missingHashes);
-  const toSend = entries.filter((f) => missing.delete(f.hash));
+  const manifest = hashed.map((f) => ({ path: f.path, hash: f.hash, size: f.file.size }));
+  const begun = await deps.api<UploadBegun>('POST', path('/uploads'), { manifest, expectedPublicationToken: shown().publicationToken });
+  if (begun.status !== 200) return refused(begun);
+  const session = begun.data;
+  // The release is live already: the answer is the deploy's.
+  if (session.outcome !== undefined) return deployed(session);
+  const missing = new Set(session.missingHashes);
+  const toSend = hashed.filter((f) => missing.delete(f.hash));
   const sendTotal = toSend.reduce((n, f) => n + f.file.size, 0);
   let sent = 0;
   for (const f of toSend) {
     progress(total + (sent / Math.max(sendTotal, 1)) * total, total * 2, `Sending ${f.path}`);
-    const res = await fetch(path(`/uploads/${enc(begun.data.uploadId)}/blobs/${f.hash}`), {
+    const res = await fetch(path(`/uploads/${enc(session.uploadId)}/blobs/${f.hash}`), {
       method: 'PUT',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/octet-stream' },
       body: f.file,
     });
-    if (res.status !== 204) return finished({ status: res.status, data: await res.json().catch(() => null) });
+    if (res.status !== 204) {
+      const text = await res.text().catch(() => '');
+      return refused({ status: res.status, data: parseJson(text), text });
+    }
     sent += f.file.size;
   }
   progress(total * 2, total * 2, 'Publishing…');
-  finished(await deps.api('POST', path(`/uploads/${enc(begun.data.uploadId)}/finalize`), {}));
+  finished(await deps.api<DeployResult>('POST', path(`/uploads/${enc(session.uploadId)}/finalize`), {}));
   await refresh();
 }
 
+/** A body as JSON, or null when it is not. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** A ZIP: sent as it is, with upload progress. */
-function deployZip(file) {
+function deployZip(file: File): Promise<void> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('PUT', path(`/deploy?expectedPublicationToken=${enc(canvas.publicationToken)}`));
+    xhr.open('PUT', path(`/deploy?expectedPublicationToken=${enc(shown().publicationToken)}`));
     xhr.setRequestHeader('content-type', 'application/zip');
+    // Read as the dashboard's client reads answers: the body as JSON, null when it is not.
+    xhr.responseType = 'json';
     xhr.upload.onprogress = (e) => progress(e.loaded, e.total || file.size, `Sending ${file.name}`);
     xhr.onload = async () => {
-      let data = null;
-      try {
-        data = JSON.parse(xhr.responseText);
-      } catch {
-        data = null;
-      }
-      finished({ status: xhr.status, data });
+      const answer: ApiAnswer<DeployResult> = { status: xhr.status, data: xhr.response, text: '' };
+      finished(answer);
       await refresh();
       resolve();
     };
     xhr.onerror = () => {
-      finished({ status: 0, data: { message: 'the upload did not reach the server' } });
+      refused(localRefusal(0, 'the upload did not reach the server'));
       resolve();
     };
     xhr.send(file);
@@ -501,39 +626,59 @@ function deployZip(file) {
 }
 
 /** The files a drop holds, with their paths inside the dropped folder (the folder itself is not part of them). */
-async function droppedFiles(items) {
-  const out = [];
-  const walk = (entry, prefix) =>
+async function droppedFiles(items: DataTransferItemList): Promise<SiteFile[]> {
+  const out: SiteFile[] = [];
+  const isFile = (e: FileSystemEntry): e is FileSystemFileEntry => e.isFile;
+  const isDirectory = (e: FileSystemEntry): e is FileSystemDirectoryEntry => e.isDirectory;
+  const walk = (entry: FileSystemEntry, prefix: string): Promise<void> =>
     new Promise((resolve) => {
-      if (entry.isFile) entry.file((file) => (out.push({ path: prefix + file.name, file }), resolve()), resolve);
-      else if (entry.isDirectory) {
+      if (isFile(entry))
+        entry.file(
+          (file) => {
+            out.push({ path: prefix + file.name, file });
+            resolve();
+          },
+          () => resolve(),
+        );
+      else if (isDirectory(entry)) {
         const reader = entry.createReader();
-        const all = [];
+        const all: FileSystemEntry[] = [];
         const next = () =>
-          reader.readEntries(async (batch) => {
-            if (batch.length === 0) {
-              for (const child of all) await walk(child, `${prefix}${entry.name}/`);
-              resolve();
-            } else {
-              all.push(...batch);
-              next();
-            }
-          }, resolve);
+          reader.readEntries(
+            async (batch) => {
+              if (batch.length === 0) {
+                for (const child of all) await walk(child, `${prefix}${entry.name}/`);
+                resolve();
+              } else {
+                all.push(...batch);
+                next();
+              }
+            },
+            () => resolve(),
+          );
         next();
       } else resolve();
     });
-  const entries = [...items].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  const entries = [...items].map((i) => i.webkitGetAsEntry()).filter((e) => e !== null);
   for (const entry of entries) await walk(entry, '');
   // One dropped folder: its contents are the site.
-  if (entries.length === 1 && entries[0].isDirectory) {
-    const strip = `${entries[0].name}/`;
+  const only = entries.length === 1 ? entries[0] : undefined;
+  if (only?.isDirectory) {
+    const strip = `${only.name}/`;
     for (const f of out) f.path = f.path.slice(strip.length);
   }
   return out;
 }
 
-function wireDeploys() {
-  const drop = $('cp-drop');
+/** The picked file list of `picker`, emptied so the same pick works again. */
+function taken(picker: HTMLInputElement): File[] {
+  const files = [...(picker.files ?? [])];
+  picker.value = '';
+  return files;
+}
+
+function wireDeploys(): void {
+  const drop = byId('cp-drop');
   drop.addEventListener('dragover', (e) => {
     e.preventDefault();
     drop.classList.add('over');
@@ -542,112 +687,121 @@ function wireDeploys() {
   drop.addEventListener('drop', async (e) => {
     e.preventDefault();
     drop.classList.remove('over');
-    const items = e.dataTransfer.items;
-    const single = e.dataTransfer.files.length === 1 ? e.dataTransfer.files[0] : null;
+    if (!e.dataTransfer) return;
+    const files = e.dataTransfer.files;
+    const single = files.length === 1 ? files[0] : undefined;
     if (single && /\.zip$/i.test(single.name)) return deployZip(single);
-    await deployFiles(await droppedFiles(items));
+    await deployFiles(await droppedFiles(e.dataTransfer.items));
   });
-  $('cp-folder').addEventListener('change', async (e) => {
-    const files = [...e.target.files].map((file) => ({ path: file.webkitRelativePath.split('/').slice(1).join('/') || file.name, file }));
-    e.target.value = '';
+  const folder = byId('cp-folder', HTMLInputElement);
+  folder.addEventListener('change', async () => {
+    const files = taken(folder).map((file) => ({ path: file.webkitRelativePath.split('/').slice(1).join('/') || file.name, file }));
     await deployFiles(files);
   });
-  $('cp-zip').addEventListener('change', async (e) => {
-    const file = e.target.files[0];
-    e.target.value = '';
+  const zip = byId('cp-zip', HTMLInputElement);
+  zip.addEventListener('change', async () => {
+    const [file] = taken(zip);
     if (file) await deployZip(file);
   });
 }
 
 // Wiring -------------------------------------------------------------------
 
-function wire() {
-  $('cp-copy-url').addEventListener('click', () => navigator.clipboard?.writeText(canvas.url));
-  $('cp-rename').addEventListener('submit', async (e) => {
+/** A submit handler that keeps the page (the dashboard's forms are sent by script). */
+function onSubmit(id: string, handle: (form: HTMLFormElement) => Promise<unknown>): void {
+  const f = form(id);
+  f.addEventListener('submit', (e) => {
     e.preventDefault();
-    const form = e.target;
-    const body = {};
-    if (form.title.value.trim() !== canvas.title) body.title = form.title.value.trim();
-    if (form.slug.value.trim() !== canvas.slug) body.slug = form.slug.value.trim();
+    void handle(f);
+  });
+}
+
+function wire(): void {
+  byId('cp-copy-url').addEventListener('click', () => void navigator.clipboard?.writeText(shown().url));
+  onSubmit('cp-rename', async (rename) => {
+    const c = shown();
+    const body: { title?: string; slug?: string } = {};
+    const title = input(rename, 'title').value.trim();
+    const slug = input(rename, 'slug').value.trim();
+    if (title !== c.title) body.title = title;
+    if (slug !== c.slug) body.slug = slug;
     if (Object.keys(body).length === 0) return;
-    const oldUrl = canvas.url;
     if (await patch(body, 'cp-rename-error')) {
-      if (canvas.url !== oldUrl) deps.notice(`The canvas moved to ${canvas.url}; the old address no longer answers.`);
+      const moved = shown().url;
+      if (moved !== c.url) deps.notice(`The canvas moved to ${moved}; the old address no longer answers.`);
       await deps.loadCanvases();
     }
   });
-  for (const radio of document.querySelectorAll('#cp-access input[name="access"]')) {
+  for (const radio of accessRadios()) {
     radio.addEventListener('change', async () => {
-      // Letting more people in is asked first (canvas-access.js): nothing is sent until confirmed.
-      if (!(await easelCanvasAccess.confirm(canvas, radio.value, radio))) return render();
+      // Letting more people in is asked first (canvas-access.ts): nothing is sent until confirmed.
+      if (!(await confirmAccess(shown(), radio.value, radio))) return render();
       if (!(await patch({ accessMode: radio.value }, 'cp-access-error'))) render();
     });
   }
-  $('cp-password').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const password = e.target.password.value;
+  onSubmit('cp-password', async (f) => {
+    const password = input(f, 'password').value;
     if (!password) return;
-    if (await patch({ password }, 'cp-password-error')) e.target.reset();
+    if (await patch({ password }, 'cp-password-error')) f.reset();
   });
-  $('cp-password-clear').addEventListener('click', () => patch({ password: null }, 'cp-password-error'));
-  $('cp-expiry').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const value = e.target.until.value;
+  byId('cp-password-clear').addEventListener('click', () => void patch({ password: null }, 'cp-password-error'));
+  onSubmit('cp-expiry', async (f) => {
+    const value = input(f, 'until').value;
     if (!value) return;
     await patch({ expiresAt: new Date(value).getTime() }, 'cp-expiry-error');
   });
-  $('cp-expiry-clear').addEventListener('click', () => patch({ expiresAt: null }, 'cp-expiry-error'));
-  $('cp-add-member').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const form = e.target;
-    await putMember(form.email.value.trim(), form.role.value);
-    if ($('cp-members-error').hidden) form.reset();
+  byId('cp-expiry-clear').addEventListener('click', () => void patch({ expiresAt: null }, 'cp-expiry-error'));
+  onSubmit('cp-add-member', async (f) => {
+    await putMember(input(f, 'email').value.trim(), control(f, 'role', HTMLSelectElement).value);
+    if (byId('cp-members-error').hidden) f.reset();
   });
   // The panel opens here, below the Sharing section, not at the top of the page.
-  $('cp-guests').addEventListener('click', () => deps.openGuests(canvas, $('cp-guests').parentElement));
-  $('cp-unpublish').addEventListener('click', async () => {
-    if (!confirm(`Take "${canvas.title}" offline? Its versions are kept; making one live again brings it back (Restricted).`)) return;
+  const guests = byId('cp-guests');
+  guests.addEventListener('click', () => void deps.openGuests(shown(), guests.parentElement ?? guests));
+  byId('cp-unpublish').addEventListener('click', async () => {
+    if (!confirm(`Take "${shown().title}" offline? Its versions are kept; making one live again brings it back (Restricted).`)) return;
     const res = await deps.api('POST', path('/unpublish'));
     if (res.status !== 200) return showError('cp-versions-error', res);
     showError('cp-versions-error', null);
     await refresh();
   });
-  $('cp-regenerate').addEventListener('click', async () => {
+  byId('cp-regenerate').addEventListener('click', async () => {
     if (!confirm('Make a new deploy key? The current one stops working at once (update your CI).')) return;
-    const res = await deps.api('POST', path('/regenerate-key'));
+    const res = await deps.api<{ apiKey: string }>('POST', path('/regenerate-key'));
     if (res.status !== 200) return showError('cp-key-error', res);
     showError('cp-key-error', null);
-    $('cp-key-value').textContent = res.data.apiKey;
-    $('cp-key').hidden = false;
+    byId('cp-key-value').textContent = res.data.apiKey;
+    byId('cp-key').hidden = false;
   });
-  $('cp-copy-key').addEventListener('click', () => navigator.clipboard?.writeText($('cp-key-value').textContent));
+  byId('cp-copy-key').addEventListener('click', () => void navigator.clipboard?.writeText(byId('cp-key-value').textContent ?? ''));
   for (const name of ['aiAudience', 'connectionsAudience']) {
-    $('cp-audiences')[name].addEventListener('change', async (e) => {
-      const res = await deps.api('PATCH', path('/capabilities'), { [name]: e.target.value });
+    const select = control(form('cp-audiences'), name, HTMLSelectElement);
+    select.addEventListener('change', async () => {
+      const res = await deps.api<CanvasView>('PATCH', path('/capabilities'), { [name]: select.value });
       if (res.status !== 200) return showError('cp-runtime-error', res);
       showError('cp-runtime-error', null);
       canvas = res.data;
       await loadSwitches();
     });
   }
-  $('cp-policy-save').addEventListener('click', savePolicy);
-  for (const box of $('cp-gallery').querySelectorAll('input')) box.addEventListener('change', saveGallery);
-  $('cp-policy-reload').addEventListener('click', loadPolicy);
-  $('cp-policy').addEventListener('input', policyFromJson);
+  byId('cp-policy-save').addEventListener('click', () => void savePolicy());
+  for (const box of form('cp-gallery').querySelectorAll('input')) box.addEventListener('change', () => void saveGallery(box));
+  byId('cp-policy-reload').addEventListener('click', loadPolicy);
+  policyText().addEventListener('input', policyFromJson);
   wireDeploys();
 }
 
-export const easelCanvasPage = {
-  /** `deps`: the dashboard's one API client and its helpers. */
-  start(given) {
-    deps = given;
-    wire();
-    easelCanvasOwner.start({ ...deps, reopen: (id) => open(id) });
-    easelCanvasDanger.start({ ...deps, reopen: (id) => open(id) });
-    easelSubmissionMail.start();
-  },
-  open,
-  close() {
-    canvas = null;
-  },
-};
+function start(given: CanvasPageDeps): void {
+  deps = given;
+  wire();
+  startOwner({ ...deps, reopen: open });
+  startDanger({ ...deps, reopen: open });
+  startSubmissionMail();
+}
+
+function close(): void {
+  canvas = null;
+}
+
+/** app.ts imports the page by this name: `start` once with the dashboard's deps, then `open(id)` and `close()` per route. */
+export const easelCanvasPage = { start, open, close };

@@ -2,38 +2,43 @@
 // policy does not configure (GET …/capabilities `unconfigured`): "Your pages
 // use the collection "poll", which the policy does not configure", with a
 // button that opens the policy form at the right "Add" field, filled in.
-// @ts-nocheck -- moved from plain JS; typed file by file next
+import { byId } from './elements.ts';
 import { easelUi } from './ui.ts';
 
-export const easelPolicyMisses = (() => {
-  const $ = (id) => document.getElementById(id);
-  const WORDS = { collection: ['collection', 'collections'], fileGroup: ['file group', 'fileGroups'] };
+/** One name the live pages asked for that the policy does not configure (GET …/capabilities `unconfigured`). */
+export interface PolicyMiss {
+  kind: 'collection' | 'fileGroup';
+  name: string;
+  lastAt: number;
+}
 
-  /** Opens the policy form with `name` in the Add field of its kind; the person chooses who may do what, then saves. */
-  function configure(kind, name) {
-    $('cp-policy-box').open = true;
-    const input = document.querySelector(`#cp-policy-form fieldset[data-kind="${WORDS[kind][1]}"] input[name="name"]`);
-    if (!input) return;
-    input.value = name;
-    input.focus();
-    input.scrollIntoView({ block: 'center' });
+/** Each kind in words, and the policy form's fieldset (data-kind) it is added in. */
+const WORDS: Record<PolicyMiss['kind'], { one: string; kind: string }> = {
+  collection: { one: 'collection', kind: 'collections' },
+  fileGroup: { one: 'file group', kind: 'fileGroups' },
+};
+
+/** Opens the policy form with `name` in the Add field of its kind; the person chooses who may do what, then saves. */
+function configure(kind: PolicyMiss['kind'], name: string): void {
+  byId('cp-policy-box', HTMLDetailsElement).open = true;
+  const field = document.querySelector(`#cp-policy-form fieldset[data-kind="${WORDS[kind].kind}"] input[name="name"]`);
+  if (!(field instanceof HTMLInputElement)) return;
+  field.value = name;
+  field.focus();
+  field.scrollIntoView({ block: 'center' });
+}
+
+export function showPolicyMisses(misses: PolicyMiss[]): void {
+  const box = byId('cp-unconfigured');
+  const list = byId('cp-unconfigured-list');
+  list.replaceChildren();
+  box.hidden = misses.length === 0;
+  for (const m of misses) {
+    const li = document.createElement('li');
+    const when = easelUi.when(m.lastAt);
+    li.append(`The ${WORDS[m.kind].one} "${m.name}" (last asked for ${when.text}) `);
+    li.title = when.exact;
+    li.append(easelUi.button(`Configure "${m.name}"`, () => configure(m.kind, m.name)));
+    list.append(li);
   }
-
-  return {
-    show(misses) {
-      const box = $('cp-unconfigured');
-      const list = $('cp-unconfigured-list');
-      list.replaceChildren();
-      box.hidden = misses.length === 0;
-      for (const m of misses) {
-        const li = document.createElement('li');
-        const when = easelUi.when(m.lastAt);
-        li.append(`The ${WORDS[m.kind][0]} "${m.name}" (last asked for ${when.text}) `);
-        li.title = when.exact;
-        const b = easelUi.button(`Configure "${m.name}"`, () => configure(m.kind, m.name));
-        li.append(b);
-        list.append(li);
-      }
-    },
-  };
-})();
+}
