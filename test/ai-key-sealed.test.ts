@@ -39,6 +39,8 @@ describe('an admin-set provider key', () => {
       expect(JSON.parse(row.value)).toEqual({
         sealed: { keyId: expect.any(String), nonce: expect.any(String), ciphertext: expect.any(String) },
       });
+      // On a cluster the change may have gone to the other node: this node reads it once it has heard of it.
+      await w.app.caughtUp();
       expect(w.app.ctx.settings.get().aiApiKey).toBe(KEY);
     } finally {
       await w.close();
@@ -93,6 +95,8 @@ describe('an admin-set provider key', () => {
       expect(w.app.ctx.settings.get().aiApiKey).toBeNull();
       expect(w.app.ctx.settings.publicView().aiApiKeySet).toBe(false);
       expect((await w.adminSettings({ aiApiKey: KEY })).aiApiKeySet).toBe(true);
+      // On a cluster the change may have gone to the other node: this node reads it once it has heard of it.
+      await w.app.caughtUp();
       expect(w.app.ctx.settings.get().aiApiKey).toBe(KEY);
     } finally {
       await w.close();

@@ -54,8 +54,22 @@ async function snapshot(): Promise<string> {
       : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name";
   const tables = (await sql.all<{ name: string }>(names))
     .map((r) => r.name)
-    // Written on reads too (sessions' last use, rate windows, token use, the audit of reads, node heartbeats): not state a refusal may change.
-    .filter((t) => !['sessions', 'audit_log', 'usage_daily', 'canvas_host_sessions', 'personal_tokens', 'nodes'].includes(t));
+    // Written on reads too (sessions' last use, rate windows, token use, the audit of reads, node heartbeats), or by the
+    // insights flush of earlier calls' counts on its own timer (a cluster run caught one landing mid-case): not state a refusal may change.
+    .filter(
+      (t) =>
+        ![
+          'sessions',
+          'audit_log',
+          'usage_daily',
+          'canvas_host_sessions',
+          'personal_tokens',
+          'nodes',
+          'insight_days',
+          'insight_paths',
+          'insight_visitors',
+        ].includes(t),
+    );
   const counts: string[] = [];
   for (const t of tables) counts.push(`${t}=${Number((await sql.get<{ n: number | bigint }>(`SELECT count(*) AS n FROM "${t}"`))!.n)}`);
   const row = await sql.all('SELECT * FROM canvases WHERE id IN (?1, ?2) ORDER BY id', canvas.id, managed.id);
