@@ -3,7 +3,7 @@
 // with a reason, enable), instance settings (the AI key write-only), storage (database, blobs, disk), and
 // notification emails sent and failed, and the audit log with filters. Every server string is set as text.
 // @ts-nocheck -- moved from plain JS; typed file by file next
-import { easelAdminPickers } from './admin-pickers.ts';
+import * as easelAdminPickers from './admin-pickers.ts';
 import { easelAuditWords } from './audit-words.ts';
 import { easelSectionBar } from './section-bar.ts';
 import { easelUi } from './ui.ts';
