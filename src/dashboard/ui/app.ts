@@ -5,9 +5,9 @@
 import { easelAdmin } from './admin.ts';
 import { easelCanvasPage } from './canvas-page.ts';
 import { easelCanvasWelcome } from './canvas-welcome.ts';
-import { easelNotifications } from './notifications.ts';
-import { easelTokens } from './tokens.ts';
-import { easelUi } from './ui.ts';
+import { startNotifications } from './notifications.ts';
+import { startTokens } from './tokens.ts';
+import { clearToasts, easelUi, toast } from './ui.ts';
 import { easelWords } from './status-words.ts';
 
 const $ = (id) => document.getElementById(id);
@@ -54,9 +54,10 @@ function problem(res) {
   return d.message || d.code || d.error || `HTTP ${res.status}`;
 }
 
+/** The views' line for the person (ui.ts toast); '' clears what is shown. */
 function notice(text) {
-  $('notice').textContent = text;
-  $('notice').hidden = !text;
+  if (text) toast(text, 'note');
+  else clearToasts();
 }
 
 function showSignedOut() {
@@ -450,8 +451,8 @@ async function start() {
   wireCanvasFilter();
   wireGuestForm();
   await loadCanvases();
-  await easelTokens.start({ api, notice, problem, cell });
-  await easelNotifications.start({ api, notice, problem });
+  await startTokens({ api, problem });
+  await startNotifications({ api, problem });
   if (me.data.isAdmin) await loadInstanceSpend();
   easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
   wireGallery();

@@ -157,3 +157,55 @@ export function showError(id: string, res: ApiAnswer | null, problem: Problem): 
 
 /** The helpers as one object, as the views moved from plain scripts call them. */
 export const easelUi = { bytes, when, whenCell, cell, linkCell, ask, button, showError };
+
+/** done: an action worked (hides itself); error: it did not (stays until dismissed); note: anything else to say (stays). */
+export type ToastKind = 'done' | 'error' | 'note';
+
+/** Long enough to read a sentence twice; hovering or focusing a toast holds it. */
+const TOAST_MS = 6000;
+/** More than this and the oldest goes: a stack of old results is noise. */
+const TOAST_MAX = 3;
+
+/**
+ * Says the result of an action in a toast: in the page's polite live region
+ * (#notice, in index.html from the start, so screen readers announce what is
+ * added to it), with a Dismiss button. A toast with the same `topic` as one
+ * shown replaces it, so "Token created" takes the place of an earlier
+ * "Could not create the token". Returns the toast.
+ */
+export function toast(text: string, kind: ToastKind = 'done', topic?: string): HTMLElement {
+  const region = byId('notice');
+  const box = document.createElement('div');
+  box.className = `toast toast-${kind}`;
+  if (topic) {
+    box.dataset.topic = topic;
+    for (const old of region.querySelectorAll<HTMLElement>('.toast')) if (old.dataset.topic === topic) old.remove();
+  }
+  const words = document.createElement('p');
+  words.textContent = text;
+  const close = button('Dismiss', () => box.remove());
+  close.className = 'toast-close';
+  box.append(words, close);
+  region.append(box);
+  const shown = region.querySelectorAll('.toast');
+  for (let i = 0; i < shown.length - TOAST_MAX; i++) shown[i]?.remove();
+  if (kind === 'done') {
+    let timer = setTimeout(() => box.remove(), TOAST_MS);
+    const hold = () => clearTimeout(timer);
+    const resume = () => {
+      if (box.matches(':hover') || box.contains(document.activeElement)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => box.remove(), TOAST_MS);
+    };
+    box.addEventListener('mouseenter', hold);
+    box.addEventListener('focusin', hold);
+    box.addEventListener('mouseleave', resume);
+    box.addEventListener('focusout', resume);
+  }
+  return box;
+}
+
+/** Takes every toast away (`topic`: only that topic's). */
+export function clearToasts(topic?: string): void {
+  for (const old of byId('notice').querySelectorAll<HTMLElement>('.toast')) if (!topic || old.dataset.topic === topic) old.remove();
+}
