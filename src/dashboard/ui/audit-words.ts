@@ -71,19 +71,16 @@ const PHRASES: Readonly<Record<string, (d: Detail, c: string) => string>> = {
   'settings.update': (d) => `changed the instance settings (${list(d.fields)})`,
 };
 
-const ACTOR_KINDS: Readonly<Record<string, string>> = {
-  key: 'A deploy key',
-  guest: 'A guest',
-  system: 'Easel',
-};
+const ACTOR_KINDS = new Map([
+  ['key', 'A deploy key'],
+  ['guest', 'A guest'],
+  ['system', 'Easel'],
+]);
 
 /** Who did it: the person by name and email, else what kind of caller it was. */
 function actorOf(entry: AuditEntry): string {
   if (entry.actor) return entry.actor.name ? `${entry.actor.name} (${entry.actor.email})` : entry.actor.email;
-  return (
-    (Object.hasOwn(ACTOR_KINDS, entry.actorKind) && ACTOR_KINDS[entry.actorKind]) ||
-    (entry.actorId ? `Someone no longer here (${entry.actorId})` : 'Someone')
-  );
+  return ACTOR_KINDS.get(entry.actorKind) || (entry.actorId ? `Someone no longer here (${entry.actorId})` : 'Someone');
 }
 
 function canvasOf(entry: AuditEntry): string {
@@ -104,6 +101,3 @@ export function sentence(entry: AuditEntry): string {
   const admin = entry.actorKind === 'admin' ? ' as an administrator' : '';
   return `${actorOf(entry)} ${predicate}${admin}.`;
 }
-
-/** As the views moved from plain scripts call it. */
-export const easelAuditWords = { sentence };

@@ -27,6 +27,18 @@ export interface Deps {
   cell: typeof cell;
 }
 
+/** A canvas as the guest links panel needs it. */
+export interface GuestCanvas {
+  id: string;
+  title: string;
+}
+
+/** What app.ts lends the canvas page: the common helpers, a refresh of the home list, and the guest links panel (opened after `near`). */
+export interface CanvasPageDeps extends Deps {
+  loadCanvases: () => Promise<void>;
+  openGuests: (canvas: GuestCanvas, near?: HTMLElement) => Promise<void>;
+}
+
 /**
  * The element `id`, checked to be a `kind` (HTMLElement unless given): a
  * missing or different element is the page and the script disagreeing, so it
