@@ -102,7 +102,7 @@ describe('the administration page', () => {
     await page.fill('#ad-settings input[name="aiUserDailyUsd"]', '7.5');
     await page.fill('#ad-settings input[name="aiApiKey"]', 'sk-ant-admin-typed-0123456789');
     await page.click('#ad-settings button');
-    await page.locator('#ad-settings-state', { hasText: 'Saved.' }).waitFor();
+    await page.locator('#notice .toast', { hasText: 'Settings saved.' }).waitFor();
     const settings = await api(app, 'GET', '/api/admin/settings', { cookie: await app.signIn(ADMIN_EMAIL) });
     expect(settings).toMatchObject({ aiUserDailyUsd: 7.5, aiApiKeySet: true });
     expect(JSON.stringify(settings)).not.toContain('sk-ant-admin-typed');
@@ -124,9 +124,9 @@ describe('the administration page', () => {
     expect(await page.getByLabel('Storage per person (GB)').inputValue()).toBe(String(before.userStorageBytes / 1024 ** 3));
     await page.getByLabel('Storage per person (GB)').fill('2.5');
     await page.fill('#ad-settings input[name="userCanvasCreatesPerHour"]', '7');
-    await page.locator('#ad-settings-state').evaluate((el) => (el.textContent = ''));
+    await page.locator('#notice').evaluate((el) => el.replaceChildren());
     await page.click('#ad-settings button');
-    await page.locator('#ad-settings-state', { hasText: 'Saved.' }).waitFor();
+    await page.locator('#notice .toast', { hasText: 'Settings saved.' }).waitFor();
     const after = await api(app, 'GET', '/api/admin/settings', { cookie: admin });
     expect(after.aiModels).toEqual([first, 'my-model-1']);
     expect(after.aiPrices[first]).toEqual({ input: 3.25, output: before.aiPrices[first].output });
@@ -239,9 +239,9 @@ test('a size shown rounded is not written back as its rounding when something el
   await page.locator('#admin-page[data-ready="true"]').waitFor();
   expect(await page.getByLabel('File size limit (MB)').inputValue()).toBe('117.74');
   await page.fill('#ad-settings input[name="userCanvasCreatesPerHour"]', '9');
-  await page.locator('#ad-settings-state').evaluate((el) => (el.textContent = ''));
+  await page.locator('#notice').evaluate((el) => el.replaceChildren());
   await page.click('#ad-settings button');
-  await page.locator('#ad-settings-state', { hasText: 'Saved.' }).waitFor();
+  await page.locator('#notice .toast', { hasText: 'Settings saved.' }).waitFor();
   expect(await api(app, 'GET', '/api/admin/settings', { cookie: admin })).toMatchObject({
     filesBytesFile: 123456789,
     userCanvasCreatesPerHour: 9,

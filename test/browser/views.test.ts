@@ -85,6 +85,20 @@ const VIEWS: View[] = [
     ready: (p) => p.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' }),
   },
   {
+    // The home page with two toasts up, an error and a success (held by the pointer over it, as a reader would).
+    name: 'home-toasts',
+    who: () => stranger,
+    path: () => '/',
+    ready: async (p) => {
+      await p.locator('#notify-form[data-ready]').waitFor();
+      await p.fill('#token-form input[name="name"]', '   ');
+      await p.click('#token-form button[type="submit"]');
+      await p.locator('#notice .toast-error').waitFor();
+      await p.locator('#notify-form input[name="ai_cap"]').click();
+      await p.hover('#notice .toast-done');
+    },
+  },
+  {
     name: 'canvas',
     who: () => owner,
     path: () => `/#/canvas/${canvas.id}`,

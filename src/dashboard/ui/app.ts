@@ -1,21 +1,110 @@
 // The Easel dashboard: who is signed in, their canvases, and a form to create
-// one. Plain DOM, same-origin fetches with the session cookie; text from the
-// server is only ever set with textContent.
-// @ts-nocheck -- moved from plain JS; typed file by file next
-import { easelAdmin } from './admin.ts';
+// one; it starts the other views and routes between them (#/…). Plain DOM,
+// same-origin fetches with the session cookie; text from the server is only
+// ever set with textContent.
+import { adminStarted, openAdmin, startAdmin } from './admin.ts';
 import { easelCanvasPage } from './canvas-page.ts';
 import { easelCanvasWelcome } from './canvas-welcome.ts';
-import { easelNotifications } from './notifications.ts';
-import { easelTokens } from './tokens.ts';
-import { easelUi } from './ui.ts';
-import { easelWords } from './status-words.ts';
+import { startNotifications } from './notifications.ts';
+import { sharedWith, state, type CanvasStanding } from './status-words.ts';
+import { startTokens } from './tokens.ts';
+import {
+  byId,
+  cell,
+  clearToasts,
+  emptyBody,
+  field,
+  linkCell,
+  toast,
+  whenCell,
+  type ApiAnswer,
+  type CanvasPageDeps,
+  type GuestCanvas,
+} from './ui.ts';
 
-const $ = (id) => document.getElementById(id);
+/** The editor's script (editor.ts, loaded on demand) sets this. */
+interface EditorApi {
+  open(id: string, deps: { api: typeof api; problem: typeof problem }): Promise<void>;
+  close(): Promise<void>;
+  hasUnsavedChanges(): boolean;
+}
+declare global {
+  interface Window {
+    easelEditor?: EditorApi;
+  }
+}
+
+/** GET /api/me. */
+interface Me {
+  name: string | null;
+  email: string;
+  isAdmin: boolean;
+}
+
+/** One canvas of GET /api/canvases, as the home list shows it. */
+interface HomeCanvas extends CanvasStanding {
+  id: string;
+  title: string;
+  slug: string;
+  url: string;
+  accessMode: string;
+  /** This person's role on it (admin: through administration). */
+  role: string | null;
+  /** How many people its list holds (only for those who manage it). */
+  people?: number;
+  updatedAt: number;
+  lastDeployAt: number | null;
+  /** Published by a canvas's page (authoring): from which app, and whether that was taken back. */
+  authored?: { sourceApp: string | null; revokedAt: number | null } | null;
+}
+
+/** POST /api/canvases and POST /api/gallery/{id}/use: the new canvas with its deploy key, shown this once. */
+interface CreatedCanvas {
+  id: string;
+  title: string;
+  url: string;
+  apiKey: string;
+}
+
+/** GET /api/canvases/{id}/ai-usage. */
+interface CanvasAiUsage {
+  budget: { spentUsd: number; capUsd: number; month: string };
+  totals: { calls: number };
+}
+
+/** GET /api/admin/ai-usage: this month's spend, by canvas, person and model. */
+interface InstanceAiUsage {
+  from: string;
+  to: string;
+  totals: { costUsd: number; calls: number };
+  caps: { userDailyUsd: number; canvasMonthlyUsd: number };
+  byCanvas?: { canvasId: string; title: string | null; slug: string | null; calls: number; costUsd: number }[];
+  byUser: { actorId: string; actorKind: string; name: string | null; email: string | null; calls: number; costUsd: number }[];
+  byModel: { model: string; calls: number; costUsd: number }[];
+}
+
+/** One guest link of GET /api/canvases/{id}/guest-invites. */
+interface GuestInvite {
+  inviteId: string;
+  name: string;
+  expiresAt: number;
+  revokedAt: number | null;
+  active: boolean;
+}
+
+/** One listed canvas of GET /api/gallery. */
+interface GalleryCanvas {
+  id: string;
+  url: string;
+  title: string;
+  ownerName: string;
+  templatable: boolean;
+}
 
 /** Set once the dashboard loaded signed in: a 401 after that means the session ended (expired, or signed out elsewhere). */
 let signedIn = false;
 
-function signInAgain() {
+function signInAgain(): void {
   location.assign('/auth/login?returnTo=' + encodeURIComponent(location.pathname + location.search + location.hash));
 }
 
@@ -24,13 +113,14 @@ function signInAgain() {
  * bytes themselves (the editor's files). Answers `{status, data, text}`: data
  * is the body parsed as JSON (null when it is not), text the body as received.
  */
-async function api(method, path, body, options = {}) {
-  const init = { method, credentials: 'same-origin', headers: {} };
+async function api<T = unknown>(method: string, path: string, body?: unknown, options: { raw?: BodyInit } = {}): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = {};
+  const init: RequestInit = { method, credentials: 'same-origin', headers };
   if (body !== undefined) {
-    init.headers['content-type'] = 'application/json';
+    headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   } else if (options.raw !== undefined) {
-    init.headers['content-type'] = 'application/octet-stream';
+    headers['content-type'] = 'application/octet-stream';
     init.body = options.raw;
   }
   const res = await fetch(path, init);
@@ -40,27 +130,38 @@ async function api(method, path, body, options = {}) {
     return new Promise(() => {});
   }
   const text = await res.text();
-  let data = null;
+  let data: unknown = null;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
     data = null;
   }
-  return { status: res.status, data, text };
+  // The one place the server's JSON meets the views' types: each caller names the shape its route answers.
+  return { status: res.status, data: data as T, text };
 }
 
-function problem(res) {
-  const d = res.data || {};
-  return d.message || d.code || d.error || `HTTP ${res.status}`;
+const words = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+/** What an error body says: {message}, {code}, {error: "…"} or {error: {message, code}}. */
+function said(d: unknown): string | undefined {
+  if (!d || typeof d !== 'object') return words(d);
+  return (
+    words('message' in d ? d.message : undefined) ?? words('code' in d ? d.code : undefined) ?? ('error' in d ? said(d.error) : undefined)
+  );
 }
 
-function notice(text) {
-  $('notice').textContent = text;
-  $('notice').hidden = !text;
+function problem(res: ApiAnswer): string {
+  return said(res.data) ?? `HTTP ${res.status}`;
 }
 
-function showSignedOut() {
-  const who = $('who');
+/** The views' line for the person that is neither a result nor an error they named: a toast that stays; '' clears every toast. */
+function notice(text: string): void {
+  if (text) toast(text, 'note');
+  else clearToasts();
+}
+
+function showSignedOut(): void {
+  const who = byId('who');
   who.textContent = 'Not signed in. ';
   const link = document.createElement('a');
   // Back to where the person was going (a canvas page link shared with them), once signed in.
@@ -68,12 +169,12 @@ function showSignedOut() {
   link.href = back;
   link.textContent = 'Sign in';
   who.append(link);
-  $('landing-sign-in').href = back;
-  $('landing').hidden = false;
+  byId('landing-sign-in', HTMLAnchorElement).href = back;
+  byId('landing').hidden = false;
 }
 
-function showSignedIn(me) {
-  const who = $('who');
+function showSignedIn(me: Me): void {
+  const who = byId('who');
   who.textContent = `Signed in as ${me.name || me.email} (${me.email})${me.isAdmin ? ' · ' : ''}`;
   if (me.isAdmin) {
     const admin = document.createElement('a');
@@ -90,46 +191,53 @@ function showSignedIn(me) {
   form.append(button);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const out = await api('POST', '/auth/logout');
+    const out = await api<{ endSessionUrl?: string }>('POST', '/auth/logout');
     // oidc: the provider ends its own session too, then sends the browser back here.
-    if (out.data && out.data.endSessionUrl) location.assign(out.data.endSessionUrl);
+    if (out.data?.endSessionUrl) location.assign(out.data.endSessionUrl);
     else location.reload();
   });
   who.append(form);
 }
 
-/** Renders the list; resolves once every spend figure it asked for is in. */
 /** The whole list as loaded; the table shows it searched and sorted (canvas-filter). */
-let allCanvases = [];
+let allCanvases: HomeCanvas[] = [];
 
-const SORTS = {
-  changed: (a, b) => b.updatedAt - a.updatedAt,
-  deployed: (a, b) => (b.lastDeployAt ?? 0) - (a.lastDeployAt ?? 0),
-  title: (a, b) => a.title.localeCompare(b.title),
-};
+type Compare = (a: HomeCanvas, b: HomeCanvas) => number;
+const byChanged: Compare = (a, b) => b.updatedAt - a.updatedAt;
+/** The list's sort choices (the canvas-filter form's sort field), by the field's value. */
+const SORTS = new Map<string, Compare>([
+  ['changed', byChanged],
+  ['deployed', (a, b) => (b.lastDeployAt ?? 0) - (a.lastDeployAt ?? 0)],
+  ['title', (a, b) => a.title.localeCompare(b.title)],
+]);
 
-function shownCanvases() {
-  const form = $('canvas-filter');
-  const q = form.q.value.trim().toLowerCase();
+const filterForm = () => byId('canvas-filter', HTMLFormElement);
+
+function shownCanvases(): HomeCanvas[] {
+  const form = filterForm();
+  const q = field(form, 'q').value.trim().toLowerCase();
   const found = allCanvases.filter((c) => !q || c.title.toLowerCase().includes(q) || c.slug.includes(q) || c.url.toLowerCase().includes(q));
-  $('canvas-filter-count').textContent = q ? `${found.length} of ${allCanvases.length}` : '';
-  return found.sort(SORTS[form.sort.value] || SORTS.changed);
+  byId('canvas-filter-count').textContent = q ? `${found.length} of ${allCanvases.length}` : '';
+  return found.sort(SORTS.get(field(form, 'sort', HTMLSelectElement).value) ?? byChanged);
 }
 
-function renderCanvases(canvases) {
+function renderCanvases(canvases: HomeCanvas[]): Promise<unknown> {
   allCanvases = canvases;
-  $('canvas-filter').hidden = canvases.length < 2;
+  filterForm().hidden = canvases.length < 2;
   return renderShown();
 }
 
-function renderShown() {
-  const tbody = $('canvases').querySelector('tbody');
-  tbody.replaceChildren();
+const manages = (c: HomeCanvas) => c.role === 'owner' || c.role === 'editor' || c.role === 'admin';
+
+/** Renders the list; resolves once every spend figure it asked for is in. */
+function renderShown(): Promise<unknown> {
+  const table = byId('canvases');
+  const tbody = emptyBody(table);
   const spends: Promise<void>[] = [];
   for (const c of shownCanvases()) {
     const row = document.createElement('tr');
     const title = document.createElement('td');
-    if (c.role === 'owner' || c.role === 'editor' || c.role === 'admin') {
+    if (manages(c)) {
       // Its page: deploy, share, versions, files, key.
       const open = document.createElement('a');
       open.href = `#/canvas/${encodeURIComponent(c.id)}`;
@@ -145,7 +253,7 @@ function renderShown() {
     const role = document.createElement('td');
     role.textContent = c.role || '';
     const status = document.createElement('td');
-    status.textContent = easelWords.state(c);
+    status.textContent = state(c);
     if (c.authored) {
       // Published by a canvas's page (authoring): say which app, and whether it was taken back.
       const from = document.createElement('div');
@@ -156,7 +264,7 @@ function renderShown() {
     const spend = document.createElement('td');
     spend.className = 'ai-spend';
     const actions = document.createElement('td');
-    if (c.role === 'owner' || c.role === 'editor' || c.role === 'admin') {
+    if (manages(c)) {
       const guests = document.createElement('button');
       guests.type = 'button';
       guests.className = 'guest-links';
@@ -166,28 +274,28 @@ function renderShown() {
       if (c.authored && !c.authored.revokedAt) actions.append(revokeButton(c));
     }
     const shared = document.createElement('td');
-    shared.textContent = easelWords.sharedWith(c);
+    shared.textContent = sharedWith(c);
     row.append(title, address, role, status, shared);
-    easelUi.whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
+    whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
     row.append(spend, actions);
     tbody.append(row);
     // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
     if (c.role !== 'viewer') spends.push(loadCanvasSpend(c.id, spend));
   }
-  $('empty').hidden = allCanvases.length > 0;
-  $('canvases').hidden = allCanvases.length === 0;
+  byId('empty').hidden = allCanvases.length > 0;
+  table.hidden = allCanvases.length === 0;
   return Promise.all(spends);
 }
 
-function wireCanvasFilter() {
-  const form = $('canvas-filter');
+function wireCanvasFilter(): void {
+  const form = filterForm();
   form.addEventListener('submit', (e) => e.preventDefault());
   form.addEventListener('input', () => void renderShown());
   form.addEventListener('change', () => void renderShown());
 }
 
 /** Takes back a canvas a page published: it stops serving and stays listed as revoked. */
-function revokeButton(c) {
+function revokeButton(c: HomeCanvas): HTMLButtonElement {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'revoke';
@@ -196,52 +304,51 @@ function revokeButton(c) {
     if (!confirm(`Stop serving "${c.title}"? A new publish from its page shares it again.`)) return;
     const res = await api('POST', `/api/canvases/${encodeURIComponent(c.id)}/revoke`);
     if (res.status !== 200) {
-      notice(`Could not revoke: ${problem(res)}`);
+      toast(`Could not revoke "${c.title}": ${problem(res)}`, 'error', `revoke-${c.id}`);
       return;
     }
-    notice(`"${c.title}" no longer serves.`);
+    toast(`"${c.title}" no longer serves.`, 'done', `revoke-${c.id}`);
     await loadCanvases();
   });
   return button;
 }
 
-async function loadCanvases() {
-  const res = await api('GET', '/api/canvases');
+async function loadCanvases(): Promise<void> {
+  const res = await api<{ canvases?: HomeCanvas[] }>('GET', '/api/canvases');
   if (res.status !== 200) {
-    notice(`Could not list canvases: ${problem(res)}`);
+    toast(`Could not list canvases: ${problem(res)}`, 'error', 'canvases');
     return;
   }
-  $('list').hidden = false;
+  clearToasts('canvases');
+  byId('list').hidden = false;
   await renderCanvases(res.data.canvases || []);
   // The list and its spend figures are complete (tests wait on this marker).
-  $('canvases').dataset.ready = 'true';
+  byId('canvases').dataset.ready = 'true';
 }
 
-const usd = (n) => `$${Number(n).toFixed(n > 0 && n < 0.01 ? 4 : 2)}`;
+const usd = (n: number) => `$${Number(n).toFixed(n > 0 && n < 0.01 ? 4 : 2)}`;
 
-async function loadCanvasSpend(id, cell) {
-  const res = await api('GET', `/api/canvases/${encodeURIComponent(id)}/ai-usage`);
+async function loadCanvasSpend(id: string, td: HTMLTableCellElement): Promise<void> {
+  const res = await api<CanvasAiUsage>('GET', `/api/canvases/${encodeURIComponent(id)}/ai-usage`);
   if (res.status !== 200) return;
   const b = res.data.budget;
-  cell.textContent = `${usd(b.spentUsd)} of ${usd(b.capUsd)}`;
-  cell.title = `${res.data.totals.calls} AI calls in ${b.month}`;
+  td.textContent = `${usd(b.spentUsd)} of ${usd(b.capUsd)}`;
+  td.title = `${res.data.totals.calls} AI calls in ${b.month}`;
 }
 
-const { cell, linkCell } = easelUi;
-
 /** Instance admins: this month's AI spend by canvas, person and model. */
-async function loadInstanceSpend() {
-  const res = await api('GET', '/api/admin/ai-usage');
+async function loadInstanceSpend(): Promise<void> {
+  const res = await api<InstanceAiUsage>('GET', '/api/admin/ai-usage');
   if (res.status !== 200) return;
   const r = res.data;
-  $('ai-total').textContent =
+  byId('ai-total').textContent =
     `${usd(r.totals.costUsd)} in ${r.totals.calls} calls from ${r.from} to ${r.to}; caps ${usd(r.caps.userDailyUsd)} per person per day, ${usd(r.caps.canvasMonthlyUsd)} per canvas per month.`;
-  const tbody = $('ai-breakdown').querySelector('tbody');
-  tbody.replaceChildren();
-  const rows = [
-    ...(r.byCanvas || []).map((x) => ['canvas', x.title || x.slug || x.canvasId, x]),
-    ...r.byUser.map((x) => [x.actorKind === 'guest' ? 'guest' : 'person', x.name || x.email || x.actorId, x]),
-    ...r.byModel.map((x) => ['model', x.model, x]),
+  const table = byId('ai-breakdown');
+  const tbody = emptyBody(table);
+  const rows: [kind: string, name: string, figures: { calls: number; costUsd: number }][] = [
+    ...(r.byCanvas || []).map((x): [string, string, typeof x] => ['canvas', x.title || x.slug || x.canvasId, x]),
+    ...r.byUser.map((x): [string, string, typeof x] => [x.actorKind === 'guest' ? 'guest' : 'person', x.name || x.email || x.actorId, x]),
+    ...r.byModel.map((x): [string, string, typeof x] => ['model', x.model, x]),
   ];
   for (const [kind, name, x] of rows) {
     const row = document.createElement('tr');
@@ -251,43 +358,50 @@ async function loadInstanceSpend() {
     cell(row, usd(x.costUsd));
     tbody.append(row);
   }
-  $('ai-breakdown').hidden = rows.length === 0;
-  $('ai').hidden = false;
+  table.hidden = rows.length === 0;
+  byId('ai').hidden = false;
 }
 
 /** The canvas whose guest links are shown. */
-let guestCanvas = null;
+let guestCanvas: GuestCanvas | null = null;
+const guestForm = () => byId('guest-form', HTMLFormElement);
 
 /**
  * Opens the guest links panel right after `near` (the canvas page's Sharing
  * section, or the list), where the person is, and moves focus to its heading.
  */
-async function openGuests(canvas, near = $('list')) {
+async function openGuests(canvas: GuestCanvas, near: HTMLElement = byId('list')): Promise<void> {
   guestCanvas = canvas;
-  $('guests-title').textContent = canvas.title;
-  $('guest-created').hidden = true;
-  $('guest-emailed').hidden = true;
-  $('guest-copied').textContent = '';
-  near.after($('guests'));
-  $('guests').hidden = false;
-  $('guests-heading').focus();
-  $('guests').scrollIntoView({ block: 'nearest' });
+  byId('guests-title').textContent = canvas.title;
+  byId('guest-created').hidden = true;
+  byId('guest-emailed').hidden = true;
+  byId('guest-copied').textContent = '';
+  const panel = byId('guests');
+  near.after(panel);
+  panel.hidden = false;
+  byId('guests-heading').focus();
+  panel.scrollIntoView({ block: 'nearest' });
   // Where email matters: without it the address field is off and says why.
-  const prefs = await api('GET', '/api/me/notifications');
+  const prefs = await api<{ emailEnabled?: boolean }>('GET', '/api/me/notifications');
   const off = prefs.status === 200 && prefs.data.emailEnabled === false;
-  $('guest-email-off').hidden = !off;
-  $('guest-form').elements.namedItem('email').disabled = off;
+  byId('guest-email-off').hidden = !off;
+  field(guestForm(), 'email').disabled = off;
   await loadGuests();
 }
 
-async function loadGuests() {
-  const res = await api('GET', `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites`);
+/** The guest links' path of the canvas whose panel is open. */
+function guestPath(suffix = ''): string {
+  if (!guestCanvas) throw new Error('no guest links panel is open');
+  return `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites${suffix}`;
+}
+
+async function loadGuests(): Promise<void> {
+  const res = await api<{ invites: GuestInvite[] }>('GET', guestPath());
   if (res.status !== 200) {
-    notice(`Could not list guest links: ${problem(res)}`);
+    toast(`Could not list guest links: ${problem(res)}`, 'error', 'guests');
     return;
   }
-  const tbody = $('guest-list').querySelector('tbody');
-  tbody.replaceChildren();
+  const tbody = emptyBody(byId('guest-list'));
   for (const invite of res.data.invites) {
     const row = document.createElement('tr');
     cell(row, invite.name);
@@ -299,11 +413,9 @@ async function loadGuests() {
       revoke.type = 'button';
       revoke.textContent = 'Revoke';
       revoke.addEventListener('click', async () => {
-        const done = await api(
-          'DELETE',
-          `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites/${encodeURIComponent(invite.inviteId)}`,
-        );
-        if (done.status !== 200) notice(`Could not revoke the link: ${problem(done)}`);
+        const done = await api('DELETE', guestPath(`/${encodeURIComponent(invite.inviteId)}`));
+        if (done.status !== 200) toast(`Could not revoke the link: ${problem(done)}`, 'error', 'guests');
+        else toast(`Guest link "${invite.name}" revoked: it no longer opens the canvas.`, 'done', 'guests');
         await loadGuests();
       });
       actions.append(revoke);
@@ -311,47 +423,49 @@ async function loadGuests() {
     row.append(actions);
     tbody.append(row);
   }
-  $('guests').dataset.loaded = String(Date.now());
+  byId('guests').dataset.loaded = String(Date.now());
 }
 
-function wireGuestForm() {
-  $('copy-guest-url').addEventListener('click', async () => {
-    await navigator.clipboard?.writeText($('guest-url').textContent);
-    $('guest-copied').textContent = 'Copied.';
+function wireGuestForm(): void {
+  byId('copy-guest-url').addEventListener('click', async () => {
+    await navigator.clipboard?.writeText(byId('guest-url').textContent ?? '');
+    byId('guest-copied').textContent = 'Copied.';
   });
-  $('guest-form').addEventListener('submit', async (event) => {
+  const form = guestForm();
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const form = event.currentTarget;
-    const name = form.elements.namedItem('name').value.trim();
-    const days = Number(form.elements.namedItem('days').value);
-    const email = form.elements.namedItem('email').disabled ? '' : form.elements.namedItem('email').value.trim();
-    const res = await api('POST', `/api/canvases/${encodeURIComponent(guestCanvas.id)}/guest-invites`, {
+    const name = field(form, 'name').value.trim();
+    const days = Number(field(form, 'days').value);
+    const emailField = field(form, 'email');
+    const email = emailField.disabled ? '' : emailField.value.trim();
+    const res = await api<{ url: string; emailed: boolean }>('POST', guestPath(), {
       ...(name ? { name } : {}),
       expiresInDays: days,
       ...(email ? { email } : {}),
     });
     if (res.status !== 201) {
-      notice(`Could not create the link: ${problem(res)}`);
+      toast(`Could not create the link: ${problem(res)}`, 'error', 'guests');
       return;
     }
-    notice('');
-    $('guest-url').textContent = res.data.url;
-    $('guest-created').hidden = false;
-    $('guest-emailed').textContent = res.data.emailed ? `Emailed to ${email}.` : email ? 'Not emailed: this instance sends no email.' : '';
-    $('guest-emailed').hidden = !email;
-    form.elements.namedItem('email').value = '';
+    toast('Guest link created: copy it below.', 'done', 'guests');
+    byId('guest-url').textContent = res.data.url;
+    byId('guest-created').hidden = false;
+    const emailed = byId('guest-emailed');
+    emailed.textContent = res.data.emailed ? `Emailed to ${email}.` : email ? 'Not emailed: this instance sends no email.' : '';
+    emailed.hidden = !email;
+    emailField.value = '';
     await loadGuests();
   });
 }
 
 /** The gallery: what others listed that this person may open; templates become canvases of their own. */
-async function loadGallery() {
-  const q = $('gallery-search').q.value.trim();
-  const res = await api('GET', `/api/gallery?q=${encodeURIComponent(q)}`);
+async function loadGallery(): Promise<void> {
+  const q = field(byId('gallery-search', HTMLFormElement), 'q').value.trim();
+  const res = await api<{ canvases: GalleryCanvas[] }>('GET', `/api/gallery?q=${encodeURIComponent(q)}`);
   if (res.status !== 200) return;
-  $('gallery').hidden = false;
-  const tbody = $('gallery-list').querySelector('tbody');
-  tbody.replaceChildren();
+  byId('gallery').hidden = false;
+  const list = byId('gallery-list');
+  const tbody = emptyBody(list);
   for (const c of res.data.canvases) {
     const row = document.createElement('tr');
     row.dataset.id = c.id;
@@ -363,16 +477,17 @@ async function loadGallery() {
       use.type = 'button';
       use.textContent = 'Use as template';
       use.addEventListener('click', async () => {
-        const made = await api('POST', `/api/gallery/${encodeURIComponent(c.id)}/use`, {});
+        const made = await api<CreatedCanvas>('POST', `/api/gallery/${encodeURIComponent(c.id)}/use`, {});
+        const error = byId('gallery-error');
         if (made.status !== 201) {
-          $('gallery-error').textContent = problem(made);
-          $('gallery-error').hidden = false;
+          error.textContent = problem(made);
+          error.hidden = false;
           return;
         }
-        $('gallery-error').hidden = true;
+        error.hidden = true;
         const { apiKey, ...canvas } = made.data;
         showCreated(canvas, apiKey);
-        notice(`"${canvas.title}" is yours now, published at ${canvas.url}.`);
+        toast(`"${canvas.title}" is yours now, published at ${canvas.url}.`, 'done', 'gallery');
         await loadCanvases();
       });
       actions.append(use);
@@ -380,43 +495,43 @@ async function loadGallery() {
     row.append(actions);
     tbody.append(row);
   }
-  $('gallery-empty').hidden = res.data.canvases.length > 0;
-  $('gallery-list').hidden = res.data.canvases.length === 0;
-  $('gallery-list').dataset.ready = q;
+  byId('gallery-empty').hidden = res.data.canvases.length > 0;
+  list.hidden = res.data.canvases.length === 0;
+  list.dataset.ready = q;
 }
 
-function wireGallery() {
-  $('gallery-search').addEventListener('submit', (e) => {
+function wireGallery(): void {
+  byId('gallery-search').addEventListener('submit', (e) => {
     e.preventDefault();
     void loadGallery();
   });
 }
 
-function showCreated(canvas, apiKey) {
-  $('created-title').textContent = canvas.title;
-  $('created-key').textContent = apiKey;
+function showCreated(canvas: Omit<CreatedCanvas, 'apiKey'>, apiKey: string): void {
+  byId('created-title').textContent = canvas.title;
+  byId('created-key').textContent = apiKey;
   const deploy = new URL(`/v1/canvases/${encodeURIComponent(canvas.id)}/deploy`, location.origin).href;
-  $('created-curl').textContent = `curl -X PUT --data-binary @site.zip \\\n  -H "Authorization: Bearer ${apiKey}" \\\n  ${deploy}`;
-  $('created').hidden = false;
+  byId('created-curl').textContent = `curl -X PUT --data-binary @site.zip \\\n  -H "Authorization: Bearer ${apiKey}" \\\n  ${deploy}`;
+  byId('created').hidden = false;
 }
 
-function wireCreateForm() {
-  $('copy-key').addEventListener('click', () => navigator.clipboard?.writeText($('created-key').textContent));
-  $('create-form').addEventListener('submit', async (event) => {
+function wireCreateForm(): void {
+  byId('copy-key').addEventListener('click', () => void navigator.clipboard?.writeText(byId('created-key').textContent ?? ''));
+  const form = byId('create-form', HTMLFormElement);
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const form = event.currentTarget;
-    // form.title would be the form's own title attribute: go through elements.
-    const title = form.elements.namedItem('title').value.trim();
-    const slug = form.elements.namedItem('slug').value.trim();
-    const res = await api('POST', '/api/canvases', slug ? { title, slug } : { title });
+    // form.title would be the form's own title attribute: go through its elements.
+    const title = field(form, 'title').value.trim();
+    const slug = field(form, 'slug').value.trim();
+    const res = await api<CreatedCanvas>('POST', '/api/canvases', slug ? { title, slug } : { title });
     if (res.status !== 201) {
-      notice(`Could not create the canvas: ${problem(res)}`);
+      toast(`Could not create the canvas: ${problem(res)}`, 'error', 'create');
       return;
     }
-    notice('');
     const { apiKey, ...canvas } = res.data;
+    toast(`"${canvas.title}" created: drop its folder below to publish it.`, 'done', 'create');
     form.reset();
-    $('created').hidden = true;
+    byId('created').hidden = true;
     // Its page opens on deploying the first version (a drop zone first), with the key for CI there once.
     easelCanvasWelcome.created(canvas, apiKey);
     await loadCanvases();
@@ -425,42 +540,43 @@ function wireCreateForm() {
   // The empty states' next step: the create form, ready to type.
   for (const start of document.querySelectorAll('.start-create')) {
     start.addEventListener('click', () => {
-      const title = $('create-form').elements.namedItem('title');
+      const title = field(form, 'title');
       title.scrollIntoView({ block: 'center' });
       title.focus();
     });
   }
 }
 
-async function start() {
-  const me = await api('GET', '/api/me');
+async function start(): Promise<void> {
+  const me = await api<Me>('GET', '/api/me');
   if (me.status === 401) {
     showSignedOut();
     return;
   }
   if (me.status !== 200) {
-    $('who').textContent = '';
-    notice(`Could not load your account: ${problem(me)}`);
+    byId('who').textContent = '';
+    toast(`Could not load your account: ${problem(me)}`, 'error');
     return;
   }
   signedIn = true;
   showSignedIn(me.data);
-  $('create').hidden = false;
+  byId('create').hidden = false;
   wireCreateForm();
   wireCanvasFilter();
   wireGuestForm();
   await loadCanvases();
-  await easelTokens.start({ api, notice, problem, cell });
-  await easelNotifications.start({ api, notice, problem });
+  await startTokens({ api, problem });
+  await startNotifications({ api, problem });
   if (me.data.isAdmin) await loadInstanceSpend();
-  easelCanvasPage.start({ api, notice, problem, cell, loadCanvases, openGuests });
+  const canvasPageDeps: CanvasPageDeps = { api, notice, problem, cell, loadCanvases, openGuests };
+  easelCanvasPage.start(canvasPageDeps);
   wireGallery();
   await loadGallery();
-  if (me.data.isAdmin) easelAdmin.start({ api, problem, cell });
+  if (me.data.isAdmin) startAdmin({ api, problem });
   window.addEventListener('hashchange', () => {
     // The guest links panel belongs to where it was opened: another view closes it (not the first view, which a
     // quick click may already have opened it on).
-    $('guests').hidden = true;
+    byId('guests').hidden = true;
     void route();
   });
   await route();
@@ -469,12 +585,12 @@ async function start() {
 }
 
 /** The editor's script (CodeMirror, bundled at build time) is loaded the first time someone edits. */
-let editorScript = null;
-function loadEditor() {
+let editorScript: Promise<EditorApi> | null = null;
+function loadEditor(): Promise<EditorApi> {
   editorScript ??= new Promise((resolve, reject) => {
     const script = document.createElement('script');
     script.src = '/assets/editor.js';
-    script.onload = () => resolve(window.easelEditor);
+    script.onload = () => (window.easelEditor ? resolve(window.easelEditor) : reject(new Error('the editor did not start')));
     script.onerror = () => {
       editorScript = null;
       reject(new Error('the editor could not be loaded'));
@@ -484,31 +600,37 @@ function loadEditor() {
   return editorScript;
 }
 
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 /** `#/canvas/<id>` is a canvas's page (`/data`: at its Data section, as digest emails link), `#/canvas/<id>/edit` its editor, `#/admin` the administration (admins); anything else the list. */
-async function route() {
+async function route(): Promise<void> {
   const m = /^#\/canvas\/([A-Za-z0-9]+)(\/edit|\/data)?$/.exec(location.hash);
+  const id = m?.[1];
   const editing = Boolean(m && m[2] === '/edit');
-  const admin = location.hash === '#/admin' && Boolean(easelAdmin.started);
+  const admin = location.hash === '#/admin' && adminStarted();
   document.body.dataset.view = editing ? 'editor' : m ? 'canvas' : admin ? 'admin' : 'home';
-  $('canvas-page').hidden = !m || editing;
-  $('editor-page').hidden = !editing;
-  $('admin-page').hidden = !admin;
+  byId('canvas-page').hidden = !m || editing;
+  byId('editor-page').hidden = !editing;
+  byId('admin-page').hidden = !admin;
   // Leaving the editor keeps what was typed: it is saved to the draft first.
   if (!editing && window.easelEditor) await window.easelEditor.close();
-  if (editing) {
+  if (editing && id) {
     easelCanvasPage.close();
-    const editor = await loadEditor().catch((err) => notice(`Something went wrong: ${err.message}`));
-    if (editor) await editor.open(m[1], { api, problem });
-  } else if (m) {
-    await easelCanvasPage.open(m[1]);
-    if (m[2] === '/data') $('cp-data').scrollIntoView();
+    const editor = await loadEditor().catch((err: unknown) => {
+      toast(`Something went wrong: ${message(err)}`, 'error', 'editor');
+      return null;
+    });
+    if (editor) await editor.open(id, { api, problem });
+  } else if (id) {
+    await easelCanvasPage.open(id);
+    if (m[2] === '/data') byId('cp-data').scrollIntoView();
   } else easelCanvasPage.close();
-  if (admin) await easelAdmin.open();
+  if (admin) await openAdmin();
 }
 
 // Unsaved editor changes are not lost to a closed tab or a link elsewhere.
 window.addEventListener('beforeunload', (event) => {
-  if (window.easelEditor && window.easelEditor.hasUnsavedChanges()) event.preventDefault();
+  if (window.easelEditor?.hasUnsavedChanges()) event.preventDefault();
 });
 
-start().catch((err) => notice(`Something went wrong: ${err.message}`));
+start().catch((err: unknown) => toast(`Something went wrong: ${message(err)}`, 'error'));

@@ -2,40 +2,56 @@
 // poll (2 files, 167 B)"): one phrase per action the server records, with the
 // person and canvas as they are called today (the server joins the names).
 // An action without a phrase still reads as a sentence, with its raw name.
-// @ts-nocheck -- moved from plain JS; typed file by file next
-import { easelUi } from './ui.ts';
-import { easelWords } from './status-words.ts';
+import { bytes as byteWords } from './ui.ts';
+import { count } from './status-words.ts';
 
-const plural = (n, one, many) => easelWords.count(n, one, many);
-const bytes = (n) => easelUi.bytes(n);
-const list = (fields) => (Array.isArray(fields) && fields.length ? fields.join(', ') : 'settings');
+/** One entry of GET /api/admin/audit (the server's AuditEntry; its module reaches the database, so it is restated here). */
+export interface AuditEntry {
+  at: number;
+  actorId: string | null;
+  actorKind: string;
+  /** The person behind actorId as they are called now (null: a guest, a key, the system, or a removed account). */
+  actor: { name: string; email: string } | null;
+  canvasId: string | null;
+  /** The canvas as it is called now (null when it was deleted for good). */
+  canvas: { title: string; slug: string } | null;
+  action: string;
+  detail: unknown;
+}
+
+/** An entry's detail: metadata the server chose, read field by field. */
+type Detail = Readonly<Record<string, unknown>>;
+
+const plural = (n: unknown, one: string, many?: string) => count(Number(n), one, many);
+const bytes = (n: unknown) => byteWords(Number(n));
+const list = (fields: unknown) => (Array.isArray(fields) && fields.length ? fields.join(', ') : 'settings');
 
 /** Each action's predicate: `d` is the entry's detail (metadata only), `c` the canvas's name. */
-const PHRASES = {
-  'canvas.create': (d, c) => `created ${c}`,
+const PHRASES: Readonly<Record<string, (d: Detail, c: string) => string>> = {
+  'canvas.create': (_, c) => `created ${c}`,
   'canvas.update': (d, c) => `changed the ${list(d.fields)} of ${c}`,
   'canvas.deploy': (d, c) =>
     `${d.preview ? 'deployed a preview, version' : 'deployed version'} ${d.version} of ${c} (${plural(d.fileCount, 'file')}, ${bytes(d.totalBytes)}${d.releaseId ? `, release ${d.releaseId}` : ''})`,
   'canvas.rollback': (d, c) => `made version ${d.version} of ${c} live${d.fromDraft ? ' from the editor' : ''}`,
-  'canvas.unpublish': (d, c) => `unpublished ${c}`,
-  'canvas.archive': (d, c) => `archived ${c}`,
-  'canvas.restore': (d, c) => `restored ${c} from the archive`,
-  'canvas.delete': (d, c) => `deleted ${c}`,
-  'canvas.disable': (d, c) => `disabled ${c}`,
-  'canvas.enable': (d, c) => `enabled ${c} again`,
-  'canvas.key.regenerate': (d, c) => `made a new deploy key for ${c}`,
+  'canvas.unpublish': (_, c) => `unpublished ${c}`,
+  'canvas.archive': (_, c) => `archived ${c}`,
+  'canvas.restore': (_, c) => `restored ${c} from the archive`,
+  'canvas.delete': (_, c) => `deleted ${c}`,
+  'canvas.disable': (_, c) => `disabled ${c}`,
+  'canvas.enable': (_, c) => `enabled ${c} again`,
+  'canvas.key.regenerate': (_, c) => `made a new deploy key for ${c}`,
   'canvas.capabilities': (d, c) => `changed what the pages of ${c} may use (${list(d.fields)})`,
-  'canvas.member.put': (d, c) => `changed who may open ${c}`,
-  'canvas.member.remove': (d, c) => `took someone off the people list of ${c}`,
+  'canvas.member.put': (_, c) => `changed who may open ${c}`,
+  'canvas.member.remove': (_, c) => `took someone off the people list of ${c}`,
   'canvas.gallery': (d, c) => `${d.listed ? 'listed' : 'unlisted'} ${c} in the gallery${d.templatable ? ', as a template' : ''}`,
-  'canvas.from-template': (d, c) => `created ${c} from a template`,
-  'guest.invite.created': (d, c) => `made a guest link for ${c}`,
-  'guest.invite.revoked': (d, c) => `revoked a guest link of ${c}`,
-  'guest.invite.used': (d, c) => `opened ${c} with a guest link`,
-  'authoring.revoke': (d, c) => `revoked the publishing rights of ${c}'s pages`,
+  'canvas.from-template': (_, c) => `created ${c} from a template`,
+  'guest.invite.created': (_, c) => `made a guest link for ${c}`,
+  'guest.invite.revoked': (_, c) => `revoked a guest link of ${c}`,
+  'guest.invite.used': (_, c) => `opened ${c} with a guest link`,
+  'authoring.revoke': (_, c) => `revoked the publishing rights of ${c}'s pages`,
   'data.export': (d, c) => `exported ${d.name ? `${d.kind} "${d.name}"` : d.kind} of ${c} as ${String(d.format).toUpperCase()}`,
   'file.uploaded': (d, c) => `uploaded a file (${bytes(d.size)}) to ${c}`,
-  'file.renamed': (d, c) => `renamed a file of ${c}`,
+  'file.renamed': (_, c) => `renamed a file of ${c}`,
   'file.deleted': (d, c) => `deleted a file (${bytes(d.size)}) of ${c}`,
   'collection.record-deleted': (d, c) => `deleted a record of "${d.collection}" in ${c}`,
   'collection.cleared': (d, c) => `cleared ${plural(d.deleted, 'record')} of "${d.collection}" in ${c}`,
@@ -55,28 +71,28 @@ const PHRASES = {
   'settings.update': (d) => `changed the instance settings (${list(d.fields)})`,
 };
 
-const ACTOR_KINDS = {
-  key: 'A deploy key',
-  guest: 'A guest',
-  system: 'Easel',
-};
+const ACTOR_KINDS = new Map([
+  ['key', 'A deploy key'],
+  ['guest', 'A guest'],
+  ['system', 'Easel'],
+]);
 
 /** Who did it: the person by name and email, else what kind of caller it was. */
-function actorOf(entry) {
+function actorOf(entry: AuditEntry): string {
   if (entry.actor) return entry.actor.name ? `${entry.actor.name} (${entry.actor.email})` : entry.actor.email;
-  return ACTOR_KINDS[entry.actorKind] || (entry.actorId ? `Someone no longer here (${entry.actorId})` : 'Someone');
+  return ACTOR_KINDS.get(entry.actorKind) || (entry.actorId ? `Someone no longer here (${entry.actorId})` : 'Someone');
 }
 
-function canvasOf(entry) {
+function canvasOf(entry: AuditEntry): string {
   if (entry.canvas) return `"${entry.canvas.title || entry.canvas.slug}"`;
   return entry.canvasId ? `a deleted canvas (${entry.canvasId})` : 'the instance';
 }
 
 /** The whole entry as a sentence, for textContent. */
-function sentence(entry) {
-  const phrase = PHRASES[entry.action];
-  const detail = entry.detail && typeof entry.detail === 'object' ? entry.detail : {};
-  let predicate;
+export function sentence(entry: AuditEntry): string {
+  const phrase = Object.hasOwn(PHRASES, entry.action) ? PHRASES[entry.action] : undefined;
+  const detail: Detail = entry.detail && typeof entry.detail === 'object' ? Object.fromEntries(Object.entries(entry.detail)) : {};
+  let predicate: string;
   try {
     predicate = phrase ? phrase(detail, canvasOf(entry)) : `did "${entry.action}" on ${canvasOf(entry)}`;
   } catch {
@@ -85,5 +101,3 @@ function sentence(entry) {
   const admin = entry.actorKind === 'admin' ? ' as an administrator' : '';
   return `${actorOf(entry)} ${predicate}${admin}.`;
 }
-
-export const easelAuditWords = { sentence };

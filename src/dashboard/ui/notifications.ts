@@ -1,38 +1,40 @@
 // The dashboard's Email section: which notification emails you get
 // (GET/PUT /api/me/notifications), each kind a checkbox saved as it changes.
-// When the instance sends no email it says so. app.js starts it.
-// @ts-nocheck -- moved from plain JS; typed file by file next
-export const easelNotifications = {
-  start({ api, notice, problem }) {
-    const $ = (id) => document.getElementById(id);
-    const form = $('notify-form');
+// When the instance sends no email it says so. app.ts starts it.
+import { byId, toast, type Deps } from './ui.ts';
 
-    function show(prefs) {
-      $('notify-off').hidden = prefs.emailEnabled !== false;
-      for (const box of form.querySelectorAll('input[type="checkbox"]')) box.checked = prefs[box.name] !== false;
-      form.dataset.ready = String(Date.now());
+/** GET/PUT /api/me/notifications: each kind on or off (a kind left out is on), and whether this instance sends email. */
+type EmailChoices = { emailEnabled?: boolean } & Record<string, boolean | undefined>;
+
+export function startNotifications({ api, problem }: Pick<Deps, 'api' | 'problem'>): Promise<void> {
+  const form = byId('notify-form', HTMLFormElement);
+
+  function show(prefs: EmailChoices): void {
+    byId('notify-off').hidden = prefs.emailEnabled !== false;
+    for (const box of form.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) box.checked = prefs[box.name] !== false;
+    form.dataset.ready = String(Date.now());
+  }
+
+  form.addEventListener('change', async (event) => {
+    const box = event.target;
+    if (!(box instanceof HTMLInputElement)) return;
+    const res = await api<EmailChoices>('PUT', '/api/me/notifications', { [box.name]: box.checked });
+    if (res.status !== 200) {
+      toast(`Could not save your email choices: ${problem(res)}`, 'error', 'email-choices');
+      box.checked = !box.checked;
+      return;
     }
+    toast('Email choices saved.', 'done', 'email-choices');
+    show(res.data);
+  });
 
-    form.addEventListener('change', async (event) => {
-      const box = event.target;
-      const res = await api('PUT', '/api/me/notifications', { [box.name]: box.checked });
-      if (res.status !== 200) {
-        notice(`Could not save your email choices: ${problem(res)}`);
-        box.checked = !box.checked;
-        return;
-      }
-      notice('');
-      show(res.data);
-    });
-
-    return (async () => {
-      const res = await api('GET', '/api/me/notifications');
-      if (res.status !== 200) {
-        notice(`Could not load your email choices: ${problem(res)}`);
-        return;
-      }
-      show(res.data);
-      $('notifications').hidden = false;
-    })();
-  },
-};
+  return (async () => {
+    const res = await api<EmailChoices>('GET', '/api/me/notifications');
+    if (res.status !== 200) {
+      toast(`Could not load your email choices: ${problem(res)}`, 'error', 'email-choices');
+      return;
+    }
+    show(res.data);
+    byId('notifications').hidden = false;
+  })();
+}

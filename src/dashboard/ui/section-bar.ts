@@ -4,48 +4,54 @@
 // page's fixed order. It stays at the top while the page scrolls; a button
 // scrolls to its group's first heading and moves focus there (the
 // dashboard's #/ routes live in the hash, so no #anchors).
-// @ts-nocheck -- moved from plain JS; typed file by file next
-import { easelUi } from './ui.ts';
+import { button } from './ui.ts';
 
-export const easelSectionBar = (() => {
-  function go(target) {
-    if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
-    target.scrollIntoView({ block: 'start' });
-    target.focus({ preventScroll: true });
+export interface SectionBarOptions {
+  nav: HTMLElement;
+  page: HTMLElement;
+  /** The groups' labels in the order shown (the first may be the page's own title, given as `top`). */
+  order: readonly string[];
+  top?: HTMLElement;
+  /** An address shown beside the buttons ("Open the live page"). */
+  live?: string | null;
+}
+
+function go(target: HTMLElement): void {
+  if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+  target.scrollIntoView({ block: 'start' });
+  target.focus({ preventScroll: true });
+}
+
+/** (Re)builds `nav` for the headings under `page` that carry data-nav. */
+export function buildSectionBar({ nav, page, order, top, live }: SectionBarOptions): void {
+  nav.replaceChildren();
+  const groups = new Map<string, HTMLElement>();
+  if (top && order[0] !== undefined) groups.set(order[0], top);
+  for (const h of page.querySelectorAll<HTMLElement>('h3[data-nav]')) {
+    const label = h.dataset.nav;
+    // A part hidden from this person (the danger zone for an editor) gets no button.
+    if (label === undefined || h.closest('[hidden]') || groups.has(label)) continue;
+    groups.set(label, h);
   }
+  const rank = (label: string) => (order.includes(label) ? order.indexOf(label) : order.length);
+  const list = document.createElement('ul');
+  for (const [label, heading] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
+    const li = document.createElement('li');
+    li.append(button(label, () => go(heading)));
+    list.append(li);
+  }
+  nav.append(list);
+  if (live) {
+    const a = document.createElement('a');
+    a.href = live;
+    a.target = '_blank';
+    a.rel = 'noopener';
+    a.className = 'section-bar-live';
+    a.textContent = 'Open the live page';
+    nav.append(a);
+  }
+  nav.hidden = false;
+}
 
-  return {
-    /**
-     * (Re)builds `nav` for the headings under `page`; `order` lists the groups
-     * (the first may be the page's own title, given as `top`); `live`, when
-     * given, is an address shown beside the buttons.
-     */
-    build({ nav, page, order, top, live }) {
-      nav.replaceChildren();
-      const groups = new Map(top ? [[order[0], top]] : []);
-      for (const h of page.querySelectorAll('h3[data-nav]')) {
-        // A part hidden from this person (the danger zone for an editor) gets no button.
-        if (h.closest('[hidden]') || groups.has(h.dataset.nav)) continue;
-        groups.set(h.dataset.nav, h);
-      }
-      const rank = (label) => (order.includes(label) ? order.indexOf(label) : order.length);
-      const list = document.createElement('ul');
-      for (const [label, heading] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
-        const li = document.createElement('li');
-        li.append(easelUi.button(label, () => go(heading)));
-        list.append(li);
-      }
-      nav.append(list);
-      if (live) {
-        const a = document.createElement('a');
-        a.href = live;
-        a.target = '_blank';
-        a.rel = 'noopener';
-        a.className = 'section-bar-live';
-        a.textContent = 'Open the live page';
-        nav.append(a);
-      }
-      nav.hidden = false;
-    },
-  };
-})();
+/** As the views moved from plain scripts call it. */
+export const easelSectionBar = { build: buildSectionBar };

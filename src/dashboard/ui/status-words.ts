@@ -1,38 +1,48 @@
 // The dashboard's one set of words for where a canvas stands and who can open
 // it, and for counts: every place that shows a status uses these (the list,
 // the canvas page, the administration), never the API's raw values.
-// @ts-nocheck -- moved from plain JS; typed file by file next
-export const easelWords = (() => {
-  const ACCESS = { restricted: 'Restricted', whole_org: 'Whole organisation', public_link: 'Public link' };
+import type { AccessMode, CanvasStatus } from '../../canvases/record.ts';
 
-  /** "1 file", "2 files", "0 files" (`plural` when adding an s is wrong). */
-  function count(n, one, plural = `${one}s`) {
-    return `${Number(n).toLocaleString()} ${n === 1 ? one : plural}`;
-  }
+/** What the words need of a canvas, as every canvas answer carries it. */
+export interface CanvasStanding {
+  status: CanvasStatus;
+  publicationState: string;
+}
 
-  return {
-    /** Disabled (by an admin) and Archived come first: they stop a canvas whatever its versions. */
-    state(c) {
-      if (c.status === 'disabled') return 'Disabled';
-      if (c.status === 'archived') return 'Archived';
-      return c.publicationState === 'published' ? 'Live' : 'Not published yet';
-    },
-    /** Who can open it: Restricted, Whole organisation, Public link. */
-    access(mode) {
-      return ACCESS[mode] || mode || '';
-    },
-    /** The state and the access, as one line: "Live · Public link". */
-    summary(c) {
-      return [this.state(c), this.access(c.accessMode)].filter(Boolean).join(' · ');
-    },
-    /** Who can open it, for the list: the access in words; Restricted says who is on its list (for those who manage it). */
-    sharedWith(c) {
-      if (c.accessMode !== 'restricted' || c.people === undefined) return this.access(c.accessMode);
-      return c.people === 0 ? 'Only you' : `You and ${count(c.people, 'person', 'people')}`;
-    },
-    count,
-    files(n) {
-      return count(n, 'file');
-    },
-  };
-})();
+const ACCESS_WORDS: Record<AccessMode, string> = { restricted: 'Restricted', whole_org: 'Whole organisation', public_link: 'Public link' };
+const ACCESS = new Map<string, string>(Object.entries(ACCESS_WORDS));
+
+/** "1 file", "2 files", "0 files" (`plural` when adding an s is wrong). */
+export function count(n: number, one: string, plural = `${one}s`): string {
+  return `${Number(n).toLocaleString()} ${n === 1 ? one : plural}`;
+}
+
+/** Disabled (by an admin) and Archived come first: they stop a canvas whatever its versions. */
+export function state(c: CanvasStanding): string {
+  if (c.status === 'disabled') return 'Disabled';
+  if (c.status === 'archived') return 'Archived';
+  return c.publicationState === 'published' ? 'Live' : 'Not published yet';
+}
+
+/** Who can open it: Restricted, Whole organisation, Public link (an unknown mode as it is). */
+export function access(mode: string | null | undefined): string {
+  return mode ? (ACCESS.get(mode) ?? mode) : '';
+}
+
+/** The state and the access, as one line: "Live · Public link". */
+export function summary(c: CanvasStanding & { accessMode: string }): string {
+  return [state(c), access(c.accessMode)].filter(Boolean).join(' · ');
+}
+
+/** Who can open it, for the list: the access in words; Restricted says who is on its list (for those who manage it). */
+export function sharedWith(c: { accessMode: string; people?: number }): string {
+  if (c.accessMode !== 'restricted' || c.people === undefined) return access(c.accessMode);
+  return c.people === 0 ? 'Only you' : `You and ${count(c.people, 'person', 'people')}`;
+}
+
+export function files(n: number): string {
+  return count(n, 'file');
+}
+
+/** The words as one object, as the views moved from plain scripts call them. */
+export const easelWords = { state, access, summary, sharedWith, count, files };

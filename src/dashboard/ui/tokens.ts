@@ -1,72 +1,89 @@
 // The dashboard's Tokens section: personal access tokens for scripts and
 // agents (create, shown once with a ready MCP configuration; list; revoke).
-// app.js starts it once the person is signed in, lending its helpers.
-// @ts-nocheck -- moved from plain JS; typed file by file next
-export const easelTokens = {
-  start({ api, notice, problem, cell }) {
-    const $ = (id) => document.getElementById(id);
+// app.ts starts it once the person is signed in, lending its API client.
+import { byId, cell, emptyBody, field, toast, type Deps } from './ui.ts';
 
-    async function load() {
-      const res = await api('GET', '/api/tokens');
-      if (res.status !== 200) {
-        notice(`Could not list tokens: ${problem(res)}`);
-        return;
-      }
-      const tbody = $('token-list').querySelector('tbody');
-      tbody.replaceChildren();
-      for (const token of res.data.tokens) {
-        const row = document.createElement('tr');
-        cell(row, token.name);
-        cell(row, new Date(token.createdAt).toLocaleString());
-        cell(row, token.lastUsedAt ? new Date(token.lastUsedAt).toLocaleString() : 'never');
-        cell(row, token.expiresAt ? new Date(token.expiresAt).toLocaleString() : 'never');
-        const actions = document.createElement('td');
-        const revoke = document.createElement('button');
-        revoke.type = 'button';
-        revoke.className = 'revoke-token';
-        revoke.textContent = 'Revoke';
-        revoke.addEventListener('click', async () => {
-          if (!confirm(`Revoke "${token.name}"? Whatever uses it stops working at once.`)) return;
-          const gone = await api('DELETE', `/api/tokens/${encodeURIComponent(token.id)}`);
-          if (gone.status !== 200) notice(`Could not revoke: ${problem(gone)}`);
-          await load();
-        });
-        actions.append(revoke);
-        row.append(actions);
-        tbody.append(row);
-      }
-      $('token-list').hidden = res.data.tokens.length === 0;
-      $('token-none').hidden = res.data.tokens.length > 0;
-      $('token-list').dataset.ready = 'true';
+/** One token of GET /api/tokens (never its secret). */
+interface TokenInfo {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+}
+
+/** POST /api/tokens: the secret, this once. */
+interface CreatedToken {
+  token: string;
+}
+
+const at = (ms: number | null) => (ms ? new Date(ms).toLocaleString() : 'never');
+
+export function startTokens({ api, problem }: Pick<Deps, 'api' | 'problem'>): Promise<void> {
+  const list = byId('token-list');
+
+  async function load(): Promise<void> {
+    const res = await api<{ tokens: TokenInfo[] }>('GET', '/api/tokens');
+    if (res.status !== 200) {
+      toast(`Could not list tokens: ${problem(res)}`, 'error', 'tokens');
+      return;
     }
-
-    function showCreated(created) {
-      $('token-value').textContent = created.token;
-      const config = {
-        mcpServers: { easel: { type: 'http', url: `${location.origin}/mcp`, headers: { Authorization: `Bearer ${created.token}` } } },
-      };
-      $('token-mcp').textContent = JSON.stringify(config, null, 2);
-      $('token-created').hidden = false;
+    const tbody = emptyBody(list);
+    for (const token of res.data.tokens) {
+      const row = document.createElement('tr');
+      cell(row, token.name);
+      cell(row, new Date(token.createdAt).toLocaleString());
+      cell(row, at(token.lastUsedAt));
+      cell(row, at(token.expiresAt));
+      const actions = document.createElement('td');
+      const revoke = document.createElement('button');
+      revoke.type = 'button';
+      revoke.className = 'revoke-token';
+      revoke.textContent = 'Revoke';
+      revoke.addEventListener('click', async () => {
+        if (!confirm(`Revoke "${token.name}"? Whatever uses it stops working at once.`)) return;
+        const gone = await api('DELETE', `/api/tokens/${encodeURIComponent(token.id)}`);
+        if (gone.status !== 200) toast(`Could not revoke "${token.name}": ${problem(gone)}`, 'error', 'tokens');
+        else toast(`Token "${token.name}" revoked.`, 'done', 'tokens');
+        await load();
+      });
+      actions.append(revoke);
+      row.append(actions);
+      tbody.append(row);
     }
+    list.hidden = res.data.tokens.length === 0;
+    byId('token-none').hidden = res.data.tokens.length > 0;
+    list.dataset.ready = 'true';
+  }
 
-    $('copy-token').addEventListener('click', () => navigator.clipboard?.writeText($('token-value').textContent));
-    $('token-form').addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const form = event.currentTarget;
-      const name = form.elements.namedItem('name').value.trim();
-      const days = Number(form.elements.namedItem('days').value);
-      const body = days > 0 ? { name, expiresAt: Date.now() + days * 86_400_000 } : { name };
-      const res = await api('POST', '/api/tokens', body);
-      if (res.status !== 201) {
-        notice(`Could not create the token: ${problem(res)}`);
-        return;
-      }
-      notice('');
-      showCreated(res.data);
-      form.reset();
-      await load();
-    });
-    $('tokens').hidden = false;
-    return load();
-  },
-};
+  function showCreated(created: CreatedToken): void {
+    byId('token-value').textContent = created.token;
+    const config = {
+      mcpServers: { easel: { type: 'http', url: `${location.origin}/mcp`, headers: { Authorization: `Bearer ${created.token}` } } },
+    };
+    byId('token-mcp').textContent = JSON.stringify(config, null, 2);
+    byId('token-created').hidden = false;
+  }
+
+  byId('copy-token').addEventListener('click', () => {
+    void navigator.clipboard?.writeText(byId('token-value').textContent ?? '').then(() => toast('Token copied.', 'done', 'copy'));
+  });
+  const form = byId('token-form', HTMLFormElement);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = field(form, 'name').value.trim();
+    const days = Number(field(form, 'days').value);
+    const body = days > 0 ? { name, expiresAt: Date.now() + days * 86_400_000 } : { name };
+    const res = await api<CreatedToken>('POST', '/api/tokens', body);
+    if (res.status !== 201) {
+      toast(`Could not create the token: ${problem(res)}`, 'error', 'tokens');
+      return;
+    }
+    toast(`Token "${name}" created: copy it now, it is shown only this once.`, 'done', 'tokens');
+    showCreated(res.data);
+    form.reset();
+    await load();
+  });
+  byId('tokens').hidden = false;
+  return load();
+}
