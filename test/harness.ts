@@ -1,5 +1,6 @@
 // Builds the real app on a fresh temp data directory. In process by default
 // (`handler(new Request(...))`), or on a loopback port with `listen: true`.
+import { RefusalLedger } from './declared-refusals.ts';
 import { startS3Server, type S3TestServer } from './support/s3-server.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,6 +160,13 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
     }
     send = (req) => easel.handle(req, null);
   }
+  const ledger = new RefusalLedger(() => easel.listing());
+  const observed = send;
+  send = async (req) => {
+    const res = await observed(req);
+    await ledger.record(req, res);
+    return res;
+  };
   const app: TestApp = {
     ctx,
     features: easel.features,
@@ -217,6 +225,11 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
         await ctx.sql.close();
       }
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      const undeclared = ledger.undeclared();
+      if (undeclared.length)
+        throw new Error(
+          `refusals this suite saw that their routes do not declare (add them to the route's errors):\n${undeclared.join('\n')}`,
+        );
     },
   };
   return app;

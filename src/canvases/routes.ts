@@ -78,7 +78,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
         ...described('Title, slug, sharing, password, expiry'),
         body: PatchCanvasBody,
         answer: CanvasView,
-        errors: ['NOT_FOUND', ...BODY, 'SLUG_TAKEN', 'PUBLIC_LINKS_DISABLED', 'PERMISSION_DENIED'],
+        errors: ['NOT_FOUND', ...BODY, 'SLUG_TAKEN', 'PUBLIC_LINKS_DISABLED', 'PUBLIC_NOT_ALLOWED', 'ORG_REQUIRED', 'PERMISSION_DENIED'],
       },
       {
         check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
@@ -191,7 +191,8 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
         path: '/api/canvases/:id/members/:userId',
         ...described('Remove a member'),
         answer: Ok,
-        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+        // A user id that is not one (a malformed escape in the path) is 400.
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'INVALID_BODY'],
       },
       async ({ actor, params }) => {
         await removeMember(ctx, actor, params.id, params.userId);

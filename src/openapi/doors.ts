@@ -7,9 +7,16 @@ import type { Door, Tag } from '../http/declared-route.ts';
 /** Who may call, and with that the refusals every route behind the door can give. */
 export const DOORS: Record<Door, { security: string[]; errors: ErrorCode[] }> = {
   public: { security: [], errors: [] },
-  // A browser's unsafe request from another site is refused at the door, whatever the route (src/http/cross-site.ts).
-  session: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited', 'CROSS_SITE_FORBIDDEN'] },
-  admin: { security: ['session', 'personalToken'], errors: ['unauthorized', 'rate_limited', 'NOT_FOUND', 'CROSS_SITE_FORBIDDEN'] },
+  // A browser's unsafe request from another site, or one from a canvas's page, is refused at the door whatever the route
+  // (src/http/cross-site.ts, src/canvases/guard.ts).
+  session: {
+    security: ['session', 'personalToken'],
+    errors: ['unauthorized', 'rate_limited', 'CROSS_SITE_FORBIDDEN', 'CROSS_CANVAS_FORBIDDEN'],
+  },
+  admin: {
+    security: ['session', 'personalToken'],
+    errors: ['unauthorized', 'rate_limited', 'NOT_FOUND', 'CROSS_SITE_FORBIDDEN', 'CROSS_CANVAS_FORBIDDEN'],
+  },
   deployKey: { security: ['canvasKey'], errors: ['unauthorized', 'rate_limited'] },
   runtime: {
     security: ['session'],
