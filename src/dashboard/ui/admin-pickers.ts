@@ -2,7 +2,7 @@
 // person by name or email, typed with suggestions (a <datalist>), resolved to
 // the id the API wants; an id pasted as is still works. Also the byte-sized
 // settings, shown and typed in MB or GB instead of bytes.
-import { byId } from './ui.ts';
+import { byId } from './elements.ts';
 
 /** Suggestion text → id, per list. */
 const lookups = { canvases: new Map<string, string>(), people: new Map<string, string>() };

@@ -5,20 +5,8 @@
 import * as pickers from './admin-pickers.ts';
 import { sentence, type AuditEntry } from './audit-words.ts';
 import { buildSectionBar } from './section-bar.ts';
-import {
-  byId,
-  bytes,
-  button,
-  cell,
-  emptyBody,
-  field,
-  find,
-  linkCell,
-  showError as showErrorIn,
-  toast,
-  type ApiAnswer,
-  type Deps,
-} from './ui.ts';
+import { byId, field, find } from './elements.ts';
+import { type ApiAnswer, button, bytes, cell, type Deps, emptyBody, linkCell, showError as showErrorIn, toast } from './ui.ts';
 import { count, files, state, type CanvasStanding } from './status-words.ts';
 
 /** One person of GET /api/admin/users. */

@@ -3,24 +3,13 @@
 // same-origin fetches with the session cookie; text from the server is only
 // ever set with textContent.
 import { adminStarted, openAdmin, startAdmin } from './admin.ts';
-import { easelCanvasPage } from './canvas-page.ts';
-import { easelCanvasWelcome } from './canvas-welcome.ts';
+import { closeCanvasPage, openCanvasPage, startCanvasPage } from './canvas-page.ts';
+import { welcomeCreated } from './canvas-welcome.ts';
 import { startNotifications } from './notifications.ts';
 import { sharedWith, state, type CanvasStanding } from './status-words.ts';
 import { startTokens } from './tokens.ts';
-import {
-  byId,
-  cell,
-  clearToasts,
-  emptyBody,
-  field,
-  linkCell,
-  toast,
-  whenCell,
-  type ApiAnswer,
-  type CanvasPageDeps,
-  type GuestCanvas,
-} from './ui.ts';
+import { byId, field } from './elements.ts';
+import { type ApiAnswer, type CanvasPageDeps, cell, clearToasts, emptyBody, type GuestCanvas, linkCell, toast, whenCell } from './ui.ts';
 
 /** The editor's script (editor.ts, loaded on demand) sets this. */
 interface EditorApi {
@@ -533,7 +522,7 @@ function wireCreateForm(): void {
     form.reset();
     byId('created').hidden = true;
     // Its page opens on deploying the first version (a drop zone first), with the key for CI there once.
-    easelCanvasWelcome.created(canvas, apiKey);
+    welcomeCreated(canvas, apiKey);
     await loadCanvases();
     location.hash = `#/canvas/${encodeURIComponent(canvas.id)}`;
   });
@@ -569,7 +558,7 @@ async function start(): Promise<void> {
   await startNotifications({ api, problem });
   if (me.data.isAdmin) await loadInstanceSpend();
   const canvasPageDeps: CanvasPageDeps = { api, notice, problem, cell, loadCanvases, openGuests };
-  easelCanvasPage.start(canvasPageDeps);
+  startCanvasPage(canvasPageDeps);
   wireGallery();
   await loadGallery();
   if (me.data.isAdmin) startAdmin({ api, problem });
@@ -615,16 +604,16 @@ async function route(): Promise<void> {
   // Leaving the editor keeps what was typed: it is saved to the draft first.
   if (!editing && window.easelEditor) await window.easelEditor.close();
   if (editing && id) {
-    easelCanvasPage.close();
+    closeCanvasPage();
     const editor = await loadEditor().catch((err: unknown) => {
       toast(`Something went wrong: ${message(err)}`, 'error', 'editor');
       return null;
     });
     if (editor) await editor.open(id, { api, problem });
   } else if (id) {
-    await easelCanvasPage.open(id);
+    await openCanvasPage(id);
     if (m[2] === '/data') byId('cp-data').scrollIntoView();
-  } else easelCanvasPage.close();
+  } else closeCanvasPage();
   if (admin) await openAdmin();
 }
 

@@ -6,8 +6,8 @@
 // STATIC_ONLY). canvas-page.ts calls both.
 import type { AccessMode } from '../../canvases/record.ts';
 import type { CanvasView } from './canvas-deps.ts';
-import { byId, inside } from './elements.ts';
-import { easelUi } from './ui.ts';
+import { byId, find } from './elements.ts';
+import { ask } from './ui.ts';
 
 interface Widening {
   title(c: CanvasView): string;
@@ -64,7 +64,7 @@ function wire(): void {
   if (wired) return;
   wired = true;
   const dialog = byId('cp-access-dialog', HTMLDialogElement);
-  inside(dialog, '.dialog-cancel', HTMLButtonElement).addEventListener('click', () => dialog.close('cancel'));
+  find(dialog, '.dialog-cancel', HTMLButtonElement).addEventListener('click', () => dialog.close('cancel'));
 }
 
 /**
@@ -80,7 +80,7 @@ export async function confirmAccess(canvas: CanvasView, to: string, from: HTMLEl
   list('cp-access-will', words.will);
   list('cp-access-wont', words.wont);
   byId('cp-access-confirm').textContent = words.confirm;
-  return (await easelUi.ask(byId('cp-access-dialog', HTMLDialogElement), from)) === 'confirm';
+  return (await ask(byId('cp-access-dialog', HTMLDialogElement), from)) === 'confirm';
 }
 
 /** Every runtime switch says so while anonymous visitors cannot use it (Public link). */

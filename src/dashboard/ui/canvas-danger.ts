@@ -3,26 +3,26 @@
 // out (the slug, not the title: it is unique, short and what the CLI asks
 // for too). Shown to the owner and to admins, the only ones the API lets do
 // these. canvas-page.ts starts it and shows it for each canvas it opens.
-import type { ApiAnswer, CanvasSectionDeps, CanvasView } from './canvas-deps.ts';
-import { byId, inside, input } from './elements.ts';
-import { easelUi } from './ui.ts';
+import type { CanvasSectionDeps, CanvasView } from './canvas-deps.ts';
+import { byId, field, find } from './elements.ts';
+import { type ApiAnswer, ask, showError as showErrorIn } from './ui.ts';
 
 let deps: CanvasSectionDeps;
 let canvas: CanvasView | null = null;
 const path = (c: CanvasView) => `/api/canvases/${encodeURIComponent(c.id)}`;
-const showError = (res: ApiAnswer | null) => easelUi.showError('cp-danger-error', res, deps.problem);
+const showError = (res: ApiAnswer | null) => showErrorIn('cp-danger-error', res, deps.problem);
 const deleteForm = () => byId('cp-delete-form', HTMLFormElement);
 
 /** Opens dialog `id` modally (focus stays inside, Escape cancels); resolves with the button's value, focus back on `from`. */
-function ask(c: CanvasView, id: string, from: EventTarget | null): Promise<unknown> {
+function askAbout(c: CanvasView, id: string, from: EventTarget | null): Promise<unknown> {
   const dialog = byId(id, HTMLDialogElement);
   for (const name of dialog.querySelectorAll('.cp-danger-name')) name.textContent = `"${c.title}"`;
-  return easelUi.ask(dialog, from instanceof HTMLElement ? from : byId('cp-danger'));
+  return ask(dialog, from instanceof HTMLElement ? from : byId('cp-danger'));
 }
 
 async function archive(e: Event): Promise<void> {
   const c = canvas;
-  if (!c || (await ask(c, 'cp-archive-dialog', e.currentTarget)) !== 'archive') return;
+  if (!c || (await askAbout(c, 'cp-archive-dialog', e.currentTarget)) !== 'archive') return;
   const res = await deps.api('POST', `${path(c)}/archive`);
   if (res.status !== 200) return showError(res);
   showError(null);
@@ -47,9 +47,9 @@ async function remove(e: Event): Promise<void> {
   form.reset();
   byId('cp-delete-confirm', HTMLButtonElement).disabled = true;
   byId('cp-delete-slug').textContent = c.slug;
-  if ((await ask(c, 'cp-delete-dialog', e.currentTarget)) !== 'delete') return;
+  if ((await askAbout(c, 'cp-delete-dialog', e.currentTarget)) !== 'delete') return;
   // The Delete button (also what Enter presses) is enabled only once the slug matches; checked again all the same.
-  if (input(form, 'confirm').value.trim() !== c.slug) return;
+  if (field(form, 'confirm').value.trim() !== c.slug) return;
   const res = await deps.api('DELETE', path(c));
   if (res.status !== 200) return showError(res);
   showError(null);
@@ -61,9 +61,9 @@ async function remove(e: Event): Promise<void> {
 function wireDialogs(): void {
   for (const id of ['cp-archive-dialog', 'cp-delete-dialog']) {
     const dialog = byId(id, HTMLDialogElement);
-    inside(dialog, '.dialog-cancel', HTMLButtonElement).addEventListener('click', () => dialog.close('cancel'));
+    find(dialog, '.dialog-cancel', HTMLButtonElement).addEventListener('click', () => dialog.close('cancel'));
   }
-  const typed = input(deleteForm(), 'confirm');
+  const typed = field(deleteForm(), 'confirm');
   typed.addEventListener('input', () => {
     byId('cp-delete-confirm', HTMLButtonElement).disabled = typed.value.trim() !== canvas?.slug;
   });

@@ -4,10 +4,9 @@
 // and the last 30 days' views and visitors as a small inline SVG chart (no
 // inline script or style: the dashboard's CSP allows neither). Every server
 // string is set as text.
-import type { Api } from './canvas-deps.ts';
-import { closeDataBrowser, openDataBrowser, type BrowseKind } from './data-browser.ts';
 import { byId } from './elements.ts';
-import { easelUi } from './ui.ts';
+import { type Api, button, bytes } from './ui.ts';
+import { closeDataBrowser, openDataBrowser, type BrowseKind } from './data-browser.ts';
 
 /** GET …/data: what the canvas holds in counts and bytes (src/canvas-data/store.ts DataSummary, the parts shown). */
 interface DataSummary {
@@ -25,7 +24,6 @@ interface Insights {
 
 const SVG = 'http://www.w3.org/2000/svg';
 const FORMATS = ['csv', 'json', 'ndjson'];
-const { bytes, button } = easelUi;
 /** The dashboard's client and the section's API path, for the browser and refreshes after a delete. */
 let current: { api: Api; base: string } | null = null;
 const count = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;

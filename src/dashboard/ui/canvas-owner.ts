@@ -3,8 +3,8 @@
 // reopens the page, where the caller is now an editor (or still an admin).
 // canvas-page.ts starts it and shows it for each canvas it opens.
 import type { CanvasSectionDeps, CanvasView } from './canvas-deps.ts';
-import { byId, input } from './elements.ts';
-import { easelUi } from './ui.ts';
+import { byId, field } from './elements.ts';
+import { showError } from './ui.ts';
 
 let deps: CanvasSectionDeps;
 let canvas: CanvasView | null = null;
@@ -12,7 +12,7 @@ let canvas: CanvasView | null = null;
 async function transfer(e: SubmitEvent): Promise<void> {
   e.preventDefault();
   const form = byId('cp-transfer', HTMLFormElement);
-  const email = input(form, 'email').value.trim();
+  const email = field(form, 'email').value.trim();
   const c = canvas;
   if (!email || !c) return;
   if (
@@ -22,8 +22,8 @@ async function transfer(e: SubmitEvent): Promise<void> {
   )
     return;
   const res = await deps.api('PUT', `/api/canvases/${encodeURIComponent(c.id)}/owner`, { email });
-  if (res.status !== 200) return easelUi.showError('cp-transfer-error', res, deps.problem);
-  easelUi.showError('cp-transfer-error', null, deps.problem);
+  if (res.status !== 200) return showError('cp-transfer-error', res, deps.problem);
+  showError('cp-transfer-error', null, deps.problem);
   form.reset();
   deps.notice(`"${c.title}" now belongs to ${email}.`);
   await Promise.all([deps.reopen(c.id), deps.loadCanvases()]);
@@ -39,5 +39,5 @@ export function startOwner(given: CanvasSectionDeps): void {
 export function showOwner(c: CanvasView): void {
   canvas = c;
   byId('cp-transfer').hidden = c.role !== 'owner' && c.role !== 'admin';
-  easelUi.showError('cp-transfer-error', null, deps.problem);
+  showError('cp-transfer-error', null, deps.problem);
 }

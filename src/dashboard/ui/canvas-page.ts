@@ -7,18 +7,18 @@
 import { confirmAccess, markRuntime } from './canvas-access.ts';
 import { showDanger, startDanger } from './canvas-danger.ts';
 import { loadCanvasData } from './canvas-data.ts';
-import { localRefusal, refusalCode, type ApiAnswer, type CanvasPageDeps, type CanvasView } from './canvas-deps.ts';
+import { type CanvasView, localRefusal, refusalCode } from './canvas-deps.ts';
+import { byId, field, find } from './elements.ts';
+import { type ApiAnswer, button, bytes, type CanvasPageDeps, linkCell, showError as showErrorIn } from './ui.ts';
 import { showOwner, startOwner } from './canvas-owner.ts';
 import { showPreview } from './canvas-preview.ts';
-import { easelCanvasWelcome } from './canvas-welcome.ts';
-import { byId, control, input, inside } from './elements.ts';
+import { showWelcome } from './canvas-welcome.ts';
 import { renderPolicyForm, type PolicyDoc, type PolicyState, type PresetRights } from './policy-form.ts';
 import { showPolicyMisses, type PolicyMiss } from './policy-misses.ts';
-import { easelSectionBar } from './section-bar.ts';
+import { buildSectionBar } from './section-bar.ts';
 import { loadSubmissionMail, startSubmissionMail } from './canvas-submission-mail.ts';
-import { easelUi } from './ui.ts';
 import { loadWebhooks } from './webhooks.ts';
-import { easelWords } from './status-words.ts';
+import { files as fileWords, summary } from './status-words.ts';
 
 /** A person on the canvas's list (GET …/members). */
 interface Member {
@@ -107,14 +107,13 @@ const shown = (): CanvasView => {
 };
 const path = (suffix = '') => `/api/canvases/${enc(shown().id)}${suffix}`;
 
-const { button, linkCell, bytes } = easelUi;
-const showError = (id: string, res: ApiAnswer | null) => easelUi.showError(id, res, deps.problem);
+const showError = (id: string, res: ApiAnswer | null) => showErrorIn(id, res, deps.problem);
 const form = (id: string) => byId(id, HTMLFormElement);
-const tbody = (id: string) => inside(byId(id), 'tbody', HTMLTableSectionElement);
+const tbody = (id: string) => find(byId(id), 'tbody', HTMLTableSectionElement);
 
 const when = (ms: number) => new Date(ms).toLocaleString();
 
-async function open(id: string): Promise<void> {
+export async function openCanvasPage(id: string): Promise<void> {
   const res = await deps.api<CanvasView>('GET', `/api/canvases/${enc(id)}`);
   if (res.status !== 200) {
     deps.notice(`Could not open the canvas: ${deps.problem(res)}`);
@@ -133,7 +132,7 @@ async function open(id: string): Promise<void> {
   showPreview(c, true);
   showOwner(c);
   showDanger(c);
-  easelCanvasWelcome.show(c);
+  showWelcome(c);
   loadPolicy();
   // Versions name who published them: the list's names come first.
   await Promise.all([
@@ -147,7 +146,7 @@ async function open(id: string): Promise<void> {
     loadSubmissionMail(deps.api, deps.problem, c),
   ]);
   // Everything on the page is loaded (tests wait on this marker).
-  easelSectionBar.build({
+  buildSectionBar({
     nav: byId('cp-nav'),
     page: byId('canvas-page'),
     order: ['Overview', 'Deploys & versions', 'Sharing', 'Data', 'Runtime', 'Settings', 'Danger zone'],
@@ -165,10 +164,10 @@ function render(): void {
   url.href = c.url;
   url.textContent = c.url;
   byId('cp-edit', HTMLAnchorElement).href = `#/canvas/${enc(c.id)}/edit`;
-  byId('cp-state').textContent = ` · ${easelWords.summary(c)}`;
+  byId('cp-state').textContent = ` · ${summary(c)}`;
   const rename = form('cp-rename');
-  input(rename, 'title').value = c.title;
-  input(rename, 'slug').value = c.slug;
+  field(rename, 'title').value = c.title;
+  field(rename, 'slug').value = c.slug;
   for (const radio of accessRadios()) radio.checked = radio.value === c.accessMode;
   byId('cp-password-state').textContent = c.hasPassword ? 'A password is set.' : 'No password.';
   byId('cp-expiry-state').textContent = c.expiresAt ? `Shared until ${when(c.expiresAt)}.` : 'No expiry.';
@@ -253,7 +252,7 @@ async function loadVersions(): Promise<void> {
     // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
     deps.cell(row, people.get(v.createdBy) || 'someone not on the list (an administrator?)');
     deps.cell(row, v.releaseId || '');
-    deps.cell(row, `${easelWords.files(v.fileCount)}, ${bytes(v.totalBytes)}`);
+    deps.cell(row, `${fileWords(v.fileCount)}, ${bytes(v.totalBytes)}`);
     const actions = document.createElement('td');
     // Every kept version has its own address, with the canvas's access (deploy previews).
     if (v.status === 'ready') {
@@ -304,7 +303,7 @@ async function loadFiles(): Promise<void> {
 }
 
 async function refresh(): Promise<void> {
-  await open(shown().id);
+  await openCanvasPage(shown().id);
   await deps.loadCanvases();
 }
 
@@ -330,8 +329,8 @@ async function loadGallery(): Promise<void> {
   const res = await deps.api<Gallery>('GET', path('/gallery'));
   if (res.status !== 200) return showError('cp-gallery-error', res);
   const gallery = form('cp-gallery');
-  input(gallery, 'listed').checked = res.data.listed;
-  input(gallery, 'templatable').checked = res.data.templatable;
+  field(gallery, 'listed').checked = res.data.listed;
+  field(gallery, 'templatable').checked = res.data.templatable;
 }
 
 async function saveGallery(box: HTMLInputElement): Promise<void> {
@@ -411,8 +410,8 @@ async function loadSwitches(): Promise<void> {
   const c = shown();
   markRuntime(c);
   const audiences = form('cp-audiences');
-  control(audiences, 'aiAudience', HTMLSelectElement).value = c.aiAudience;
-  control(audiences, 'connectionsAudience', HTMLSelectElement).value = c.connectionsAudience;
+  field(audiences, 'aiAudience', HTMLSelectElement).value = c.aiAudience;
+  field(audiences, 'connectionsAudience', HTMLSelectElement).value = c.connectionsAudience;
 }
 
 /** The policy being edited (the form and the JSON show the same document) and what each preset grants. */
@@ -544,7 +543,7 @@ function deployed(r: DeployResult): void {
   byId('cp-deploy-status').textContent =
     r.outcome === 'already_current'
       ? `Already live: version ${r.version}.`
-      : `Published version ${r.version}: ${easelWords.files(r.fileCount)}, ${bytes(r.totalBytes)}.`;
+      : `Published version ${r.version}: ${fileWords(r.fileCount)}, ${bytes(r.totalBytes)}.`;
   for (const w of r.warnings || []) {
     const li = document.createElement('li');
     li.textContent = w;
@@ -721,8 +720,8 @@ function wire(): void {
   onSubmit('cp-rename', async (rename) => {
     const c = shown();
     const body: { title?: string; slug?: string } = {};
-    const title = input(rename, 'title').value.trim();
-    const slug = input(rename, 'slug').value.trim();
+    const title = field(rename, 'title').value.trim();
+    const slug = field(rename, 'slug').value.trim();
     if (title !== c.title) body.title = title;
     if (slug !== c.slug) body.slug = slug;
     if (Object.keys(body).length === 0) return;
@@ -740,19 +739,19 @@ function wire(): void {
     });
   }
   onSubmit('cp-password', async (f) => {
-    const password = input(f, 'password').value;
+    const password = field(f, 'password').value;
     if (!password) return;
     if (await patch({ password }, 'cp-password-error')) f.reset();
   });
   byId('cp-password-clear').addEventListener('click', () => void patch({ password: null }, 'cp-password-error'));
   onSubmit('cp-expiry', async (f) => {
-    const value = input(f, 'until').value;
+    const value = field(f, 'until').value;
     if (!value) return;
     await patch({ expiresAt: new Date(value).getTime() }, 'cp-expiry-error');
   });
   byId('cp-expiry-clear').addEventListener('click', () => void patch({ expiresAt: null }, 'cp-expiry-error'));
   onSubmit('cp-add-member', async (f) => {
-    await putMember(input(f, 'email').value.trim(), control(f, 'role', HTMLSelectElement).value);
+    await putMember(field(f, 'email').value.trim(), field(f, 'role', HTMLSelectElement).value);
     if (byId('cp-members-error').hidden) f.reset();
   });
   // The panel opens here, below the Sharing section, not at the top of the page.
@@ -775,7 +774,7 @@ function wire(): void {
   });
   byId('cp-copy-key').addEventListener('click', () => void navigator.clipboard?.writeText(byId('cp-key-value').textContent ?? ''));
   for (const name of ['aiAudience', 'connectionsAudience']) {
-    const select = control(form('cp-audiences'), name, HTMLSelectElement);
+    const select = field(form('cp-audiences'), name, HTMLSelectElement);
     select.addEventListener('change', async () => {
       const res = await deps.api<CanvasView>('PATCH', path('/capabilities'), { [name]: select.value });
       if (res.status !== 200) return showError('cp-runtime-error', res);
@@ -791,17 +790,14 @@ function wire(): void {
   wireDeploys();
 }
 
-function start(given: CanvasPageDeps): void {
+export function startCanvasPage(given: CanvasPageDeps): void {
   deps = given;
   wire();
-  startOwner({ ...deps, reopen: open });
-  startDanger({ ...deps, reopen: open });
+  startOwner({ ...deps, reopen: openCanvasPage });
+  startDanger({ ...deps, reopen: openCanvasPage });
   startSubmissionMail();
 }
 
-function close(): void {
+export function closeCanvasPage(): void {
   canvas = null;
 }
-
-/** app.ts imports the page by this name: `start` once with the dashboard's deps, then `open(id)` and `close()` per route. */
-export const easelCanvasPage = { start, open, close };

@@ -2,8 +2,9 @@
 // hourly digest), stored per canvas in the owner's preferences
 // (PUT /api/me/notifications {submissions: {canvasId: mode}}). Shown to the
 // owner only: the mail goes to the owner. canvas-page.ts loads it per canvas.
-import type { Api, CanvasView, Problem } from './canvas-deps.ts';
+import type { CanvasView } from './canvas-deps.ts';
 import { byId } from './elements.ts';
+import type { Api, Problem } from './ui.ts';
 
 /** What GET /api/me/notifications answers that this choice reads. */
 interface NotificationPrefs {

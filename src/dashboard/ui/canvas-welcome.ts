@@ -2,7 +2,8 @@
 // the Deploy block (its drop zone) moves to the top of the canvas page, and
 // right after Create the deploy key for CI is there too, shown this once.
 // Once a version is live the block goes back to its place. canvas-page.ts
-// calls show() for each canvas it opens; app.ts calls created() after Create.
+// calls showWelcome() for each canvas it opens; app.ts calls welcomeCreated()
+// after Create.
 import type { CanvasView } from './canvas-deps.ts';
 import { byId } from './elements.ts';
 
@@ -27,11 +28,12 @@ function showKey(canvas: CanvasView): void {
 }
 
 /** Right after Create: this canvas's page shows its key (for CI) once. */
-function created(canvas: Pick<CanvasView, 'id'>, apiKey: string): void {
+export function welcomeCreated(canvas: Pick<CanvasView, 'id'>, apiKey: string): void {
   fresh = { id: canvas.id, apiKey };
 }
 
-function show(canvas: CanvasView): void {
+/** Each canvas the page opens: the Deploy block first while nothing is published. */
+export function showWelcome(canvas: CanvasView): void {
   const box = byId('cp-deploy-box');
   home ??= box.nextElementSibling;
   const first = canvas.publicationState !== 'published' && canvas.status === 'active' && canvas.role !== 'viewer';
@@ -45,9 +47,6 @@ function show(canvas: CanvasView): void {
   // Fresh from Create: the person lands on the drop zone, ready to drop or pick a folder.
   if (first && fresh?.id === canvas.id) byId('cp-drop').focus();
 }
-
-/** app.ts calls `created` (it imports this object by that name); canvas-page.ts calls `show`. */
-export const easelCanvasWelcome = { created, show };
 
 byId('cp-welcome-copy-key').addEventListener(
   'click',

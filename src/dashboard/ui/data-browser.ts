@@ -5,12 +5,10 @@
 // goes. The server decides what may be read and deleted (the runtime API's
 // rules); a refusal is shown as the server words it. Every server string is
 // set as text, never as HTML.
-import type { Api, ApiAnswer } from './canvas-deps.ts';
-import { byId, input } from './elements.ts';
-import { easelUi } from './ui.ts';
+import { byId, field } from './elements.ts';
+import { type Api, type ApiAnswer, button, bytes, cell } from './ui.ts';
 
 const enc = encodeURIComponent;
-const { bytes, cell, button } = easelUi;
 const PAGE = 50;
 /** Values longer than this show their beginning; the whole opens below it. */
 const SHORT = 80;
@@ -214,7 +212,7 @@ let state: State | null = null;
 let wired = false;
 
 const rows = () => byId('cp-browse-rows');
-const search = () => input(byId('cp-browse-search', HTMLFormElement), 'q');
+const search = () => field(byId('cp-browse-search', HTMLFormElement), 'q');
 const more = () => byId('cp-browse-more', HTMLButtonElement);
 
 function showError(res: ApiAnswer | null, doing = ''): void {

@@ -2,7 +2,7 @@
 // own draft of a canvas, file by file in CodeMirror, previewed on the
 // canvas's origin, published as a new version. A draft made stale by someone
 // else's deploy shows what changed (base against live, side by side) and
-// offers rebase or discard. Loaded on demand by public/app.js, which passes
+// offers rebase or discard. Loaded on demand by app.ts (its own bundle), which passes
 // its one API client; every server string is set as text.
 import { css } from '@codemirror/lang-css';
 import { html } from '@codemirror/lang-html';
@@ -12,17 +12,21 @@ import { MergeView } from '@codemirror/merge';
 import { EditorState, type Extension } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
+import { refusalCode } from './canvas-deps.ts';
 import { editorColours } from './editor-colours.ts';
+import type { Api, ApiAnswer, Problem } from './ui.ts';
 
-interface ApiAnswer {
-  status: number;
-  data: any;
-  text: string;
+/** What app.ts lends the editor: its API client and refusal words. */
+interface Deps {
+  api: Api;
+  problem: Problem;
 }
 
-interface Deps {
-  api(method: string, path: string, body?: unknown, options?: { raw?: string }): Promise<ApiAnswer>;
-  problem(res: ApiAnswer): string;
+/** The canvas being edited, as GET /api/canvases/{id} gives it (the parts used here). */
+interface EditedCanvas {
+  id: string;
+  title: string;
+  url: string;
 }
 
 interface DraftFile {
@@ -49,11 +53,17 @@ interface Draft {
   previewUrl: string;
 }
 
+/** A file saved to the draft: the draft as it is now, and what the key scan found. */
+interface Saved {
+  draft: Draft;
+  warnings: string[];
+}
+
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const enc = encodeURIComponent;
 
 let deps: Deps;
-let canvas: { id: string; title: string; url: string } | null = null;
+let canvas: EditedCanvas | null = null;
 let draft: Draft | null = null;
 let selected: string | null = null;
 /** The selected file's content as last saved (or loaded): the editor differs from it when there are unsaved changes. */
@@ -130,23 +140,23 @@ async function open(id: string, given: Deps): Promise<void> {
   wire();
   const page = $('editor-page');
   delete page.dataset.ready;
-  const c = await deps.api('GET', `/api/canvases/${enc(id)}`);
+  const c = await deps.api<EditedCanvas>('GET', `/api/canvases/${enc(id)}`);
   if (c.status !== 200) {
     showError(c);
     return;
   }
   canvas = c.data;
-  $('ed-title').textContent = `Editing ${canvas!.title}`;
-  $<HTMLAnchorElement>('ed-back').href = `#/canvas/${enc(canvas!.id)}`;
+  $('ed-title').textContent = `Editing ${c.data.title}`;
+  $<HTMLAnchorElement>('ed-back').href = `#/canvas/${enc(c.data.id)}`;
   await loadDraft();
   const files = draft?.files ?? [];
   const first = files.find((f) => f.path === 'index.html') ?? files.find((f) => f.text && f.hash) ?? null;
   await select(first?.path ?? null);
-  page.dataset.ready = canvas!.id;
+  page.dataset.ready = c.data.id;
 }
 
 async function loadDraft(): Promise<void> {
-  const res = await deps.api('GET', path());
+  const res = await deps.api<Draft>('GET', path());
   if (res.status !== 200) {
     showError(res);
     return;
@@ -265,7 +275,7 @@ async function select(p: string | null): Promise<void> {
 async function save(): Promise<boolean> {
   if (!view || selected === null) return true;
   const text = view.state.doc.toString();
-  const res = await deps.api('PUT', path(`/file${fileQuery(selected)}`), undefined, { raw: text });
+  const res = await deps.api<Saved>('PUT', path(`/file${fileQuery(selected)}`), undefined, { raw: text });
   if (res.status !== 200) {
     showError(res);
     return false;
@@ -274,7 +284,7 @@ async function save(): Promise<boolean> {
   showError(null);
   showWarnings(res.data.warnings);
   render(res.data.draft);
-  $<HTMLButtonElement>('ed-revert').disabled = !res.data.draft.files.find((f: DraftFile) => f.path === selected)?.edited;
+  $<HTMLButtonElement>('ed-revert').disabled = !res.data.draft.files.find((f) => f.path === selected)?.edited;
   showDirty();
   refreshPreview();
   return true;
@@ -302,7 +312,7 @@ function refreshPreview(): void {
 }
 
 async function act(method: string, suffix: string, body?: unknown): Promise<boolean> {
-  const res = await deps.api(method, path(suffix), body);
+  const res = await deps.api<Draft>(method, path(suffix), body);
   if (res.status !== 200) {
     showError(res);
     return false;
@@ -334,7 +344,7 @@ function wire(): void {
     const input = (event.target as HTMLFormElement).querySelector('input') as HTMLInputElement;
     const name = input.value.trim();
     if (draft?.files.some((f) => f.path === name && f.hash !== null)) return void select(name);
-    const res = await deps.api('PUT', path(`/file${fileQuery(name)}`), undefined, { raw: '' });
+    const res = await deps.api<Saved>('PUT', path(`/file${fileQuery(name)}`), undefined, { raw: '' });
     if (res.status !== 200) return showError(res);
     input.value = '';
     render(res.data.draft);
@@ -357,11 +367,11 @@ function wire(): void {
     if (dirty() && !(await save())) return;
     const status = $('ed-publish-status');
     status.textContent = 'Publishing…';
-    const res = await deps.api('POST', path('/publish'), {});
+    const res = await deps.api<{ version: number; warnings: string[] }>('POST', path('/publish'), {});
     if (res.status !== 200) {
       status.textContent = '';
       showError(res);
-      if (res.data?.code === 'DRAFT_STALE') await loadDraft();
+      if (refusalCode(res) === 'DRAFT_STALE') await loadDraft();
       return;
     }
     await loadDraft();

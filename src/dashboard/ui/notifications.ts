@@ -1,7 +1,8 @@
 // The dashboard's Email section: which notification emails you get
 // (GET/PUT /api/me/notifications), each kind a checkbox saved as it changes.
 // When the instance sends no email it says so. app.ts starts it.
-import { byId, toast, type Deps } from './ui.ts';
+import { byId } from './elements.ts';
+import { type Deps, toast } from './ui.ts';
 
 /** GET/PUT /api/me/notifications: each kind on or off (a kind left out is on), and whether this instance sends email. */
 type EmailChoices = { emailEnabled?: boolean } & Record<string, boolean | undefined>;

@@ -3,7 +3,7 @@
 // use the collection "poll", which the policy does not configure", with a
 // button that opens the policy form at the right "Add" field, filled in.
 import { byId } from './elements.ts';
-import { easelUi } from './ui.ts';
+import { button, when } from './ui.ts';
 
 /** One name the live pages asked for that the policy does not configure (GET …/capabilities `unconfigured`). */
 export interface PolicyMiss {
@@ -35,10 +35,10 @@ export function showPolicyMisses(misses: PolicyMiss[]): void {
   box.hidden = misses.length === 0;
   for (const m of misses) {
     const li = document.createElement('li');
-    const when = easelUi.when(m.lastAt);
-    li.append(`The ${WORDS[m.kind].one} "${m.name}" (last asked for ${when.text}) `);
-    li.title = when.exact;
-    li.append(easelUi.button(`Configure "${m.name}"`, () => configure(m.kind, m.name)));
+    const last = when(m.lastAt);
+    li.append(`The ${WORDS[m.kind].one} "${m.name}" (last asked for ${last.text}) `);
+    li.title = last.exact;
+    li.append(button(`Configure "${m.name}"`, () => configure(m.kind, m.name)));
     list.append(li);
   }
 }

@@ -54,4 +54,3 @@ export function buildSectionBar({ nav, page, order, top, live }: SectionBarOptio
 }
 
 /** As the views moved from plain scripts call it. */
-export const easelSectionBar = { build: buildSectionBar };

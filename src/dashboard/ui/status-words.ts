@@ -45,4 +45,3 @@ export function files(n: number): string {
 }
 
 /** The words as one object, as the views moved from plain scripts call them. */
-export const easelWords = { state, access, summary, sharedWith, count, files };

@@ -1,7 +1,8 @@
 // The dashboard's Tokens section: personal access tokens for scripts and
 // agents (create, shown once with a ready MCP configuration; list; revoke).
 // app.ts starts it once the person is signed in, lending its API client.
-import { byId, cell, emptyBody, field, toast, type Deps } from './ui.ts';
+import { byId, field } from './elements.ts';
+import { cell, type Deps, emptyBody, toast } from './ui.ts';
 
 /** One token of GET /api/tokens (never its secret). */
 interface TokenInfo {

@@ -1,5 +1,7 @@
 // The dashboard's small DOM helpers and the types its views share: every
-// server string goes in as text (textContent), never as HTML.
+// server string goes in as text (textContent), never as HTML. Element
+// look-ups are in elements.ts.
+import { byId, find } from './elements.ts';
 
 /**
  * One answer of the dashboard's API client: `status`, the body parsed as JSON
@@ -37,35 +39,6 @@ export interface GuestCanvas {
 export interface CanvasPageDeps extends Deps {
   loadCanvases: () => Promise<void>;
   openGuests: (canvas: GuestCanvas, near?: HTMLElement) => Promise<void>;
-}
-
-/**
- * The element `id`, checked to be a `kind` (HTMLElement unless given): a
- * missing or different element is the page and the script disagreeing, so it
- * throws instead of failing later on a null.
- */
-export function byId(id: string): HTMLElement;
-export function byId<T extends HTMLElement>(id: string, kind: { new (): T; prototype: T }): T;
-export function byId(id: string, kind: { new (): HTMLElement; prototype: HTMLElement } = HTMLElement): HTMLElement {
-  const el = document.getElementById(id);
-  if (!(el instanceof kind)) throw new Error(`#${id} is missing or not a ${kind.name}`);
-  return el;
-}
-
-/** The first element under `root` matching `selector`, checked like byId. */
-export function find<T extends Element>(root: ParentNode, selector: string, kind: { new (): T; prototype: T }): T {
-  const el = root.querySelector(selector);
-  if (!(el instanceof kind)) throw new Error(`${selector} is missing or not a ${kind.name}`);
-  return el;
-}
-
-/** The form control named `name` (an <input> unless `kind` says otherwise). */
-export function field(form: HTMLFormElement, name: string): HTMLInputElement;
-export function field<T extends Element>(form: HTMLFormElement, name: string, kind: { new (): T; prototype: T }): T;
-export function field(form: HTMLFormElement, name: string, kind: { new (): Element; prototype: Element } = HTMLInputElement): Element {
-  const el = form.elements.namedItem(name);
-  if (!(el instanceof kind)) throw new Error(`the field ${name} is missing or not a ${kind.name}`);
-  return el;
 }
 
 /** The table's body, emptied, for a fresh set of rows. */
@@ -166,9 +139,6 @@ export function showError(id: string, res: ApiAnswer | null, problem: Problem): 
   el.textContent = res ? problem(res) : '';
   el.hidden = !res;
 }
-
-/** The helpers as one object, as the views moved from plain scripts call them. */
-export const easelUi = { bytes, when, whenCell, cell, linkCell, ask, button, showError };
 
 /** done: an action worked (hides itself); error: it did not (stays until dismissed); note: anything else to say (stays). */
 export type ToastKind = 'done' | 'error' | 'note';

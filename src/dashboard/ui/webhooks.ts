@@ -5,9 +5,8 @@
 // PUT replaces the whole list, so every change sends the list as it should
 // be, keeping hooks by id. Every server string is set as text.
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../webhooks/events.ts';
-import type { Api, ApiAnswer, Problem } from './canvas-deps.ts';
-import { byId, inside, input } from './elements.ts';
-import { easelUi } from './ui.ts';
+import { byId, field, find } from './elements.ts';
+import { type Api, type ApiAnswer, button, cell, type Problem, showError as showErrorIn } from './ui.ts';
 
 /** A delivery as the API shows it (src/webhooks/store.ts DeliveryView). */
 interface Delivery {
@@ -40,7 +39,6 @@ interface WantedHook {
   active?: boolean;
 }
 
-const { button, cell } = easelUi;
 let api: Api;
 let problem: Problem;
 let base = '';
@@ -53,7 +51,7 @@ const describe = (d: Delivery | null) =>
     : 'none yet';
 
 function showError(res: ApiAnswer | null): void {
-  easelUi.showError('cp-hook-error', res, problem);
+  showErrorIn('cp-hook-error', res, problem);
 }
 
 /** The event checkboxes of the add form, made once. */
@@ -85,7 +83,7 @@ async function add(form: HTMLFormElement): Promise<void> {
     [...form.querySelectorAll('input[name="events"]:checked')].map((i) => (i instanceof HTMLInputElement ? i.value : '')),
   );
   const events = WEBHOOK_EVENTS.filter((e) => ticked.has(e));
-  const added = await save([...keep(hooks), { url: input(form, 'url').value.trim(), events }]);
+  const added = await save([...keep(hooks), { url: field(form, 'url').value.trim(), events }]);
   if (!added) return;
   form.reset();
   // The one hook the answer names with a secret is the new one.
@@ -114,7 +112,7 @@ async function save(list: WantedHook[]): Promise<Hook[] | null> {
 function render(list: Hook[]): void {
   hooks = list;
   const table = byId('cp-hooks', HTMLTableElement);
-  const body = inside(table, 'tbody', HTMLTableSectionElement);
+  const body = find(table, 'tbody', HTMLTableSectionElement);
   body.replaceChildren();
   for (const h of hooks) {
     const row = document.createElement('tr');
@@ -149,7 +147,7 @@ async function showDeliveries(h: Hook): Promise<void> {
   }
   byId('cp-hook-deliveries-url').textContent = h.url;
   const box = byId('cp-hook-deliveries');
-  const body = inside(box, 'tbody', HTMLTableSectionElement);
+  const body = find(box, 'tbody', HTMLTableSectionElement);
   body.replaceChildren();
   for (const d of res.data.deliveries) {
     const row = document.createElement('tr');
