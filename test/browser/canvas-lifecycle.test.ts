@@ -163,7 +163,7 @@ describe('the danger zone', () => {
     await page.keyboard.type('doomed-board');
     expect(await page.locator('#cp-delete-confirm').isDisabled()).toBe(false);
     await page.keyboard.press('Enter');
-    await page.locator('#notice', { hasText: '"Doomed" is deleted.' }).waitFor();
+    await page.locator('#notice .toast-done', { hasText: '"Doomed" is deleted.' }).waitFor();
     await page.waitForURL(`${origin()}/#/`);
     expect((await suite.app.request(`/api/canvases/${c.id}`, { cookie })).status).toBe(404);
     await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });

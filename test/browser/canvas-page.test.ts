@@ -90,6 +90,8 @@ describe('a canvas page in the dashboard', () => {
     writeFileSync(join(site, 'js', 'app.js'), 'console.log(1)');
     await page.setInputFiles('#cp-folder', site);
     await page.locator('#cp-deploy-status', { hasText: 'Published version 1' }).waitFor();
+    // The result is also said in the live region, as a success (it hides itself).
+    await page.locator('#notice .toast-done[data-topic="deploy"]', { hasText: 'Deployed version 1.' }).waitFor();
     expect(await page.locator('#cp-warnings li').allInnerTexts()).toEqual([
       'index.html refers to missing.css, not in this deploy: those requests will answer 404',
     ]);
@@ -149,6 +151,7 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-versions tbody tr', { hasText: '2 (live)' }).locator('td').nth(3).innerText()).toBe('Owner');
     await page.locator('#cp-versions tbody tr', { hasText: /^1/ }).getByRole('button', { name: 'Make live' }).click();
     await page.locator('#cp-versions tbody tr', { hasText: '1 (live)' }).waitFor();
+    await page.locator('#notice .toast-done', { hasText: 'Rolled back to version 1: visitors see it now.' }).waitFor();
     expect(await visit('colleague@example.com')).toBe('200 version one');
   });
 
@@ -166,6 +169,8 @@ describe('a canvas page in the dashboard', () => {
     writeFileSync(join(site, 'index.html'), '<h1>from the page</h1>');
     await page.setInputFiles('#cp-folder', site);
     await page.locator('#cp-deploy-error:not([hidden])').waitFor();
+    // The refusal stays by the drop zone; no earlier deploy's success is left saying otherwise.
+    expect(await page.locator('#notice .toast[data-topic="deploy"]').count()).toBe(0);
     expect(await page.locator('#cp-deploy-error').innerText()).toBe(
       'Not published: Someone published this canvas meanwhile (now version 3): nothing was changed. Reload and deploy again.',
     );
@@ -198,6 +203,7 @@ describe('a canvas page in the dashboard', () => {
     await page.click('#cp-regenerate');
     await page.locator('#cp-key:not([hidden])').waitFor();
     const key = await page.locator('#cp-key-value').innerText();
+    await page.locator('#notice .toast-done[data-topic="key"]', { hasText: 'Key regenerated' }).waitFor();
     expect(key).toMatch(/^easel_sk_/);
     expect((await app.request(`/v1/canvases/${canvas.id}`, { headers: { authorization: `Bearer ${canvas.apiKey}` } })).status).toBe(401);
     expect((await app.request(`/v1/canvases/${canvas.id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
@@ -384,7 +390,7 @@ describe('a canvas page in the dashboard', () => {
   test('a new slug moves the address (and says so); unpublish takes it offline', async () => {
     await page.fill('#cp-rename input[name="slug"]', 'moved-board');
     await page.click('#cp-rename button');
-    await page.locator('#notice', { hasText: 'The canvas moved to' }).waitFor();
+    await page.locator('#notice .toast-done', { hasText: 'The canvas moved to' }).waitFor();
     expect(await page.locator('#cp-url').innerText()).toEndWith('/c/moved-board/');
     canvas.slug = 'moved-board';
     // The preview follows the new address (path mode: the frame is on the dashboard's origin, so its location is readable).
@@ -394,8 +400,21 @@ describe('a canvas page in the dashboard', () => {
     });
     await page.click('#cp-unpublish');
     await page.locator('#cp-state', { hasText: 'Not published yet' }).waitFor();
+    await page.locator('#notice .toast-done[data-topic="versions"]', { hasText: 'is offline: its versions are kept.' }).waitFor();
     expect(await page.locator('#cp-preview-empty').innerText()).toBe('Nothing published yet — drop a folder below');
     expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
     expect(await visit('colleague@example.com')).toStartWith('404');
+  });
+
+  test('a canvas that cannot be opened says why in an error toast, which stays, and the page goes back home', async () => {
+    await page.goto(`${origin}/#/canvas/cnv_nosuchcanvas`);
+    const error = page.locator('#notice .toast-error[data-topic="canvas-open"]', { hasText: 'Could not open the canvas' });
+    await error.waitFor();
+    await page.waitForURL(`${origin}/#/`);
+    expect(await error.getByRole('button', { name: 'Dismiss' }).isVisible()).toBe(true);
+    // Opening one that exists (from the list: the same document, the toast still up) takes the error away.
+    await page.locator('a.canvas-link', { hasText: 'Team <img' }).click();
+    await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+    expect(await error.count()).toBe(0);
   });
 });

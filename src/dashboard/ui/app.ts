@@ -144,11 +144,6 @@ function problem(res: ApiAnswer): string {
 }
 
 /** The views' line for the person that is neither a result nor an error they named: a toast that stays; '' clears every toast. */
-function notice(text: string): void {
-  if (text) toast(text, 'note');
-  else clearToasts();
-}
-
 function showSignedOut(): void {
   const who = byId('who');
   who.textContent = 'Not signed in. ';
@@ -557,7 +552,7 @@ async function start(): Promise<void> {
   await startTokens({ api, problem });
   await startNotifications({ api, problem });
   if (me.data.isAdmin) await loadInstanceSpend();
-  const canvasPageDeps: CanvasPageDeps = { api, notice, problem, cell, loadCanvases, openGuests };
+  const canvasPageDeps: CanvasPageDeps = { api, problem, cell, loadCanvases, openGuests };
   startCanvasPage(canvasPageDeps);
   wireGallery();
   await loadGallery();

@@ -5,7 +5,7 @@
 // these. canvas-page.ts starts it and shows it for each canvas it opens.
 import type { CanvasSectionDeps, CanvasView } from './canvas-deps.ts';
 import { byId, field, find } from './elements.ts';
-import { type ApiAnswer, ask, showError as showErrorIn } from './ui.ts';
+import { type ApiAnswer, ask, showError as showErrorIn, toast } from './ui.ts';
 
 let deps: CanvasSectionDeps;
 let canvas: CanvasView | null = null;
@@ -26,7 +26,7 @@ async function archive(e: Event): Promise<void> {
   const res = await deps.api('POST', `${path(c)}/archive`);
   if (res.status !== 200) return showError(res);
   showError(null);
-  deps.notice(`"${c.title}" is archived: its address no longer answers. Restore brings it back.`);
+  toast(`"${c.title}" is archived: its address no longer answers. Restore brings it back.`, 'done', `danger-${c.id}`);
   await Promise.all([deps.reopen(c.id), deps.loadCanvases()]);
 }
 
@@ -36,7 +36,7 @@ async function restore(): Promise<void> {
   const res = await deps.api('POST', `${path(c)}/restore`);
   if (res.status !== 200) return showError(res);
   showError(null);
-  deps.notice(`"${c.title}" is restored and answers again.`);
+  toast(`"${c.title}" is restored and answers again.`, 'done', `danger-${c.id}`);
   await Promise.all([deps.reopen(c.id), deps.loadCanvases()]);
 }
 
@@ -54,7 +54,7 @@ async function remove(e: Event): Promise<void> {
   if (res.status !== 200) return showError(res);
   showError(null);
   location.hash = '#/';
-  deps.notice(`"${c.title}" is deleted.`);
+  toast(`"${c.title}" is deleted.`, 'done', `danger-${c.id}`);
   await deps.loadCanvases();
 }
 

@@ -4,7 +4,7 @@
 // canvas-page.ts starts it and shows it for each canvas it opens.
 import type { CanvasSectionDeps, CanvasView } from './canvas-deps.ts';
 import { byId, field } from './elements.ts';
-import { showError } from './ui.ts';
+import { showError, toast } from './ui.ts';
 
 let deps: CanvasSectionDeps;
 let canvas: CanvasView | null = null;
@@ -25,7 +25,7 @@ async function transfer(e: SubmitEvent): Promise<void> {
   if (res.status !== 200) return showError('cp-transfer-error', res, deps.problem);
   showError('cp-transfer-error', null, deps.problem);
   form.reset();
-  deps.notice(`"${c.title}" now belongs to ${email}.`);
+  toast(`"${c.title}" now belongs to ${email}.`, 'done', `owner-${c.id}`);
   await Promise.all([deps.reopen(c.id), deps.loadCanvases()]);
 }
 

@@ -9,7 +9,7 @@ import { showDanger, startDanger } from './canvas-danger.ts';
 import { loadCanvasData } from './canvas-data.ts';
 import { type CanvasView, localRefusal, refusalCode } from './canvas-deps.ts';
 import { byId, field, find } from './elements.ts';
-import { type ApiAnswer, button, bytes, type CanvasPageDeps, linkCell, showError as showErrorIn } from './ui.ts';
+import { type ApiAnswer, button, bytes, type CanvasPageDeps, clearToasts, linkCell, showError as showErrorIn, toast } from './ui.ts';
 import { showOwner, startOwner } from './canvas-owner.ts';
 import { showPreview } from './canvas-preview.ts';
 import { showWelcome } from './canvas-welcome.ts';
@@ -116,10 +116,11 @@ const when = (ms: number) => new Date(ms).toLocaleString();
 export async function openCanvasPage(id: string): Promise<void> {
   const res = await deps.api<CanvasView>('GET', `/api/canvases/${enc(id)}`);
   if (res.status !== 200) {
-    deps.notice(`Could not open the canvas: ${deps.problem(res)}`);
+    toast(`Could not open the canvas: ${deps.problem(res)}`, 'error', 'canvas-open');
     location.hash = '#/';
     return;
   }
+  clearToasts('canvas-open');
   if (canvas?.id !== res.data.id) {
     // Another canvas: nothing of the last one's deploy or key stays on screen.
     for (const id of ['cp-deploy-error', 'cp-key']) byId(id).hidden = true;
@@ -244,6 +245,7 @@ async function loadVersions(): Promise<void> {
   const rows = tbody('cp-versions');
   rows.replaceChildren();
   if (res.status !== 200) return showError('cp-versions-error', res);
+  const live = res.data.versions.find((v) => v.current)?.number ?? 0;
   for (const v of res.data.versions) {
     const row = document.createElement('tr');
     deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}${v.preview ? ' · preview' : ''}`);
@@ -270,6 +272,13 @@ async function loadVersions(): Promise<void> {
           const done = await deps.api('POST', path('/rollback'), { version: v.number });
           if (done.status !== 200) return showError('cp-versions-error', done);
           showError('cp-versions-error', null);
+          toast(
+            v.number < live
+              ? `Rolled back to version ${v.number}: visitors see it now.`
+              : `Version ${v.number} is live: visitors see it now.`,
+            'done',
+            'versions',
+          );
           await refresh();
         }),
       );
@@ -527,6 +536,8 @@ function finished(res: ApiAnswer<DeployResult>): void {
 }
 
 function refused(res: ApiAnswer): void {
+  // The reason stays by the drop zone (cp-deploy-error); an earlier deploy's success goes.
+  clearToasts('deploy');
   byId('cp-progress').hidden = true;
   byId('cp-warnings').replaceChildren();
   byId('cp-deploy-status').textContent = '';
@@ -544,6 +555,11 @@ function deployed(r: DeployResult): void {
     r.outcome === 'already_current'
       ? `Already live: version ${r.version}.`
       : `Published version ${r.version}: ${fileWords(r.fileCount)}, ${bytes(r.totalBytes)}.`;
+  toast(
+    r.outcome === 'already_current' ? `Nothing new: version ${r.version} is already live.` : `Deployed version ${r.version}.`,
+    'done',
+    'deploy',
+  );
   for (const w of r.warnings || []) {
     const li = document.createElement('li');
     li.textContent = w;
@@ -727,7 +743,7 @@ function wire(): void {
     if (Object.keys(body).length === 0) return;
     if (await patch(body, 'cp-rename-error')) {
       const moved = shown().url;
-      if (moved !== c.url) deps.notice(`The canvas moved to ${moved}; the old address no longer answers.`);
+      if (moved !== c.url) toast(`The canvas moved to ${moved}; the old address no longer answers.`, 'done', 'address');
       await deps.loadCanvases();
     }
   });
@@ -762,6 +778,7 @@ function wire(): void {
     const res = await deps.api('POST', path('/unpublish'));
     if (res.status !== 200) return showError('cp-versions-error', res);
     showError('cp-versions-error', null);
+    toast(`"${shown().title}" is offline: its versions are kept.`, 'done', 'versions');
     await refresh();
   });
   byId('cp-regenerate').addEventListener('click', async () => {
@@ -771,6 +788,7 @@ function wire(): void {
     showError('cp-key-error', null);
     byId('cp-key-value').textContent = res.data.apiKey;
     byId('cp-key').hidden = false;
+    toast('Key regenerated: the old one no longer works. Copy the new one below, it is shown only this once.', 'done', 'key');
   });
   byId('cp-copy-key').addEventListener('click', () => void navigator.clipboard?.writeText(byId('cp-key-value').textContent ?? ''));
   for (const name of ['aiAudience', 'connectionsAudience']) {

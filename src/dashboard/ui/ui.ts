@@ -24,8 +24,6 @@ export type Problem = (res: ApiAnswer) => string;
 export interface Deps {
   api: Api;
   problem: Problem;
-  /** A line for the person (a toast that stays until dismissed); '' clears what is shown. */
-  notice: (text: string) => void;
   cell: typeof cell;
 }
 
