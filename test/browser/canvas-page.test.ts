@@ -407,7 +407,7 @@ describe('a canvas page in the dashboard', () => {
   });
 
   test('a canvas that cannot be opened says why in an error toast, which stays, and the page goes back home', async () => {
-    await page.goto(`${origin}/#/canvas/cnv_nosuchcanvas`);
+    await page.goto(`${origin}/#/canvas/nosuchcanvas`);
     const error = page.locator('#notice .toast-error[data-topic="canvas-open"]', { hasText: 'Could not open the canvas' });
     await error.waitFor();
     await page.waitForURL(`${origin}/#/`);
