@@ -166,4 +166,32 @@ describe("the canvas page's live preview in subdomain mode", () => {
     expect(await page.frameLocator('#cp-preview-frame').locator('#open').innerText()).toBe('open to all');
     expect(refused).toEqual([]);
   });
+
+  test('a canvas that needs sign-in, on another site than the dashboard, is not framed: a sentence and a link open it in a tab, which signs in there', async () => {
+    // localhost and team-room.localhost are different sites: the frame could neither send nor receive the canvas host's SameSite=Lax session.
+    const owner = await app.signIn('alice@example.com', 'Alice');
+    const context = await browser.newContext();
+    contexts.push(context);
+    const at = owner.indexOf('=');
+    await context.addCookies([{ name: owner.slice(0, at), value: owner.slice(at + 1), url: new URL(app.ctx.config.baseUrl).origin }]);
+    const page = await context.newPage();
+    await page.goto(`${new URL(app.ctx.config.baseUrl).origin}/#/canvas/${canvas.id}`);
+    await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+    const elsewhere = page.locator('#cp-preview-elsewhere');
+    expect(await elsewhere.isVisible()).toBe(true);
+    expect(await elsewhere.innerText()).toContain(
+      `The live page is on ${new URL(canvasOrigin(app.ctx.config, canvas.slug)).host}, another site`,
+    );
+    expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
+    expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBeNull();
+    expect(await page.locator('#cp-preview-open').isVisible()).toBe(false);
+    const link = page.getByRole('link', { name: 'Open the live page in a new tab (it signs you in there)' });
+    expect(await link.getAttribute('href')).toBe(`${canvasOrigin(app.ctx.config, canvas.slug)}/`);
+    expect(await link.getAttribute('target')).toBe('_blank');
+    // The tab is a top-level page: the handoff signs Alice in on the canvas host (her session on the base host is enough).
+    const [tab] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await tab.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+    expect(new URL(tab.url()).origin).toBe(canvasOrigin(app.ctx.config, canvas.slug));
+    expect(await tab.locator('#hello').innerText()).toBe('Hello, Alice (owner)');
+  });
 });

@@ -4,15 +4,27 @@
 // address answers nothing (nothing published yet, or archived) the frame
 // gives way to words saying so, never a blank box. The dashboard's CSP lets
 // it frame the canvas (frame-src: its own origin in path mode, the canvas
-// hosts in subdomain mode; src/dashboard/routes.ts).
+// hosts in subdomain mode; src/dashboard/routes.ts). A canvas on another
+// site than the dashboard that needs sign-in (or its password) cannot be
+// framed: its sign-in sets a SameSite=Lax cookie, which a browser neither
+// sends to nor accepts from a frame of another site (the handoff answers
+// HANDOFF_INVALID in it). Such a canvas gets words and a link to its live
+// page in a new tab instead, where the sign-in works.
 import type { CanvasView } from './canvas-deps.ts';
 import { byId } from './elements.ts';
+import { sameSite } from './same-site.ts';
 
 /** Why nothing answers at the canvas's address, or null when its live page does. */
 function silence(canvas: CanvasView): string | null {
   if (canvas.status !== 'active') return `Its address does not answer while it is ${canvas.status}.`;
   if (canvas.publicationState !== 'published') return 'Nothing published yet — drop a folder below';
   return null;
+}
+
+/** True when the live page can show in a frame here: on the dashboard's site, or open to anyone without a password. */
+export function frameable(canvas: Pick<CanvasView, 'url' | 'accessMode' | 'hasPassword'>, dashboard: URL): boolean {
+  if (canvas.accessMode === 'public_link' && !canvas.hasPassword) return true;
+  return sameSite(new URL(canvas.url), dashboard);
 }
 
 /**
@@ -24,13 +36,20 @@ export function showPreview(canvas: CanvasView, reload: boolean): void {
   const frame = byId('cp-preview-frame', HTMLIFrameElement);
   const empty = byId('cp-preview-empty');
   const open = byId('cp-preview-open', HTMLAnchorElement);
+  const elsewhere = byId('cp-preview-elsewhere');
   const why = silence(canvas);
+  const framed = why === null && frameable(canvas, new URL(location.href));
   empty.textContent = why ?? '';
   empty.hidden = why === null;
-  frame.hidden = open.hidden = why !== null;
-  if (why !== null) {
+  elsewhere.hidden = why !== null || framed;
+  frame.hidden = open.hidden = !framed;
+  if (!framed) {
     frame.removeAttribute('src');
     delete frame.dataset.url;
+    if (why === null) {
+      byId('cp-preview-host').textContent = new URL(canvas.url).host;
+      byId('cp-preview-elsewhere-open', HTMLAnchorElement).href = canvas.url;
+    }
     return;
   }
   open.href = canvas.url;
