@@ -103,6 +103,8 @@ import { sdkRoutes } from './serve/sdk-route.ts';
 export interface AppOptions {
   /** Bundle the SDK at start rather than on its first request (the server; tests leave it off). */
   warmSdk?: boolean;
+  /** Bundle the dashboard's page script at start rather than on its first request (the server; tests leave it off). */
+  warmDashboard?: boolean;
   ai?: AiOptions;
   connections?: ConnectionsOptions;
   /** The SMTP relay's TLS trust (tests' own CA). */
@@ -420,7 +422,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))
     // The SDK and the dashboard's files.
     .use(sdkRoutes(ctx, { admitAnonymousVisitor: sdkVisitorWithoutSession(ctx, f.access), warm: options.warmSdk }))
-    .use(dashboardRoutes(ctx))
+    .use(dashboardRoutes(ctx, { warm: options.warmDashboard }))
     .use(docsRoutes(ctx))
     // The runtime API (/v1/c/{slug}): preflight, every primitive, then "no such route" in pipeline order.
     .use(runtimePreflightRoutes(ctx))

@@ -2,6 +2,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Elysia } from 'elysia';
+import { dashboardRoutes, type DashboardRouteOptions } from '../src/dashboard/routes.ts';
+import { UiBundles } from '../src/dashboard/ui-bundle.ts';
 import { body, startTestApp, type TestApp, TEST_BACKENDS } from './harness.ts';
 
 describe('dashboard shell', () => {
@@ -43,6 +46,30 @@ describe('dashboard shell', () => {
     const again = await app.request('/assets/editor.js', { headers: { 'if-none-match': res.headers.get('etag')! } });
     expect(again.status).toBe(304);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  test('warm: the page script is built when the routes are made (the server starts so), before any request; without it, on the first request', async () => {
+    const built: string[] = [];
+    class CountingBundles extends UiBundles {
+      override get(name: string) {
+        built.push(name);
+        return super.get(name);
+      }
+    }
+    const mount = (options: DashboardRouteOptions) => {
+      const alt = new Elysia().use(dashboardRoutes(app.ctx, options));
+      return (path: string) => alt.handle(new Request(`http://localhost${path}`));
+    };
+    const warm = mount({ bundles: new CountingBundles(), warm: true });
+    expect(built).toEqual(['dashboard.js']);
+    expect((await warm('/assets/dashboard.js')).status).toBe(200);
+    built.length = 0;
+    const lazy = mount({ bundles: new CountingBundles() });
+    expect(built).toEqual([]);
+    expect((await lazy('/assets/dashboard.js')).status).toBe(200);
+    expect(built).toEqual(['dashboard.js']);
+    // The server (src/server/listener.ts) asks for it; in-process apps like this suite's do not.
+    expect(readFileSync(join(import.meta.dir, '../src/server/listener.ts'), 'utf8')).toMatch(/createApp\(ctx, \{[^}]*warmDashboard: true/);
   });
 
   test('unknown or traversing asset paths answer the JSON 404', async () => {

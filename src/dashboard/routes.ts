@@ -23,19 +23,40 @@ export function securityHeaders(config: Pick<Config, 'urlMode' | 'baseUrl' | 'ca
   };
 }
 
+export interface DashboardRouteOptions {
+  files?: Map<string, StaticFile>;
+  bundles?: UiBundles;
+  /**
+   * Build /assets/dashboard.js now instead of on its first request (the
+   * server does; in-process tests need not): from source a build takes tens
+   * of milliseconds, more on a busy machine, and the first person to open
+   * the dashboard after a start would wait for it. The editor's bundle
+   * (CodeMirror, ~600 KB, a quarter of a second to build) stays on demand:
+   * few people open the editor, and not first.
+   */
+  warm?: boolean;
+}
+
+/** The bundle every dashboard page loads. */
+export const PAGE_BUNDLE = 'dashboard.js';
+
 /**
  * The dashboard shell: GET / and its static files. It owns only `/` and
  * `/assets/*`, so it never shadows /api, /auth, /v1, /c, /sdk or /healthz.
  * The page itself is public; what it shows comes from /api/* with the
  * visitor's session.
  */
-export function dashboardRoutes(ctx: AppContext, files: Map<string, StaticFile> = dashboardFiles()) {
+export function dashboardRoutes(ctx: AppContext, options: DashboardRouteOptions = {}) {
+  const files = options.files ?? dashboardFiles();
   // Built on first use: the canvas host's port is known only once the server listens.
   let headers: Record<string, string> | null = null;
   const security = () => (headers ??= securityHeaders(ctx.config));
-  const bundles = new UiBundles((name, err) =>
-    ctx.log.error('dashboard bundle unavailable', { name, error: err instanceof Error ? err.message : String(err) }),
-  );
+  const bundles =
+    options.bundles ??
+    new UiBundles((name, err) =>
+      ctx.log.error('dashboard bundle unavailable', { name, error: err instanceof Error ? err.message : String(err) }),
+    );
+  if (options.warm) void bundles.get(PAGE_BUNDLE);
   const sendBundle = async (request: Request, name: string): Promise<Response> => {
     const asset = await bundles.get(name);
     if (!asset)

@@ -97,7 +97,7 @@ export async function startServer(
   }) as Server<unknown>;
   const port = server.port ?? ctx.config.port;
   withBoundPort(ctx.config, port);
-  const app = createApp(ctx, { warmSdk: true, ...options.app });
+  const app = createApp(ctx, { warmSdk: true, warmDashboard: true, ...options.app });
   await app.start();
   handler = app.serve;
   markReady();
