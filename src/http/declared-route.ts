@@ -18,7 +18,7 @@ export type Door = 'public' | 'session' | 'admin' | 'deployKey' | 'runtime' | 'm
 
 export type Tag = 'Service' | 'Sign-in' | 'Tokens' | 'Management' | 'Admin' | 'Deploy' | 'Agents' | 'SDK and dashboard' | 'Runtime';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
 
 /** A body or answer that is not JSON, described in words for the document. */
 export interface OtherContent {

@@ -507,12 +507,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Agents
-  'POST /mcp': r('Agents', 'session', 'Model Context Protocol (streamable HTTP, stateless): the canvas tools', {
-    body: anyJson,
-    answer: anyJson,
-  }),
-  'GET /mcp': r('Agents', 'session', 'MCP: no server-sent stream (405)', { answer: anyJson }),
-  'DELETE /mcp': r('Agents', 'session', 'MCP: no sessions to end (405)', { answer: anyJson }),
 
   // SDK and dashboard
 
