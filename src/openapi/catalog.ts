@@ -14,7 +14,6 @@ import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
-import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
@@ -23,17 +22,7 @@ import { ChatBody } from '../runtime/ai/model.ts';
 import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
 import { RenameBody } from '../runtime/files/model.ts';
 import { KvIncrementBody } from '../runtime/kv/model.ts';
-import {
-  BeginUploadAnswer,
-  CanvasCreated,
-  CanvasView,
-  DeployResult,
-  DeployStatus,
-  FileListing,
-  KvValue,
-  Ok,
-  VersionList,
-} from './schemas.ts';
+import { CanvasCreated, CanvasView, DeployResult, KvValue, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -48,54 +37,8 @@ const html = (description: string) => ({ contentType: 'text/html', description }
 const bytes = (description: string) => ({ contentType: 'application/octet-stream', description });
 const anyJson = T.Unknown();
 const BODY: ErrorCode[] = ['INVALID_BODY'];
-const COORDINATION: ErrorCode[] = ['PUBLICATION_CHANGED', 'RELEASE_NOT_CURRENT', 'INVALID_RELEASE_ID', 'INVALID_REQUEST'];
 const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
-const PREVIEW_QUERY =
-  'true: a ready version that does not go live (outcome "preview", previewUrl); the live version and publication token stay';
-
-/** The deploy paths' own refusals: the canvas key's routes and the people's answer the same. */
-const ZIP_DEPLOY_ERRORS: ErrorCode[] = [
-  'EMPTY_DEPLOY',
-  'INVALID_ZIP',
-  'ZIP_SLIP_REJECTED',
-  'ZIP_BOMB_REJECTED',
-  'TOO_MANY_FILES',
-  'CANVAS_TOO_LARGE',
-  'FILE_TOO_LARGE',
-  'QUOTA_EXCEEDED',
-  'INSUFFICIENT_STORAGE',
-  'STORAGE_UNAVAILABLE',
-  ...COORDINATION,
-];
-const BEGIN_ERRORS: ErrorCode[] = [
-  'INVALID_MANIFEST',
-  'INVALID_PATH',
-  'FILE_TOO_LARGE',
-  'CANVAS_TOO_LARGE',
-  'TOO_MANY_FILES',
-  ...COORDINATION,
-];
-const STAGE_ERRORS: ErrorCode[] = [
-  'UPLOAD_HANDLE_INVALID',
-  'UPLOAD_EXPIRED',
-  'UPLOAD_UNEXPECTED_BLOB',
-  'BLOB_HASH_MISMATCH',
-  'FILE_TOO_LARGE',
-  'UPLOAD_ALREADY_FINALIZED',
-  'INSUFFICIENT_STORAGE',
-  'STORAGE_UNAVAILABLE',
-];
-const FINALIZE_ERRORS: ErrorCode[] = [
-  'UPLOAD_HANDLE_INVALID',
-  'UPLOAD_EXPIRED',
-  'UPLOAD_MISSING_BLOB',
-  'UPLOAD_IN_PROGRESS',
-  'UPLOAD_ALREADY_FINALIZED',
-  'RELEASE_ID_MISMATCH',
-  ...COORDINATION,
-];
-
 const EXPORT_QUERY = { format: 'json (default), ndjson or csv (RFC 4180 with a header row)' };
 const EXPORT_ANSWER = { contentType: 'application/json', description: 'the rows as a JSON array, NDJSON lines or CSV, as an attachment' };
 const EXPORT_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'PERMISSION_DENIED'];
@@ -341,45 +284,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     },
   ),
   'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
-  'GET /api/canvases/:id/versions': r('Management', 'session', 'Versions, newest first (as a person: no deploy key needed)', {
-    answer: VersionList,
-    errors: CANVAS_ROLE,
-  }),
-  'GET /api/canvases/:id/files': r('Management', 'session', 'Files of the live version, or one file with ?path=', {
-    query: { path: 'one file of the live version (its bytes)' },
-    answer: FileListing,
-    errors: [...CANVAS_ROLE, 'NOT_PUBLISHED'],
-  }),
-  'POST /api/canvases/:id/rollback': r('Management', 'session', 'Make a kept version live again', {
-    body: RollbackBody,
-    answer: T.Object({ url: T.String(), version: T.Integer() }, { additionalProperties: true }),
-    errors: [...CANVAS_ROLE, ...BODY, 'VERSION_UNAVAILABLE'],
-  }),
-  'PUT /api/canvases/:id/deploy': r('Management', 'session', 'Publish a ZIP as a person (the raw bytes; audited as you)', {
-    body: { contentType: 'application/zip', description: 'a ZIP of the site' },
-    query: { releaseId: 'release identity', expectedPublicationToken: 'publish only if still current', preview: PREVIEW_QUERY },
-    answer: DeployResult,
-    errors: [...CANVAS_ROLE, ...ZIP_DEPLOY_ERRORS],
-  }),
-  'POST /api/canvases/:id/uploads': r('Management', 'session', 'Staged upload as a person, step 1', {
-    body: BeginUploadBody,
-    answer: BeginUploadAnswer,
-    errors: [...CANVAS_ROLE, ...BEGIN_ERRORS],
-  }),
-  'PUT /api/canvases/:id/uploads/:uploadId/blobs/:hash': r('Management', 'session', 'Staged upload as a person, step 2: one blob', {
-    body: bytes('the file bytes whose sha256 is :hash'),
-    answer: { status: 204, contentType: 'none', description: 'stored' },
-    errors: [...CANVAS_ROLE, ...STAGE_ERRORS],
-  }),
-  'POST /api/canvases/:id/uploads/:uploadId/finalize': r('Management', 'session', 'Staged upload as a person, step 3: publish', {
-    body: FinalizeBody,
-    answer: DeployResult,
-    errors: [...CANVAS_ROLE, ...FINALIZE_ERRORS],
-  }),
-  'POST /api/canvases/:id/unpublish': r('Management', 'session', 'Take the canvas offline (history kept)', {
-    answer: anyJson,
-    errors: [...CANVAS_ROLE, 'CANNOT_UNPUBLISH'],
-  }),
 
   // Browser drafts (the dashboard's editor)
   'GET /api/canvases/:id/draft': r('Management', 'session', 'Your draft of the canvas (started from the live version on first open)', {
@@ -497,44 +401,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   'DELETE /api/admin/canvases/:id/connections/:name': r('Admin', 'admin', 'Withdraw a Connection from a canvas', { answer: Ok }),
 
   // Deploy API (the canvas key)
-  'PUT /v1/canvases/:id/deploy': r('Deploy', 'deployKey', 'Publish a ZIP archive (the raw bytes: curl --data-binary @site.zip)', {
-    body: { contentType: 'application/zip', description: 'a ZIP of the site, index.html at its root (up to 110 MB)' },
-    query: {
-      releaseId: 'release identity (a rerun of the live release answers already_current)',
-      expectedPublicationToken: 'publish only if still current',
-      preview: PREVIEW_QUERY,
-    },
-    answer: DeployResult,
-    errors: ZIP_DEPLOY_ERRORS,
-  }),
-  'GET /v1/canvases/:id': r('Deploy', 'deployKey', "The canvas's publication state", { answer: DeployStatus }),
-  'GET /v1/canvases/:id/versions': r('Deploy', 'deployKey', 'Versions, newest first', { answer: VersionList }),
-  'GET /v1/canvases/:id/files': r('Deploy', 'deployKey', 'Files of the live version, or one file with ?path=', {
-    query: { path: 'one file of the live version (its bytes)' },
-    answer: FileListing,
-    errors: ['NOT_PUBLISHED', 'NOT_FOUND'],
-  }),
-  'POST /v1/canvases/:id/rollback': r('Deploy', 'deployKey', 'Make a kept version live again', {
-    body: RollbackBody,
-    answer: T.Object({ url: T.String(), version: T.Integer() }, { additionalProperties: true }),
-    errors: ['invalid_body', 'VERSION_UNAVAILABLE'],
-  }),
-  'POST /v1/canvases/:id/unpublish': r('Deploy', 'deployKey', 'Take the canvas offline', { answer: anyJson, errors: ['CANNOT_UNPUBLISH'] }),
-  'POST /v1/canvases/:id/uploads': r('Deploy', 'deployKey', 'Staged upload, step 1: the manifest; answers the hashes the server lacks', {
-    body: BeginUploadBody,
-    answer: BeginUploadAnswer,
-    errors: BEGIN_ERRORS,
-  }),
-  'PUT /v1/canvases/:id/uploads/:uploadId/blobs/:hash': r('Deploy', 'deployKey', 'Staged upload, step 2: one missing blob (raw bytes)', {
-    body: bytes('the file bytes whose sha256 is :hash'),
-    answer: { status: 204, contentType: 'none', description: 'stored' },
-    errors: STAGE_ERRORS,
-  }),
-  'POST /v1/canvases/:id/uploads/:uploadId/finalize': r('Deploy', 'deployKey', 'Staged upload, step 3: publish', {
-    body: FinalizeBody,
-    answer: DeployResult,
-    errors: FINALIZE_ERRORS,
-  }),
 
   // Agents
   'POST /mcp': r('Agents', 'session', 'Model Context Protocol (streamable HTTP, stateless): the canvas tools', {
