@@ -9,7 +9,6 @@ import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts
 import { DevLoginBody } from '../auth/model.ts';
 import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
-import { BROWSE_LIMITS } from '../canvas-data/browse.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
@@ -39,33 +38,6 @@ const anyJson = T.Unknown();
 const BODY: ErrorCode[] = ['INVALID_BODY'];
 const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
-const EXPORT_QUERY = { format: 'json (default), ndjson or csv (RFC 4180 with a header row)' };
-const EXPORT_ANSWER = { contentType: 'application/json', description: 'the rows as a JSON array, NDJSON lines or CSV, as an attachment' };
-const EXPORT_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'PERMISSION_DENIED'];
-const BROWSE_QUERY = {
-  limit: `items per page, 1-${BROWSE_LIMITS.maxPage} (default ${BROWSE_LIMITS.defaultPage})`,
-  after: 'the `next` of the previous page (absent: from the start)',
-  q: `only items whose key or id or value text (a file's name) holds this, case-insensitively, taken literally (at most ${BROWSE_LIMITS.queryChars} characters)`,
-};
-const BROWSE_ANSWER = T.Object({
-  items: T.Array(T.Unknown(), { description: "the export's rows (people named), in key, id or upload order" }),
-  next: T.Union([T.String(), T.Null()], { description: 'the cursor of the next page; null at the end' }),
-});
-const REMOVED = T.Object({ ok: T.Literal(true), attachmentCleanupFailed: T.Optional(T.Boolean()) });
-const exported = (summary: string, errors: ErrorCode[] = []) =>
-  r('Management', 'session', summary, { query: EXPORT_QUERY, answer: EXPORT_ANSWER, errors: [...EXPORT_ERRORS, ...errors] });
-const browse = (what: string, errors: ErrorCode[] = []) =>
-  r('Management', 'session', `Browse ${what}: a page, with a search (the export's rows and rules)`, {
-    query: BROWSE_QUERY,
-    answer: BROWSE_ANSWER,
-    errors: [...EXPORT_ERRORS, ...errors],
-  });
-const removal = (what: string, errors: ErrorCode[] = []) =>
-  r('Management', 'session', `Delete ${what} as the runtime API would let the caller (audited)`, {
-    answer: REMOVED,
-    errors: [...EXPORT_ERRORS, ...errors],
-  });
-
 export const CATALOG: Record<string, RouteDoc> = {
   // Dispatchers (answered before the router)
   'ALL /c/:slug/*': r('SDK and dashboard', 'public', "A canvas's pages (path mode; subdomain mode redirects to the canvas host)", {
@@ -226,15 +198,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: Ok,
     errors: CANVAS_ROLE,
   }),
-  'GET /api/canvases/:id/data': r(
-    'Management',
-    'session',
-    'What the canvas holds, in counts and bytes (KV, collections, submissions, files)',
-    {
-      answer: anyJson,
-      errors: CANVAS_ROLE,
-    },
-  ),
   'GET /api/canvases/:id/webhooks': r(
     'Management',
     'session',
@@ -253,26 +216,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     "A webhook's last 50 deliveries: status, HTTP status, duration, attempts, time",
     { answer: anyJson, errors: CANVAS_ROLE },
   ),
-  'GET /api/canvases/:id/data/kv': exported('Export the shared KV keys (never the per-viewer scope)'),
-  'GET /api/canvases/:id/data/collections/:name': exported("Export a collection's records the caller may read", [
-    'COLLECTION_NOT_CONFIGURED',
-  ]),
-  'GET /api/canvases/:id/data/submissions/:collection': exported('Export a submissions collection (owners and editors)'),
-  'GET /api/canvases/:id/data/files': exported('Export the list of runtime files the caller may read'),
-  'GET /api/canvases/:id/data/kv/items': browse('the shared KV keys'),
-  'DELETE /api/canvases/:id/data/kv/items/:key': removal('a shared key (owners and editors; idempotent)', ['KEY_TOO_LARGE']),
-  'GET /api/canvases/:id/data/collections/:name/items': browse("a collection's records the caller may read", ['COLLECTION_NOT_CONFIGURED']),
-  'DELETE /api/canvases/:id/data/collections/:name/items/:record': removal("a collection record (the policy's delete rule)", [
-    'COLLECTION_NOT_CONFIGURED',
-  ]),
-  'GET /api/canvases/:id/data/submissions/:collection/items': browse('a submissions collection (owners and editors)'),
-  'DELETE /api/canvases/:id/data/submissions/:collection/items/:userId': removal("someone's submission (owners and editors; idempotent)"),
-  'GET /api/canvases/:id/data/files/items': browse('the runtime files the caller may read'),
-  'DELETE /api/canvases/:id/data/files/items/:file': removal('a runtime file'),
-  'GET /api/canvases/:id/data/files.zip': r('Management', 'session', 'The runtime files the caller may read, in one ZIP', {
-    answer: { contentType: 'application/zip', description: 'a ZIP of stored entries, one per file, streamed' },
-    errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
-  }),
   'GET /api/canvases/:id/insights': r(
     'Management',
     'session',
