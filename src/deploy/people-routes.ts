@@ -3,7 +3,8 @@
 // read back, roll back and unpublish exactly as the canvas key does, through
 // the same services and codes, audited as themselves. The right to the
 // canvas (404) comes before the rate and the body.
-import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
+import type { Actor } from '../canvases/authority.ts';
+import { managedOnce } from '../canvases/managed-once.ts';
 import { sessionRoute } from '../canvases/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
@@ -32,13 +33,8 @@ import { fileListing, liveFile, readBackResponse, versionList } from './views.ts
 import { deployZipRequest } from './zip/request.ts';
 
 export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
-  // Rollback finds the canvas in its check (before the body) and uses it in its handler: one read per request.
-  const found = new WeakMap<Request, Promise<Managed>>();
-  const canvasOf = (actor: Actor, id: string, request: Request): Promise<Managed> => {
-    let managed = found.get(request);
-    if (!managed) found.set(request, (managed = managedCanvas(ctx, actor, id, 'manage')));
-    return managed;
-  };
+  // Rollback finds the canvas in its check (before the body) and uses it in its handler.
+  const canvasOf = managedOnce(ctx);
   const as = (actor: Actor, asAdmin: boolean): LifecycleActor => ({ id: actor.user.id, kind: asAdmin ? 'admin' : 'user' });
   const described = (summary: string) => ({ tag: 'Management' as const, summary });
   const CANVAS_ROLE = ['NOT_FOUND'] as const;

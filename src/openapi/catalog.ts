@@ -16,7 +16,6 @@ import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
-import { PutWebhooksBody } from '../webhooks/model.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
 import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
 import { RenameBody } from '../runtime/files/model.ts';
@@ -198,24 +197,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: Ok,
     errors: CANVAS_ROLE,
   }),
-  'GET /api/canvases/:id/webhooks': r(
-    'Management',
-    'session',
-    "The canvas's webhooks: URL, events, active, last delivery (never their signing secrets)",
-    { answer: anyJson, errors: CANVAS_ROLE },
-  ),
-  'PUT /api/canvases/:id/webhooks': r(
-    'Management',
-    'session',
-    "Replace the canvas's webhooks (at most 10; keep one by sending its id): a new hook's signing secret is in this answer only",
-    { body: PutWebhooksBody, answer: anyJson, errors: ['NOT_FOUND', 'INVALID_BODY'] },
-  ),
-  'GET /api/canvases/:id/webhooks/:hookId/deliveries': r(
-    'Management',
-    'session',
-    "A webhook's last 50 deliveries: status, HTTP status, duration, attempts, time",
-    { answer: anyJson, errors: CANVAS_ROLE },
-  ),
   'GET /api/canvases/:id/insights': r(
     'Management',
     'session',
