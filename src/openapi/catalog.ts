@@ -11,7 +11,6 @@ import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
-import { DraftPathBody, PublishDraftBody } from '../drafts/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
@@ -20,7 +19,7 @@ import { ChatBody } from '../runtime/ai/model.ts';
 import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
 import { RenameBody } from '../runtime/files/model.ts';
 import { KvIncrementBody } from '../runtime/kv/model.ts';
-import { CanvasCreated, CanvasView, DeployResult, KvValue, Ok } from './schemas.ts';
+import { CanvasCreated, CanvasView, KvValue, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -210,54 +209,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
 
   // Browser drafts (the dashboard's editor)
-  'GET /api/canvases/:id/draft': r('Management', 'session', 'Your draft of the canvas (started from the live version on first open)', {
-    answer: anyJson,
-    errors: CANVAS_ROLE,
-  }),
-  'DELETE /api/canvases/:id/draft': r('Management', 'session', 'Discard your draft', {
-    answer: { status: 204, contentType: 'none', description: 'discarded' },
-    errors: CANVAS_ROLE,
-  }),
-  'GET /api/canvases/:id/draft/file': r('Management', 'session', "One file's bytes from your draft, its base version or the live version", {
-    query: { path: 'the file', from: 'draft (default), base or live' },
-    answer: bytes('the file'),
-    errors: [...CANVAS_ROLE, ...BODY, 'INVALID_PATH', 'ZIP_SLIP_REJECTED'],
-  }),
-  'PUT /api/canvases/:id/draft/file': r('Management', 'session', 'Write one file of your draft (the raw bytes)', {
-    query: { path: 'the file' },
-    body: bytes('the new content'),
-    answer: anyJson,
-    errors: [
-      ...CANVAS_ROLE,
-      ...BODY,
-      'INVALID_PATH',
-      'ZIP_SLIP_REJECTED',
-      'FILE_TOO_LARGE',
-      'TOO_MANY_FILES',
-      'CANVAS_TOO_LARGE',
-      'INSUFFICIENT_STORAGE',
-      'STORAGE_UNAVAILABLE',
-    ],
-  }),
-  'DELETE /api/canvases/:id/draft/file': r('Management', 'session', 'Delete one file from your draft', {
-    query: { path: 'the file' },
-    answer: anyJson,
-    errors: [...CANVAS_ROLE, ...BODY, 'INVALID_PATH', 'ZIP_SLIP_REJECTED'],
-  }),
-  'POST /api/canvases/:id/draft/revert': r('Management', 'session', "Drop your draft's edit of one file", {
-    body: DraftPathBody,
-    answer: anyJson,
-    errors: [...CANVAS_ROLE, ...BODY, 'INVALID_PATH', 'ZIP_SLIP_REJECTED'],
-  }),
-  'POST /api/canvases/:id/draft/rebase': r('Management', 'session', 'Move a stale draft onto the live version, keeping your edits', {
-    answer: anyJson,
-    errors: [...CANVAS_ROLE, 'NOT_PUBLISHED'],
-  }),
-  'POST /api/canvases/:id/draft/publish': r('Management', 'session', 'Publish your draft as a new live version (source editor)', {
-    body: PublishDraftBody,
-    answer: DeployResult,
-    errors: [...CANVAS_ROLE, ...BODY, 'DRAFT_STALE', 'EMPTY_DEPLOY', 'PUBLICATION_CHANGED', 'QUOTA_EXCEEDED', 'RATE_LIMITED'],
-  }),
 
   // Admin
   'GET /api/admin/ai-usage': r('Admin', 'admin', 'AI spend across the instance', { answer: anyJson }),
