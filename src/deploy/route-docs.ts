@@ -32,6 +32,8 @@ export const BEGIN_ERRORS: ErrorCode[] = [
   'FILE_TOO_LARGE',
   'CANVAS_TOO_LARGE',
   'TOO_MANY_FILES',
+  // Begin refuses a manifest the disk could not hold.
+  'INSUFFICIENT_STORAGE',
   ...COORDINATION,
 ];
 

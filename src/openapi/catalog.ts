@@ -8,7 +8,6 @@ import { Type as T } from '@sinclair/typebox';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
 import { DevLoginBody } from '../auth/model.ts';
 import { CreateTokenBody } from '../auth/token-routes.ts';
-import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
@@ -172,10 +171,6 @@ export const CATALOG: Record<string, RouteDoc> = {
       errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', ...BODY],
     },
   ),
-  'POST /api/canvases/:id/revoke': r('Management', 'session', 'Revoke a canvas a page published (authoring)', {
-    answer: CanvasView,
-    errors: CANVAS_ROLE,
-  }),
   'POST /api/canvases/:id/guest-invites': r('Management', 'session', 'Create a guest invite link', {
     body: CreateInviteBody,
     answer: T.Object(
@@ -453,34 +448,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: anyJson,
     errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'NOT_FOUND'],
   }),
-  'POST /v1/c/:slug/authoring': r('Runtime', 'runtime', 'Publish a new canvas from this page (multipart: metadata, then the bundle)', {
-    body: {
-      contentType: 'multipart/form-data',
-      description: `metadata (JSON: ${Object.keys(CreateMetadata.properties).join(', ')}) and bundle (a ZIP)`,
-    },
-    answer: anyJson,
-    errors: [
-      ...RUNTIME_BODY,
-      'QUOTA_EXCEEDED',
-      'PUBLIC_LINKS_DISABLED',
-      'PUBLIC_NOT_ALLOWED',
-      'PUBLIC_LINK_OWNER_GATED',
-      'SLUG_TAKEN',
-      'PUBLISH_FAILED',
-      'ORG_REQUIRED',
-      'NOT_AUTHENTICATED',
-    ],
-  }),
-  'GET /v1/c/:slug/authoring': r('Runtime', 'runtime', 'Canvases this page published for the viewer', { answer: anyJson }),
-  'PUT /v1/c/:slug/authoring/:id': r('Runtime', 'runtime', 'Update a canvas this page published', {
-    body: {
-      contentType: 'multipart/form-data',
-      description: `metadata (JSON: ${Object.keys(UpdateMetadata.properties).join(', ')}) and an optional bundle`,
-    },
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'SHARE_REVOKED', 'SHARE_CONFLICT', 'UPDATE_PARTIAL', 'NOT_FOUND'],
-  }),
-  'DELETE /v1/c/:slug/authoring/:id': r('Runtime', 'runtime', 'Delete a canvas this page published', { answer: Ok, errors: ['NOT_FOUND'] }),
   'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
   'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
 };
