@@ -7,7 +7,6 @@
 import { Type as T } from '@sinclair/typebox';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
 import { DevLoginBody } from '../auth/model.ts';
-import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { BROWSE_LIMITS } from '../canvas-data/browse.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
@@ -172,28 +171,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
   'GET /auth/callback': r('Sign-in', 'public', 'OIDC: the identity provider returns here', { answer: html('redirect'), authMode: 'oidc' }),
 
-  // Personal access tokens
-  'GET /api/me': r('Management', 'session', 'Who is signed in', {
-    answer: T.Object({ id: T.String(), email: T.String(), name: T.String(), isAdmin: T.Boolean() }, { additionalProperties: true }),
-  }),
-
-  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once; with the session only)', {
-    body: CreateTokenBody,
-    answer: {
-      status: 201,
-      contentType: 'application/json',
-      description: '{id, name, token, createdAt, expiresAt}: the token, shown this once',
-    },
-    errors: ['SESSION_REQUIRED', ...BODY],
-  }),
-  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens, never their values (a token lists only itself)', {
-    answer: anyJson,
-  }),
-  'DELETE /api/tokens/:id': r('Tokens', 'session', 'Revoke a token (a token may revoke only itself)', {
-    answer: Ok,
-    errors: ['SESSION_REQUIRED', 'NOT_FOUND'],
-  }),
-
   // Management
   'GET /api/canvases/:id/capabilities': r('Management', 'session', 'Each capability switch and its effective state, with why one is off', {
     answer: anyJson,
@@ -310,7 +287,6 @@ export const CATALOG: Record<string, RouteDoc> = {
       errors: [...CANVAS_ROLE, 'INVALID_BODY'],
     },
   ),
-  'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
   'GET /api/canvases/:id/versions': r('Management', 'session', 'Versions, newest first (as a person: no deploy key needed)', {
     answer: VersionList,
     errors: CANVAS_ROLE,
@@ -402,7 +378,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Admin
-  'GET /api/admin/ai-usage': r('Admin', 'admin', 'AI spend across the instance', { answer: anyJson }),
   'GET /api/admin/users': r('Admin', 'admin', 'Every user', { answer: anyJson }),
   'GET /api/admin/users/:id': r('Admin', 'admin', 'One user', { answer: anyJson }),
   'PATCH /api/admin/users/:id': r('Admin', 'admin', 'Deactivate, reactivate or limit a user', {
@@ -426,18 +401,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     },
     answer: anyJson,
   }),
-  'GET /api/me/notifications': r('Management', 'session', 'Which emails you get, and whether this instance sends email at all', {
-    answer: anyJson,
-  }),
-  'PUT /api/me/notifications': r(
-    'Management',
-    'session',
-    'Turn email kinds on or off; new-submission mail per canvas you own (off, immediate, hourly)',
-    {
-      answer: anyJson,
-      errors: BODY,
-    },
-  ),
   'GET /api/admin/notifications': r('Admin', 'admin', 'Recent notification emails: sent, waiting to be tried again, failed', {
     query: { state: 'pending, sent or failed (default: all)', limit: '1-200 (default 50)' },
     answer: anyJson,
