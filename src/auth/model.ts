@@ -6,6 +6,9 @@ export const DevLoginBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** GET /auth/login's query, whichever mode answers it. */
+export const LoginQuery = Type.Object({ returnTo: Type.Optional(Type.String({ description: 'where to go after signing in' })) });
+
 /** Who signed in (dev sign-in, the CLI's token exchange). */
 export const SignedInUser = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() });
 

@@ -6,7 +6,6 @@
 // entry left after its route went, fails it.
 import { Type as T } from '@sinclair/typebox';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
-import { DevLoginBody } from '../auth/model.ts';
 import { CreateMetadata, UpdateMetadata } from '../authoring/model.ts';
 import { BROWSE_LIMITS } from '../canvas-data/browse.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
@@ -129,47 +128,11 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Sign-in
-  'GET /auth/login': r('Sign-in', 'public', 'The sign-in page (dev form, OIDC redirect or proxy notice)', {
-    query: { returnTo: 'where to go after signing in' },
-    answer: html('sign-in page'),
-  }),
-  'POST /auth/dev/login': r('Sign-in', 'public', 'Dev mode: sign in as anyone (404 in other modes)', {
-    body: DevLoginBody,
-    answer: T.Object({ id: T.String(), email: T.String(), name: T.String() }),
-    errors: BODY,
-  }),
-  'POST /auth/logout': r('Sign-in', 'public', 'End the session', { answer: Ok, errors: ['CROSS_SITE_FORBIDDEN'] }),
-  'GET /auth/handoff': r('Sign-in', 'public', "Subdomain mode: carries a sign-in to a canvas's own host", {
-    answer: html('redirect'),
-    pages: { 400: 'the handoff link is malformed, expired or used' },
-  }),
   'GET /auth/guest': r('Sign-in', 'public', 'Open a guest invite link (a guest session for one canvas)', {
     query: { token: 'the invite token' },
     answer: html('redirect to the canvas'),
     pages: { 404: 'the invite link is unknown, revoked or expired' },
   }),
-  'GET /auth/cli': r('Sign-in', 'public', '`easel login`: the page where a signed-in person approves the CLI', {
-    query: {
-      port: "the CLI's loopback port",
-      state: 'echoed back',
-      challenge: 'base64url SHA-256 of the verifier',
-      name: 'the token name',
-    },
-    answer: html('approval page, or a redirect to sign in'),
-    pages: { 400: 'the parameters are missing or malformed' },
-  }),
-  'POST /auth/cli': r('Sign-in', 'public', "Approve (or cancel): 303 to the CLI's loopback port with a one-time code", {
-    body: { contentType: 'application/x-www-form-urlencoded', description: 'port, state, challenge, name, decision' },
-    answer: { status: 303, contentType: 'none', description: 'to http://127.0.0.1:{port}/callback' },
-    errors: ['unauthorized', 'CROSS_SITE_FORBIDDEN'],
-    pages: { 400: 'the form is missing fields, malformed or over 4 KiB' },
-  }),
-  'POST /auth/cli/token': r('Sign-in', 'public', 'The CLI trades the code and its verifier for a personal access token', {
-    body: T.Object({ code: T.String(), verifier: T.String() }),
-    answer: T.Object({ token: T.String(), tokenId: T.String(), user: T.Object({ id: T.String(), email: T.String(), name: T.String() }) }),
-    errors: ['INVALID_BODY', 'INVALID_REQUEST'],
-  }),
-  'GET /auth/callback': r('Sign-in', 'public', 'OIDC: the identity provider returns here', { answer: html('redirect'), authMode: 'oidc' }),
 
   // Management
   'GET /api/canvases/:id/capabilities': r('Management', 'session', 'Each capability switch and its effective state, with why one is off', {
