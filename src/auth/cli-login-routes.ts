@@ -11,7 +11,6 @@ import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
 import { readCapped, StreamLimitError } from '../streams/capped.ts';
 import { CliLogins, parseCliRequest, type CliRequest } from './cli-login.ts';
-import { noDoor } from './door-routes.ts';
 import { CliExchangeBody, CliTokenAnswer } from './model.ts';
 import { SIGN_IN_PAGE_HEADERS } from './routes.ts';
 import type { User } from './users.ts';
@@ -38,7 +37,7 @@ export function cliLoginRoutes(ctx: AppContext) {
     const p = await principalOf(ctx, request);
     return p?.kind === 'user' ? p.user : null;
   };
-  return declaredRoutes('cli-login', noDoor(), [
+  return declaredRoutes('cli-login', null, [
     publicRoute(
       {
         method: 'GET',

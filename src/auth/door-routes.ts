@@ -1,6 +1,5 @@
 // The session door for auth's own routes (personal access tokens): the
 // management builders in canvases/door-routes.ts are a layer above auth.
-import { Elysia } from 'elysia';
 import { doorRoute } from '../http/declared-route.ts';
 import type { User } from './users.ts';
 
@@ -13,6 +12,3 @@ export interface SignedInActor {
 }
 
 export const signedInRoute = doorRoute<{ actor: SignedInActor }>('session');
-
-/** The sign-in routes are behind no door: they mount without the auth macros (a fresh plugin for each app). */
-export const noDoor = () => new Elysia({ name: 'sign-in-no-door' });

@@ -5,7 +5,6 @@ import { principalOf } from './guards.ts';
 import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
 import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
-import { noDoor } from './door-routes.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 import { sessionTokenHash } from './sessions.ts';
 import type { HandoffSubject } from './handoff.ts';
@@ -21,7 +20,7 @@ const NO_KEEPING = { 'cache-control': 'no-store', 'referrer-policy': 'no-referre
  * to sign-in first, then back here.
  */
 export function handoffRoutes(ctx: AppContext) {
-  return declaredRoutes('auth-handoff', noDoor(), [
+  return declaredRoutes('auth-handoff', null, [
     publicRoute(
       {
         method: 'GET',

@@ -6,7 +6,6 @@ import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
 import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import { oidcBrowserCookieName, secureCookies } from './cookie-names.ts';
-import { noDoor } from './door-routes.ts';
 import { safeReturnTo } from './login-page.ts';
 import { OidcSignInError, type OidcSignIn } from './oidc.ts';
 import { LoginQuery } from './model.ts';
@@ -36,7 +35,7 @@ const CallbackQuery = T.Object({
 export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
   const secure = secureCookies(ctx.config);
   const cookieName = oidcBrowserCookieName(ctx.config);
-  return declaredRoutes('auth-oidc', noDoor(), [
+  return declaredRoutes('auth-oidc', null, [
     publicRoute(
       {
         method: 'GET',

@@ -5,7 +5,6 @@ import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
-import { noDoor } from './door-routes.ts';
 import { devLoginPage, proxyLoginPage, safeReturnTo } from './login-page.ts';
 import { DevLoginBody, LoginQuery, LogoutAnswer, SignedInUser } from './model.ts';
 import type { OidcSignIn } from './oidc.ts';
@@ -26,12 +25,12 @@ export function authRoutes(ctx: AppContext, oidc: OidcSignIn | null) {
     new Elysia({ name: 'auth-routes' })
       .use(oidc ? oidcRoutes(ctx, oidc) : loginPageRoute(ctx))
       // Registered only in dev mode, so elsewhere the route does not exist at all (404 whatever the body).
-      .use(declaredRoutes('auth-sign-in', noDoor(), [...(dev ? [devLoginRoute(ctx)] : []), logoutRoute(ctx, oidc)]))
+      .use(declaredRoutes('auth-sign-in', null, [...(dev ? [devLoginRoute(ctx)] : []), logoutRoute(ctx, oidc)]))
   );
 }
 
 function loginPageRoute(ctx: AppContext) {
-  return declaredRoutes('auth-login-page', noDoor(), [
+  return declaredRoutes('auth-login-page', null, [
     publicRoute(
       {
         method: 'GET',
