@@ -62,8 +62,6 @@ function codeOf(body: unknown): string | null {
  * and deletes its lines here). Nothing may be added to this list.
  */
 export const KNOWN_UNDECLARED = new Set<string>([
-  'POST /auth/dev/login: unauthorized',
-  'POST /auth/dev/login: CROSS_SITE_FORBIDDEN',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_ADDRESS_REFUSED',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_DNS_FAILED',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_ENCODING_REFUSED',
@@ -74,7 +72,6 @@ export const KNOWN_UNDECLARED = new Set<string>([
   'DELETE /v1/c/:slug/collections/:name/:id: COLLECTION_NOT_CONFIGURED',
   'DELETE /v1/c/:slug/files/:id: INVALID_BODY',
   'DELETE /v1/c/:slug/kv/:key: INVALID_BODY',
-  'GET /api/canvases/:id/ai-usage: INVALID_BODY',
   'GET /v1/c/:slug/collections/:name/:id: COLLECTION_NOT_CONFIGURED',
   'GET /v1/c/:slug/collections/:name/:id: INVALID_BODY',
   'GET /v1/c/:slug/collections/:name: INVALID_BODY',
@@ -91,8 +88,6 @@ export const KNOWN_UNDECLARED = new Set<string>([
   'POST /v1/canvases/:id/uploads/:uploadId/finalize: CANVAS_TOO_LARGE',
   'POST /v1/canvases/:id/uploads: INSUFFICIENT_STORAGE',
   'POST /v1/canvases/:id/uploads: ZIP_SLIP_REJECTED',
-  'PUT /api/me/notifications: NOT_FOUND',
-  'PUT /api/me/notifications: PERMISSION_DENIED',
   'PUT /v1/c/:slug/authoring/:id: PUBLIC_LINKS_DISABLED',
   'PUT /v1/c/:slug/collections/:name/:id: COLLECTION_NOT_CONFIGURED',
   'PUT /v1/c/:slug/collections/:name/:id: VALUE_TOO_LARGE',

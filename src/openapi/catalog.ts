@@ -6,8 +6,6 @@
 // entry left after its route went, fails it.
 import { Type as T } from '@sinclair/typebox';
 import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
-import { DevLoginBody } from '../auth/model.ts';
-import { CreateTokenBody } from '../auth/token-routes.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
@@ -42,68 +40,10 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Sign-in
-  'GET /auth/login': r('Sign-in', 'public', 'The sign-in page (dev form, OIDC redirect or proxy notice)', {
-    query: { returnTo: 'where to go after signing in' },
-    answer: html('sign-in page'),
-  }),
-  'POST /auth/dev/login': r('Sign-in', 'public', 'Dev mode: sign in as anyone (404 in other modes)', {
-    body: DevLoginBody,
-    answer: T.Object({ id: T.String(), email: T.String(), name: T.String() }),
-    errors: BODY,
-  }),
-  'POST /auth/logout': r('Sign-in', 'public', 'End the session', { answer: Ok, errors: ['CROSS_SITE_FORBIDDEN'] }),
-  'GET /auth/handoff': r('Sign-in', 'public', "Subdomain mode: carries a sign-in to a canvas's own host", {
-    answer: html('redirect'),
-    pages: { 400: 'the handoff link is malformed, expired or used' },
-  }),
   'GET /auth/guest': r('Sign-in', 'public', 'Open a guest invite link (a guest session for one canvas)', {
     query: { token: 'the invite token' },
     answer: html('redirect to the canvas'),
     pages: { 404: 'the invite link is unknown, revoked or expired' },
-  }),
-  'GET /auth/cli': r('Sign-in', 'public', '`easel login`: the page where a signed-in person approves the CLI', {
-    query: {
-      port: "the CLI's loopback port",
-      state: 'echoed back',
-      challenge: 'base64url SHA-256 of the verifier',
-      name: 'the token name',
-    },
-    answer: html('approval page, or a redirect to sign in'),
-    pages: { 400: 'the parameters are missing or malformed' },
-  }),
-  'POST /auth/cli': r('Sign-in', 'public', "Approve (or cancel): 303 to the CLI's loopback port with a one-time code", {
-    body: { contentType: 'application/x-www-form-urlencoded', description: 'port, state, challenge, name, decision' },
-    answer: { status: 303, contentType: 'none', description: 'to http://127.0.0.1:{port}/callback' },
-    errors: ['unauthorized', 'CROSS_SITE_FORBIDDEN'],
-    pages: { 400: 'the form is missing fields, malformed or over 4 KiB' },
-  }),
-  'POST /auth/cli/token': r('Sign-in', 'public', 'The CLI trades the code and its verifier for a personal access token', {
-    body: T.Object({ code: T.String(), verifier: T.String() }),
-    answer: T.Object({ token: T.String(), tokenId: T.String(), user: T.Object({ id: T.String(), email: T.String(), name: T.String() }) }),
-    errors: ['INVALID_BODY', 'INVALID_REQUEST'],
-  }),
-  'GET /auth/callback': r('Sign-in', 'public', 'OIDC: the identity provider returns here', { answer: html('redirect'), authMode: 'oidc' }),
-
-  // Personal access tokens
-  'GET /api/me': r('Management', 'session', 'Who is signed in', {
-    answer: T.Object({ id: T.String(), email: T.String(), name: T.String(), isAdmin: T.Boolean() }, { additionalProperties: true }),
-  }),
-
-  'POST /api/tokens': r('Tokens', 'session', 'Create a personal access token (shown once; with the session only)', {
-    body: CreateTokenBody,
-    answer: {
-      status: 201,
-      contentType: 'application/json',
-      description: '{id, name, token, createdAt, expiresAt}: the token, shown this once',
-    },
-    errors: ['SESSION_REQUIRED', ...BODY],
-  }),
-  'GET /api/tokens': r('Tokens', 'session', 'Your personal access tokens, never their values (a token lists only itself)', {
-    answer: anyJson,
-  }),
-  'DELETE /api/tokens/:id': r('Tokens', 'session', 'Revoke a token (a token may revoke only itself)', {
-    answer: Ok,
-    errors: ['SESSION_REQUIRED', 'NOT_FOUND'],
   }),
 
   // Management
@@ -171,12 +111,10 @@ export const CATALOG: Record<string, RouteDoc> = {
       errors: [...CANVAS_ROLE, 'INVALID_BODY'],
     },
   ),
-  'GET /api/canvases/:id/ai-usage': r('Management', 'session', "A canvas's AI spend", { answer: anyJson, errors: CANVAS_ROLE }),
 
   // Browser drafts (the dashboard's editor)
 
   // Admin
-  'GET /api/admin/ai-usage': r('Admin', 'admin', 'AI spend across the instance', { answer: anyJson }),
   'GET /api/admin/users': r('Admin', 'admin', 'Every user', { answer: anyJson }),
   'GET /api/admin/users/:id': r('Admin', 'admin', 'One user', { answer: anyJson }),
   'PATCH /api/admin/users/:id': r('Admin', 'admin', 'Deactivate, reactivate or limit a user', {
@@ -200,18 +138,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     },
     answer: anyJson,
   }),
-  'GET /api/me/notifications': r('Management', 'session', 'Which emails you get, and whether this instance sends email at all', {
-    answer: anyJson,
-  }),
-  'PUT /api/me/notifications': r(
-    'Management',
-    'session',
-    'Turn email kinds on or off; new-submission mail per canvas you own (off, immediate, hourly)',
-    {
-      answer: anyJson,
-      errors: BODY,
-    },
-  ),
   'GET /api/admin/notifications': r('Admin', 'admin', 'Recent notification emails: sent, waiting to be tried again, failed', {
     query: { state: 'pending, sent or failed (default: all)', limit: '1-200 (default 50)' },
     answer: anyJson,
