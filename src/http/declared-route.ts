@@ -102,7 +102,7 @@ type Handler<P extends string, B extends Content, Q extends TObject | undefined,
 export type RouteWork<P extends string, B extends Content, Q extends TObject | undefined, A extends Content, DoorValues> =
   | Handler<P, B, Q, A, DoorValues>
   | {
-      check: (input: Omit<RouteInput<P, B, Q, DoorValues>, 'body'>) => Promise<void> | void;
+      check: (input: Omit<RouteInput<P, B, Q, DoorValues>, 'body' | 'query'>) => Promise<void> | void;
       handle: Handler<P, B, Q, A, DoorValues>;
     };
 
@@ -180,9 +180,10 @@ async function run(route: DeclaredRoute, context: Record<string, unknown>): Prom
     actor: context.actor,
     canvas: context.canvas,
     caller: context.caller,
-    query: checkedQuery(d, d.query ? ((context.query ?? {}) as Record<string, unknown>) : {}),
   };
+  // The caller's right to what the path names comes before anything they sent (query, then body) is judged.
   if (route.check) await route.check(input);
+  input.query = checkedQuery(d, d.query ? ((context.query ?? {}) as Record<string, unknown>) : {});
   if (isSchema(d.body)) input.body = await readJson(request, d.body, d.bodyOptions);
   const answer = await route.handle(input);
   if (answer instanceof Response) return answer;
