@@ -42,6 +42,9 @@ export class DeployBlobWriter {
   /** Temporary files being written, and their bytes. */
   private readonly writing = new Set<Promise<void>>();
   private writingBytes = 0;
+  /** Temporary names: this deploy's id and a count (a random id per blob cost ~35 ms per 2,000 files). */
+  private readonly tmpPrefix = `blob-${newId()}-`;
+  private tmpCount = 0;
   /** The first write that failed: every later step throws it. */
   private failure: { error: unknown } | null = null;
 
@@ -90,7 +93,7 @@ export class DeployBlobWriter {
     const waitForIt = options.lent === true && bytes.byteLength > COPY_LENT_UP_TO;
     // A copy (a Buffer's own slice() would be a view of the same memory).
     if (options.lent && !waitForIt) bytes = new Uint8Array(bytes);
-    const tmp = join(this.tmpDir, `blob-${newId()}`);
+    const tmp = join(this.tmpDir, `${this.tmpPrefix}${++this.tmpCount}`);
     this.pending.set(hash, tmp);
     this.writingBytes += bytes.byteLength;
     // Its fan-out folder is made beside the write (only commit's rename needs it, and commit waits for every job).
