@@ -137,6 +137,26 @@ describe('a body in any chunks', () => {
     expect(versions!.n).toBe(0);
   });
 
+  test('following stops inside an entry assembled from many chunks: its header and bytes are spooled, and it is read from there', async () => {
+    // The local header's CRC is wrong, the central record's right: the follower gives up on it once it is whole, the regular path takes it.
+    const c = await createDeployCanvas(app);
+    const big = random(700_000);
+    const after = random(50_000);
+    const entries: RawEntry[] = [
+      { name: 'index.html', content: text('<h1>ok</h1>') },
+      { name: 'big.bin', content: big, method: 0, crc: 0x1234, central: { crc: Bun.hash.crc32(big) } },
+      { name: 'after.bin', content: after, method: 8 },
+    ];
+    const zip = rawZip(entries);
+    const r = await deploy(app, c, chunked(zip, seeded(5, 4000)));
+    expect([r.status, r.body.fileCount]).toEqual([200, 3]);
+    expect(Buffer.from(await fileBack(c, 'big.bin')).equals(Buffer.from(big))).toBe(true);
+    expect(Buffer.from(await fileBack(c, 'after.bin')).equals(Buffer.from(after))).toBe(true);
+    const line = await app.nextLog((l) => l.msg === 'zip deployed' && l.canvasId === c.id);
+    expect(line.extractedWhileReceiving).toBe(1);
+    expect(line.spooledBytes).toBe(zip.byteLength - Buffer.from(zip).indexOf(Buffer.from('big.bin')) + 30);
+  });
+
   test('a truncated body, cut inside an entry a byte at a time: INVALID_ZIP', async () => {
     const c = await createDeployCanvas(app);
     const zip = rawZip([
