@@ -4,8 +4,9 @@
 // GET /openapi.json describes it from the same object (src/openapi/), and the
 // test harness holds every refusal a suite sees to the declared list.
 //
-// The spec's order is kept: the door (an Elysia macro: 401, 403, 404, 429)
-// runs before the handler, and only then is the body read and checked here.
+// The spec's order is kept: the door (an Elysia macro: 401, 403, 404, 429),
+// then the route's check (the caller's right to what the path names), and
+// only then are the query and the body read and checked here.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
