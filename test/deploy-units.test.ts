@@ -2,10 +2,11 @@
 // Pure pieces of the deploy path: coordination validation, entry names,
 // mime types, warnings, and the blob writer's durability paths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeployBlobWriter, WRITE_WINDOW } from '../src/blobs/writer.ts';
-import { canSyncFilesystem } from '../src/blobs/durable.ts';
+import { canSyncFilesystem, syncFilesystemOffLoop } from '../src/blobs/durable.ts';
 import { isServedAsText, mimeFor } from '../src/deploy/mime.ts';
 import { validateCoordination } from '../src/deploy/publish.ts';
 import { deployWarnings } from '../src/deploy/warnings.ts';
@@ -271,5 +272,21 @@ describe('blob writer', () => {
 
   test('syncfs is available on this Linux host', () => {
     if (process.platform === 'linux') expect(canSyncFilesystem()).toBe(true);
+  });
+
+  test("a deploy's flush leaves the event loop free: a tick queued after it starts runs before it answers", async () => {
+    if (process.platform !== 'linux') return;
+    const dir = mkdtempSync(join(tmpdir(), 'easel-syncfs-'));
+    try {
+      // Something to flush: a syncfs on the loop (the old way) would answer before the loop turns.
+      writeFileSync(join(dir, 'dirty'), new Uint8Array(4 * 1024 * 1024).fill(7));
+      const order: string[] = [];
+      const flushed = syncFilesystemOffLoop(dir).then((ok) => order.push(`flushed ${ok}`));
+      setImmediate(() => order.push('tick'));
+      await flushed;
+      expect(order).toEqual(['tick', 'flushed true']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -145,6 +145,19 @@ describe('oidc sign-in', () => {
     expect(end.searchParams.get('post_logout_redirect_uri')).toBe(`${app.ctx.config.baseUrl}/`);
     expect((await app.request('/api/me', { cookie: session })).status).toBe(401);
   });
+
+  test('/openapi.json here describes the routes only oidc mode mounts: the callback and the redirecting /auth/login', async () => {
+    const doc = await body(await app.request('/openapi.json'));
+    const callback = doc.paths['/auth/callback']?.get;
+    expect(callback).toMatchObject({ tags: ['Sign-in'], 'x-easel-auth-mode': 'oidc' });
+    expect(callback.parameters.map((p: { name: string }) => p.name)).toEqual(['code', 'state', 'iss', 'error']);
+    expect(Object.keys(callback.responses['400'].content)).toEqual(['text/html']);
+    const login = doc.paths['/auth/login'].get;
+    expect([login['x-easel-auth-mode'], login.responses['302'].description]).toEqual(['oidc', 'to the identity provider']);
+    expect(login.parameters.map((p: { name: string }) => p.name)).toEqual(['returnTo', 'switch']);
+    // Dev sign-in is not mounted here, so not described.
+    expect(doc.paths['/auth/dev/login']).toBeUndefined();
+  });
 });
 
 describe('the provider away', () => {

@@ -1,28 +1,14 @@
 // GET /api/me: the dashboard's identity (spec, Adjacent routes). Canvas code
 // uses /v1/c/{slug}/me instead. Not capability-gated; management rate class.
-import { Elysia } from 'elysia';
 import type { User } from '../auth/users.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { json } from '../http/respond.ts';
+import { DashboardIdentity } from './model.ts';
 
 /** With tenancy off every user belongs to this one implicit org. */
 export const IMPLICIT_ORG = { id: 'default', name: 'Everyone' } as const;
-
-export interface DashboardIdentity {
-  id: string;
-  email: string;
-  name: string;
-  avatarUrl: string | null;
-  isAdmin: boolean;
-  orgs: Array<{ id: string; name: string }>;
-  isGuest: false;
-  canPublishPublic: boolean;
-  authMode: AppContext['config']['authMode'];
-  urlMode: AppContext['config']['urlMode'];
-  baseUrl: string;
-  designSkin: 'default';
-}
 
 export async function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean): Promise<DashboardIdentity> {
   const orgs = !ctx.config.tenancy
@@ -48,13 +34,10 @@ export async function dashboardIdentity(ctx: AppContext, user: User, isAdmin: bo
 }
 
 export function apiMeRoutes(ctx: AppContext, auth: AuthKinds) {
-  return new Elysia({ name: 'api-me' })
-    .use(auth)
-    .get(
-      '/api/me',
-      async ({ actor }) => json(200, await dashboardIdentity(ctx, actor.user, actor.isAdmin), { 'cache-control': 'no-store' }),
-      {
-        management: true,
-      },
-    );
+  return declaredRoutes('api-me', auth, [
+    sessionRoute(
+      { method: 'GET', path: '/api/me', tag: 'Management', summary: 'Who is signed in', answer: DashboardIdentity },
+      ({ actor }) => dashboardIdentity(ctx, actor.user, actor.isAdmin),
+    ),
+  ]);
 }

@@ -1,21 +1,29 @@
 // GET /auth/cli (the approval page), POST /auth/cli (approve: to the CLI's
 // loopback port with a one-time code) and POST /auth/cli/token (the CLI
 // trades code and verifier for a personal access token). See cli-login.ts.
-import { Elysia, t } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { principalOf } from './guards.ts';
-import { readJson } from '../http/json-body.ts';
-import { escapeHtml, html, json } from '../http/respond.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
+import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
 import { readCapped, StreamLimitError } from '../streams/capped.ts';
 import { CliLogins, parseCliRequest, type CliRequest } from './cli-login.ts';
+import { CliExchangeBody, CliTokenAnswer } from './model.ts';
 import { SIGN_IN_PAGE_HEADERS } from './routes.ts';
 import type { User } from './users.ts';
 
-const ExchangeBody = t.Object({ code: t.String({ minLength: 1, maxLength: 200 }), verifier: t.String({ minLength: 43, maxLength: 128 }) });
 const FORM_MAX_BYTES = 4096;
+
+/** The approval page's query (cli-login.ts parseCliRequest checks it). */
+const CliQuery = T.Object({
+  port: T.Optional(T.String({ description: "the CLI's loopback port" })),
+  state: T.Optional(T.String({ description: 'echoed back' })),
+  challenge: T.Optional(T.String({ description: 'base64url SHA-256 of the verifier' })),
+  name: T.Optional(T.String({ description: 'the token name' })),
+});
 
 export function cliLoginRoutes(ctx: AppContext) {
   const logins = new CliLogins(ctx.sql, ctx.now);
@@ -29,27 +37,47 @@ export function cliLoginRoutes(ctx: AppContext) {
     const p = await principalOf(ctx, request);
     return p?.kind === 'user' ? p.user : null;
   };
-  return new Elysia({ name: 'cli-login' })
-    .get('/auth/cli', async ({ request }) => {
-      const url = new URL(request.url);
-      const asked = parseCliRequest(url.searchParams);
-      if (!asked) return badRequest();
-      const user = await signedIn(request);
-      if (!user) {
-        const back = `/auth/cli?${url.searchParams}`;
-        return new Response(null, {
-          status: 302,
-          headers: { location: `/auth/login?returnTo=${encodeURIComponent(back)}`, 'cache-control': 'no-store' },
+  return declaredRoutes('cli-login', null, [
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/auth/cli',
+        tag: 'Sign-in',
+        summary: '`easel login`: the page where a signed-in person approves the CLI',
+        query: CliQuery,
+        answer: { contentType: 'text/html', description: 'approval page, or a redirect to sign in' },
+        pages: { 400: 'the parameters are missing or malformed' },
+      },
+      async ({ request, query }) => {
+        const asked = parseCliRequest(searchParamsOf(query));
+        if (!asked) return badRequest();
+        const user = await signedIn(request);
+        if (!user) {
+          // Back to this very page once signed in.
+          const back = `/auth/cli?${new URL(request.url).searchParams}`;
+          return new Response(null, {
+            status: 302,
+            headers: { location: `/auth/login?returnTo=${encodeURIComponent(back)}`, 'cache-control': 'no-store' },
+          });
+        }
+        // The approval form's answer goes on to the CLI waiting on a loopback port.
+        return html(200, approvalPage(user, asked), {
+          ...SIGN_IN_PAGE_HEADERS,
+          'content-security-policy': "frame-ancestors 'none'; form-action 'self' http://127.0.0.1:*",
         });
-      }
-      // The approval form's answer goes on to the CLI waiting on a loopback port.
-      return html(200, approvalPage(user, asked), {
-        ...SIGN_IN_PAGE_HEADERS,
-        'content-security-policy': "frame-ancestors 'none'; form-action 'self' http://127.0.0.1:*",
-      });
-    })
-    .post(
-      '/auth/cli',
+      },
+    ),
+    publicRoute(
+      {
+        method: 'POST',
+        path: '/auth/cli',
+        tag: 'Sign-in',
+        summary: "Approve (or cancel): 303 to the CLI's loopback port with a one-time code",
+        body: { contentType: 'application/x-www-form-urlencoded', description: 'port, state, challenge, name, decision' },
+        answer: { status: 303, contentType: 'none', description: 'to http://127.0.0.1:{port}/callback' },
+        errors: ['unauthorized', 'CROSS_SITE_FORBIDDEN'],
+        pages: { 400: 'the form is missing fields, malformed or over 4 KiB' },
+      },
       async ({ request }) => {
         refuseCrossSiteWrite(ctx.config, request);
         const user = await signedIn(request);
@@ -69,12 +97,20 @@ export function cliLoginRoutes(ctx: AppContext) {
         else back.searchParams.set('error', 'denied');
         return new Response(null, { status: 303, headers: { location: back.href, 'cache-control': 'no-store' } });
       },
-      { parse: 'none' },
-    )
-    .post(
-      '/auth/cli/token',
-      async ({ request }) => {
-        const { code, verifier } = await readJson(request, ExchangeBody, { maxBytes: 4096 });
+    ),
+    publicRoute(
+      {
+        method: 'POST',
+        path: '/auth/cli/token',
+        tag: 'Sign-in',
+        summary: 'The CLI trades the code and its verifier for a personal access token',
+        body: CliExchangeBody,
+        bodyOptions: { maxBytes: 4096 },
+        answer: CliTokenAnswer,
+        headers: { 'cache-control': 'no-store' },
+        errors: ['INVALID_BODY', 'INVALID_REQUEST'],
+      },
+      async ({ body: { code, verifier } }) => {
         const grant = await logins.exchange(code, verifier);
         const user = grant ? await ctx.users.byId(grant.userId) : null;
         if (!grant || !user?.active)
@@ -87,14 +123,15 @@ export function cliLoginRoutes(ctx: AppContext) {
           action: 'token.create',
           detail: { tokenId: created.id, via: 'cli' },
         });
-        return json(
-          200,
-          { token: created.token, tokenId: created.id, user: { id: user.id, email: user.email, name: user.name } },
-          { 'cache-control': 'no-store' },
-        );
+        return { token: created.token, tokenId: created.id, user: { id: user.id, email: user.email, name: user.name } };
       },
-      { parse: 'none' },
-    );
+    ),
+  ]);
+}
+
+/** The query's parameters that were sent, for parseCliRequest (absent ones stay absent). */
+function searchParamsOf(query: Record<string, string | undefined>): URLSearchParams {
+  return new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 function approvalPage(user: User, asked: CliRequest): string {

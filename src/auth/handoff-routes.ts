@@ -1,9 +1,10 @@
-import { Elysia } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import { HOST_LABEL } from '../http/host-labels.ts';
 import type { AppContext } from '../context.ts';
 import { principalOf } from './guards.ts';
 import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 import { sessionTokenHash } from './sessions.ts';
 import type { HandoffSubject } from './handoff.ts';
@@ -19,24 +20,42 @@ const NO_KEEPING = { 'cache-control': 'no-store', 'referrer-policy': 'no-referre
  * to sign-in first, then back here.
  */
 export function handoffRoutes(ctx: AppContext) {
-  return new Elysia({ name: 'auth-handoff' }).get('/auth/handoff', async ({ request }) => {
-    const url = new URL(request.url);
-    const slug = url.searchParams.get('canvas') ?? '';
-    const stateHash = url.searchParams.get('state') ?? '';
-    const next = url.searchParams.get('next') ?? '/';
-    if (ctx.config.urlMode !== 'subdomain' || !HOST_LABEL.test(slug) || !STATE_HASH.test(stateHash) || !next.startsWith('/')) {
-      return html(400, page('This sign-in link is not valid. Open the canvas again to sign in.'), NO_KEEPING);
-    }
-    const canvasId = (await ctx.canvases.bySlug(slug))?.id ?? null;
-    const vouched = await vouchedSubject(ctx, request, canvasId);
-    if (!vouched) {
-      const login = `/auth/login?returnTo=${encodeURIComponent(url.pathname + url.search)}`;
-      return new Response(null, { status: 302, headers: { location: login, ...NO_KEEPING } });
-    }
-    const code = await ctx.handoffs.issue({ ...vouched, canvasId, stateHash });
-    const target = `${canvasOrigin(ctx.config, slug)}/__easel/handoff?code=${code}&next=${encodeURIComponent(next)}`;
-    return new Response(null, { status: 302, headers: { location: target, ...NO_KEEPING } });
-  });
+  return declaredRoutes('auth-handoff', null, [
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/auth/handoff',
+        tag: 'Sign-in',
+        summary: "Subdomain mode: carries a sign-in to a canvas's own host",
+        query: T.Object({
+          canvas: T.Optional(T.String({ description: "the canvas's slug" })),
+          state: T.Optional(T.String({ description: "SHA-256 (hex) of the canvas host's state" })),
+          next: T.Optional(T.String({ description: "the path to open on the canvas's host (default /)" })),
+        }),
+        answer: { contentType: 'text/html', description: 'redirect' },
+        pages: { 400: 'the handoff link is malformed, expired or used' },
+      },
+      async ({ request, query }) => {
+        const slug = query.canvas ?? '';
+        const stateHash = query.state ?? '';
+        const next = query.next ?? '/';
+        if (ctx.config.urlMode !== 'subdomain' || !HOST_LABEL.test(slug) || !STATE_HASH.test(stateHash) || !next.startsWith('/')) {
+          return html(400, page('This sign-in link is not valid. Open the canvas again to sign in.'), NO_KEEPING);
+        }
+        const canvasId = (await ctx.canvases.bySlug(slug))?.id ?? null;
+        const vouched = await vouchedSubject(ctx, request, canvasId);
+        if (!vouched) {
+          // Back to this very link once signed in.
+          const here = new URL(request.url);
+          const login = `/auth/login?returnTo=${encodeURIComponent(here.pathname + here.search)}`;
+          return new Response(null, { status: 302, headers: { location: login, ...NO_KEEPING } });
+        }
+        const code = await ctx.handoffs.issue({ ...vouched, canvasId, stateHash });
+        const target = `${canvasOrigin(ctx.config, slug)}/__easel/handoff?code=${code}&next=${encodeURIComponent(next)}`;
+        return new Response(null, { status: 302, headers: { location: target, ...NO_KEEPING } });
+      },
+    ),
+  ]);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Authoring's `metadata` field (spec "Authoring metadata JSON fields"): a
 // JSON string in the multipart body, checked strictly (a field a method does
 // not accept is 400 INVALID_BODY, CONTRACT §9).
+import type { TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -104,3 +105,55 @@ export function checkExpiry(
   if (maxDays > 0 && given > now + maxDays * 24 * 3600 * 1000)
     throw new AppError('INVALID_BODY', `expiresAt: at most ${maxDays} days ahead`);
 }
+
+const Nullable = <S extends TSchema>(s: S) => t.Union([s, t.Null()]);
+const oneOf = <V extends string>(...values: V[]) => t.Union(values.map((v) => t.Literal(v)));
+
+/** A canvas a page published, as the SDK receives it (sdk/wire.ts AuthoredCanvas). */
+export const AuthoredCanvasAnswer = t.Object({
+  id: t.String(),
+  url: t.String(),
+  title: t.String(),
+  tags: t.Array(t.String()),
+  access: oneOf('private', 'whole_org', 'public_link', 'password'),
+  accessMode: oneOf('restricted', 'whole_org', 'public_link'),
+  publicationStatus: oneOf('disabled', 'archived', 'unpublished', 'draft', 'expired', 'published'),
+  hasPassword: t.Boolean(),
+  status: oneOf('revoked', 'expired', 'private', 'live'),
+  createdAt: t.Integer(),
+  updatedAt: t.Integer(),
+  expiresAt: Nullable(t.Integer()),
+  revokedAt: Nullable(t.Integer()),
+  galleryListed: t.Boolean(),
+  galleryTemplatable: t.Boolean(),
+  discoverability: t.Literal('none'),
+  createdBy: t.String(),
+  viewerRole: oneOf('owner', 'editor', 'admin'),
+  audienceSummary: t.Object({ count: t.Integer(), names: t.Array(t.String()) }),
+  version: Nullable(t.String()),
+  bundleUpdatedAt: t.Integer(),
+  sourceApp: Nullable(t.String()),
+  sourceKind: Nullable(t.String()),
+  metadata: t.Record(t.String(), t.Unknown()),
+});
+
+export const AuthoredListAnswer = t.Object({ canvases: t.Array(AuthoredCanvasAnswer) });
+
+/** The list's filters; an empty `tags` filters nothing. */
+export const AuthoredListQuery = t.Object({
+  sourceApp: t.Optional(t.String({ description: 'only canvases published with this metadata.sourceApp' })),
+  sourceKind: t.Optional(t.String({ description: 'only canvases published with this metadata.sourceKind' })),
+  tags: t.Optional(t.String({ description: 'comma-separated tags, all of which must match' })),
+});
+
+/** Where a canvas a page published came from (service.ts AuthoredSummary); null for canvases no page made. */
+export const AuthoredSummaryAnswer = Nullable(
+  t.Object({
+    sourceCanvasId: t.String(),
+    sourceApp: Nullable(t.String()),
+    sourceKind: Nullable(t.String()),
+    createdBy: t.String(),
+    publicationStatus: oneOf('disabled', 'archived', 'unpublished', 'draft', 'expired', 'published'),
+    revokedAt: Nullable(t.Integer()),
+  }),
+);

@@ -2,15 +2,15 @@
 // 2026-11-28): owners, editors and admins reach them, anyone else gets 404;
 // the right to the canvas is checked before anything is read. Exports stream
 // (JSON, NDJSON or CSV) as an attachment named after the canvas and the day.
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
-import { managedCanvas, type Managed } from '../canvases/authority.ts';
-import type { Actor } from '../canvases/authority.ts';
+import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
 import { checkStrict } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
 import { CONTENT_TYPES, exportStream } from './format.ts';
-import { ExportQuery } from './model.ts';
+import { DataSummaryAnswer, EXPORT_ANSWER, EXPORT_ERRORS, ExportQuery, ExportQueryDoc, PRIVATE } from './model.ts';
 import type { ExportFormat } from './rows.ts';
 import type { CanvasDataService, ExportKind } from './service.ts';
 
@@ -33,6 +33,7 @@ function attachment(type: string, name: string, extension: string): Record<strin
 export function canvasDataRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasDataService) {
   const exported = async (actor: Actor, id: string, request: Request, kind: Exclude<ExportKind, 'files.zip'>, name: string | null) => {
     const managed: Managed = await managedCanvas(ctx, actor, id, 'manage');
+    // The whole query, strictly (an unknown parameter is refused), after the right to the canvas.
     const query = Object.fromEntries(new URL(request.url).searchParams);
     checkStrict(ExportQuery, query);
     const format = query.format ?? 'json';
@@ -42,27 +43,64 @@ export function canvasDataRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasD
       headers: attachment(CONTENT_TYPES[format], fileName(managed.canvas.slug, kind, name, ctx.now()), EXTENSIONS[format]),
     });
   };
-  return new Elysia({ name: 'canvas-data' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/canvases/:id/data', async ({ actor, params }) => {
-        const managed = await managedCanvas(ctx, actor, params.id, 'manage');
-        return json(200, await data.summary(managed.canvas), { 'cache-control': 'private, no-store' });
-      })
-      .get('/api/canvases/:id/data/kv', ({ actor, params, request }) => exported(actor, params.id, request, 'kv', null))
-      .get('/api/canvases/:id/data/collections/:name', ({ actor, params, request }) =>
-        exported(actor, params.id, request, 'collection', params.name),
-      )
-      .get('/api/canvases/:id/data/submissions/:collection', ({ actor, params, request }) =>
-        exported(actor, params.id, request, 'submissions', params.collection),
-      )
-      .get('/api/canvases/:id/data/files', ({ actor, params, request }) => exported(actor, params.id, request, 'files', null))
-      .get('/api/canvases/:id/data/files.zip', async ({ actor, params }) => {
+  const exportRoute = <P extends string>(path: P, summary: string, more: ErrorCode[] = []) =>
+    ({
+      method: 'GET',
+      path,
+      tag: 'Management',
+      summary,
+      query: ExportQueryDoc,
+      answer: EXPORT_ANSWER,
+      errors: [...EXPORT_ERRORS, ...more],
+    }) as const;
+  return declaredRoutes('canvas-data', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/data',
+        tag: 'Management',
+        summary: 'What the canvas holds, in counts and bytes (KV, collections, submissions, files)',
+        answer: DataSummaryAnswer,
+        errors: ['NOT_FOUND'],
+        headers: PRIVATE,
+      },
+      async ({ actor, params }) => data.summary((await managedCanvas(ctx, actor, params.id, 'manage')).canvas),
+    ),
+    sessionRoute(
+      exportRoute('/api/canvases/:id/data/kv', 'Export the shared KV keys (never the per-viewer scope)'),
+      ({ actor, params, request }) => exported(actor, params.id, request, 'kv', null),
+    ),
+    sessionRoute(
+      exportRoute('/api/canvases/:id/data/collections/:name', "Export a collection's records the caller may read", [
+        'COLLECTION_NOT_CONFIGURED',
+      ]),
+      ({ actor, params, request }) => exported(actor, params.id, request, 'collection', params.name),
+    ),
+    sessionRoute(
+      exportRoute('/api/canvases/:id/data/submissions/:collection', 'Export a submissions collection (owners and editors)'),
+      ({ actor, params, request }) => exported(actor, params.id, request, 'submissions', params.collection),
+    ),
+    sessionRoute(
+      exportRoute('/api/canvases/:id/data/files', 'Export the list of runtime files the caller may read'),
+      ({ actor, params, request }) => exported(actor, params.id, request, 'files', null),
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/data/files.zip',
+        tag: 'Management',
+        summary: 'The runtime files the caller may read, in one ZIP',
+        answer: { contentType: 'application/zip', description: 'a ZIP of stored entries, one per file, streamed' },
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
+      },
+      async ({ actor, params }) => {
         const managed = await managedCanvas(ctx, actor, params.id, 'manage');
         const body = await data.zipFiles(managed.canvas, actor.user, managed.role);
         await data.audited(managed.canvas.id, actor.user.id, managed.asAdmin, 'files.zip', null, 'zip');
         return new Response(body, {
           headers: attachment('application/zip', fileName(managed.canvas.slug, 'files', null, ctx.now()), 'zip'),
         });
-      }),
-  );
+      },
+    ),
+  ]);
 }

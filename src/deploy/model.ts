@@ -39,3 +39,13 @@ export const FinalizeBody = Type.Object(
   },
   closed,
 );
+
+/** Rollback's answer: the canvas URL and the version now live. */
+export const RollbackAnswer = Type.Object({ url: Type.String(), version: Type.Integer() });
+
+/** Unpublish's answer: the canvas is a draft again, its history kept. */
+export const UnpublishAnswer = Type.Object({
+  url: Type.String(),
+  publicationState: Type.Literal('draft'),
+  currentVersionId: Type.Null(),
+});

@@ -1,69 +1,164 @@
 // The Deploy API for people (issue 22 items 1 and 2): the owner, editors and
 // admins, with a session or a personal access token, deploy (ZIP or staged),
 // read back, roll back and unpublish exactly as the canvas key does, through
-// the same services and codes, audited as themselves.
-import { Elysia } from 'elysia';
-import { managedCanvas, type Actor } from '../canvases/authority.ts';
+// the same services and codes, audited as themselves. The right to the
+// canvas (404) comes before the rate and the body.
+import type { Actor } from '../canvases/authority.ts';
+import { managedOnce } from '../canvases/managed-once.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { BeginUploadAnswer, DeployResult, FileListing, VersionList } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
 import { enforceDeployRate } from './key-auth.ts';
 import { rollback, unpublish, type LifecycleActor } from './lifecycle.ts';
-import { RollbackBody } from './model.ts';
-import { readBeginBody, readFinalizeBody } from './upload/body.ts';
+import { RollbackAnswer, RollbackBody, UnpublishAnswer } from './model.ts';
+import {
+  BEGIN_BODY,
+  BEGIN_ERRORS,
+  BLOB_BODY,
+  DeployQuery,
+  FINALIZE_BODY,
+  FINALIZE_ERRORS,
+  LiveFileQuery,
+  ROLLBACK_ERRORS,
+  STAGE_ERRORS,
+  STORED,
+  ZIP_BODY,
+  ZIP_DEPLOY_ERRORS,
+} from './route-docs.ts';
+import { contentLengthOf, readBeginBody, readFinalizeBody } from './upload/body.ts';
 import type { UploadService } from './upload/service.ts';
 import { fileListing, liveFile, readBackResponse, versionList } from './views.ts';
 import { deployZipRequest } from './zip/request.ts';
 
 export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
-  const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
-  const canvasOf = (actor: Actor, id: string) => managedCanvas(ctx, actor, id, 'manage');
+  // Rollback finds the canvas in its check (before the body) and uses it in its handler.
+  const canvasOf = managedOnce(ctx);
   const as = (actor: Actor, asAdmin: boolean): LifecycleActor => ({ id: actor.user.id, kind: asAdmin ? 'admin' : 'user' });
-  return new Elysia({ name: 'deploy-for-people' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/canvases/:id/versions', async ({ actor, params }) => ok(await versionList(ctx, (await canvasOf(actor, params.id)).canvas)))
-      .get('/api/canvases/:id/files', async ({ actor, params, request }) => {
-        const { canvas } = await canvasOf(actor, params.id);
-        const path = new URL(request.url).searchParams.get('path');
-        if (path === null) return ok(await fileListing(ctx, canvas));
-        return readBackResponse(ctx, await liveFile(ctx, canvas, path));
-      })
-      .post('/api/canvases/:id/rollback', async ({ actor, params, request }) => {
-        const m = await canvasOf(actor, params.id);
-        await enforceDeployRate(ctx, m.canvas.id);
-        const { version } = await readJson(request, RollbackBody);
-        return ok(await rollback(ctx, m.canvas, version, as(actor, m.asAdmin)));
-      })
-      .post('/api/canvases/:id/unpublish', async ({ actor, params, request }) => {
-        const m = await canvasOf(actor, params.id);
+  const described = (summary: string) => ({ tag: 'Management' as const, summary });
+  const CANVAS_ROLE = ['NOT_FOUND'] as const;
+
+  return declaredRoutes('deploy-for-people', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/versions',
+        ...described('Versions, newest first (as a person: no deploy key needed)'),
+        answer: VersionList,
+        errors: CANVAS_ROLE,
+      },
+      async ({ actor, params, request }) => versionList(ctx, (await canvasOf(actor, params.id, request)).canvas),
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/files',
+        ...described('Files of the live version, or one file with ?path='),
+        query: LiveFileQuery,
+        answer: FileListing,
+        errors: [...CANVAS_ROLE, 'NOT_PUBLISHED'],
+      },
+      async ({ actor, params, request, query }) => {
+        const { canvas } = await canvasOf(actor, params.id, request);
+        if (query.path === undefined) return fileListing(ctx, canvas);
+        return readBackResponse(ctx, await liveFile(ctx, canvas, query.path));
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/rollback',
+        ...described('Make a kept version live again'),
+        body: RollbackBody,
+        answer: RollbackAnswer,
+        errors: [...CANVAS_ROLE, 'INVALID_BODY', ...ROLLBACK_ERRORS],
+      },
+      {
+        check: async ({ actor, params, request }) => enforceDeployRate(ctx, (await canvasOf(actor, params.id, request)).canvas.id),
+        handle: async ({ actor, params, request, body }) => {
+          const m = await canvasOf(actor, params.id, request);
+          return rollback(ctx, m.canvas, body.version, as(actor, m.asAdmin));
+        },
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/unpublish',
+        ...described('Take the canvas offline (history kept)'),
+        answer: UnpublishAnswer,
+        errors: [...CANVAS_ROLE, 'CANNOT_UNPUBLISH'],
+      },
+      async ({ actor, params, request }) => {
+        const m = await canvasOf(actor, params.id, request);
         await request.body?.cancel().catch(() => {});
-        return ok(await unpublish(ctx, m.canvas, as(actor, m.asAdmin)));
-      })
-      .put('/api/canvases/:id/deploy', async ({ actor, params, request }) => {
-        const m = await canvasOf(actor, params.id);
+        return unpublish(ctx, m.canvas, as(actor, m.asAdmin));
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/deploy',
+        ...described('Publish a ZIP as a person (the raw bytes; audited as you)'),
+        body: ZIP_BODY,
+        query: DeployQuery,
+        answer: DeployResult,
+        errors: [...CANVAS_ROLE, ...ZIP_DEPLOY_ERRORS],
+      },
+      async ({ actor, params, request }) => {
+        const m = await canvasOf(actor, params.id, request);
         await enforceDeployRate(ctx, m.canvas.id);
-        return ok(await deployZipRequest(ctx, m.canvas, request, as(actor, m.asAdmin)));
-      })
-      .post('/api/canvases/:id/uploads', async ({ actor, params, request }) => {
-        const { canvas } = await canvasOf(actor, params.id);
+        return deployZipRequest(ctx, m.canvas, request, as(actor, m.asAdmin));
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/uploads',
+        ...described('Staged upload as a person, step 1'),
+        body: BEGIN_BODY,
+        answer: BeginUploadAnswer,
+        errors: [...CANVAS_ROLE, ...BEGIN_ERRORS],
+      },
+      async ({ actor, params, request }) => {
+        const { canvas } = await canvasOf(actor, params.id, request);
         await enforceDeployRate(ctx, canvas.id);
         const begun = await uploads.begin(canvas, actor.user.id, await readBeginBody(request));
-        if (begun.kind === 'already_current') return ok(begun.result);
-        return ok({ uploadId: begun.uploadId, missingHashes: begun.missingHashes });
-      })
-      .put('/api/canvases/:id/uploads/:uploadId/blobs/:hash', async ({ actor, params, request }) => {
-        const { canvas } = await canvasOf(actor, params.id);
-        const length = request.headers.get('content-length');
-        const contentLength = length !== null && /^\d+$/.test(length) ? Number(length) : null;
-        await uploads.stage(canvas.id, actor.user.id, params.uploadId, params.hash, request.body, contentLength);
+        if (begun.kind === 'already_current') return begun.result;
+        return { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/uploads/:uploadId/blobs/:hash',
+        ...described('Staged upload as a person, step 2: one blob'),
+        body: BLOB_BODY,
+        answer: STORED,
+        errors: [...CANVAS_ROLE, ...STAGE_ERRORS],
+      },
+      async ({ actor, params, request }) => {
+        const { canvas } = await canvasOf(actor, params.id, request);
+        await uploads.stage(canvas.id, actor.user.id, params.uploadId, params.hash, request.body, contentLengthOf(request));
         return new Response(null, { status: 204 });
-      })
-      .post('/api/canvases/:id/uploads/:uploadId/finalize', async ({ actor, params, request }) => {
-        const m = await canvasOf(actor, params.id);
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/uploads/:uploadId/finalize',
+        ...described('Staged upload as a person, step 3: publish'),
+        body: FINALIZE_BODY,
+        answer: DeployResult,
+        errors: [...CANVAS_ROLE, ...FINALIZE_ERRORS],
+      },
+      async ({ actor, params, request }) => {
+        const m = await canvasOf(actor, params.id, request);
         await enforceDeployRate(ctx, m.canvas.id);
         const body = await readFinalizeBody(request);
-        return ok(await uploads.finalize(m.canvas, actor.user.id, params.uploadId, body, { auditKind: as(actor, m.asAdmin).kind }));
-      }),
-  );
+        return uploads.finalize(m.canvas, actor.user.id, params.uploadId, body, { auditKind: as(actor, m.asAdmin).kind });
+      },
+    ),
+  ]);
 }

@@ -1,56 +1,94 @@
 // The Deploy API (spec "Endpoints / Deploy API") except the staged upload
 // (upload/routes.ts): PUT deploy, read-back, rollback, unpublish. Every route
 // authenticates with the canvas key only: no cookies, no CORS.
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { DeployResult, DeployStatus, FileListing, VersionList } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
+import { deployKeyRoute } from './door-routes.ts';
 import { enforceDeployRate } from './key-auth.ts';
-import { RollbackBody } from './model.ts';
 import { rollback, unpublish } from './lifecycle.ts';
+import { RollbackAnswer, RollbackBody, UnpublishAnswer } from './model.ts';
+import { DeployQuery, LiveFileQuery, ROLLBACK_ERRORS, ZIP_BODY, ZIP_DEPLOY_ERRORS } from './route-docs.ts';
 import { canvasView, fileListing, liveFile, readBackResponse, versionList } from './views.ts';
 import { deployZipRequest } from './zip/request.ts';
 
 /** A rollback body is one small object. */
 const ROLLBACK_BODY_MAX = 16 * 1024;
 
-export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
-  return (
-    new Elysia({ name: 'deploy-api' })
-      .use(auth)
-      // The body is read by the handler, after the key: a ZIP whatever its Content-Type, as a stream.
-      .guard({ deployKey: true, parse: 'none' }, (app) =>
-        app
-          .put('/v1/canvases/:id/deploy', async ({ request, canvas }) => {
-            await enforceDeployRate(ctx, canvas.id);
-            return json(200, await deployZipRequest(ctx, canvas, request));
-          })
-          .get('/v1/canvases/:id', async ({ canvas }) => json(200, await canvasView(ctx, canvas)))
-          .get('/v1/canvases/:id/versions', async ({ canvas }) => json(200, await versionList(ctx, canvas)))
-          .get('/v1/canvases/:id/files', async ({ request, canvas }) => {
-            const path = new URL(request.url).searchParams.get('path');
-            if (path === null) return json(200, await fileListing(ctx, canvas));
-            return readBackResponse(ctx, await liveFile(ctx, canvas, path));
-          })
-          .post('/v1/canvases/:id/rollback', async ({ request, canvas }) => {
-            await enforceDeployRate(ctx, canvas.id);
-            const { version } = await readJson(request, RollbackBody, {
-              maxBytes: ROLLBACK_BODY_MAX,
-              jsonTypeOnly: false,
-              invalid: invalidBody,
-              tooLarge: invalidBody,
-            });
-            return json(200, await rollback(ctx, canvas, version));
-          })
-          .post('/v1/canvases/:id/unpublish', async ({ request, canvas }) => {
-            // The body (if any) carries nothing; it is drained so the connection stays reusable.
-            await request.body?.cancel().catch(() => {});
-            return json(200, await unpublish(ctx, canvas));
-          }),
-      )
-  );
-}
-
 const invalidBody = () => new AppError('invalid_body', 'rollback takes {"version": <positive integer>}');
+
+export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
+  const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
+  return declaredRoutes('deploy-api', auth, [
+    deployKeyRoute(
+      {
+        method: 'PUT',
+        path: '/v1/canvases/:id/deploy',
+        ...described('Publish a ZIP archive (the raw bytes: curl --data-binary @site.zip)'),
+        // Read by the handler, after the key: a ZIP whatever its Content-Type, as a stream.
+        body: ZIP_BODY,
+        query: DeployQuery,
+        answer: DeployResult,
+        errors: ZIP_DEPLOY_ERRORS,
+      },
+      async ({ request, canvas }) => {
+        await enforceDeployRate(ctx, canvas.id);
+        return deployZipRequest(ctx, canvas, request);
+      },
+    ),
+    deployKeyRoute(
+      { method: 'GET', path: '/v1/canvases/:id', ...described("The canvas's publication state"), answer: DeployStatus },
+      ({ canvas }) => canvasView(ctx, canvas),
+    ),
+    deployKeyRoute(
+      { method: 'GET', path: '/v1/canvases/:id/versions', ...described('Versions, newest first'), answer: VersionList },
+      ({ canvas }) => versionList(ctx, canvas),
+    ),
+    deployKeyRoute(
+      {
+        method: 'GET',
+        path: '/v1/canvases/:id/files',
+        ...described('Files of the live version, or one file with ?path='),
+        query: LiveFileQuery,
+        answer: FileListing,
+        errors: ['NOT_PUBLISHED', 'NOT_FOUND'],
+      },
+      async ({ canvas, query }) => {
+        if (query.path === undefined) return fileListing(ctx, canvas);
+        return readBackResponse(ctx, await liveFile(ctx, canvas, query.path));
+      },
+    ),
+    deployKeyRoute(
+      {
+        method: 'POST',
+        path: '/v1/canvases/:id/rollback',
+        ...described('Make a kept version live again'),
+        body: RollbackBody,
+        bodyOptions: { maxBytes: ROLLBACK_BODY_MAX, jsonTypeOnly: false, invalid: invalidBody, tooLarge: invalidBody },
+        answer: RollbackAnswer,
+        errors: ['invalid_body', ...ROLLBACK_ERRORS],
+      },
+      {
+        // The deploy-class rate counts before the body is read.
+        check: ({ canvas }) => enforceDeployRate(ctx, canvas.id),
+        handle: ({ canvas, body }) => rollback(ctx, canvas, body.version),
+      },
+    ),
+    deployKeyRoute(
+      {
+        method: 'POST',
+        path: '/v1/canvases/:id/unpublish',
+        ...described('Take the canvas offline'),
+        answer: UnpublishAnswer,
+        errors: ['CANNOT_UNPUBLISH'],
+      },
+      async ({ request, canvas }) => {
+        // The body (if any) carries nothing; it is drained so the connection stays reusable.
+        await request.body?.cancel().catch(() => {});
+        return unpublish(ctx, canvas);
+      },
+    ),
+  ]);
+}

@@ -2,56 +2,139 @@
 // GET/DELETE /api/canvases/{id}/draft, GET/PUT/DELETE …/draft/file?path=,
 // POST …/draft/revert, …/draft/rebase, …/draft/publish.
 import type { Static } from '@sinclair/typebox';
-import { Elysia } from 'elysia';
 import { managedCanvas } from '../canvases/authority.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
 import { readBackResponse } from '../deploy/views.ts';
+import type { ErrorCode } from '../errors.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { checkStrict } from '../http/json-body.ts';
+import { DeployResult } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { checkStrict, readJson } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
-import { DraftFileQuery, DraftPathBody, DraftWriteQuery, PublishDraftBody } from './model.ts';
+import {
+  DraftFileQuery,
+  DraftFileQueryDoc,
+  DraftPathBody,
+  DraftViewAnswer,
+  DraftWriteAnswer,
+  DraftWriteQuery,
+  DraftWriteQueryDoc,
+  PublishDraftBody,
+} from './model.ts';
 import type { DraftService } from './service.ts';
 
+/** The whole query, strictly: an unknown or malformed parameter is 400 INVALID_BODY. */
 function queryOf<S extends typeof DraftFileQuery | typeof DraftWriteQuery>(request: Request, schema: S): Static<S> {
   const query = Object.fromEntries(new URL(request.url).searchParams);
   checkStrict(schema, query);
   return query;
 }
 
+const PATH_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'INVALID_PATH', 'ZIP_SLIP_REJECTED'];
+
 export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftService) {
-  const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
-  return new Elysia({ name: 'drafts' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/canvases/:id/draft', async ({ actor, params }) => ok(await drafts.open(actor, params.id)))
-      .delete('/api/canvases/:id/draft', async ({ actor, params }) => {
+  const described = (summary: string) => ({ tag: 'Management' as const, summary });
+  return declaredRoutes('drafts', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/draft',
+        ...described('Your draft of the canvas (started from the live version on first open)'),
+        answer: DraftViewAnswer,
+        errors: ['NOT_FOUND'],
+      },
+      ({ actor, params }) => drafts.open(actor, params.id),
+    ),
+    sessionRoute(
+      {
+        method: 'DELETE',
+        path: '/api/canvases/:id/draft',
+        ...described('Discard your draft'),
+        answer: { status: 204, contentType: 'none', description: 'discarded' },
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => {
         await drafts.discard(actor, params.id);
         return new Response(null, { status: 204 });
-      })
-      .get('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/draft/file',
+        ...described("One file's bytes from your draft, its base version or the live version"),
+        query: DraftFileQueryDoc,
+        answer: { contentType: 'application/octet-stream', description: 'the file' },
+        errors: PATH_ERRORS,
+      },
+      async ({ actor, params, request }) => {
         const { path, from } = queryOf(request, DraftFileQuery);
         return readBackResponse(ctx, await drafts.file(actor, params.id, path, from ?? 'draft'));
-      })
-      .put('/api/canvases/:id/draft/file', async ({ actor, params, request }) => {
-        const { path } = queryOf(request, DraftWriteQuery);
-        return ok(await drafts.write(actor, params.id, path, request.body));
-      })
-      .delete('/api/canvases/:id/draft/file', async ({ actor, params, request }) =>
-        ok(await drafts.remove(actor, params.id, queryOf(request, DraftWriteQuery).path)),
-      )
-      .post('/api/canvases/:id/draft/revert', async ({ actor, params, request }) => {
-        const { path } = await readJson(request, DraftPathBody);
-        return ok(await drafts.revert(actor, params.id, path));
-      })
-      .post('/api/canvases/:id/draft/rebase', async ({ actor, params, request }) => {
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/draft/file',
+        ...described('Write one file of your draft (the raw bytes)'),
+        query: DraftWriteQueryDoc,
+        body: { contentType: 'application/octet-stream', description: 'the new content' },
+        answer: DraftWriteAnswer,
+        errors: [...PATH_ERRORS, 'FILE_TOO_LARGE', 'TOO_MANY_FILES', 'CANVAS_TOO_LARGE', 'INSUFFICIENT_STORAGE', 'STORAGE_UNAVAILABLE'],
+      },
+      ({ actor, params, request }) => drafts.write(actor, params.id, queryOf(request, DraftWriteQuery).path, request.body),
+    ),
+    sessionRoute(
+      {
+        method: 'DELETE',
+        path: '/api/canvases/:id/draft/file',
+        ...described('Delete one file from your draft'),
+        query: DraftWriteQueryDoc,
+        answer: DraftViewAnswer,
+        errors: PATH_ERRORS,
+      },
+      ({ actor, params, request }) => drafts.remove(actor, params.id, queryOf(request, DraftWriteQuery).path),
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/draft/revert',
+        ...described("Drop your draft's edit of one file"),
+        body: DraftPathBody,
+        answer: DraftViewAnswer,
+        errors: PATH_ERRORS,
+      },
+      ({ actor, params, body }) => drafts.revert(actor, params.id, body.path),
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/draft/rebase',
+        ...described('Move a stale draft onto the live version, keeping your edits'),
+        answer: DraftViewAnswer,
+        errors: ['NOT_FOUND', 'NOT_PUBLISHED'],
+      },
+      async ({ actor, params, request }) => {
         await request.body?.cancel().catch(() => {});
-        return ok(await drafts.rebase(actor, params.id));
-      })
-      .post('/api/canvases/:id/draft/publish', async ({ actor, params, request }) => {
-        const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
-        await enforceDeployRate(ctx, canvas.id);
-        const { expectedPublicationToken } = await readJson(request, PublishDraftBody, { emptyAs: {} });
-        return ok(await drafts.publish(actor, params.id, expectedPublicationToken ?? null));
-      }),
-  );
+        return drafts.rebase(actor, params.id);
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/draft/publish',
+        ...described('Publish your draft as a new live version (source editor)'),
+        body: PublishDraftBody,
+        bodyOptions: { emptyAs: {} },
+        answer: DeployResult,
+        errors: ['NOT_FOUND', 'INVALID_BODY', 'DRAFT_STALE', 'EMPTY_DEPLOY', 'PUBLICATION_CHANGED', 'QUOTA_EXCEEDED', 'RATE_LIMITED'],
+      },
+      {
+        // The right to the canvas and the deploy-class rate, before the body.
+        check: async ({ actor, params }) => enforceDeployRate(ctx, (await managedCanvas(ctx, actor, params.id, 'manage')).canvas.id),
+        handle: ({ actor, params, body }) => drafts.publish(actor, params.id, body.expectedPublicationToken ?? null),
+      },
+    ),
+  ]);
 }

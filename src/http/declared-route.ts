@@ -4,8 +4,9 @@
 // GET /openapi.json describes it from the same object (src/openapi/), and the
 // test harness holds every refusal a suite sees to the declared list.
 //
-// The spec's order is kept: the door (an Elysia macro: 401, 403, 404, 429)
-// runs before the handler, and only then is the body read and checked here.
+// The spec's order is kept: the door (an Elysia macro: 401, 403, 404, 429),
+// then the route's check (the caller's right to what the path names), and
+// only then are the query and the body read and checked here.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
@@ -18,7 +19,7 @@ export type Door = 'public' | 'session' | 'admin' | 'deployKey' | 'runtime' | 'm
 
 export type Tag = 'Service' | 'Sign-in' | 'Tokens' | 'Management' | 'Admin' | 'Deploy' | 'Agents' | 'SDK and dashboard' | 'Runtime';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
 
 /** A body or answer that is not JSON, described in words for the document. */
 export interface OtherContent {
@@ -102,7 +103,7 @@ type Handler<P extends string, B extends Content, Q extends TObject | undefined,
 export type RouteWork<P extends string, B extends Content, Q extends TObject | undefined, A extends Content, DoorValues> =
   | Handler<P, B, Q, A, DoorValues>
   | {
-      check: (input: Omit<RouteInput<P, B, Q, DoorValues>, 'body'>) => Promise<void> | void;
+      check: (input: Omit<RouteInput<P, B, Q, DoorValues>, 'body' | 'query'>) => Promise<void> | void;
       handle: Handler<P, B, Q, A, DoorValues>;
     };
 
@@ -180,9 +181,10 @@ async function run(route: DeclaredRoute, context: Record<string, unknown>): Prom
     actor: context.actor,
     canvas: context.canvas,
     caller: context.caller,
-    query: checkedQuery(d, d.query ? ((context.query ?? {}) as Record<string, unknown>) : {}),
   };
+  // The caller's right to what the path names comes before anything they sent (query, then body) is judged.
   if (route.check) await route.check(input);
+  input.query = checkedQuery(d, d.query ? ((context.query ?? {}) as Record<string, unknown>) : {});
   if (isSchema(d.body)) input.body = await readJson(request, d.body, d.bodyOptions);
   const answer = await route.handle(input);
   if (answer instanceof Response) return answer;

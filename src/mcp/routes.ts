@@ -2,11 +2,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TObject } from '@sinclair/typebox';
-import { Elysia } from 'elysia';
 import type { Actor } from '../canvases/authority.ts';
 import { AppError } from '../errors.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { principalOf } from '../auth/guards.ts';
+import { declaredRoutes, doorRoute } from '../http/declared-route.ts';
 import { checkStrict } from '../http/json-body.ts';
 import { managementActor } from '../canvases/guard.ts';
 import type { Tool, ToolDeps } from './tools.ts';
@@ -24,12 +24,21 @@ const MCP_BODY_MAX = 64 * 1024 * 1024;
 export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
   const tools = easelTools(deps);
   const version = deps.ctx.version;
-  return new Elysia({ name: 'mcp' })
-    .use(auth)
-    .post(
-      '/mcp',
+  // The door is the management door, checked here: no credential at all is 401 before the cross-site rule (403 to a script).
+  const mcpRoute = doorRoute<unknown>('session');
+  const declared = { tag: 'Agents', ownDoor: true } as const;
+  const jsonRpc = (description: string) => ({ contentType: 'application/json', description });
+  return declaredRoutes('mcp', auth, [
+    mcpRoute(
+      {
+        method: 'POST',
+        path: '/mcp',
+        ...declared,
+        summary: 'Model Context Protocol (streamable HTTP, stateless): the canvas tools',
+        body: jsonRpc('a JSON-RPC request (initialize, tools/list, tools/call)'),
+        answer: jsonRpc('the JSON-RPC answer; a refused tool call is a result with isError and `CODE: message`'),
+      },
       async ({ request }) => {
-        // No credential at all is 401 before the dashboard's cross-site rule (which would say 403 to a script).
         if ((await principalOf(deps.ctx, request)) === null) throw new AppError('unauthorized');
         const actor = await managementActor(deps.ctx, request);
         const server = serverFor(actor, tools, version);
@@ -45,10 +54,16 @@ export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
           void server.close();
         }
       },
-      { parse: 'none' },
-    )
-    .get('/mcp', () => methodNotAllowed())
-    .delete('/mcp', () => methodNotAllowed());
+    ),
+    mcpRoute(
+      { method: 'GET', path: '/mcp', ...declared, summary: 'MCP: no server-sent stream (405)', answer: jsonRpc('405, a JSON-RPC error') },
+      () => methodNotAllowed(),
+    ),
+    mcpRoute(
+      { method: 'DELETE', path: '/mcp', ...declared, summary: 'MCP: no sessions to end (405)', answer: jsonRpc('405, a JSON-RPC error') },
+      () => methodNotAllowed(),
+    ),
+  ]);
 }
 
 function methodNotAllowed(): Response {

@@ -66,3 +66,31 @@ export function eventsColumn(events: readonly WebhookEvent[]): string {
 export function eventsOf(column: string): WebhookEvent[] {
   return column.split(',').filter((e): e is WebhookEvent => (WEBHOOK_EVENTS as readonly string[]).includes(e));
 }
+
+const Delivery = Type.Object({
+  id: Type.String(),
+  event: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  httpStatus: Type.Union([Type.Integer(), Type.Null()]),
+  durationMs: Type.Union([Type.Integer(), Type.Null()]),
+  attempts: Type.Integer(),
+  createdAt: Type.String(),
+  lastAttemptAt: Type.Union([Type.String(), Type.Null()]),
+  nextAttemptAt: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+const Hook = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)))),
+  active: Type.Boolean(),
+  lastDelivery: Type.Union([Delivery, Type.Null()]),
+  secret: Type.Optional(Type.String({ description: "a new hook's signing secret: in the PUT answer that created it, never again" })),
+});
+
+/** The canvas's hooks (store.ts HookView); never their secrets but once, after PUT. */
+export const WebhooksAnswer = Type.Object({ hooks: Type.Array(Hook) });
+
+/** A hook's last deliveries (store.ts DeliveryView). */
+export const DeliveriesAnswer = Type.Object({ deliveries: Type.Array(Delivery) });

@@ -3,57 +3,91 @@
 // 404 before the body is read. PUT replaces the list: a hook kept is named
 // by id, a new one gets an id and its signing secret, shown in that answer
 // only. Secrets are never in any other answer.
-import { Elysia } from 'elysia';
 import { actorKind, managedCanvas } from '../canvases/authority.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
+import { managedOnce } from '../canvases/managed-once.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
 import type { WebhooksFeature } from './feature.ts';
-import { eventsColumn, PutWebhooksBody, receiverUrl } from './model.ts';
+import { DeliveriesAnswer, eventsColumn, PutWebhooksBody, receiverUrl, WebhooksAnswer } from './model.ts';
 import { newSecret, storedSecret } from './secret.ts';
 
 const PRIVATE = { 'cache-control': 'private, no-store' };
 
 export function webhookRoutes(ctx: AppContext, auth: AuthKinds, webhooks: WebhooksFeature) {
   const { store } = webhooks;
-  return new Elysia({ name: 'webhooks' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/canvases/:id/webhooks', async ({ actor, params }) => {
+  const canvasOf = managedOnce(ctx);
+  const described = (summary: string) => ({ tag: 'Management' as const, summary, headers: PRIVATE });
+  return declaredRoutes('webhooks', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/webhooks',
+        ...described("The canvas's webhooks: URL, events, active, last delivery (never their signing secrets)"),
+        answer: WebhooksAnswer,
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => {
         const managed = await managedCanvas(ctx, actor, params.id, 'manage');
-        return json(200, { hooks: await store.list(managed.canvas.id) }, PRIVATE);
-      })
-      .put('/api/canvases/:id/webhooks', async ({ actor, params, request }) => {
-        const managed = await managedCanvas(ctx, actor, params.id, 'manage');
-        const body = await readJson(request, PutWebhooksBody, { maxBytes: 64 * 1024 });
-        const wanted = body.hooks.map((h, i) => ({
-          id: h.id,
-          url: receiverUrl(h.url, `hooks[${i}].url`),
-          events: eventsColumn(h.events),
-          active: h.active,
-        }));
-        const secrets = new Map<string, string>();
-        const ids = await store.replace(managed.canvas.id, wanted, ctx.now(), (id) => {
-          const secret = newSecret();
-          secrets.set(id, secret);
-          return storedSecret(ctx.config.secretKey, id, secret);
-        });
-        await ctx.audit.record({
-          actorId: actor.user.id,
-          actorKind: actorKind(managed),
-          canvasId: managed.canvas.id,
-          action: 'webhooks.changed',
-          detail: { hooks: wanted.length, added: ids.filter((id) => id !== null).length },
-        });
-        const hooks = await store.list(managed.canvas.id);
-        // The new hooks' secrets, this once.
-        return json(200, { hooks: hooks.map((h) => (secrets.has(h.id) ? { ...h, secret: secrets.get(h.id) } : h)) }, PRIVATE);
-      })
-      .get('/api/canvases/:id/webhooks/:hookId/deliveries', async ({ actor, params }) => {
+        return { hooks: await store.list(managed.canvas.id) };
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/webhooks',
+        ...described(
+          "Replace the canvas's webhooks (at most 10; keep one by sending its id): a new hook's signing secret is in this answer only",
+        ),
+        body: PutWebhooksBody,
+        bodyOptions: { maxBytes: 64 * 1024 },
+        answer: WebhooksAnswer,
+        errors: ['NOT_FOUND', 'INVALID_BODY'],
+      },
+      {
+        check: async ({ actor, params, request }) => void (await canvasOf(actor, params.id, request)),
+        handle: async ({ actor, params, request, body }) => {
+          const managed = await canvasOf(actor, params.id, request);
+          const wanted = body.hooks.map((h, i) => ({
+            id: h.id,
+            url: receiverUrl(h.url, `hooks[${i}].url`),
+            events: eventsColumn(h.events),
+            active: h.active,
+          }));
+          const secrets = new Map<string, string>();
+          const ids = await store.replace(managed.canvas.id, wanted, ctx.now(), (id) => {
+            const secret = newSecret();
+            secrets.set(id, secret);
+            return storedSecret(ctx.config.secretKey, id, secret);
+          });
+          await ctx.audit.record({
+            actorId: actor.user.id,
+            actorKind: actorKind(managed),
+            canvasId: managed.canvas.id,
+            action: 'webhooks.changed',
+            detail: { hooks: wanted.length, added: ids.filter((id) => id !== null).length },
+          });
+          const hooks = await store.list(managed.canvas.id);
+          // The new hooks' secrets, this once.
+          return { hooks: hooks.map((h) => (secrets.has(h.id) ? { ...h, secret: secrets.get(h.id) } : h)) };
+        },
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/webhooks/:hookId/deliveries',
+        ...described("A webhook's last 50 deliveries: status, HTTP status, duration, attempts, time"),
+        answer: DeliveriesAnswer,
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => {
         const managed = await managedCanvas(ctx, actor, params.id, 'manage');
         if (!(await store.has(managed.canvas.id, params.hookId))) throw new AppError('NOT_FOUND', 'no such webhook on this canvas');
-        return json(200, { deliveries: await store.deliveries(params.hookId) }, PRIVATE);
-      }),
-  );
+        return { deliveries: await store.deliveries(params.hookId) };
+      },
+    ),
+  ]);
 }

@@ -53,3 +53,9 @@ export async function readFinalizeBody(request: Request): Promise<Record<string,
   rejectUnknown(body, FINALIZE_FIELDS);
   return body;
 }
+
+/** A blob's declared length, when it is a plain number. */
+export function contentLengthOf(request: Request): number | null {
+  const length = request.headers.get('content-length');
+  return length !== null && /^\d+$/.test(length) ? Number(length) : null;
+}

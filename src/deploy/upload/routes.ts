@@ -1,47 +1,64 @@
-import { Elysia } from 'elysia';
+// The staged upload (Deploy API): begin, stage a blob, finalize. Key-based
+// writes act as the canvas owner. Begin and finalize count against the
+// deploy-class rate before their body is read; staging does not (spec Limits).
 import type { AppContext } from '../../context.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
+import { BeginUploadAnswer, DeployResult } from '../../openapi/schemas.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
-import { json } from '../../http/respond.ts';
+import { deployKeyRoute } from '../door-routes.ts';
 import { enforceDeployRate } from '../key-auth.ts';
-import { readBeginBody, readFinalizeBody } from './body.ts';
+import { BEGIN_BODY, BEGIN_ERRORS, BLOB_BODY, FINALIZE_BODY, FINALIZE_ERRORS, STAGE_ERRORS, STORED } from '../route-docs.ts';
+import { contentLengthOf, readBeginBody, readFinalizeBody } from './body.ts';
 import type { UploadService } from './service.ts';
 
-/**
- * The staged upload (Deploy API): begin, stage a blob, finalize. Key-based
- * writes act as the canvas owner. Begin and finalize count against the
- * deploy-class rate; staging does not (spec Limits).
- */
 export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
-  return new Elysia({ name: 'deploy-uploads' })
-    .use(auth)
-    .post(
-      '/v1/canvases/:id/uploads',
+  const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
+  return declaredRoutes('deploy-uploads', auth, [
+    deployKeyRoute(
+      {
+        method: 'POST',
+        path: '/v1/canvases/:id/uploads',
+        ...described('Staged upload, step 1: the manifest; answers the hashes the server lacks'),
+        body: BEGIN_BODY,
+        answer: BeginUploadAnswer,
+        errors: BEGIN_ERRORS,
+      },
       async ({ request, canvas }) => {
         await enforceDeployRate(ctx, canvas.id);
-        const body = await readBeginBody(request);
-        const begun = await uploads.begin(canvas, canvas.ownerId, body);
-        if (begun.kind === 'already_current') return json(200, begun.result);
-        return json(200, { uploadId: begun.uploadId, missingHashes: begun.missingHashes });
+        const begun = await uploads.begin(canvas, canvas.ownerId, await readBeginBody(request));
+        if (begun.kind === 'already_current') return begun.result;
+        return { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
       },
-      { deployKey: true, parse: 'none' },
-    )
-    .put(
-      '/v1/canvases/:id/uploads/:uploadId/blobs/:hash',
+    ),
+    deployKeyRoute(
+      {
+        method: 'PUT',
+        path: '/v1/canvases/:id/uploads/:uploadId/blobs/:hash',
+        ...described('Staged upload, step 2: one missing blob (raw bytes)'),
+        body: BLOB_BODY,
+        answer: STORED,
+        errors: STAGE_ERRORS,
+      },
       async ({ request, params, canvas }) => {
-        const length = request.headers.get('content-length');
-        const contentLength = length !== null && /^\d+$/.test(length) ? Number(length) : null;
-        await uploads.stage(canvas.id, canvas.ownerId, params.uploadId, params.hash, request.body, contentLength);
+        await uploads.stage(canvas.id, canvas.ownerId, params.uploadId, params.hash, request.body, contentLengthOf(request));
         return new Response(null, { status: 204 });
       },
-      { deployKey: true, parse: 'none' },
-    )
-    .post(
-      '/v1/canvases/:id/uploads/:uploadId/finalize',
+    ),
+    deployKeyRoute(
+      {
+        method: 'POST',
+        path: '/v1/canvases/:id/uploads/:uploadId/finalize',
+        ...described('Staged upload, step 3: publish'),
+        body: FINALIZE_BODY,
+        answer: DeployResult,
+        errors: FINALIZE_ERRORS,
+        // The key the upload began with still finalizes it (src/deploy/key-auth.ts).
+        doorOption: 'finalize',
+      },
       async ({ request, params, canvas }) => {
         await enforceDeployRate(ctx, canvas.id);
-        const body = await readFinalizeBody(request);
-        return json(200, await uploads.finalize(canvas, canvas.ownerId, params.uploadId, body));
+        return uploads.finalize(canvas, canvas.ownerId, params.uploadId, await readFinalizeBody(request));
       },
-      { deployKey: 'finalize', parse: 'none' },
-    );
+    ),
+  ]);
 }

@@ -1,6 +1,7 @@
-// PUT deploy (spec "PUT deploy rules"): the body is spooled to disk under the
-// 110 MB cap, the archive's central directory is checked against every rule
-// before a byte is inflated, then each entry is inflated under the 25 MB cap
+// PUT deploy (spec "PUT deploy rules"): the body is read under the 110 MB cap
+// (entries extracted as they arrive, the rest spooled to disk: zip/follow.ts),
+// the archive's central directory is checked against every rule before an
+// entry is kept, then each entry not yet extracted is inflated under the 25 MB cap
 // (node:zlib with maxOutputLength, BUN-NOTES "ZIP"), verified (size, CRC) and
 // written to the blob store; the manifest is published with source `api`.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import type { ActorKind } from '../../audit/store.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { writeCapped, type ByteSource } from '../../streams/capped.ts';
+import { cappedChunks, type ByteSource } from '../../streams/capped.ts';
 import { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
@@ -108,13 +109,14 @@ async function deployZipBody(
   );
   let zip: ZipFile | null = null;
   try {
-    const size = await writeCapped(body, spoolPath, ZIP_LIMITS.bodyBytes, {
-      tooLarge: tooLargeBody,
-      onChunk: (_chunk, spooled) => follower.advance(spooled),
-    });
-    follower.close();
+    let size = 0;
+    for await (const chunk of cappedChunks(body, ZIP_LIMITS.bodyBytes, { tooLarge: tooLargeBody })) {
+      size += chunk.byteLength;
+      await follower.push(chunk);
+    }
+    const extractedUpTo = follower.finish();
     if (size === 0) throw new AppError('EMPTY_DEPLOY', 'the request body is empty: send a ZIP archive');
-    zip = new ZipFile(spoolPath);
+    zip = new ZipFile(spoolPath, extractedUpTo);
     const spooled = performance.now();
     const planned = plan(zip.entries(ZIP_LIMITS.entries));
     const { files, keyLintPaths, followed } = await extract(zip, planned, writer, follower);
@@ -142,6 +144,8 @@ async function deployZipBody(
       bodyBytes: size,
       files: files.length,
       extractedWhileReceiving: followed,
+      // Bytes written to the spool: what was not extracted while arriving (the central directory, at least).
+      spooledBytes: size - extractedUpTo,
       receiveMs: Math.round(spooled - started),
       extractMs: Math.round(inflated - spooled),
       syncMs: Math.round(extracted - inflated),
@@ -210,13 +214,18 @@ async function extract(
   let total = 0;
   let followed = 0;
   for (const { entry, path, mime } of ordered) {
-    const range = zip.localRange(entry);
+    const ahead = follower.take(entry, path);
+    // Bytes extracted while arriving are not kept: a record there that is not exactly what was extracted cannot be read.
+    if (!ahead && zip.extractedEarly(entry))
+      throw new AppError('INVALID_ZIP', "the table of contents disagrees with the entry's local header (name, method, CRC or sizes)", {
+        path,
+      });
+    const range = ahead ? zip.followedRange(entry, ahead.dataStart) : zip.localRange(entry);
     // Entries sharing bytes are how the worst bombs multiply; no real archive does it.
     if (range.start < previousEnd) throw new AppError('INVALID_ZIP', 'entries overlap', { path });
     previousEnd = range.end;
     let hash: string;
     let size: number;
-    const ahead = follower.take(entry, path);
     if (ahead) {
       followed++;
       hash = ahead.hash;
@@ -259,7 +268,7 @@ function inflate(entry: ZipEntry, data: Buffer, path: string): Uint8Array {
 }
 
 /** Raw inflate that stops past `maxBytes` (maxOutputLength doubles as the bomb cap: a RangeError). */
-function inflateCapped(data: Buffer, maxBytes: number): Uint8Array {
+function inflateCapped(data: Uint8Array, maxBytes: number): Uint8Array {
   return inflateRawSync(data, { maxOutputLength: maxBytes });
 }
 

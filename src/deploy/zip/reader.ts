@@ -55,9 +55,33 @@ export class ZipFile {
   /** Where the central directory begins: no entry's data may reach past it. */
   private cdOffset = 0;
 
-  constructor(path: string) {
+  /**
+   * `missingBefore`: the file holds no real bytes before this offset (they
+   * were extracted while the body arrived, zip/follow.ts, and never written):
+   * reading there is refused as a format error instead of answering zeros.
+   */
+  constructor(
+    path: string,
+    private readonly missingBefore = 0,
+  ) {
     this.fd = openSync(path, 'r');
     this.size = fstatSync(this.fd).size;
+  }
+
+  /** Whether the entry's local header lies in the bytes extracted while arriving (see the constructor). */
+  extractedEarly(entry: ZipEntry): boolean {
+    return entry.localOffset < this.missingBefore;
+  }
+
+  /**
+   * The range of an entry taken from the follower (its local header already
+   * matched the central record): its data must still end before the central
+   * directory.
+   */
+  followedRange(entry: ZipEntry, dataStart: number): { start: number; dataStart: number; end: number } {
+    const end = dataStart + entry.compressedSize;
+    if (end > this.cdOffset) throw new ZipFormatError('entry data runs past the central directory (truncated archive)');
+    return { start: entry.localOffset, dataStart, end };
   }
 
   close(): void {
@@ -71,8 +95,9 @@ export class ZipFile {
    * refused from its end record, before any is read.
    */
   *entries(maxEntries: number): Generator<ZipEntry> {
-    const head = this.read(0, Math.min(4, this.size));
-    const magic = head.byteLength === 4 ? head.readUInt32LE(0) : 0;
+    // Bytes extracted while arriving began with a local header (the follower checked).
+    const head = this.missingBefore > 0 ? null : this.read(0, Math.min(4, this.size));
+    const magic = head === null ? SIG_LOCAL : head.byteLength === 4 ? head.readUInt32LE(0) : 0;
     // A real archive starts with a local header, or is the 22-byte empty archive.
     if (magic !== SIG_LOCAL && magic !== SIG_EOCD) throw new ZipFormatError('not a ZIP archive');
     const eocd = this.findEocd();
@@ -162,7 +187,8 @@ export class ZipFile {
 
   private findEocd(): Buffer {
     if (this.size < EOCD_SIZE) throw new ZipFormatError('no end-of-central-directory record');
-    const tailStart = Math.max(0, this.size - EOCD_SIZE - MAX_COMMENT);
+    const tailStart = Math.max(this.missingBefore, this.size - EOCD_SIZE - MAX_COMMENT);
+    if (this.size - tailStart < EOCD_SIZE) throw new ZipFormatError('no end-of-central-directory record (not a ZIP, or truncated)');
     const tail = this.read(tailStart, this.size - tailStart);
     for (let i = tail.byteLength - EOCD_SIZE; i >= 0; i--) {
       if (tail.readUInt32LE(i) !== SIG_EOCD) continue;
@@ -193,6 +219,7 @@ export class ZipFile {
 
   private read(position: number, length: number, reuse = false): Buffer {
     if (position < 0 || length < 0 || position + length > this.size) throw new ZipFormatError('truncated archive');
+    if (position < this.missingBefore) throw new ZipFormatError('a structure overlaps entries already extracted');
     let buf: Buffer;
     if (reuse) {
       if (this.scratch.byteLength < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 1024 * 1024));

@@ -1,5 +1,5 @@
 import type { AiMessage, AiUsage } from '../../../sdk/wire.ts';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 
 /** The spec's AI limits. */
@@ -68,3 +68,66 @@ export function chatRequestOf(body: ChatBody): ChatRequest {
 export function isBlank(text: string): boolean {
   return text.trim() === '';
 }
+
+// The AI spend reports (GET /api/canvases/:id/ai-usage, GET /api/admin/ai-usage): usage-report.ts builds them.
+
+const SpendTotals = {
+  calls: Type.Integer(),
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+  cacheCreationInputTokens: Type.Integer(),
+  cacheReadInputTokens: Type.Integer(),
+  costUsd: Type.Number(),
+};
+
+const nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
+
+/** `from`/`to`: inclusive UTC days; the default is the current month so far. */
+export const UsageRangeQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'first UTC day, yyyy-mm-dd (default: the first of this month)' })),
+  to: Type.Optional(Type.String({ description: 'last UTC day, yyyy-mm-dd (default: today)' })),
+});
+
+const usageReport = <Extra extends TProperties>(userExtra: Extra) => ({
+  from: Type.String(),
+  to: Type.String(),
+  totals: Type.Object(SpendTotals),
+  byDay: Type.Array(Type.Object({ day: Type.String(), ...SpendTotals })),
+  byModel: Type.Array(Type.Object({ model: Type.String(), ...SpendTotals })),
+  byUser: Type.Array(
+    Type.Object({
+      actorId: Type.String(),
+      actorKind: Type.Union([Type.Literal('member'), Type.Literal('guest')]),
+      name: nullable(Type.String()),
+      ...userExtra,
+      ...SpendTotals,
+    }),
+  ),
+  inFlight: Type.Object(
+    { calls: Type.Integer(), reservedUsd: Type.Number() },
+    { description: 'calls still running: their reservations count against the caps until they settle' },
+  ),
+});
+
+export const CanvasAiUsage = Type.Object({
+  canvasId: Type.String(),
+  ...usageReport({}),
+  budget: Type.Object(
+    {
+      month: Type.String(),
+      capUsd: Type.Number(),
+      spentUsd: Type.Number(),
+      guestCapUsd: Type.Number({ description: '0: no guest cap' }),
+      guestSpentUsd: Type.Number(),
+    },
+    { description: 'this month against the caps, settled plus running' },
+  ),
+});
+
+export const InstanceAiUsage = Type.Object({
+  ...usageReport({ email: Type.Optional(nullable(Type.String({ description: "a member's email (null for a guest)" }))) }),
+  byCanvas: Type.Array(
+    Type.Object({ canvasId: Type.String(), slug: nullable(Type.String()), title: nullable(Type.String()), ...SpendTotals }),
+  ),
+  caps: Type.Object({ userDailyUsd: Type.Number(), canvasMonthlyUsd: Type.Number() }),
+});

@@ -1,10 +1,12 @@
-import { Elysia } from 'elysia';
 import { managedCanvas } from '../../canvases/authority.ts';
+import { adminRoute, sessionRoute } from '../../canvases/door-routes.ts';
 import type { AppContext } from '../../context.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
-import { json } from '../../http/respond.ts';
+import { CanvasAiUsage, InstanceAiUsage, UsageRangeQuery } from './model.ts';
 import { rangeOf, UsageReports } from './usage-report.ts';
 
+/** Spend is a person's data for this viewer only: no shared cache keeps it. */
 const NO_STORE = { 'cache-control': 'private, no-store' };
 
 /**
@@ -15,37 +17,48 @@ const NO_STORE = { 'cache-control': 'private, no-store' };
  */
 export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
   const reports = new UsageReports(ctx.sql);
-  const queryOf = (request: Request) => {
-    const q = new URL(request.url).searchParams;
-    return { from: q.get('from'), to: q.get('to') };
-  };
+  const rangeAsked = (query: { from?: string; to?: string }) => rangeOf({ from: query.from ?? null, to: query.to ?? null }, ctx.now());
 
-  return new Elysia({ name: 'ai-usage' })
-    .use(auth)
-    .get(
-      '/api/canvases/:id/ai-usage',
-      async ({ actor, params, request }) => {
+  return declaredRoutes('ai-usage', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/ai-usage',
+        tag: 'Management',
+        summary: "A canvas's AI spend",
+        query: UsageRangeQuery,
+        answer: CanvasAiUsage,
+        headers: NO_STORE,
+        errors: ['NOT_FOUND', 'INVALID_BODY'],
+      },
+      async ({ actor, params, query }) => {
         const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
-        const range = rangeOf(queryOf(request), ctx.now());
+        const range = rangeAsked(query);
         const budget = await reports.budget(canvas.id, ctx.now(), ctx.settings.get().aiCanvasMonthlyUsd, canvas.guestAiMonthlyUsd);
-        return json(200, { canvasId: canvas.id, ...(await reports.forCanvas(canvas.id, range)), budget }, NO_STORE);
+        return { canvasId: canvas.id, ...(await reports.forCanvas(canvas.id, range)), budget };
       },
-      { management: true },
-    )
-    .get(
-      '/api/admin/ai-usage',
-      async ({ request }) => {
-        const range = rangeOf(queryOf(request), ctx.now());
+    ),
+    adminRoute(
+      {
+        method: 'GET',
+        path: '/api/admin/ai-usage',
+        tag: 'Admin',
+        summary: 'AI spend across the instance',
+        query: UsageRangeQuery,
+        answer: InstanceAiUsage,
+        headers: NO_STORE,
+        errors: ['INVALID_BODY'],
+      },
+      async ({ query }) => {
+        const report = await reports.forInstance(rangeAsked(query));
         const settings = ctx.settings.get();
-        return json(
-          200,
-          {
-            ...(await reports.forInstance(range)),
-            caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd },
-          },
-          NO_STORE,
-        );
+        return {
+          ...report,
+          // The instance report always has it (usage-report.ts); the type says optional for the canvas report's sake.
+          byCanvas: report.byCanvas ?? [],
+          caps: { userDailyUsd: settings.aiUserDailyUsd, canvasMonthlyUsd: settings.aiCanvasMonthlyUsd },
+        };
       },
-      { admin: true },
-    );
+    ),
+  ]);
 }
