@@ -406,6 +406,23 @@ describe('a canvas page in the dashboard', () => {
     expect(await visit('colleague@example.com')).toStartWith('404');
   });
 
+  test('a password and an expiry say what they did, set and cleared', async () => {
+    await page.fill('#cp-password input[name="password"]', 'open sesame');
+    await page.click('#cp-password button[type="submit"]');
+    await page.locator('#notice .toast-done[data-topic="password"]', { hasText: 'Password set' }).waitFor();
+    expect(await page.locator('#cp-password-state').innerText()).toBe('A password is set.');
+    await page.click('#cp-password-clear');
+    await page.locator('#notice .toast-done[data-topic="password"]', { hasText: 'Password removed.' }).waitFor();
+    expect(await page.locator('#cp-password-state').innerText()).toBe('No password.');
+    await page.fill('#cp-expiry input[name="until"]', '2099-01-02T03:04');
+    await page.click('#cp-expiry button[type="submit"]');
+    await page.locator('#notice .toast-done[data-topic="expiry"]', { hasText: 'Shared until' }).waitFor();
+    expect(await page.locator('#cp-expiry-state').innerText()).toStartWith('Shared until');
+    await page.click('#cp-expiry-clear');
+    await page.locator('#notice .toast-done[data-topic="expiry"]', { hasText: 'The share no longer expires.' }).waitFor();
+    expect(await page.locator('#cp-expiry-state').innerText()).toBe('No expiry.');
+  });
+
   test('a canvas that cannot be opened says why in an error toast, which stays, and the page goes back home', async () => {
     await page.goto(`${origin}/#/canvas/nosuchcanvas`);
     const error = page.locator('#notice .toast-error[data-topic="canvas-open"]', { hasText: 'Could not open the canvas' });

@@ -757,15 +757,23 @@ function wire(): void {
   onSubmit('cp-password', async (f) => {
     const password = field(f, 'password').value;
     if (!password) return;
-    if (await patch({ password }, 'cp-password-error')) f.reset();
+    if (await patch({ password }, 'cp-password-error')) {
+      f.reset();
+      toast('Password set: visitors now type it before the page opens.', 'done', 'password');
+    }
   });
-  byId('cp-password-clear').addEventListener('click', () => void patch({ password: null }, 'cp-password-error'));
+  byId('cp-password-clear').addEventListener('click', async () => {
+    if (await patch({ password: null }, 'cp-password-error')) toast('Password removed.', 'done', 'password');
+  });
   onSubmit('cp-expiry', async (f) => {
     const value = field(f, 'until').value;
     if (!value) return;
-    await patch({ expiresAt: new Date(value).getTime() }, 'cp-expiry-error');
+    const until = new Date(value).getTime();
+    if (await patch({ expiresAt: until }, 'cp-expiry-error')) toast(`Shared until ${new Date(until).toLocaleString()}.`, 'done', 'expiry');
   });
-  byId('cp-expiry-clear').addEventListener('click', () => void patch({ expiresAt: null }, 'cp-expiry-error'));
+  byId('cp-expiry-clear').addEventListener('click', async () => {
+    if (await patch({ expiresAt: null }, 'cp-expiry-error')) toast('The share no longer expires.', 'done', 'expiry');
+  });
   onSubmit('cp-add-member', async (f) => {
     await putMember(field(f, 'email').value.trim(), field(f, 'role', HTMLSelectElement).value);
     if (byId('cp-members-error').hidden) f.reset();
