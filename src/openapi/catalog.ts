@@ -15,8 +15,7 @@ import { InsightsAnswer } from '../insights/model.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
 import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
 import { RenameBody } from '../runtime/files/model.ts';
-import { KvIncrementBody } from '../runtime/kv/model.ts';
-import { CanvasCreated, CanvasView, KvValue, Ok } from './schemas.ts';
+import { CanvasCreated, CanvasView, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -180,41 +179,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     answer: { status: 204, contentType: 'none', description: 'CORS headers' },
   }),
   'GET /v1/c/:slug/me': r('Runtime', 'runtime', 'The viewer, their role and the canvas capabilities', { answer: anyJson }),
-  'GET /v1/c/:slug/kv/user': r('Runtime', 'runtime', "List the viewer's own keys", {
-    query: { prefix: 'key prefix', cursor: 'next page', limit: '1–1000' },
-    answer: anyJson,
-  }),
-  'GET /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Read one of the viewer's keys", {
-    answer: KvValue,
-    errors: ['NOT_FOUND', 'KEY_TOO_LARGE'],
-  }),
-  'PUT /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Write one of the viewer's keys (any JSON but null)", {
-    body: anyJson,
-    answer: Ok,
-    errors: [...RUNTIME_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
-  }),
-  'DELETE /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Delete one of the viewer's keys", { answer: Ok }),
-  'POST /v1/c/:slug/kv/user/:key/increment': r('Runtime', 'runtime', "Add to a number in the viewer's scope", {
-    body: KvIncrementBody,
-    answer: KvValue,
-    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'KEY_LIMIT'],
-  }),
-  'GET /v1/c/:slug/kv': r('Runtime', 'runtime', 'List shared keys', {
-    query: { prefix: 'key prefix', cursor: 'next page', limit: '1–1000' },
-    answer: anyJson,
-  }),
-  'GET /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Read a shared key', { answer: KvValue, errors: ['NOT_FOUND', 'KEY_TOO_LARGE'] }),
-  'PUT /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Write a shared key (editors)', {
-    body: anyJson,
-    answer: Ok,
-    errors: [...RUNTIME_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
-  }),
-  'DELETE /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Delete a shared key (editors)', { answer: Ok, errors: ['PERMISSION_DENIED'] }),
-  'POST /v1/c/:slug/kv/:key/increment': r('Runtime', 'runtime', 'Add to a shared number', {
-    body: KvIncrementBody,
-    answer: KvValue,
-    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'KEY_LIMIT'],
-  }),
   'POST /v1/c/:slug/files': r('Runtime', 'runtime', 'Upload a file (multipart/form-data, field "file")', {
     body: { contentType: 'multipart/form-data', description: 'one part named file' },
     answer: anyJson,
