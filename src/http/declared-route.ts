@@ -154,10 +154,11 @@ function doorHook(d: RouteDeclaration): Record<string, unknown> {
   }
 }
 
-/** Management answers hold a person's data: never cached. */
+/** Management answers hold a person's data: never cached; runtime answers depend on who asks (as runtimeJson's). */
 const DOOR_HEADERS: Partial<Record<Door, Record<string, string>>> = {
   session: { 'cache-control': 'no-store' },
   admin: { 'cache-control': 'no-store' },
+  runtime: { 'cache-control': 'private, no-store' },
 };
 
 function checkedQuery(d: RouteDeclaration, raw: Record<string, unknown>): Record<string, unknown> {

@@ -13,7 +13,6 @@ import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
-import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
 import { RenameBody } from '../runtime/files/model.ts';
 import { CanvasCreated, CanvasView, Ok } from './schemas.ts';
 
@@ -178,7 +177,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
     answer: { status: 204, contentType: 'none', description: 'CORS headers' },
   }),
-  'GET /v1/c/:slug/me': r('Runtime', 'runtime', 'The viewer, their role and the canvas capabilities', { answer: anyJson }),
   'POST /v1/c/:slug/files': r('Runtime', 'runtime', 'Upload a file (multipart/form-data, field "file")', {
     body: { contentType: 'multipart/form-data', description: 'one part named file' },
     answer: anyJson,
@@ -245,46 +243,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   'DELETE /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Clear every entry (editors)', {
     answer: Ok,
     errors: ['PERMISSION_DENIED'],
-  }),
-  'POST /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'Create a record', {
-    body: RecordBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'COLLECTION_NOT_CONFIGURED', 'QUOTA_EXCEEDED'],
-  }),
-  'GET /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'List records the viewer may read', {
-    query: { cursor: 'next page', limit: 'page size' },
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'DELETE /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'Delete every record (per the policy)', {
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /v1/c/:slug/collections/:name/permissions': r('Runtime', 'runtime', "The viewer's rights on the collection", {
-    answer: anyJson,
-    errors: ['COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /v1/c/:slug/collections/:name/count': r('Runtime', 'runtime', 'How many records (aggregateCount)', {
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Read a record', {
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'NOT_FOUND'],
-  }),
-  'PUT /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Replace a record', {
-    body: RecordBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'NOT_FOUND'],
-  }),
-  'DELETE /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Delete a record', {
-    answer: Ok,
-    errors: ['PERMISSION_DENIED', 'NOT_FOUND'],
-  }),
-  'POST /v1/c/:slug/collections/:name/:id/increment': r('Runtime', 'runtime', 'Add to a number field of a record', {
-    body: IncrementBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'NOT_FOUND'],
   }),
   'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
   'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
