@@ -224,26 +224,6 @@ export const CATALOG: Record<string, RouteDoc> = {
       'CONNECTION_UPSTREAM_UNREACHABLE',
     ],
   }),
-  'PUT /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "Submit (or replace) the viewer's entry", {
-    body: anyJson,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED'],
-  }),
-  'GET /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "The viewer's entry", { answer: anyJson, errors: ['NOT_FOUND'] }),
-  'DELETE /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "Withdraw the viewer's entry", { answer: Ok }),
-  'GET /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Every entry (editors)', {
-    query: { cursor: 'next page', limit: 'page size' },
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED'],
-  }),
-  'DELETE /v1/c/:slug/submissions/:collection/:userId': r('Runtime', 'runtime', "Remove someone's entry (editors)", {
-    answer: Ok,
-    errors: ['PERMISSION_DENIED'],
-  }),
-  'DELETE /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Clear every entry (editors)', {
-    answer: Ok,
-    errors: ['PERMISSION_DENIED'],
-  }),
   'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
   'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
 };
