@@ -13,7 +13,6 @@ import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
 import { ChatBody } from '../runtime/ai/model.ts';
-import { RenameBody } from '../runtime/files/model.ts';
 import { CanvasCreated, CanvasView, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
@@ -177,22 +176,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
     answer: { status: 204, contentType: 'none', description: 'CORS headers' },
   }),
-  'POST /v1/c/:slug/files': r('Runtime', 'runtime', 'Upload a file (multipart/form-data, field "file")', {
-    body: { contentType: 'multipart/form-data', description: 'one part named file' },
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED', 'INSUFFICIENT_STORAGE', 'STORAGE_UNAVAILABLE'],
-  }),
-  'GET /v1/c/:slug/files': r('Runtime', 'runtime', 'List files', { query: { cursor: 'next page', limit: 'page size' }, answer: anyJson }),
-  'GET /v1/c/:slug/files/:id/content': r('Runtime', 'runtime', "A file's bytes (Range and ETag)", {
-    answer: bytes('the file'),
-    errors: ['NOT_FOUND'],
-  }),
-  'PATCH /v1/c/:slug/files/:id': r('Runtime', 'runtime', 'Rename a file', {
-    body: RenameBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'NOT_FOUND'],
-  }),
-  'DELETE /v1/c/:slug/files/:id': r('Runtime', 'runtime', 'Delete a file', { answer: Ok, errors: ['PERMISSION_DENIED', 'NOT_FOUND'] }),
   'POST /v1/c/:slug/ai/chat': r('Runtime', 'runtime', 'Stream an AI answer (server-sent events: delta, done, error)', {
     body: ChatBody,
     answer: { contentType: 'text/event-stream', description: 'data: {"type":"delta","text":…} … data: {"type":"done","usage":…,"cost":…}' },
