@@ -12,7 +12,6 @@ import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
-import { ChatBody } from '../runtime/ai/model.ts';
 import { CanvasCreated, CanvasView, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
@@ -28,7 +27,6 @@ const html = (description: string) => ({ contentType: 'text/html', description }
 const bytes = (description: string) => ({ contentType: 'application/octet-stream', description });
 const anyJson = T.Unknown();
 const BODY: ErrorCode[] = ['INVALID_BODY'];
-const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
 export const CATALOG: Record<string, RouteDoc> = {
   // Service
@@ -175,11 +173,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
   'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
     answer: { status: 204, contentType: 'none', description: 'CORS headers' },
-  }),
-  'POST /v1/c/:slug/ai/chat': r('Runtime', 'runtime', 'Stream an AI answer (server-sent events: delta, done, error)', {
-    body: ChatBody,
-    answer: { contentType: 'text/event-stream', description: 'data: {"type":"delta","text":…} … data: {"type":"done","usage":…,"cost":…}' },
-    errors: [...RUNTIME_BODY, 'MODEL_NOT_ALLOWED', 'GUEST_AI_DISABLED', 'GUEST_AI_CAP', 'QUOTA_EXCEEDED', 'AI_UPSTREAM_ERROR'],
   }),
   'ALL /v1/c/:slug/connections/:profile': r('Runtime', 'runtime', 'Call a Connection (the approved origin, with its protected headers)', {
     body: bytes('passed to the upstream'),
