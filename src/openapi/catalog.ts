@@ -24,7 +24,6 @@ const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | '
   ...more,
 });
 const html = (description: string) => ({ contentType: 'text/html', description });
-const bytes = (description: string) => ({ contentType: 'application/octet-stream', description });
 const anyJson = T.Unknown();
 const BODY: ErrorCode[] = ['INVALID_BODY'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
@@ -173,32 +172,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
   'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
     answer: { status: 204, contentType: 'none', description: 'CORS headers' },
-  }),
-  'ALL /v1/c/:slug/connections/:profile': r('Runtime', 'runtime', 'Call a Connection (the approved origin, with its protected headers)', {
-    body: bytes('passed to the upstream'),
-    answer: bytes("the upstream's answer, marked X-Easel-Connection-Response: upstream"),
-    errors: [
-      'PERMISSION_DENIED',
-      'CONNECTION_PATH_INVALID',
-      'CONNECTION_URL_TOO_LONG',
-      'CONNECTION_HEADERS_TOO_LARGE',
-      'BODY_TOO_LARGE',
-      'CONNECTION_TIMEOUT',
-      'CONNECTION_UPSTREAM_UNREACHABLE',
-    ],
-  }),
-  'ALL /v1/c/:slug/connections/:profile/*': r('Runtime', 'runtime', 'Call a Connection with a path under its origin', {
-    body: bytes('passed to the upstream'),
-    answer: bytes("the upstream's answer"),
-    errors: [
-      'PERMISSION_DENIED',
-      'CONNECTION_PATH_INVALID',
-      'CONNECTION_URL_TOO_LONG',
-      'CONNECTION_HEADERS_TOO_LARGE',
-      'BODY_TOO_LARGE',
-      'CONNECTION_TIMEOUT',
-      'CONNECTION_UPSTREAM_UNREACHABLE',
-    ],
   }),
   'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
   'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
