@@ -167,12 +167,4 @@ export const CATALOG: Record<string, RouteDoc> = {
   // SDK and dashboard
 
   // Runtime API (pages of the canvas, with the viewer's session)
-  'OPTIONS /v1/c/:slug': r('Runtime', 'public', 'CORS preflight', {
-    answer: { status: 204, contentType: 'none', description: 'CORS headers' },
-  }),
-  'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
-    answer: { status: 204, contentType: 'none', description: 'CORS headers' },
-  }),
-  'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
-  'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
 };
