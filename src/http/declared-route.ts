@@ -161,12 +161,11 @@ const DOOR_HEADERS: Partial<Record<Door, Record<string, string>>> = {
   runtime: { 'cache-control': 'private, no-store' },
 };
 
-function checkedQuery(d: RouteDeclaration, raw: Record<string, unknown>): Record<string, unknown> {
-  if (!d.query) return {};
+function checkedQuery(schema: TObject, raw: Record<string, unknown>): Record<string, unknown> {
   const query: Record<string, unknown> = {};
-  for (const name of Object.keys(d.query.properties)) if (raw[name] !== undefined) query[name] = raw[name];
-  if (!Value.Check(d.query, query)) {
-    const first = Value.Errors(d.query, query).First();
+  for (const name of Object.keys(schema.properties)) if (raw[name] !== undefined) query[name] = raw[name];
+  if (!Value.Check(schema, query)) {
+    const first = Value.Errors(schema, query).First();
     throw new AppError('INVALID_REQUEST', `query: ${first ? `${first.path.slice(1)} ${first.message}` : 'not valid'}`);
   }
   return query;
@@ -185,21 +184,37 @@ interface MountContext {
   caller?: unknown;
 }
 
-async function run(route: DeclaredRoute, context: MountContext): Promise<Response> {
+/**
+ * A route's work on one request. Without a check or a JSON body to read (the
+ * KV writes, which read their own text) the handler is called at once and its
+ * answer mapped without another async frame: these are the hot paths.
+ */
+function run(route: DeclaredRoute, context: MountContext): Promise<Response> | Response {
   const d = route.declaration;
-  const { request } = context;
   const input: Record<string, unknown> = {
-    request,
+    request: context.request,
     params: context.params,
     actor: context.actor,
     canvas: context.canvas,
     caller: context.caller,
   };
-  // The caller's right to what the path names comes before anything they sent (query, then body) is judged.
+  if (route.check || isSchema(d.body)) return checkedRun(route, input, context.query);
+  input.query = d.query ? checkedQuery(d.query, (context.query ?? {}) as Record<string, unknown>) : {};
+  const answer = route.handle(input);
+  return answer instanceof Promise ? answer.then((a: unknown) => respond(d, a)) : respond(d, answer);
+}
+
+/** The caller's right to what the path names comes before anything they sent (query, then body) is judged. */
+async function checkedRun(route: DeclaredRoute, input: Record<string, unknown>, rawQuery: unknown): Promise<Response> {
+  const d = route.declaration;
   if (route.check) await route.check(input);
-  input.query = checkedQuery(d, d.query ? ((context.query ?? {}) as Record<string, unknown>) : {});
-  if (isSchema(d.body)) input.body = await readJson(request, d.body, d.bodyOptions);
-  const answer = await route.handle(input);
+  input.query = d.query ? checkedQuery(d.query, (rawQuery ?? {}) as Record<string, unknown>) : {};
+  if (isSchema(d.body)) input.body = await readJson(input.request as Request, d.body, d.bodyOptions);
+  return respond(d, await route.handle(input));
+}
+
+/** A Response the handler made itself, or its JSON value with the route's headers. */
+function respond(d: RouteDeclaration, answer: unknown): Response {
   if (answer instanceof Response) return answer;
   return json(d.status ?? 200, answer, { ...DOOR_HEADERS[d.door], ...d.headers });
 }
@@ -215,7 +230,7 @@ type ElysiaContext = Record<string, any>;
  * time (bench/in-process.ts, BENCH_ROUTE=kv-put). The query is named only
  * where the route declares one.
  */
-function mounted(route: DeclaredRoute): (context: ElysiaContext) => Promise<Response> {
+function mounted(route: DeclaredRoute): (context: ElysiaContext) => Promise<Response> | Response {
   if (route.declaration.query)
     return ({ request, params, query, actor, canvas, caller }: ElysiaContext) =>
       run(route, { request, params, query, actor, canvas, caller });
