@@ -9,6 +9,9 @@
 //                 a signed-in viewer's 10 KB asset (the page path of bench/serve.ts)
 //   BENCH_ROUTE=kv bun bench/in-process.ts <checkout> …  >/dev/null
 //                 a viewer's GET of a shared KV key (the 90% of bench/kv.ts)
+//   BENCH_ROUTE=kv-put | kv-increment bun bench/in-process.ts <checkout> …  >/dev/null
+//                 a viewer's PUT of one of their own keys, or an increment of one (the
+//                 writes of bench/kv.ts: they go through the router, not GET's fast path)
 //
 // The request log (level info) goes to stdout: send it to /dev/null. Results go to stderr.
 // BENCH_ROUNDS (default 60) bursts of 2,000 requests each, after 5 unmeasured ones.
@@ -16,7 +19,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const ROUTE = process.env.BENCH_ROUTE === 'kv' ? 'kv' : 'page';
+const ROUTES = ['page', 'kv', 'kv-put', 'kv-increment'] as const;
+const ROUTE = ROUTES.find((r) => r === process.env.BENCH_ROUTE) ?? 'page';
+const TITLES: Record<(typeof ROUTES)[number], string> = {
+  page: "signed-in viewer's 10 KB asset",
+  kv: 'viewer GET of a shared KV key',
+  'kv-put': 'viewer PUT of one of their own KV keys',
+  'kv-increment': 'viewer increment of one of their own KV keys',
+};
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const WARMUP_ROUNDS = 5;
 const BURST = 2000;
@@ -72,11 +82,22 @@ async function setup(root: string): Promise<{ handle: Handler; request: (i: numb
   const cookie = `easel_session=${await ctx.sessions.create(viewerId)}`;
   const app = createApp(ctx, {});
   await app.start();
-  const url = (i: number) =>
-    ROUTE === 'page' ? 'http://127.0.0.1:3000/c/bench/assets/app.js' : `http://127.0.0.1:3000/v1/c/bench/kv/k${i % 100}`;
+  const headers = { cookie, host: '127.0.0.1:3000', 'user-agent': 'bench' };
+  const request = (i: number): Request => {
+    if (ROUTE === 'page') return new Request('http://127.0.0.1:3000/c/bench/assets/app.js', { headers });
+    if (ROUTE === 'kv') return new Request(`http://127.0.0.1:3000/v1/c/bench/kv/k${i % 100}`, { headers });
+    const json = { ...headers, 'content-type': 'application/json' };
+    if (ROUTE === 'kv-put')
+      return new Request(`http://127.0.0.1:3000/v1/c/bench/kv/user/k${i % 100}`, { method: 'PUT', headers: json, body: `{"n":${i}}` });
+    return new Request(`http://127.0.0.1:3000/v1/c/bench/kv/user/n${i % 100}/increment`, {
+      method: 'POST',
+      headers: json,
+      body: '{"by":1}',
+    });
+  };
   return {
     handle: app.serve ?? app.handle,
-    request: (i) => new Request(url(i), { headers: { cookie, host: '127.0.0.1:3000', 'user-agent': 'bench' } }),
+    request,
     async stop() {
       await app.stop();
       await ctx.sql.close();
@@ -107,9 +128,7 @@ for (const app of apps) await app.stop();
 const quantile = (xs: number[], q: number) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)]!;
 const median = (xs: number[]) => quantile(xs, 0.5);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-process.stderr.write(
-  `${ROUTE === 'page' ? "signed-in viewer's 10 KB asset" : 'viewer GET of a shared KV key'}, CPU µs per request (${ROUNDS} × ${BURST})\n`,
-);
+process.stderr.write(`${TITLES[ROUTE]}, CPU µs per request (${ROUNDS} × ${BURST})\n`);
 for (const [k, root] of roots.entries())
   process.stderr.write(
     `${root.padEnd(36)} median ${median(samples[k]!).toFixed(2).padStart(6)}   mean ${mean(samples[k]!).toFixed(2).padStart(6)}   p10 ${quantile(samples[k]!, 0.1).toFixed(2).padStart(6)}\n`,

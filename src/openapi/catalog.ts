@@ -12,11 +12,7 @@ import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
-import { ChatBody } from '../runtime/ai/model.ts';
-import { IncrementBody, ValueBody as RecordBody } from '../runtime/collections/model.ts';
-import { RenameBody } from '../runtime/files/model.ts';
-import { KvIncrementBody } from '../runtime/kv/model.ts';
-import { CanvasCreated, CanvasView, KvValue, Ok } from './schemas.ts';
+import { CanvasCreated, CanvasView, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -28,10 +24,8 @@ const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | '
   ...more,
 });
 const html = (description: string) => ({ contentType: 'text/html', description });
-const bytes = (description: string) => ({ contentType: 'application/octet-stream', description });
 const anyJson = T.Unknown();
 const BODY: ErrorCode[] = ['INVALID_BODY'];
-const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
 export const CATALOG: Record<string, RouteDoc> = {
   // Service
@@ -173,155 +167,4 @@ export const CATALOG: Record<string, RouteDoc> = {
   // SDK and dashboard
 
   // Runtime API (pages of the canvas, with the viewer's session)
-  'OPTIONS /v1/c/:slug': r('Runtime', 'public', 'CORS preflight', {
-    answer: { status: 204, contentType: 'none', description: 'CORS headers' },
-  }),
-  'OPTIONS /v1/c/:slug/*': r('Runtime', 'public', 'CORS preflight', {
-    answer: { status: 204, contentType: 'none', description: 'CORS headers' },
-  }),
-  'GET /v1/c/:slug/me': r('Runtime', 'runtime', 'The viewer, their role and the canvas capabilities', { answer: anyJson }),
-  'GET /v1/c/:slug/kv/user': r('Runtime', 'runtime', "List the viewer's own keys", {
-    query: { prefix: 'key prefix', cursor: 'next page', limit: '1–1000' },
-    answer: anyJson,
-  }),
-  'GET /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Read one of the viewer's keys", {
-    answer: KvValue,
-    errors: ['NOT_FOUND', 'KEY_TOO_LARGE'],
-  }),
-  'PUT /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Write one of the viewer's keys (any JSON but null)", {
-    body: anyJson,
-    answer: Ok,
-    errors: [...RUNTIME_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
-  }),
-  'DELETE /v1/c/:slug/kv/user/:key': r('Runtime', 'runtime', "Delete one of the viewer's keys", { answer: Ok }),
-  'POST /v1/c/:slug/kv/user/:key/increment': r('Runtime', 'runtime', "Add to a number in the viewer's scope", {
-    body: KvIncrementBody,
-    answer: KvValue,
-    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'KEY_LIMIT'],
-  }),
-  'GET /v1/c/:slug/kv': r('Runtime', 'runtime', 'List shared keys', {
-    query: { prefix: 'key prefix', cursor: 'next page', limit: '1–1000' },
-    answer: anyJson,
-  }),
-  'GET /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Read a shared key', { answer: KvValue, errors: ['NOT_FOUND', 'KEY_TOO_LARGE'] }),
-  'PUT /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Write a shared key (editors)', {
-    body: anyJson,
-    answer: Ok,
-    errors: [...RUNTIME_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
-  }),
-  'DELETE /v1/c/:slug/kv/:key': r('Runtime', 'runtime', 'Delete a shared key (editors)', { answer: Ok, errors: ['PERMISSION_DENIED'] }),
-  'POST /v1/c/:slug/kv/:key/increment': r('Runtime', 'runtime', 'Add to a shared number', {
-    body: KvIncrementBody,
-    answer: KvValue,
-    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'KEY_LIMIT'],
-  }),
-  'POST /v1/c/:slug/files': r('Runtime', 'runtime', 'Upload a file (multipart/form-data, field "file")', {
-    body: { contentType: 'multipart/form-data', description: 'one part named file' },
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED', 'INSUFFICIENT_STORAGE', 'STORAGE_UNAVAILABLE'],
-  }),
-  'GET /v1/c/:slug/files': r('Runtime', 'runtime', 'List files', { query: { cursor: 'next page', limit: 'page size' }, answer: anyJson }),
-  'GET /v1/c/:slug/files/:id/content': r('Runtime', 'runtime', "A file's bytes (Range and ETag)", {
-    answer: bytes('the file'),
-    errors: ['NOT_FOUND'],
-  }),
-  'PATCH /v1/c/:slug/files/:id': r('Runtime', 'runtime', 'Rename a file', {
-    body: RenameBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'NOT_FOUND'],
-  }),
-  'DELETE /v1/c/:slug/files/:id': r('Runtime', 'runtime', 'Delete a file', { answer: Ok, errors: ['PERMISSION_DENIED', 'NOT_FOUND'] }),
-  'POST /v1/c/:slug/ai/chat': r('Runtime', 'runtime', 'Stream an AI answer (server-sent events: delta, done, error)', {
-    body: ChatBody,
-    answer: { contentType: 'text/event-stream', description: 'data: {"type":"delta","text":…} … data: {"type":"done","usage":…,"cost":…}' },
-    errors: [...RUNTIME_BODY, 'MODEL_NOT_ALLOWED', 'GUEST_AI_DISABLED', 'GUEST_AI_CAP', 'QUOTA_EXCEEDED', 'AI_UPSTREAM_ERROR'],
-  }),
-  'ALL /v1/c/:slug/connections/:profile': r('Runtime', 'runtime', 'Call a Connection (the approved origin, with its protected headers)', {
-    body: bytes('passed to the upstream'),
-    answer: bytes("the upstream's answer, marked X-Easel-Connection-Response: upstream"),
-    errors: [
-      'PERMISSION_DENIED',
-      'CONNECTION_PATH_INVALID',
-      'CONNECTION_URL_TOO_LONG',
-      'CONNECTION_HEADERS_TOO_LARGE',
-      'BODY_TOO_LARGE',
-      'CONNECTION_TIMEOUT',
-      'CONNECTION_UPSTREAM_UNREACHABLE',
-    ],
-  }),
-  'ALL /v1/c/:slug/connections/:profile/*': r('Runtime', 'runtime', 'Call a Connection with a path under its origin', {
-    body: bytes('passed to the upstream'),
-    answer: bytes("the upstream's answer"),
-    errors: [
-      'PERMISSION_DENIED',
-      'CONNECTION_PATH_INVALID',
-      'CONNECTION_URL_TOO_LONG',
-      'CONNECTION_HEADERS_TOO_LARGE',
-      'BODY_TOO_LARGE',
-      'CONNECTION_TIMEOUT',
-      'CONNECTION_UPSTREAM_UNREACHABLE',
-    ],
-  }),
-  'PUT /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "Submit (or replace) the viewer's entry", {
-    body: anyJson,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'QUOTA_EXCEEDED'],
-  }),
-  'GET /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "The viewer's entry", { answer: anyJson, errors: ['NOT_FOUND'] }),
-  'DELETE /v1/c/:slug/submissions/:collection/mine': r('Runtime', 'runtime', "Withdraw the viewer's entry", { answer: Ok }),
-  'GET /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Every entry (editors)', {
-    query: { cursor: 'next page', limit: 'page size' },
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED'],
-  }),
-  'DELETE /v1/c/:slug/submissions/:collection/:userId': r('Runtime', 'runtime', "Remove someone's entry (editors)", {
-    answer: Ok,
-    errors: ['PERMISSION_DENIED'],
-  }),
-  'DELETE /v1/c/:slug/submissions/:collection': r('Runtime', 'runtime', 'Clear every entry (editors)', {
-    answer: Ok,
-    errors: ['PERMISSION_DENIED'],
-  }),
-  'POST /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'Create a record', {
-    body: RecordBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'COLLECTION_NOT_CONFIGURED', 'QUOTA_EXCEEDED'],
-  }),
-  'GET /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'List records the viewer may read', {
-    query: { cursor: 'next page', limit: 'page size' },
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'DELETE /v1/c/:slug/collections/:name': r('Runtime', 'runtime', 'Delete every record (per the policy)', {
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /v1/c/:slug/collections/:name/permissions': r('Runtime', 'runtime', "The viewer's rights on the collection", {
-    answer: anyJson,
-    errors: ['COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /v1/c/:slug/collections/:name/count': r('Runtime', 'runtime', 'How many records (aggregateCount)', {
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'COLLECTION_NOT_CONFIGURED'],
-  }),
-  'GET /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Read a record', {
-    answer: anyJson,
-    errors: ['PERMISSION_DENIED', 'NOT_FOUND'],
-  }),
-  'PUT /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Replace a record', {
-    body: RecordBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'NOT_FOUND'],
-  }),
-  'DELETE /v1/c/:slug/collections/:name/:id': r('Runtime', 'runtime', 'Delete a record', {
-    answer: Ok,
-    errors: ['PERMISSION_DENIED', 'NOT_FOUND'],
-  }),
-  'POST /v1/c/:slug/collections/:name/:id/increment': r('Runtime', 'runtime', 'Add to a number field of a record', {
-    body: IncrementBody,
-    answer: anyJson,
-    errors: [...RUNTIME_BODY, 'NOT_NUMERIC', 'NOT_FOUND'],
-  }),
-  'ALL /v1/c/:slug': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
-  'ALL /v1/c/:slug/*': r('Runtime', 'runtime', 'No such runtime route (after the pipeline)', { answer: anyJson, errors: ['NOT_FOUND'] }),
 };

@@ -108,7 +108,11 @@ function operation(method: string, path: string, doc: Described): Record<string,
   if (doc.body) {
     op.requestBody = isSchema(doc.body)
       ? { required: false, content: { 'application/json': { schema: plain(doc.body) } } }
-      : { required: true, description: doc.body.description, content: { [doc.body.contentType]: { schema: {} } } };
+      : {
+          required: true,
+          description: doc.body.description,
+          content: { [doc.body.contentType]: { schema: doc.body.schema ? plain(doc.body.schema) : {} } },
+        };
   }
   const ok: Record<string, unknown> = isSchema(doc.answer)
     ? { [String(doc.status ?? 200)]: { description: 'OK', content: { 'application/json': { schema: plain(doc.answer) } } } }
@@ -116,7 +120,9 @@ function operation(method: string, path: string, doc: Described): Record<string,
       ? {
           [String(doc.answer.status ?? 200)]: {
             description: doc.answer.description,
-            ...(doc.answer.contentType === 'none' ? {} : { content: { [doc.answer.contentType]: { schema: {} } } }),
+            ...(doc.answer.contentType === 'none'
+              ? {}
+              : { content: { [doc.answer.contentType]: { schema: doc.answer.schema ? plain(doc.answer.schema) : {} } } }),
           },
         }
       : { '200': { description: 'OK' } };

@@ -1,15 +1,25 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
+import { runtimeRoute } from './door-routes.ts';
 import { preflightResponse } from './isolation.ts';
 
-type SlugRoute = { request: Request; params: { slug: string | null } };
+const PREFLIGHT = {
+  method: 'OPTIONS',
+  tag: 'Runtime',
+  summary: 'CORS preflight',
+  answer: { status: 204, contentType: 'none', description: 'CORS headers' },
+} as const;
 
 /** Step 0 of the runtime pipeline: preflight for any path under a canvas, before the auth gateway; never 401. */
 export function runtimePreflightRoutes(ctx: AppContext) {
-  const preflight = ({ request, params }: SlugRoute) => preflightResponse(ctx.config, request, params.slug ?? '');
-  return new Elysia({ name: 'runtime-preflight' }).options('/v1/c/:slug', preflight).options('/v1/c/:slug/*', preflight);
+  const preflight = ({ request, params }: { request: Request; params: { slug: string | null } }) =>
+    preflightResponse(ctx.config, request, params.slug ?? '');
+  return declaredRoutes('runtime-preflight', null, [
+    publicRoute({ ...PREFLIGHT, path: '/v1/c/:slug' }, preflight),
+    publicRoute({ ...PREFLIGHT, path: '/v1/c/:slug/*' }, preflight),
+  ]);
 }
 
 /**
@@ -19,12 +29,19 @@ export function runtimePreflightRoutes(ctx: AppContext) {
  * runtime route: these are the only wildcards of the runtime API.
  */
 export function runtimeFallbackRoutes(auth: AuthKinds) {
-  const noSuchRoute = () => {
+  const noSuchRoute = (): never => {
     throw new AppError('NOT_FOUND', 'no such route');
   };
-  return new Elysia({ name: 'runtime-fallback' })
-    .use(auth)
-    .guard({ runtime: { capability: 'identity', skipCapability: true }, parse: 'none' }, (app) =>
-      app.all('/v1/c/:slug', noSuchRoute).all('/v1/c/:slug/*', noSuchRoute),
-    );
+  const FALLBACK = {
+    method: 'ALL',
+    // Every capability's pipeline but the capability gate: the canvas answers first.
+    doorOption: { capability: 'identity', skipCapability: true },
+    tag: 'Runtime',
+    summary: 'No such runtime route (after the pipeline)',
+    errors: ['NOT_FOUND'],
+  } as const;
+  return declaredRoutes('runtime-fallback', auth, [
+    runtimeRoute({ ...FALLBACK, path: '/v1/c/:slug' }, noSuchRoute),
+    runtimeRoute({ ...FALLBACK, path: '/v1/c/:slug/*' }, noSuchRoute),
+  ]);
 }

@@ -1,8 +1,8 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
-import { readJson } from '../../http/json-body.ts';
+import { runtimeRoute } from '../door-routes.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import { chatEvents, type StreamEvent } from './chat-run.ts';
 import type { AiFeature } from './feature.ts';
@@ -18,12 +18,7 @@ const frame = (event: StreamEvent) => encoder.encode(`data: ${JSON.stringify(eve
  * (CONTRACT §9), so the service runs it in that place.
  */
 export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
-  const chat = async (request: Request, caller: RuntimeCaller): Promise<Response> => {
-    const asked = await readJson(request, ChatBody, {
-      maxBytes: AI_LIMITS.bodyBytes,
-      jsonTypeOnly: false,
-      tooLarge: () => new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB'),
-    });
+  const chat = async (request: Request, caller: RuntimeCaller, asked: ChatBody): Promise<Response> => {
     const admission = await ai.service.admit(caller, chatRequestOf(asked));
 
     // Our own signal: the client going away (request.signal) or the response stream being cancelled.
@@ -82,10 +77,38 @@ export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
     });
   };
 
-  return new Elysia({ name: 'runtime-ai' }).use(auth).post('/v1/c/:slug/ai/chat', ({ caller, request }) => chat(request, caller), {
-    runtime: { capability: 'ai', rateClass: 'ai', skipCapability: true },
-    parse: 'none',
-  });
+  return declaredRoutes('runtime-ai', auth, [
+    runtimeRoute(
+      {
+        method: 'POST',
+        path: '/v1/c/:slug/ai/chat',
+        doorOption: { capability: 'ai', rateClass: 'ai', skipCapability: true },
+        tag: 'Runtime',
+        summary: 'Stream an AI answer (server-sent events: delta, done, error)',
+        body: ChatBody,
+        bodyOptions: {
+          maxBytes: AI_LIMITS.bodyBytes,
+          jsonTypeOnly: false,
+          tooLarge: () => new AppError('BODY_TOO_LARGE', 'the request body is over 256 KiB'),
+        },
+        answer: {
+          contentType: 'text/event-stream',
+          description: 'data: {"type":"delta","text":…} … data: {"type":"done","usage":…,"cost":…}',
+        },
+        errors: [
+          'INVALID_BODY',
+          'BODY_TOO_LARGE',
+          'PERMISSION_DENIED',
+          'MODEL_NOT_ALLOWED',
+          'GUEST_AI_DISABLED',
+          'GUEST_AI_CAP',
+          'QUOTA_EXCEEDED',
+          'AI_UPSTREAM_ERROR',
+        ],
+      },
+      ({ caller, request, body }) => chat(request, caller, body),
+    ),
+  ]);
 }
 
 /** Passes the events through and reports when the run is over, however it ends. */

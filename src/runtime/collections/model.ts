@@ -28,9 +28,6 @@ export const ValueBody = Type.Unknown();
 /** Record ids are server-assigned: 20 lowercase base36 characters, the first 9 the creation time. */
 export const RECORD_ID = /^[0-9a-z]{20}$/;
 
-// The wire shapes (records, pages, permissions) are the SDK's: sdk/wire.ts.
-export type { CollectionPage, CollectionPermissions, CollectionRecord } from '../../../sdk/wire.ts';
-
 /** A collection name from its (decoded) path segment: the policy document's names. */
 export function collectionName(raw: string | null | undefined): string {
   if (typeof raw !== 'string' || !RESOURCE_NAME.test(raw) || isReservedName(raw)) {
@@ -72,3 +69,45 @@ export function recordJson(r: StoredRecord): string {
 export function utf8Bytes(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
+
+/** A record as the runtime API answers it (the SDK's `CollectionRecord`, sdk/wire.ts). */
+export const CollectionRecord = Type.Object({
+  id: Type.String({ description: "the server's id: 20 lowercase base36 characters" }),
+  authorId: Type.String({ description: 'who created it' }),
+  value: Type.Unknown(),
+  updatedAt: Type.Number(),
+});
+
+/** GET /collections/{name}: the records the caller may read, in creation order. */
+export const CollectionPage = Type.Object({
+  entries: Type.Array(CollectionRecord),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it back as cursor for the next page; null on the last' }),
+});
+
+const ScopedRight = Type.Object({ own: Type.Boolean(), any: Type.Boolean() });
+
+/** GET /collections/{name}/permissions: what the caller may do now, on their own records and on anyone's. */
+export const CollectionPermissions = Type.Object({
+  read: ScopedRight,
+  create: ScopedRight,
+  update: ScopedRight,
+  delete: ScopedRight,
+  increment: ScopedRight,
+});
+
+/** The list query: both optional strings, checked by pageQuery (malformed is 400). */
+export const CollectionListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ description: 'next page' })),
+  limit: Type.Optional(
+    Type.String({ description: `page size, 1-${COLLECTION_LIMITS.listMax} (default ${COLLECTION_LIMITS.listDefault})` }),
+  ),
+});
+
+/** DELETE /collections/{name}/{id}: whether the record's attachments could not all be removed too. */
+export const RecordRemoved = Type.Object({ ok: Type.Literal(true), attachmentCleanupFailed: Type.Boolean() });
+
+/** DELETE /collections/{name}: how many records went. */
+export const CollectionCleared = Type.Object({ deleted: Type.Number(), attachmentCleanupFailed: Type.Boolean() });
+
+/** GET /collections/{name}/count. */
+export const CollectionCount = Type.Object({ count: Type.Number() });

@@ -1,20 +1,42 @@
 // GET, HEAD, POST, PUT, PATCH, DELETE /v1/c/{slug}/connections/{profile}/{relative-path}?query
 // Runs the runtime pipeline (capability `connections`: some profile is usable
 // on this canvas), then the Connection itself (src/connections/proxy.ts).
-import { Elysia } from 'elysia';
 import type { ConnectionsFeature } from '../../connections/feature.ts';
 import { proxyConnection } from '../../connections/proxy.ts';
 import { clientResponse } from '../../connections/response-shape.ts';
 import type { AppContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { readBytesCapped } from '../../http/read-capped.ts';
-import type { RuntimeCaller } from '../pipeline.ts';
 import { splitUrl } from '../../http/url-path.ts';
+import { runtimeRoute } from '../door-routes.ts';
+import type { RuntimeCaller } from '../pipeline.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/** The Connection's own refusals (src/connections/proxy.ts, upstream.ts, resolver.ts), on either route. */
+const ERRORS: ErrorCode[] = [
+  'PERMISSION_DENIED',
+  'CONNECTION_PATH_INVALID',
+  'CONNECTION_URL_TOO_LONG',
+  'CONNECTION_HEADERS_TOO_LARGE',
+  'BODY_TOO_LARGE',
+  'CONNECTION_TIMEOUT',
+  'CONNECTION_UPSTREAM_UNREACHABLE',
+  'CONNECTION_DNS_FAILED',
+  'CONNECTION_ADDRESS_REFUSED',
+  'CONNECTION_TLS_FAILED',
+  'CONNECTION_TOO_MANY_REDIRECTS',
+  'CONNECTION_REDIRECT_REFUSED',
+  'CONNECTION_ENCODING_REFUSED',
+  'CONNECTION_RESPONSE_TOO_LARGE',
+];
+
+const PASSED_ON = { contentType: 'application/octet-stream', description: 'passed to the upstream' };
+
 export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: ConnectionsFeature) {
+  // The profile segment arrives as null when its escapes are malformed.
   const handle = async ({ caller, params, request }: { caller: RuntimeCaller; params: { profile: string | null }; request: Request }) => {
     const profile = params.profile;
     if (!profile || !(METHODS as readonly string[]).includes(request.method)) throw new AppError('NOT_FOUND', 'no such route');
@@ -44,11 +66,37 @@ export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: 
   // `all` rather than one route per method: Elysia answers HEAD on a GET
   // route itself, measuring the body (0 here) over the upstream's length.
   // Preflight OPTIONS stays with the runtime's own, method-specific route.
-  return new Elysia({ name: 'runtime-connections' })
-    .use(auth)
-    .guard({ runtime: 'connections', parse: 'none' }, (app) =>
-      app.all('/v1/c/:slug/connections/:profile', handle).all('/v1/c/:slug/connections/:profile/*', handle),
-    );
+  return declaredRoutes('runtime-connections', auth, [
+    runtimeRoute(
+      {
+        method: 'ALL',
+        path: '/v1/c/:slug/connections/:profile',
+        doorOption: 'connections',
+        tag: 'Runtime',
+        summary: 'Call a Connection (the approved origin, with its protected headers)',
+        body: PASSED_ON,
+        answer: {
+          contentType: 'application/octet-stream',
+          description: "the upstream's answer, marked X-Easel-Connection-Response: upstream",
+        },
+        errors: ERRORS,
+      },
+      handle,
+    ),
+    runtimeRoute(
+      {
+        method: 'ALL',
+        path: '/v1/c/:slug/connections/:profile/*',
+        doorOption: 'connections',
+        tag: 'Runtime',
+        summary: 'Call a Connection with a path under its origin',
+        body: PASSED_ON,
+        answer: { contentType: 'application/octet-stream', description: "the upstream's answer" },
+        errors: ERRORS,
+      },
+      handle,
+    ),
+  ]);
 }
 
 /**

@@ -13,3 +13,28 @@ export function fileId(raw: string): string {
   if (!FILE_ID.test(raw)) throw new AppError('INVALID_BODY', 'malformed file id');
   return raw;
 }
+
+/** A file as the runtime API answers it (the SDK's `FileRecord`, sdk/wire.ts). */
+export const FileRecord = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  size: Type.Number(),
+  mime: Type.String(),
+  createdAt: Type.Number(),
+  scope: Type.Union([Type.Literal('shared'), Type.Literal('submission')]),
+  uploadedBy: Type.String(),
+  group: Type.Optional(Type.String({ description: "a file of a file group: the group's policy governs it" })),
+  collection: Type.Optional(Type.String({ description: "an attachment of a collection record: the record's rights govern it" })),
+  recordId: Type.Optional(Type.String()),
+});
+
+/** GET /files: the files the caller may read. */
+export const FileList = Type.Object({ files: Type.Array(FileRecord) });
+
+/** POST /files (the SDK's `UploadResult`). */
+export const UploadResult = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  size: Type.Number(),
+  url: Type.String({ description: 'the content URL, root-relative' }),
+});

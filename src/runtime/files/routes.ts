@@ -1,13 +1,13 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { AuthKinds } from '../../server/auth-kinds.ts';
-import { readJson } from '../../http/json-body.ts';
-import { matchingEtag } from '../../serve/send-file.ts';
-import { runtimeJson } from '../runtime-request.ts';
-import { contentDisposition } from './disposition.ts';
-import { fileId, RenameBody } from './model.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from '../../http/multipart.ts';
+import { Ok } from '../../openapi/schemas.ts';
+import { matchingEtag } from '../../serve/send-file.ts';
+import type { AuthKinds } from '../../server/auth-kinds.ts';
+import { runtimeRoute } from '../door-routes.ts';
+import { contentDisposition } from './disposition.ts';
+import { FileList, FileRecord, fileId, RenameBody, UploadResult } from './model.ts';
 import type { FileService } from './service.ts';
 
 const MAX_RENAME_BODY = 4096;
@@ -24,13 +24,35 @@ function newName(body: RenameBody): string {
   return name;
 }
 
-/** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. */
-export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService) {
-  const renameRefused = () => new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
+const renameRefused = () => new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
 
-  return new Elysia({ name: 'runtime-files' }).use(auth).guard({ runtime: 'files', parse: 'none' }, (app) =>
-    app
-      .post('/v1/c/:slug/files', async ({ caller, request }) => {
+/** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. A malformed file id is 400. */
+export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService) {
+  const route = { doorOption: 'files' as const, tag: 'Runtime' as const };
+  return declaredRoutes('runtime-files', auth, [
+    runtimeRoute(
+      {
+        method: 'POST',
+        path: '/v1/c/:slug/files',
+        ...route,
+        summary: 'Upload a file (multipart/form-data, field "file")',
+        body: { contentType: 'multipart/form-data', description: 'one part named file' },
+        answer: UploadResult,
+        status: 201,
+        errors: [
+          'INVALID_BODY',
+          'BODY_TOO_LARGE',
+          'PERMISSION_DENIED',
+          'FILE_TOO_LARGE',
+          'QUOTA_EXCEEDED',
+          'INSUFFICIENT_STORAGE',
+          'STORAGE_UNAVAILABLE',
+          // A file group the policy does not configure; an attachment's record absent or hidden.
+          'COLLECTION_NOT_CONFIGURED',
+          'NOT_FOUND',
+        ],
+      },
+      async ({ caller, request }) => {
         const boundary = boundaryOf(request.headers.get('content-type'));
         if (!boundary || !request.body) throw new AppError('INVALID_BODY', 'upload a file as multipart/form-data with a `file` part');
         // The whole body, declared or streamed (chunked), is held to the file cap plus room for the rest of the form.
@@ -40,15 +62,27 @@ export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService)
         if (declared > maxBody) throw fileTooLarge(filesBytesFile);
         ctx.blobs.ensureRoom(declared);
         try {
-          return runtimeJson(201, await files.upload(caller, readMultipart(request.body, boundary, maxBody)));
+          return await files.upload(caller, readMultipart(request.body, boundary, maxBody));
         } catch (err) {
           if (err instanceof MultipartError) throw new AppError('INVALID_BODY', err.message);
           if (err instanceof MultipartTooLargeError) throw fileTooLarge(filesBytesFile);
           throw err;
         }
-      })
-      .get('/v1/c/:slug/files', async ({ caller }) => runtimeJson(200, { files: await files.list(caller) }))
-      .get('/v1/c/:slug/files/:id/content', async ({ caller, params, request }) => {
+      },
+    ),
+    runtimeRoute({ method: 'GET', path: '/v1/c/:slug/files', ...route, summary: 'List files', answer: FileList }, async ({ caller }) => ({
+      files: await files.list(caller),
+    })),
+    runtimeRoute(
+      {
+        method: 'GET',
+        path: '/v1/c/:slug/files/:id/content',
+        ...route,
+        summary: "A file's bytes (Range and ETag)",
+        answer: { contentType: 'application/octet-stream', description: 'the file, with its own type; 304 to a matching If-None-Match' },
+        errors: ['INVALID_BODY', 'NOT_FOUND'],
+      },
+      async ({ caller, params, request }) => {
         const file = await files.open(caller, fileId(params.id));
         const blob = ctx.blobs.file(file.hash);
         if (!(await ctx.blobs.local(file.hash))) {
@@ -70,20 +104,38 @@ export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService)
         const ifNoneMatch = request.headers.get('if-none-match');
         if (ifNoneMatch !== null && matchingEtag(ifNoneMatch, file.hash)) return new Response(null, { status: 304, headers });
         return new Response(blob, { status: 200, headers });
-      })
-      .patch('/v1/c/:slug/files/:id', async ({ caller, params, request }) => {
-        const id = (await files.changeable(caller, fileId(params.id))).id;
-        const body = await readJson(request, RenameBody, {
-          maxBytes: MAX_RENAME_BODY,
-          jsonTypeOnly: false,
-          invalid: renameRefused,
-          tooLarge: renameRefused,
-        });
-        return runtimeJson(200, await files.rename(caller, id, newName(body)));
-      })
-      .delete('/v1/c/:slug/files/:id', async ({ caller, params }) => {
+      },
+    ),
+    runtimeRoute(
+      {
+        method: 'PATCH',
+        path: '/v1/c/:slug/files/:id',
+        ...route,
+        summary: 'Rename a file',
+        body: RenameBody,
+        bodyOptions: { maxBytes: MAX_RENAME_BODY, jsonTypeOnly: false, invalid: renameRefused, tooLarge: renameRefused },
+        answer: FileRecord,
+        errors: ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED', 'NOT_FOUND'],
+      },
+      {
+        // The right to the file before its body.
+        check: async ({ caller, params }) => void (await files.changeable(caller, fileId(params.id))),
+        handle: async ({ caller, params, body }) => files.rename(caller, fileId(params.id), newName(body)),
+      },
+    ),
+    runtimeRoute(
+      {
+        method: 'DELETE',
+        path: '/v1/c/:slug/files/:id',
+        ...route,
+        summary: 'Delete a file',
+        answer: Ok,
+        errors: ['INVALID_BODY', 'PERMISSION_DENIED', 'NOT_FOUND'],
+      },
+      async ({ caller, params }) => {
         await files.delete(caller, fileId(params.id));
-        return runtimeJson(200, { ok: true });
-      }),
-  );
+        return { ok: true as const };
+      },
+    ),
+  ]);
 }

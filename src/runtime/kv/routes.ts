@@ -1,9 +1,10 @@
-import { Elysia } from 'elysia';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
 import { readTextCapped } from '../../http/read-capped.ts';
-import type { RuntimeCaller } from '../pipeline.ts';
+import { KvValue, Ok } from '../../openapi/schemas.ts';
+import { runtimeRoute } from '../door-routes.ts';
 import { runtimeRaw } from '../runtime-request.ts';
-import type { KvListQuery } from './model.ts';
+import { KvIncrementContent, KvListQuery, KvPage, KvPutBody } from './model.ts';
 import { KV_LIMITS, type KvService, valueTooLarge } from './service.ts';
 import type { KvScope } from './store.ts';
 
@@ -21,71 +22,121 @@ const MAX_BODY = 4 * 1024 * 1024;
 
 const OK = JSON.stringify({ ok: true });
 
-interface KeyRoute {
-  caller: RuntimeCaller;
-  params: { key: string | null };
-  request: Request;
-}
+/** What a write can be refused for beyond its door: the body, the key, the space's caps, the scope (viewers write only their own). */
+const WRITE_BODY = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION_DENIED'] as const;
 
 /**
  * The KV routes of both scopes. Keys are one URL-encoded path segment
  * (Elysia decodes it; a malformed escape arrives as null: 400). The
  * per-viewer scope lives under /kv/user: GET /kv/user (with or without the
  * trailing slash) is its list, so the shared key `user` cannot be written
- * (CONTRACT §9, 2026-11-23).
+ * (CONTRACT §9, 2026-11-23). Answers are written as JSON text (runtimeRaw):
+ * values are stored as JSON text and sent as is, never parsed on this hot
+ * path; the declared answers describe them.
  */
 export function kvRoutes(auth: AuthKinds, kv: KvService) {
-  const list =
-    (scope: KvScope) =>
-    async ({ caller, request }: { caller: RuntimeCaller; request: Request }) => {
-      // Every query value is a string: KvListQuery holds for any query string.
-      const page = await kv.list(caller, scope, Object.fromEntries(new URL(request.url).searchParams) as KvListQuery);
-      const entries = page.entries.map((e) => `{"key":${JSON.stringify(e.key)},"value":${e.value}}`).join(',');
-      return runtimeRaw(200, `{"entries":[${entries}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
-    };
-  const get =
-    (scope: KvScope) =>
-    async ({ caller, params }: KeyRoute) =>
-      runtimeRaw(200, `{"value":${await kv.get(caller, scope, kv.checkKey(params.key, scope))}}`);
-  const put =
-    (scope: KvScope) =>
-    async ({ caller, params, request }: KeyRoute) => {
-      kv.assertWritable(caller, scope);
-      const key = kv.checkKey(params.key, scope);
-      const body = await readTextCapped(request, MAX_BODY);
-      if (body === null) throw valueTooLarge(); // past the hard ceiling: not parsed (see MAX_BODY)
-      await kv.put(caller, scope, key, body);
-      return runtimeRaw(200, OK);
-    };
-  const remove =
-    (scope: KvScope) =>
-    async ({ caller, params }: KeyRoute) => {
-      kv.assertWritable(caller, scope);
-      await kv.delete(caller, scope, kv.checkKey(params.key, scope));
-      return runtimeRaw(200, OK);
-    };
-  const increment =
-    (scope: KvScope) =>
-    async ({ caller, params, request }: KeyRoute) => {
-      kv.assertWritable(caller, scope);
-      const key = kv.checkKey(params.key, scope);
-      // An oversized body counts as malformed, i.e. as {} (by = 1).
-      const body = await readTextCapped(request, KV_LIMITS.valueBytes);
-      return runtimeRaw(200, `{"value":${await kv.increment(caller, scope, key, body)}}`);
-    };
+  const routes = (scope: KvScope, base: string, whose: { list: string; read: string; write: string; remove: string; add: string }) => [
+    runtimeRoute(
+      {
+        method: 'GET',
+        path: base,
+        doorOption: 'kv',
+        tag: 'Runtime',
+        summary: whose.list,
+        query: KvListQuery,
+        answer: KvPage,
+        errors: ['INVALID_BODY'],
+      },
+      async ({ caller, query }) => {
+        const page = await kv.list(caller, scope, query);
+        const entries = page.entries.map((e) => `{"key":${JSON.stringify(e.key)},"value":${e.value}}`).join(',');
+        return runtimeRaw(200, `{"entries":[${entries}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);
+      },
+    ),
+    runtimeRoute(
+      {
+        method: 'GET',
+        path: `${base}/:key`,
+        doorOption: 'kv',
+        tag: 'Runtime',
+        summary: whose.read,
+        answer: KvValue,
+        errors: ['INVALID_BODY', 'NOT_FOUND', 'KEY_TOO_LARGE'],
+      },
+      async ({ caller, params }) => runtimeRaw(200, `{"value":${await kv.get(caller, scope, kv.checkKey(params.key, scope))}}`),
+    ),
+    runtimeRoute(
+      {
+        method: 'PUT',
+        path: `${base}/:key`,
+        doorOption: 'kv',
+        tag: 'Runtime',
+        summary: whose.write,
+        body: KvPutBody,
+        answer: Ok,
+        errors: [...WRITE_BODY, 'KEY_TOO_LARGE', 'VALUE_TOO_LARGE', 'KEY_LIMIT'],
+      },
+      async ({ caller, params, request }) => {
+        kv.assertWritable(caller, scope);
+        const key = kv.checkKey(params.key, scope);
+        const body = await readTextCapped(request, MAX_BODY);
+        if (body === null) throw valueTooLarge(); // past the hard ceiling: not parsed (see MAX_BODY)
+        await kv.put(caller, scope, key, body);
+        return runtimeRaw(200, OK);
+      },
+    ),
+    runtimeRoute(
+      {
+        method: 'DELETE',
+        path: `${base}/:key`,
+        doorOption: 'kv',
+        tag: 'Runtime',
+        summary: whose.remove,
+        answer: Ok,
+        errors: ['INVALID_BODY', 'KEY_TOO_LARGE', 'PERMISSION_DENIED'],
+      },
+      async ({ caller, params }) => {
+        kv.assertWritable(caller, scope);
+        await kv.delete(caller, scope, kv.checkKey(params.key, scope));
+        return runtimeRaw(200, OK);
+      },
+    ),
+    runtimeRoute(
+      {
+        method: 'POST',
+        path: `${base}/:key/increment`,
+        doorOption: 'kv',
+        tag: 'Runtime',
+        summary: whose.add,
+        body: KvIncrementContent,
+        answer: KvValue,
+        errors: [...WRITE_BODY, 'KEY_TOO_LARGE', 'NOT_NUMERIC', 'KEY_LIMIT'],
+      },
+      async ({ caller, params, request }) => {
+        kv.assertWritable(caller, scope);
+        const key = kv.checkKey(params.key, scope);
+        // An oversized body counts as malformed, i.e. as {} (by = 1).
+        const body = await readTextCapped(request, KV_LIMITS.valueBytes);
+        return runtimeRaw(200, `{"value":${await kv.increment(caller, scope, key, body)}}`);
+      },
+    ),
+  ];
 
-  return new Elysia({ name: 'runtime-kv' }).use(auth).guard({ runtime: 'kv', parse: 'none' }, (app) =>
-    app
-      // The per-viewer scope first: its static `user` segment is what /kv/user means.
-      .get('/v1/c/:slug/kv/user', list('user'))
-      .get('/v1/c/:slug/kv/user/:key', get('user'))
-      .put('/v1/c/:slug/kv/user/:key', put('user'))
-      .delete('/v1/c/:slug/kv/user/:key', remove('user'))
-      .post('/v1/c/:slug/kv/user/:key/increment', increment('user'))
-      .get('/v1/c/:slug/kv', list('shared'))
-      .get('/v1/c/:slug/kv/:key', get('shared'))
-      .put('/v1/c/:slug/kv/:key', put('shared'))
-      .delete('/v1/c/:slug/kv/:key', remove('shared'))
-      .post('/v1/c/:slug/kv/:key/increment', increment('shared')),
-  );
+  return declaredRoutes('runtime-kv', auth, [
+    // The per-viewer scope first: its static `user` segment is what /kv/user means.
+    ...routes('user', '/v1/c/:slug/kv/user', {
+      list: "List the viewer's own keys",
+      read: "Read one of the viewer's keys",
+      write: "Write one of the viewer's keys (any JSON but null)",
+      remove: "Delete one of the viewer's keys",
+      add: "Add to a number in the viewer's scope",
+    }),
+    ...routes('shared', '/v1/c/:slug/kv', {
+      list: 'List shared keys',
+      read: 'Read a shared key',
+      write: 'Write a shared key (editors)',
+      remove: 'Delete a shared key (editors)',
+      add: 'Add to a shared number',
+    }),
+  ]);
 }

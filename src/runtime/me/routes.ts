@@ -1,12 +1,23 @@
-import { Elysia } from 'elysia';
 import type { AppContext } from '../../context.ts';
+import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
-import { runtimeJson } from '../runtime-request.ts';
+import { runtimeRoute } from '../door-routes.ts';
+import { RuntimeIdentity } from './model.ts';
 import { identityOf } from './service.ts';
 
 /** GET /v1/c/{slug}/me: the identity capability. */
 export function meRoutes(ctx: AppContext, auth: AuthKinds) {
-  return new Elysia({ name: 'runtime-me' })
-    .use(auth)
-    .get('/v1/c/:slug/me', ({ caller }) => runtimeJson(200, identityOf(ctx, caller)), { runtime: 'identity' });
+  return declaredRoutes('runtime-me', auth, [
+    runtimeRoute(
+      {
+        method: 'GET',
+        path: '/v1/c/:slug/me',
+        doorOption: 'identity',
+        tag: 'Runtime',
+        summary: 'The viewer, their role and the canvas capabilities',
+        answer: RuntimeIdentity,
+      },
+      ({ caller }) => identityOf(ctx, caller),
+    ),
+  ]);
 }

@@ -22,8 +22,22 @@ export const SUBMISSION_USER_ID = /^[A-Za-z0-9:-]{1,128}$/;
 /** A JSON value of any kind, null included (checked for presence by the route). */
 export const ValueBody = Type.Unknown();
 
-// The wire shapes are the SDK's: sdk/wire.ts.
-export type { SubmissionPage, SubmissionRecord } from '../../../sdk/wire.ts';
+/** A submission as the runtime API answers it (the SDK's `SubmissionRecord`, sdk/wire.ts). */
+export const SubmissionRecord = Type.Object({ userId: Type.String(), value: Type.Unknown(), updatedAt: Type.Number() });
+
+/** GET /submissions/{collection} (owners and editors), in userId byte order (the SDK's `SubmissionPage`). */
+export const SubmissionPage = Type.Object({
+  entries: Type.Array(SubmissionRecord),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it back as cursor for the next page; null on the last' }),
+});
+
+/** The list query: both optional strings, checked by submissionPageQuery (malformed is 400). */
+export const SubmissionListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ description: 'next page' })),
+  limit: Type.Optional(
+    Type.String({ description: `page size, 1-${SUBMISSION_LIMITS.listMax} (default ${SUBMISSION_LIMITS.listDefault})` }),
+  ),
+});
 
 export function submissionCollection(raw: string | null | undefined): string {
   if (typeof raw !== 'string' || !SUBMISSION_COLLECTION.test(raw)) {
