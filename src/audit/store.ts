@@ -1,5 +1,6 @@
 import { likeLiteral } from '../db/like.ts';
 import { tx, type Sql, type TxSteps } from '../db/sql.ts';
+import type { AuditEntry } from './entry.ts';
 
 export type ActorKind = 'user' | 'guest' | 'admin' | 'key' | 'token' | 'system';
 
@@ -103,18 +104,4 @@ export class AuditLog {
       detail: r.detail ? JSON.parse(r.detail) : null,
     }));
   }
-}
-
-export interface AuditEntry {
-  id: number;
-  at: number;
-  actorId: string | null;
-  actorKind: string;
-  /** The person behind actorId as they are called now (null: a guest, a key, the system, or a removed account). */
-  actor: { name: string; email: string } | null;
-  canvasId: string | null;
-  /** The canvas as it is called now (null when it was deleted for good). */
-  canvas: { title: string; slug: string } | null;
-  action: string;
-  detail: unknown;
 }

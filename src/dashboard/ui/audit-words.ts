@@ -2,22 +2,9 @@
 // poll (2 files, 167 B)"): one phrase per action the server records, with the
 // person and canvas as they are called today (the server joins the names).
 // An action without a phrase still reads as a sentence, with its raw name.
+import type { AuditEntry } from '../../audit/entry.ts';
 import { bytes as byteWords } from './ui.ts';
 import { count } from './status-words.ts';
-
-/** One entry of GET /api/admin/audit (the server's AuditEntry; its module reaches the database, so it is restated here). */
-export interface AuditEntry {
-  at: number;
-  actorId: string | null;
-  actorKind: string;
-  /** The person behind actorId as they are called now (null: a guest, a key, the system, or a removed account). */
-  actor: { name: string; email: string } | null;
-  canvasId: string | null;
-  /** The canvas as it is called now (null when it was deleted for good). */
-  canvas: { title: string; slug: string } | null;
-  action: string;
-  detail: unknown;
-}
 
 /** An entry's detail: metadata the server chose, read field by field. */
 type Detail = Readonly<Record<string, unknown>>;
@@ -89,6 +76,8 @@ function canvasOf(entry: AuditEntry): string {
 }
 
 /** The whole entry as a sentence, for textContent. */
+export type { AuditEntry };
+
 export function sentence(entry: AuditEntry): string {
   const phrase = Object.hasOwn(PHRASES, entry.action) ? PHRASES[entry.action] : undefined;
   const detail: Detail = entry.detail && typeof entry.detail === 'object' ? Object.fromEntries(Object.entries(entry.detail)) : {};
