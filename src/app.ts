@@ -20,7 +20,7 @@ import { connectionAdminRoutes } from './connections/admin-routes.ts';
 import { createConnectionsFeature, type ConnectionsFeature, type ConnectionsOptions } from './connections/feature.ts';
 import type { AppContext } from './context.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
-import { createDeployFeature, deployBlobReferences, type DeployFeature } from './deploy/feature.ts';
+import { DeployFeature, deployBlobReferences } from './deploy/feature.ts';
 import { deployRoutes } from './deploy/routes.ts';
 import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
@@ -222,7 +222,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const policyMisses = new PolicyMisses(ctx.sql, ctx.now, ctx.log);
   ctx.events.on('policy.unconfigured', (e) => policyMisses.note(e.canvasId, e.kind, e.name));
   const diskUsage = new DiskUsageReport(ctx);
-  const drafts = new DraftService(ctx);
+  const deploy = new DeployFeature(ctx);
+  const drafts = new DraftService(ctx, deploy.versions);
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
   const coordination = realtimeCoordination(ctx, options.realtime);
   const connections = createConnectionsFeature(ctx, options.connections);
@@ -234,7 +235,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     insightStore,
     pipeline,
     pages: new CanvasServer(ctx, access, drafts, options.blobFetchWaitMs, insights),
-    deploy: createDeployFeature(ctx),
+    deploy,
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections,
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
@@ -400,7 +401,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
       }),
     )
     .use(capabilityStateRoutes(ctx, auth, f.policyMisses))
-    .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access)))
+    .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access, f.deploy.versions)))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))
@@ -408,16 +409,16 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(connectionAdminRoutes(ctx, auth))
     .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).
-    .use(deployRoutes(ctx, auth))
+    .use(deployRoutes(ctx, auth, f.deploy))
     .use(uploadRoutes(ctx, auth, f.deploy.uploads))
-    .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
+    .use(peopleDeployRoutes(ctx, auth, f.deploy))
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
     .use(canvasDataBrowseRoutes(ctx, auth, f.data))
     .use(webhookRoutes(ctx, auth, f.webhooks))
     .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
-    .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))
+    .use(mcpRoutes(auth, { ctx, deploy: f.deploy, data: f.data }))
     // The SDK and the dashboard's files.
     .use(sdkRoutes(ctx, { admitAnonymousVisitor: sdkVisitorWithoutSession(ctx, f.access), warm: options.warmSdk }))
     .use(dashboardRoutes(ctx))

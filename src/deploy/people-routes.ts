@@ -28,11 +28,11 @@ import {
   ZIP_DEPLOY_ERRORS,
 } from './route-docs.ts';
 import { contentLengthOf, readBeginBody, readFinalizeBody } from './upload/body.ts';
-import type { UploadService } from './upload/service.ts';
-import { fileListing, liveFile, readBackResponse, versionList } from './views.ts';
+import type { DeployFeature } from './feature.ts';
+import { readBackResponse } from './views.ts';
 import { deployZipRequest } from './zip/request.ts';
 
-export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
+export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, { views, uploads }: Pick<DeployFeature, 'views' | 'uploads'>) {
   // Rollback finds the canvas in its check (before the body) and uses it in its handler.
   const canvasOf = managedOnce(ctx);
   const as = (actor: Actor, asAdmin: boolean): LifecycleActor => ({ id: actor.user.id, kind: asAdmin ? 'admin' : 'user' });
@@ -48,7 +48,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
         answer: VersionList,
         errors: CANVAS_ROLE,
       },
-      async ({ actor, params, request }) => versionList(ctx, (await canvasOf(actor, params.id, request)).canvas),
+      async ({ actor, params, request }) => views.versionList((await canvasOf(actor, params.id, request)).canvas),
     ),
     sessionRoute(
       {
@@ -61,8 +61,8 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       },
       async ({ actor, params, request, query }) => {
         const { canvas } = await canvasOf(actor, params.id, request);
-        if (query.path === undefined) return fileListing(ctx, canvas);
-        return readBackResponse(ctx, await liveFile(ctx, canvas, query.path));
+        if (query.path === undefined) return views.fileListing(canvas);
+        return readBackResponse(ctx.blobs, await views.liveFile(canvas, query.path));
       },
     ),
     sessionRoute(

@@ -11,7 +11,8 @@ import { enforceDeployRate } from './key-auth.ts';
 import { rollback, unpublish } from './lifecycle.ts';
 import { RollbackAnswer, RollbackBody, UnpublishAnswer } from './model.ts';
 import { DeployQuery, LiveFileQuery, ROLLBACK_ERRORS, ZIP_BODY, ZIP_DEPLOY_ERRORS } from './route-docs.ts';
-import { canvasView, fileListing, liveFile, readBackResponse, versionList } from './views.ts';
+import type { DeployFeature } from './feature.ts';
+import { readBackResponse } from './views.ts';
 import { deployZipRequest } from './zip/request.ts';
 
 /** A rollback body is one small object. */
@@ -19,7 +20,7 @@ const ROLLBACK_BODY_MAX = 16 * 1024;
 
 const invalidBody = () => new AppError('invalid_body', 'rollback takes {"version": <positive integer>}');
 
-export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
+export function deployRoutes(ctx: AppContext, auth: AuthKinds, { views }: Pick<DeployFeature, 'views'>) {
   const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
   return declaredRoutes('deploy-api', auth, [
     deployKeyRoute(
@@ -40,11 +41,11 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
     ),
     deployKeyRoute(
       { method: 'GET', path: '/v1/canvases/:id', ...described("The canvas's publication state"), answer: DeployStatus },
-      ({ canvas }) => canvasView(ctx, canvas),
+      ({ canvas }) => views.canvas(canvas),
     ),
     deployKeyRoute(
       { method: 'GET', path: '/v1/canvases/:id/versions', ...described('Versions, newest first'), answer: VersionList },
-      ({ canvas }) => versionList(ctx, canvas),
+      ({ canvas }) => views.versionList(canvas),
     ),
     deployKeyRoute(
       {
@@ -56,8 +57,8 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
         errors: ['NOT_PUBLISHED', 'NOT_FOUND'],
       },
       async ({ canvas, query }) => {
-        if (query.path === undefined) return fileListing(ctx, canvas);
-        return readBackResponse(ctx, await liveFile(ctx, canvas, query.path));
+        if (query.path === undefined) return views.fileListing(canvas);
+        return readBackResponse(ctx.blobs, await views.liveFile(canvas, query.path));
       },
     ),
     deployKeyRoute(

@@ -15,7 +15,7 @@ import { blobMentionsKey, KeyScanner } from '../deploy/key-scan.ts';
 import { isTextType, mimeFor } from '../deploy/mime.ts';
 import { publishVersion, type DeployResult } from '../deploy/publish.ts';
 import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
-import { versionRows, VersionStore, type VersionRecord } from '../deploy/version-store.ts';
+import { versionRows, type VersionRecord, type VersionStore } from '../deploy/version-store.ts';
 import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
@@ -69,11 +69,13 @@ const STALE_MESSAGE =
 
 export class DraftService {
   private readonly store: DraftStore;
-  private readonly versions: VersionStore;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    /** The deploy feature's versions (a draft starts from, and publishes over, the live one). */
+    private readonly versions: VersionStore,
+  ) {
     this.store = new DraftStore(ctx.sql);
-    this.versions = new VersionStore(ctx.sql);
   }
 
   /** The caller's draft of the canvas, started from the live version when there is none. */

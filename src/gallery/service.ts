@@ -11,7 +11,7 @@ import { createCanvas } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { publishVersion } from '../deploy/publish.ts';
-import { VersionStore } from '../deploy/version-store.ts';
+import type { VersionStore } from '../deploy/version-store.ts';
 import { tx, type TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
@@ -36,6 +36,8 @@ export class Gallery {
   constructor(
     private readonly ctx: AppContext,
     private readonly access: AccessResolver,
+    /** The deploy feature's versions: a copy starts from the source's live files. */
+    private readonly versions: VersionStore,
   ) {}
 
   async settings(actor: Actor, id: string): Promise<GallerySettings> {
@@ -101,7 +103,7 @@ export class Gallery {
     if (!settings.listed || !(await this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' }))) throw notInGallery();
     if (!settings.templatable)
       throw new AppError('PERMISSION_DENIED', 'this canvas is in the gallery but its owner has not offered it as a template');
-    const files = (await new VersionStore(this.ctx.sql).files(source.currentVersionId)).map(({ path, hash, size, mime }) => ({
+    const files = (await this.versions.files(source.currentVersionId)).map(({ path, hash, size, mime }) => ({
       path,
       hash,
       size,

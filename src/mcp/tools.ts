@@ -12,8 +12,7 @@ import type { AppContext } from '../context.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
 import { rollback, unpublish } from '../deploy/lifecycle.ts';
 import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
-import type { UploadService } from '../deploy/upload/service.ts';
-import { liveFile } from '../deploy/views.ts';
+import type { DeployFeature } from '../deploy/feature.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { sha256Hex } from '../ids.ts';
 import { BROWSE_LIMITS, BrowseQuery, type BrowseKind } from '../canvas-data/browse.ts';
@@ -27,7 +26,8 @@ export const INLINE_FILE_MAX = 256 * 1024;
 
 export interface ToolDeps {
   ctx: AppContext;
-  uploads: UploadService;
+  /** The staged upload (deploy_canvas, the upload tools) and the live manifest's read-back (get_canvas_file). */
+  deploy: Pick<DeployFeature, 'uploads' | 'views'>;
   data: CanvasDataService;
 }
 
@@ -120,7 +120,8 @@ function dataTarget(a: Record<string, unknown>): { kind: BrowseKind; name: strin
 }
 
 /** The tools, in the order tools/list shows them. */
-export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
+export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
+  const { uploads, views } = deploy;
   const view = async (actor: Actor, id: string) => {
     const r = await getCanvas(ctx, actor, id);
     return canvasView(ctx.config, r.canvas, r.role);
@@ -198,7 +199,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
         closed,
       ),
       run: async (actor, a) => {
-        const file = await liveFile(ctx, await managed(actor, a.canvasId as string), a.path as string);
+        const file = await views.liveFile(await managed(actor, a.canvasId as string), a.path as string);
         const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
         if (file.size > INLINE_FILE_MAX) return meta;
         if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);

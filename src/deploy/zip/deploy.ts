@@ -44,11 +44,11 @@ const YIELD_EVERY_BYTES = 8 * MiB;
 export const tooLargeBody = () => overCap('CANVAS_TOO_LARGE', 'the request body is over 110 MB');
 
 /** Where PUT deploy spools bodies and stages blobs; emptied at startup (a crash may leave partial files). */
-export function deployTmpDir(ctx: AppContext): string {
+export function deployTmpDir(ctx: Pick<AppContext, 'config'>): string {
   return join(ctx.config.dataDir, 'tmp', 'deploy');
 }
 
-export function resetDeployTmp(ctx: AppContext): void {
+export function resetDeployTmp(ctx: Pick<AppContext, 'config'>): void {
   const dir = deployTmpDir(ctx);
   mkdirSync(dir, { recursive: true });
   for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
