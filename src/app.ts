@@ -40,7 +40,7 @@ import { openApiRoute } from './openapi/routes.ts';
 import { cliLoginRoutes } from './auth/cli-login-routes.ts';
 import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './server/health.ts';
-import { createWebhooksFeature, type WebhooksFeature } from './webhooks/feature.ts';
+import { WebhooksFeature } from './webhooks/feature.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { createNotificationsFeature, type NotificationsFeature, type NotificationsOptions } from './notifications/feature.ts';
 import { notificationAdminRoutes } from './notifications/admin-routes.ts';
@@ -262,7 +262,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     diskUsage,
     notifications,
     // Webhooks send under the Connections egress rules and mail through the notifications outbox.
-    webhooks: createWebhooksFeature(ctx, connections.egress, notifications),
+    webhooks: new WebhooksFeature({ ctx, egress: connections.egress, notifications }),
     metrics: new Metrics(ctx, {
       realtimeConnections: () => features.realtime.openConnections(),
       diskUsage,
@@ -415,7 +415,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
     .use(canvasDataBrowseRoutes(ctx, auth, f.data))
-    .use(webhookRoutes(ctx, auth, f.webhooks))
+    .use(webhookRoutes(ctx, auth, f.webhooks.hooks))
     .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
     .use(mcpRoutes(auth, { ctx, deploy: f.deploy, data: f.data }))
