@@ -255,7 +255,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
       audit: ctx.audit,
       blobs: ctx.blobs,
     }),
-    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
+    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql), deploy),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
     drafts,
@@ -409,8 +409,8 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(connectionAdminRoutes(ctx, auth))
     .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).
-    .use(deployRoutes(ctx, auth, f.deploy))
-    .use(uploadRoutes(ctx, auth, f.deploy.uploads))
+    .use(deployRoutes(auth, f.deploy))
+    .use(uploadRoutes(auth, f.deploy))
     .use(peopleDeployRoutes(ctx, auth, f.deploy))
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))

@@ -42,7 +42,7 @@ export async function authenticateDeployKey(
  * canvas after the key is verified. A Promise when Redis counts (await it);
  * undefined once allowed in memory.
  */
-export function enforceDeployRate(ctx: AppContext, canvasId: string): Promise<void> | undefined {
+export function enforceDeployRate(ctx: Pick<AppContext, 'limiter' | 'events' | 'config'>, canvasId: string): Promise<void> | undefined {
   return enforceRate(ctx, `deploy:${canvasId}`, ctx.config.rateLimitDeployPerMin, 'error');
 }
 

@@ -137,7 +137,7 @@ export interface Published {
  * drafts stay as they are.
  */
 export async function publishVersion(
-  ctx: AppContext,
+  ctx: PublishDeps & AfterPublishDeps & Pick<AppContext, 'sql'>,
   canvasId: string,
   files: ManifestFile[],
   opts: PublishOptions,

@@ -1,26 +1,22 @@
 // The Deploy API (spec "Endpoints / Deploy API") except the staged upload
 // (upload/routes.ts): PUT deploy, read-back, rollback, unpublish. Every route
 // authenticates with the canvas key only: no cookies, no CORS.
-import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { DeployResult, DeployStatus, FileListing, VersionList } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { deployKeyRoute } from './door-routes.ts';
-import { enforceDeployRate } from './key-auth.ts';
-import { rollback, unpublish } from './lifecycle.ts';
 import { RollbackAnswer, RollbackBody, UnpublishAnswer } from './model.ts';
 import { DeployQuery, LiveFileQuery, ROLLBACK_ERRORS, ZIP_BODY, ZIP_DEPLOY_ERRORS } from './route-docs.ts';
 import type { DeployFeature } from './feature.ts';
-import { readBackResponse } from './views.ts';
-import { deployZipRequest } from './zip/request.ts';
 
 /** A rollback body is one small object. */
 const ROLLBACK_BODY_MAX = 16 * 1024;
 
 const invalidBody = () => new AppError('invalid_body', 'rollback takes {"version": <positive integer>}');
 
-export function deployRoutes(ctx: AppContext, auth: AuthKinds, { views }: Pick<DeployFeature, 'views'>) {
+export function deployRoutes(auth: AuthKinds, deploy: DeployFeature) {
+  const { views } = deploy;
   const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
   return declaredRoutes('deploy-api', auth, [
     deployKeyRoute(
@@ -35,8 +31,8 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds, { views }: Pick<D
         errors: ZIP_DEPLOY_ERRORS,
       },
       async ({ request, canvas }) => {
-        await enforceDeployRate(ctx, canvas.id);
-        return deployZipRequest(ctx, canvas, request);
+        await deploy.rate(canvas.id);
+        return deploy.deployZipRequest(canvas, request);
       },
     ),
     deployKeyRoute(
@@ -58,7 +54,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds, { views }: Pick<D
       },
       async ({ canvas, query }) => {
         if (query.path === undefined) return views.fileListing(canvas);
-        return readBackResponse(ctx.blobs, await views.liveFile(canvas, query.path));
+        return views.liveFileResponse(canvas, query.path);
       },
     ),
     deployKeyRoute(
@@ -73,8 +69,8 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds, { views }: Pick<D
       },
       {
         // The deploy-class rate counts before the body is read.
-        check: ({ canvas }) => enforceDeployRate(ctx, canvas.id),
-        handle: ({ canvas, body }) => rollback(ctx, canvas, body.version),
+        check: ({ canvas }) => deploy.rate(canvas.id),
+        handle: ({ canvas, body }) => deploy.rollback(canvas, body.version),
       },
     ),
     deployKeyRoute(
@@ -88,7 +84,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds, { views }: Pick<D
       async ({ request, canvas }) => {
         // The body (if any) carries nothing; it is drained so the connection stays reusable.
         await request.body?.cancel().catch(() => {});
-        return unpublish(ctx, canvas);
+        return deploy.unpublish(canvas);
       },
     ),
   ]);

@@ -9,10 +9,11 @@ import { AppError } from '../errors.ts';
 import { versionUrl } from './publish.ts';
 import type { VersionFileRecord, VersionStore } from './version-store.ts';
 
-/** What the read-back views read: the URLs' settings and the versions. */
+/** What the read-back views read: the URLs' settings, the versions, and the files' bytes. */
 export interface DeployViewsDeps {
   config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>;
   versions: VersionStore;
+  blobs: BlobStore;
 }
 
 export class DeployViews {
@@ -67,6 +68,11 @@ export class DeployViews {
     const file = await this.deps.versions.file(liveVersionId(canvas), path);
     if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
     return file;
+  }
+
+  /** GET …/files?path=: one live file's bytes (readBackResponse). */
+  async liveFileResponse(canvas: Canvas, path: string): Promise<Response> {
+    return readBackResponse(this.deps.blobs, await this.liveFile(canvas, path));
   }
 }
 

@@ -9,8 +9,6 @@ import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody } from '../canvases
 import { createCanvas, getCanvas, listCanvases, regenerateKey, updateCanvas } from '../canvases/service.ts';
 import { canvasView, listedCanvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
-import { enforceDeployRate } from '../deploy/key-auth.ts';
-import { rollback, unpublish } from '../deploy/lifecycle.ts';
 import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
 import type { DeployFeature } from '../deploy/feature.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
@@ -26,8 +24,8 @@ export const INLINE_FILE_MAX = 256 * 1024;
 
 export interface ToolDeps {
   ctx: AppContext;
-  /** The staged upload (deploy_canvas, the upload tools) and the live manifest's read-back (get_canvas_file). */
-  deploy: Pick<DeployFeature, 'uploads' | 'views'>;
+  /** The staged upload, the live manifest's read-back, rollback, unpublish and the deploy-class rate. */
+  deploy: DeployFeature;
   data: CanvasDataService;
 }
 
@@ -131,7 +129,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
   /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
     const canvas = await managed(actor, id);
-    await enforceDeployRate(ctx, canvas.id);
+    await deploy.rate(canvas.id);
     const decoded = files.map(decodeFile);
     const manifest = decoded.map((f) => ({ path: f.path, hash: f.hash, size: f.bytes.byteLength }));
     const begun = await uploads.begin(canvas, actor.user.id, { manifest, ...c });
@@ -289,7 +287,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       invalid: 'INVALID_MANIFEST',
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         const begun = await uploads.begin(canvas, actor.user.id, { manifest: a.manifest, ...coordinationOf(a) });
         return begun.kind === 'already_current' ? begun.result : { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
       },
@@ -316,7 +314,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       invalid: 'INVALID_REQUEST',
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         return uploads.finalize(canvas, actor.user.id, a.uploadId as string, coordinationOf(a), { auditKind: 'token' });
       },
     },
@@ -329,8 +327,8 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        await enforceDeployRate(ctx, canvas.id);
-        return rollback(ctx, canvas, a.version as number, { id: actor.user.id, kind: 'token' });
+        await deploy.rate(canvas.id);
+        return deploy.rollback(canvas, a.version as number, { id: actor.user.id, kind: 'token' });
       },
     },
     {
@@ -413,7 +411,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       name: 'unpublish_canvas',
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
       input: Type.Object({ canvasId }, closed),
-      run: async (actor, a) => unpublish(ctx, await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
+      run: async (actor, a) => deploy.unpublish(await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
     },
   ];
 }

@@ -43,6 +43,12 @@ const YIELD_EVERY_BYTES = 8 * MiB;
 
 export const tooLargeBody = () => overCap('CANVAS_TOO_LARGE', 'the request body is over 110 MB');
 
+/** What a ZIP deploy uses: the spool directory, the blobs and their collector, the publishing transaction, the slots, the log. */
+export type ZipDeployDeps = Pick<
+  AppContext,
+  'config' | 'sql' | 'blobs' | 'blobGc' | 'log' | 'now' | 'events' | 'audit' | 'settings' | 'zipDeploySlots'
+>;
+
 /** Where PUT deploy spools bodies and stages blobs; emptied at startup (a crash may leave partial files). */
 export function deployTmpDir(ctx: Pick<AppContext, 'config'>): string {
   return join(ctx.config.dataDir, 'tmp', 'deploy');
@@ -62,7 +68,7 @@ interface PlannedFile {
 
 /** Deploys the ZIP in `body` (a request body, or authoring's bundle part) to the canvas (key and rate already checked). */
 export async function deployZip(
-  ctx: AppContext,
+  ctx: ZipDeployDeps,
   canvas: Canvas,
   body: ByteSource | null,
   coordination: Coordination,
@@ -87,7 +93,7 @@ export async function deployZip(
 }
 
 async function deployZipBody(
-  ctx: AppContext,
+  ctx: ZipDeployDeps,
   canvas: Canvas,
   body: ByteSource | null,
   coordination: Coordination,

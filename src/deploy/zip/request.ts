@@ -3,13 +3,12 @@
 // canvas key's route and the people's route (a session or a token).
 import type { ActorKind } from '../../audit/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
-import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { validateCoordination, type DeployResult } from '../publish.ts';
-import { deployZip, tooLargeBody, ZIP_LIMITS } from './deploy.ts';
+import { deployZip, tooLargeBody, ZIP_LIMITS, type ZipDeployDeps } from './deploy.ts';
 
 export async function deployZipRequest(
-  ctx: AppContext,
+  ctx: ZipDeployDeps,
   canvas: Canvas,
   request: Request,
   actor?: { id: string; kind: ActorKind },

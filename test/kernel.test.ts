@@ -1,9 +1,12 @@
 // passes: embedded — static source check
-// Issue 37 (a small kernel): a store is built once, by the feature (or the
-// context) that owns it, and handed to whoever reads it; views, routes and
-// other services do not build their own copy (`new VersionStore(ctx.sql)`
-// stood in five places). Checked on every file under src/; the copies that
-// remain are listed in KNOWN with a reason, and the list may only shrink.
+// Issue 37 (a small kernel), checked on the source under src/:
+// - a store is built once, by the feature (or the context) that owns it, and
+//   handed to whoever reads it; views, routes and other services do not build
+//   their own copy (`new VersionStore(ctx.sql)` stood in five places). The
+//   copies that remain are listed in KNOWN with a reason; the list may only shrink.
+// - the features moved to the kernel's shape (deploy, webhooks) take a named
+//   deps interface, not the whole AppContext; only what decides who may act
+//   (the canvas authority, the deploy key's door) still takes the context.
 import { Glob } from 'bun';
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -43,5 +46,26 @@ describe('stores are built once', () => {
     );
     // A known copy that is gone must leave the list.
     for (const s of Object.keys(KNOWN)) expect(builders(s).length).toBeGreaterThan(1);
+  });
+});
+
+/** Files under `dir` that take the whole context: a parameter, field or property typed `AppContext` itself (not a Pick of it). */
+const wholeContext = (dir: string) => files.filter((f) => f.startsWith(dir) && /\b\w+\??: AppContext\b(?!\[)/.test(texts.get(f)!));
+
+describe('features over named deps (the deploy and webhooks features)', () => {
+  test('the scan sees a whole-context parameter where one is', () => {
+    expect(wholeContext('src/canvases/')).toContain('src/canvases/authority.ts');
+  });
+
+  test('deploy: only the people routes (canvas authority) and the deploy key door take the whole context', () => {
+    expect(wholeContext('src/deploy/')).toEqual(['src/deploy/key-auth.ts', 'src/deploy/people-routes.ts']);
+  });
+
+  test('webhooks: only the routes (canvas authority) take the whole context', () => {
+    expect(wholeContext('src/webhooks/')).toEqual(['src/webhooks/routes.ts']);
+  });
+
+  test('the Deploy API key routes and the staged-upload routes are handed the deploy feature, not the context', () => {
+    for (const f of ['src/deploy/routes.ts', 'src/deploy/upload/routes.ts']) expect(texts.get(f)!).not.toMatch(/context\.ts'/);
   });
 });
