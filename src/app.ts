@@ -223,7 +223,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   ctx.events.on('policy.unconfigured', (e) => policyMisses.note(e.canvasId, e.kind, e.name));
   const diskUsage = new DiskUsageReport(ctx);
   const deploy = new DeployFeature(ctx);
-  const drafts = new DraftService(ctx, deploy.versions);
+  const drafts = new DraftService({ ctx, versions: deploy.versions });
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
   const coordination = realtimeCoordination(ctx, options.realtime);
   const connections = createConnectionsFeature(ctx, options.connections);
@@ -401,7 +401,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
       }),
     )
     .use(capabilityStateRoutes(ctx, auth, f.policyMisses))
-    .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access, f.deploy.versions)))
+    .use(galleryRoutes(ctx, auth, new Gallery({ ctx, access: f.access, versions: f.deploy.versions })))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))

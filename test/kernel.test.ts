@@ -4,7 +4,7 @@
 //   handed to whoever reads it; views, routes and other services do not build
 //   their own copy (`new VersionStore(ctx.sql)` stood in five places). The
 //   copies that remain are listed in KNOWN with a reason; the list may only shrink.
-// - the features moved to the kernel's shape (deploy, webhooks) take a named
+// - the features moved to the kernel's shape (deploy, webhooks, drafts, gallery) take a named
 //   deps interface, not the whole AppContext; only what decides who may act
 //   (the canvas authority, the deploy key's door) still takes the context.
 import { Glob } from 'bun';
@@ -52,9 +52,9 @@ describe('stores are built once', () => {
 /** Files under `dir` that take the whole context: a parameter, field or property typed `AppContext` itself (not a Pick of it). */
 const wholeContext = (dir: string) => files.filter((f) => f.startsWith(dir) && /\b\w+\??: AppContext\b(?!\[)/.test(texts.get(f)!));
 
-describe('features over named deps (the deploy and webhooks features)', () => {
+describe('features over named deps (deploy, webhooks, drafts, gallery)', () => {
   test('the scan sees a whole-context parameter where one is', () => {
-    expect(wholeContext('src/canvases/')).toContain('src/canvases/authority.ts');
+    expect(wholeContext('src/app.ts')).toEqual(['src/app.ts']);
   });
 
   test('deploy: only the people routes (canvas authority) and the deploy key door take the whole context', () => {
@@ -63,6 +63,11 @@ describe('features over named deps (the deploy and webhooks features)', () => {
 
   test('webhooks: only the routes (canvas authority) take the whole context', () => {
     expect(wholeContext('src/webhooks/')).toEqual(['src/webhooks/routes.ts']);
+  });
+
+  test("drafts and gallery, handed the deploy feature's versions, take named deps too", () => {
+    expect(wholeContext('src/drafts/service.ts')).toEqual([]);
+    expect(wholeContext('src/gallery/service.ts')).toEqual([]);
   });
 
   test('the Deploy API key routes and the staged-upload routes are handed the deploy feature, not the context', () => {

@@ -67,14 +67,36 @@ export interface DraftFileBytes {
 const STALE_MESSAGE =
   'the live version changed since this draft was started: review the changes, then keep your edits on the new version (rebase) or discard the draft';
 
+/** What drafts use: storage and blobs, preview tokens, who may preview, publishing, and the deploy feature's versions. */
+export interface DraftDeps {
+  ctx: Pick<
+    AppContext,
+    | 'config'
+    | 'sql'
+    | 'blobs'
+    | 'blobGc'
+    | 'log'
+    | 'now'
+    | 'events'
+    | 'audit'
+    | 'settings'
+    | 'instanceSecret'
+    | 'users'
+    | 'canvases'
+    | 'auth'
+  >;
+  /** A draft starts from, and publishes over, the live version. */
+  versions: VersionStore;
+}
+
 export class DraftService {
+  private readonly ctx: DraftDeps['ctx'];
+  private readonly versions: VersionStore;
   private readonly store: DraftStore;
 
-  constructor(
-    private readonly ctx: AppContext,
-    /** The deploy feature's versions (a draft starts from, and publishes over, the live one). */
-    private readonly versions: VersionStore,
-  ) {
+  constructor({ ctx, versions }: DraftDeps) {
+    this.ctx = ctx;
+    this.versions = versions;
     this.store = new DraftStore(ctx.sql);
   }
 

@@ -32,13 +32,24 @@ export interface GalleryEntry {
 
 const notInGallery = () => new AppError('NOT_FOUND', 'no such canvas in the gallery');
 
+/** What the gallery uses: storage, who may open a canvas, canvas creation and publishing, and the deploy feature's versions. */
+export interface GalleryDeps {
+  ctx: Pick<AppContext, 'config' | 'sql' | 'now' | 'audit' | 'canvases' | 'users' | 'settings' | 'limiter' | 'events' | 'blobGc' | 'log'>;
+  access: AccessResolver;
+  /** A copy starts from the source's live files. */
+  versions: VersionStore;
+}
+
 export class Gallery {
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly access: AccessResolver,
-    /** The deploy feature's versions: a copy starts from the source's live files. */
-    private readonly versions: VersionStore,
-  ) {}
+  private readonly ctx: GalleryDeps['ctx'];
+  private readonly access: AccessResolver;
+  private readonly versions: VersionStore;
+
+  constructor({ ctx, access, versions }: GalleryDeps) {
+    this.ctx = ctx;
+    this.access = access;
+    this.versions = versions;
+  }
 
   async settings(actor: Actor, id: string): Promise<GallerySettings> {
     const { canvas } = await managedCanvas(this.ctx, actor, id, 'manage');
