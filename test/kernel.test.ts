@@ -74,3 +74,11 @@ describe('features over named deps (deploy, webhooks, drafts, gallery)', () => {
     for (const f of ['src/deploy/routes.ts', 'src/deploy/upload/routes.ts']) expect(texts.get(f)!).not.toMatch(/context\.ts'/);
   });
 });
+
+describe('the context holds no feature parts', () => {
+  test("src/context.ts imports nothing of the deploy or webhooks features (the ZIP deploy slots are the deploy feature's)", () => {
+    const imported = [...texts.get('src/context.ts')!.matchAll(/from '\.\/([^']+)'/g)].map((m) => m[1]!);
+    expect(imported).toContain('blobs/store.ts');
+    expect(imported.filter((p) => p.startsWith('deploy/') || p.startsWith('webhooks/'))).toEqual([]);
+  });
+});

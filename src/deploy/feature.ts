@@ -19,6 +19,7 @@ import { VersionStore } from './version-store.ts';
 import { DeployViews } from './views.ts';
 import { deployZip, resetDeployTmp, type ZipDeployDeps } from './zip/deploy.ts';
 import { deployZipRequest } from './zip/request.ts';
+import { DeploySlots } from './zip/slots.ts';
 
 /** What the deploy feature uses, and nothing else of the context. */
 export type DeployDeps = UploadDeps & ZipDeployDeps & LifecycleDeps & Pick<AppContext, 'limiter'>;
@@ -28,6 +29,8 @@ export class DeployFeature implements Lifecycle {
   readonly versions: VersionStore;
   readonly views: DeployViews;
   readonly uploads: UploadService;
+  /** ZIP deploys reading their body at once: memory stays bounded however many arrive. */
+  private readonly zipSlots = new DeploySlots();
 
   constructor(private readonly deps: DeployDeps) {
     this.versions = new VersionStore(deps.sql);
@@ -51,12 +54,12 @@ export class DeployFeature implements Lifecycle {
 
   /** PUT …/deploy: the query's coordination fields, the declared length, then the streamed ZIP. */
   deployZipRequest(canvas: Canvas, request: Request, actor?: { id: string; kind: ActorKind }): Promise<DeployResult> {
-    return deployZipRequest(this.deps, canvas, request, actor);
+    return deployZipRequest(this.deps, this.zipSlots, canvas, request, actor);
   }
 
   /** A ZIP from elsewhere (a page's authoring bundle), key and rate already checked. */
   deployZip(canvas: Canvas, body: ByteSource | null, coordination: Coordination, actor?: { id: string; kind: ActorKind }) {
-    return deployZip(this.deps, canvas, body, coordination, actor);
+    return deployZip(this.deps, this.zipSlots, canvas, body, coordination, actor);
   }
 
   rollback(canvas: Canvas, number: number, actor?: LifecycleActor) {
