@@ -4,9 +4,9 @@
 //   handed to whoever reads it; views, routes and other services do not build
 //   their own copy (`new VersionStore(ctx.sql)` stood in five places). The
 //   copies that remain are listed in KNOWN with a reason; the list may only shrink.
-// - the features moved to the kernel's shape (deploy, webhooks, drafts, gallery) take a named
-//   deps interface, not the whole AppContext; only what decides who may act
-//   (the canvas authority, the deploy key's door) still takes the context.
+// - the features moved to the kernel's shape (deploy, webhooks, canvas data,
+//   drafts, gallery) take a named deps interface or the few context fields
+//   they read (a Pick), never the whole AppContext.
 import { Glob } from 'bun';
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -52,17 +52,13 @@ describe('stores are built once', () => {
 /** Files under `dir` that take the whole context: a parameter, field or property typed `AppContext` itself (not a Pick of it). */
 const wholeContext = (dir: string) => files.filter((f) => f.startsWith(dir) && /\b\w+\??: AppContext\b(?!\[)/.test(texts.get(f)!));
 
-describe('features over named deps (deploy, webhooks, drafts, gallery)', () => {
+describe('features over named deps (deploy, webhooks, canvas data, drafts, gallery)', () => {
   test('the scan sees a whole-context parameter where one is', () => {
     expect(wholeContext('src/app.ts')).toEqual(['src/app.ts']);
   });
 
-  test('deploy: only the people routes (canvas authority) and the deploy key door take the whole context', () => {
-    expect(wholeContext('src/deploy/')).toEqual(['src/deploy/key-auth.ts', 'src/deploy/people-routes.ts']);
-  });
-
-  test('webhooks: only the routes (canvas authority) take the whole context', () => {
-    expect(wholeContext('src/webhooks/')).toEqual(['src/webhooks/routes.ts']);
+  test('nothing under deploy/, webhooks/ or canvas-data/ takes the whole context', () => {
+    expect(['src/deploy/', 'src/webhooks/', 'src/canvas-data/'].flatMap(wholeContext)).toEqual([]);
   });
 
   test("drafts and gallery, handed the deploy feature's versions, take named deps too", () => {

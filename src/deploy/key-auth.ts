@@ -23,7 +23,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * UPLOAD_HANDLE_INVALID, from the upload service.
  */
 export async function authenticateDeployKey(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'canvases' | 'users'>,
   request: Request,
   canvasId: string,
   mode: DeployKeyMode = 'any',

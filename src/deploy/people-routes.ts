@@ -29,8 +29,8 @@ import {
 import { contentLengthOf, readBeginBody, readFinalizeBody } from './upload/body.ts';
 import type { DeployFeature } from './feature.ts';
 
-/** `ctx` answers who may manage the canvas (src/canvases/managed-once.ts); the rest is the deploy feature's. */
-export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, deploy: DeployFeature) {
+/** The canvases answer who may manage one (src/canvases/managed-once.ts); the rest is the deploy feature's. */
+export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, deploy: DeployFeature) {
   const { views, uploads } = deploy;
   // Rollback finds the canvas in its check (before the body) and uses it in its handler.
   const canvasOf = managedOnce(ctx);

@@ -14,8 +14,8 @@ import type { WebhookService } from './service.ts';
 
 const PRIVATE = { 'cache-control': 'private, no-store' };
 
-/** `ctx` answers who may manage the canvas (src/canvases/authority.ts); the hooks are the service's. */
-export function webhookRoutes(ctx: AppContext, auth: AuthKinds, hooks: WebhookService) {
+/** The canvases answer who may manage one (src/canvases/authority.ts); the hooks are the service's. */
+export function webhookRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, hooks: WebhookService) {
   const canvasOf = managedOnce(ctx);
   const described = (summary: string) => ({ tag: 'Management' as const, summary, headers: PRIVATE });
   return declaredRoutes('webhooks', auth, [
