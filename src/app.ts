@@ -20,7 +20,7 @@ import { connectionAdminRoutes } from './connections/admin-routes.ts';
 import { createConnectionsFeature, type ConnectionsFeature, type ConnectionsOptions } from './connections/feature.ts';
 import type { AppContext } from './context.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
-import { createDeployFeature, deployBlobReferences, type DeployFeature } from './deploy/feature.ts';
+import { DeployFeature, deployBlobReferences } from './deploy/feature.ts';
 import { deployRoutes } from './deploy/routes.ts';
 import { uploadRoutes } from './deploy/upload/routes.ts';
 import { peopleDeployRoutes } from './deploy/people-routes.ts';
@@ -40,7 +40,7 @@ import { openApiRoute } from './openapi/routes.ts';
 import { cliLoginRoutes } from './auth/cli-login-routes.ts';
 import { DiskUsageReport } from './admin/disk-usage.ts';
 import { healthRoutes } from './server/health.ts';
-import { createWebhooksFeature, type WebhooksFeature } from './webhooks/feature.ts';
+import { WebhooksFeature } from './webhooks/feature.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { createNotificationsFeature, type NotificationsFeature, type NotificationsOptions } from './notifications/feature.ts';
 import { notificationAdminRoutes } from './notifications/admin-routes.ts';
@@ -224,7 +224,8 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
   const policyMisses = new PolicyMisses(ctx.sql, ctx.now, ctx.log);
   ctx.events.on('policy.unconfigured', (e) => policyMisses.note(e.canvasId, e.kind, e.name));
   const diskUsage = new DiskUsageReport(ctx);
-  const drafts = new DraftService(ctx);
+  const deploy = new DeployFeature(ctx);
+  const drafts = new DraftService({ ctx, versions: deploy.versions });
   // What realtime shares with other nodes: through Redis when EASEL_REDIS_URL is set, else in this process.
   const coordination = realtimeCoordination(ctx, options.realtime);
   const connections = createConnectionsFeature(ctx, options.connections);
@@ -236,7 +237,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
     insightStore,
     pipeline,
     pages: new CanvasServer(ctx, access, drafts, options.blobFetchWaitMs, insights),
-    deploy: createDeployFeature(ctx),
+    deploy,
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections,
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
@@ -256,14 +257,14 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
       audit: ctx.audit,
       blobs: ctx.blobs,
     }),
-    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql)),
+    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql), deploy),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
     drafts,
     diskUsage,
     notifications,
     // Webhooks send under the Connections egress rules and mail through the notifications outbox.
-    webhooks: createWebhooksFeature(ctx, connections.egress, notifications),
+    webhooks: new WebhooksFeature({ ctx, egress: connections.egress, notifications }),
     metrics: new Metrics(ctx, {
       realtimeConnections: () => features.realtime.openConnections(),
       diskUsage,
@@ -402,7 +403,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
       }),
     )
     .use(capabilityStateRoutes(ctx, auth, f.policyMisses))
-    .use(galleryRoutes(ctx, auth, new Gallery(ctx, f.access)))
+    .use(galleryRoutes(ctx, auth, new Gallery({ ctx, access: f.access, versions: f.deploy.versions })))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))
@@ -410,16 +411,16 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
     .use(connectionAdminRoutes(ctx, auth))
     .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).
-    .use(deployRoutes(ctx, auth))
-    .use(uploadRoutes(ctx, auth, f.deploy.uploads))
-    .use(peopleDeployRoutes(ctx, auth, f.deploy.uploads))
+    .use(deployRoutes(auth, f.deploy))
+    .use(uploadRoutes(auth, f.deploy))
+    .use(peopleDeployRoutes(ctx, auth, f.deploy))
     .use(draftRoutes(ctx, auth, f.drafts))
     .use(canvasDataRoutes(ctx, auth, f.data))
     .use(canvasDataBrowseRoutes(ctx, auth, f.data))
-    .use(webhookRoutes(ctx, auth, f.webhooks))
+    .use(webhookRoutes(ctx, auth, f.webhooks.hooks))
     .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
-    .use(mcpRoutes(auth, { ctx, uploads: f.deploy.uploads, data: f.data }))
+    .use(mcpRoutes(auth, { ctx, deploy: f.deploy, data: f.data }))
     // The SDK and the dashboard's files.
     .use(sdkRoutes(ctx, { admitAnonymousVisitor: sdkVisitorWithoutSession(ctx, f.access), warm: options.warmSdk }))
     .use(dashboardRoutes(ctx, { warm: options.warmDashboard }))

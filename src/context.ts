@@ -1,5 +1,4 @@
 import type { Database } from 'bun:sqlite';
-import { DeploySlots } from './deploy/zip/slots.ts';
 import { AuditLog } from './audit/store.ts';
 import { GuestStore } from './auth/guests.ts';
 import { Authenticator } from './auth/principal.ts';
@@ -46,8 +45,6 @@ export interface AppContext {
   blobs: BlobStore;
   /** Deletes blobs no feature references (each feature registers its check in createApp). */
   blobGc: BlobCollector;
-  /** ZIP deploys reading their body at once (src/deploy/zip/slots.ts). */
-  zipDeploySlots: DeploySlots;
   log: Logger;
   now: () => number;
   /** The server's timers (usage flush, realtime sweep, blob sweeps); tests pass a manual one. */
@@ -136,7 +133,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
     nodeId,
     blobs,
     blobGc: new BlobCollector({ blobs, now, log, scheduler, events, claims }),
-    zipDeploySlots: new DeploySlots(),
     log,
     now,
     scheduler,

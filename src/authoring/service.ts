@@ -9,9 +9,8 @@ import type { AccessMode, Canvas } from '../canvases/record.ts';
 import { checkAccessGates, createCanvas, updateCanvas, type CanvasPatch } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
-import { unpublish } from '../deploy/lifecycle.ts';
+import type { DeployFeature } from '../deploy/feature.ts';
 import { validateCoordination } from '../deploy/publish.ts';
-import { deployZip } from '../deploy/zip/deploy.ts';
 import { AppError, authoringQuotaSpent, disabledShare } from '../errors.ts';
 import { checkExpiry, checkRung, normalizeAccess, type CreateMetadata, type UpdateMetadata } from './model.ts';
 import type { AuthoredRecord, AuthoringAccess, AuthoringStore } from './store.ts';
@@ -54,6 +53,8 @@ export class AuthoringService {
   constructor(
     private readonly ctx: AppContext,
     private readonly store: AuthoringStore,
+    /** A page's bundle is published, and a revoked canvas unpublished, through the deploy feature. */
+    private readonly deploy: Pick<DeployFeature, 'deployZip' | 'unpublish'>,
   ) {}
 
   /**
@@ -98,7 +99,7 @@ export class AuthoringService {
       revokedAt: null,
     });
     try {
-      await deployZip(this.ctx, canvas, bundle, validateCoordination({}));
+      await this.deploy.deployZip(canvas, bundle, validateCoordination({}));
       await this.applyShare(actor, canvas.id, { accessMode: ACCESS_MODE[access], password: meta.password, expiresAt: meta.expiresAt });
     } catch (err) {
       if (err instanceof AppError && err.status === 413)
@@ -147,7 +148,7 @@ export class AuthoringService {
 
     if (bundle !== null) {
       try {
-        await deployZip(this.ctx, (await this.ctx.canvases.byId(canvas.id))!, bundle, validateCoordination({}));
+        await this.deploy.deployZip((await this.ctx.canvases.byId(canvas.id))!, bundle, validateCoordination({}));
       } catch (err) {
         if (err instanceof AppError && err.status === 413) throw err;
         const current = await this.view(actor, (await this.ctx.canvases.byId(canvas.id))!);
@@ -184,7 +185,7 @@ export class AuthoringService {
   async revoke(actor: Actor, id: string): Promise<void> {
     const { canvas, record } = await this.managed(actor, id);
     if (canvas.archivedAt !== null) throw new AppError('NOT_FOUND', 'canvas not found');
-    if (canvas.currentVersionId !== null) await unpublish(this.ctx, canvas, { id: actor.user.id, kind: 'user' });
+    if (canvas.currentVersionId !== null) await this.deploy.unpublish(canvas, { id: actor.user.id, kind: 'user' });
     if (record.revokedAt === null) await this.store.update(canvas.id, { revokedAt: this.ctx.now() });
     await this.ctx.audit.record({ actorId: actor.user.id, actorKind: 'user', canvasId: canvas.id, action: 'authoring.revoke', detail: {} });
   }

@@ -50,7 +50,7 @@ export class DeployBlobWriter {
 
   /** `perFile` forces the file-by-file fallback (systems without syncfs; tests). */
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Pick<AppContext, 'blobs' | 'blobGc'>,
     private readonly tmpDir: string,
     private readonly options: { perFile?: boolean } = {},
   ) {

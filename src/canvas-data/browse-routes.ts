@@ -14,7 +14,8 @@ import type { BrowseKind } from './browse.ts';
 import { BrowseAnswer, BrowseQueryDoc, EXPORT_ERRORS, PRIVATE, RemovedAnswer } from './model.ts';
 import type { CanvasDataService } from './service.ts';
 
-export function canvasDataBrowseRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasDataService) {
+/** The canvases answer who may manage one; the data is the service's. */
+export function canvasDataBrowseRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, data: CanvasDataService) {
   const browse = async (actor: Actor, id: string, request: Request, kind: BrowseKind, name: string | null) => {
     const managed = await managedCanvas(ctx, actor, id, 'manage');
     // The whole query goes to the page reader, which refuses unknown parameters.

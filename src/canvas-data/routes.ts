@@ -30,7 +30,8 @@ function attachment(type: string, name: string, extension: string): Record<strin
   };
 }
 
-export function canvasDataRoutes(ctx: AppContext, auth: AuthKinds, data: CanvasDataService) {
+/** The canvases answer who may manage one; the clock names the exported files; the data is the service's. */
+export function canvasDataRoutes(ctx: Pick<AppContext, 'canvases' | 'now'>, auth: AuthKinds, data: CanvasDataService) {
   const exported = async (actor: Actor, id: string, request: Request, kind: Exclude<ExportKind, 'files.zip'>, name: string | null) => {
     const managed: Managed = await managedCanvas(ctx, actor, id, 'manage');
     // The whole query, strictly (an unknown parameter is refused), after the right to the canvas.

@@ -27,7 +27,7 @@ export interface Managed {
   asAdmin: boolean;
 }
 
-export async function managedCanvas(ctx: AppContext, actor: Actor, id: string, need: Need): Promise<Managed> {
+export async function managedCanvas(ctx: Pick<AppContext, 'canvases'>, actor: Actor, id: string, need: Need): Promise<Managed> {
   const canvas = await ctx.canvases.byId(id);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   const role = await ctx.canvases.roleOf(canvas, actor.user.id);
@@ -44,7 +44,7 @@ export function actorKind(m: Pick<Managed, 'asAdmin'>): ActorKind {
 }
 
 /** The role a canvas view shows to this actor (null: the actor may not see it at all). */
-export async function viewRoleFor(ctx: AppContext, actor: Actor, canvas: Canvas): Promise<ViewRole | null> {
+export async function viewRoleFor(ctx: Pick<AppContext, 'canvases'>, actor: Actor, canvas: Canvas): Promise<ViewRole | null> {
   const role = await ctx.canvases.roleOf(canvas, actor.user.id);
   if (role === 'owner' || role === 'editor') return role;
   return actor.isAdmin ? 'admin' : role;

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { managedCanvas, type Actor, type Managed, type Need } from './authority.ts';
 
-export function managedOnce(ctx: AppContext, need: Need = 'manage') {
+export function managedOnce(ctx: Pick<AppContext, 'canvases'>, need: Need = 'manage') {
   const found = new WeakMap<Request, Promise<Managed>>();
   return (actor: Actor, id: string, request: Request): Promise<Managed> => {
     let managed = found.get(request);

@@ -42,7 +42,7 @@ async function withSlugConflicts<T>(write: Promise<T>): Promise<T> {
 
 /** Creates a restricted canvas owned by the actor; the key is returned here and never again. */
 export async function createCanvas(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'settings' | 'limiter' | 'events' | 'sql' | 'now' | 'audit'>,
   actor: Actor,
   input: { title: string; slug?: string },
 ): Promise<{ canvas: Canvas; role: ViewRole; apiKey: string }> {

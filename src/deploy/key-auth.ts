@@ -23,7 +23,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * UPLOAD_HANDLE_INVALID, from the upload service.
  */
 export async function authenticateDeployKey(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'canvases' | 'users'>,
   request: Request,
   canvasId: string,
   mode: DeployKeyMode = 'any',
@@ -42,7 +42,7 @@ export async function authenticateDeployKey(
  * canvas after the key is verified. A Promise when Redis counts (await it);
  * undefined once allowed in memory.
  */
-export function enforceDeployRate(ctx: AppContext, canvasId: string): Promise<void> | undefined {
+export function enforceDeployRate(ctx: Pick<AppContext, 'limiter' | 'events' | 'config'>, canvasId: string): Promise<void> | undefined {
   return enforceRate(ctx, `deploy:${canvasId}`, ctx.config.rateLimitDeployPerMin, 'error');
 }
 

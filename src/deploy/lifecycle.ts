@@ -11,8 +11,11 @@ import { AppError, noSuchVersion } from '../errors.ts';
 import { newToken } from '../ids.ts';
 import { versionRows, type VersionRecord } from './version-store.ts';
 
+/** What rollback and unpublish use: the write, the clock, the audit, the events after commit, the canvas URL. */
+export type LifecycleDeps = Pick<AppContext, 'sql' | 'now' | 'audit' | 'events' | 'config'>;
+
 /** The ready version a rollback to `number` would activate; 404 INVALID_PATH when there is none. */
-export async function rollbackTarget(ctx: AppContext, canvas: Canvas, number: number): Promise<VersionRecord> {
+export async function rollbackTarget(ctx: LifecycleDeps, canvas: Canvas, number: number): Promise<VersionRecord> {
   const target = await ctx.sql.autocommit(() => versionRows.readyByNumber(canvas.id, number));
   if (!target) throw noSuchVersion(`no ready version ${number}: list /versions for the kept ones`);
   return target;
@@ -31,7 +34,7 @@ export interface LifecycleActor {
 }
 
 export async function activateVersion(
-  ctx: AppContext,
+  ctx: LifecycleDeps,
   canvas: Canvas,
   target: VersionRecord,
   actor?: LifecycleActor,
@@ -65,7 +68,7 @@ export async function activateVersion(
 }
 
 export async function rollback(
-  ctx: AppContext,
+  ctx: LifecycleDeps,
   canvas: Canvas,
   number: number,
   actor?: LifecycleActor,
@@ -78,7 +81,7 @@ export async function rollback(
  * access list and the gallery); history is kept. 409 CANNOT_UNPUBLISH from draft.
  */
 export async function unpublish(
-  ctx: AppContext,
+  ctx: LifecycleDeps,
   canvas: Canvas,
   actor?: LifecycleActor,
 ): Promise<{ url: string; publicationState: 'draft'; currentVersionId: null }> {

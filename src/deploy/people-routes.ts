@@ -10,8 +10,7 @@ import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { BeginUploadAnswer, DeployResult, FileListing, VersionList } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { enforceDeployRate } from './key-auth.ts';
-import { rollback, unpublish, type LifecycleActor } from './lifecycle.ts';
+import type { LifecycleActor } from './lifecycle.ts';
 import { RollbackAnswer, RollbackBody, UnpublishAnswer } from './model.ts';
 import {
   BEGIN_BODY,
@@ -28,11 +27,11 @@ import {
   ZIP_DEPLOY_ERRORS,
 } from './route-docs.ts';
 import { contentLengthOf, readBeginBody, readFinalizeBody } from './upload/body.ts';
-import type { UploadService } from './upload/service.ts';
-import { fileListing, liveFile, readBackResponse, versionList } from './views.ts';
-import { deployZipRequest } from './zip/request.ts';
+import type { DeployFeature } from './feature.ts';
 
-export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
+/** The canvases answer who may manage one (src/canvases/managed-once.ts); the rest is the deploy feature's. */
+export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, deploy: DeployFeature) {
+  const { views, uploads } = deploy;
   // Rollback finds the canvas in its check (before the body) and uses it in its handler.
   const canvasOf = managedOnce(ctx);
   const as = (actor: Actor, asAdmin: boolean): LifecycleActor => ({ id: actor.user.id, kind: asAdmin ? 'admin' : 'user' });
@@ -48,7 +47,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
         answer: VersionList,
         errors: CANVAS_ROLE,
       },
-      async ({ actor, params, request }) => versionList(ctx, (await canvasOf(actor, params.id, request)).canvas),
+      async ({ actor, params, request }) => views.versionList((await canvasOf(actor, params.id, request)).canvas),
     ),
     sessionRoute(
       {
@@ -61,8 +60,8 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       },
       async ({ actor, params, request, query }) => {
         const { canvas } = await canvasOf(actor, params.id, request);
-        if (query.path === undefined) return fileListing(ctx, canvas);
-        return readBackResponse(ctx, await liveFile(ctx, canvas, query.path));
+        if (query.path === undefined) return views.fileListing(canvas);
+        return views.liveFileResponse(canvas, query.path);
       },
     ),
     sessionRoute(
@@ -75,10 +74,10 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
         errors: [...CANVAS_ROLE, 'INVALID_BODY', ...ROLLBACK_ERRORS],
       },
       {
-        check: async ({ actor, params, request }) => enforceDeployRate(ctx, (await canvasOf(actor, params.id, request)).canvas.id),
+        check: async ({ actor, params, request }) => deploy.rate((await canvasOf(actor, params.id, request)).canvas.id),
         handle: async ({ actor, params, request, body }) => {
           const m = await canvasOf(actor, params.id, request);
-          return rollback(ctx, m.canvas, body.version, as(actor, m.asAdmin));
+          return deploy.rollback(m.canvas, body.version, as(actor, m.asAdmin));
         },
       },
     ),
@@ -93,7 +92,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       async ({ actor, params, request }) => {
         const m = await canvasOf(actor, params.id, request);
         await request.body?.cancel().catch(() => {});
-        return unpublish(ctx, m.canvas, as(actor, m.asAdmin));
+        return deploy.unpublish(m.canvas, as(actor, m.asAdmin));
       },
     ),
     sessionRoute(
@@ -108,8 +107,8 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       },
       async ({ actor, params, request }) => {
         const m = await canvasOf(actor, params.id, request);
-        await enforceDeployRate(ctx, m.canvas.id);
-        return deployZipRequest(ctx, m.canvas, request, as(actor, m.asAdmin));
+        await deploy.rate(m.canvas.id);
+        return deploy.deployZipRequest(m.canvas, request, as(actor, m.asAdmin));
       },
     ),
     sessionRoute(
@@ -123,7 +122,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       },
       async ({ actor, params, request }) => {
         const { canvas } = await canvasOf(actor, params.id, request);
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         const begun = await uploads.begin(canvas, actor.user.id, await readBeginBody(request));
         if (begun.kind === 'already_current') return begun.result;
         return { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
@@ -155,7 +154,7 @@ export function peopleDeployRoutes(ctx: AppContext, auth: AuthKinds, uploads: Up
       },
       async ({ actor, params, request }) => {
         const m = await canvasOf(actor, params.id, request);
-        await enforceDeployRate(ctx, m.canvas.id);
+        await deploy.rate(m.canvas.id);
         const body = await readFinalizeBody(request);
         return uploads.finalize(m.canvas, actor.user.id, params.uploadId, body, { auditKind: as(actor, m.asAdmin).kind });
       },

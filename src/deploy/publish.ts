@@ -73,7 +73,7 @@ export function validateCoordination(input: { releaseId?: unknown; expectedPubli
  * preview; a given token is still checked (issue 40: "I expect the live state
  * to be X" holds for a preview too).
  */
-export function checkCoordination(ctx: AppContext, canvas: Canvas, c: Coordination): Promise<DeployResult | null> {
+export function checkCoordination(ctx: Pick<AppContext, 'sql' | 'config'>, canvas: Canvas, c: Coordination): Promise<DeployResult | null> {
   return ctx.sql.autocommit(() => coordinationSteps(ctx, canvas, c));
 }
 
@@ -137,7 +137,7 @@ export interface Published {
  * drafts stay as they are.
  */
 export async function publishVersion(
-  ctx: AppContext,
+  ctx: PublishDeps & AfterPublishDeps & Pick<AppContext, 'sql'>,
   canvasId: string,
   files: ManifestFile[],
   opts: PublishOptions,
@@ -220,15 +220,18 @@ function* goLive(canvas: Canvas, version: VersionRecord, republish: boolean, opt
   return yield* versionRows.prune(canvas.id, KEPT_VERSIONS, [version.id]);
 }
 
+/** What runs after a publishing transaction commits. */
+export type AfterPublishDeps = Pick<AppContext, 'events' | 'blobGc' | 'log'>;
+
 /** After the publishing transaction committed: the event, and the pruned versions' blobs. */
-export async function afterPublish(ctx: AppContext, canvasId: string, { result, pruned }: Published): Promise<void> {
+export async function afterPublish(ctx: AfterPublishDeps, canvasId: string, { result, pruned }: Published): Promise<void> {
   if (result.outcome === 'already_current') return;
   if (result.outcome === 'published') ctx.events.emit('canvas.published', { canvasId, versionId: result.versionId });
   if (pruned.length > 0) await collectPruned(ctx, pruned);
 }
 
 /** The signal metrics count deploys by: `started` is performance.now() when the deploy began. */
-export function deployFinished(ctx: AppContext, source: 'api' | 'upload', result: DeployResult, started: number): void {
+export function deployFinished(ctx: Pick<AppContext, 'events'>, source: 'api' | 'upload', result: DeployResult, started: number): void {
   if (!ctx.events.has('deploy.finished')) return;
   ctx.events.emit('deploy.finished', {
     source,
@@ -238,7 +241,7 @@ export function deployFinished(ctx: AppContext, source: 'api' | 'upload', result
   });
 }
 
-async function collectPruned(ctx: AppContext, hashes: string[]): Promise<void> {
+async function collectPruned(ctx: AfterPublishDeps, hashes: string[]): Promise<void> {
   try {
     await ctx.blobGc.collect(hashes);
   } catch (err) {

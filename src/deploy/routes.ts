@@ -1,25 +1,22 @@
 // The Deploy API (spec "Endpoints / Deploy API") except the staged upload
 // (upload/routes.ts): PUT deploy, read-back, rollback, unpublish. Every route
 // authenticates with the canvas key only: no cookies, no CORS.
-import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { DeployResult, DeployStatus, FileListing, VersionList } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { deployKeyRoute } from './door-routes.ts';
-import { enforceDeployRate } from './key-auth.ts';
-import { rollback, unpublish } from './lifecycle.ts';
 import { RollbackAnswer, RollbackBody, UnpublishAnswer } from './model.ts';
 import { DeployQuery, LiveFileQuery, ROLLBACK_ERRORS, ZIP_BODY, ZIP_DEPLOY_ERRORS } from './route-docs.ts';
-import { canvasView, fileListing, liveFile, readBackResponse, versionList } from './views.ts';
-import { deployZipRequest } from './zip/request.ts';
+import type { DeployFeature } from './feature.ts';
 
 /** A rollback body is one small object. */
 const ROLLBACK_BODY_MAX = 16 * 1024;
 
 const invalidBody = () => new AppError('invalid_body', 'rollback takes {"version": <positive integer>}');
 
-export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
+export function deployRoutes(auth: AuthKinds, deploy: DeployFeature) {
+  const { views } = deploy;
   const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
   return declaredRoutes('deploy-api', auth, [
     deployKeyRoute(
@@ -34,17 +31,17 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
         errors: ZIP_DEPLOY_ERRORS,
       },
       async ({ request, canvas }) => {
-        await enforceDeployRate(ctx, canvas.id);
-        return deployZipRequest(ctx, canvas, request);
+        await deploy.rate(canvas.id);
+        return deploy.deployZipRequest(canvas, request);
       },
     ),
     deployKeyRoute(
       { method: 'GET', path: '/v1/canvases/:id', ...described("The canvas's publication state"), answer: DeployStatus },
-      ({ canvas }) => canvasView(ctx, canvas),
+      ({ canvas }) => views.canvas(canvas),
     ),
     deployKeyRoute(
       { method: 'GET', path: '/v1/canvases/:id/versions', ...described('Versions, newest first'), answer: VersionList },
-      ({ canvas }) => versionList(ctx, canvas),
+      ({ canvas }) => views.versionList(canvas),
     ),
     deployKeyRoute(
       {
@@ -56,8 +53,8 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
         errors: ['NOT_PUBLISHED', 'NOT_FOUND'],
       },
       async ({ canvas, query }) => {
-        if (query.path === undefined) return fileListing(ctx, canvas);
-        return readBackResponse(ctx, await liveFile(ctx, canvas, query.path));
+        if (query.path === undefined) return views.fileListing(canvas);
+        return views.liveFileResponse(canvas, query.path);
       },
     ),
     deployKeyRoute(
@@ -72,8 +69,8 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
       },
       {
         // The deploy-class rate counts before the body is read.
-        check: ({ canvas }) => enforceDeployRate(ctx, canvas.id),
-        handle: ({ canvas, body }) => rollback(ctx, canvas, body.version),
+        check: ({ canvas }) => deploy.rate(canvas.id),
+        handle: ({ canvas, body }) => deploy.rollback(canvas, body.version),
       },
     ),
     deployKeyRoute(
@@ -87,7 +84,7 @@ export function deployRoutes(ctx: AppContext, auth: AuthKinds) {
       async ({ request, canvas }) => {
         // The body (if any) carries nothing; it is drained so the connection stays reusable.
         await request.body?.cancel().catch(() => {});
-        return unpublish(ctx, canvas);
+        return deploy.unpublish(canvas);
       },
     ),
   ]);

@@ -1,47 +1,79 @@
 // Read-back shapes of the Deploy API (spec "Canvas (Deploy API read)",
-// "Version (list entry)", "Read-back file listing entry").
+// "Version (list entry)", "Read-back file listing entry"), over the deploy
+// feature's one VersionStore.
+import type { BlobStore } from '../blobs/store.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import type { AppContext } from '../context.ts';
+import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { versionUrl } from './publish.ts';
-import { VersionStore, type VersionFileRecord } from './version-store.ts';
+import type { VersionFileRecord, VersionStore } from './version-store.ts';
 
-export async function canvasView(ctx: AppContext, canvas: Canvas) {
-  const live = canvas.currentVersionId === null ? null : await new VersionStore(ctx.sql).byId(canvas.currentVersionId);
-  return {
-    id: canvas.id,
-    slug: canvas.slug,
-    url: canvasUrl(ctx.config, canvas.slug),
-    title: canvas.title,
-    // A key resolves only active canvases.
-    status: 'active' as const,
-    publicationState: live ? ('published' as const) : ('draft' as const),
-    accessMode: canvas.accessMode,
-    currentVersionId: live?.id ?? null,
-    publicationToken: canvas.publicationToken,
-    currentVersion: live ? { id: live.id, number: live.number, releaseId: live.releaseId, createdAt: live.createdAt } : null,
-  };
+/** What the read-back views read: the URLs' settings, the versions, and the files' bytes. */
+export interface DeployViewsDeps {
+  config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>;
+  versions: VersionStore;
+  blobs: BlobStore;
 }
 
-export async function versionList(ctx: AppContext, canvas: Canvas) {
-  const url = canvasUrl(ctx.config, canvas.slug);
-  return {
-    versions: (await new VersionStore(ctx.sql).list(canvas.id)).map((v) => ({
-      id: v.id,
-      number: v.number,
-      source: v.source,
-      status: v.status,
-      createdBy: v.createdBy,
-      createdAt: v.createdAt,
-      fileCount: v.fileCount,
-      totalBytes: v.totalBytes,
-      releaseId: v.releaseId,
-      current: v.id === canvas.currentVersionId,
-      preview: v.preview,
-      previewUrl: versionUrl(url, v.number),
-    })),
-  };
+export class DeployViews {
+  constructor(private readonly deps: DeployViewsDeps) {}
+
+  async canvas(canvas: Canvas) {
+    const live = canvas.currentVersionId === null ? null : await this.deps.versions.byId(canvas.currentVersionId);
+    return {
+      id: canvas.id,
+      slug: canvas.slug,
+      url: canvasUrl(this.deps.config, canvas.slug),
+      title: canvas.title,
+      // A key resolves only active canvases.
+      status: 'active' as const,
+      publicationState: live ? ('published' as const) : ('draft' as const),
+      accessMode: canvas.accessMode,
+      currentVersionId: live?.id ?? null,
+      publicationToken: canvas.publicationToken,
+      currentVersion: live ? { id: live.id, number: live.number, releaseId: live.releaseId, createdAt: live.createdAt } : null,
+    };
+  }
+
+  async versionList(canvas: Canvas) {
+    const url = canvasUrl(this.deps.config, canvas.slug);
+    return {
+      versions: (await this.deps.versions.list(canvas.id)).map((v) => ({
+        id: v.id,
+        number: v.number,
+        source: v.source,
+        status: v.status,
+        createdBy: v.createdBy,
+        createdAt: v.createdAt,
+        fileCount: v.fileCount,
+        totalBytes: v.totalBytes,
+        releaseId: v.releaseId,
+        current: v.id === canvas.currentVersionId,
+        preview: v.preview,
+        previewUrl: versionUrl(url, v.number),
+      })),
+    };
+  }
+
+  async fileListing(canvas: Canvas) {
+    const live = await this.deps.versions.byId(liveVersionId(canvas));
+    if (!live) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version');
+    const files = (await this.deps.versions.files(live.id)).map(({ path, size, mime, hash }) => ({ path, size, mime, hash }));
+    return { version: live.number, fileCount: files.length, files };
+  }
+
+  /** One file of the live manifest; 404 NOT_FOUND when the path is not in it. */
+  async liveFile(canvas: Canvas, path: string): Promise<VersionFileRecord> {
+    const file = await this.deps.versions.file(liveVersionId(canvas), path);
+    if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
+    return file;
+  }
+
+  /** GET …/files?path=: one live file's bytes (readBackResponse). */
+  async liveFileResponse(canvas: Canvas, path: string): Promise<Response> {
+    return readBackResponse(this.deps.blobs, await this.liveFile(canvas, path));
+  }
 }
 
 function liveVersionId(canvas: Canvas): string {
@@ -49,29 +81,14 @@ function liveVersionId(canvas: Canvas): string {
   return canvas.currentVersionId;
 }
 
-export async function fileListing(ctx: AppContext, canvas: Canvas) {
-  const versions = new VersionStore(ctx.sql);
-  const live = await versions.byId(liveVersionId(canvas));
-  if (!live) throw new AppError('NOT_PUBLISHED', 'the canvas has no live version');
-  const files = (await versions.files(live.id)).map(({ path, size, mime, hash }) => ({ path, size, mime, hash }));
-  return { version: live.number, fileCount: files.length, files };
-}
-
-/** One file of the live manifest; 404 NOT_FOUND when the path is not in it. */
-export async function liveFile(ctx: AppContext, canvas: Canvas, path: string): Promise<VersionFileRecord> {
-  const file = await new VersionStore(ctx.sql).file(liveVersionId(canvas), path);
-  if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
-  return file;
-}
-
 /**
  * A stored file's bytes as an API answer (the live files' read-back, the
  * editor's files): never runnable as a page on the API's or the dashboard's
  * origin, never sniffed, never kept.
  */
-export async function readBackResponse(ctx: AppContext, file: { hash: string; size: number; mime: string }): Promise<Response> {
-  if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} is missing`);
-  return new Response(ctx.blobs.file(file.hash), {
+export async function readBackResponse(blobs: BlobStore, file: { hash: string; size: number; mime: string }): Promise<Response> {
+  if (!(await blobs.local(file.hash))) throw new Error(`blob ${file.hash} is missing`);
+  return new Response(blobs.file(file.hash), {
     headers: {
       'content-type': file.mime,
       'content-length': String(file.size),

@@ -70,7 +70,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       },
       async ({ actor, params, request }) => {
         const { path, from } = queryOf(request, DraftFileQuery);
-        return readBackResponse(ctx, await drafts.file(actor, params.id, path, from ?? 'draft'));
+        return readBackResponse(ctx.blobs, await drafts.file(actor, params.id, path, from ?? 'draft'));
       },
     ),
     sessionRoute(

@@ -15,7 +15,7 @@ import { blobMentionsKey, KeyScanner } from '../deploy/key-scan.ts';
 import { isTextType, mimeFor } from '../deploy/mime.ts';
 import { publishVersion, type DeployResult } from '../deploy/publish.ts';
 import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
-import { versionRows, VersionStore, type VersionRecord } from '../deploy/version-store.ts';
+import { versionRows, type VersionRecord, type VersionStore } from '../deploy/version-store.ts';
 import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
@@ -67,13 +67,37 @@ export interface DraftFileBytes {
 const STALE_MESSAGE =
   'the live version changed since this draft was started: review the changes, then keep your edits on the new version (rebase) or discard the draft';
 
-export class DraftService {
-  private readonly store: DraftStore;
-  private readonly versions: VersionStore;
+/** What drafts use: storage and blobs, preview tokens, who may preview, publishing, and the deploy feature's versions. */
+export interface DraftDeps {
+  ctx: Pick<
+    AppContext,
+    | 'config'
+    | 'sql'
+    | 'blobs'
+    | 'blobGc'
+    | 'log'
+    | 'now'
+    | 'events'
+    | 'audit'
+    | 'settings'
+    | 'instanceSecret'
+    | 'users'
+    | 'canvases'
+    | 'auth'
+  >;
+  /** A draft starts from, and publishes over, the live version. */
+  versions: VersionStore;
+}
 
-  constructor(private readonly ctx: AppContext) {
+export class DraftService {
+  private readonly ctx: DraftDeps['ctx'];
+  private readonly versions: VersionStore;
+  private readonly store: DraftStore;
+
+  constructor({ ctx, versions }: DraftDeps) {
+    this.ctx = ctx;
+    this.versions = versions;
     this.store = new DraftStore(ctx.sql);
-    this.versions = new VersionStore(ctx.sql);
   }
 
   /** The caller's draft of the canvas, started from the live version when there is none. */

@@ -11,7 +11,7 @@ import { createCanvas } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { publishVersion } from '../deploy/publish.ts';
-import { VersionStore } from '../deploy/version-store.ts';
+import type { VersionStore } from '../deploy/version-store.ts';
 import { tx, type TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
@@ -32,11 +32,24 @@ export interface GalleryEntry {
 
 const notInGallery = () => new AppError('NOT_FOUND', 'no such canvas in the gallery');
 
+/** What the gallery uses: storage, who may open a canvas, canvas creation and publishing, and the deploy feature's versions. */
+export interface GalleryDeps {
+  ctx: Pick<AppContext, 'config' | 'sql' | 'now' | 'audit' | 'canvases' | 'users' | 'settings' | 'limiter' | 'events' | 'blobGc' | 'log'>;
+  access: AccessResolver;
+  /** A copy starts from the source's live files. */
+  versions: VersionStore;
+}
+
 export class Gallery {
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly access: AccessResolver,
-  ) {}
+  private readonly ctx: GalleryDeps['ctx'];
+  private readonly access: AccessResolver;
+  private readonly versions: VersionStore;
+
+  constructor({ ctx, access, versions }: GalleryDeps) {
+    this.ctx = ctx;
+    this.access = access;
+    this.versions = versions;
+  }
 
   async settings(actor: Actor, id: string): Promise<GallerySettings> {
     const { canvas } = await managedCanvas(this.ctx, actor, id, 'manage');
@@ -101,7 +114,7 @@ export class Gallery {
     if (!settings.listed || !(await this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' }))) throw notInGallery();
     if (!settings.templatable)
       throw new AppError('PERMISSION_DENIED', 'this canvas is in the gallery but its owner has not offered it as a template');
-    const files = (await new VersionStore(this.ctx.sql).files(source.currentVersionId)).map(({ path, hash, size, mime }) => ({
+    const files = (await this.versions.files(source.currentVersionId)).map(({ path, hash, size, mime }) => ({
       path,
       hash,
       size,

@@ -9,11 +9,8 @@ import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody } from '../canvases
 import { createCanvas, getCanvas, listCanvases, regenerateKey, updateCanvas } from '../canvases/service.ts';
 import { canvasView, listedCanvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
-import { enforceDeployRate } from '../deploy/key-auth.ts';
-import { rollback, unpublish } from '../deploy/lifecycle.ts';
 import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
-import type { UploadService } from '../deploy/upload/service.ts';
-import { liveFile } from '../deploy/views.ts';
+import type { DeployFeature } from '../deploy/feature.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { sha256Hex } from '../ids.ts';
 import { BROWSE_LIMITS, BrowseQuery, type BrowseKind } from '../canvas-data/browse.ts';
@@ -27,7 +24,8 @@ export const INLINE_FILE_MAX = 256 * 1024;
 
 export interface ToolDeps {
   ctx: AppContext;
-  uploads: UploadService;
+  /** The staged upload, the live manifest's read-back, rollback, unpublish and the deploy-class rate. */
+  deploy: DeployFeature;
   data: CanvasDataService;
 }
 
@@ -120,7 +118,8 @@ function dataTarget(a: Record<string, unknown>): { kind: BrowseKind; name: strin
 }
 
 /** The tools, in the order tools/list shows them. */
-export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
+export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
+  const { uploads, views } = deploy;
   const view = async (actor: Actor, id: string) => {
     const r = await getCanvas(ctx, actor, id);
     return canvasView(ctx.config, r.canvas, r.role);
@@ -130,7 +129,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
   /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
     const canvas = await managed(actor, id);
-    await enforceDeployRate(ctx, canvas.id);
+    await deploy.rate(canvas.id);
     const decoded = files.map(decodeFile);
     const manifest = decoded.map((f) => ({ path: f.path, hash: f.hash, size: f.bytes.byteLength }));
     const begun = await uploads.begin(canvas, actor.user.id, { manifest, ...c });
@@ -198,7 +197,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
         closed,
       ),
       run: async (actor, a) => {
-        const file = await liveFile(ctx, await managed(actor, a.canvasId as string), a.path as string);
+        const file = await views.liveFile(await managed(actor, a.canvasId as string), a.path as string);
         const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
         if (file.size > INLINE_FILE_MAX) return meta;
         if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);
@@ -288,7 +287,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       invalid: 'INVALID_MANIFEST',
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         const begun = await uploads.begin(canvas, actor.user.id, { manifest: a.manifest, ...coordinationOf(a) });
         return begun.kind === 'already_current' ? begun.result : { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
       },
@@ -315,7 +314,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       invalid: 'INVALID_REQUEST',
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         return uploads.finalize(canvas, actor.user.id, a.uploadId as string, coordinationOf(a), { auditKind: 'token' });
       },
     },
@@ -328,8 +327,8 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
-        await enforceDeployRate(ctx, canvas.id);
-        return rollback(ctx, canvas, a.version as number, { id: actor.user.id, kind: 'token' });
+        await deploy.rate(canvas.id);
+        return deploy.rollback(canvas, a.version as number, { id: actor.user.id, kind: 'token' });
       },
     },
     {
@@ -412,7 +411,7 @@ export function easelTools({ ctx, uploads, data }: ToolDeps): Tool[] {
       name: 'unpublish_canvas',
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
       input: Type.Object({ canvasId }, closed),
-      run: async (actor, a) => unpublish(ctx, await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
+      run: async (actor, a) => deploy.unpublish(await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),
     },
   ];
 }

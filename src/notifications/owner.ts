@@ -5,7 +5,7 @@ import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
 
 export async function ownerWhoWants(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'canvases' | 'users'>,
   canvasOrId: Canvas | string,
   wants: (ownerId: string, canvasId: string) => Promise<boolean>,
 ): Promise<{ canvas: Canvas; owner: User } | null> {

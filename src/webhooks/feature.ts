@@ -10,12 +10,16 @@ import type { NotificationsFeature } from '../notifications/feature.ts';
 import type { WebhookEvent } from './events.ts';
 import { webhookPausedMail } from './paused-mail.ts';
 import { WebhookStore } from './store.ts';
+import { WebhookService } from './service.ts';
 import { WebhookWorker } from './worker.ts';
 
-export interface WebhooksFeature extends Lifecycle {
-  readonly store: WebhookStore;
-  /** Sends what is due now (tests, after moving the clock). */
-  kick(): void;
+/** What webhooks use: storage, the clock and timers, the bus they listen on, who owns a canvas, and how they send and mail. */
+export interface WebhooksDeps {
+  ctx: Pick<AppContext, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases' | 'users' | 'audit'>;
+  /** Sends go out under the Connections egress rules. */
+  egress: EgressDeps;
+  /** A paused hook's mail goes to its owner through the outbox. */
+  notifications: Pick<NotificationsFeature, 'preferences' | 'send'>;
 }
 
 /** Each bus event as the webhook event it is, with its `data` as JSON text (values are stored JSON text already). */
@@ -50,46 +54,60 @@ function recordData(e: EventMap['collection.record.created']): string {
   return `${head.slice(0, -1)},"value":${e.value}}`;
 }
 
-export function createWebhooksFeature(ctx: AppContext, egress: EgressDeps, notifications: NotificationsFeature): WebhooksFeature {
-  const store = new WebhookStore(ctx.sql);
-  const worker = new WebhookWorker({
-    ctx,
-    store,
-    egress,
-    onPaused: async (e) => {
-      try {
-        const mail = await webhookPausedMail(ctx, notifications.preferences, e);
-        const recorded = await notifications.send(mail);
-        ctx.events.emit('notifications.considered', { kind: 'webhook_paused', outcome: recorded ? 'recorded' : 'skipped' });
-      } catch (err) {
-        ctx.log.error('a notification could not be recorded', {
-          event: 'webhook_paused',
-          error: err instanceof Error ? err.message : String(err),
-        });
-      }
-    },
-  });
-  const listen = <K extends keyof EventMap>(name: K): (() => void) => {
+export class WebhooksFeature implements Lifecycle {
+  private readonly store: WebhookStore;
+  /** The management API's view of a canvas's hooks. */
+  readonly hooks: WebhookService;
+  private readonly worker: WebhookWorker;
+  private listening: Array<() => void> = [];
+
+  constructor(private readonly deps: WebhooksDeps) {
+    const { ctx, egress, notifications } = deps;
+    this.store = new WebhookStore(ctx.sql);
+    this.hooks = new WebhookService({ ctx, store: this.store });
+    this.worker = new WebhookWorker({
+      ctx,
+      store: this.store,
+      egress,
+      onPaused: async (e) => {
+        try {
+          const mail = await webhookPausedMail(ctx, notifications.preferences, e);
+          const recorded = await notifications.send(mail);
+          ctx.events.emit('notifications.considered', { kind: 'webhook_paused', outcome: recorded ? 'recorded' : 'skipped' });
+        } catch (err) {
+          ctx.log.error('a notification could not be recorded', {
+            event: 'webhook_paused',
+            error: err instanceof Error ? err.message : String(err),
+          });
+        }
+      },
+    });
+  }
+
+  /** Sends what is due now (tests, after moving the clock). */
+  kick(): void {
+    this.worker.kick();
+  }
+
+  async start(): Promise<void> {
+    this.listening = (Object.keys(SOURCES) as Array<keyof EventMap>).map((name) => this.listen(name));
+    await this.worker.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.listening) off();
+    this.listening = [];
+    await this.worker.stop();
+  }
+
+  private listen<K extends keyof EventMap>(name: K): () => void {
+    const { ctx } = this.deps;
     const source = SOURCES[name]!;
     return ctx.events.on(name, async (e) => {
       const canvasId = (e as { canvasId: string }).canvasId;
       // A read first: most writes meet no hook, and then nothing is written.
-      if (!(await store.wanted(canvasId, source.event))) return;
-      if ((await store.record(canvasId, source.event, source.data(e), ctx.now())) > 0) worker.kick();
+      if (!(await this.store.wanted(canvasId, source.event))) return;
+      if ((await this.store.record(canvasId, source.event, source.data(e), ctx.now())) > 0) this.worker.kick();
     });
-  };
-  let listening: Array<() => void> = [];
-  return {
-    store,
-    kick: () => worker.kick(),
-    async start() {
-      listening = (Object.keys(SOURCES) as Array<keyof EventMap>).map(listen);
-      await worker.start();
-    },
-    async stop() {
-      for (const off of listening) off();
-      listening = [];
-      await worker.stop();
-    },
-  };
+  }
 }

@@ -7,7 +7,7 @@ import type { OutgoingMail } from '../notifications/outbox-store.ts';
 import type { PreferenceStore } from '../notifications/preferences.ts';
 
 export async function webhookPausedMail(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'canvases' | 'users'>,
   prefs: PreferenceStore,
   e: { canvasId: string; hookId: string; url: string; pausedAt: number },
 ): Promise<OutgoingMail | null> {

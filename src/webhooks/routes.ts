@@ -7,17 +7,15 @@ import { actorKind, managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../canvases/door-routes.ts';
 import { managedOnce } from '../canvases/managed-once.ts';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import type { WebhooksFeature } from './feature.ts';
 import { DeliveriesAnswer, eventsColumn, PutWebhooksBody, receiverUrl, WebhooksAnswer } from './model.ts';
-import { newSecret, storedSecret } from './secret.ts';
+import type { WebhookService } from './service.ts';
 
 const PRIVATE = { 'cache-control': 'private, no-store' };
 
-export function webhookRoutes(ctx: AppContext, auth: AuthKinds, webhooks: WebhooksFeature) {
-  const { store } = webhooks;
+/** The canvases answer who may manage one (src/canvases/authority.ts); the hooks are the service's. */
+export function webhookRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, hooks: WebhookService) {
   const canvasOf = managedOnce(ctx);
   const described = (summary: string) => ({ tag: 'Management' as const, summary, headers: PRIVATE });
   return declaredRoutes('webhooks', auth, [
@@ -31,7 +29,7 @@ export function webhookRoutes(ctx: AppContext, auth: AuthKinds, webhooks: Webhoo
       },
       async ({ actor, params }) => {
         const managed = await managedCanvas(ctx, actor, params.id, 'manage');
-        return { hooks: await store.list(managed.canvas.id) };
+        return { hooks: await hooks.list(managed.canvas.id) };
       },
     ),
     sessionRoute(
@@ -56,22 +54,8 @@ export function webhookRoutes(ctx: AppContext, auth: AuthKinds, webhooks: Webhoo
             events: eventsColumn(h.events),
             active: h.active,
           }));
-          const secrets = new Map<string, string>();
-          const ids = await store.replace(managed.canvas.id, wanted, ctx.now(), (id) => {
-            const secret = newSecret();
-            secrets.set(id, secret);
-            return storedSecret(ctx.config.secretKey, id, secret);
-          });
-          await ctx.audit.record({
-            actorId: actor.user.id,
-            actorKind: actorKind(managed),
-            canvasId: managed.canvas.id,
-            action: 'webhooks.changed',
-            detail: { hooks: wanted.length, added: ids.filter((id) => id !== null).length },
-          });
-          const hooks = await store.list(managed.canvas.id);
           // The new hooks' secrets, this once.
-          return { hooks: hooks.map((h) => (secrets.has(h.id) ? { ...h, secret: secrets.get(h.id) } : h)) };
+          return { hooks: await hooks.replace(managed.canvas.id, wanted, { actorId: actor.user.id, actorKind: actorKind(managed) }) };
         },
       },
     ),
@@ -85,8 +69,7 @@ export function webhookRoutes(ctx: AppContext, auth: AuthKinds, webhooks: Webhoo
       },
       async ({ actor, params }) => {
         const managed = await managedCanvas(ctx, actor, params.id, 'manage');
-        if (!(await store.has(managed.canvas.id, params.hookId))) throw new AppError('NOT_FOUND', 'no such webhook on this canvas');
-        return { deliveries: await store.deliveries(params.hookId) };
+        return { deliveries: await hooks.deliveries(managed.canvas.id, params.hookId) };
       },
     ),
   ]);

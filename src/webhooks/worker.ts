@@ -20,7 +20,7 @@ const LEASE_MS = 60_000;
 const BATCH = 50;
 
 export interface WebhookWorkerDeps {
-  ctx: AppContext;
+  ctx: Pick<AppContext, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases'>;
   store: WebhookStore;
   egress: EgressDeps;
   /** A hook was paused: its owner is told (the notifications outbox). */

@@ -1,17 +1,16 @@
 // The staged upload (Deploy API): begin, stage a blob, finalize. Key-based
 // writes act as the canvas owner. Begin and finalize count against the
 // deploy-class rate before their body is read; staging does not (spec Limits).
-import type { AppContext } from '../../context.ts';
 import { declaredRoutes } from '../../http/declared-route.ts';
 import { BeginUploadAnswer, DeployResult } from '../../openapi/schemas.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { deployKeyRoute } from '../door-routes.ts';
-import { enforceDeployRate } from '../key-auth.ts';
 import { BEGIN_BODY, BEGIN_ERRORS, BLOB_BODY, FINALIZE_BODY, FINALIZE_ERRORS, STAGE_ERRORS, STORED } from '../route-docs.ts';
 import { contentLengthOf, readBeginBody, readFinalizeBody } from './body.ts';
-import type { UploadService } from './service.ts';
+import type { DeployFeature } from '../feature.ts';
 
-export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadService) {
+export function uploadRoutes(auth: AuthKinds, deploy: Pick<DeployFeature, 'uploads' | 'rate'>) {
+  const { uploads } = deploy;
   const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
   return declaredRoutes('deploy-uploads', auth, [
     deployKeyRoute(
@@ -24,7 +23,7 @@ export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadSe
         errors: BEGIN_ERRORS,
       },
       async ({ request, canvas }) => {
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         const begun = await uploads.begin(canvas, canvas.ownerId, await readBeginBody(request));
         if (begun.kind === 'already_current') return begun.result;
         return { uploadId: begun.uploadId, missingHashes: begun.missingHashes };
@@ -56,7 +55,7 @@ export function uploadRoutes(ctx: AppContext, auth: AuthKinds, uploads: UploadSe
         doorOption: 'finalize',
       },
       async ({ request, params, canvas }) => {
-        await enforceDeployRate(ctx, canvas.id);
+        await deploy.rate(canvas.id);
         return uploads.finalize(canvas, canvas.ownerId, params.uploadId, await readFinalizeBody(request));
       },
     ),

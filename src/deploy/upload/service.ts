@@ -61,12 +61,18 @@ export interface FinalizeOptions {
 /** Thrown from inside the blob stream when the byte count misses the declared size. */
 class SizeMismatch extends Error {}
 
+/** What the staged upload uses: storage, blobs, the publishing transaction's readers, and who may still finalize. */
+export type UploadDeps = Pick<
+  AppContext,
+  'config' | 'sql' | 'blobs' | 'blobGc' | 'log' | 'now' | 'nodeId' | 'events' | 'audit' | 'settings' | 'users' | 'canvases'
+>;
+
 export class UploadService {
   private readonly store: UploadStore;
   private lastSweep = 0;
 
-  constructor(private readonly ctx: AppContext) {
-    this.store = new UploadStore(ctx.sql);
+  constructor(private readonly deps: UploadDeps) {
+    this.store = new UploadStore(deps.sql);
   }
 
   /**
@@ -76,11 +82,11 @@ export class UploadService {
   async begin(canvas: Canvas, actorId: string, input: BeginInput): Promise<BeginResult> {
     const coordination = validateCoordination(input);
     const manifest = normalizeManifest(input.manifest);
-    const current = await checkCoordination(this.ctx, canvas, coordination);
+    const current = await checkCoordination(this.deps, canvas, coordination);
     if (current) return { kind: 'already_current', result: current };
-    this.ctx.blobs.ensureRoom(manifest.totalBytes);
+    this.deps.blobs.ensureRoom(manifest.totalBytes);
     await this.sweepNow();
-    const now = this.ctx.now();
+    const now = this.deps.now();
     const held = await this.store.heldByCanvas(canvas.id, [...manifest.blobs.keys()]);
     const blobs = [...manifest.blobs].map(([hash, size]) => ({
       hash,
@@ -102,7 +108,7 @@ export class UploadService {
       blobs,
     });
     const missingHashes = blobs.filter((b) => !b.staged).map((b) => b.hash);
-    this.ctx.log.info('upload begun', { canvasId: canvas.id, files: manifest.files.length, missing: missingHashes.length });
+    this.deps.log.info('upload begun', { canvasId: canvas.id, files: manifest.files.length, missing: missingHashes.length });
     return { kind: 'session', uploadId, missingHashes };
   }
 
@@ -127,9 +133,9 @@ export class UploadService {
     const paths = session.files.filter((f) => f.hash === hash);
     const scanner = paths.some((f) => isTextType(f.mime)) ? new KeyScanner() : null;
     // The manifest names the hash already; the hold covers the bucket check (another node may be collecting an old copy).
-    const hold = this.ctx.blobGc.hold();
+    const hold = this.deps.blobGc.hold();
     try {
-      await this.ctx.blobs.put(counted(body, size, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes, expectedHash: hash, hold });
+      await this.deps.blobs.put(counted(body, size, scanner), { maxBytes: UPLOAD_LIMITS.fileBytes, expectedHash: hash, hold });
       await this.store.markStaged(uploadId, hash);
     } catch (err) {
       if (err instanceof BlobLimitError) throw fileTooLarge();
@@ -141,7 +147,7 @@ export class UploadService {
     }
     if (scanner?.found) {
       // Server-side only (Stage rules): the paths, never the matching text.
-      this.ctx.log.warn('deploy lint: staged file may contain a canvas API key', { canvasId, paths: paths.map((f) => f.path) });
+      this.deps.log.warn('deploy lint: staged file may contain a canvas API key', { canvasId, paths: paths.map((f) => f.path) });
     }
   }
 
@@ -175,8 +181,8 @@ export class UploadService {
       if (replay) return replay;
     }
     this.usable(session);
-    const now = this.ctx.now();
-    if (!(await this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS, this.ctx.nodeId))) {
+    const now = this.deps.now();
+    if (!(await this.store.takeLease(uploadId, now, now + FINALIZE_LEASE_MS, this.deps.nodeId))) {
       throw new AppError('UPLOAD_IN_PROGRESS', 'another finalize of this upload is running');
     }
     let consumed = false;
@@ -189,11 +195,11 @@ export class UploadService {
       };
       const missing = await this.missingBlobs(session);
       const keyLintPaths = missing.length > 0 ? [] : await this.keyLintPaths(session);
-      const rootPage = missing.length > 0 ? null : await readRootPage(session.files, this.ctx.blobs);
-      const ctx = this.ctx;
-      const published = await ctx.sql.write(function* () {
+      const rootPage = missing.length > 0 ? null : await readRootPage(session.files, this.deps.blobs);
+      const deps = this.deps;
+      const published = await deps.sql.write(function* () {
         yield* tx.lock('canvas', canvas.id);
-        const current = yield* coordinationSteps(ctx, canvas, coordination);
+        const current = yield* coordinationSteps(deps, canvas, coordination);
         if (current) {
           yield* uploadRows.consume(uploadId, current.versionId, now);
           return { result: current, pruned: [] };
@@ -203,7 +209,7 @@ export class UploadService {
         }
         const total = session.files.reduce((sum, f) => sum + f.size, 0);
         if (total > UPLOAD_LIMITS.canvasBytes) throw overCap('CANVAS_TOO_LARGE', 'more than 100 MB in total');
-        const done = yield* publishSteps(ctx, canvas.id, session.files, {
+        const done = yield* publishSteps(deps, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
           warnings: deployWarnings(session.files, { keyLintPaths, rootPage }),
@@ -213,12 +219,12 @@ export class UploadService {
         return done;
       });
       consumed = true;
-      await afterPublish(ctx, canvas.id, published);
+      await afterPublish(deps, canvas.id, published);
       const { result } = published;
       if (keyLintPaths.length > 0 && result.outcome !== 'already_current') {
-        this.ctx.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
+        this.deps.log.warn('deploy lint: files may contain a canvas API key', { canvasId: canvas.id, paths: keyLintPaths });
       }
-      deployFinished(this.ctx, 'upload', result, started);
+      deployFinished(this.deps, 'upload', result, started);
       return result;
     } finally {
       if (!consumed) await this.store.releaseLease(uploadId);
@@ -244,7 +250,7 @@ export class UploadService {
     const found: string[] = [];
     for (const [hash, paths] of pathsByHash) {
       try {
-        if (await blobMentionsKey(this.ctx.blobs, hash)) found.push(...paths);
+        if (await blobMentionsKey(this.deps.blobs, hash)) found.push(...paths);
       } catch {
         // Gone since missingBlobs looked: the publish below does not need the lint to say so.
       }
@@ -254,7 +260,7 @@ export class UploadService {
 
   /** Deletes sessions consumed or expired more than an hour ago. */
   sweep(): Promise<number> {
-    this.lastSweep = this.ctx.now();
+    this.lastSweep = this.deps.now();
     return this.store.deleteFinished(this.lastSweep - UPLOAD_RETENTION_MS);
   }
 
@@ -265,12 +271,12 @@ export class UploadService {
    * (an earlier run of this node among them) are freed.
    */
   recover(): Promise<number> {
-    if (this.ctx.sql.engine === 'sqlite') return this.store.releaseAllLeases();
-    return this.store.releaseDeadNodesLeases(this.ctx.nodeId, this.ctx.now() - NODE_TTL_MS);
+    if (this.deps.sql.engine === 'sqlite') return this.store.releaseAllLeases();
+    return this.store.releaseDeadNodesLeases(this.deps.nodeId, this.deps.now() - NODE_TTL_MS);
   }
 
   private async sweepNow(): Promise<void> {
-    if (this.ctx.now() - this.lastSweep >= SWEEP_EVERY_MS) await this.sweep();
+    if (this.deps.now() - this.lastSweep >= SWEEP_EVERY_MS) await this.sweep();
   }
 
   /** The session, if it exists for this canvas and actor; anything else is the same 404. */
@@ -283,22 +289,22 @@ export class UploadService {
   /** Open and within its lifetime (a consumed handle says so even once its time is up). */
   private usable(s: UploadSession): UploadSession {
     if (s.state === 'consumed') throw new AppError('UPLOAD_ALREADY_FINALIZED', 'this upload was already finalized');
-    if (this.ctx.now() > s.expiresAt)
+    if (this.deps.now() > s.expiresAt)
       throw new AppError('UPLOAD_EXPIRED', 'the upload handle expired (15 minutes from begin); begin again');
     return s;
   }
 
   /** Finalize rule 2: the beginning actor must still be active and still an owner or editor. */
   private async requireActor(canvas: Canvas, actorId: string): Promise<void> {
-    const user = await this.ctx.users.byId(actorId);
-    const role = user?.active ? await this.ctx.canvases.roleOf(canvas, actorId) : null;
+    const user = await this.deps.users.byId(actorId);
+    const role = user?.active ? await this.deps.canvases.roleOf(canvas, actorId) : null;
     if (role !== 'owner' && role !== 'editor') throw new AppError('UPLOAD_HANDLE_INVALID', 'unknown upload handle');
   }
 
   /** The already_current answer when `releaseId` is the live release, else null. */
   private async liveRelease(canvas: Canvas, releaseId: string): Promise<DeployResult | null> {
     try {
-      return await checkCoordination(this.ctx, canvas, { releaseId, expectedPublicationToken: null });
+      return await checkCoordination(this.deps, canvas, { releaseId, expectedPublicationToken: null });
     } catch (err) {
       if (err instanceof AppError) return null;
       throw err;
@@ -318,7 +324,7 @@ export class UploadService {
       await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = blobs.slice(i, i + BLOB_CHECKS_PER_TURN);
       // Sizes are local stats, or lookups on a remote tier: asked together.
-      const sizes = await Promise.all(batch.map((b) => (b.staged ? this.ctx.blobs.sizeOf(b.hash) : null)));
+      const sizes = await Promise.all(batch.map((b) => (b.staged ? this.deps.blobs.sizeOf(b.hash) : null)));
       batch.forEach((b, j) => {
         if (!b.staged || sizes[j] !== b.size) missing.push(b.hash);
       });

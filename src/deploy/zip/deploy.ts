@@ -19,6 +19,7 @@ import { mimeFor } from '../mime.ts';
 import { checkCoordination, deployFinished, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
 import { deployWarnings, readRootPage } from '../warnings.ts';
 import { entryName } from './paths.ts';
+import type { DeploySlots } from './slots.ts';
 import { ZipFollower } from './follow.ts';
 import { METHOD_DEFLATE, METHOD_STORED, ZipEntryLimitError, ZipFile, ZipFormatError, type ZipEntry } from './reader.ts';
 
@@ -43,12 +44,15 @@ const YIELD_EVERY_BYTES = 8 * MiB;
 
 export const tooLargeBody = () => overCap('CANVAS_TOO_LARGE', 'the request body is over 110 MB');
 
+/** What a ZIP deploy uses: the spool directory, the blobs and their collector, the publishing transaction, the log. */
+export type ZipDeployDeps = Pick<AppContext, 'config' | 'sql' | 'blobs' | 'blobGc' | 'log' | 'now' | 'events' | 'audit' | 'settings'>;
+
 /** Where PUT deploy spools bodies and stages blobs; emptied at startup (a crash may leave partial files). */
-export function deployTmpDir(ctx: AppContext): string {
+export function deployTmpDir(ctx: Pick<AppContext, 'config'>): string {
   return join(ctx.config.dataDir, 'tmp', 'deploy');
 }
 
-export function resetDeployTmp(ctx: AppContext): void {
+export function resetDeployTmp(ctx: Pick<AppContext, 'config'>): void {
   const dir = deployTmpDir(ctx);
   mkdirSync(dir, { recursive: true });
   for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
@@ -62,7 +66,9 @@ interface PlannedFile {
 
 /** Deploys the ZIP in `body` (a request body, or authoring's bundle part) to the canvas (key and rate already checked). */
 export async function deployZip(
-  ctx: AppContext,
+  ctx: ZipDeployDeps,
+  /** ZIP deploys reading their body at once: the deploy feature's. */
+  slots: DeploySlots,
   canvas: Canvas,
   body: ByteSource | null,
   coordination: Coordination,
@@ -78,7 +84,7 @@ export async function deployZip(
     return early;
   }
   // Memory stays bounded however many deploys arrive: past the limit, the body waits unread.
-  const release = await ctx.zipDeploySlots.acquire();
+  const release = await slots.acquire();
   try {
     return await deployZipBody(ctx, canvas, body, coordination, actor, started);
   } finally {
@@ -87,7 +93,7 @@ export async function deployZip(
 }
 
 async function deployZipBody(
-  ctx: AppContext,
+  ctx: ZipDeployDeps,
   canvas: Canvas,
   body: ByteSource | null,
   coordination: Coordination,

@@ -3,13 +3,14 @@
 // canvas key's route and the people's route (a session or a token).
 import type { ActorKind } from '../../audit/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
-import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { validateCoordination, type DeployResult } from '../publish.ts';
-import { deployZip, tooLargeBody, ZIP_LIMITS } from './deploy.ts';
+import { deployZip, tooLargeBody, ZIP_LIMITS, type ZipDeployDeps } from './deploy.ts';
+import type { DeploySlots } from './slots.ts';
 
 export async function deployZipRequest(
-  ctx: AppContext,
+  ctx: ZipDeployDeps,
+  slots: DeploySlots,
   canvas: Canvas,
   request: Request,
   actor?: { id: string; kind: ActorKind },
@@ -18,7 +19,7 @@ export async function deployZipRequest(
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > ZIP_LIMITS.bodyBytes) throw tooLargeBody();
   try {
-    return await deployZip(ctx, canvas, request.body, coordination, actor);
+    return await deployZip(ctx, slots, canvas, request.body, coordination, actor);
   } catch (err) {
     throw withRawBodyHint(err, request.headers.get('content-type'));
   }
