@@ -1,73 +1,161 @@
 // Admin routes (CONTRACT §4): users, canvas disable/enable, instance settings.
-// Anyone but an instance admin gets 404, as if the routes did not exist.
-// (Connection profile routes live with the Connections feature.)
-import { Elysia } from 'elysia';
+// Anyone but an instance admin gets 404, as if the routes did not exist (the
+// admin door). (Connection profile routes live with the Connections feature.)
+import { Type as T } from '@sinclair/typebox';
 import type { DiskUsageReport } from './disk-usage.ts';
+import { adminRoute } from '../canvases/door-routes.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { CanvasView } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
-import { DisableBody, PatchSettingsBody, PatchUserBody } from './model.ts';
+import {
+  AdminUser,
+  AdminUserList,
+  AuditPage,
+  DisableBody,
+  DiskUsageAnswer,
+  PatchSettingsBody,
+  PatchUserBody,
+  SettingsView,
+} from './model.ts';
 import { adminUserView, getUser, setCanvasDisabled, updateSettings, updateUser } from './service.ts';
 
 /** A page of at most 200 rows (50 unless asked). */
-export function listLimit(raw: string | null): number {
+export function listLimit(raw: string | null | undefined): number {
   const n = Number(raw);
   return Number.isInteger(n) && n >= 1 ? Math.min(n, 200) : 50;
 }
 
-export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsageReport) {
-  const ok = (body: unknown) => json(200, body, { 'cache-control': 'no-store' });
-  const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
+/** The `limit` query parameter of the admin lists. */
+export const LIMIT_QUERY = T.Optional(T.String({ description: '1-200 (default 50)' }));
 
-  return new Elysia({ name: 'admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
-    app
+const AdminCanvasList = T.Object({
+  canvases: T.Array(
+    T.Intersect([CanvasView, T.Object({ ownerEmail: T.Union([T.String(), T.Null()]), disabledReason: T.Union([T.String(), T.Null()]) })]),
+  ),
+});
+
+export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsageReport) {
+  const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
+  const BODY = ['INVALID_BODY'] as const;
+
+  return declaredRoutes('admin', auth, [
+    adminRoute(
       // `tenancy`: whether home orgs mean anything here (the dashboard offers the field only then).
-      .get('/api/admin/users', async () =>
-        ok({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
-      )
-      .get('/api/admin/users/:id', async ({ params }) => ok(adminUserView(ctx, await getUser(ctx, params.id))))
-      .patch('/api/admin/users/:id', async ({ actor, params, request }) =>
-        ok(adminUserView(ctx, await updateUser(ctx, actor, params.id, await readJson(request, PatchUserBody)))),
-      )
-      .post('/api/admin/canvases/:id/disable', async ({ actor, params, request }) => {
-        const { reason } = await readJson(request, DisableBody, { emptyAs: {} });
-        return ok(view(await setCanvasDisabled(ctx, actor, params.id, true, reason)));
-      })
-      .post('/api/admin/canvases/:id/enable', async ({ actor, params, request }) => {
-        await readJson(request, DisableBody, { emptyAs: {} });
-        return ok(view(await setCanvasDisabled(ctx, actor, params.id, false)));
-      })
-      .get('/api/admin/canvases', async ({ request }) => {
-        const q = new URL(request.url).searchParams;
-        const found = await ctx.canvases.search((q.get('q') ?? '').trim().slice(0, 200), listLimit(q.get('limit')));
+      { method: 'GET', path: '/api/admin/users', tag: 'Admin', summary: 'Every user', answer: AdminUserList },
+      async () => ({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
+    ),
+    adminRoute({ method: 'GET', path: '/api/admin/users/:id', tag: 'Admin', summary: 'One user', answer: AdminUser }, async ({ params }) =>
+      adminUserView(ctx, await getUser(ctx, params.id)),
+    ),
+    adminRoute(
+      {
+        method: 'PATCH',
+        path: '/api/admin/users/:id',
+        tag: 'Admin',
+        summary: 'Deactivate, reactivate or limit a user',
+        body: PatchUserBody,
+        answer: AdminUser,
+        errors: BODY,
+      },
+      async ({ actor, params, body }) => adminUserView(ctx, await updateUser(ctx, actor, params.id, body)),
+    ),
+    adminRoute(
+      {
+        method: 'POST',
+        path: '/api/admin/canvases/:id/disable',
+        tag: 'Admin',
+        summary: 'Disable a canvas',
+        body: DisableBody,
+        bodyOptions: { emptyAs: {} },
+        answer: CanvasView,
+        // A cookie request from another site (the management guard; test/cross-site.test.ts).
+        errors: [...BODY, 'CROSS_SITE_FORBIDDEN'],
+      },
+      async ({ actor, params, body }) => view(await setCanvasDisabled(ctx, actor, params.id, true, body.reason)),
+    ),
+    adminRoute(
+      {
+        method: 'POST',
+        path: '/api/admin/canvases/:id/enable',
+        tag: 'Admin',
+        summary: 'Enable a disabled canvas',
+        // The disable body is accepted (and checked) here too, its reason unused: the dashboard sends one shape for both.
+        body: DisableBody,
+        bodyOptions: { emptyAs: {} },
+        answer: CanvasView,
+        errors: BODY,
+      },
+      async ({ actor, params }) => view(await setCanvasDisabled(ctx, actor, params.id, false)),
+    ),
+    adminRoute(
+      {
+        method: 'GET',
+        path: '/api/admin/canvases',
+        tag: 'Admin',
+        summary: 'Every canvas, newest first, searched by title, slug or owner email',
+        query: T.Object({ q: T.Optional(T.String({ description: 'search text' })), limit: LIMIT_QUERY }),
+        answer: AdminCanvasList,
+      },
+      async ({ query }) => {
+        const found = await ctx.canvases.search((query.q ?? '').trim().slice(0, 200), listLimit(query.limit));
         const owners = await Promise.all(found.map((c) => ctx.users.byId(c.ownerId)));
-        return ok({
+        return {
           canvases: found.map((c, i) => ({
             ...canvasView(ctx.config, c, 'admin'),
             ownerEmail: owners[i]?.email ?? null,
             disabledReason: c.disabledReason,
           })),
-        });
-      })
-      .get('/api/admin/audit', async ({ request }) => {
-        const q = new URL(request.url).searchParams;
-        const before = Number(q.get('before'));
+        };
+      },
+    ),
+    adminRoute(
+      {
+        method: 'GET',
+        path: '/api/admin/audit',
+        tag: 'Admin',
+        summary: 'The audit log, newest first, filtered',
+        query: T.Object({
+          action: T.Optional(T.String({ description: 'action prefix, e.g. canvas.' })),
+          canvasId: T.Optional(T.String({ description: 'one canvas' })),
+          actorId: T.Optional(T.String({ description: 'one person' })),
+          before: T.Optional(T.String({ description: 'entries older than this id (paging)' })),
+          limit: LIMIT_QUERY,
+        }),
+        answer: AuditPage,
+      },
+      async ({ query }) => {
+        const before = Number(query.before ?? null);
         const filter = {
-          action: q.get('action')?.trim().slice(0, 100) || undefined,
-          canvasId: q.get('canvasId')?.trim() || undefined,
-          actorId: q.get('actorId')?.trim() || undefined,
+          action: query.action?.trim().slice(0, 100) || undefined,
+          canvasId: query.canvasId?.trim() || undefined,
+          actorId: query.actorId?.trim() || undefined,
           before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
         };
-        const entries = await ctx.audit.search(filter, listLimit(q.get('limit')));
-        return ok({ entries, nextBefore: entries.length > 0 ? entries.at(-1)!.id : null });
-      })
-      .get('/api/admin/usage', () => ok(diskUsage.read()))
-      .get('/api/admin/settings', () => ok(ctx.settings.publicView()))
-      .patch('/api/admin/settings', async ({ actor, request }) =>
-        ok(await updateSettings(ctx, actor, await readJson(request, PatchSettingsBody))),
-      ),
-  );
+        const entries = await ctx.audit.search(filter, listLimit(query.limit));
+        return { entries, nextBefore: entries.length > 0 ? entries.at(-1)!.id : null };
+      },
+    ),
+    adminRoute(
+      { method: 'GET', path: '/api/admin/usage', tag: 'Admin', summary: 'Database, blob store and disk usage', answer: DiskUsageAnswer },
+      () => diskUsage.read(),
+    ),
+    adminRoute({ method: 'GET', path: '/api/admin/settings', tag: 'Admin', summary: 'Instance settings', answer: SettingsView }, () =>
+      ctx.settings.publicView(),
+    ),
+    adminRoute(
+      {
+        method: 'PATCH',
+        path: '/api/admin/settings',
+        tag: 'Admin',
+        summary: 'Change instance settings',
+        body: PatchSettingsBody,
+        answer: SettingsView,
+        errors: [...BODY, 'SECRET_KEY_MISSING'],
+      },
+      async ({ actor, body }) => updateSettings(ctx, actor, body),
+    ),
+  ]);
 }

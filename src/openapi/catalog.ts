@@ -5,14 +5,13 @@
 // the mounted routes to each other: a route added without an entry, or an
 // entry left after its route went, fails it.
 import { Type as T } from '@sinclair/typebox';
-import { DisableBody, PatchSettingsBody, PatchUserBody } from '../admin/model.ts';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
-import { CanvasCreated, CanvasView, Ok } from './schemas.ts';
+import { CanvasCreated, Ok } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -109,40 +108,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   // Browser drafts (the dashboard's editor)
 
   // Admin
-  'GET /api/admin/users': r('Admin', 'admin', 'Every user', { answer: anyJson }),
-  'GET /api/admin/users/:id': r('Admin', 'admin', 'One user', { answer: anyJson }),
-  'PATCH /api/admin/users/:id': r('Admin', 'admin', 'Deactivate, reactivate or limit a user', {
-    body: PatchUserBody,
-    answer: anyJson,
-    errors: BODY,
-  }),
-  'POST /api/admin/canvases/:id/disable': r('Admin', 'admin', 'Disable a canvas', { body: DisableBody, answer: CanvasView, errors: BODY }),
-  'POST /api/admin/canvases/:id/enable': r('Admin', 'admin', 'Enable a disabled canvas', { answer: CanvasView }),
-  'GET /api/admin/canvases': r('Admin', 'admin', 'Every canvas, newest first, searched by title, slug or owner email', {
-    query: { q: 'search text', limit: '1-200 (default 50)' },
-    answer: anyJson,
-  }),
-  'GET /api/admin/audit': r('Admin', 'admin', 'The audit log, newest first, filtered', {
-    query: {
-      action: 'action prefix, e.g. canvas.',
-      canvasId: 'one canvas',
-      actorId: 'one person',
-      before: 'entries older than this id (paging)',
-      limit: '1-200',
-    },
-    answer: anyJson,
-  }),
-  'GET /api/admin/notifications': r('Admin', 'admin', 'Recent notification emails: sent, waiting to be tried again, failed', {
-    query: { state: 'pending, sent or failed (default: all)', limit: '1-200 (default 50)' },
-    answer: anyJson,
-  }),
-  'GET /api/admin/usage': r('Admin', 'admin', 'Database, blob store and disk usage', { answer: anyJson }),
-  'GET /api/admin/settings': r('Admin', 'admin', 'Instance settings', { answer: anyJson }),
-  'PATCH /api/admin/settings': r('Admin', 'admin', 'Change instance settings', {
-    body: PatchSettingsBody,
-    answer: anyJson,
-    errors: [...BODY, 'SECRET_KEY_MISSING'],
-  }),
   'GET /api/admin/connections': r('Admin', 'admin', 'Connection profiles (header names only)', { answer: anyJson }),
   'POST /api/admin/connections': r('Admin', 'admin', 'Create a Connection profile', {
     body: CreateProfileBody,
