@@ -1,12 +1,12 @@
 // Admin routes for Connection profiles and grants (CONTRACT §4). Anyone but
-// an instance admin gets 404, as if the routes did not exist; the body is
-// looked at only after that.
-import { Elysia } from 'elysia';
+// an instance admin gets 404, as if the routes did not exist (the admin
+// door); the body is looked at only after that.
+import { adminRoute } from '../canvases/door-routes.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
 import type { AppContext } from '../context.ts';
-import { json } from '../http/respond.ts';
-import { CreateProfileBody, PatchProfileBody } from './model.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { Ok } from '../openapi/schemas.ts';
+import { CanvasGrants, CreateProfileBody, GrantAnswer, PatchProfileBody, ProfileAnswer, ProfileList } from './model.ts';
 import {
   createProfile,
   deleteProfile,
@@ -20,29 +20,72 @@ import {
 } from './profiles.ts';
 
 export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
-  const answer = (status: number, body: unknown) => json(status, body, { 'cache-control': 'no-store' });
+  const BODY = ['INVALID_BODY'] as const;
+  const described = (summary: string) => ({ tag: 'Admin' as const, summary });
 
-  return new Elysia({ name: 'connection-admin' }).use(auth).guard({ admin: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/admin/connections', async () => answer(200, { connections: await listProfiles(ctx) }))
-      .post('/api/admin/connections', async ({ actor, request }) =>
-        answer(201, await profileView(ctx, await createProfile(ctx, actor, await readJson(request, CreateProfileBody)))),
-      )
-      .get('/api/admin/connections/:name', async ({ params }) => answer(200, await profileView(ctx, getProfile(ctx, params.name))))
-      .patch('/api/admin/connections/:name', async ({ actor, params, request }) =>
-        answer(200, await profileView(ctx, await updateProfile(ctx, actor, params.name, await readJson(request, PatchProfileBody)))),
-      )
-      .delete('/api/admin/connections/:name', async ({ actor, params }) => {
+  return declaredRoutes('connection-admin', auth, [
+    adminRoute(
+      { method: 'GET', path: '/api/admin/connections', ...described('Connection profiles (header names only)'), answer: ProfileList },
+      async () => ({ connections: await listProfiles(ctx) }),
+    ),
+    adminRoute(
+      {
+        method: 'POST',
+        path: '/api/admin/connections',
+        ...described('Create a Connection profile'),
+        body: CreateProfileBody,
+        answer: ProfileAnswer,
+        status: 201,
+        errors: [...BODY, 'CONNECTION_EXISTS', 'SECRET_KEY_MISSING'],
+      },
+      async ({ actor, body }) => profileView(ctx, await createProfile(ctx, actor, body)),
+    ),
+    adminRoute(
+      { method: 'GET', path: '/api/admin/connections/:name', ...described('One Connection profile'), answer: ProfileAnswer },
+      async ({ params }) => profileView(ctx, getProfile(ctx, params.name)),
+    ),
+    adminRoute(
+      {
+        method: 'PATCH',
+        path: '/api/admin/connections/:name',
+        ...described('Change a Connection profile'),
+        body: PatchProfileBody,
+        answer: ProfileAnswer,
+        errors: [...BODY, 'SECRET_KEY_MISSING'],
+      },
+      async ({ actor, params, body }) => profileView(ctx, await updateProfile(ctx, actor, params.name, body)),
+    ),
+    adminRoute(
+      { method: 'DELETE', path: '/api/admin/connections/:name', ...described('Delete a Connection profile'), answer: Ok },
+      async ({ actor, params }) => {
         await deleteProfile(ctx, actor, params.name);
-        return answer(200, { ok: true });
-      })
-      .get('/api/admin/canvases/:id/connections', async ({ params }) => answer(200, { connections: await grantsOfCanvas(ctx, params.id) }))
-      .put('/api/admin/canvases/:id/connections/:name', async ({ actor, params }) =>
-        answer(200, await grantProfile(ctx, actor, params.id, params.name)),
-      )
-      .delete('/api/admin/canvases/:id/connections/:name', async ({ actor, params }) => {
+        return { ok: true } as const;
+      },
+    ),
+    adminRoute(
+      { method: 'GET', path: '/api/admin/canvases/:id/connections', ...described('Connections granted to a canvas'), answer: CanvasGrants },
+      async ({ params }) => ({ connections: await grantsOfCanvas(ctx, params.id) }),
+    ),
+    adminRoute(
+      {
+        method: 'PUT',
+        path: '/api/admin/canvases/:id/connections/:name',
+        ...described('Grant a Connection to a canvas'),
+        answer: GrantAnswer,
+      },
+      async ({ actor, params }) => grantProfile(ctx, actor, params.id, params.name),
+    ),
+    adminRoute(
+      {
+        method: 'DELETE',
+        path: '/api/admin/canvases/:id/connections/:name',
+        ...described('Withdraw a Connection from a canvas'),
+        answer: Ok,
+      },
+      async ({ actor, params }) => {
         await revokeProfile(ctx, actor, params.id, params.name);
-        return answer(200, { ok: true });
-      }),
-  );
+        return { ok: true } as const;
+      },
+    ),
+  ]);
 }

@@ -34,3 +34,23 @@ export const PatchProfileBody = t.Object(
 
 export type CreateProfileInput = typeof CreateProfileBody.static;
 export type PatchProfileInput = typeof PatchProfileBody.static;
+
+/** A Connection profile as an admin sees it (header names only: values are write-only). */
+export const ProfileAnswer = t.Object({
+  name: t.String(),
+  origin: t.String(),
+  methods: t.Array(Method),
+  protectedHeaders: t.Array(t.String(), { description: 'header names only' }),
+  enabled: t.Boolean(),
+  usable: t.Boolean({ description: 'enabled, and its protected headers open with the current EASEL_SECRET_KEY' }),
+  unusableReason: t.Union([t.String({ description: 'disabled, secret_key_missing or secret_key_changed' }), t.Null()]),
+  canvasIds: t.Array(t.String(), { description: 'the canvases it is granted to' }),
+  createdAt: t.Integer(),
+  updatedAt: t.Integer(),
+});
+
+export const ProfileList = t.Object({ connections: t.Array(ProfileAnswer) });
+
+export const CanvasGrants = t.Object({ connections: t.Array(t.Object({ name: t.String(), grantedAt: t.Integer() })) });
+
+export const GrantAnswer = t.Object({ canvasId: t.String(), name: t.String(), grantedAt: t.Integer() });

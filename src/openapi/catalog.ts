@@ -6,7 +6,6 @@
 // entry left after its route went, fails it.
 import { Type as T } from '@sinclair/typebox';
 import { CreateInviteBody } from '../canvases/guests/model.ts';
-import { CreateProfileBody, PatchProfileBody } from '../connections/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
@@ -108,22 +107,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   // Browser drafts (the dashboard's editor)
 
   // Admin
-  'GET /api/admin/connections': r('Admin', 'admin', 'Connection profiles (header names only)', { answer: anyJson }),
-  'POST /api/admin/connections': r('Admin', 'admin', 'Create a Connection profile', {
-    body: CreateProfileBody,
-    answer: anyJson,
-    errors: [...BODY, 'CONNECTION_EXISTS', 'SECRET_KEY_MISSING'],
-  }),
-  'GET /api/admin/connections/:name': r('Admin', 'admin', 'One Connection profile', { answer: anyJson }),
-  'PATCH /api/admin/connections/:name': r('Admin', 'admin', 'Change a Connection profile', {
-    body: PatchProfileBody,
-    answer: anyJson,
-    errors: [...BODY, 'SECRET_KEY_MISSING'],
-  }),
-  'DELETE /api/admin/connections/:name': r('Admin', 'admin', 'Delete a Connection profile', { answer: Ok }),
-  'GET /api/admin/canvases/:id/connections': r('Admin', 'admin', 'Connections granted to a canvas', { answer: anyJson }),
-  'PUT /api/admin/canvases/:id/connections/:name': r('Admin', 'admin', 'Grant a Connection to a canvas', { answer: anyJson }),
-  'DELETE /api/admin/canvases/:id/connections/:name': r('Admin', 'admin', 'Withdraw a Connection from a canvas', { answer: Ok }),
 
   // Deploy API (the canvas key)
 
