@@ -5,12 +5,11 @@
 // the mounted routes to each other: a route added without an entry, or an
 // entry left after its route went, fails it.
 import { Type as T } from '@sinclair/typebox';
-import { CreateInviteBody } from '../canvases/guests/model.ts';
 import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
-import { CanvasCreated, Ok } from './schemas.ts';
+import { CanvasCreated } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -21,7 +20,6 @@ const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | '
   summary,
   ...more,
 });
-const html = (description: string) => ({ contentType: 'text/html', description });
 const anyJson = T.Unknown();
 const BODY: ErrorCode[] = ['INVALID_BODY'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
@@ -32,11 +30,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   }),
 
   // Sign-in
-  'GET /auth/guest': r('Sign-in', 'public', 'Open a guest invite link (a guest session for one canvas)', {
-    query: { token: 'the invite token' },
-    answer: html('redirect to the canvas'),
-    pages: { 404: 'the invite link is unknown, revoked or expired' },
-  }),
 
   // Management
   'GET /api/canvases/:id/capabilities': r('Management', 'session', 'Each capability switch and its effective state, with why one is off', {
@@ -73,26 +66,6 @@ export const CATALOG: Record<string, RouteDoc> = {
       errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', ...BODY],
     },
   ),
-  'POST /api/canvases/:id/guest-invites': r('Management', 'session', 'Create a guest invite link', {
-    body: CreateInviteBody,
-    answer: T.Object(
-      {
-        inviteId: T.String(),
-        url: T.String(),
-        expiresAt: T.Integer(),
-        emailed: T.Optional(
-          T.Boolean({ description: 'only when `email` was given: the link is in the outbox (false: the instance sends no email)' }),
-        ),
-      },
-      { additionalProperties: true },
-    ),
-    errors: [...CANVAS_ROLE, ...BODY],
-  }),
-  'GET /api/canvases/:id/guest-invites': r('Management', 'session', 'Guest invites of a canvas', { answer: anyJson, errors: CANVAS_ROLE }),
-  'DELETE /api/canvases/:id/guest-invites/:inviteId': r('Management', 'session', 'Revoke a guest invite', {
-    answer: Ok,
-    errors: CANVAS_ROLE,
-  }),
   'GET /api/canvases/:id/insights': r(
     'Management',
     'session',

@@ -1,16 +1,18 @@
-import { Elysia } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import { DEFAULT_GUEST_NAME, guestCookie, type GuestInvite } from '../../auth/guests.ts';
 import { actorKind, managedCanvas, type Actor, type Managed } from '../authority.ts';
 import { canvasUrl } from '../url.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
-import { escapeHtml, html, json } from '../../http/respond.ts';
+import { escapeHtml, html } from '../../http/respond.ts';
 import { cardPage } from '../../http/card-page.ts';
-import { readJson } from '../../http/json-body.ts';
+import { declaredRoutes, publicRoute } from '../../http/declared-route.ts';
+import { Ok } from '../../openapi/schemas.ts';
+import { sessionRoute } from '../door-routes.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { EMAIL } from '../../auth/users.ts';
-import { CreateInviteBody, INVITE_TOKEN, type InviteMailer } from './model.ts';
+import { CreateInviteBody, INVITE_TOKEN, InviteCreated, InviteList, type InviteMailer } from './model.ts';
 
 /** `active`: the link opens and its sessions work (not revoked, not expired, its creator still manages the canvas). */
 const inviteView = (i: GuestInvite, active: boolean) => ({
@@ -33,57 +35,79 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
     ...(await managedCanvas(ctx, actor, id, 'manage')),
     actor,
   });
+  const described = (summary: string) => ({ tag: 'Management' as const, summary });
 
-  return new Elysia({ name: 'guest-invites' })
-    .use(auth)
-    .post(
-      '/api/canvases/:id/guest-invites',
-      async ({ actor, request, params }) => {
-        const m = await manageable(actor, params.id);
-        const { canvas } = m;
-        const body = await readJson(request, CreateInviteBody, {
+  return declaredRoutes('guest-invites', auth, [
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/canvases/:id/guest-invites',
+        ...described('Create a guest invite link'),
+        body: CreateInviteBody,
+        bodyOptions: {
           maxBytes: 4096,
           emptyAs: {},
           jsonTypeOnly: false,
           tooLarge: () => new AppError('INVALID_BODY', 'send a JSON object {"name"?: string, "expiresInDays"?: number, "email"?: string}'),
-        });
-        const email = body.email?.trim();
-        if (email !== undefined && !EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
-        const { invite, token } = await ctx.guests.createInvite(
-          canvas.id,
-          m.actor.user.id,
-          body.name?.trim() || DEFAULT_GUEST_NAME,
-          body.expiresInDays,
-        );
-        await ctx.audit.record({
-          actorId: m.actor.user.id,
-          actorKind: actorKind(m),
-          canvasId: canvas.id,
-          action: 'guest.invite.created',
-          detail: { inviteId: invite.inviteId },
-        });
-        // The token rides in the query string, which request logs never record.
-        const url = `${ctx.config.baseUrl}/auth/guest?token=${token}`;
-        const answer = { inviteId: invite.inviteId, url, expiresAt: invite.expiresAt };
-        if (email === undefined) return json(201, answer);
-        // `emailed` (only when an address was given): the message is in the outbox; false when the instance sends no email.
-        const emailed = await mailInvite({ canvasId: canvas.id, byUserId: m.actor.user.id, email, url, expiresAt: invite.expiresAt });
-        return json(201, { ...answer, emailed });
+        },
+        answer: InviteCreated,
+        status: 201,
+        // CROSS_SITE_FORBIDDEN: a cookie request from another site (the management guard; test/cross-site.test.ts).
+        errors: ['NOT_FOUND', 'INVALID_BODY', 'CROSS_SITE_FORBIDDEN'],
       },
-      { management: true, parse: 'none' },
-    )
-    .get(
-      '/api/canvases/:id/guest-invites',
+      {
+        check: async ({ actor, params }) => void (await manageable(actor, params.id)),
+        handle: async ({ actor, params, body }) => {
+          const m = await manageable(actor, params.id);
+          const { canvas } = m;
+          const email = body.email?.trim();
+          if (email !== undefined && !EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');
+          const { invite, token } = await ctx.guests.createInvite(
+            canvas.id,
+            m.actor.user.id,
+            body.name?.trim() || DEFAULT_GUEST_NAME,
+            body.expiresInDays,
+          );
+          await ctx.audit.record({
+            actorId: m.actor.user.id,
+            actorKind: actorKind(m),
+            canvasId: canvas.id,
+            action: 'guest.invite.created',
+            detail: { inviteId: invite.inviteId },
+          });
+          // The token rides in the query string, which request logs never record.
+          const url = `${ctx.config.baseUrl}/auth/guest?token=${token}`;
+          const answer = { inviteId: invite.inviteId, url, expiresAt: invite.expiresAt };
+          if (email === undefined) return answer;
+          // `emailed` (only when an address was given): the message is in the outbox; false when the instance sends no email.
+          const emailed = await mailInvite({ canvasId: canvas.id, byUserId: m.actor.user.id, email, url, expiresAt: invite.expiresAt });
+          return { ...answer, emailed };
+        },
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/guest-invites',
+        ...described('Guest invites of a canvas'),
+        answer: InviteList,
+        errors: ['NOT_FOUND'],
+      },
       async ({ actor, params }) => {
         const { canvas } = await manageable(actor, params.id);
         const invites = await ctx.guests.invites(canvas.id);
         const live = await Promise.all(invites.map((i) => ctx.guests.isLive(i.inviteId)));
-        return json(200, { invites: invites.map((i, n) => inviteView(i, live[n]!)) }, { 'cache-control': 'no-store' });
+        return { invites: invites.map((i, n) => inviteView(i, live[n]!)) };
       },
-      { management: true },
-    )
-    .delete(
-      '/api/canvases/:id/guest-invites/:inviteId',
+    ),
+    sessionRoute(
+      {
+        method: 'DELETE',
+        path: '/api/canvases/:id/guest-invites/:inviteId',
+        ...described('Revoke a guest invite'),
+        answer: Ok,
+        errors: ['NOT_FOUND'],
+      },
       async ({ actor, params }) => {
         const m = await manageable(actor, params.id);
         const { canvas } = m;
@@ -96,30 +120,41 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
           detail: { inviteId: params.inviteId },
         });
         ctx.events.emit('canvas.access-changed', { canvasId: canvas.id });
-        return json(200, { ok: true });
+        return { ok: true } as const;
       },
-      { management: true, parse: 'none' },
-    )
-    .get('/auth/guest', async ({ request }) => {
-      const given = new URL(request.url).searchParams.get('token') ?? '';
-      const invite = INVITE_TOKEN.test(given) ? await ctx.guests.inviteByToken(given) : null;
-      const canvas = invite ? await ctx.canvases.byId(invite.canvasId) : null;
-      if (!invite || !canvas) return invalidLink();
-      const token = await ctx.guests.createSession(invite);
-      metaOf(request).cookies.push(guestCookie(ctx.config, token));
-      ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
-      await ctx.audit.record({
-        actorId: `guest:${invite.inviteId}`,
-        actorKind: 'guest',
-        canvasId: canvas.id,
-        action: 'guest.invite.used',
-        detail: { inviteId: invite.inviteId },
-      });
-      return new Response(null, {
-        status: 303,
-        headers: { location: canvasUrl(ctx.config, canvas.slug), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
-      });
-    });
+    ),
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/auth/guest',
+        tag: 'Sign-in',
+        summary: 'Open a guest invite link (a guest session for one canvas)',
+        query: T.Object({ token: T.Optional(T.String({ description: 'the invite token' })) }),
+        answer: { contentType: 'text/html', description: 'redirect to the canvas' },
+        pages: { 404: 'the invite link is unknown, revoked or expired' },
+      },
+      async ({ request, query }) => {
+        const given = query.token ?? '';
+        const invite = INVITE_TOKEN.test(given) ? await ctx.guests.inviteByToken(given) : null;
+        const canvas = invite ? await ctx.canvases.byId(invite.canvasId) : null;
+        if (!invite || !canvas) return invalidLink();
+        const token = await ctx.guests.createSession(invite);
+        metaOf(request).cookies.push(guestCookie(ctx.config, token));
+        ctx.log.info('guest sign-in', { inviteId: invite.inviteId, canvasId: canvas.id });
+        await ctx.audit.record({
+          actorId: `guest:${invite.inviteId}`,
+          actorKind: 'guest',
+          canvasId: canvas.id,
+          action: 'guest.invite.used',
+          detail: { inviteId: invite.inviteId },
+        });
+        return new Response(null, {
+          status: 303,
+          headers: { location: canvasUrl(ctx.config, canvas.slug), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+        });
+      },
+    ),
+  ]);
 }
 
 function invalidLink(): Response {
