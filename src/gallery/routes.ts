@@ -1,36 +1,73 @@
 // GET/PUT /api/canvases/{id}/gallery (owners, editors, admins), GET
 // /api/gallery?q= (what the caller may open), POST /api/gallery/{id}/use
 // (a template into a new canvas of the caller).
-import { Elysia, t } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
+import { managedCanvas } from '../canvases/authority.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { CanvasCreated } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { readJson } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
+import { GalleryBody, GalleryList, GallerySettingsAnswer, UseTemplateBody } from './model.ts';
 import type { Gallery } from './service.ts';
 
-export const GalleryBody = t.Object(
-  { listed: t.Optional(t.Boolean()), templatable: t.Optional(t.Boolean()) },
-  { additionalProperties: false },
-);
-export const UseTemplateBody = t.Object({ title: t.Optional(t.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
-
 export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery) {
-  const ok = (body: unknown, status = 200) => json(status, body, { 'cache-control': 'no-store' });
-  return new Elysia({ name: 'gallery' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/canvases/:id/gallery', async ({ actor, params }) => ok(await gallery.settings(actor, params.id)))
-      .put('/api/canvases/:id/gallery', async ({ actor, params, request }) =>
-        ok(await gallery.set(actor, params.id, await readJson(request, GalleryBody))),
-      )
-      .get('/api/gallery', async ({ actor, request }) => {
-        const q = (new URL(request.url).searchParams.get('q') ?? '').trim().slice(0, 200);
-        return ok({ canvases: await gallery.list({ kind: 'user', user: actor.user, via: 'session' }, q) });
-      })
-      .post('/api/gallery/:id/use', async ({ actor, params, request }) => {
-        const { title } = await readJson(request, UseTemplateBody, { emptyAs: {} });
-        const made = await gallery.useTemplate(actor, params.id, title);
-        return ok({ ...canvasView(ctx.config, made.canvas, 'owner'), apiKey: made.apiKey }, 201);
-      }),
-  );
+  const described = (summary: string) => ({ tag: 'Management' as const, summary });
+  return declaredRoutes('gallery', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/gallery',
+        ...described('Whether the canvas is listed in the gallery and offered as a template'),
+        answer: GallerySettingsAnswer,
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => gallery.settings(actor, params.id),
+    ),
+    sessionRoute(
+      {
+        method: 'PUT',
+        path: '/api/canvases/:id/gallery',
+        ...described('List the canvas in the gallery (published only), offer it as a template'),
+        body: GalleryBody,
+        answer: GallerySettingsAnswer,
+        errors: ['NOT_FOUND', 'INVALID_BODY', 'NOT_PUBLISHED'],
+      },
+      {
+        // The right to the canvas before its body (404 before 400).
+        check: async ({ actor, params }) => void (await managedCanvas(ctx, actor, params.id, 'manage')),
+        handle: async ({ actor, params, body }) => gallery.set(actor, params.id, body),
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/gallery',
+        ...described('Listed canvases you may open, searched by title'),
+        query: T.Object({ q: T.Optional(T.String({ description: 'search text' })) }),
+        answer: GalleryList,
+      },
+      async ({ actor, query }) => {
+        const q = (query.q ?? '').trim().slice(0, 200);
+        return { canvases: await gallery.list({ kind: 'user', user: actor.user, via: 'session' }, q) };
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'POST',
+        path: '/api/gallery/:id/use',
+        ...described("A new canvas of yours from a template's live version (its deploy key shown once)"),
+        body: UseTemplateBody,
+        bodyOptions: { emptyAs: {} },
+        answer: CanvasCreated,
+        status: 201,
+        errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', 'INVALID_BODY'],
+      },
+      async ({ actor, params, body }) => {
+        const made = await gallery.useTemplate(actor, params.id, body.title);
+        return { ...canvasView(ctx.config, made.canvas, 'owner'), apiKey: made.apiKey };
+      },
+    ),
+  ]);
 }

@@ -5,11 +5,9 @@
 // the mounted routes to each other: a route added without an entry, or an
 // entry left after its route went, fails it.
 import { Type as T } from '@sinclair/typebox';
-import { GalleryBody, UseTemplateBody } from '../gallery/routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
 import { InsightsAnswer } from '../insights/model.ts';
-import { CanvasCreated } from './schemas.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -21,7 +19,6 @@ const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | '
   ...more,
 });
 const anyJson = T.Unknown();
-const BODY: ErrorCode[] = ['INVALID_BODY'];
 const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
 export const CATALOG: Record<string, RouteDoc> = {
   // Service
@@ -43,29 +40,6 @@ export const CATALOG: Record<string, RouteDoc> = {
     }),
     errors: CANVAS_ROLE,
   }),
-  'GET /api/canvases/:id/gallery': r('Management', 'session', 'Whether the canvas is listed in the gallery and offered as a template', {
-    answer: T.Object({ listed: T.Boolean(), templatable: T.Boolean() }),
-    errors: CANVAS_ROLE,
-  }),
-  'PUT /api/canvases/:id/gallery': r('Management', 'session', 'List the canvas in the gallery (published only), offer it as a template', {
-    body: GalleryBody,
-    answer: T.Object({ listed: T.Boolean(), templatable: T.Boolean() }),
-    errors: [...CANVAS_ROLE, ...BODY, 'NOT_PUBLISHED'],
-  }),
-  'GET /api/gallery': r('Management', 'session', 'Listed canvases you may open, searched by title', {
-    query: { q: 'search text' },
-    answer: anyJson,
-  }),
-  'POST /api/gallery/:id/use': r(
-    'Management',
-    'session',
-    "A new canvas of yours from a template's live version (its deploy key shown once)",
-    {
-      body: UseTemplateBody,
-      answer: CanvasCreated,
-      errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', ...BODY],
-    },
-  ),
   'GET /api/canvases/:id/insights': r(
     'Management',
     'session',
