@@ -44,7 +44,15 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
   return declaredRoutes('admin', auth, [
     adminRoute(
       // `tenancy`: whether home orgs mean anything here (the dashboard offers the field only then).
-      { method: 'GET', path: '/api/admin/users', tag: 'Admin', summary: 'Every user', answer: AdminUserList },
+      {
+        method: 'GET',
+        path: '/api/admin/users',
+        tag: 'Admin',
+        summary: 'Every user',
+        answer: AdminUserList,
+        // The management rate limit counts admins too (test/management.test.ts).
+        errors: ['rate_limited'],
+      },
       async () => ({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
     ),
     adminRoute({ method: 'GET', path: '/api/admin/users/:id', tag: 'Admin', summary: 'One user', answer: AdminUser }, async ({ params }) =>

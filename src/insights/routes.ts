@@ -1,19 +1,25 @@
 // GET /api/canvases/{id}/insights?days=N (CONTRACT §9, 2026-11-28): owners,
 // editors and admins, as the other management routes; viewers and strangers
 // 404. Counts only: what was flushed to the database (a few seconds behind).
-import { Elysia } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { checkStrict } from '../http/json-body.ts';
-import { json } from '../http/respond.ts';
 import { utcDay } from '../runtime/usage.ts';
-import { InsightsQuery } from './model.ts';
+import { InsightsAnswer, InsightsQuery } from './model.ts';
 import { INSIGHT_DAYS_KEPT, type InsightStore } from './store.ts';
 
 const DEFAULT_DAYS = 30;
 
+/**
+ * The whole query, checked strictly (another parameter, or days not digits:
+ * 400 INVALID_BODY), after the right to the canvas. The declared query only
+ * describes `days`: the declared check ignores unknown parameters.
+ */
 function daysOf(request: Request): number {
   const query = Object.fromEntries(new URL(request.url).searchParams);
   checkStrict(InsightsQuery, query);
@@ -23,11 +29,24 @@ function daysOf(request: Request): number {
 }
 
 export function insightRoutes(ctx: AppContext, auth: AuthKinds, store: InsightStore) {
-  return new Elysia({ name: 'insights' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app.get('/api/canvases/:id/insights', async ({ actor, params, request }) => {
-      const managed = await managedCanvas(ctx, actor, params.id, 'manage');
-      const days = daysOf(request);
-      return json(200, await store.read(managed.canvas.id, utcDay(ctx.now()), days), { 'cache-control': 'private, no-store' });
-    }),
-  );
+  return declaredRoutes('insights', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/insights',
+        tag: 'Management',
+        summary: 'Views, signed-in visitors, top paths and API calls per UTC day (counts only)',
+        query: T.Object({
+          days: T.Optional(T.String({ description: `how many UTC days up to today, 1–${INSIGHT_DAYS_KEPT} (default 30)` })),
+        }),
+        answer: InsightsAnswer,
+        errors: ['NOT_FOUND', 'INVALID_BODY'],
+        headers: { 'cache-control': 'private, no-store' },
+      },
+      async ({ actor, params, request }) => {
+        const managed = await managedCanvas(ctx, actor, params.id, 'manage');
+        return store.read(managed.canvas.id, utcDay(ctx.now()), daysOf(request));
+      },
+    ),
+  ]);
 }

@@ -4,10 +4,7 @@
 // to those of its door (see DOORS). test/openapi.test.ts holds this list and
 // the mounted routes to each other: a route added without an entry, or an
 // entry left after its route went, fails it.
-import { Type as T } from '@sinclair/typebox';
-import type { ErrorCode } from '../errors.ts';
 import type { Door, RouteDeclaration, Tag } from '../http/declared-route.ts';
-import { InsightsAnswer } from '../insights/model.ts';
 
 /** A route's description while its route does not declare it yet (src/http/declared-route.ts). */
 export type RouteDoc = Omit<RouteDeclaration, 'method' | 'path' | 'query'> & { query?: Record<string, string> };
@@ -18,8 +15,6 @@ const r = (tag: Tag, door: Door, summary: string, more: Omit<RouteDoc, 'tag' | '
   summary,
   ...more,
 });
-const anyJson = T.Unknown();
-const CANVAS_ROLE: ErrorCode[] = ['NOT_FOUND'];
 export const CATALOG: Record<string, RouteDoc> = {
   // Service
   'GET /metrics': r('Service', 'metrics', 'Prometheus metrics (admin session or EASEL_METRICS_TOKEN)', {
@@ -29,27 +24,6 @@ export const CATALOG: Record<string, RouteDoc> = {
   // Sign-in
 
   // Management
-  'GET /api/canvases/:id/capabilities': r('Management', 'session', 'Each capability switch and its effective state, with why one is off', {
-    answer: anyJson,
-    errors: CANVAS_ROLE,
-  }),
-  'GET /api/canvases/:id/usage': r('Management', 'session', "The canvas's shared KV keys and file bytes against the quotas", {
-    answer: T.Object({
-      kv: T.Object({ sharedKeys: T.Integer(), sharedKeysMax: T.Integer(), userKeysMaxPerPerson: T.Integer() }),
-      files: T.Object({ bytes: T.Integer(), bytesMax: T.Integer() }),
-    }),
-    errors: CANVAS_ROLE,
-  }),
-  'GET /api/canvases/:id/insights': r(
-    'Management',
-    'session',
-    'Views, signed-in visitors, top paths and API calls per UTC day (counts only)',
-    {
-      query: { days: 'how many UTC days up to today, 1–400 (default 30)' },
-      answer: InsightsAnswer,
-      errors: [...CANVAS_ROLE, 'INVALID_BODY'],
-    },
-  ),
 
   // Browser drafts (the dashboard's editor)
 

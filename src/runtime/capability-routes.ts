@@ -4,11 +4,12 @@
 // with the rights each policy preset grants, and what the live pages asked
 // for that the policy does not configure (`unconfigured`);
 // GET /api/canvases/{id}/usage, its KV keys and file bytes against the quotas.
-import { Elysia } from 'elysia';
+import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
+import { sessionRoute } from '../canvases/door-routes.ts';
 import type { AppContext } from '../context.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { json } from '../http/respond.ts';
 import { effectiveRights, PRESETS } from '../policy/presets.ts';
 import { capabilityStates } from './capabilities.ts';
 import { FileStore } from './files/store.ts';
@@ -19,37 +20,80 @@ import type { PolicyMisses } from './policy-misses.ts';
 /** What each preset grants before overrides: the dashboard's policy form explains presets with these, not a copy of its own. */
 const PRESET_RIGHTS = Object.fromEntries(PRESETS.map((p) => [p, effectiveRights(p)]));
 
+const CapabilityState = T.Union([
+  T.Object({ effective: T.Literal(true) }),
+  T.Object({
+    effective: T.Literal(false),
+    reason: T.Union([T.Literal('backend_off'), T.Literal('feature_off'), T.Literal('operator_disabled')]),
+    hint: T.String({ description: 'what would turn it on' }),
+  }),
+]);
+
+const CapabilityStates = T.Object({
+  switches: T.Record(T.String(), T.Boolean(), { description: "the canvas's switches as set" }),
+  effective: T.Record(T.String(), CapabilityState, { description: 'each capability on this instance, and why one is off' }),
+  presets: T.Record(
+    T.String(),
+    T.Object({ read: T.String(), create: T.String(), update: T.String(), delete: T.String(), increment: T.String() }),
+    { description: 'the rights each runtime policy preset grants before overrides' },
+  ),
+  unconfigured: T.Array(
+    T.Object({
+      kind: T.Union([T.Literal('collection'), T.Literal('fileGroup')]),
+      name: T.String(),
+      lastAt: T.Integer({ description: 'when a page last asked for it (ms since the epoch)' }),
+    }),
+    { description: 'what live pages asked for that the runtime policy does not configure' },
+  ),
+});
+
+const Usage = T.Object({
+  kv: T.Object({ sharedKeys: T.Integer(), sharedKeysMax: T.Integer(), userKeysMaxPerPerson: T.Integer() }),
+  files: T.Object({ bytes: T.Integer(), bytesMax: T.Integer() }),
+});
+
 export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: PolicyMisses) {
-  return new Elysia({ name: 'capability-states' }).use(auth).guard({ management: true, parse: 'none' }, (app) =>
-    app
-      .get('/api/canvases/:id/capabilities', async ({ actor, params }) => {
+  return declaredRoutes('capability-states', auth, [
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/capabilities',
+        tag: 'Management',
+        summary: 'Each capability switch and its effective state, with why one is off',
+        answer: CapabilityStates,
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => {
         const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
-        return json(
-          200,
-          {
-            switches: canvas.capabilities,
-            effective: capabilityStates(ctx, canvas),
-            presets: PRESET_RIGHTS,
-            unconfigured: await misses.stillMissing(canvas.id, canvas.runtimePolicy),
-          },
-          { 'cache-control': 'no-store' },
-        );
-      })
-      .get('/api/canvases/:id/usage', async ({ actor, params }) => {
+        return {
+          switches: canvas.capabilities,
+          effective: capabilityStates(ctx, canvas),
+          presets: PRESET_RIGHTS,
+          unconfigured: await misses.stillMissing(canvas.id, canvas.runtimePolicy),
+        };
+      },
+    ),
+    sessionRoute(
+      {
+        method: 'GET',
+        path: '/api/canvases/:id/usage',
+        tag: 'Management',
+        summary: "The canvas's shared KV keys and file bytes against the quotas",
+        answer: Usage,
+        errors: ['NOT_FOUND'],
+      },
+      async ({ actor, params }) => {
         const { canvas } = await managedCanvas(ctx, actor, params.id, 'manage');
         const { filesBytesCanvas } = ctx.settings.get();
-        return json(
-          200,
-          {
-            kv: {
-              sharedKeys: await new KvStore(ctx.sql).count({ canvasId: canvas.id, scope: 'shared', ownerId: '' }),
-              sharedKeysMax: KV_LIMITS.sharedKeys,
-              userKeysMaxPerPerson: KV_LIMITS.userKeys,
-            },
-            files: { bytes: await new FileStore(ctx.sql).bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
+        return {
+          kv: {
+            sharedKeys: await new KvStore(ctx.sql).count({ canvasId: canvas.id, scope: 'shared', ownerId: '' }),
+            sharedKeysMax: KV_LIMITS.sharedKeys,
+            userKeysMaxPerPerson: KV_LIMITS.userKeys,
           },
-          { 'cache-control': 'no-store' },
-        );
-      }),
-  );
+          files: { bytes: await new FileStore(ctx.sql).bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
+        };
+      },
+    ),
+  ]);
 }

@@ -36,6 +36,8 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
     actor,
   });
   const described = (summary: string) => ({ tag: 'Management' as const, summary });
+  /** The management guard's refusal of a request from a canvas page or another site (test/management.test.ts, test/cross-site.test.ts). */
+  const FROM_PAGES = ['CROSS_SITE_FORBIDDEN', 'CROSS_CANVAS_FORBIDDEN'] as const;
 
   return declaredRoutes('guest-invites', auth, [
     sessionRoute(
@@ -52,8 +54,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
         },
         answer: InviteCreated,
         status: 201,
-        // CROSS_SITE_FORBIDDEN: a cookie request from another site (the management guard; test/cross-site.test.ts).
-        errors: ['NOT_FOUND', 'INVALID_BODY', 'CROSS_SITE_FORBIDDEN'],
+        errors: ['NOT_FOUND', 'INVALID_BODY', ...FROM_PAGES],
       },
       {
         check: async ({ actor, params }) => void (await manageable(actor, params.id)),
@@ -91,7 +92,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
         path: '/api/canvases/:id/guest-invites',
         ...described('Guest invites of a canvas'),
         answer: InviteList,
-        errors: ['NOT_FOUND'],
+        errors: ['NOT_FOUND', ...FROM_PAGES],
       },
       async ({ actor, params }) => {
         const { canvas } = await manageable(actor, params.id);
@@ -106,7 +107,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
         path: '/api/canvases/:id/guest-invites/:inviteId',
         ...described('Revoke a guest invite'),
         answer: Ok,
-        errors: ['NOT_FOUND'],
+        errors: ['NOT_FOUND', ...FROM_PAGES],
       },
       async ({ actor, params }) => {
         const m = await manageable(actor, params.id);
