@@ -50,8 +50,6 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
         tag: 'Admin',
         summary: 'Every user',
         answer: AdminUserList,
-        // The management rate limit counts admins too (test/management.test.ts).
-        errors: ['rate_limited'],
       },
       async () => ({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
     ),
@@ -79,8 +77,7 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
         body: DisableBody,
         bodyOptions: { emptyAs: {} },
         answer: CanvasView,
-        // A cookie request from another site (the management guard; test/cross-site.test.ts).
-        errors: [...BODY, 'CROSS_SITE_FORBIDDEN'],
+        errors: BODY,
       },
       async ({ actor, params, body }) => view(await setCanvasDisabled(ctx, actor, params.id, true, body.reason)),
     ),

@@ -36,8 +36,8 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
     actor,
   });
   const described = (summary: string) => ({ tag: 'Management' as const, summary });
-  /** The management guard's refusal of a request from a canvas page or another site (test/management.test.ts, test/cross-site.test.ts). */
-  const FROM_PAGES = ['CROSS_SITE_FORBIDDEN', 'CROSS_CANVAS_FORBIDDEN'] as const;
+  /** The management guard's refusal of a request from a canvas page (test/management.test.ts). */
+  const FROM_PAGES = ['CROSS_CANVAS_FORBIDDEN'] as const;
 
   return declaredRoutes('guest-invites', auth, [
     sessionRoute(
