@@ -3,10 +3,11 @@
 // configured, anything else is 401 naming the bearer scheme; without one the
 // route answers like the admin routes (401 signed out, 404 to non-admins).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 import { principalOf } from '../auth/guards.ts';
+import { declaredRoutes } from '../http/declared-route.ts';
+import { metricsRoute } from './door-routes.ts';
 import type { Metrics } from './metrics.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -18,20 +19,31 @@ export function metricsRoutes(ctx: AppContext, metrics: Metrics) {
     if (expected === null || header === null || !/^Bearer /i.test(header)) return false;
     return timingSafeEqual(digest(header.slice(7).trim()), expected);
   };
-  return new Elysia({ name: 'metrics' }).get('/metrics', async ({ request }) => {
-    if (!tokenMatches(request)) {
-      const principal = await principalOf(ctx, request);
-      const admin = principal?.kind === 'user' && ctx.auth.isAdmin(principal.user);
-      if (!admin && expected !== null)
-        throw new AppError(
-          'unauthorized',
-          'send Authorization: Bearer <EASEL_METRICS_TOKEN>',
-          {},
-          { headers: { 'www-authenticate': 'Bearer realm="easel metrics"' } },
-        );
-      if (!principal || principal.kind === 'anonymous') throw new AppError('unauthorized');
-      if (!admin) throw notFound('no such route');
-    }
-    return new Response(metrics.render(), { headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' } });
-  });
+  return declaredRoutes('metrics', null, [
+    metricsRoute(
+      {
+        method: 'GET',
+        path: '/metrics',
+        tag: 'Service',
+        summary: 'Prometheus metrics (admin session or EASEL_METRICS_TOKEN)',
+        answer: { contentType: 'text/plain; version=0.0.4', description: 'Prometheus text exposition' },
+      },
+      async ({ request }) => {
+        if (!tokenMatches(request)) {
+          const principal = await principalOf(ctx, request);
+          const admin = principal?.kind === 'user' && ctx.auth.isAdmin(principal.user);
+          if (!admin && expected !== null)
+            throw new AppError(
+              'unauthorized',
+              'send Authorization: Bearer <EASEL_METRICS_TOKEN>',
+              {},
+              { headers: { 'www-authenticate': 'Bearer realm="easel metrics"' } },
+            );
+          if (!principal || principal.kind === 'anonymous') throw new AppError('unauthorized');
+          if (!admin) throw notFound('no such route');
+        }
+        return new Response(metrics.render(), { headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' } });
+      },
+    ),
+  ]);
 }
