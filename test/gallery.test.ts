@@ -39,6 +39,8 @@ describe('the gallery', () => {
     const draft = await w.newCanvas({ title: 'Draft' });
     await expectCode(await put(draft, { listed: true }), 404, 'NOT_PUBLISHED');
     await expectCode(await put(shared, { listed: 'yes' }), 400, 'INVALID_BODY');
+    // The right to the canvas is asked before the body is read.
+    await expectCode(await put(shared, { listed: 'yes' }, 'viewer'), 404, 'NOT_FOUND');
   });
 
   test('shows each person only what they may open, searched by title', async () => {
@@ -62,8 +64,12 @@ describe('the gallery', () => {
     const use = (c: WorldCanvas, json: unknown = {}) =>
       app.request(`/api/gallery/${c.id}/use`, { method: 'POST', cookie: w.cookie.stranger, json });
     await expectCode(await use(shared), 403, 'PERMISSION_DENIED');
+    // The right to the template before the body: 403 and 404 before 400.
+    await expectCode(await use(shared, { title: '' }), 403, 'PERMISSION_DENIED');
     await put(shared, { templatable: true });
     await expectCode(await use(hidden), 404, 'NOT_FOUND');
+    await expectCode(await use(hidden, { title: '' }), 404, 'NOT_FOUND');
+    await expectCode(await use(shared, { title: '' }), 400, 'INVALID_BODY');
     const res = await use(shared, { title: 'My copy' });
     expect(res.status).toBe(201);
     const made = await body(res);

@@ -64,9 +64,13 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
         status: 201,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'QUOTA_EXCEEDED', 'INVALID_BODY'],
       },
-      async ({ actor, params, body }) => {
-        const made = await gallery.useTemplate(actor, params.id, body.title);
-        return { ...canvasView(ctx.config, made.canvas, 'owner'), apiKey: made.apiKey };
+      {
+        // The right to the template before the body (404, 403 before 400).
+        check: async ({ actor, params }) => void (await gallery.template(actor, params.id)),
+        handle: async ({ actor, params, body }) => {
+          const made = await gallery.useTemplate(actor, params.id, body.title);
+          return { ...canvasView(ctx.config, made.canvas, 'owner'), apiKey: made.apiKey };
+        },
       },
     ),
   ]);

@@ -103,17 +103,27 @@ export class Gallery {
   }
 
   /**
-   * A new canvas of `actor` holding the template's live files (the blobs are
-   * shared, nothing is copied), under the usual creation quota and rate.
-   * Answers the new canvas and its deploy key (shown once).
+   * The live canvas `actor` may make a copy of: listed, open to them (else 404,
+   * as if it were not in the gallery) and offered as a template (else 403).
+   * The route asks this before it reads the body, and useTemplate again.
    */
-  async useTemplate(actor: Actor, id: string, title: string | undefined): Promise<{ canvas: Canvas; apiKey: string }> {
+  async template(actor: Actor, id: string): Promise<Canvas & { currentVersionId: string }> {
     const source = await this.ctx.canvases.byId(id);
     if (!source || source.deletedAt !== null || statusOf(source) !== 'active' || source.currentVersionId === null) throw notInGallery();
     const settings = await this.ctx.sql.autocommit(() => settingsOf(source.id));
     if (!settings.listed || !(await this.access.mayOpen(source, { kind: 'user', user: actor.user, via: 'session' }))) throw notInGallery();
     if (!settings.templatable)
       throw new AppError('PERMISSION_DENIED', 'this canvas is in the gallery but its owner has not offered it as a template');
+    return { ...source, currentVersionId: source.currentVersionId };
+  }
+
+  /**
+   * A new canvas of `actor` holding the template's live files (the blobs are
+   * shared, nothing is copied), under the usual creation quota and rate.
+   * Answers the new canvas and its deploy key (shown once).
+   */
+  async useTemplate(actor: Actor, id: string, title: string | undefined): Promise<{ canvas: Canvas; apiKey: string }> {
+    const source = await this.template(actor, id);
     const files = (await this.versions.files(source.currentVersionId)).map(({ path, hash, size, mime }) => ({
       path,
       hash,
