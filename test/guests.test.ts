@@ -21,6 +21,8 @@ describe('legacy guests', () => {
     for (const who of ['owner', 'editor', 'admin'] as const) {
       const res = await invite(w.cookie[who]);
       expect(res.status).toBe(201);
+      // The answer holds the link's token: no cache keeps it.
+      expect(res.headers.get('cache-control')).toBe('no-store');
       const b = await body(res);
       expect(b).toEqual({
         inviteId: expect.stringMatching(/^[0-9a-z]{20}$/),
