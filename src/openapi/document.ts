@@ -1,6 +1,6 @@
 // GET /openapi.json: an OpenAPI 3.1 description of every route the app
-// mounts, built from the route listing and the catalog (src/openapi/catalog.ts):
-// paths in OpenAPI syntax, the request schemas the routes validate with, the
+// mounts, built from the route listing and what each route declares of
+// itself (src/http/declared-route.ts; doors and tags in doors.ts): paths in OpenAPI syntax, the request schemas the routes validate with, the
 // success answer, and every refusal grouped by status with its codes and body
 // shape (`{error}` for the Deploy API's own refusals, `{code, message, …}`
 // for the rest, as the spec's Errors section has them).
@@ -9,7 +9,6 @@ import type { Config } from '../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { ListedRoute } from '../http/route-listing.ts';
 import type { RouteDeclaration } from '../http/declared-route.ts';
-import { CATALOG, type RouteDoc } from './catalog.ts';
 import { DOORS, TAGS } from './doors.ts';
 import { CodedError, ShortError } from './schemas.ts';
 
@@ -23,7 +22,7 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
 
-/** A TypeBox schema (as against a content type described in words, or a catalog query's descriptions). */
+/** A TypeBox schema (as against a content type described in words). */
 const isSchema = (v: unknown): v is TSchema => typeof v === 'object' && v !== null && Kind in v;
 
 /** TypeBox schemas are JSON Schema already; the symbols and $ids it adds are dropped. */
@@ -67,19 +66,8 @@ function withPages(responses: Record<string, any>, pages: RouteDeclaration['page
   return responses;
 }
 
-/** What a route says it is: its own declaration, or (until it declares itself) the catalog's entry. */
-type Described = RouteDoc | RouteDeclaration;
-
-function queryParameters(query: Described['query']): Record<string, unknown>[] {
+function queryParameters(query: RouteDeclaration['query']): Record<string, unknown>[] {
   if (!query) return [];
-  if (!isSchema(query))
-    return Object.entries(query).map(([name, description]) => ({
-      name,
-      in: 'query',
-      required: false,
-      description,
-      schema: { type: 'string' },
-    }));
   const required = new Set<string>(query.required ?? []);
   return Object.entries<TSchema>(query.properties).map(([name, schema]) => {
     const { description, ...rest } = plain(schema) as { description?: string };
@@ -87,7 +75,7 @@ function queryParameters(query: Described['query']): Record<string, unknown>[] {
   });
 }
 
-function operation(method: string, path: string, doc: Described): Record<string, unknown> {
+function operation(method: string, path: string, doc: RouteDeclaration): Record<string, unknown> {
   const door = DOORS[doc.door];
   const params = [...path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
     name: name!,
@@ -139,7 +127,7 @@ export function openApiDocument(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of listing) {
     if (route.path.startsWith('{')) continue;
-    const doc = route.declaration ?? CATALOG[routeKey(route.method, route.path)];
+    const doc = route.declaration;
     if (!doc) continue;
     const entry = (paths[openApiPath(route.path)] ??= {});
     const methods = route.method === 'ALL' ? ALL_METHODS : [route.method.toLowerCase()];
