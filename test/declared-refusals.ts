@@ -55,20 +55,6 @@ function codeOf(body: unknown): string | null {
   return null;
 }
 
-/**
- * Refusals seen before the routes declared them, not yet in their declarations
- * (issue 37: the routes are being converted; each conversion adds its codes
- * and deletes its lines here). Nothing may be added to this list.
- */
-export const KNOWN_UNDECLARED = new Set<string>([
-  'POST /api/canvases/:id/rollback: INVALID_PATH',
-  'POST /v1/canvases/:id/rollback: INVALID_PATH',
-  'POST /v1/canvases/:id/uploads/:uploadId/finalize: CANVAS_TOO_LARGE',
-  'POST /v1/canvases/:id/uploads: INSUFFICIENT_STORAGE',
-  'POST /v1/canvases/:id/uploads: ZIP_SLIP_REJECTED',
-  'PUT /v1/c/:slug/authoring/:id: PUBLIC_LINKS_DISABLED',
-]);
-
 export class RefusalLedger {
   private compiled: Compiled[] | null = null;
   /** `METHOD path` → codes seen. */
@@ -111,7 +97,7 @@ export class RefusalLedger {
       const doc = route.declaration;
       if (!doc) continue;
       const declared = new Set<string>([...DOORS[doc.door].errors, ...(doc.errors ?? []), 'INTERNAL']);
-      for (const code of codes) if (!declared.has(code) && !KNOWN_UNDECLARED.has(`${key}: ${code}`)) out.push(`${key}: ${code}`);
+      for (const code of codes) if (!declared.has(code)) out.push(`${key}: ${code}`);
     }
     return out.sort();
   }
