@@ -402,7 +402,7 @@ function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTa
         return authored ? { authored } : {};
       }),
     )
-    .use(capabilityStateRoutes(ctx, auth, f.policyMisses))
+    .use(capabilityStateRoutes(ctx, auth, f.policyMisses, f.kv, f.files))
     .use(galleryRoutes(ctx, auth, new Gallery({ ctx, access: f.access, versions: f.deploy.versions })))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))

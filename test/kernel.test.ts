@@ -2,8 +2,7 @@
 // Issue 37 (a small kernel), checked on the source under src/:
 // - a store is built once, by the feature (or the context) that owns it, and
 //   handed to whoever reads it; views, routes and other services do not build
-//   their own copy (`new VersionStore(ctx.sql)` stood in five places). The
-//   copies that remain are listed in KNOWN with a reason; the list may only shrink.
+//   their own copy (`new VersionStore(ctx.sql)` stood in five places).
 // - the features moved to the kernel's shape (deploy, webhooks, canvas data,
 //   drafts, gallery) take a named deps interface or the few context fields
 //   they read (a Pick), never the whole AppContext.
@@ -22,12 +21,6 @@ const stores = [...new Set(files.flatMap((f) => [...texts.get(f)!.matchAll(/expo
 /** The files that construct `name`. */
 const builders = (name: string) => files.filter((f) => new RegExp(`\\bnew ${name}\\(`).test(texts.get(f)!));
 
-/** Stores still built in a second place, each with why; fix one and delete its line. */
-const KNOWN: Record<string, string> = {
-  KvStore: 'the capability-state route counts shared keys with its own KvStore (src/runtime/capability-routes.ts)',
-  FileStore: 'the capability-state route sums file bytes with its own FileStore (src/runtime/capability-routes.ts)',
-};
-
 describe('stores are built once', () => {
   test('the scan sees the stores (a scan that finds nothing would pass everything)', () => {
     expect(stores.length).toBeGreaterThan(15);
@@ -39,13 +32,9 @@ describe('stores are built once', () => {
     expect(builders('VersionStore')).toEqual(['src/deploy/feature.ts']);
   });
 
-  test('every other store is built in one file, but for the known copies', () => {
+  test('every other store is built in one file', () => {
     const twice = stores.filter((s) => builders(s).length > 1);
-    expect(Object.fromEntries(twice.map((s) => [s, builders(s)]))).toEqual(
-      Object.fromEntries(Object.keys(KNOWN).map((s) => [s, builders(s)])),
-    );
-    // A known copy that is gone must leave the list.
-    for (const s of Object.keys(KNOWN)) expect(builders(s).length).toBeGreaterThan(1);
+    expect(Object.fromEntries(twice.map((s) => [s, builders(s)]))).toEqual({});
   });
 });
 

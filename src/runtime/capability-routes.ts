@@ -12,9 +12,8 @@ import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { effectiveRights, PRESETS } from '../policy/presets.ts';
 import { capabilityStates } from './capabilities.ts';
-import { FileStore } from './files/store.ts';
-import { KV_LIMITS } from './kv/service.ts';
-import { KvStore } from './kv/store.ts';
+import type { FileService } from './files/service.ts';
+import { KV_LIMITS, type KvService } from './kv/service.ts';
 import type { PolicyMisses } from './policy-misses.ts';
 
 /** What each preset grants before overrides: the dashboard's policy form explains presets with these, not a copy of its own. */
@@ -52,7 +51,7 @@ const Usage = T.Object({
   files: T.Object({ bytes: T.Integer(), bytesMax: T.Integer() }),
 });
 
-export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: PolicyMisses) {
+export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: PolicyMisses, kv: KvService, files: FileService) {
   return declaredRoutes('capability-states', auth, [
     sessionRoute(
       {
@@ -87,11 +86,11 @@ export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: 
         const { filesBytesCanvas } = ctx.settings.get();
         return {
           kv: {
-            sharedKeys: await new KvStore(ctx.sql).count({ canvasId: canvas.id, scope: 'shared', ownerId: '' }),
+            sharedKeys: await kv.sharedKeyCount(canvas.id),
             sharedKeysMax: KV_LIMITS.sharedKeys,
             userKeysMaxPerPerson: KV_LIMITS.userKeys,
           },
-          files: { bytes: await new FileStore(ctx.sql).bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
+          files: { bytes: await files.bytesUsed(canvas.id), bytesMax: filesBytesCanvas },
         };
       },
     ),

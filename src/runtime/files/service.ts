@@ -52,6 +52,11 @@ export class FileService {
     private readonly events: EventBus,
   ) {}
 
+  /** The bytes a canvas's runtime files take (its page of the management API shows them against the quota). */
+  bytesUsed(canvasId: string): Promise<number> {
+    return this.store.bytesUsed(canvasId);
+  }
+
   /**
    * Streams the `file` part into the blob store with both caps enforced as
    * the bytes arrive. The scope fields the SDK sends first are checked before

@@ -47,6 +47,11 @@ export class KvService {
     private readonly now: () => number,
   ) {}
 
+  /** How many shared keys a canvas holds (its page of the management API shows it against the quota). */
+  sharedKeyCount(canvasId: string): Promise<number> {
+    return this.store.count({ canvasId, scope: 'shared', ownerId: '' });
+  }
+
   /** Role check for set, delete and increment. */
   assertWritable(caller: RuntimeCaller, scope: KvScope): void {
     if (scope === 'shared' && caller.role !== 'owner' && caller.role !== 'editor') {
