@@ -836,17 +836,24 @@ describe('scheduled blob sweeps', () => {
         return hash;
       };
       const first = await orphan('left by a crash');
+      // On the cluster both nodes may count an orphan: a node whose listing was read before the other's delete deletes
+      // the (already missing) object again, which the remote store allows. One node or both, never none.
       clock.advance(59_999);
       expect(seen()).toEqual(own.nodes.map(() => 0));
       expect(own.ctx.blobs.has(first)).toBe(true);
-      expect(await sweepAfter(1)).toBe(1);
+      const removedFirst = await sweepAfter(1);
+      expect(removedFirst).toBeGreaterThanOrEqual(1);
+      expect(removedFirst).toBeLessThanOrEqual(own.nodes.length);
       // Gone from the store (on the cluster the other node may be the one that deleted it from the bucket).
       expect(await own.ctx.blobs.sizeOf(first)).toBeNull();
 
       const second = await orphan('spared by a prune');
       clock.advance(6 * 3600_000 - 1);
       expect(seen()).toEqual(own.nodes.map(() => 1));
-      expect(await sweepAfter(1)).toBe(1);
+      // As above: one node's removal, or both nodes' (see the first sweep).
+      const removed = await sweepAfter(1);
+      expect(removed).toBeGreaterThanOrEqual(1);
+      expect(removed).toBeLessThanOrEqual(own.nodes.length);
       expect(await own.ctx.blobs.sizeOf(second)).toBeNull();
     } finally {
       await own.close();
