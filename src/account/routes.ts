@@ -35,9 +35,8 @@ export async function dashboardIdentity(ctx: AppContext, user: User, isAdmin: bo
 
 export function apiMeRoutes(ctx: AppContext, auth: AuthKinds) {
   return declaredRoutes('api-me', auth, [
-    sessionRoute(
-      { method: 'GET', path: '/api/me', tag: 'Management', summary: 'Who is signed in', answer: DashboardIdentity },
-      ({ actor }) => dashboardIdentity(ctx, actor.user, actor.isAdmin),
+    sessionRoute({ method: 'GET', path: '/api/me', summary: 'Who is signed in', answer: DashboardIdentity }, ({ actor }) =>
+      dashboardIdentity(ctx, actor.user, actor.isAdmin),
     ),
   ]);
 }

@@ -53,14 +53,13 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       },
       async () => ({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
     ),
-    adminRoute({ method: 'GET', path: '/api/admin/users/:id', tag: 'Admin', summary: 'One user', answer: AdminUser }, async ({ params }) =>
+    adminRoute({ method: 'GET', path: '/api/admin/users/:id', summary: 'One user', answer: AdminUser }, async ({ params }) =>
       adminUserView(ctx, await getUser(ctx, params.id)),
     ),
     adminRoute(
       {
         method: 'PATCH',
         path: '/api/admin/users/:id',
-        tag: 'Admin',
         summary: 'Deactivate, reactivate or limit a user',
         body: PatchUserBody,
         answer: AdminUser,
@@ -72,7 +71,6 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       {
         method: 'POST',
         path: '/api/admin/canvases/:id/disable',
-        tag: 'Admin',
         summary: 'Disable a canvas',
         body: DisableBody,
         bodyOptions: { emptyAs: {} },
@@ -85,7 +83,6 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       {
         method: 'POST',
         path: '/api/admin/canvases/:id/enable',
-        tag: 'Admin',
         summary: 'Enable a disabled canvas',
         // The disable body is accepted (and checked) here too, its reason unused: the dashboard sends one shape for both.
         body: DisableBody,
@@ -99,7 +96,6 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       {
         method: 'GET',
         path: '/api/admin/canvases',
-        tag: 'Admin',
         summary: 'Every canvas, newest first, searched by title, slug or owner email',
         query: T.Object({ q: T.Optional(T.String({ description: 'search text' })), limit: LIMIT_QUERY }),
         answer: AdminCanvasList,
@@ -120,7 +116,6 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
       {
         method: 'GET',
         path: '/api/admin/audit',
-        tag: 'Admin',
         summary: 'The audit log, newest first, filtered',
         query: T.Object({
           action: T.Optional(T.String({ description: 'action prefix, e.g. canvas.' })),
@@ -143,18 +138,16 @@ export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsa
         return { entries, nextBefore: entries.length > 0 ? entries.at(-1)!.id : null };
       },
     ),
-    adminRoute(
-      { method: 'GET', path: '/api/admin/usage', tag: 'Admin', summary: 'Database, blob store and disk usage', answer: DiskUsageAnswer },
-      () => diskUsage.read(),
+    adminRoute({ method: 'GET', path: '/api/admin/usage', summary: 'Database, blob store and disk usage', answer: DiskUsageAnswer }, () =>
+      diskUsage.read(),
     ),
-    adminRoute({ method: 'GET', path: '/api/admin/settings', tag: 'Admin', summary: 'Instance settings', answer: SettingsView }, () =>
+    adminRoute({ method: 'GET', path: '/api/admin/settings', summary: 'Instance settings', answer: SettingsView }, () =>
       ctx.settings.publicView(),
     ),
     adminRoute(
       {
         method: 'PATCH',
         path: '/api/admin/settings',
-        tag: 'Admin',
         summary: 'Change instance settings',
         body: PatchSettingsBody,
         answer: SettingsView,

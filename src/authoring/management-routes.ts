@@ -15,7 +15,6 @@ export function authoringManagementRoutes(auth: AuthKinds, authoring: AuthoringS
       {
         method: 'POST',
         path: '/api/canvases/:id/revoke',
-        tag: 'Management',
         summary: 'Revoke a canvas a page published (authoring)',
         answer: T.Object({ authored: AuthoredSummaryAnswer }),
         errors: ['NOT_FOUND'],

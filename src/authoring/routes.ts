@@ -28,7 +28,7 @@ export function authoringRoutes(ctx: AppContext, auth: AuthKinds, authoring: Aut
       throw new AppError('NOT_AUTHENTICATED', 'authoring needs a signed-in person, not a guest link');
     return { user: caller.user, isAdmin: ctx.auth.isAdmin(caller.user) };
   };
-  const described = (summary: string) => ({ tag: 'Runtime' as const, summary, doorOption: 'authoring' as const, headers: PRIVATE });
+  const described = (summary: string) => ({ summary, doorOption: 'authoring' as const, headers: PRIVATE });
   return declaredRoutes('runtime-authoring', auth, [
     runtimeRoute(
       {

@@ -59,7 +59,6 @@ export function canvasDataRoutes(ctx: Pick<AppContext, 'canvases' | 'now'>, auth
       {
         method: 'GET',
         path: '/api/canvases/:id/data',
-        tag: 'Management',
         summary: 'What the canvas holds, in counts and bytes (KV, collections, submissions, files)',
         answer: DataSummaryAnswer,
         errors: ['NOT_FOUND'],
@@ -89,7 +88,6 @@ export function canvasDataRoutes(ctx: Pick<AppContext, 'canvases' | 'now'>, auth
       {
         method: 'GET',
         path: '/api/canvases/:id/data/files.zip',
-        tag: 'Management',
         summary: 'The runtime files the caller may read, in one ZIP',
         answer: { contentType: 'application/zip', description: 'a ZIP of stored entries, one per file, streamed' },
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],

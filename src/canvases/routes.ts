@@ -38,7 +38,6 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
   /** The right to the canvas is checked before its body is read. */
   const authorize = async (actor: Actor, id: string, need: Need): Promise<void> => void (await managedCanvas(ctx, actor, id, need));
 
-  const described = (summary: string) => ({ tag: 'Management' as const, summary });
   const BODY = ['INVALID_BODY'] as const;
 
   return declaredRoutes('canvas-management', auth, [
@@ -46,7 +45,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'POST',
         path: '/api/canvases',
-        ...described('Create a canvas (answers its deploy key once)'),
+        summary: 'Create a canvas (answers its deploy key once)',
         body: CreateCanvasBody,
         answer: CanvasCreated,
         status: 201,
@@ -58,7 +57,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       },
     ),
     sessionRoute(
-      { method: 'GET', path: '/api/canvases', ...described('Canvases you own or that are shared with you'), answer: CanvasList },
+      { method: 'GET', path: '/api/canvases', summary: 'Canvases you own or that are shared with you', answer: CanvasList },
       async ({ actor }) => {
         const [rows, facts] = await Promise.all([listCanvases(ctx, actor), homeFacts(ctx.sql, actor.user.id)]);
         // Those who manage a canvas also see how widely it is shared and when it was last deployed.
@@ -68,14 +67,14 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       },
     ),
     sessionRoute(
-      { method: 'GET', path: '/api/canvases/:id', ...described('One canvas'), answer: CanvasView, errors: ['NOT_FOUND'] },
+      { method: 'GET', path: '/api/canvases/:id', summary: 'One canvas', answer: CanvasView, errors: ['NOT_FOUND'] },
       async ({ actor, params }) => view(await getCanvas(ctx, actor, params.id)),
     ),
     sessionRoute(
       {
         method: 'PATCH',
         path: '/api/canvases/:id',
-        ...described('Title, slug, sharing, password, expiry'),
+        summary: 'Title, slug, sharing, password, expiry',
         body: PatchCanvasBody,
         answer: CanvasView,
         errors: ['NOT_FOUND', ...BODY, 'SLUG_TAKEN', 'PUBLIC_LINKS_DISABLED', 'PUBLIC_NOT_ALLOWED', 'ORG_REQUIRED', 'PERMISSION_DENIED'],
@@ -89,7 +88,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'DELETE',
         path: '/api/canvases/:id',
-        ...described('Delete a canvas'),
+        summary: 'Delete a canvas',
         answer: Ok,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
@@ -102,7 +101,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'PATCH',
         path: '/api/canvases/:id/capabilities',
-        ...described('Capability switches, audiences and the runtime policy (compare-and-swap)'),
+        summary: 'Capability switches, audiences and the runtime policy (compare-and-swap)',
         body: CapabilitiesBody,
         answer: CanvasView,
         errors: ['NOT_FOUND', ...BODY, 'POLICY_CONFLICT', 'PERMISSION_DENIED'],
@@ -116,7 +115,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'POST',
         path: '/api/canvases/:id/regenerate-key',
-        ...described('A new deploy key (the old one stops working)'),
+        summary: 'A new deploy key (the old one stops working)',
         answer: T.Object({ apiKey: T.String() }),
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
@@ -126,7 +125,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'POST',
         path: '/api/canvases/:id/archive',
-        ...described('Archive'),
+        summary: 'Archive',
         answer: CanvasView,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
@@ -136,7 +135,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'POST',
         path: '/api/canvases/:id/restore',
-        ...described('Restore an archived canvas'),
+        summary: 'Restore an archived canvas',
         answer: CanvasView,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
@@ -146,7 +145,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'GET',
         path: '/api/canvases/:id/members',
-        ...described('The people on the list'),
+        summary: 'The people on the list',
         answer: MemberList,
         errors: ['NOT_FOUND'],
       },
@@ -156,7 +155,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'PUT',
         path: '/api/canvases/:id/members',
-        ...described('Add or change a member (editor or viewer)'),
+        summary: 'Add or change a member (editor or viewer)',
         body: PutMemberBody,
         answer: Member,
         errors: ['NOT_FOUND', ...BODY, 'PERMISSION_DENIED'],
@@ -170,9 +169,8 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'PUT',
         path: '/api/canvases/:id/owner',
-        ...described(
+        summary:
           'Give the canvas to another active user, by email (owner or admin; the previous owner stays as an editor; an unknown or deactivated person: 404)',
-        ),
         body: PutOwnerBody,
         answer: CanvasView,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED', ...BODY, 'QUOTA_EXCEEDED'],
@@ -189,7 +187,7 @@ export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtra
       {
         method: 'DELETE',
         path: '/api/canvases/:id/members/:userId',
-        ...described('Remove a member'),
+        summary: 'Remove a member',
         answer: Ok,
         // A user id that is not one (a malformed escape in the path) is 400.
         errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'INVALID_BODY'],

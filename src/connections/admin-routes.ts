@@ -21,18 +21,17 @@ import {
 
 export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
   const BODY = ['INVALID_BODY'] as const;
-  const described = (summary: string) => ({ tag: 'Admin' as const, summary });
 
   return declaredRoutes('connection-admin', auth, [
     adminRoute(
-      { method: 'GET', path: '/api/admin/connections', ...described('Connection profiles (header names only)'), answer: ProfileList },
+      { method: 'GET', path: '/api/admin/connections', summary: 'Connection profiles (header names only)', answer: ProfileList },
       async () => ({ connections: await listProfiles(ctx) }),
     ),
     adminRoute(
       {
         method: 'POST',
         path: '/api/admin/connections',
-        ...described('Create a Connection profile'),
+        summary: 'Create a Connection profile',
         body: CreateProfileBody,
         answer: ProfileAnswer,
         status: 201,
@@ -41,14 +40,14 @@ export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
       async ({ actor, body }) => profileView(ctx, await createProfile(ctx, actor, body)),
     ),
     adminRoute(
-      { method: 'GET', path: '/api/admin/connections/:name', ...described('One Connection profile'), answer: ProfileAnswer },
+      { method: 'GET', path: '/api/admin/connections/:name', summary: 'One Connection profile', answer: ProfileAnswer },
       async ({ params }) => profileView(ctx, getProfile(ctx, params.name)),
     ),
     adminRoute(
       {
         method: 'PATCH',
         path: '/api/admin/connections/:name',
-        ...described('Change a Connection profile'),
+        summary: 'Change a Connection profile',
         body: PatchProfileBody,
         answer: ProfileAnswer,
         errors: [...BODY, 'SECRET_KEY_MISSING'],
@@ -56,21 +55,21 @@ export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
       async ({ actor, params, body }) => profileView(ctx, await updateProfile(ctx, actor, params.name, body)),
     ),
     adminRoute(
-      { method: 'DELETE', path: '/api/admin/connections/:name', ...described('Delete a Connection profile'), answer: Ok },
+      { method: 'DELETE', path: '/api/admin/connections/:name', summary: 'Delete a Connection profile', answer: Ok },
       async ({ actor, params }) => {
         await deleteProfile(ctx, actor, params.name);
         return { ok: true } as const;
       },
     ),
     adminRoute(
-      { method: 'GET', path: '/api/admin/canvases/:id/connections', ...described('Connections granted to a canvas'), answer: CanvasGrants },
+      { method: 'GET', path: '/api/admin/canvases/:id/connections', summary: 'Connections granted to a canvas', answer: CanvasGrants },
       async ({ params }) => ({ connections: await grantsOfCanvas(ctx, params.id) }),
     ),
     adminRoute(
       {
         method: 'PUT',
         path: '/api/admin/canvases/:id/connections/:name',
-        ...described('Grant a Connection to a canvas'),
+        summary: 'Grant a Connection to a canvas',
         answer: GrantAnswer,
       },
       async ({ actor, params }) => grantProfile(ctx, actor, params.id, params.name),
@@ -79,7 +78,7 @@ export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
       {
         method: 'DELETE',
         path: '/api/admin/canvases/:id/connections/:name',
-        ...described('Withdraw a Connection from a canvas'),
+        summary: 'Withdraw a Connection from a canvas',
         answer: Ok,
       },
       async ({ actor, params }) => {

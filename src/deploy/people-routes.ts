@@ -35,7 +35,6 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
   // Rollback finds the canvas in its check (before the body) and uses it in its handler.
   const canvasOf = managedOnce(ctx);
   const as = (actor: Actor, asAdmin: boolean): LifecycleActor => ({ id: actor.user.id, kind: asAdmin ? 'admin' : 'user' });
-  const described = (summary: string) => ({ tag: 'Management' as const, summary });
   const CANVAS_ROLE = ['NOT_FOUND'] as const;
 
   return declaredRoutes('deploy-for-people', auth, [
@@ -43,7 +42,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'GET',
         path: '/api/canvases/:id/versions',
-        ...described('Versions, newest first (as a person: no deploy key needed)'),
+        summary: 'Versions, newest first (as a person: no deploy key needed)',
         answer: VersionList,
         errors: CANVAS_ROLE,
       },
@@ -53,7 +52,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'GET',
         path: '/api/canvases/:id/files',
-        ...described('Files of the live version, or one file with ?path='),
+        summary: 'Files of the live version, or one file with ?path=',
         query: LiveFileQuery,
         answer: FileListing,
         errors: [...CANVAS_ROLE, 'NOT_PUBLISHED'],
@@ -68,7 +67,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'POST',
         path: '/api/canvases/:id/rollback',
-        ...described('Make a kept version live again'),
+        summary: 'Make a kept version live again',
         body: RollbackBody,
         answer: RollbackAnswer,
         errors: [...CANVAS_ROLE, 'INVALID_BODY', ...ROLLBACK_ERRORS],
@@ -85,7 +84,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'POST',
         path: '/api/canvases/:id/unpublish',
-        ...described('Take the canvas offline (history kept)'),
+        summary: 'Take the canvas offline (history kept)',
         answer: UnpublishAnswer,
         errors: [...CANVAS_ROLE, 'CANNOT_UNPUBLISH'],
       },
@@ -99,7 +98,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'PUT',
         path: '/api/canvases/:id/deploy',
-        ...described('Publish a ZIP as a person (the raw bytes; audited as you)'),
+        summary: 'Publish a ZIP as a person (the raw bytes; audited as you)',
         body: ZIP_BODY,
         query: DeployQuery,
         answer: DeployResult,
@@ -115,7 +114,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'POST',
         path: '/api/canvases/:id/uploads',
-        ...described('Staged upload as a person, step 1'),
+        summary: 'Staged upload as a person, step 1',
         body: BEGIN_BODY,
         answer: BeginUploadAnswer,
         errors: [...CANVAS_ROLE, ...BEGIN_ERRORS],
@@ -132,7 +131,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'PUT',
         path: '/api/canvases/:id/uploads/:uploadId/blobs/:hash',
-        ...described('Staged upload as a person, step 2: one blob'),
+        summary: 'Staged upload as a person, step 2: one blob',
         body: BLOB_BODY,
         answer: STORED,
         errors: [...CANVAS_ROLE, ...STAGE_ERRORS],
@@ -147,7 +146,7 @@ export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: Auth
       {
         method: 'POST',
         path: '/api/canvases/:id/uploads/:uploadId/finalize',
-        ...described('Staged upload as a person, step 3: publish'),
+        summary: 'Staged upload as a person, step 3: publish',
         body: FINALIZE_BODY,
         answer: DeployResult,
         errors: [...CANVAS_ROLE, ...FINALIZE_ERRORS],

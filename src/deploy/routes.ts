@@ -17,13 +17,12 @@ const invalidBody = () => new AppError('invalid_body', 'rollback takes {"version
 
 export function deployRoutes(auth: AuthKinds, deploy: DeployFeature) {
   const { views } = deploy;
-  const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
   return declaredRoutes('deploy-api', auth, [
     deployKeyRoute(
       {
         method: 'PUT',
         path: '/v1/canvases/:id/deploy',
-        ...described('Publish a ZIP archive (the raw bytes: curl --data-binary @site.zip)'),
+        summary: 'Publish a ZIP archive (the raw bytes: curl --data-binary @site.zip)',
         // Read by the handler, after the key: a ZIP whatever its Content-Type, as a stream.
         body: ZIP_BODY,
         query: DeployQuery,
@@ -36,18 +35,18 @@ export function deployRoutes(auth: AuthKinds, deploy: DeployFeature) {
       },
     ),
     deployKeyRoute(
-      { method: 'GET', path: '/v1/canvases/:id', ...described("The canvas's publication state"), answer: DeployStatus },
+      { method: 'GET', path: '/v1/canvases/:id', summary: "The canvas's publication state", answer: DeployStatus },
       ({ canvas }) => views.canvas(canvas),
     ),
     deployKeyRoute(
-      { method: 'GET', path: '/v1/canvases/:id/versions', ...described('Versions, newest first'), answer: VersionList },
+      { method: 'GET', path: '/v1/canvases/:id/versions', summary: 'Versions, newest first', answer: VersionList },
       ({ canvas }) => views.versionList(canvas),
     ),
     deployKeyRoute(
       {
         method: 'GET',
         path: '/v1/canvases/:id/files',
-        ...described('Files of the live version, or one file with ?path='),
+        summary: 'Files of the live version, or one file with ?path=',
         query: LiveFileQuery,
         answer: FileListing,
         errors: ['NOT_PUBLISHED', 'NOT_FOUND'],
@@ -61,7 +60,7 @@ export function deployRoutes(auth: AuthKinds, deploy: DeployFeature) {
       {
         method: 'POST',
         path: '/v1/canvases/:id/rollback',
-        ...described('Make a kept version live again'),
+        summary: 'Make a kept version live again',
         body: RollbackBody,
         bodyOptions: { maxBytes: ROLLBACK_BODY_MAX, jsonTypeOnly: false, invalid: invalidBody, tooLarge: invalidBody },
         answer: RollbackAnswer,
@@ -77,7 +76,7 @@ export function deployRoutes(auth: AuthKinds, deploy: DeployFeature) {
       {
         method: 'POST',
         path: '/v1/canvases/:id/unpublish',
-        ...described('Take the canvas offline'),
+        summary: 'Take the canvas offline',
         answer: UnpublishAnswer,
         errors: ['CANNOT_UNPUBLISH'],
       },

@@ -34,13 +34,12 @@ function queryOf<S extends typeof DraftFileQuery | typeof DraftWriteQuery>(reque
 const PATH_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'INVALID_PATH', 'ZIP_SLIP_REJECTED'];
 
 export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftService) {
-  const described = (summary: string) => ({ tag: 'Management' as const, summary });
   return declaredRoutes('drafts', auth, [
     sessionRoute(
       {
         method: 'GET',
         path: '/api/canvases/:id/draft',
-        ...described('Your draft of the canvas (started from the live version on first open)'),
+        summary: 'Your draft of the canvas (started from the live version on first open)',
         answer: DraftViewAnswer,
         errors: ['NOT_FOUND'],
       },
@@ -50,7 +49,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'DELETE',
         path: '/api/canvases/:id/draft',
-        ...described('Discard your draft'),
+        summary: 'Discard your draft',
         answer: { status: 204, contentType: 'none', description: 'discarded' },
         errors: ['NOT_FOUND'],
       },
@@ -63,7 +62,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'GET',
         path: '/api/canvases/:id/draft/file',
-        ...described("One file's bytes from your draft, its base version or the live version"),
+        summary: "One file's bytes from your draft, its base version or the live version",
         query: DraftFileQueryDoc,
         answer: { contentType: 'application/octet-stream', description: 'the file' },
         errors: PATH_ERRORS,
@@ -77,7 +76,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'PUT',
         path: '/api/canvases/:id/draft/file',
-        ...described('Write one file of your draft (the raw bytes)'),
+        summary: 'Write one file of your draft (the raw bytes)',
         query: DraftWriteQueryDoc,
         body: { contentType: 'application/octet-stream', description: 'the new content' },
         answer: DraftWriteAnswer,
@@ -89,7 +88,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'DELETE',
         path: '/api/canvases/:id/draft/file',
-        ...described('Delete one file from your draft'),
+        summary: 'Delete one file from your draft',
         query: DraftWriteQueryDoc,
         answer: DraftViewAnswer,
         errors: PATH_ERRORS,
@@ -100,7 +99,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'POST',
         path: '/api/canvases/:id/draft/revert',
-        ...described("Drop your draft's edit of one file"),
+        summary: "Drop your draft's edit of one file",
         body: DraftPathBody,
         answer: DraftViewAnswer,
         errors: PATH_ERRORS,
@@ -111,7 +110,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'POST',
         path: '/api/canvases/:id/draft/rebase',
-        ...described('Move a stale draft onto the live version, keeping your edits'),
+        summary: 'Move a stale draft onto the live version, keeping your edits',
         answer: DraftViewAnswer,
         errors: ['NOT_FOUND', 'NOT_PUBLISHED'],
       },
@@ -124,7 +123,7 @@ export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftServi
       {
         method: 'POST',
         path: '/api/canvases/:id/draft/publish',
-        ...described('Publish your draft as a new live version (source editor)'),
+        summary: 'Publish your draft as a new live version (source editor)',
         body: PublishDraftBody,
         bodyOptions: { emptyAs: {} },
         answer: DeployResult,

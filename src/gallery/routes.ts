@@ -13,13 +13,12 @@ import { GalleryBody, GalleryList, GallerySettingsAnswer, UseTemplateBody } from
 import type { Gallery } from './service.ts';
 
 export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery) {
-  const described = (summary: string) => ({ tag: 'Management' as const, summary });
   return declaredRoutes('gallery', auth, [
     sessionRoute(
       {
         method: 'GET',
         path: '/api/canvases/:id/gallery',
-        ...described('Whether the canvas is listed in the gallery and offered as a template'),
+        summary: 'Whether the canvas is listed in the gallery and offered as a template',
         answer: GallerySettingsAnswer,
         errors: ['NOT_FOUND'],
       },
@@ -29,7 +28,7 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
       {
         method: 'PUT',
         path: '/api/canvases/:id/gallery',
-        ...described('List the canvas in the gallery (published only), offer it as a template'),
+        summary: 'List the canvas in the gallery (published only), offer it as a template',
         body: GalleryBody,
         answer: GallerySettingsAnswer,
         errors: ['NOT_FOUND', 'INVALID_BODY', 'NOT_PUBLISHED'],
@@ -44,7 +43,7 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
       {
         method: 'GET',
         path: '/api/gallery',
-        ...described('Listed canvases you may open, searched by title'),
+        summary: 'Listed canvases you may open, searched by title',
         query: T.Object({ q: T.Optional(T.String({ description: 'search text' })) }),
         answer: GalleryList,
       },
@@ -57,7 +56,7 @@ export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery
       {
         method: 'POST',
         path: '/api/gallery/:id/use',
-        ...described("A new canvas of yours from a template's live version (its deploy key shown once)"),
+        summary: "A new canvas of yours from a template's live version (its deploy key shown once)",
         body: UseTemplateBody,
         bodyOptions: { emptyAs: {} },
         answer: CanvasCreated,

@@ -112,9 +112,19 @@ export type RouteWork<P extends string, B extends Content, Q extends TObject | u
 /** What a route file writes: the declaration without its door (the builder's) and with its path, body, query and answer typed. */
 export type Declaring<P extends string, B extends Content, Q extends TObject | undefined, A extends Content, Extra> = Omit<
   RouteDeclaration,
-  'door' | 'path' | 'body' | 'query' | 'answer'
+  'door' | 'path' | 'body' | 'query' | 'answer' | 'tag'
 > &
-  Extra & { path: P; body?: B; query?: Q; answer?: A };
+  Extra & { path: P; body?: B; query?: Q; answer?: A; tag?: Tag };
+
+/** The document's section for a door's routes, unless a route names another (sign-in pages, tokens, agents…). */
+const DOOR_TAG: Record<Door, Tag> = {
+  public: 'Service',
+  session: 'Management',
+  admin: 'Admin',
+  deployKey: 'Deploy',
+  runtime: 'Runtime',
+  metrics: 'Service',
+};
 
 /**
  * A route builder for one door: the feature layer that owns the door's types
@@ -127,7 +137,7 @@ export function doorRoute<DoorValues, Extra extends Partial<RouteDeclaration> = 
   ): DeclaredRoute => {
     const { check, handle } = typeof work === 'function' ? { check: undefined, handle: work } : work;
     return {
-      declaration: { ...declaration, door },
+      declaration: { ...declaration, door, tag: declaration.tag ?? DOOR_TAG[door] },
       ...(check ? { check: check as DeclaredRoute['check'] } : {}),
       handle: handle as DeclaredRoute['handle'],
     };

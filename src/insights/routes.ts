@@ -34,7 +34,6 @@ export function insightRoutes(ctx: AppContext, auth: AuthKinds, store: InsightSt
       {
         method: 'GET',
         path: '/api/canvases/:id/insights',
-        tag: 'Management',
         summary: 'Views, signed-in visitors, top paths and API calls per UTC day (counts only)',
         query: T.Object({
           days: T.Optional(T.String({ description: `how many UTC days up to today, 1–${INSIGHT_DAYS_KEPT} (default 30)` })),

@@ -32,7 +32,6 @@ export function notificationAdminRoutes(auth: AuthKinds, notifications: Notifica
       {
         method: 'GET',
         path: '/api/admin/notifications',
-        tag: 'Admin',
         summary: 'Recent notification emails: sent, waiting to be tried again, failed',
         query: T.Object({ state: T.Optional(T.String({ description: 'pending, sent or failed (default: all)' })), limit: LIMIT_QUERY }),
         answer: T.Object({ emailEnabled: T.Boolean(), deliveries: T.Array(Delivery) }),

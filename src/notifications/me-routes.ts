@@ -18,7 +18,6 @@ export function notificationMeRoutes(ctx: AppContext, auth: AuthKinds, notificat
       {
         method: 'GET',
         path: '/api/me/notifications',
-        tag: 'Management',
         summary: 'Which emails you get, and whether this instance sends email at all',
         answer: PreferencesAnswer,
       },
@@ -28,7 +27,6 @@ export function notificationMeRoutes(ctx: AppContext, auth: AuthKinds, notificat
       {
         method: 'PUT',
         path: '/api/me/notifications',
-        tag: 'Management',
         summary: 'Turn email kinds on or off; new-submission mail per canvas you own (off, immediate, hourly)',
         body: PutPreferencesBody,
         answer: PreferencesAnswer,

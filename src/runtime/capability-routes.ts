@@ -57,7 +57,6 @@ export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: 
       {
         method: 'GET',
         path: '/api/canvases/:id/capabilities',
-        tag: 'Management',
         summary: 'Each capability switch and its effective state, with why one is off',
         answer: CapabilityStates,
         errors: ['NOT_FOUND'],
@@ -76,7 +75,6 @@ export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: 
       {
         method: 'GET',
         path: '/api/canvases/:id/usage',
-        tag: 'Management',
         summary: "The canvas's shared KV keys and file bytes against the quotas",
         answer: Usage,
         errors: ['NOT_FOUND'],

@@ -17,7 +17,7 @@ const PRIVATE = { 'cache-control': 'private, no-store' };
 /** The canvases answer who may manage one (src/canvases/authority.ts); the hooks are the service's. */
 export function webhookRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, hooks: WebhookService) {
   const canvasOf = managedOnce(ctx);
-  const described = (summary: string) => ({ tag: 'Management' as const, summary, headers: PRIVATE });
+  const described = (summary: string) => ({ summary, headers: PRIVATE });
   return declaredRoutes('webhooks', auth, [
     sessionRoute(
       {

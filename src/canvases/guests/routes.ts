@@ -35,7 +35,6 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
     ...(await managedCanvas(ctx, actor, id, 'manage')),
     actor,
   });
-  const described = (summary: string) => ({ tag: 'Management' as const, summary });
   /** The management guard's refusal of a request from a canvas page (test/management.test.ts). */
   const FROM_PAGES = ['CROSS_CANVAS_FORBIDDEN'] as const;
 
@@ -44,7 +43,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
       {
         method: 'POST',
         path: '/api/canvases/:id/guest-invites',
-        ...described('Create a guest invite link'),
+        summary: 'Create a guest invite link',
         body: CreateInviteBody,
         bodyOptions: {
           maxBytes: 4096,
@@ -90,7 +89,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
       {
         method: 'GET',
         path: '/api/canvases/:id/guest-invites',
-        ...described('Guest invites of a canvas'),
+        summary: 'Guest invites of a canvas',
         answer: InviteList,
         errors: ['NOT_FOUND', ...FROM_PAGES],
       },
@@ -105,7 +104,7 @@ export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: Invite
       {
         method: 'DELETE',
         path: '/api/canvases/:id/guest-invites/:inviteId',
-        ...described('Revoke a guest invite'),
+        summary: 'Revoke a guest invite',
         answer: Ok,
         errors: ['NOT_FOUND', ...FROM_PAGES],
       },

@@ -11,13 +11,12 @@ import type { DeployFeature } from '../feature.ts';
 
 export function uploadRoutes(auth: AuthKinds, deploy: Pick<DeployFeature, 'uploads' | 'rate'>) {
   const { uploads } = deploy;
-  const described = (summary: string) => ({ tag: 'Deploy' as const, summary });
   return declaredRoutes('deploy-uploads', auth, [
     deployKeyRoute(
       {
         method: 'POST',
         path: '/v1/canvases/:id/uploads',
-        ...described('Staged upload, step 1: the manifest; answers the hashes the server lacks'),
+        summary: 'Staged upload, step 1: the manifest; answers the hashes the server lacks',
         body: BEGIN_BODY,
         answer: BeginUploadAnswer,
         errors: BEGIN_ERRORS,
@@ -33,7 +32,7 @@ export function uploadRoutes(auth: AuthKinds, deploy: Pick<DeployFeature, 'uploa
       {
         method: 'PUT',
         path: '/v1/canvases/:id/uploads/:uploadId/blobs/:hash',
-        ...described('Staged upload, step 2: one missing blob (raw bytes)'),
+        summary: 'Staged upload, step 2: one missing blob (raw bytes)',
         body: BLOB_BODY,
         answer: STORED,
         errors: STAGE_ERRORS,
@@ -47,7 +46,7 @@ export function uploadRoutes(auth: AuthKinds, deploy: Pick<DeployFeature, 'uploa
       {
         method: 'POST',
         path: '/v1/canvases/:id/uploads/:uploadId/finalize',
-        ...described('Staged upload, step 3: publish'),
+        summary: 'Staged upload, step 3: publish',
         body: FINALIZE_BODY,
         answer: DeployResult,
         errors: FINALIZE_ERRORS,

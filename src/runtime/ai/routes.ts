@@ -83,7 +83,6 @@ export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
         method: 'POST',
         path: '/v1/c/:slug/ai/chat',
         doorOption: { capability: 'ai', rateClass: 'ai', skipCapability: true },
-        tag: 'Runtime',
         summary: 'Stream an AI answer (server-sent events: delta, done, error)',
         body: ChatBody,
         bodyOptions: {

@@ -24,7 +24,6 @@ export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
       {
         method: 'GET',
         path: '/api/canvases/:id/ai-usage',
-        tag: 'Management',
         summary: "A canvas's AI spend",
         query: UsageRangeQuery,
         answer: CanvasAiUsage,
@@ -42,7 +41,6 @@ export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
       {
         method: 'GET',
         path: '/api/admin/ai-usage',
-        tag: 'Admin',
         summary: 'AI spend across the instance',
         query: UsageRangeQuery,
         answer: InstanceAiUsage,

@@ -55,7 +55,7 @@ const WRITE = [...NAMED, 'BODY_TOO_LARGE', 'VALUE_TOO_LARGE', 'PERMISSION_DENIED
  */
 export function collectionRoutes(auth: AuthKinds, collections: CollectionService) {
   const base = '/v1/c/:slug/collections/:name';
-  const route = { doorOption: DOOR, tag: 'Runtime' as const };
+  const route = { doorOption: DOOR };
   return declaredRoutes('runtime-collections', auth, [
     runtimeRoute(
       {

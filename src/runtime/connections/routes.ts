@@ -72,7 +72,6 @@ export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: 
         method: 'ALL',
         path: '/v1/c/:slug/connections/:profile',
         doorOption: 'connections',
-        tag: 'Runtime',
         summary: 'Call a Connection (the approved origin, with its protected headers)',
         body: PASSED_ON,
         answer: {
@@ -88,7 +87,6 @@ export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: 
         method: 'ALL',
         path: '/v1/c/:slug/connections/:profile/*',
         doorOption: 'connections',
-        tag: 'Runtime',
         summary: 'Call a Connection with a path under its origin',
         body: PASSED_ON,
         answer: { contentType: 'application/octet-stream', description: "the upstream's answer" },

@@ -28,7 +28,7 @@ const renameRefused = () => new AppError('INVALID_BODY', 'send {"name": "<new na
 
 /** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. A malformed file id is 400. */
 export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService) {
-  const route = { doorOption: 'files' as const, tag: 'Runtime' as const };
+  const route = { doorOption: 'files' as const };
   return declaredRoutes('runtime-files', auth, [
     runtimeRoute(
       {

@@ -13,7 +13,6 @@ export function meRoutes(ctx: AppContext, auth: AuthKinds) {
         method: 'GET',
         path: '/v1/c/:slug/me',
         doorOption: 'identity',
-        tag: 'Runtime',
         summary: 'The viewer, their role and the canvas capabilities',
         answer: RuntimeIdentity,
       },

@@ -26,7 +26,7 @@ const NAMED = ['INVALID_BODY'] as const;
  */
 export function submissionRoutes(auth: AuthKinds, submissions: SubmissionService) {
   const base = '/v1/c/:slug/submissions/:collection';
-  const route = { doorOption: DOOR, tag: 'Runtime' as const };
+  const route = { doorOption: DOOR };
   return declaredRoutes('runtime-submissions', auth, [
     runtimeRoute(
       {
