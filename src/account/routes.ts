@@ -1,7 +1,7 @@
 // GET /api/me: the dashboard's identity (spec, Adjacent routes). Canvas code
 // uses /v1/c/{slug}/me instead. Not capability-gated; management rate class.
 import type { User } from '../auth/users.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';

@@ -3,7 +3,7 @@
 // admin door). (Connection profile routes live with the Connections feature.)
 import { Type as T } from '@sinclair/typebox';
 import type { DiskUsageReport } from './disk-usage.ts';
-import { adminRoute } from '../canvases/door-routes.ts';
+import { adminRoute } from '../auth/door-routes.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';

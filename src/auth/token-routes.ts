@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
-import { signedInRoute } from './door-routes.ts';
+import { sessionRoute } from './door-routes.ts';
 import { Ok } from '../openapi/schemas.ts';
 import { CreateTokenBody, TokenCreated, TokenList } from './model.ts';
 
@@ -20,7 +20,7 @@ const sessionRequired = (what: string) =>
 
 export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
   return declaredRoutes('personal-tokens', auth, [
-    signedInRoute(
+    sessionRoute(
       {
         method: 'POST',
         path: '/api/tokens',
@@ -51,7 +51,7 @@ export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
         },
       },
     ),
-    signedInRoute(
+    sessionRoute(
       {
         method: 'GET',
         path: '/api/tokens',
@@ -64,7 +64,7 @@ export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
         return { tokens: actor.tokenId === undefined ? tokens : tokens.filter((t) => t.id === actor.tokenId) };
       },
     ),
-    signedInRoute(
+    sessionRoute(
       {
         method: 'DELETE',
         path: '/api/tokens/:id',

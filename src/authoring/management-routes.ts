@@ -2,7 +2,7 @@
 // page published (the same revocation as the runtime DELETE /authoring/{id}:
 // owner, editor or admin; 404 for anyone else and for canvases no page made).
 import { Type as T } from '@sinclair/typebox';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';

@@ -6,7 +6,7 @@
 // for exports, since the runtime rules give them nothing.
 import type { AppContext } from '../context.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';

@@ -4,7 +4,7 @@
 // (JSON, NDJSON or CSV) as an attachment named after the canvas and the day.
 import type { AppContext } from '../context.ts';
 import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { declaredRoutes } from '../http/declared-route.ts';

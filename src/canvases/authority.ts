@@ -1,18 +1,13 @@
 // Who may manage a canvas (CONTRACT §4, §9 "Management routes answer 404 to
 // anyone who may not manage the canvas"). Plain data in and out.
+import type { Actor } from '../auth/door-routes.ts';
 import type { ActorKind } from '../audit/store.ts';
-import type { User } from '../auth/users.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Canvas, CanvasRole } from './record.ts';
 import type { ViewRole } from './view.ts';
 
-export interface Actor {
-  user: User;
-  isAdmin: boolean;
-  /** The personal access token the caller sent, when it came with one rather than a session. */
-  tokenId?: string;
-}
+export type { Actor };
 
 /** `manage`: owner, editor or admin. `own`: owner or admin (an editor gets 403). */
 export type Need = 'manage' | 'own';

@@ -5,7 +5,7 @@ import { Type as T } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { CanvasCreated, CanvasList, CanvasView, Member, MemberList, Ok } from '../openapi/schemas.ts';
-import { sessionRoute } from './door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import { homeFacts } from './home-facts.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { managedCanvas, viewRoleFor, type Actor, type Need } from './authority.ts';

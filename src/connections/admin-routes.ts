@@ -1,7 +1,7 @@
 // Admin routes for Connection profiles and grants (CONTRACT §4). Anyone but
 // an instance admin gets 404, as if the routes did not exist (the admin
 // door); the body is looked at only after that.
-import { adminRoute } from '../canvases/door-routes.ts';
+import { adminRoute } from '../auth/door-routes.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';

@@ -5,7 +5,7 @@
 // canvas (404) comes before the rate and the body.
 import type { Actor } from '../canvases/authority.ts';
 import { managedOnce } from '../canvases/managed-once.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { BeginUploadAnswer, DeployResult, FileListing, VersionList } from '../openapi/schemas.ts';

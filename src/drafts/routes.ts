@@ -3,7 +3,7 @@
 // POST …/draft/revert, …/draft/rebase, …/draft/publish.
 import type { Static } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
 import { readBackResponse } from '../deploy/views.ts';

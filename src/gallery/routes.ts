@@ -3,7 +3,7 @@
 // (a template into a new canvas of the caller).
 import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import { canvasView } from '../canvases/view.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';

@@ -3,7 +3,7 @@
 // 404. Counts only: what was flushed to the database (a few seconds behind).
 import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';

@@ -2,7 +2,7 @@
 // for instance admins (anyone else: 404, as every admin route).
 import { Type as T } from '@sinclair/typebox';
 import { LIMIT_QUERY, listLimit } from '../admin/routes.ts';
-import { adminRoute } from '../canvases/door-routes.ts';
+import { adminRoute } from '../auth/door-routes.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import type { DeliveryState } from './outbox-store.ts';

@@ -2,7 +2,7 @@
 // tranche 3). `emailEnabled: false` when the instance sends no email at all,
 // so the dashboard can say so. PUT changes only the fields it names.
 import { managedCanvas } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';

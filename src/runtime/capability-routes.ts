@@ -6,7 +6,7 @@
 // GET /api/canvases/{id}/usage, its KV keys and file bytes against the quotas.
 import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';

@@ -4,7 +4,7 @@
 // by id, a new one gets an id and its signing secret, shown in that answer
 // only. Secrets are never in any other answer.
 import { actorKind, managedCanvas } from '../canvases/authority.ts';
-import { sessionRoute } from '../canvases/door-routes.ts';
+import { sessionRoute } from '../auth/door-routes.ts';
 import { managedOnce } from '../canvases/managed-once.ts';
 import type { AppContext } from '../context.ts';
 import { declaredRoutes } from '../http/declared-route.ts';

@@ -9,7 +9,7 @@ import { escapeHtml, html } from '../../http/respond.ts';
 import { cardPage } from '../../http/card-page.ts';
 import { declaredRoutes, publicRoute } from '../../http/declared-route.ts';
 import { Ok } from '../../openapi/schemas.ts';
-import { sessionRoute } from '../door-routes.ts';
+import { sessionRoute } from '../../auth/door-routes.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { EMAIL } from '../../auth/users.ts';
 import { CreateInviteBody, INVITE_TOKEN, InviteCreated, InviteList, type InviteMailer } from './model.ts';

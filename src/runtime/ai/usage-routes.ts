@@ -1,5 +1,5 @@
 import { managedCanvas } from '../../canvases/authority.ts';
-import { adminRoute, sessionRoute } from '../../canvases/door-routes.ts';
+import { adminRoute, sessionRoute } from '../../auth/door-routes.ts';
 import type { AppContext } from '../../context.ts';
 import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
