@@ -7,7 +7,7 @@
 // The spec's order is kept: the door (an Elysia macro: 401, 403, 404, 429),
 // then the route's check (the caller's right to what the path names), and
 // only then are the query and the body read and checked here.
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
 import { AppError, type ErrorCode } from '../errors.ts';
@@ -181,7 +181,8 @@ function checkedQuery(schema: TObject, raw: Record<string, unknown>): Record<str
   return query;
 }
 
-const isSchema = (v: TSchema | OtherContent | undefined): v is TSchema => v !== undefined && !('contentType' in v);
+/** A TypeBox schema, as against a body or answer described in words (OtherContent). */
+export const isSchema = (v: unknown): v is TSchema => typeof v === 'object' && v !== null && Kind in v;
 
 /** What the handler Elysia calls reads of its context: the request, the path, the query and what the doors resolve. */
 interface MountContext {

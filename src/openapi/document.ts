@@ -4,11 +4,11 @@
 // success answer, and every refusal grouped by status with its codes and body
 // shape (`{error}` for the Deploy API's own refusals, `{code, message, …}`
 // for the rest, as the spec's Errors section has them).
-import { Kind, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { ListedRoute } from '../http/route-listing.ts';
-import type { RouteDeclaration } from '../http/declared-route.ts';
+import { isSchema, type RouteDeclaration } from '../http/declared-route.ts';
 import { DOORS, TAGS } from './doors.ts';
 import { CodedError, ShortError } from './schemas.ts';
 
@@ -21,9 +21,6 @@ export const routeKey = (method: string, path: string) => `${method} ${path}`;
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
-
-/** A TypeBox schema (as against a content type described in words). */
-const isSchema = (v: unknown): v is TSchema => typeof v === 'object' && v !== null && Kind in v;
 
 /** TypeBox schemas are JSON Schema already; the symbols and $ids it adds are dropped. */
 function plain(schema: TSchema): unknown {
