@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { startServer } from '../src/server/listener.ts';
 import { startFakeAnthropic } from '../test/fake-anthropic.ts';
@@ -19,7 +19,7 @@ const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
 
 const fake = await startFakeAnthropic();
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-ai-'));
-const ctx = await createContext(
+const ctx = await createCore(
   loadConfig({
     EASEL_DATA_DIR: dataDir,
     EASEL_PORT: '0',

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,7 +40,7 @@ for (let i = 0; i < SEEDED_RECORDS; i++) recordIds.push(`000000000${String(i).pa
 
 // Seed: an owner, one viewer per connection, canvases with shared keys, a 50-entry policy and records in `c0`.
 {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');
   const viewers: string[] = [];
   for (let i = 0; i < CONNECTIONS; i++) viewers.push((await ctx.users.ensure(`viewer${i}@bench.test`)).id);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { seedViewerCanvas, spawnEasel } from './support.ts';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
@@ -21,7 +21,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-export-'));
 let canvasId = '';
 let cookie = '';
 {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const { canvas, ownerId, now } = await seedViewerCanvas(ctx, 'bench-export');
   canvasId = canvas.id;
   const authors = [ownerId];

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
 import { deployCommand } from '../src/cli/deploy.ts';
 import { loadConfig, withBoundPort } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
 
 const FILES = Number(process.env.BENCH_FILES ?? 2000);
@@ -41,7 +41,7 @@ for (let i = 0; i < FILES; i++) {
 
 // The server, in this process, with every request body counted.
 const config = loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '0', EASEL_LOG_LEVEL: 'silent', EASEL_RATELIMIT_ENABLED: 'false' });
-const ctx = await createContext(config);
+const ctx = await createCore(config);
 let bodyBytes = 0;
 let blobBytes = 0;
 let requests = 0;

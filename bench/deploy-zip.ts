@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { syncFilesystem } from '../src/blobs/durable.ts';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
 import { startEasel, stopEasel } from '../test/spawn.ts';
 import { SERVER_ROOT } from './support.ts';
@@ -46,7 +46,7 @@ function buildZip(n: number): string {
 }
 
 async function createCanvas(slug: string): Promise<{ id: string; key: string }> {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir }));
   const owner = await ctx.users.ensure('bench@example.test', 'Bench');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();

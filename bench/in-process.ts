@@ -15,7 +15,7 @@
 //
 // The request log (level info) goes to stdout: send it to /dev/null. Results go to stderr.
 // BENCH_ROUNDS (default 60) bursts of 2,000 requests each, after 5 unmeasured ones.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -41,12 +41,15 @@ type Handler = (request: Request, server: null) => Response | Promise<Response>;
 /** A started app of `root` on a fresh data directory, and the requests it is to answer. */
 async function setup(root: string): Promise<{ handle: Handler; request: (i: number) => Request; stop(): Promise<void> }> {
   const { loadConfig } = await import(join(root, 'src/config.ts'));
-  const { createContext } = await import(join(root, 'src/context.ts'));
+  // Checkouts before the kernel split built everything in createContext.
+  const createCore = existsSync(join(root, 'src/foundation.ts'))
+    ? (await import(join(root, 'src/foundation.ts'))).createCore
+    : (await import(join(root, 'src/context.ts'))).createContext;
   const { createApp } = await import(join(root, 'src/app.ts'));
   const { newId } = await import(join(root, 'src/ids.ts'));
   const { seedViewerCanvas } = await import(join(root, 'bench/support.ts'));
   const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-inprocess-'));
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'info', EASEL_RATELIMIT_ENABLED: 'false' }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'info', EASEL_RATELIMIT_ENABLED: 'false' }));
   const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, 'bench');
   if (ROUTE === 'page') {
     const bytes = new TextEncoder().encode('x'.repeat(10 * 1024));

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { clusterEnv, cpuSeconds, seedViewerCanvas, spawnEasel } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -33,7 +33,7 @@ const shared: Record<string, string> = cluster?.env ?? {};
 
 // Seed: an owner, a viewer on the list, a canvas with shared keys.
 {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent', ...shared }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent', ...shared }));
   const { canvas, now } = await seedViewerCanvas(ctx, SLUG);
   for (let i = 0; i < SHARED_KEYS; i++)
     await ctx.sql.run(

@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { createLogger } from '../src/log.ts';
 
 const VIEWS = Number(process.argv[2] ?? 50_000);
 const dataDir = mkdtempSync(join(tmpdir(), 'easel-bench-metrics-'));
-const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '8080', EASEL_LOG_LEVEL: 'warn' }), {
+const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_PORT: '8080', EASEL_LOG_LEVEL: 'warn' }), {
   log: createLogger('warn', () => {}),
 });
 const app = createApp(ctx);

@@ -2,7 +2,7 @@
 // four editors (with the owner, the 5 slots viewers may not take:
 // REALTIME_LIMITS.connectionsReservedForManagers), the rest viewers.
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 
@@ -12,7 +12,7 @@ export const EDITORS = REALTIME_LIMITS.connectionsReservedForManagers - 1;
 /** Writes the canvas and its people into the storage `env` names; answers their emails (index 0: the owner). */
 export async function seedRealtimeCanvas(env: Record<string, string>, slug: string): Promise<string[]> {
   const emails = Array.from({ length: SOCKETS }, (_, i) => `person${i}@bench.test`);
-  const ctx = await createContext(loadConfig({ EASEL_LOG_LEVEL: 'silent', ...env }));
+  const ctx = await createCore(loadConfig({ EASEL_LOG_LEVEL: 'silent', ...env }));
   const users = [];
   for (const [i, e] of emails.entries()) users.push(await ctx.users.ensure(e, `Person ${i}`));
   const now = Date.now();

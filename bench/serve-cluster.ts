@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId } from '../src/ids.ts';
 import { clusterEnv, seedViewerCanvas, spawnEasel } from './support.ts';
 
@@ -37,7 +37,7 @@ const js = `// bench asset\n${Array.from({ length: 400 }, (_, i) => `export cons
 // Seed through node A's storage: the people, the canvas, its live version (blobs into the bucket) and a session.
 let cookie: string;
 {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dirs[0]!, EASEL_LOG_LEVEL: 'silent', ...shared }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dirs[0]!, EASEL_LOG_LEVEL: 'silent', ...shared }));
   await ctx.blobs.seedRemote();
   const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, SLUG);
   const files: Record<string, string> = { 'index.html': '<script src="assets/app.js"></script>', [ASSET]: js };

@@ -20,7 +20,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId } from '../src/ids.ts';
 import { cpuSeconds, SERVER_ROOT, seedViewerCanvas } from './support.ts';
 
@@ -63,7 +63,7 @@ writeFileSync(assetFile, jsBytes);
 // Seed Easel's data directory: an owner, a viewer on the list and their session, a restricted canvas with a live version.
 let cookie: string;
 {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, SLUG);
   const files = { 'index.html': new TextEncoder().encode('<script src="assets/app.js"></script>'), [ASSET]: jsBytes };
   const versionId = newId();

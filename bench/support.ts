@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Canvas } from '../src/canvases/record.ts';
-import type { AppContext } from '../src/context.ts';
+import type { Core } from '../src/foundation.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 
 const ROOT = join(import.meta.dir, '..');
@@ -37,7 +37,7 @@ export function cpuSeconds(pid: number): number {
 
 /** owner@bench.test owns the canvas `slug`; viewer@bench.test is a viewer on its list. */
 export async function seedViewerCanvas(
-  ctx: AppContext,
+  ctx: Core,
   slug: string,
 ): Promise<{ canvas: Canvas; ownerId: string; viewerId: string; now: number }> {
   const owner = await ctx.users.ensure('owner@bench.test', 'Owner');

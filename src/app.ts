@@ -18,7 +18,7 @@ import { guestRoutes } from './canvases/guests/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
 import { connectionAdminRoutes } from './connections/admin-routes.ts';
 import { createConnectionsFeature, type ConnectionsFeature, type ConnectionsOptions } from './connections/feature.ts';
-import type { AppContext } from './context.ts';
+import type { Core } from './foundation.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { DeployFeature, deployBlobReferences } from './deploy/feature.ts';
 import { deployRoutes } from './deploy/routes.ts';
@@ -183,7 +183,7 @@ export interface RouteTable {
 }
 
 export interface App {
-  ctx: AppContext;
+  ctx: Core;
   features: Features;
   /** The Elysia routes alone (the route listing; requests go through `handle`). */
   routes: RouteTable;
@@ -199,7 +199,7 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export function createApp(ctx: AppContext, options: AppOptions = {}): App {
+export function createApp(ctx: Core, options: AppOptions = {}): App {
   // 1. Features, each after what it needs.
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
@@ -367,7 +367,7 @@ export function createApp(ctx: AppContext, options: AppOptions = {}): App {
 }
 
 /** The one place realtime's coordination is chosen: Redis shares it with the other nodes; without it, it stays in this process. */
-function realtimeCoordination(ctx: AppContext, options: RedisCoordinationOptions | undefined): RealtimeCoordination {
+function realtimeCoordination(ctx: Core, options: RedisCoordinationOptions | undefined): RealtimeCoordination {
   return ctx.config.redis ? new RedisCoordination(ctx, ctx.config.redis, options) : new LocalCoordination();
 }
 
@@ -378,7 +378,7 @@ function realtimeCoordination(ctx: AppContext, options: RedisCoordinationOptions
  * (`http://zz/zz/api/me`) hides the path's first segment; 7 (`http://`) is
  * right for every host (src/http/handler.ts refuses URLs it would misread).
  */
-function buildRoutes(ctx: AppContext, f: Features, options: AppOptions): RouteTable {
+function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
   const auth = authKinds(ctx, f.pipeline);
   // Read when an error renders, by then every route is mounted.
   let mounted: Array<{ method: string; path: string }> = [];

@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 import { OidcStartError } from './auth/oidc.ts';
 import { closestName, ConfigError, loadConfig, unknownVariables } from './config.ts';
 import { DataDirLockedError, DataDirNotADirectoryError, lockDataDir } from './db/data-dir-lock.ts';
-import { createContext, VERSION } from './context.ts';
+import { createCore } from './foundation.ts';
+import { VERSION } from './context.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from './db/migrate.ts';
 import { DatabaseUnavailable } from './db/open-storage.ts';
 import { ClusterStartError } from './cluster/node-registry.ts';
@@ -103,7 +104,7 @@ async function serve(): Promise<void> {
   }
   let ctx;
   try {
-    ctx = await createContext(config);
+    ctx = await createCore(config);
   } catch (err) {
     if (err instanceof NewerSchemaError) fail(`refusing to start: ${err.message}`, 2);
     if (err instanceof DatabaseUnavailable) fail(err.message, 1);

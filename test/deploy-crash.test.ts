@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
 import { loadConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
 import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
 import { rawZip, site } from './deploy-fixtures.ts';
 import { startEasel, stopEasel, type Easel } from './spawn.ts';
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function createCanvas(dataDir: string): Promise<{ id: string; key: string }> {
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir }));
   const owner = await ctx.users.ensure('crash@example.test', 'Crash');
   const key = 'easel_sk_' + randomBase62(40);
   const id = newId();

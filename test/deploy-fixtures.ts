@@ -3,7 +3,7 @@
 // request helpers for the Deploy API suites.
 import { deflateRawSync } from 'node:zlib';
 import { zipSync, type Zippable } from 'fflate';
-import type { AppContext } from '../src/context.ts';
+import type { Core } from '../src/foundation.ts';
 import { randomBase62 } from '../src/ids.ts';
 import { body, type TestApp } from './harness.ts';
 
@@ -219,7 +219,7 @@ export async function post(
 }
 
 /** The canvas row's sharing fields straight from the database. */
-export async function sharing(ctx: AppContext, id: string) {
+export async function sharing(ctx: Core, id: string) {
   return (await ctx.sql.get<{
     access_mode: string;
     expires_at: number | null;

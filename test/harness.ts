@@ -8,14 +8,15 @@ import { join, basename } from 'node:path';
 import { createApp, type App, type AppOptions, type Features } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Scheduler } from '../src/clock.ts';
-import { createContext, type AppContext } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
+import type { Core } from '../src/foundation.ts';
 import { createLogger } from '../src/log.ts';
 import type { EventMap } from '../src/events.ts';
 import { dashboardOrigin } from '../src/http/cross-site.ts';
 import { startServer, type RunningServer } from '../src/server/listener.ts';
 
 export interface TestApp {
-  ctx: AppContext;
+  ctx: Core;
   /** The app's feature parts (the same objects the routes use). */
   features: Features;
   /** The app itself (its routes and listing). */
@@ -128,7 +129,7 @@ export async function startNode(options: TestAppOptions = {}): Promise<TestApp> 
     ...options.env,
   };
   const config = loadConfig(env);
-  const ctx = await createContext(config, {
+  const ctx = await createCore(config, {
     now: options.now,
     scheduler: options.scheduler,
     freeDiskBytes: options.freeDiskBytes,

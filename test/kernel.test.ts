@@ -3,9 +3,11 @@
 // - a store is built once, by the feature (or the context) that owns it, and
 //   handed to whoever reads it; views, routes and other services do not build
 //   their own copy (`new VersionStore(ctx.sql)` stood in five places).
-// - the features moved to the kernel's shape (deploy, webhooks, canvas data,
-//   drafts, gallery) take a named deps interface or the few context fields
-//   they read (a Pick), never the whole AppContext.
+// - the context (AppContext) is infrastructure only; the foundation's stores
+//   (people, canvases, audit, settings, Connection profiles) are built by
+//   src/foundation.ts, every other feature's in createApp.
+// - nothing but the composition takes the whole context or the whole Core: a
+//   part names what it uses (a Pick, or a named deps interface).
 import { Glob } from 'bun';
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -38,21 +40,21 @@ describe('stores are built once', () => {
   });
 });
 
-/** Files under `dir` that take the whole context: a parameter, field or property typed `AppContext` itself (not a Pick of it). */
-const wholeContext = (dir: string) => files.filter((f) => f.startsWith(dir) && /\b\w+\??: AppContext\b(?!\[)/.test(texts.get(f)!));
+/** Files under `dir` that take the whole context: a parameter, field or property typed `AppContext` or `Core` itself (not a Pick of it). */
+const wholeContext = (dir: string) =>
+  files.filter((f) => f.startsWith(dir) && /\b\w+\??: (AppContext|Core)\b(?![[\w])/.test(texts.get(f)!));
 
-describe('features over named deps (deploy, webhooks, canvas data, drafts, gallery)', () => {
+/** Where the parts are put together: they alone hold the whole Core. */
+const COMPOSITION = ['src/app.ts', 'src/foundation.ts', 'src/server/listener.ts'];
+
+describe('parts name what they use', () => {
   test('the scan sees a whole-context parameter where one is', () => {
     expect(wholeContext('src/app.ts')).toEqual(['src/app.ts']);
+    expect(wholeContext('src/server/listener.ts')).toEqual(['src/server/listener.ts']);
   });
 
-  test('nothing under deploy/, webhooks/ or canvas-data/ takes the whole context', () => {
-    expect(['src/deploy/', 'src/webhooks/', 'src/canvas-data/'].flatMap(wholeContext)).toEqual([]);
-  });
-
-  test("drafts and gallery, handed the deploy feature's versions, take named deps too", () => {
-    expect(wholeContext('src/drafts/service.ts')).toEqual([]);
-    expect(wholeContext('src/gallery/service.ts')).toEqual([]);
+  test('nothing outside the composition takes the whole context or the whole Core', () => {
+    expect(wholeContext('src/').filter((f) => !COMPOSITION.includes(f))).toEqual([]);
   });
 
   test('the Deploy API key routes and the staged-upload routes are handed the deploy feature, not the context', () => {
@@ -60,10 +62,34 @@ describe('features over named deps (deploy, webhooks, canvas data, drafts, galle
   });
 });
 
-describe('the context holds no feature parts', () => {
-  test("src/context.ts imports nothing of the deploy or webhooks features (the ZIP deploy slots are the deploy feature's)", () => {
-    const imported = [...texts.get('src/context.ts')!.matchAll(/from '\.\/([^']+)'/g)].map((m) => m[1]!);
-    expect(imported).toContain('blobs/store.ts');
-    expect(imported.filter((p) => p.startsWith('deploy/') || p.startsWith('webhooks/'))).toEqual([]);
+/** The fields of `interface AppContext` in src/context.ts. */
+function contextFields(): string[] {
+  const text = texts.get('src/context.ts')!;
+  const body = text.slice(
+    text.indexOf('export interface AppContext {'),
+    text.indexOf('\n}\n', text.indexOf('export interface AppContext {')),
+  );
+  return [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]!).sort();
+}
+
+describe('the context is infrastructure only', () => {
+  test('AppContext holds config, storage, blobs, log, clock, timers, limits, events and the node id, and no feature store', () => {
+    expect(contextFields()).toEqual(
+      ['blobGc', 'blobs', 'config', 'db', 'events', 'limiter', 'log', 'nodeId', 'now', 'rateLimits', 'scheduler', 'sql', 'version'].sort(),
+    );
+  });
+
+  test("src/context.ts imports no feature: only the kernel's own modules", () => {
+    const imported = [...texts.get('src/context.ts')!.matchAll(/from '\.\/([^']+)'/g)].map((m) => m[1]!.split('/')[0]!);
+    expect(imported).toContain('blobs');
+    const kernel = ['blobs', 'build-info.ts', 'clock.ts', 'config.ts', 'db', 'events.ts', 'ids.ts', 'log.ts', 'ratelimit'];
+    expect(imported.filter((p) => !kernel.includes(p))).toEqual([]);
+  });
+
+  test('the foundation builds its stores once: people in the identity feature, the rest in src/foundation.ts', () => {
+    for (const store of ['UserStore', 'SessionStore', 'GuestStore', 'TokenStore']) expect(builders(store)).toEqual(['src/auth/feature.ts']);
+    for (const store of ['CanvasStore', 'ConnectionStore']) expect(builders(store)).toEqual(['src/foundation.ts']);
+    expect(builders('AuditLog')).toEqual(['src/foundation.ts']);
+    expect(builders('SettingsService')).toEqual(['src/foundation.ts']);
   });
 });

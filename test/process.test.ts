@@ -11,7 +11,8 @@ import { openDatabase } from '../src/db/open.ts';
 import { migrate, SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { MIGRATIONS } from '../src/db/migrations/index.ts';
 import { loadConfig } from '../src/config.ts';
-import { createContext, VERSION } from '../src/context.ts';
+import { createCore } from '../src/foundation.ts';
+import { VERSION } from '../src/context.ts';
 import { createLogger } from '../src/log.ts';
 import { startServer } from '../src/server/listener.ts';
 import { runToExit, startEasel, stopEasel, START_LINE, type Easel } from './spawn.ts';
@@ -395,7 +396,7 @@ describe('shutdown, in process', () => {
     const logs: Array<Record<string, unknown>> = [];
     let reached!: () => void;
     const started = new Promise<void>((resolve) => (reached = resolve));
-    const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), {
+    const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: freshDir(), EASEL_PORT: '0' }), {
       log: createLogger('debug', (l) => {
         const line = JSON.parse(l);
         logs.push(line);

@@ -3,7 +3,7 @@
 // client.send(…); await fanned;`. The timeout only fails a test that would
 // otherwise hang; it is never what a test waits for.
 import type { EventMap } from '../src/events.ts';
-import type { AppContext } from '../src/context.ts';
+import type { Core } from '../src/foundation.ts';
 
 export interface Signalled<K extends keyof EventMap> extends Promise<EventMap[K]> {
   /** Stops listening (a test that did not need the signal after all). */
@@ -12,7 +12,7 @@ export interface Signalled<K extends keyof EventMap> extends Promise<EventMap[K]
 
 /** The next `event` (matching `pred`) the app emits from now on. */
 export function nextEvent<K extends keyof EventMap>(
-  app: { ctx: AppContext },
+  app: { ctx: Core },
   event: K,
   pred: (payload: EventMap[K]) => boolean = () => true,
   timeoutMs = 5_000,
@@ -45,7 +45,7 @@ export function nextEvent<K extends keyof EventMap>(
  * id it learns from the answer).
  */
 export function recordEvents<K extends keyof EventMap>(
-  app: { ctx: AppContext },
+  app: { ctx: Core },
   event: K,
 ): { seen: Array<EventMap[K]>; waitFor(pred: (payload: EventMap[K]) => boolean, timeoutMs?: number): Promise<EventMap[K]>; stop(): void } {
   const seen: Array<EventMap[K]> = [];

@@ -1,6 +1,6 @@
 // Site manifests and thin request helpers for the staged-upload and CLI
 // tests; their keyed canvases come from test/deploy-fixtures.ts.
-import type { AppContext } from '../src/context.ts';
+import type { Core } from '../src/foundation.ts';
 import { sha256Hex } from '../src/ids.ts';
 import type { DeployCanvas as KeyedCanvas } from './deploy-fixtures.ts';
 import { body, type TestApp } from './harness.ts';
@@ -90,7 +90,7 @@ export async function stagedDeploy(
 }
 
 /** The live token straight from the store. */
-export async function tokenOf(ctx: AppContext, canvasId: string): Promise<string> {
+export async function tokenOf(ctx: Core, canvasId: string): Promise<string> {
   return (await ctx.canvases.byId(canvasId))!.publicationToken;
 }
 

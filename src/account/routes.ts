@@ -2,7 +2,7 @@
 // uses /v1/c/{slug}/me instead. Not capability-gated; management rate class.
 import type { User } from '../auth/users.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { DashboardIdentity } from './model.ts';
@@ -10,7 +10,11 @@ import { DashboardIdentity } from './model.ts';
 /** With tenancy off every user belongs to this one implicit org. */
 export const IMPLICIT_ORG = { id: 'default', name: 'Everyone' } as const;
 
-export async function dashboardIdentity(ctx: AppContext, user: User, isAdmin: boolean): Promise<DashboardIdentity> {
+export async function dashboardIdentity(
+  ctx: Pick<Core, 'config' | 'settings' | 'users'>,
+  user: User,
+  isAdmin: boolean,
+): Promise<DashboardIdentity> {
   const orgs = !ctx.config.tenancy
     ? [{ ...IMPLICIT_ORG }]
     : user.orgId
@@ -33,7 +37,7 @@ export async function dashboardIdentity(ctx: AppContext, user: User, isAdmin: bo
   };
 }
 
-export function apiMeRoutes(ctx: AppContext, auth: AuthKinds) {
+export function apiMeRoutes(ctx: Pick<Core, 'config' | 'settings' | 'users'>, auth: AuthKinds) {
   return declaredRoutes('api-me', auth, [
     sessionRoute({ method: 'GET', path: '/api/me', summary: 'Who is signed in', answer: DashboardIdentity }, ({ actor }) =>
       dashboardIdentity(ctx, actor.user, actor.isAdmin),

@@ -6,7 +6,7 @@ import type { DiskUsageReport } from './disk-usage.ts';
 import { adminRoute } from '../auth/door-routes.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
 import { canvasView } from '../canvases/view.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { CanvasView } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
@@ -37,7 +37,11 @@ const AdminCanvasList = T.Object({
   ),
 });
 
-export function adminRoutes(ctx: AppContext, auth: AuthKinds, diskUsage: DiskUsageReport) {
+export function adminRoutes(
+  ctx: Pick<Core, 'audit' | 'auth' | 'canvases' | 'config' | 'events' | 'now' | 'settings' | 'users'>,
+  auth: AuthKinds,
+  diskUsage: DiskUsageReport,
+) {
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
   const BODY = ['INVALID_BODY'] as const;
 

@@ -4,18 +4,18 @@ import type { User } from '../auth/users.ts';
 import type { Actor } from '../canvases/authority.ts';
 import { viewRoleFor } from '../canvases/authority.ts';
 import type { CanvasWithRole } from '../canvases/service.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import type { SettingsUpdate } from '../settings/service.ts';
 
 /** A user as admins see them: every stored field, and whether they are an instance admin. */
 export type AdminUserView = User & { isAdmin: boolean };
 
-export function adminUserView(ctx: AppContext, u: User): AdminUserView {
+export function adminUserView(ctx: Pick<Core, 'auth'>, u: User): AdminUserView {
   return { ...u, isAdmin: ctx.auth.isAdmin(u) };
 }
 
-export async function getUser(ctx: AppContext, id: string): Promise<User> {
+export async function getUser(ctx: Pick<Core, 'users'>, id: string): Promise<User> {
   const user = await ctx.users.byId(id);
   if (!user) throw new AppError('NOT_FOUND', 'user not found');
   return user;
@@ -33,7 +33,7 @@ export interface UserPatch {
  * users); taking canPublishPublic closes their Public link canvases to
  * anonymous visitors at once (listeners of `user.changed`).
  */
-export async function updateUser(ctx: AppContext, actor: Actor, id: string, patch: UserPatch): Promise<User> {
+export async function updateUser(ctx: Pick<Core, 'audit' | 'events' | 'users'>, actor: Actor, id: string, patch: UserPatch): Promise<User> {
   await getUser(ctx, id);
   if (patch.active === false && id === actor.user.id)
     throw new AppError('INVALID_BODY', 'active: an admin cannot deactivate their own account');
@@ -55,7 +55,7 @@ export async function updateUser(ctx: AppContext, actor: Actor, id: string, patc
 
 /** Disable (with an optional reason, kept for admins) or enable a canvas. Disabled wins over every other state. */
 export async function setCanvasDisabled(
-  ctx: AppContext,
+  ctx: Pick<Core, 'audit' | 'canvases' | 'events' | 'now'>,
   actor: Actor,
   id: string,
   disabled: boolean,
@@ -82,10 +82,10 @@ const MODEL = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /** Saves instance settings (null: back to the env default); they apply at once, without a restart. */
 export async function updateSettings(
-  ctx: AppContext,
+  ctx: Pick<Core, 'audit' | 'events' | 'settings'>,
   actor: Actor,
   patch: SettingsUpdate,
-): Promise<ReturnType<AppContext['settings']['publicView']>> {
+): Promise<ReturnType<Core['settings']['publicView']>> {
   for (const model of Object.keys(patch.aiPrices ?? {})) {
     if (!MODEL.test(model)) throw new AppError('INVALID_BODY', `aiPrices.${model.slice(0, 100)}: not a model name`);
   }

@@ -2,7 +2,7 @@
 // loopback port with a one-time code) and POST /auth/cli/token (the CLI
 // trades code and verifier for a personal access token). See cli-login.ts.
 import { Type as T } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { principalOf } from './guards.ts';
@@ -25,7 +25,7 @@ const CliQuery = T.Object({
   name: T.Optional(T.String({ description: 'the token name' })),
 });
 
-export function cliLoginRoutes(ctx: AppContext) {
+export function cliLoginRoutes(ctx: Pick<Core, 'audit' | 'auth' | 'config' | 'now' | 'sql' | 'tokens' | 'users'>) {
   const logins = new CliLogins(ctx.sql, ctx.now);
   const badRequest = () =>
     html(

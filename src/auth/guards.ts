@@ -1,19 +1,20 @@
 import type { AuthResult, Principal } from './principal.ts';
 import type { User } from './users.ts';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import type { RateDecision } from '../ratelimit/port.ts';
 import type { Maybe } from '../sync-first.ts';
 import { metaOf, type RequestMeta } from '../http/meta.ts';
 
 /** The request's principal, authenticated once per request (kept in its meta): at once when the session is held in memory. */
-export function principalOf(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
+export function principalOf(ctx: Pick<Core, 'auth' | 'config'>, request: Request): Maybe<Principal | null> {
   const meta = metaOf(request);
   // The slot is this function's alone: what it holds is what it put there.
   return meta.principal === undefined ? (meta.principal = authenticate(ctx, request, meta)) : (meta.principal as Maybe<Principal | null>);
 }
 
-function authenticate(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request, meta: RequestMeta): Maybe<Principal | null> {
+function authenticate(ctx: Pick<Core, 'auth' | 'config'>, request: Request, meta: RequestMeta): Maybe<Principal | null> {
   // The address matters only for trusting proxy headers; looking it up costs a tenth of a page view.
   const result = ctx.auth.authenticate(request, ctx.config.authMode === 'proxy' ? meta.ip : null);
   return result instanceof Promise ? result.then((r) => principalFrom(r, meta)) : principalFrom(result, meta);
@@ -25,7 +26,7 @@ function principalFrom(result: AuthResult, meta: RequestMeta): Principal | null 
 }
 
 /** A signed-in user, or 401 `{error: "unauthorized"}`. */
-export async function requireUser(ctx: Pick<AppContext, 'auth' | 'config'>, request: Request): Promise<User> {
+export async function requireUser(ctx: Pick<Core, 'auth' | 'config'>, request: Request): Promise<User> {
   const p = await principalOf(ctx, request);
   if (!p || p.kind !== 'user') throw new AppError('unauthorized');
   return p.user;

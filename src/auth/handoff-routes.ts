@@ -1,6 +1,6 @@
 import { Type as T } from '@sinclair/typebox';
 import { HOST_LABEL } from '../http/host-labels.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { principalOf } from './guards.ts';
 import { escapeHtml, html } from '../http/respond.ts';
 import { cardPage } from '../http/card-page.ts';
@@ -19,7 +19,7 @@ const NO_KEEPING = { 'cache-control': 'no-store', 'referrer-policy': 'no-referre
  * `/__easel/handoff` with a single-use code for that canvas. Not signed in:
  * to sign-in first, then back here.
  */
-export function handoffRoutes(ctx: AppContext) {
+export function handoffRoutes(ctx: Pick<Core, 'auth' | 'canvases' | 'config' | 'guests' | 'handoffs' | 'sessions'>) {
   return declaredRoutes('auth-handoff', null, [
     publicRoute(
       {
@@ -64,7 +64,7 @@ export function handoffRoutes(ctx: AppContext) {
  * canvas. Proxy sign-in needs no handoff (the proxy signs every host in).
  */
 async function vouchedSubject(
-  ctx: AppContext,
+  ctx: Pick<Core, 'auth' | 'config' | 'guests' | 'sessions'>,
   request: Request,
   canvasId: string | null,
 ): Promise<{ subject: HandoffSubject; parentHash: string } | null> {

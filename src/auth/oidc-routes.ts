@@ -1,5 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { escapeHtml, html } from '../http/respond.ts';
@@ -32,7 +32,7 @@ const CallbackQuery = T.Object({
   error: T.Optional(T.String({ description: 'the provider refused (access_denied, …)' })),
 });
 
-export function oidcRoutes(ctx: AppContext, oidc: OidcSignIn) {
+export function oidcRoutes(ctx: Pick<Core, 'auth' | 'config' | 'log' | 'sessions' | 'users'>, oidc: OidcSignIn) {
   const secure = secureCookies(ctx.config);
   const cookieName = oidcBrowserCookieName(ctx.config);
   return declaredRoutes('auth-oidc', null, [

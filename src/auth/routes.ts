@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { declaredRoutes, publicRoute } from '../http/declared-route.ts';
@@ -19,7 +20,10 @@ export const SIGN_IN_PAGE_HEADERS = {
 } as const;
 
 /** Sign-in and sign-out; in oidc mode `oidc` answers /auth/login and /auth/callback. */
-export function authRoutes(ctx: AppContext, oidc: OidcSignIn | null) {
+export function authRoutes(
+  ctx: Pick<Core, 'auth' | 'config' | 'events' | 'guests' | 'log' | 'sessions' | 'users'>,
+  oidc: OidcSignIn | null,
+) {
   const dev = ctx.config.authMode === 'dev';
   return (
     new Elysia({ name: 'auth-routes' })
@@ -29,7 +33,7 @@ export function authRoutes(ctx: AppContext, oidc: OidcSignIn | null) {
   );
 }
 
-function loginPageRoute(ctx: AppContext) {
+function loginPageRoute(ctx: Pick<AppContext, 'config'>) {
   return declaredRoutes('auth-login-page', null, [
     publicRoute(
       {
@@ -49,7 +53,7 @@ function loginPageRoute(ctx: AppContext) {
   ]);
 }
 
-function devLoginRoute(ctx: AppContext) {
+function devLoginRoute(ctx: Pick<Core, 'auth' | 'config' | 'log' | 'sessions' | 'users'>) {
   return publicRoute(
     {
       method: 'POST',
@@ -78,7 +82,7 @@ function devLoginRoute(ctx: AppContext) {
   );
 }
 
-function logoutRoute(ctx: AppContext, oidc: OidcSignIn | null) {
+function logoutRoute(ctx: Pick<Core, 'auth' | 'config' | 'events' | 'guests' | 'sessions'>, oidc: OidcSignIn | null) {
   return publicRoute(
     {
       method: 'POST',

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
@@ -18,7 +18,7 @@ import { CreateTokenBody, TokenCreated, TokenList } from './model.ts';
 const sessionRequired = (what: string) =>
   new AppError('SESSION_REQUIRED', `${what} needs your session: use the dashboard, or easel login, not a personal access token`);
 
-export function tokenRoutes(ctx: AppContext, auth: AuthKinds) {
+export function tokenRoutes(ctx: Pick<Core, 'audit' | 'now' | 'tokens'>, auth: AuthKinds) {
   return declaredRoutes('personal-tokens', auth, [
     sessionRoute(
       {

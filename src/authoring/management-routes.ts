@@ -3,13 +3,13 @@
 // owner, editor or admin; 404 for anyone else and for canvases no page made).
 import { Type as T } from '@sinclair/typebox';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { AuthoredSummaryAnswer } from './model.ts';
 import type { AuthoringService } from './service.ts';
 
-export function authoringManagementRoutes(auth: AuthKinds, authoring: AuthoringService, ctx: Pick<AppContext, 'canvases'>) {
+export function authoringManagementRoutes(auth: AuthKinds, authoring: AuthoringService, ctx: Pick<Core, 'canvases'>) {
   return declaredRoutes('authoring-management', auth, [
     sessionRoute(
       {

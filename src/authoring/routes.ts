@@ -4,7 +4,7 @@
 // (multipart: the metadata JSON and the bundle, read by the handler).
 import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../canvases/authority.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { runtimeRoute } from '../runtime/door-routes.ts';
@@ -21,7 +21,7 @@ const RUNTIME_BODY: ErrorCode[] = ['INVALID_BODY', 'BODY_TOO_LARGE', 'PERMISSION
 /** The instance's and the owner's gates on a share's rung (canvases/service.ts checkAccessGates), on create and on update. */
 const ACCESS_GATES: ErrorCode[] = ['PUBLIC_LINKS_DISABLED', 'PUBLIC_NOT_ALLOWED', 'PUBLIC_LINK_OWNER_GATED', 'ORG_REQUIRED'];
 
-export function authoringRoutes(ctx: AppContext, auth: AuthKinds, authoring: AuthoringService) {
+export function authoringRoutes(ctx: Pick<Core, 'auth'>, auth: AuthKinds, authoring: AuthoringService) {
   const base = '/v1/c/:slug/authoring';
   const actorOf = (caller: RuntimeCaller): Actor => {
     if (caller.kind !== 'member' || caller.user === null)

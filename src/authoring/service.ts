@@ -8,7 +8,7 @@ import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import type { AccessMode, Canvas } from '../canvases/record.ts';
 import { checkAccessGates, createCanvas, updateCanvas, type CanvasPatch } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { DeployFeature } from '../deploy/feature.ts';
 import { validateCoordination } from '../deploy/publish.ts';
 import { AppError, authoringQuotaSpent, disabledShare } from '../errors.ts';
@@ -51,7 +51,10 @@ const AUDIENCE_NAMES = 5;
 
 export class AuthoringService {
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Pick<
+      Core,
+      'audit' | 'blobs' | 'canvases' | 'config' | 'events' | 'limiter' | 'now' | 'settings' | 'sql' | 'users'
+    >,
     private readonly store: AuthoringStore,
     /** A page's bundle is published, and a revoked canvas unpublished, through the deploy feature. */
     private readonly deploy: Pick<DeployFeature, 'deployZip' | 'unpublish'>,

@@ -4,7 +4,7 @@
 // the caller. Owners, editors and admins reach the canvas (anyone else 404,
 // checked before anything is read); an admin without a role there is 403, as
 // for exports, since the runtime rules give them nothing.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -15,7 +15,7 @@ import { BrowseAnswer, BrowseQueryDoc, EXPORT_ERRORS, PRIVATE, RemovedAnswer } f
 import type { CanvasDataService } from './service.ts';
 
 /** The canvases answer who may manage one; the data is the service's. */
-export function canvasDataBrowseRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, data: CanvasDataService) {
+export function canvasDataBrowseRoutes(ctx: Pick<Core, 'canvases'>, auth: AuthKinds, data: CanvasDataService) {
   const browse = async (actor: Actor, id: string, request: Request, kind: BrowseKind, name: string | null) => {
     const managed = await managedCanvas(ctx, actor, id, 'manage');
     // The whole query goes to the page reader, which refuses unknown parameters.

@@ -2,7 +2,7 @@
 // 2026-11-28): owners, editors and admins reach them, anyone else gets 404;
 // the right to the canvas is checked before anything is read. Exports stream
 // (JSON, NDJSON or CSV) as an attachment named after the canvas and the day.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -31,7 +31,7 @@ function attachment(type: string, name: string, extension: string): Record<strin
 }
 
 /** The canvases answer who may manage one; the clock names the exported files; the data is the service's. */
-export function canvasDataRoutes(ctx: Pick<AppContext, 'canvases' | 'now'>, auth: AuthKinds, data: CanvasDataService) {
+export function canvasDataRoutes(ctx: Pick<Core, 'canvases' | 'now'>, auth: AuthKinds, data: CanvasDataService) {
   const exported = async (actor: Actor, id: string, request: Request, kind: Exclude<ExportKind, 'files.zip'>, name: string | null) => {
     const managed: Managed = await managedCanvas(ctx, actor, id, 'manage');
     // The whole query, strictly (an unknown parameter is refused), after the right to the canvas.

@@ -6,14 +6,14 @@
 // Postgres), so they show on the next request. Unknown slugs are not remembered (a canvas created later must
 // be found). Cached canvases are shared between requests: read, never change.
 import type { Principal } from '../auth/principal.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { VersionedCache } from '../db/versioned-cache.ts';
 import { gatePassed } from '../serve/gate-pass.ts';
 import { decideAccess, publicLinkActive, type AccessDecision, type AccessInput, type Viewer } from './access.ts';
 import { statusOf, type Canvas, type CanvasRole } from './record.ts';
 
 /** The part of the app context this feature uses. */
-export type AccessDeps = Pick<AppContext, 'canvases' | 'config' | 'instanceSecret' | 'now' | 'settings' | 'sql' | 'users'>;
+export type AccessDeps = Pick<Core, 'canvases' | 'config' | 'instanceSecret' | 'now' | 'settings' | 'sql' | 'users'>;
 
 export type OwnerFacts = AccessInput['owner'];
 

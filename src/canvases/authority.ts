@@ -2,7 +2,7 @@
 // anyone who may not manage the canvas"). Plain data in and out.
 import type { Actor } from '../auth/door-routes.ts';
 import type { ActorKind } from '../audit/store.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import type { Canvas, CanvasRole } from './record.ts';
 import type { ViewRole } from './view.ts';
@@ -22,7 +22,7 @@ export interface Managed {
   asAdmin: boolean;
 }
 
-export async function managedCanvas(ctx: Pick<AppContext, 'canvases'>, actor: Actor, id: string, need: Need): Promise<Managed> {
+export async function managedCanvas(ctx: Pick<Core, 'canvases'>, actor: Actor, id: string, need: Need): Promise<Managed> {
   const canvas = await ctx.canvases.byId(id);
   if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
   const role = await ctx.canvases.roleOf(canvas, actor.user.id);
@@ -39,7 +39,7 @@ export function actorKind(m: Pick<Managed, 'asAdmin'>): ActorKind {
 }
 
 /** The role a canvas view shows to this actor (null: the actor may not see it at all). */
-export async function viewRoleFor(ctx: Pick<AppContext, 'canvases'>, actor: Actor, canvas: Canvas): Promise<ViewRole | null> {
+export async function viewRoleFor(ctx: Pick<Core, 'canvases'>, actor: Actor, canvas: Canvas): Promise<ViewRole | null> {
   const role = await ctx.canvases.roleOf(canvas, actor.user.id);
   if (role === 'owner' || role === 'editor') return role;
   return actor.isAdmin ? 'admin' : role;

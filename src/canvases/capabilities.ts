@@ -1,7 +1,7 @@
 // Capability switches, audiences and the runtime policy document (spec:
 // Capability and policy configuration; Versioning 6). The document is
 // replaced whole, guarded by its opaque revision.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { tx } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { newToken } from '../ids.ts';
@@ -42,7 +42,12 @@ function conflict(current: string | null, message: string): AppError {
  * guests) only the owner or an admin ("AI is off unless the owner opted in").
  * Validation (400) comes before the revision check (409).
  */
-export async function setCapabilities(ctx: AppContext, actor: Actor, id: string, patch: CapabilitiesPatch): Promise<CanvasWithRole> {
+export async function setCapabilities(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'events' | 'now' | 'sql'>,
+  actor: Actor,
+  id: string,
+  patch: CapabilitiesPatch,
+): Promise<CanvasWithRole> {
   const guestAi = patch.guestAi !== undefined || patch.guestAiMonthlyUsd !== undefined;
   const m = await managedCanvas(ctx, actor, id, guestAi ? 'own' : 'manage');
   const fields = Object.keys(patch).filter((k) => patch[k as keyof CapabilitiesPatch] !== undefined && k !== 'expectedRuntimePolicy');

@@ -1,7 +1,7 @@
 // The door every management route (/api/*) goes through: no cross-site
 // write, a signed-in user, no request from a canvas page, then the
 // management rate-limit class.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { refuseCrossSiteWrite } from '../http/cross-site.ts';
 import { enforceRate, principalOf } from '../auth/guards.ts';
@@ -14,7 +14,7 @@ import type { Actor } from './authority.ts';
  * user; 429 `{error: "rate_limited"}` with Retry-After past
  * `rateLimitManagementPerMin` requests per user and minute.
  */
-export async function managementActor(ctx: AppContext, request: Request): Promise<Actor> {
+export async function managementActor(ctx: Pick<Core, 'auth' | 'config' | 'events' | 'limiter'>, request: Request): Promise<Actor> {
   refuseCrossSiteWrite(ctx.config, request);
   const principal = await principalOf(ctx, request);
   if (!principal || principal.kind !== 'user') throw new AppError('unauthorized');

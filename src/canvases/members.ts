@@ -1,6 +1,6 @@
 // The canvas's people list: the owner plus editors and viewers. Owners,
 // editors and admins manage it; adding an unknown email creates the user.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { EMAIL } from '../auth/users.ts';
 import { actorKind, managedCanvas, type Actor } from './authority.ts';
@@ -16,7 +16,7 @@ export interface MemberEntry {
 export type MemberRole = 'editor' | 'viewer';
 
 /** The owner first, then the members in the order they were added. */
-export async function listMembers(ctx: AppContext, actor: Actor, id: string): Promise<MemberEntry[]> {
+export async function listMembers(ctx: Pick<Core, 'canvases' | 'users'>, actor: Actor, id: string): Promise<MemberEntry[]> {
   const { canvas } = await managedCanvas(ctx, actor, id, 'manage');
   const owner = await ctx.users.byId(canvas.ownerId);
   const head: MemberEntry[] = owner ? [{ userId: owner.id, email: owner.email, name: owner.name, role: 'owner' }] : [];
@@ -25,7 +25,7 @@ export async function listMembers(ctx: AppContext, actor: Actor, id: string): Pr
 
 /** Adds a person by email or changes their role. */
 export async function putMember(
-  ctx: AppContext,
+  ctx: Pick<Core, 'audit' | 'canvases' | 'events' | 'now' | 'users'>,
   actor: Actor,
   id: string,
   input: { email: string; role: MemberRole },
@@ -58,7 +58,12 @@ export async function putMember(
   return { userId: user.id, email: user.email, name: user.name, role: input.role };
 }
 
-export async function removeMember(ctx: AppContext, actor: Actor, id: string, userId: string): Promise<void> {
+export async function removeMember(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'events'>,
+  actor: Actor,
+  id: string,
+  userId: string,
+): Promise<void> {
   const m = await managedCanvas(ctx, actor, id, 'manage');
   if (userId === m.canvas.ownerId) throw new AppError('INVALID_BODY', 'userId: the owner cannot be removed');
   if (!(await ctx.canvases.removeMember(m.canvas.id, userId))) throw new AppError('NOT_FOUND', 'not a member of this canvas');

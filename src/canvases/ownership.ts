@@ -5,7 +5,7 @@
 // owner's list row (gone: the owner is never on the list), the previous
 // owner's (editor). Access follows the new owner (their organization, their
 // right to public links), so open sessions revalidate.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { tx } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { EMAIL } from '../auth/users.ts';
@@ -21,7 +21,12 @@ export interface Transfer {
 }
 
 /** Owner or admin (an editor gets 403, anyone else 404); the named person must exist and be active (else 404). */
-export async function transferOwnership(ctx: AppContext, actor: Actor, id: string, input: { email: string }): Promise<Transfer> {
+export async function transferOwnership(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'events' | 'now' | 'settings' | 'sql' | 'users'>,
+  actor: Actor,
+  id: string,
+  input: { email: string },
+): Promise<Transfer> {
   const m = await managedCanvas(ctx, actor, id, 'own');
   const email = input.email.trim();
   if (!EMAIL.test(email)) throw new AppError('INVALID_BODY', 'email: not an email address');

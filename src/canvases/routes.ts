@@ -2,7 +2,7 @@
 // Every route: the caller (401, 429), then their right to the canvas (404,
 // 403), then the body (400), then the rule itself.
 import { Type as T } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { CanvasCreated, CanvasList, CanvasView, Member, MemberList, Ok } from '../openapi/schemas.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
@@ -29,7 +29,11 @@ import { canvasView, listedCanvasView } from './view.ts';
 /** What other features add to a manager's view of a canvas (authoring: where it was published from). */
 export type ViewExtras = (canvas: Canvas) => Promise<Record<string, unknown>>;
 
-export function canvasRoutes(ctx: AppContext, auth: AuthKinds, extras: ViewExtras = async () => ({})) {
+export function canvasRoutes(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'config' | 'events' | 'limiter' | 'now' | 'settings' | 'sql' | 'users'>,
+  auth: AuthKinds,
+  extras: ViewExtras = async () => ({}),
+) {
   const view = async (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) });
   const listed = async (r: CanvasWithRole) =>
     r.role === 'viewer'

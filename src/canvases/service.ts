@@ -1,7 +1,7 @@
 // Canvas management rules: create, list, get, update, archive/restore,
 // delete, regenerate the key. Plain arguments in, plain data out; throws
 // AppError. The HTTP routes and the MCP tools both call these.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { enforceRate } from '../auth/guards.ts';
 import { tx } from '../db/sql.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
@@ -42,7 +42,7 @@ async function withSlugConflicts<T>(write: Promise<T>): Promise<T> {
 
 /** Creates a restricted canvas owned by the actor; the key is returned here and never again. */
 export async function createCanvas(
-  ctx: Pick<AppContext, 'config' | 'settings' | 'limiter' | 'events' | 'sql' | 'now' | 'audit'>,
+  ctx: Pick<Core, 'config' | 'settings' | 'limiter' | 'events' | 'sql' | 'now' | 'audit'>,
   actor: Actor,
   input: { title: string; slug?: string },
 ): Promise<{ canvas: Canvas; role: ViewRole; apiKey: string }> {
@@ -93,12 +93,12 @@ export async function createCanvas(
 }
 
 /** Canvases the actor owns or is on the list of (any role), newest first. */
-export async function listCanvases(ctx: AppContext, actor: Actor): Promise<CanvasWithRole[]> {
+export async function listCanvases(ctx: Pick<Core, 'canvases'>, actor: Actor): Promise<CanvasWithRole[]> {
   const canvases = await ctx.canvases.listFor(actor.user.id);
   return Promise.all(canvases.map(async (canvas) => ({ canvas, role: (await viewRoleFor(ctx, actor, canvas)) ?? 'viewer' })));
 }
 
-export async function getCanvas(ctx: AppContext, actor: Actor, id: string): Promise<CanvasWithRole> {
+export async function getCanvas(ctx: Pick<Core, 'canvases'>, actor: Actor, id: string): Promise<CanvasWithRole> {
   const m = await managedCanvas(ctx, actor, id, 'manage');
   return { canvas: m.canvas, role: m.viewRole };
 }
@@ -116,7 +116,12 @@ export interface CanvasPatch {
 }
 
 /** Changes the canvas's settings; owners, editors and admins (service workers: owners and admins). */
-export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, patch: CanvasPatch): Promise<CanvasWithRole> {
+export async function updateCanvas(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'config' | 'events' | 'now' | 'settings' | 'sql' | 'users'>,
+  actor: Actor,
+  id: string,
+  patch: CanvasPatch,
+): Promise<CanvasWithRole> {
   const m = await managedCanvas(ctx, actor, id, patch.serviceWorkers !== undefined ? 'own' : 'manage');
   const fields = (Object.keys(patch) as Array<keyof CanvasPatch>).filter((k) => patch[k] !== undefined);
   if (fields.length === 0) return { canvas: m.canvas, role: m.viewRole };
@@ -162,7 +167,7 @@ export async function updateCanvas(ctx: AppContext, actor: Actor, id: string, pa
 }
 
 /** The instance and owner rules for a rung, for a canvas owned by `ownerId`. */
-export async function checkAccessGates(ctx: AppContext, ownerId: string, mode: AccessMode): Promise<void> {
+export async function checkAccessGates(ctx: Pick<Core, 'config' | 'settings' | 'users'>, ownerId: string, mode: AccessMode): Promise<void> {
   const owner = await ctx.users.byId(ownerId);
   if (mode === 'whole_org' && ctx.config.tenancy && !owner?.orgId) {
     throw new AppError('ORG_REQUIRED', "whole_org needs the owner's home organization; an admin sets it");
@@ -174,7 +179,7 @@ export async function checkAccessGates(ctx: AppContext, ownerId: string, mode: A
 }
 
 /** Issues a new deploy key; the old one stops working at once. Owner or admin. */
-export async function regenerateKey(ctx: AppContext, actor: Actor, id: string): Promise<{ apiKey: string }> {
+export async function regenerateKey(ctx: Pick<Core, 'audit' | 'canvases' | 'now'>, actor: Actor, id: string): Promise<{ apiKey: string }> {
   const m = await managedCanvas(ctx, actor, id, 'own');
   const key = newCanvasKey();
   await ctx.canvases.update(id, { key_hash: key.hash }, ctx.now());
@@ -183,7 +188,12 @@ export async function regenerateKey(ctx: AppContext, actor: Actor, id: string): 
 }
 
 /** Archive (true) or restore (false). Owner or admin. Repeating it changes nothing. */
-export async function setArchived(ctx: AppContext, actor: Actor, id: string, archived: boolean): Promise<CanvasWithRole> {
+export async function setArchived(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'events' | 'now'>,
+  actor: Actor,
+  id: string,
+  archived: boolean,
+): Promise<CanvasWithRole> {
   const m = await managedCanvas(ctx, actor, id, 'own');
   const changed = archived !== (m.canvas.archivedAt !== null);
   if (changed) {
@@ -200,7 +210,7 @@ export async function setArchived(ctx: AppContext, actor: Actor, id: string, arc
 }
 
 /** Soft delete: the canvas vanishes everywhere (its slug is free again). Owner or admin. */
-export async function deleteCanvas(ctx: AppContext, actor: Actor, id: string): Promise<void> {
+export async function deleteCanvas(ctx: Pick<Core, 'audit' | 'canvases' | 'events' | 'now'>, actor: Actor, id: string): Promise<void> {
   const m = await managedCanvas(ctx, actor, id, 'own');
   await ctx.canvases.update(id, { deleted_at: ctx.now() }, ctx.now());
   ctx.events.emit('canvas.access-changed', { canvasId: id });
@@ -213,7 +223,7 @@ export async function deleteCanvas(ctx: AppContext, actor: Actor, id: string): P
  * the label of the base or API host (subdomain mode), else null: that canvas
  * would be served on the instance's own host.
  */
-export async function hostLabelConflict(ctx: AppContext): Promise<string | null> {
+export async function hostLabelConflict(ctx: Pick<Core, 'canvases' | 'config'>): Promise<string | null> {
   for (const label of reservedHostLabels(ctx.config)) {
     const canvas = await ctx.canvases.bySlug(label);
     if (!canvas) continue;

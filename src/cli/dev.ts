@@ -67,7 +67,7 @@ export function devCommand(argv: string[], env: Env, io: CliIO, deps: DevDeps): 
 
 export async function startDev(dir: string, port: number, env: Env, io: CliIO): Promise<DevServer> {
   const { loadConfig } = await import('../config.ts');
-  const { createContext } = await import('../context.ts');
+  const { createCore } = await import('../foundation.ts');
   const { startServer } = await import('../server/listener.ts');
   const dataDir = mkdtempSync(`${tmpdir()}/easel-dev-`);
   const sockets = new Map<ServerWebSocket<DevSocket>, WebSocket>();
@@ -122,7 +122,7 @@ export async function startDev(dir: string, port: number, env: Env, io: CliIO): 
     ...(env.EASEL_AI_BASE_URL ? { EASEL_AI_BASE_URL: env.EASEL_AI_BASE_URL } : {}),
   });
   // The configured port (0) is rewritten to the real one by the listener; the base URL stays the front's.
-  const running = await startServer(await createContext(config));
+  const running = await startServer(await createCore(config));
   backend = running.url;
   const call = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(backend + path, {

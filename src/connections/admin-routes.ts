@@ -3,7 +3,7 @@
 // door); the body is looked at only after that.
 import { adminRoute } from '../auth/door-routes.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { Ok } from '../openapi/schemas.ts';
 import { CanvasGrants, CreateProfileBody, GrantAnswer, PatchProfileBody, ProfileAnswer, ProfileList } from './model.ts';
@@ -19,7 +19,10 @@ import {
   updateProfile,
 } from './profiles.ts';
 
-export function connectionAdminRoutes(ctx: AppContext, auth: AuthKinds) {
+export function connectionAdminRoutes(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'config' | 'connections' | 'events' | 'now'>,
+  auth: AuthKinds,
+) {
   const BODY = ['INVALID_BODY'] as const;
 
   return declaredRoutes('connection-admin', auth, [

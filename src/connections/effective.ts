@@ -2,10 +2,10 @@
 // live enabled profile, a per-canvas admin grant, and the external
 // encryption key available when the profile has protected headers").
 import type { Canvas } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 
 /** What the effectiveness checks read: the profiles and grants, and the key that opens sealed headers. */
-export type ConnectionsLookup = Pick<AppContext, 'connections' | 'config'>;
+export type ConnectionsLookup = Pick<Core, 'connections' | 'config'>;
 import { keyIdOf } from '../secrets/sealed.ts';
 import type { Profile } from './store.ts';
 

@@ -4,14 +4,14 @@
 // profiles themselves are data (ctx.connections).
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { ConnectionLimits } from './limits.ts';
 import { parsePins, systemResolver } from './resolver.ts';
 import { DEFAULT_TUNING, type ConnectionsTuning } from './tuning.ts';
 import { bunConnector, type EgressDeps } from './upstream.ts';
 
 /** The part of the app context this feature uses. */
-export type ConnectionsDeps = Pick<AppContext, 'config' | 'connections' | 'log' | 'rateLimits'>;
+export type ConnectionsDeps = Pick<Core, 'config' | 'connections' | 'log' | 'rateLimits'>;
 
 export interface ConnectionsFeature {
   tuning: ConnectionsTuning;

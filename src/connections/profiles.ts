@@ -4,6 +4,7 @@
 // header names only, audit entries name fields only.
 import type { Actor } from '../canvases/authority.ts';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { HTTP_METHODS, isReservedName, RESOURCE_NAME, type HttpMethod } from '../policy/document.ts';
@@ -31,7 +32,7 @@ export interface ProfileView {
   updatedAt: number;
 }
 
-export async function profileView(ctx: AppContext, p: Profile): Promise<ProfileView> {
+export async function profileView(ctx: Pick<Core, 'config' | 'connections'>, p: Profile): Promise<ProfileView> {
   const store = ctx.connections;
   const state = profileUsable(ctx, p);
   return {
@@ -48,17 +49,21 @@ export async function profileView(ctx: AppContext, p: Profile): Promise<ProfileV
   };
 }
 
-export function listProfiles(ctx: AppContext): Promise<ProfileView[]> {
+export function listProfiles(ctx: Pick<Core, 'config' | 'connections'>): Promise<ProfileView[]> {
   return Promise.all(ctx.connections.list().map((p) => profileView(ctx, p)));
 }
 
-export function getProfile(ctx: AppContext, name: string): Profile {
+export function getProfile(ctx: Pick<Core, 'connections'>, name: string): Profile {
   const p = ctx.connections.get(name);
   if (!p) throw new AppError('NOT_FOUND', 'connection profile not found');
   return p;
 }
 
-export async function createProfile(ctx: AppContext, actor: Actor, input: CreateProfileInput): Promise<Profile> {
+export async function createProfile(
+  ctx: Pick<Core, 'audit' | 'config' | 'connections' | 'now'>,
+  actor: Actor,
+  input: CreateProfileInput,
+): Promise<Profile> {
   const store = ctx.connections;
   if (!RESOURCE_NAME.test(input.name))
     throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
@@ -92,7 +97,12 @@ export async function createProfile(ctx: AppContext, actor: Actor, input: Create
   return profile;
 }
 
-export async function updateProfile(ctx: AppContext, actor: Actor, name: string, patch: PatchProfileInput): Promise<Profile> {
+export async function updateProfile(
+  ctx: Pick<Core, 'audit' | 'config' | 'connections' | 'now'>,
+  actor: Actor,
+  name: string,
+  patch: PatchProfileInput,
+): Promise<Profile> {
   const store = ctx.connections;
   const current = getProfile(ctx, name);
   const origin = patch.origin === undefined ? current.origin : normalizeOrigin(patch.origin);
@@ -121,7 +131,7 @@ export async function updateProfile(ctx: AppContext, actor: Actor, name: string,
   return store.get(name)!;
 }
 
-export async function deleteProfile(ctx: AppContext, actor: Actor, name: string): Promise<void> {
+export async function deleteProfile(ctx: Pick<Core, 'audit' | 'connections'>, actor: Actor, name: string): Promise<void> {
   const store = ctx.connections;
   getProfile(ctx, name);
   await store.write(() => connectionRows.delete(name));
@@ -129,7 +139,7 @@ export async function deleteProfile(ctx: AppContext, actor: Actor, name: string)
 }
 
 export async function grantProfile(
-  ctx: AppContext,
+  ctx: Pick<Core, 'audit' | 'canvases' | 'connections' | 'events' | 'now'>,
   actor: Actor,
   canvasId: string,
   name: string,
@@ -146,7 +156,12 @@ export async function grantProfile(
 }
 
 /** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
-export async function revokeProfile(ctx: AppContext, actor: Actor, canvasId: string, name: string): Promise<void> {
+export async function revokeProfile(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'connections' | 'events'>,
+  actor: Actor,
+  canvasId: string,
+  name: string,
+): Promise<void> {
   if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
   if (await ctx.connections.revoke(canvasId, name)) {
     ctx.events.emit('canvas.capabilities-changed', { canvasId });
@@ -154,7 +169,10 @@ export async function revokeProfile(ctx: AppContext, actor: Actor, canvasId: str
   }
 }
 
-export async function grantsOfCanvas(ctx: AppContext, canvasId: string): Promise<Array<{ name: string; grantedAt: number }>> {
+export async function grantsOfCanvas(
+  ctx: Pick<Core, 'canvases' | 'connections'>,
+  canvasId: string,
+): Promise<Array<{ name: string; grantedAt: number }>> {
   if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
   return ctx.connections.grantsOf(canvasId);
 }
@@ -212,7 +230,7 @@ function checkHeaders(input: Record<string, string | null>): Array<[string, stri
   });
 }
 
-function requireKey(ctx: AppContext): Uint8Array {
+function requireKey(ctx: Pick<AppContext, 'config'>): Uint8Array {
   const key = ctx.config.secretKey;
   if (!key)
     throw new AppError('SECRET_KEY_MISSING', 'protected headers are encrypted with EASEL_SECRET_KEY, which is not set on this instance');
@@ -220,7 +238,11 @@ function requireKey(ctx: AppContext): Uint8Array {
 }
 
 /** Values sealed before the transaction (null: the header is removed). */
-function sealHeaders(ctx: AppContext, profile: string, headers: Array<[string, string | null]>): Array<[string, SealedHeader | null]> {
+function sealHeaders(
+  ctx: Pick<AppContext, 'config'>,
+  profile: string,
+  headers: Array<[string, string | null]>,
+): Array<[string, SealedHeader | null]> {
   return headers.map(([header, value]) => [
     header,
     value === null ? null : { header, ...seal(requireKey(ctx), headerPlace(profile, header), value) },
@@ -235,7 +257,7 @@ function* writeHeaders(profile: string, headers: Array<[string, SealedHeader | n
 }
 
 async function audit(
-  ctx: AppContext,
+  ctx: Pick<Core, 'audit'>,
   actor: Actor,
   action: string,
   detail: Record<string, unknown>,

@@ -3,7 +3,7 @@
 // shaped request, the limits, then the upstream under one deadline. Throws
 // AppError; returns the upstream's answer (the route shapes the response).
 import type { CanvasRole } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { HTTP_METHODS, type HttpMethod } from '../policy/document.ts';
 import { headerPlace, open } from '../secrets/sealed.ts';
@@ -47,7 +47,7 @@ const HINTS = {
 class DeadlineExceeded extends Error {}
 
 export async function proxyConnection(
-  ctx: AppContext,
+  ctx: Pick<Core, 'config' | 'connections' | 'events' | 'log'>,
   feature: ConnectionsFeature,
   caller: ConnectionCaller,
   call: ConnectionCall,
@@ -91,7 +91,7 @@ export async function proxyConnection(
   }
 }
 
-function usableProfile(ctx: AppContext, canvasId: string, name: string): Profile {
+function usableProfile(ctx: Pick<Core, 'config' | 'connections'>, canvasId: string, name: string): Profile {
   const state = profileStateFor(ctx, canvasId, name);
   if (state.usable) return state.profile;
   throw new AppError('CAPABILITY_DISABLED', `the Connection ${name} is not available on this canvas`, {
@@ -138,7 +138,7 @@ function checkMethod(caller: ConnectionCaller, profile: Profile, method: string)
   return m;
 }
 
-function protectedHeaders(ctx: AppContext, profile: Profile): Array<[string, string]> {
+function protectedHeaders(ctx: Pick<Core, 'config' | 'connections' | 'log'>, profile: Profile): Array<[string, string]> {
   const sealed = ctx.connections.headers(profile.name);
   if (sealed.length === 0) return [];
   const key = ctx.config.secretKey!;

@@ -46,7 +46,7 @@ export const PAGE_BUNDLE = 'dashboard.js';
  * The page itself is public; what it shows comes from /api/* with the
  * visitor's session.
  */
-export function dashboardRoutes(ctx: AppContext, options: DashboardRouteOptions = {}) {
+export function dashboardRoutes(ctx: Pick<AppContext, 'config' | 'log'>, options: DashboardRouteOptions = {}) {
   const files = options.files ?? dashboardFiles();
   // Built on first use: the canvas host's port is known only once the server listens.
   let headers: Record<string, string> | null = null;

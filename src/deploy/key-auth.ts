@@ -3,6 +3,7 @@
 // headers are ever added on this path.
 import type { Canvas } from '../canvases/record.ts';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError, keyOfAnotherCanvas } from '../errors.ts';
 import { enforceRate } from '../auth/guards.ts';
 import { sha256Hex } from '../ids.ts';
@@ -23,7 +24,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * UPLOAD_HANDLE_INVALID, from the upload service.
  */
 export async function authenticateDeployKey(
-  ctx: Pick<AppContext, 'canvases' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'users'>,
   request: Request,
   canvasId: string,
   mode: DeployKeyMode = 'any',

@@ -4,7 +4,7 @@
 import type { ActorKind } from '../audit/store.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { canvasRows } from '../canvases/store.ts';
 import { tx } from '../db/sql.ts';
 import { AppError, noSuchVersion } from '../errors.ts';
@@ -12,7 +12,7 @@ import { newToken } from '../ids.ts';
 import { versionRows, type VersionRecord } from './version-store.ts';
 
 /** What rollback and unpublish use: the write, the clock, the audit, the events after commit, the canvas URL. */
-export type LifecycleDeps = Pick<AppContext, 'sql' | 'now' | 'audit' | 'events' | 'config'>;
+export type LifecycleDeps = Pick<Core, 'sql' | 'now' | 'audit' | 'events' | 'config'>;
 
 /** The ready version a rollback to `number` would activate; 404 INVALID_PATH when there is none. */
 export async function rollbackTarget(ctx: LifecycleDeps, canvas: Canvas, number: number): Promise<VersionRecord> {

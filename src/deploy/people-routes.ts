@@ -6,7 +6,7 @@
 import type { Actor } from '../canvases/authority.ts';
 import { managedOnce } from '../canvases/managed-once.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { BeginUploadAnswer, DeployResult, FileListing, VersionList } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
@@ -30,7 +30,7 @@ import { contentLengthOf, readBeginBody, readFinalizeBody } from './upload/body.
 import type { DeployFeature } from './feature.ts';
 
 /** The canvases answer who may manage one (src/canvases/managed-once.ts); the rest is the deploy feature's. */
-export function peopleDeployRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, deploy: DeployFeature) {
+export function peopleDeployRoutes(ctx: Pick<Core, 'canvases'>, auth: AuthKinds, deploy: DeployFeature) {
   const { views, uploads } = deploy;
   // Rollback finds the canvas in its check (before the body) and uses it in its handler.
   const canvasOf = managedOnce(ctx);

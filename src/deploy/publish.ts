@@ -7,6 +7,7 @@ import type { ActorKind } from '../audit/store.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { tx, type TxSteps } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
@@ -121,7 +122,7 @@ export interface PublishOptions extends Coordination {
 }
 
 /** What a publishing transaction reads besides the database. */
-export type PublishDeps = Pick<AppContext, 'audit' | 'config' | 'now' | 'settings'>;
+export type PublishDeps = Pick<Core, 'audit' | 'config' | 'now' | 'settings'>;
 
 /** What a publishing transaction did: the answer, and the blobs its pruning let go (collected after commit). */
 export interface Published {

@@ -11,7 +11,7 @@ import { renderPage } from './render.ts';
  * like /llms.txt and /openapi.json: it describes the product and holds
  * nothing of this instance.
  */
-export function docsRoutes(ctx: AppContext, pages: Map<string, string> = docPages()) {
+export function docsRoutes(ctx: Pick<AppContext, 'config'>, pages: Map<string, string> = docPages()) {
   const rendered = new Map<string, string>();
   const send = (name: string): Response => {
     const markdown = pages.get(name);

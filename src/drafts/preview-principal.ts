@@ -6,7 +6,7 @@
 // no header); the token names the person, who then goes through the canvas's
 // access ladder like any signed-in caller.
 import type { Principal } from '../auth/principal.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { previewTokenUser } from './preview-token.ts';
 
 export const PREVIEW_PARAM = 'easel_preview';
@@ -25,7 +25,7 @@ export function previewTokenOfPath(rest: string): string | null {
   return DRAFT_PATH.exec(rest)?.[1] ?? null;
 }
 
-export type PreviewDeps = Pick<AppContext, 'instanceSecret' | 'users' | 'now'>;
+export type PreviewDeps = Pick<Core, 'instanceSecret' | 'users' | 'now'>;
 
 /**
  * The person a preview token was issued to, as a principal for this canvas's

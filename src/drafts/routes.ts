@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { enforceDeployRate } from '../deploy/key-auth.ts';
 import { readBackResponse } from '../deploy/views.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -33,7 +33,11 @@ function queryOf<S extends typeof DraftFileQuery | typeof DraftWriteQuery>(reque
 
 const PATH_ERRORS: ErrorCode[] = ['NOT_FOUND', 'INVALID_BODY', 'INVALID_PATH', 'ZIP_SLIP_REJECTED'];
 
-export function draftRoutes(ctx: AppContext, auth: AuthKinds, drafts: DraftService) {
+export function draftRoutes(
+  ctx: Pick<Core, 'blobs' | 'canvases' | 'config' | 'events' | 'limiter'>,
+  auth: AuthKinds,
+  drafts: DraftService,
+) {
   return declaredRoutes('drafts', auth, [
     sessionRoute(
       {

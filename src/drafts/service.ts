@@ -8,7 +8,7 @@
 import { BlobLimitError } from '../blobs/store.ts';
 import { managedCanvas, type Actor, type Managed } from '../canvases/authority.ts';
 import type { Canvas } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { tx, type TxSteps } from '../db/sql.ts';
 import { canvasRows } from '../canvases/store.ts';
 import { blobMentionsKey, KeyScanner } from '../deploy/key-scan.ts';
@@ -70,7 +70,7 @@ const STALE_MESSAGE =
 /** What drafts use: storage and blobs, preview tokens, who may preview, publishing, and the deploy feature's versions. */
 export interface DraftDeps {
   ctx: Pick<
-    AppContext,
+    Core,
     | 'config'
     | 'sql'
     | 'blobs'

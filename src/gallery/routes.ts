@@ -5,14 +5,14 @@ import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
 import { canvasView } from '../canvases/view.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { CanvasCreated } from '../openapi/schemas.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { GalleryBody, GalleryList, GallerySettingsAnswer, UseTemplateBody } from './model.ts';
 import type { Gallery } from './service.ts';
 
-export function galleryRoutes(ctx: AppContext, auth: AuthKinds, gallery: Gallery) {
+export function galleryRoutes(ctx: Pick<Core, 'canvases' | 'config'>, auth: AuthKinds, gallery: Gallery) {
   return declaredRoutes('gallery', auth, [
     sessionRoute(
       {

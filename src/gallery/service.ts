@@ -9,7 +9,7 @@ import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import { statusOf, type Canvas } from '../canvases/record.ts';
 import { createCanvas } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { publishVersion } from '../deploy/publish.ts';
 import type { VersionStore } from '../deploy/version-store.ts';
 import { tx, type TxSteps } from '../db/sql.ts';
@@ -34,7 +34,7 @@ const notInGallery = () => new AppError('NOT_FOUND', 'no such canvas in the gall
 
 /** What the gallery uses: storage, who may open a canvas, canvas creation and publishing, and the deploy feature's versions. */
 export interface GalleryDeps {
-  ctx: Pick<AppContext, 'config' | 'sql' | 'now' | 'audit' | 'canvases' | 'users' | 'settings' | 'limiter' | 'events' | 'blobGc' | 'log'>;
+  ctx: Pick<Core, 'config' | 'sql' | 'now' | 'audit' | 'canvases' | 'users' | 'settings' | 'limiter' | 'events' | 'blobGc' | 'log'>;
   access: AccessResolver;
   /** A copy starts from the source's live files. */
   versions: VersionStore;

@@ -7,12 +7,12 @@
 import { createHmac } from 'node:crypto';
 import type { Cancel } from '../clock.ts';
 import { writeCounts } from '../counted-flush.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { utcDay } from '../runtime/usage.ts';
 import { API_KINDS, type ApiKind, type InsightStore, type PendingDay } from './store.ts';
 
-export type InsightDeps = Pick<AppContext, 'events' | 'log' | 'now' | 'scheduler' | 'instanceSecret'>;
+export type InsightDeps = Pick<Core, 'events' | 'log' | 'now' | 'scheduler' | 'instanceSecret'>;
 
 const FLUSH_EVERY_MS = 10_000;
 /** Distinct paths one canvas-day keeps between flushes; further new paths wait for the next interval's room. */

@@ -4,7 +4,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
@@ -28,7 +28,7 @@ function daysOf(request: Request): number {
   return days;
 }
 
-export function insightRoutes(ctx: AppContext, auth: AuthKinds, store: InsightStore) {
+export function insightRoutes(ctx: Pick<Core, 'canvases' | 'now'>, auth: AuthKinds, store: InsightStore) {
   return declaredRoutes('insights', auth, [
     sessionRoute(
       {

@@ -8,7 +8,7 @@ import { setCapabilities } from '../canvases/capabilities.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody } from '../canvases/model.ts';
 import { createCanvas, getCanvas, listCanvases, regenerateKey, updateCanvas } from '../canvases/service.ts';
 import { canvasView, listedCanvasView } from '../canvases/view.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
 import type { DeployFeature } from '../deploy/feature.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
@@ -23,7 +23,10 @@ import { deployBlock } from './deploy-block.ts';
 export const INLINE_FILE_MAX = 256 * 1024;
 
 export interface ToolDeps {
-  ctx: AppContext;
+  ctx: Pick<
+    Core,
+    'audit' | 'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'limiter' | 'now' | 'settings' | 'sql' | 'users' | 'version'
+  >;
   /** The staged upload, the live manifest's read-back, rollback, unpublish and the deploy-class rate. */
   deploy: DeployFeature;
   data: CanvasDataService;

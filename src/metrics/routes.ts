@@ -3,7 +3,7 @@
 // configured, anything else is 401 naming the bearer scheme; without one the
 // route answers like the admin routes (401 signed out, 404 to non-admins).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError, notFound } from '../errors.ts';
 import { principalOf } from '../auth/guards.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
@@ -12,7 +12,7 @@ import type { Metrics } from './metrics.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-export function metricsRoutes(ctx: AppContext, metrics: Metrics) {
+export function metricsRoutes(ctx: Pick<Core, 'auth' | 'config'>, metrics: Metrics) {
   const expected = ctx.config.metricsToken === null ? null : digest(ctx.config.metricsToken);
   const tokenMatches = (request: Request) => {
     const header = request.headers.get('authorization');

@@ -1,6 +1,6 @@
 // "Your canvas used up its monthly AI budget", to its owner, once per canvas
 // and month (the outbox drops a second message with the same key).
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
 import { ownerWhoWants } from './owner.ts';
@@ -8,7 +8,7 @@ import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 
 export async function aiCapMail(
-  ctx: AppContext,
+  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['ai.canvas-cap-reached'],
 ): Promise<OutgoingMail | null> {

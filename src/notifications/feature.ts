@@ -1,6 +1,6 @@
 // Notifications by email: the outbox, its worker, and what requests call to
 // record a message. Without EASEL_SMTP_URL nothing is recorded or sent.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { smtpMailer, type SmtpOptions } from './mailer.ts';
@@ -28,7 +28,10 @@ export interface NotificationsFeature extends Lifecycle {
   readonly digest: SubmissionDigest;
 }
 
-export function createNotificationsFeature(ctx: AppContext, options: NotificationsOptions = {}): NotificationsFeature {
+export function createNotificationsFeature(
+  ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'log' | 'nodeId' | 'now' | 'scheduler' | 'sql' | 'users'>,
+  options: NotificationsOptions = {},
+): NotificationsFeature {
   const outbox = new OutboxStore(ctx.sql);
   const preferences = new PreferenceStore(ctx.sql);
   const smtp = ctx.config.smtp;

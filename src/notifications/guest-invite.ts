@@ -4,7 +4,7 @@
 // `guest_invite` choice is about mail the inviter receives, not this. The
 // link is a secret: it is only in the message (and its outbox row until sent),
 // never in a log line or an event.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { compose } from './compose.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 
@@ -16,7 +16,7 @@ export interface GuestInviteMail {
   expiresAt: number;
 }
 
-export async function guestInviteMail(ctx: AppContext, m: GuestInviteMail): Promise<OutgoingMail | null> {
+export async function guestInviteMail(ctx: Pick<Core, 'canvases' | 'config' | 'users'>, m: GuestInviteMail): Promise<OutgoingMail | null> {
   const [canvas, by] = await Promise.all([ctx.canvases.byId(m.canvasId), ctx.users.byId(m.byUserId)]);
   if (!canvas || !by) return null;
   const who = by.name && by.name !== by.email ? `${by.name} (${by.email})` : by.email;

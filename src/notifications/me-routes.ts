@@ -3,7 +3,7 @@
 // so the dashboard can say so. PUT changes only the fields it names.
 import { managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
@@ -11,7 +11,7 @@ import type { NotificationsFeature } from './feature.ts';
 import { PreferencesAnswer, PutPreferencesBody } from './model.ts';
 import { KINDS } from './preferences.ts';
 
-export function notificationMeRoutes(ctx: AppContext, auth: AuthKinds, notifications: NotificationsFeature) {
+export function notificationMeRoutes(ctx: Pick<Core, 'canvases'>, auth: AuthKinds, notifications: NotificationsFeature) {
   const view = async (userId: string) => ({ emailEnabled: notifications.emailEnabled, ...(await notifications.preferences.of(userId)) });
   return declaredRoutes('notification-preferences', auth, [
     sessionRoute(

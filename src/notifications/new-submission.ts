@@ -1,7 +1,7 @@
 // "New submission on your canvas", for owners who set that canvas to
 // `immediate`. Never the submitted value: it is the submitter's data, read
 // in the dashboard by those allowed to.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
 import { ownerWhoWants } from './owner.ts';
@@ -9,7 +9,7 @@ import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 
 export async function newSubmissionMail(
-  ctx: AppContext,
+  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['submission.created'],
 ): Promise<OutgoingMail | null> {

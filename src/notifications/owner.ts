@@ -2,10 +2,10 @@
 // still exists, the owner's account is active, and they want this notice.
 import type { User } from '../auth/users.ts';
 import type { Canvas } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 
 export async function ownerWhoWants(
-  ctx: Pick<AppContext, 'canvases' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'users'>,
   canvasOrId: Canvas | string,
   wants: (ownerId: string, canvasId: string) => Promise<boolean>,
 ): Promise<{ canvas: Canvas; owner: User } | null> {

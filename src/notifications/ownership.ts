@@ -1,7 +1,7 @@
 // "You now own …" to the new owner and "… now belongs to …" to the previous
 // one, each when they want `ownership` mail and their account is active.
 import type { User } from '../auth/users.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
 import type { OutgoingMail } from './outbox-store.ts';
@@ -10,7 +10,7 @@ import type { PreferenceStore } from './preferences.ts';
 const who = (u: User) => (u.name && u.name !== u.email ? `${u.name} (${u.email})` : u.email);
 
 export async function ownershipMails(
-  ctx: AppContext,
+  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['canvas.owner-changed'],
 ): Promise<OutgoingMail[]> {

@@ -3,7 +3,7 @@
 // (canvas and expiry) makes it one message per share, whichever node finds
 // it first. A new expiry date is a new share, and gets its own notice.
 import type { Cancel } from '../clock.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -19,7 +19,7 @@ export class ShareExpiryScan implements Lifecycle {
   private cancel: Cancel | null = null;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'log' | 'now' | 'scheduler' | 'users'>,
     private readonly prefs: PreferenceStore,
     private readonly send: (mail: OutgoingMail | null) => Promise<boolean>,
   ) {}

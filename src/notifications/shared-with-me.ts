@@ -1,5 +1,5 @@
 // "You were added to a canvas": who added you, which canvas, its address, your role.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
@@ -7,7 +7,7 @@ import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 
 export async function sharedWithMeMail(
-  ctx: AppContext,
+  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['canvas.member-added'],
 ): Promise<OutgoingMail | null> {

@@ -8,6 +8,7 @@
 // deleted them (nothing repeated); the outbox does the sending.
 import type { Cancel } from '../clock.ts';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { tx } from '../db/sql.ts';
 import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -41,7 +42,7 @@ export class SubmissionDigest implements Lifecycle {
   private cancel: Cancel | null = null;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'log' | 'now' | 'scheduler' | 'sql' | 'users'>,
     private readonly prefs: PreferenceStore,
     /** The outbox has a new message: send soon. */
     private readonly recorded: () => void,
@@ -122,7 +123,7 @@ export class SubmissionDigest implements Lifecycle {
   }
 }
 
-function digestMail(ctx: AppContext, canvas: Canvas, owner: User, rows: CountRow[], hourStart: number): OutgoingMail {
+function digestMail(ctx: Pick<AppContext, 'config'>, canvas: Canvas, owner: User, rows: CountRow[], hourStart: number): OutgoingMail {
   const total = rows.reduce((sum, r) => sum + r.n, 0);
   const many = (n: number) => (n === 1 ? '1 new submission' : `${n} new submissions`);
   const firstAt = new Date(Math.min(...rows.map((r) => r.since))).toUTCString();

@@ -8,7 +8,7 @@ import { openApiDocument } from './document.ts';
  * Built on the first request, once every route is mounted, and kept: it
  * depends on the routes and the configuration alone.
  */
-export function openApiRoute(ctx: AppContext, listing: () => ListedRoute[]) {
+export function openApiRoute(ctx: Pick<AppContext, 'config' | 'version'>, listing: () => ListedRoute[]) {
   let body: string | null = null;
   return declaredRoutes('openapi', null, [
     publicRoute(

@@ -1,9 +1,9 @@
 import type { Canvas } from '../canvases/record.ts';
 import { connectionsEffective } from '../connections/effective.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 
 /** What the effectiveness table reads: instance settings and configuration, and the Connection grants. */
-export type CapabilityLookup = Pick<AppContext, 'connections' | 'config' | 'settings'>;
+export type CapabilityLookup = Pick<Core, 'connections' | 'config' | 'settings'>;
 
 export type Capability = 'identity' | 'kv' | 'files' | 'ai' | 'realtime' | 'connections' | 'authoring';
 export type DisabledReason = 'backend_off' | 'feature_off' | 'operator_disabled';

@@ -7,7 +7,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { effectiveRights, PRESETS } from '../policy/presets.ts';
@@ -51,7 +51,13 @@ const Usage = T.Object({
   files: T.Object({ bytes: T.Integer(), bytesMax: T.Integer() }),
 });
 
-export function capabilityStateRoutes(ctx: AppContext, auth: AuthKinds, misses: PolicyMisses, kv: KvService, files: FileService) {
+export function capabilityStateRoutes(
+  ctx: Pick<Core, 'canvases' | 'config' | 'connections' | 'settings'>,
+  auth: AuthKinds,
+  misses: PolicyMisses,
+  kv: KvService,
+  files: FileService,
+) {
   return declaredRoutes('capability-states', auth, [
     sessionRoute(
       {

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { User } from '../auth/users.ts';
 import type { AccessResolver, CanvasFacts, ResolvedAccess } from '../canvases/access-resolver.ts';
 import type { Canvas, CanvasRole } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError, signInFirst } from '../errors.ts';
 import { enforceRate, principalOf } from '../auth/guards.ts';
 import { metaOf } from '../http/meta.ts';
@@ -17,7 +17,7 @@ import { previewPrincipal, previewTokenOfRequest } from '../drafts/preview-princ
 
 /** The part of the app context this feature uses. */
 export type PipelineDeps = Pick<
-  AppContext,
+  Core,
   'auth' | 'config' | 'connections' | 'limiter' | 'settings' | 'events' | 'instanceSecret' | 'users' | 'now'
 >;
 

@@ -13,7 +13,7 @@ const PREFLIGHT = {
 } as const;
 
 /** Step 0 of the runtime pipeline: preflight for any path under a canvas, before the auth gateway; never 401. */
-export function runtimePreflightRoutes(ctx: AppContext) {
+export function runtimePreflightRoutes(ctx: Pick<AppContext, 'config'>) {
   const preflight = ({ request, params }: { request: Request; params: { slug: string | null } }) =>
     preflightResponse(ctx.config, request, params.slug ?? '');
   return declaredRoutes('runtime-preflight', null, [

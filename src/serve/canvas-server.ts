@@ -6,7 +6,7 @@ import type { AccessResolver } from '../canvases/access-resolver.ts';
 import { andThen, type Maybe } from '../sync-first.ts';
 import { statusOf, type Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { principalOf } from '../auth/guards.ts';
 import { metaOf } from '../http/meta.ts';
 import { html } from '../http/respond.ts';
@@ -29,7 +29,7 @@ const BLOB_FETCH_WAIT_MS = 30_000;
 
 /** The part of the app context this feature uses. */
 export type CanvasServerDeps = Pick<
-  AppContext,
+  Core,
   'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'now' | 'rateLimits' | 'sql'
 > &
   CanvasSignInDeps;

@@ -1,6 +1,6 @@
 import { handoffStateCookieName, secureCookies } from '../auth/cookie-names.ts';
 import { guestCookie } from '../auth/guests.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 import { metaOf } from '../http/meta.ts';
 import { sha256Hex } from '../ids.ts';
@@ -15,7 +15,7 @@ const STATE = /^[0-9A-Za-z]{32}$/;
 const STATE_MAX_AGE_SECONDS = 15 * 60;
 const NO_KEEPING = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } as const;
 
-export type CanvasSignInDeps = Pick<AppContext, 'config' | 'handoffs' | 'sessions' | 'guests' | 'auth' | 'canvases' | 'log'>;
+export type CanvasSignInDeps = Pick<Core, 'config' | 'handoffs' | 'sessions' | 'guests' | 'auth' | 'canvases' | 'log'>;
 
 /**
  * A canvas host's side of the sign-in handoff (subdomain mode, dev or oidc

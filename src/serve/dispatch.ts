@@ -14,7 +14,7 @@ import { canvasSlugFromHost, requestHost } from '../http/canvas-host.ts';
  * dashboard's origin. Null for any other path.
  */
 function pathPages(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'log'>,
   server: CanvasServer,
 ): (request: Request, path: string, query: string) => Response | Promise<Response> | null {
   const subdomain = ctx.config.urlMode === 'subdomain';
@@ -39,7 +39,14 @@ function pathPages(
  * The page server's answer, at once when it has it; a throw, synchronous or
  * not, becomes the error page renderError makes.
  */
-function pageOf(ctx: AppContext, server: CanvasServer, request: Request, mount: Mount, rest: string, query: string): Maybe<Response> {
+function pageOf(
+  ctx: Pick<AppContext, 'log'>,
+  server: CanvasServer,
+  request: Request,
+  mount: Mount,
+  rest: string,
+  query: string,
+): Maybe<Response> {
   try {
     const answer = server.handle(request, mount, rest, query);
     return answer instanceof Promise ? answer.catch((err: unknown) => renderError(ctx, request, err, undefined)) : answer;
@@ -68,7 +75,10 @@ function answeredByApp(path: string, slug: string): boolean {
  * `/c/{slug}…` on the base host. Null for everything else (the dashboard and
  * the APIs).
  */
-export function canvasPageDispatcher(ctx: AppContext, server: CanvasServer): (request: Request) => Response | Promise<Response> | null {
+export function canvasPageDispatcher(
+  ctx: Pick<AppContext, 'config' | 'log'>,
+  server: CanvasServer,
+): (request: Request) => Response | Promise<Response> | null {
   const pages = pathPages(ctx, server);
   const subdomain = ctx.config.urlMode === 'subdomain';
   return (request) => {

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { secureCookies } from '../auth/cookie-names.ts';
 import type { Canvas } from '../canvases/record.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { LruCache } from '../cache/lru.ts';
 import { cookieValues, serializeCookie } from '../http/cookies.ts';
 
@@ -71,7 +71,7 @@ function decodeVerified(secret: Buffer, value: string): readonly GatePass[] {
   return passes;
 }
 
-function passesOf(ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>, request: Request): GatePass[] {
+function passesOf(ctx: Pick<Core, 'instanceSecret' | 'now' | 'config'>, request: Request): GatePass[] {
   // Every copy counts: a copy tossed by a sibling canvas host must not hide the real passes.
   const values = cookieValues(request.headers.get('cookie'), GATE_COOKIE);
   if (values.length === 0) return [];
@@ -87,7 +87,7 @@ function passesOf(ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>, re
  * the form lives on the page).
  */
 export function gatePassed(
-  ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>,
+  ctx: Pick<Core, 'instanceSecret' | 'now' | 'config'>,
   request: Request,
   canvas: Pick<Canvas, 'id' | 'passwordVersion'>,
 ): boolean {
@@ -96,7 +96,7 @@ export function gatePassed(
 
 /** The Set-Cookie that adds (or refreshes) this canvas's pass, keeping the visitor's other valid passes. */
 export function gateCookieWith(
-  ctx: Pick<AppContext, 'instanceSecret' | 'now' | 'config'>,
+  ctx: Pick<Core, 'instanceSecret' | 'now' | 'config'>,
   request: Request,
   canvas: Pick<Canvas, 'id' | 'passwordVersion'>,
 ): string {

@@ -1,15 +1,16 @@
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { canvasSlugFromHost } from '../http/canvas-host.ts';
 import { previewPrincipal, previewTokenOfPath } from '../drafts/preview-principal.ts';
 
 /** The canvas a browser request comes from, by its Referer (path mode: `/c/{slug}/…` on the base origin; subdomain mode: the canvas host). */
-export function refererSlug(ctx: AppContext, request: Request): string | null {
+export function refererSlug(ctx: Pick<AppContext, 'config'>, request: Request): string | null {
   return refererPage(ctx, request)?.slug ?? null;
 }
 
 /** The canvas page a request comes from: its slug and its path below the canvas's root (still encoded). */
-export function refererPage(ctx: AppContext, request: Request): { slug: string; rest: string } | null {
+export function refererPage(ctx: Pick<AppContext, 'config'>, request: Request): { slug: string; rest: string } | null {
   const referer = request.headers.get('referer');
   if (!referer) return null;
   let url: URL;
@@ -32,7 +33,10 @@ export function refererPage(ctx: AppContext, request: Request): { slug: string; 
  * preview? Its page's address holds a good preview token of the canvas (in
  * subdomain mode no session reaches that cross-site frame on the canvas host).
  */
-export function draftPreviewSdkVisitor(ctx: AppContext, access: AccessResolver): (request: Request) => Promise<boolean> {
+export function draftPreviewSdkVisitor(
+  ctx: Pick<Core, 'config' | 'instanceSecret' | 'now' | 'users'>,
+  access: AccessResolver,
+): (request: Request) => Promise<boolean> {
   return async (request) => {
     const page = refererPage(ctx, request);
     const token = page ? previewTokenOfPath(page.rest) : null;
@@ -48,7 +52,7 @@ export function draftPreviewSdkVisitor(ctx: AppContext, access: AccessResolver):
  * right now (an open Public link canvas, past its password gate), so the page
  * works; its runtime calls still answer STATIC_ONLY.
  */
-export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (request: Request) => Promise<boolean> {
+export function anonymousSdkVisitor(ctx: Pick<AppContext, 'config'>, access: AccessResolver): (request: Request) => Promise<boolean> {
   return async (request) => {
     const slug = refererSlug(ctx, request);
     if (!slug) return false;
@@ -58,7 +62,10 @@ export function anonymousSdkVisitor(ctx: AppContext, access: AccessResolver): (r
 }
 
 /** Who loads the SDK without a session: an open Public link canvas's visitor, or the editor's draft preview. */
-export function sdkVisitorWithoutSession(ctx: AppContext, access: AccessResolver): (request: Request) => Promise<boolean> {
+export function sdkVisitorWithoutSession(
+  ctx: Pick<Core, 'config' | 'instanceSecret' | 'now' | 'users'>,
+  access: AccessResolver,
+): (request: Request) => Promise<boolean> {
   const anonymous = anonymousSdkVisitor(ctx, access);
   const preview = draftPreviewSdkVisitor(ctx, access);
   return async (request) => (await anonymous(request)) || (await preview(request));

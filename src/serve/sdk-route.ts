@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { declaredRoutes, doorRoute, publicRoute } from '../http/declared-route.ts';
 import { principalOf } from '../auth/guards.ts';
@@ -25,7 +25,7 @@ const NOT_BUILT = 'The SDK bundle has not been built (run `bun run build`, or ch
  * session); not rate-limited, cacheable for an hour, 503 text/plain when the
  * bundle is missing.
  */
-export function sdkRoutes(ctx: AppContext, options: SdkRouteOptions = {}) {
+export function sdkRoutes(ctx: Pick<Core, 'auth' | 'config' | 'log'>, options: SdkRouteOptions = {}) {
   const bundle =
     options.bundle ??
     new SdkBundle({

@@ -8,7 +8,7 @@
 import { Elysia } from 'elysia';
 import type { Actor } from '../canvases/authority.ts';
 import { managementActor } from '../canvases/guard.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { authenticateDeployKey, type DeployKeyMode } from '../deploy/key-auth.ts';
 import type { PipelineOptions, RuntimePipeline } from '../runtime/pipeline.ts';
 import { notFound } from '../errors.ts';
@@ -16,7 +16,7 @@ import { metaOf } from '../http/meta.ts';
 
 type Capability = PipelineOptions['capability'];
 
-export function authKinds(ctx: AppContext, pipeline: RuntimePipeline) {
+export function authKinds(ctx: Pick<Core, 'auth' | 'canvases' | 'config' | 'events' | 'limiter' | 'users'>, pipeline: RuntimePipeline) {
   return new Elysia({ name: 'auth-kinds' }).macro({
     /** A signed-in user of the dashboard or the API (401, the dashboard-only checks, the management rate). */
     management: {

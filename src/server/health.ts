@@ -31,7 +31,7 @@ const Health = T.Object({
   failed: T.Optional(T.Array(T.String(), { description: 'with 503: database, blobs or coordination' })),
 });
 
-export const healthRoutes = (ctx: AppContext) => {
+export const healthRoutes = (ctx: Pick<AppContext, 'blobs' | 'rateLimits' | 'sql' | 'version'>) => {
   const remote = ctx.blobs.remote;
   let remoteCheck: { at: number; ok: Promise<boolean> } | null = null;
   const remoteOk = (): Promise<boolean> => {

@@ -2,7 +2,7 @@ import type { Server, ServerWebSocket, WebSocketHandler } from 'bun';
 import { websocket as elysiaWebsocket } from 'elysia/ws';
 import { createApp, type App, type AppOptions } from '../app.ts';
 import { withBoundPort } from '../config.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { newRequestId } from '../http/request-id.ts';
 import { json } from '../http/respond.ts';
 import { MAX_PAYLOAD_BYTES } from '../runtime/realtime/limits.ts';
@@ -47,7 +47,7 @@ export interface RunningServer {
  * configured port carry the real one when EASEL_PORT=0).
  */
 export async function startServer(
-  ctx: AppContext,
+  ctx: Core,
   /** `idleTimeoutS`: tests of slow clients shorten it (at least 1; Bun checks it every 4 s or so). */
   options: { drainMs?: number; app?: AppOptions; idleTimeoutS?: number } = {},
 ): Promise<RunningServer> {

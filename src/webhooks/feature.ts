@@ -2,7 +2,7 @@
 // hook that asked for it (recorded before the request that caused it
 // answers: the listeners are awaited through emitAndRecord), and the worker
 // sends them. Listens on every node; each node's worker sends what it claims.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { EgressDeps } from '../connections/upstream.ts';
 import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -15,7 +15,7 @@ import { WebhookWorker } from './worker.ts';
 
 /** What webhooks use: storage, the clock and timers, the bus they listen on, who owns a canvas, and how they send and mail. */
 export interface WebhooksDeps {
-  ctx: Pick<AppContext, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases' | 'users' | 'audit'>;
+  ctx: Pick<Core, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases' | 'users' | 'audit'>;
   /** Sends go out under the Connections egress rules. */
   egress: EgressDeps;
   /** A paused hook's mail goes to its owner through the outbox. */

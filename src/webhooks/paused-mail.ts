@@ -1,13 +1,13 @@
 // "Your webhook was paused": to the canvas's owner when one of its hooks
 // failed for 24 hours without a success, unless they turned webhook_paused off.
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { compose } from '../notifications/compose.ts';
 import { ownerWhoWants } from '../notifications/owner.ts';
 import type { OutgoingMail } from '../notifications/outbox-store.ts';
 import type { PreferenceStore } from '../notifications/preferences.ts';
 
 export async function webhookPausedMail(
-  ctx: Pick<AppContext, 'config' | 'canvases' | 'users'>,
+  ctx: Pick<Core, 'config' | 'canvases' | 'users'>,
   prefs: PreferenceStore,
   e: { canvasId: string; hookId: string; url: string; pausedAt: number },
 ): Promise<OutgoingMail | null> {

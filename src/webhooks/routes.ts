@@ -6,7 +6,7 @@
 import { actorKind, managedCanvas } from '../canvases/authority.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
 import { managedOnce } from '../canvases/managed-once.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { DeliveriesAnswer, eventsColumn, PutWebhooksBody, receiverUrl, WebhooksAnswer } from './model.ts';
@@ -15,7 +15,7 @@ import type { WebhookService } from './service.ts';
 const PRIVATE = { 'cache-control': 'private, no-store' };
 
 /** The canvases answer who may manage one (src/canvases/authority.ts); the hooks are the service's. */
-export function webhookRoutes(ctx: Pick<AppContext, 'canvases'>, auth: AuthKinds, hooks: WebhookService) {
+export function webhookRoutes(ctx: Pick<Core, 'canvases'>, auth: AuthKinds, hooks: WebhookService) {
   const canvasOf = managedOnce(ctx);
   const described = (summary: string) => ({ summary, headers: PRIVATE });
   return declaredRoutes('webhooks', auth, [

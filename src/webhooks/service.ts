@@ -3,13 +3,13 @@
 // secret is answered this once, stored sealed), a hook's last deliveries.
 // Callers check the right to the canvas first; nothing here knows HTTP.
 import type { ActorKind } from '../audit/store.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import { AppError } from '../errors.ts';
 import { newSecret, storedSecret } from './secret.ts';
 import type { HookView, WantedHook, WebhookStore } from './store.ts';
 
 export interface WebhookServiceDeps {
-  ctx: Pick<AppContext, 'audit' | 'now' | 'config'>;
+  ctx: Pick<Core, 'audit' | 'now' | 'config'>;
   store: WebhookStore;
 }
 

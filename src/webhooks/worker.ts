@@ -6,7 +6,7 @@
 // success is paused and its owner mailed.
 import { KickedLoop } from '../kicked-loop.ts';
 import { canvasUrl } from '../canvases/url.ts';
-import type { AppContext } from '../context.ts';
+import type { Core } from '../foundation.ts';
 import type { EgressDeps } from '../connections/upstream.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { nextAttemptAt, RETRY_FOR_MS } from '../notifications/backoff.ts';
@@ -20,7 +20,7 @@ const LEASE_MS = 60_000;
 const BATCH = 50;
 
 export interface WebhookWorkerDeps {
-  ctx: Pick<AppContext, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases'>;
+  ctx: Pick<Core, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases'>;
   store: WebhookStore;
   egress: EgressDeps;
   /** A hook was paused: its owner is told (the notifications outbox). */

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { createContext } from '../../src/context.ts';
+import { createCore } from '../../src/foundation.ts';
 import { newId } from '../../src/ids.ts';
 import { startEasel, stopEasel, type Easel } from '../spawn.ts';
 
@@ -21,7 +21,7 @@ let cookie = '';
 
 beforeAll(async () => {
   // Seeded straight into the database before the server starts: 20,000 records through HTTP would be the test's whole time.
-  const ctx = await createContext(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
   const owner = await ctx.users.ensure('owner@example.com', 'Owner');
   const now = Date.now();
   const canvas = await ctx.canvases.insert({

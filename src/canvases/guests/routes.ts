@@ -2,7 +2,7 @@ import { Type as T } from '@sinclair/typebox';
 import { DEFAULT_GUEST_NAME, guestCookie, type GuestInvite } from '../../auth/guests.ts';
 import { actorKind, managedCanvas, type Actor, type Managed } from '../authority.ts';
 import { canvasUrl } from '../url.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { AppError } from '../../errors.ts';
 import { metaOf } from '../../http/meta.ts';
 import { escapeHtml, html } from '../../http/respond.ts';
@@ -29,7 +29,11 @@ const inviteView = (i: GuestInvite, active: boolean) => ({
  * Legacy guest invites (CONTRACT §3): managed by the canvas's owner, editors
  * and instance admins (anyone else gets 404), opened at /auth/guest?token=….
  */
-export function guestRoutes(ctx: AppContext, auth: AuthKinds, mailInvite: InviteMailer = async () => false) {
+export function guestRoutes(
+  ctx: Pick<Core, 'audit' | 'canvases' | 'config' | 'events' | 'guests' | 'log'>,
+  auth: AuthKinds,
+  mailInvite: InviteMailer = async () => false,
+) {
   /** The canvas, when the caller may manage it; 404 for everyone else. */
   const manageable = async (actor: Actor, id: string): Promise<Managed & { actor: Actor }> => ({
     ...(await managedCanvas(ctx, actor, id, 'manage')),

@@ -5,7 +5,7 @@
 import type { ActorKind } from '../../audit/store.ts';
 import { BlobHashMismatchError, BlobLimitError } from '../../blobs/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { tx } from '../../db/sql.ts';
 import { NODE_TTL_MS } from '../../cluster/node-registry.ts';
 import { AppError, overCap } from '../../errors.ts';
@@ -63,7 +63,7 @@ class SizeMismatch extends Error {}
 
 /** What the staged upload uses: storage, blobs, the publishing transaction's readers, and who may still finalize. */
 export type UploadDeps = Pick<
-  AppContext,
+  Core,
   'config' | 'sql' | 'blobs' | 'blobGc' | 'log' | 'now' | 'nodeId' | 'events' | 'audit' | 'settings' | 'users' | 'canvases'
 >;
 

@@ -10,6 +10,7 @@ import { inflateRawSync } from 'node:zlib';
 import type { Canvas } from '../../canvases/record.ts';
 import type { ActorKind } from '../../audit/store.ts';
 import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { cappedChunks, type ByteSource } from '../../streams/capped.ts';
@@ -45,7 +46,7 @@ const YIELD_EVERY_BYTES = 8 * MiB;
 export const tooLargeBody = () => overCap('CANVAS_TOO_LARGE', 'the request body is over 110 MB');
 
 /** What a ZIP deploy uses: the spool directory, the blobs and their collector, the publishing transaction, the log. */
-export type ZipDeployDeps = Pick<AppContext, 'config' | 'sql' | 'blobs' | 'blobGc' | 'log' | 'now' | 'events' | 'audit' | 'settings'>;
+export type ZipDeployDeps = Pick<Core, 'config' | 'sql' | 'blobs' | 'blobGc' | 'log' | 'now' | 'events' | 'audit' | 'settings'>;
 
 /** Where PUT deploy spools bodies and stages blobs; emptied at startup (a crash may leave partial files). */
 export function deployTmpDir(ctx: Pick<AppContext, 'config'>): string {

@@ -3,7 +3,7 @@
 // calls in flight so stop() can abort and record them.
 import type { Cancel } from '../../clock.ts';
 import { NODE_TTL_MS } from '../../cluster/node-registry.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { RuntimePipeline } from '../pipeline.ts';
 import { DEFAULT_TUNING, type AiTuning } from './chat-run.ts';
@@ -12,7 +12,7 @@ import { AiService } from './service.ts';
 import { AiCallStore } from './store.ts';
 
 /** The part of the app context this feature uses. */
-export type AiDeps = Pick<AppContext, 'config' | 'sql' | 'log' | 'now' | 'nodeId' | 'scheduler' | 'settings' | 'events'>;
+export type AiDeps = Pick<Core, 'config' | 'sql' | 'log' | 'now' | 'nodeId' | 'scheduler' | 'settings' | 'events'>;
 
 export interface AiFeature extends Lifecycle {
   store: AiCallStore;

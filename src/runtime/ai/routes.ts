@@ -17,7 +17,7 @@ const frame = (event: StreamEvent) => encoder.encode(`data: ${JSON.stringify(eve
  * CAPABILITY_DISABLED after the body, model, guest and quota checks
  * (CONTRACT §9), so the service runs it in that place.
  */
-export function aiRoutes(ctx: AppContext, auth: AuthKinds, ai: AiFeature) {
+export function aiRoutes(ctx: Pick<AppContext, 'events' | 'log'>, auth: AuthKinds, ai: AiFeature) {
   const chat = async (request: Request, caller: RuntimeCaller, asked: ChatBody): Promise<Response> => {
     const admission = await ai.service.admit(caller, chatRequestOf(asked));
 

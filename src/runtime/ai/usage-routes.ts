@@ -1,6 +1,6 @@
 import { managedCanvas } from '../../canvases/authority.ts';
 import { adminRoute, sessionRoute } from '../../auth/door-routes.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { CanvasAiUsage, InstanceAiUsage, UsageRangeQuery } from './model.ts';
@@ -15,7 +15,7 @@ const NO_STORE = { 'cache-control': 'private, no-store' };
  * GET /api/admin/ai-usage?from&to — instance admins (anyone else 404).
  * `from`/`to` are inclusive UTC days; the default is the current month so far.
  */
-export function aiUsageRoutes(ctx: AppContext, auth: AuthKinds) {
+export function aiUsageRoutes(ctx: Pick<Core, 'canvases' | 'now' | 'settings' | 'sql'>, auth: AuthKinds) {
   const reports = new UsageReports(ctx.sql);
   const rangeAsked = (query: { from?: string; to?: string }) => rangeOf({ from: query.from ?? null, to: query.to ?? null }, ctx.now());
 

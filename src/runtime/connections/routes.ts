@@ -4,7 +4,7 @@
 import type { ConnectionsFeature } from '../../connections/feature.ts';
 import { proxyConnection } from '../../connections/proxy.ts';
 import { clientResponse } from '../../connections/response-shape.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
@@ -35,7 +35,11 @@ const ERRORS: ErrorCode[] = [
 
 const PASSED_ON = { contentType: 'application/octet-stream', description: 'passed to the upstream' };
 
-export function connectionRoutes(ctx: AppContext, auth: AuthKinds, connections: ConnectionsFeature) {
+export function connectionRoutes(
+  ctx: Pick<Core, 'config' | 'connections' | 'events' | 'log'>,
+  auth: AuthKinds,
+  connections: ConnectionsFeature,
+) {
   // The profile segment arrives as null when its escapes are malformed.
   const handle = async ({ caller, params, request }: { caller: RuntimeCaller; params: { profile: string | null }; request: Request }) => {
     const profile = params.profile;

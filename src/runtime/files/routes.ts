@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { AppError } from '../../errors.ts';
 import { declaredRoutes } from '../../http/declared-route.ts';
 import { boundaryOf, MultipartError, MultipartTooLargeError, readMultipart } from '../../http/multipart.ts';
@@ -27,7 +27,7 @@ function newName(body: RenameBody): string {
 const renameRefused = () => new AppError('INVALID_BODY', 'send {"name": "<new name>"}');
 
 /** POST/GET /v1/c/{slug}/files, GET /files/{id}/content, PATCH and DELETE /files/{id}. A malformed file id is 400. */
-export function fileRoutes(ctx: AppContext, auth: AuthKinds, files: FileService) {
+export function fileRoutes(ctx: Pick<Core, 'blobs' | 'log' | 'settings'>, auth: AuthKinds, files: FileService) {
   const route = { doorOption: 'files' as const };
   return declaredRoutes('runtime-files', auth, [
     runtimeRoute(

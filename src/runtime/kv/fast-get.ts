@@ -22,7 +22,11 @@ const SPACE = '/kv/';
 const OPTIONS = { capability: 'kv' } as const;
 
 /** The answer to a plain shared-key GET, or null for the router. */
-export function sharedKvGet(ctx: AppContext, pipeline: RuntimePipeline, kv: KvService): (request: Request) => Maybe<Response> | null {
+export function sharedKvGet(
+  ctx: Pick<AppContext, 'log'>,
+  pipeline: RuntimePipeline,
+  kv: KvService,
+): (request: Request) => Maybe<Response> | null {
   const read = (request: Request, key: string, { caller, headers }: PipelineResult): Promise<Response> => {
     metaOf(request).headers = headers;
     return kv.get(caller, 'shared', kv.checkKey(key, 'shared')).then((value) => runtimeRaw(200, `{"value":${value}}`));

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { declaredRoutes } from '../../http/declared-route.ts';
 import type { AuthKinds } from '../../server/auth-kinds.ts';
 import { runtimeRoute } from '../door-routes.ts';
@@ -6,7 +6,7 @@ import { RuntimeIdentity } from './model.ts';
 import { identityOf } from './service.ts';
 
 /** GET /v1/c/{slug}/me: the identity capability. */
-export function meRoutes(ctx: AppContext, auth: AuthKinds) {
+export function meRoutes(ctx: Pick<Core, 'config' | 'connections' | 'settings'>, auth: AuthKinds) {
   return declaredRoutes('runtime-me', auth, [
     runtimeRoute(
       {

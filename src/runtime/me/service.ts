@@ -1,5 +1,5 @@
 import { grantedConnectionNames } from '../../connections/effective.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import { isEffective } from '../capabilities.ts';
 import type { RuntimeCaller } from '../pipeline.ts';
 import type { Identity } from '../../../sdk/wire.ts';
@@ -7,7 +7,7 @@ import type { Identity } from '../../../sdk/wire.ts';
 /** GET /me: who the server says the caller is on this canvas (the SDK's `Identity`). `isAdmin` is deliberately absent. */
 export type RuntimeIdentity = Identity;
 
-export function identityOf(ctx: AppContext, caller: RuntimeCaller): RuntimeIdentity {
+export function identityOf(ctx: Pick<Core, 'config' | 'connections' | 'settings'>, caller: RuntimeCaller): RuntimeIdentity {
   const { canvas, role } = caller;
   const manager = role === 'owner' || role === 'editor';
   const on = (cap: Parameters<typeof isEffective>[2]) => isEffective(ctx, canvas, cap);

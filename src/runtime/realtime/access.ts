@@ -6,6 +6,7 @@ import type { Principal } from '../../auth/principal.ts';
 import type { AccessResolver } from '../../canvases/access-resolver.ts';
 import type { Canvas, CanvasRole } from '../../canvases/record.ts';
 import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import type { AppError } from '../../errors.ts';
 import type { RuntimePipeline } from '../pipeline.ts';
 import { CLOSE } from './limits.ts';
@@ -48,7 +49,7 @@ export function actorIdOf(principal: Principal): string | null {
 
 /** What a re-check asks: the same resolver and capability gate as the upgrade. */
 export interface RecheckDeps {
-  ctx: Pick<AppContext, 'auth' | 'canvases'> & PreviewDeps;
+  ctx: Pick<Core, 'auth' | 'canvases'> & PreviewDeps;
   access: AccessResolver;
   pipeline: RuntimePipeline;
 }

@@ -22,7 +22,7 @@ import type { Server, ServerWebSocket } from 'bun';
 import type { Cancel } from '../../clock.ts';
 import type { CanvasRole } from '../../canvases/record.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
-import type { AppContext } from '../../context.ts';
+import type { Core } from '../../foundation.ts';
 import type { ChangeSignal } from '../../db/change-signal.ts';
 import { newId } from '../../ids.ts';
 import { RateLimiter } from '../../http/ratelimit.ts';
@@ -34,10 +34,7 @@ import { channelRights, type ChannelRights } from './policy.ts';
 import { slotRefusalReason } from './slots.ts';
 
 /** The part of the app context this feature uses. */
-export type RealtimeDeps = Pick<
-  AppContext,
-  'auth' | 'canvases' | 'events' | 'log' | 'now' | 'scheduler' | 'sql' | 'instanceSecret' | 'users'
->;
+export type RealtimeDeps = Pick<Core, 'auth' | 'canvases' | 'events' | 'log' | 'now' | 'scheduler' | 'sql' | 'instanceSecret' | 'users'>;
 
 export type RealtimeSocket = ServerWebSocket<unknown>;
 

@@ -61,7 +61,7 @@ export interface RealtimeUpgrade {
   handle(request: Request): Promise<Response> | null;
 }
 
-export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: RuntimePipeline): RealtimeUpgrade {
+export function realtimeUpgrade(ctx: Pick<AppContext, 'config' | 'log'>, hub: RealtimeHub, pipeline: RuntimePipeline): RealtimeUpgrade {
   let server: Server<unknown> | null = null;
 
   const accept = async (request: Request, slug: string): Promise<Response> => {
@@ -125,7 +125,7 @@ export function realtimeUpgrade(ctx: AppContext, hub: RealtimeHub, pipeline: Run
  * configured base or API origin, for proxies that rewrite Host). Subdomain
  * mode is covered by the pipeline's exact-origin rule.
  */
-function checkSocketOrigin(ctx: AppContext, request: Request): void {
+function checkSocketOrigin(ctx: Pick<AppContext, 'config'>, request: Request): void {
   if (ctx.config.urlMode !== 'path') return;
   const origin = request.headers.get('origin');
   if (origin === null) return;
