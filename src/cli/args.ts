@@ -1,5 +1,7 @@
-// The small argument grammar every subcommand shares: positionals, `--flag`,
-// `--name value` or `--name=value`, `--` ends the options.
+// The argument grammar every subcommand shares: positionals, `--flag`,
+// `--name value` or `--name=value`, `--` ends the options (node:util parseArgs).
+
+import { parseArgs as parseWithNode } from 'node:util';
 
 export class UsageError extends Error {}
 
@@ -10,28 +12,39 @@ export interface ParsedArgs {
   help: boolean;
 }
 
+/** node:util's parser in strict mode; its refusals are reworded as usage errors in the CLI's voice. */
 export function parseArgs(argv: string[], spec: { values?: readonly string[]; flags?: readonly string[] }): ParsedArgs {
-  const out: ParsedArgs = { positional: [], values: {}, flags: new Set(), help: false };
-  const valueNames = new Set(spec.values ?? []);
-  const flagNames = new Set(['--json', ...(spec.flags ?? [])]);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h' || arg === '--help') out.help = true;
-    else if (arg === '--') {
-      out.positional.push(...argv.slice(i + 1));
-      break;
-    } else if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      const name = eq < 0 ? arg : arg.slice(0, eq);
-      if (flagNames.has(name) && eq < 0) out.flags.add(name);
-      else if (valueNames.has(name)) {
-        const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-        if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);
-        out.values[name] = value;
-      } else throw new UsageError(`unknown option ${name}`);
-    } else out.positional.push(arg);
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    json: { type: 'boolean' },
+  };
+  for (const name of spec.flags ?? []) options[name.slice(2)] = { type: 'boolean' };
+  for (const name of spec.values ?? []) options[name.slice(2)] = { type: 'string' };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseWithNode({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw usageErrorOf(err);
+  }
+  const out: ParsedArgs = { positional: parsed.positionals, values: {}, flags: new Set(), help: parsed.values.help === true };
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (name === 'help' || value === undefined) continue;
+    if (typeof value === 'boolean') out.flags.add(`--${name}`);
+    else if (value === '') throw new UsageError(`--${name} needs a value`);
+    else out.values[`--${name}`] = value;
   }
   return out;
+}
+
+function usageErrorOf(err: unknown): Error {
+  const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option}`);
+  // A value option last or followed by another option ("--canvas --json"), or a flag given a value ("--json=yes").
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return new UsageError(/does not take an argument/.test(message) ? `${option} takes no value` : `${option} needs a value`);
+  return err instanceof Error ? err : new Error(message);
 }
 
 /** An http(s) base URL without a trailing slash, or a usage error naming where it came from. */
