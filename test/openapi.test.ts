@@ -88,6 +88,26 @@ describe('GET /openapi.json', () => {
     expect((await app.request('/api/canvases', { method: 'POST', cookie, json: { title: 7 } })).status).toBe(400);
   });
 
+  test('a body is required unless the route does without one', async () => {
+    // readJson refuses an empty body unless the route gives emptyAs: what the document says is what the route does.
+    const cookie = await app.signIn('openapi-bodies@example.com');
+    const created = await app.request('/api/canvases', { method: 'POST', cookie, json: { title: 'Bodies' } });
+    const canvas = (await created.json()) as { id: string };
+    const empty = await app.request(`/api/canvases/${canvas.id}`, {
+      method: 'PATCH',
+      cookie,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(empty.status).toBe(400);
+    expect(doc.paths['/api/canvases'].post.requestBody.required).toBe(true);
+    expect(doc.paths['/api/canvases/{id}'].patch.requestBody.required).toBe(true);
+    expect(doc.paths['/api/canvases/{id}/draft/publish'].post.requestBody.required).toBe(false);
+    // Bodies described in words: an increment without a body counts one; a proxied GET sends none.
+    expect(doc.paths['/v1/c/{slug}/kv/{key}/increment'].post.requestBody.required).toBe(false);
+    expect(doc.paths['/v1/c/{slug}/connections/{profile}'].get.requestBody.required).toBe(false);
+    expect(doc.paths['/v1/canvases/{id}/deploy'].put.requestBody.required).toBe(true);
+  });
+
   test('refusals are grouped by status with the catalog codes and the right body shape', () => {
     const deploy = doc.paths['/v1/canvases/{id}/deploy'].put;
     expect(deploy.responses['200'].content['application/json'].schema.properties.outcome).toBeDefined();

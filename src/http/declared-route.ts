@@ -29,6 +29,8 @@ export interface OtherContent {
   status?: number;
   /** What the document shows as its schema, when the handler reads (or writes) the content itself but it is JSON of a known shape. */
   schema?: TSchema;
+  /** A body the route does without (bodies only): the document marks it not required. */
+  optional?: boolean;
 }
 
 export interface RouteDeclaration {

@@ -92,9 +92,10 @@ function operation(method: string, path: string, doc: RouteDeclaration): Record<
   if (doc.authMode) op['x-easel-auth-mode'] = doc.authMode;
   if (doc.body) {
     op.requestBody = isSchema(doc.body)
-      ? { required: false, content: { 'application/json': { schema: plain(doc.body) } } }
+      ? // Without emptyAs, readJson refuses an empty body.
+        { required: doc.bodyOptions?.emptyAs === undefined, content: { 'application/json': { schema: plain(doc.body) } } }
       : {
-          required: true,
+          required: !doc.body.optional,
           description: doc.body.description,
           content: { [doc.body.contentType]: { schema: doc.body.schema ? plain(doc.body.schema) : {} } },
         };

@@ -33,7 +33,7 @@ const ERRORS: ErrorCode[] = [
   'CONNECTION_RESPONSE_TOO_LARGE',
 ];
 
-const PASSED_ON = { contentType: 'application/octet-stream', description: 'passed to the upstream' };
+const PASSED_ON = { contentType: 'application/octet-stream', description: 'passed to the upstream (none on GET)', optional: true };
 
 export function connectionRoutes(
   ctx: Pick<Core, 'config' | 'connections' | 'events' | 'log'>,

@@ -37,6 +37,7 @@ export const KvIncrementContent = {
   contentType: 'application/json',
   description: '{"by": n} (default 1); a missing, malformed or oversized body counts as {}',
   schema: KvIncrementBody,
+  optional: true,
 };
 
 /** The shared key that would shadow the per-viewer scope's path (CONTRACT §9, 2026-11-23). */
