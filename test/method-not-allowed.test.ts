@@ -41,9 +41,22 @@ test('a value outside a choice lists every allowed value; a number field names i
   const mode = await body(await patch({ accessMode: 'public' }));
   expect(mode).toEqual({ code: 'INVALID_BODY', message: 'accessMode: expected one of "restricted", "whole_org" or "public_link"' });
   const date = await body(await patch({ expiresAt: '2027-01-31' }));
-  expect(date.message).toStartWith('expiresAt: expected integer (epoch milliseconds');
+  expect(date.message).toStartWith('expiresAt: must be a whole number (epoch milliseconds');
   const negative = await body(await patch({ expiresAt: -1 }));
   expect(negative.message).toContain('(epoch milliseconds');
+});
+
+// The checker's words ("Expected string length greater or equal to 1") reached the dashboard's toasts; people read these.
+test('a body that does not fit says what is wrong in plain words', async () => {
+  const token = (json: unknown) => app.request('/api/tokens', { method: 'POST', cookie: w.cookie.owner, json });
+  expect(await body(await token({ name: '' }))).toEqual({ code: 'INVALID_BODY', message: 'name: must not be empty' });
+  expect(await body(await token({ name: 'x'.repeat(101) }))).toEqual({
+    code: 'INVALID_BODY',
+    message: 'name: must be at most 100 characters',
+  });
+  expect(await body(await token({}))).toEqual({ code: 'INVALID_BODY', message: 'name: is required' });
+  expect(await body(await token({ name: 7 }))).toEqual({ code: 'INVALID_BODY', message: 'name: must be text' });
+  expect(await body(await token({ name: 'ok', bogus: 1 }))).toEqual({ code: 'INVALID_BODY', message: 'bogus: unknown field' });
 });
 
 test('a deploy body sent as a form (curl -d) or multipart (curl -F) is told to send the raw bytes; a plain bad body is not', async () => {

@@ -11,6 +11,7 @@ import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
 import { AppError, type ErrorCode } from '../errors.ts';
+import { plainWords } from './plain-words.ts';
 import { readJson, type ReadJsonOptions } from './json-body.ts';
 import { json } from './respond.ts';
 
@@ -178,7 +179,7 @@ function checkedQuery(schema: TObject, raw: Record<string, unknown>): Record<str
   for (const name of Object.keys(schema.properties)) if (raw[name] !== undefined) query[name] = raw[name];
   if (!Value.Check(schema, query)) {
     const first = Value.Errors(schema, query).First();
-    throw new AppError('INVALID_REQUEST', `query: ${first ? `${first.path.slice(1)} ${first.message}` : 'not valid'}`);
+    throw new AppError('INVALID_REQUEST', `query: ${first ? `${first.path.slice(1)} ${plainWords(first)}` : 'not valid'}`);
   }
   return query;
 }

@@ -5,6 +5,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, overCap } from '../errors.ts';
 import { parseJsonText, TOO_DEEP_MESSAGE } from './json-text.ts';
+import { plainWords, type CheckerError } from './plain-words.ts';
 import { readTextCapped } from './read-capped.ts';
 
 /** Bodies are small unless a route says otherwise; anything larger is refused while reading. */
@@ -80,8 +81,7 @@ function schemaProblem(schema: TSchema, value: unknown): string | null {
   if (choices) return `${pathOf(top)}: expected one of ${choices}`;
   const first = deepest(top);
   const path = pathOf(first);
-  const message =
-    first?.message === 'Unexpected property' ? 'unknown field' : (first?.message ?? 'invalid').replace(/^Expected/, 'expected');
+  const message = plainWords(first);
   // A schema's description carries its unit ("epoch milliseconds"): the refusal names it.
   const unit = first?.schema?.description;
   return `${path}: ${message}${unit ? ` (${unit})` : ''}`;
@@ -94,10 +94,8 @@ function choicesOf(schema: TSchema | undefined): string | null {
   const values = options.map((o) => ('const' in o ? JSON.stringify(o.const) : 'null'));
   return values.length === 1 ? values[0]! : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
 }
-interface ErrorLike {
+interface ErrorLike extends CheckerError {
   path: string;
-  message: string;
-  schema?: TSchema;
   errors?: Iterable<ErrorLike>[];
 }
 
