@@ -18,6 +18,7 @@ import { guestRoutes } from './canvases/guests/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
 import { CanvasService } from './canvases/service.ts';
 import { connectionAdminRoutes } from './connections/admin-routes.ts';
+import { ConnectionProfiles } from './connections/profiles.ts';
 import { createConnectionsFeature, type ConnectionsFeature, type ConnectionsOptions } from './connections/feature.ts';
 import type { Core } from './foundation.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -132,6 +133,8 @@ export interface Features {
   deploy: DeployFeature;
   ai: AiFeature;
   connections: ConnectionsFeature;
+  /** Connection profiles and grants, as instance admins manage them. */
+  connectionProfiles: ConnectionProfiles;
   realtime: RealtimeHub;
   /** Collection records; what hangs off a record (attachments) listens for removals here. */
   collections: CollectionService;
@@ -245,6 +248,7 @@ export function createApp(ctx: Core, options: AppOptions = {}): App {
     deploy,
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections,
+    connectionProfiles: new ConnectionProfiles(ctx),
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
     files,
@@ -413,7 +417,7 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))
     .use(adminRoutes(ctx, auth, f.diskUsage))
-    .use(connectionAdminRoutes(ctx, auth))
+    .use(connectionAdminRoutes(f.connectionProfiles, auth))
     .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).
     .use(deployRoutes(auth, f.deploy))

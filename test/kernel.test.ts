@@ -125,6 +125,24 @@ const SERVICE_ROUTES = [
       'setCapabilities',
     ],
   },
+  {
+    routes: 'src/connections/admin-routes.ts',
+    builder: 'connectionAdminRoutes',
+    service: 'ConnectionProfiles',
+    alsoHanded: [],
+    modules: ['src/connections/profiles.ts'],
+    retired: [
+      'profileView',
+      'listProfiles',
+      'getProfile',
+      'createProfile',
+      'updateProfile',
+      'deleteProfile',
+      'grantProfile',
+      'revokeProfile',
+      'grantsOfCanvas',
+    ],
+  },
 ];
 
 /** The type of `builder`'s first parameter in `file`. */
