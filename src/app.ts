@@ -7,6 +7,7 @@ import { remoteBlobsStart } from './blobs/remote-start.ts';
 import { Elysia } from 'elysia';
 import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { AdminService } from './admin/service.ts';
 import { authRoutes } from './auth/routes.ts';
 import { handoffRoutes } from './auth/handoff-routes.ts';
 import { OidcSignIn } from './auth/oidc.ts';
@@ -152,6 +153,8 @@ export interface Features {
   housekeeping: Housekeeping;
   /** People's browser drafts (the dashboard's editor), previewed by the page server. */
   drafts: DraftService;
+  /** Instance administration: users, disabling canvases, settings, the admin lists. */
+  admin: AdminService;
   /** The data directory's sizes and free room (admin usage, metrics). */
   diskUsage: DiskUsageReport;
   /** Email notifications: the outbox and its worker (nothing without EASEL_SMTP_URL). */
@@ -270,6 +273,7 @@ export function createApp(ctx: Core, options: AppOptions = {}): App {
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
     drafts,
+    admin: new AdminService(ctx),
     diskUsage,
     notifications,
     // Webhooks send under the Connections egress rules and mail through the notifications outbox.
@@ -416,7 +420,7 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))
-    .use(adminRoutes(ctx, auth, f.diskUsage))
+    .use(adminRoutes(f.admin, ctx, auth, f.diskUsage))
     .use(connectionAdminRoutes(f.connectionProfiles, auth))
     .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).

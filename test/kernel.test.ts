@@ -143,6 +143,14 @@ const SERVICE_ROUTES = [
       'grantsOfCanvas',
     ],
   },
+  {
+    routes: 'src/admin/routes.ts',
+    builder: 'adminRoutes',
+    service: 'AdminService',
+    alsoHanded: [],
+    modules: ['src/admin/service.ts'],
+    retired: ['adminUserView', 'getUser', 'updateUser', 'setCanvasDisabled', 'updateSettings'],
+  },
 ];
 
 /** The type of `builder`'s first parameter in `file`. */
