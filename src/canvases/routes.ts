@@ -6,7 +6,6 @@ import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { CanvasCreated, CanvasList, CanvasView, Member, MemberList, Ok } from '../openapi/schemas.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import { homeFacts } from './home-facts.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import type { Actor, Need } from './authority.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, PutOwnerBody } from './model.ts';
@@ -17,13 +16,8 @@ import { canvasView, listedCanvasView } from './view.ts';
 /** What other features add to a manager's view of a canvas (authoring: where it was published from). */
 export type ViewExtras = (canvas: Canvas) => Promise<Record<string, unknown>>;
 
-/** The service does the work; `ctx` gives the views their URLs (config) and the home list its facts (sql). */
-export function canvasRoutes(
-  canvases: CanvasService,
-  ctx: Pick<Core, 'config' | 'sql'>,
-  auth: AuthKinds,
-  extras: ViewExtras = async () => ({}),
-) {
+/** The service does the work; `ctx.config` gives the views their URLs. */
+export function canvasRoutes(canvases: CanvasService, ctx: Pick<Core, 'config'>, auth: AuthKinds, extras: ViewExtras = async () => ({})) {
   const view = async (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) });
   const listed = async (r: CanvasWithRole) =>
     r.role === 'viewer'
@@ -53,7 +47,7 @@ export function canvasRoutes(
     sessionRoute(
       { method: 'GET', path: '/api/canvases', summary: 'Canvases you own or that are shared with you', answer: CanvasList },
       async ({ actor }) => {
-        const [rows, facts] = await Promise.all([canvases.list(actor), homeFacts(ctx.sql, actor.user.id)]);
+        const [rows, facts] = await Promise.all([canvases.list(actor), canvases.homeFacts(actor)]);
         // Those who manage a canvas also see how widely it is shared and when it was last deployed.
         const withFacts = async (r: CanvasWithRole) =>
           r.role === 'viewer' ? listed(r) : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }) };

@@ -11,6 +11,7 @@ import { AppError } from '../errors.ts';
 import { newId, newToken } from '../ids.ts';
 import { actorKind, managedCanvas, viewRoleFor, type Actor, type Managed, type Need } from './authority.ts';
 import { CapabilitySettings } from './capabilities.ts';
+import { homeFacts, type HomeFacts } from './home-facts.ts';
 import { newCanvasKey } from './keys.ts';
 import { CanvasMembers } from './members.ts';
 import { PASSWORD_MAX, TITLE_MAX } from './model.ts';
@@ -82,6 +83,11 @@ export class CanvasService {
   /** The role a canvas view shows to this actor (null: the actor may not see it at all). */
   viewRoleFor(actor: Actor, canvas: Canvas): Promise<ViewRole | null> {
     return viewRoleFor(this.deps, actor, canvas);
+  }
+
+  /** What the dashboard's home shows of each canvas in the actor's list besides its view (home-facts.ts). */
+  homeFacts(actor: Actor): Promise<Map<string, HomeFacts>> {
+    return homeFacts(this.deps.sql, actor.user.id);
   }
 
   /** Creates a restricted canvas owned by the actor; the key is returned here and never again. */

@@ -3,7 +3,7 @@
 // user, with the same rights and codes. No deploy, coordination or rollback
 // logic lives here: only argument decoding and the result shapes.
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { managedCanvas, type Actor } from '../canvases/authority.ts';
+import type { Actor } from '../canvases/authority.ts';
 import type { CapabilitiesPatch } from '../canvases/capabilities.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody } from '../canvases/model.ts';
 import type { CanvasService } from '../canvases/service.ts';
@@ -23,7 +23,7 @@ import { deployBlock } from './deploy-block.ts';
 export const INLINE_FILE_MAX = 256 * 1024;
 
 export interface ToolDeps {
-  ctx: Pick<Core, 'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'limiter' | 'version'>;
+  ctx: Pick<Core, 'auth' | 'blobs' | 'config' | 'events' | 'limiter' | 'version'>;
   /** Canvas management: the same service as /api/canvases. */
   canvases: CanvasService;
   /** The staged upload, the live manifest's read-back, rollback, unpublish and the deploy-class rate. */
@@ -126,7 +126,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     const r = await canvases.get(actor, id);
     return canvasView(ctx.config, r.canvas, r.role);
   };
-  const managed = async (actor: Actor, id: string) => (await managedCanvas(ctx, actor, id, 'manage')).canvas;
+  const managed = async (actor: Actor, id: string) => (await canvases.managed(actor, id, 'manage')).canvas;
 
   /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
@@ -348,7 +348,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
         const format = (a.format as 'json' | 'ndjson' | 'csv' | undefined) ?? 'json';
-        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const m = await canvases.managed(actor, a.canvasId as string, 'manage');
         const prepared = await data.prepare(m.canvas, actor.user, m.role, kind, name);
         await data.audited(m.canvas.id, actor.user.id, m.asAdmin, kind, name, format);
         const { text, truncated } = await firstBytes(exportStream(format, prepared.columns, prepared.rows), EXPORT_INLINE_MAX);
@@ -381,7 +381,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
-        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const m = await canvases.managed(actor, a.canvasId as string, 'manage');
         const query: Record<string, string> = {};
         for (const key of ['q', 'after', 'limit'] as const) if (a[key] !== undefined) query[key] = String(a[key]);
         return JSON.parse(await data.browse(m.canvas, actor.user, m.role, kind, name, query)) as unknown;
@@ -405,7 +405,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
-        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const m = await canvases.managed(actor, a.canvasId as string, 'manage');
         return data.remove(m.canvas, actor.user, m.role, kind, name, a.item as string);
       },
     },
