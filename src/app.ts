@@ -7,6 +7,7 @@ import { remoteBlobsStart } from './blobs/remote-start.ts';
 import { Elysia } from 'elysia';
 import { apiMeRoutes } from './account/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { AdminService } from './admin/service.ts';
 import { authRoutes } from './auth/routes.ts';
 import { handoffRoutes } from './auth/handoff-routes.ts';
 import { OidcSignIn } from './auth/oidc.ts';
@@ -16,7 +17,9 @@ import { tokenRoutes } from './auth/token-routes.ts';
 import { AccessResolver } from './canvases/access-resolver.ts';
 import { guestRoutes } from './canvases/guests/routes.ts';
 import { canvasRoutes } from './canvases/routes.ts';
+import { CanvasService } from './canvases/service.ts';
 import { connectionAdminRoutes } from './connections/admin-routes.ts';
+import { ConnectionProfiles } from './connections/profiles.ts';
 import { createConnectionsFeature, type ConnectionsFeature, type ConnectionsOptions } from './connections/feature.ts';
 import type { Core } from './foundation.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -119,6 +122,8 @@ export interface AppOptions {
 
 /** The parts of the features that hold state, for the listener and for tests. */
 export interface Features {
+  /** Canvas management (create, settings, people, ownership, capabilities): the routes, MCP, authoring and the gallery share it. */
+  canvasService: CanvasService;
   access: AccessResolver;
   usage: UsageCounters;
   /** Page views, visitors, paths and API calls per canvas-day, counted in memory and flushed (src/insights/). */
@@ -129,6 +134,8 @@ export interface Features {
   deploy: DeployFeature;
   ai: AiFeature;
   connections: ConnectionsFeature;
+  /** Connection profiles and grants, as instance admins manage them. */
+  connectionProfiles: ConnectionProfiles;
   realtime: RealtimeHub;
   /** Collection records; what hangs off a record (attachments) listens for removals here. */
   collections: CollectionService;
@@ -146,6 +153,8 @@ export interface Features {
   housekeeping: Housekeeping;
   /** People's browser drafts (the dashboard's editor), previewed by the page server. */
   drafts: DraftService;
+  /** Instance administration: users, disabling canvases, settings, the admin lists. */
+  admin: AdminService;
   /** The data directory's sizes and free room (admin usage, metrics). */
   diskUsage: DiskUsageReport;
   /** Email notifications: the outbox and its worker (nothing without EASEL_SMTP_URL). */
@@ -201,6 +210,7 @@ export interface App {
 
 export function createApp(ctx: Core, options: AppOptions = {}): App {
   // 1. Features, each after what it needs.
+  const canvasService = new CanvasService(ctx);
   const access = new AccessResolver(ctx);
   const usage = new UsageCounters(ctx);
   const insightStore = new InsightStore(ctx.sql);
@@ -231,6 +241,7 @@ export function createApp(ctx: Core, options: AppOptions = {}): App {
   const connections = createConnectionsFeature(ctx, options.connections);
   const notifications = createNotificationsFeature(ctx, options.notifications);
   const features: Features = {
+    canvasService,
     access,
     usage,
     insights,
@@ -240,6 +251,7 @@ export function createApp(ctx: Core, options: AppOptions = {}): App {
     deploy,
     ai: createAiFeature(ctx, pipeline, options.ai),
     connections,
+    connectionProfiles: new ConnectionProfiles(ctx),
     realtime: new RealtimeHub(ctx, { access, pipeline }, coordination),
     collections,
     files,
@@ -257,10 +269,11 @@ export function createApp(ctx: Core, options: AppOptions = {}): App {
       audit: ctx.audit,
       blobs: ctx.blobs,
     }),
-    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql), deploy),
+    authoring: new AuthoringService(ctx, new AuthoringStore(ctx.sql), deploy, canvasService),
     oidc: ctx.config.authMode === 'oidc' ? new OidcSignIn(ctx.config, ctx.sql, ctx.now) : null,
     housekeeping: new Housekeeping(ctx),
     drafts,
+    admin: new AdminService(ctx),
     diskUsage,
     notifications,
     // Webhooks send under the Connections egress rules and mail through the notifications outbox.
@@ -396,19 +409,19 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
     .use(notificationMeRoutes(ctx, auth, f.notifications))
     .use(tokenRoutes(ctx, auth))
     .use(
-      canvasRoutes(ctx, auth, async (canvas) => {
+      canvasRoutes(f.canvasService, ctx, auth, async (canvas) => {
         // Only canvases a page published say so; every other view is as before.
         const authored = await f.authoring.summaryOf(canvas);
         return authored ? { authored } : {};
       }),
     )
     .use(capabilityStateRoutes(ctx, auth, f.policyMisses, f.kv, f.files))
-    .use(galleryRoutes(ctx, auth, new Gallery({ ctx, access: f.access, versions: f.deploy.versions })))
+    .use(galleryRoutes(ctx, auth, new Gallery({ ctx, access: f.access, versions: f.deploy.versions, canvasService: f.canvasService })))
     .use(authoringManagementRoutes(auth, f.authoring, ctx))
     .use(guestRoutes(ctx, auth, (m) => f.notifications.mailGuestInvite(m)))
     .use(aiUsageRoutes(ctx, auth))
-    .use(adminRoutes(ctx, auth, f.diskUsage))
-    .use(connectionAdminRoutes(ctx, auth))
+    .use(adminRoutes(f.admin, ctx, auth, f.diskUsage))
+    .use(connectionAdminRoutes(f.connectionProfiles, auth))
     .use(notificationAdminRoutes(auth, f.notifications))
     // The Deploy API (/v1/canvases, canvas key).
     .use(deployRoutes(auth, f.deploy))
@@ -420,7 +433,7 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
     .use(webhookRoutes(ctx, auth, f.webhooks.hooks))
     .use(insightRoutes(ctx, auth, f.insightStore))
     // Agents: the same services as MCP tools (/mcp).
-    .use(mcpRoutes(auth, { ctx, deploy: f.deploy, data: f.data }))
+    .use(mcpRoutes(auth, { ctx, canvases: f.canvasService, deploy: f.deploy, data: f.data }))
     // The SDK and the dashboard's files.
     .use(sdkRoutes(ctx, { admitAnonymousVisitor: sdkVisitorWithoutSession(ctx, f.access), warm: options.warmSdk }))
     .use(dashboardRoutes(ctx, { warm: options.warmDashboard }))

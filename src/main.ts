@@ -110,7 +110,7 @@ async function serve(): Promise<void> {
     if (err instanceof DatabaseUnavailable) fail(err.message, 1);
     fail(`cannot open the data directory ${dataDir}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
-  const { hostLabelConflict } = await import('./canvases/service.ts');
+  const { hostLabelConflict } = await import('./canvases/host-label-conflict.ts');
   const conflict = await hostLabelConflict(ctx);
   if (conflict !== null) {
     await ctx.sql.close();

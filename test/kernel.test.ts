@@ -8,10 +8,12 @@
 //   src/foundation.ts, every other feature's in createApp.
 // - nothing but the composition takes the whole context or the whole Core: a
 //   part names what it uses (a Pick, or a named deps interface).
+// - a feature's rules are one class over a named deps interface, built once
+//   in createApp, and its routes are handed that service, not the context.
 import { Glob } from 'bun';
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 
 const ROOT = join(import.meta.dir, '..');
 const files = [...new Glob('src/**/*.ts').scanSync(ROOT)].sort();
@@ -92,4 +94,110 @@ describe('the context is infrastructure only', () => {
     expect(builders('AuditLog')).toEqual(['src/foundation.ts']);
     expect(builders('SettingsService')).toEqual(['src/foundation.ts']);
   });
+});
+
+/**
+ * Issue 37: a feature's rules are one class over a named deps interface,
+ * built once in createApp; its route builder is handed that service (its
+ * first parameter) and imports nothing but types from the service's files.
+ */
+const SERVICE_ROUTES = [
+  {
+    routes: 'src/canvases/routes.ts',
+    builder: 'canvasRoutes',
+    service: 'CanvasService',
+    /** Other parts handed the same service. */
+    alsoHanded: ['src/mcp/tools.ts', 'src/authoring/service.ts', 'src/gallery/service.ts'],
+    modules: ['src/canvases/service.ts', 'src/canvases/members.ts', 'src/canvases/ownership.ts', 'src/canvases/capabilities.ts'],
+    retired: [
+      'createCanvas',
+      'listCanvases',
+      'getCanvas',
+      'updateCanvas',
+      'checkAccessGates',
+      'regenerateKey',
+      'setArchived',
+      'deleteCanvas',
+      'listMembers',
+      'putMember',
+      'removeMember',
+      'transferOwnership',
+      'setCapabilities',
+    ],
+  },
+  {
+    routes: 'src/connections/admin-routes.ts',
+    builder: 'connectionAdminRoutes',
+    service: 'ConnectionProfiles',
+    alsoHanded: [],
+    modules: ['src/connections/profiles.ts'],
+    retired: [
+      'profileView',
+      'listProfiles',
+      'getProfile',
+      'createProfile',
+      'updateProfile',
+      'deleteProfile',
+      'grantProfile',
+      'revokeProfile',
+      'grantsOfCanvas',
+    ],
+  },
+  {
+    routes: 'src/admin/routes.ts',
+    builder: 'adminRoutes',
+    service: 'AdminService',
+    alsoHanded: [],
+    modules: ['src/admin/service.ts'],
+    retired: ['adminUserView', 'getUser', 'updateUser', 'setCanvasDisabled', 'updateSettings'],
+  },
+];
+
+/** The type of `builder`'s first parameter in `file`. */
+function firstParameterType(file: string, builder: string): string | null {
+  const m = texts.get(file)!.match(new RegExp(`export function ${builder}\\(\\s*\\w+: ([\\w<>'| ,]+?),`));
+  return m ? m[1]! : null;
+}
+
+/** What `file` imports as values (not `import type`) from `module`. */
+function valueImports(file: string, module: string): string[] {
+  const text = texts.get(file)!;
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)import (type )?\{([^}]*)\} from '(\.{1,2}\/[^']+)'/g)) {
+    if (m[1] || normalize(join(dirname(file), m[3]!)) !== module) continue;
+    out.push(
+      ...m[2]!
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '' && !s.startsWith('type ')),
+    );
+  }
+  return out;
+}
+
+describe('routes receive services, not the context', () => {
+  test('the scan reads a first parameter and a value import where they are', () => {
+    expect(firstParameterType('src/deploy/routes.ts', 'deployRoutes')).toBe('AuthKinds');
+    expect(valueImports('src/app.ts', 'src/canvases/routes.ts')).toEqual(['canvasRoutes']);
+  });
+
+  for (const family of SERVICE_ROUTES) {
+    test(`${family.builder} is handed ${family.service} first`, () => {
+      expect(firstParameterType(family.routes, family.builder)).toBe(family.service);
+    });
+
+    test(`${family.routes} and the other parts handed ${family.service} import only types from its files`, () => {
+      for (const file of [family.routes, ...family.alsoHanded])
+        for (const module of family.modules) expect([file, module, valueImports(file, module)]).toEqual([file, module, []]);
+    });
+
+    test(`the free functions ${family.service} replaced are gone from src/`, () => {
+      const exported = (name: string) => files.filter((f) => new RegExp(`export (async )?function ${name}\\b`).test(texts.get(f)!));
+      expect(Object.fromEntries(family.retired.map((n) => [n, exported(n)]).filter(([, where]) => where!.length > 0))).toEqual({});
+    });
+
+    test(`${family.service} is built once, in createApp`, () => {
+      expect(builders(family.service)).toEqual(['src/app.ts']);
+    });
+  }
 });

@@ -28,5 +28,11 @@ test('plain text without sign-in: this instance’s MCP endpoint, token route, D
   }
   // Every tool the server offers is named.
   const { easelTools } = await import('../src/mcp/tools.ts');
-  for (const tool of easelTools({ ctx: app.ctx, deploy: app.features.deploy, data: app.features.data })) expect(text).toContain(tool.name);
+  for (const tool of easelTools({
+    ctx: app.ctx,
+    canvases: app.features.canvasService,
+    deploy: app.features.deploy,
+    data: app.features.data,
+  }))
+    expect(text).toContain(tool.name);
 });

@@ -20,7 +20,7 @@ import {
   PatchUserBody,
   SettingsView,
 } from './model.ts';
-import { adminUserView, getUser, setCanvasDisabled, updateSettings, updateUser } from './service.ts';
+import type { AdminService } from './service.ts';
 
 /** A page of at most 200 rows (50 unless asked). */
 export function listLimit(raw: string | null | undefined): number {
@@ -37,11 +37,8 @@ const AdminCanvasList = T.Object({
   ),
 });
 
-export function adminRoutes(
-  ctx: Pick<Core, 'audit' | 'auth' | 'canvases' | 'config' | 'events' | 'now' | 'settings' | 'users'>,
-  auth: AuthKinds,
-  diskUsage: DiskUsageReport,
-) {
+/** The service does the work; `ctx.config` gives the canvas views their URLs and says whether tenancy is on. */
+export function adminRoutes(admin: AdminService, ctx: Pick<Core, 'config'>, auth: AuthKinds, diskUsage: DiskUsageReport) {
   const view = (r: CanvasWithRole) => canvasView(ctx.config, r.canvas, r.role);
   const BODY = ['INVALID_BODY'] as const;
 
@@ -55,10 +52,10 @@ export function adminRoutes(
         summary: 'Every user',
         answer: AdminUserList,
       },
-      async () => ({ users: (await ctx.users.list()).map((u) => adminUserView(ctx, u)), tenancy: ctx.config.tenancy }),
+      async () => ({ users: await admin.listUsers(), tenancy: ctx.config.tenancy }),
     ),
     adminRoute({ method: 'GET', path: '/api/admin/users/:id', summary: 'One user', answer: AdminUser }, async ({ params }) =>
-      adminUserView(ctx, await getUser(ctx, params.id)),
+      admin.userView(await admin.getUser(params.id)),
     ),
     adminRoute(
       {
@@ -69,7 +66,7 @@ export function adminRoutes(
         answer: AdminUser,
         errors: BODY,
       },
-      async ({ actor, params, body }) => adminUserView(ctx, await updateUser(ctx, actor, params.id, body)),
+      async ({ actor, params, body }) => admin.userView(await admin.updateUser(actor, params.id, body)),
     ),
     adminRoute(
       {
@@ -81,7 +78,7 @@ export function adminRoutes(
         answer: CanvasView,
         errors: BODY,
       },
-      async ({ actor, params, body }) => view(await setCanvasDisabled(ctx, actor, params.id, true, body.reason)),
+      async ({ actor, params, body }) => view(await admin.setCanvasDisabled(actor, params.id, true, body.reason)),
     ),
     adminRoute(
       {
@@ -94,7 +91,7 @@ export function adminRoutes(
         answer: CanvasView,
         errors: BODY,
       },
-      async ({ actor, params }) => view(await setCanvasDisabled(ctx, actor, params.id, false)),
+      async ({ actor, params }) => view(await admin.setCanvasDisabled(actor, params.id, false)),
     ),
     adminRoute(
       {
@@ -105,13 +102,12 @@ export function adminRoutes(
         answer: AdminCanvasList,
       },
       async ({ query }) => {
-        const found = await ctx.canvases.search((query.q ?? '').trim().slice(0, 200), listLimit(query.limit));
-        const owners = await Promise.all(found.map((c) => ctx.users.byId(c.ownerId)));
+        const found = await admin.searchCanvases((query.q ?? '').trim().slice(0, 200), listLimit(query.limit));
         return {
-          canvases: found.map((c, i) => ({
-            ...canvasView(ctx.config, c, 'admin'),
-            ownerEmail: owners[i]?.email ?? null,
-            disabledReason: c.disabledReason,
+          canvases: found.map(({ canvas, ownerEmail }) => ({
+            ...canvasView(ctx.config, canvas, 'admin'),
+            ownerEmail,
+            disabledReason: canvas.disabledReason,
           })),
         };
       },
@@ -138,16 +134,14 @@ export function adminRoutes(
           actorId: query.actorId?.trim() || undefined,
           before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
         };
-        const entries = await ctx.audit.search(filter, listLimit(query.limit));
+        const entries = await admin.searchAudit(filter, listLimit(query.limit));
         return { entries, nextBefore: entries.length > 0 ? entries.at(-1)!.id : null };
       },
     ),
     adminRoute({ method: 'GET', path: '/api/admin/usage', summary: 'Database, blob store and disk usage', answer: DiskUsageAnswer }, () =>
       diskUsage.read(),
     ),
-    adminRoute({ method: 'GET', path: '/api/admin/settings', summary: 'Instance settings', answer: SettingsView }, () =>
-      ctx.settings.publicView(),
-    ),
+    adminRoute({ method: 'GET', path: '/api/admin/settings', summary: 'Instance settings', answer: SettingsView }, () => admin.settings()),
     adminRoute(
       {
         method: 'PATCH',
@@ -157,7 +151,7 @@ export function adminRoutes(
         answer: SettingsView,
         errors: [...BODY, 'SECRET_KEY_MISSING'],
       },
-      async ({ actor, body }) => updateSettings(ctx, actor, body),
+      async ({ actor, body }) => admin.updateSettings(actor, body),
     ),
   ]);
 }

@@ -6,7 +6,7 @@
 import type { AuthoredCanvas } from '../../sdk/wire.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import type { AccessMode, Canvas } from '../canvases/record.ts';
-import { checkAccessGates, createCanvas, updateCanvas, type CanvasPatch } from '../canvases/service.ts';
+import type { CanvasPatch, CanvasService } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { Core } from '../foundation.ts';
 import type { DeployFeature } from '../deploy/feature.ts';
@@ -51,13 +51,12 @@ const AUDIENCE_NAMES = 5;
 
 export class AuthoringService {
   constructor(
-    private readonly ctx: Pick<
-      Core,
-      'audit' | 'blobs' | 'canvases' | 'config' | 'events' | 'limiter' | 'now' | 'settings' | 'sql' | 'users'
-    >,
+    private readonly ctx: Pick<Core, 'audit' | 'blobs' | 'canvases' | 'config' | 'now'>,
     private readonly store: AuthoringStore,
     /** A page's bundle is published, and a revoked canvas unpublished, through the deploy feature. */
     private readonly deploy: Pick<DeployFeature, 'deployZip' | 'unpublish'>,
+    /** Canvases are made and their shares changed through canvas management (its gates, quota and rate). */
+    private readonly canvasService: Pick<CanvasService, 'create' | 'update' | 'checkAccessGates'>,
   ) {}
 
   /**
@@ -86,7 +85,7 @@ export class AuthoringService {
     try {
       // A nearly full disk refuses before the canvas exists (its claim is dropped: it counts for nothing).
       this.ctx.blobs.ensureRoom();
-      ({ canvas } = await createCanvas(this.ctx, actor, { title: meta.title, slug: meta.slug }));
+      ({ canvas } = await this.canvasService.create(actor, { title: meta.title, slug: meta.slug }));
     } catch (err) {
       await this.store.dropClaim(claimed.claim);
       throw err;
@@ -226,7 +225,7 @@ export class AuthoringService {
     if (access === 'password' && !resulting.password) throw new AppError('INVALID_BODY', 'password: required when access is "password"');
     checkExpiry(this.ctx.config, givenExpiry, resulting.expiresAt, now);
     try {
-      await checkAccessGates(this.ctx, ownerId, ACCESS_MODE[access]);
+      await this.canvasService.checkAccessGates(ownerId, ACCESS_MODE[access]);
     } catch (err) {
       throw ownerGated(err, role);
     }
@@ -235,7 +234,7 @@ export class AuthoringService {
   /** The share settings through the management service (its gates: org, public links, the owner's right). */
   private async applyShare(actor: Actor, id: string, patch: CanvasPatch, role: ManagerRole = 'owner'): Promise<void> {
     try {
-      await updateCanvas(this.ctx, actor, id, patch);
+      await this.canvasService.update(actor, id, patch);
     } catch (err) {
       throw ownerGated(err, role);
     }

@@ -6,41 +6,25 @@ import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { CanvasCreated, CanvasList, CanvasView, Member, MemberList, Ok } from '../openapi/schemas.ts';
 import { sessionRoute } from '../auth/door-routes.ts';
-import { homeFacts } from './home-facts.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import { managedCanvas, viewRoleFor, type Actor, type Need } from './authority.ts';
-import { setCapabilities } from './capabilities.ts';
-import { listMembers, putMember, removeMember } from './members.ts';
+import type { Actor, Need } from './authority.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody, PutMemberBody, PutOwnerBody } from './model.ts';
-import { transferOwnership } from './ownership.ts';
-import {
-  createCanvas,
-  deleteCanvas,
-  getCanvas,
-  listCanvases,
-  regenerateKey,
-  setArchived,
-  updateCanvas,
-  type CanvasWithRole,
-} from './service.ts';
+import type { CanvasService, CanvasWithRole } from './service.ts';
 import type { Canvas } from './record.ts';
 import { canvasView, listedCanvasView } from './view.ts';
 
 /** What other features add to a manager's view of a canvas (authoring: where it was published from). */
 export type ViewExtras = (canvas: Canvas) => Promise<Record<string, unknown>>;
 
-export function canvasRoutes(
-  ctx: Pick<Core, 'audit' | 'canvases' | 'config' | 'events' | 'limiter' | 'now' | 'settings' | 'sql' | 'users'>,
-  auth: AuthKinds,
-  extras: ViewExtras = async () => ({}),
-) {
+/** The service does the work; `ctx.config` gives the views their URLs. */
+export function canvasRoutes(canvases: CanvasService, ctx: Pick<Core, 'config'>, auth: AuthKinds, extras: ViewExtras = async () => ({})) {
   const view = async (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) });
   const listed = async (r: CanvasWithRole) =>
     r.role === 'viewer'
       ? listedCanvasView(ctx.config, r.canvas, r.role)
       : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) };
   /** The right to the canvas is checked before its body is read. */
-  const authorize = async (actor: Actor, id: string, need: Need): Promise<void> => void (await managedCanvas(ctx, actor, id, need));
+  const authorize = async (actor: Actor, id: string, need: Need): Promise<void> => void (await canvases.managed(actor, id, need));
 
   const BODY = ['INVALID_BODY'] as const;
 
@@ -56,14 +40,14 @@ export function canvasRoutes(
         errors: [...BODY, 'SLUG_TAKEN', 'QUOTA_EXCEEDED'],
       },
       async ({ actor, body }) => {
-        const created = await createCanvas(ctx, actor, body);
+        const created = await canvases.create(actor, body);
         return { ...(await view(created)), apiKey: created.apiKey };
       },
     ),
     sessionRoute(
       { method: 'GET', path: '/api/canvases', summary: 'Canvases you own or that are shared with you', answer: CanvasList },
       async ({ actor }) => {
-        const [rows, facts] = await Promise.all([listCanvases(ctx, actor), homeFacts(ctx.sql, actor.user.id)]);
+        const [rows, facts] = await Promise.all([canvases.list(actor), canvases.homeFacts(actor)]);
         // Those who manage a canvas also see how widely it is shared and when it was last deployed.
         const withFacts = async (r: CanvasWithRole) =>
           r.role === 'viewer' ? listed(r) : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }) };
@@ -72,7 +56,7 @@ export function canvasRoutes(
     ),
     sessionRoute(
       { method: 'GET', path: '/api/canvases/:id', summary: 'One canvas', answer: CanvasView, errors: ['NOT_FOUND'] },
-      async ({ actor, params }) => view(await getCanvas(ctx, actor, params.id)),
+      async ({ actor, params }) => view(await canvases.get(actor, params.id)),
     ),
     sessionRoute(
       {
@@ -85,7 +69,7 @@ export function canvasRoutes(
       },
       {
         check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
-        handle: async ({ actor, params, body }) => view(await updateCanvas(ctx, actor, params.id, body)),
+        handle: async ({ actor, params, body }) => view(await canvases.update(actor, params.id, body)),
       },
     ),
     sessionRoute(
@@ -97,7 +81,7 @@ export function canvasRoutes(
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
       async ({ actor, params }) => {
-        await deleteCanvas(ctx, actor, params.id);
+        await canvases.delete(actor, params.id);
         return { ok: true } as const;
       },
     ),
@@ -112,7 +96,7 @@ export function canvasRoutes(
       },
       {
         check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
-        handle: async ({ actor, params, body }) => view(await setCapabilities(ctx, actor, params.id, body)),
+        handle: async ({ actor, params, body }) => view(await canvases.capabilities.set(actor, params.id, body)),
       },
     ),
     sessionRoute(
@@ -123,7 +107,7 @@ export function canvasRoutes(
         answer: T.Object({ apiKey: T.String() }),
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
-      async ({ actor, params }) => regenerateKey(ctx, actor, params.id),
+      async ({ actor, params }) => canvases.regenerateKey(actor, params.id),
     ),
     sessionRoute(
       {
@@ -133,7 +117,7 @@ export function canvasRoutes(
         answer: CanvasView,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
-      async ({ actor, params }) => view(await setArchived(ctx, actor, params.id, true)),
+      async ({ actor, params }) => view(await canvases.setArchived(actor, params.id, true)),
     ),
     sessionRoute(
       {
@@ -143,7 +127,7 @@ export function canvasRoutes(
         answer: CanvasView,
         errors: ['NOT_FOUND', 'PERMISSION_DENIED'],
       },
-      async ({ actor, params }) => view(await setArchived(ctx, actor, params.id, false)),
+      async ({ actor, params }) => view(await canvases.setArchived(actor, params.id, false)),
     ),
     sessionRoute(
       {
@@ -153,7 +137,7 @@ export function canvasRoutes(
         answer: MemberList,
         errors: ['NOT_FOUND'],
       },
-      async ({ actor, params }) => ({ members: await listMembers(ctx, actor, params.id) }),
+      async ({ actor, params }) => ({ members: await canvases.members.list(actor, params.id) }),
     ),
     sessionRoute(
       {
@@ -166,7 +150,7 @@ export function canvasRoutes(
       },
       {
         check: ({ actor, params }) => authorize(actor, params.id, 'manage'),
-        handle: async ({ actor, params, body }) => putMember(ctx, actor, params.id, body),
+        handle: async ({ actor, params, body }) => canvases.members.put(actor, params.id, body),
       },
     ),
     sessionRoute(
@@ -182,8 +166,8 @@ export function canvasRoutes(
       {
         check: ({ actor, params }) => authorize(actor, params.id, 'own'),
         handle: async ({ actor, params, body }) => {
-          const { canvas } = await transferOwnership(ctx, actor, params.id, body);
-          return view({ canvas, role: (await viewRoleFor(ctx, actor, canvas)) ?? 'viewer' });
+          const { canvas } = await canvases.ownership.transfer(actor, params.id, body);
+          return view({ canvas, role: (await canvases.viewRoleFor(actor, canvas)) ?? 'viewer' });
         },
       },
     ),
@@ -197,7 +181,7 @@ export function canvasRoutes(
         errors: ['NOT_FOUND', 'PERMISSION_DENIED', 'INVALID_BODY'],
       },
       async ({ actor, params }) => {
-        await removeMember(ctx, actor, params.id, params.userId);
+        await canvases.members.remove(actor, params.id, params.userId);
         return { ok: true } as const;
       },
     ),

@@ -3,32 +3,18 @@
 // door); the body is looked at only after that.
 import { adminRoute } from '../auth/door-routes.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
-import type { Core } from '../foundation.ts';
 import { declaredRoutes } from '../http/declared-route.ts';
 import { Ok } from '../openapi/schemas.ts';
 import { CanvasGrants, CreateProfileBody, GrantAnswer, PatchProfileBody, ProfileAnswer, ProfileList } from './model.ts';
-import {
-  createProfile,
-  deleteProfile,
-  getProfile,
-  grantProfile,
-  grantsOfCanvas,
-  listProfiles,
-  profileView,
-  revokeProfile,
-  updateProfile,
-} from './profiles.ts';
+import type { ConnectionProfiles } from './profiles.ts';
 
-export function connectionAdminRoutes(
-  ctx: Pick<Core, 'audit' | 'canvases' | 'config' | 'connections' | 'events' | 'now'>,
-  auth: AuthKinds,
-) {
+export function connectionAdminRoutes(profiles: ConnectionProfiles, auth: AuthKinds) {
   const BODY = ['INVALID_BODY'] as const;
 
   return declaredRoutes('connection-admin', auth, [
     adminRoute(
       { method: 'GET', path: '/api/admin/connections', summary: 'Connection profiles (header names only)', answer: ProfileList },
-      async () => ({ connections: await listProfiles(ctx) }),
+      async () => ({ connections: await profiles.list() }),
     ),
     adminRoute(
       {
@@ -40,11 +26,11 @@ export function connectionAdminRoutes(
         status: 201,
         errors: [...BODY, 'CONNECTION_EXISTS', 'SECRET_KEY_MISSING'],
       },
-      async ({ actor, body }) => profileView(ctx, await createProfile(ctx, actor, body)),
+      async ({ actor, body }) => profiles.view(await profiles.create(actor, body)),
     ),
     adminRoute(
       { method: 'GET', path: '/api/admin/connections/:name', summary: 'One Connection profile', answer: ProfileAnswer },
-      async ({ params }) => profileView(ctx, getProfile(ctx, params.name)),
+      async ({ params }) => profiles.view(profiles.get(params.name)),
     ),
     adminRoute(
       {
@@ -55,18 +41,18 @@ export function connectionAdminRoutes(
         answer: ProfileAnswer,
         errors: [...BODY, 'SECRET_KEY_MISSING'],
       },
-      async ({ actor, params, body }) => profileView(ctx, await updateProfile(ctx, actor, params.name, body)),
+      async ({ actor, params, body }) => profiles.view(await profiles.update(actor, params.name, body)),
     ),
     adminRoute(
       { method: 'DELETE', path: '/api/admin/connections/:name', summary: 'Delete a Connection profile', answer: Ok },
       async ({ actor, params }) => {
-        await deleteProfile(ctx, actor, params.name);
+        await profiles.delete(actor, params.name);
         return { ok: true } as const;
       },
     ),
     adminRoute(
       { method: 'GET', path: '/api/admin/canvases/:id/connections', summary: 'Connections granted to a canvas', answer: CanvasGrants },
-      async ({ params }) => ({ connections: await grantsOfCanvas(ctx, params.id) }),
+      async ({ params }) => ({ connections: await profiles.grantsOf(params.id) }),
     ),
     adminRoute(
       {
@@ -75,7 +61,7 @@ export function connectionAdminRoutes(
         summary: 'Grant a Connection to a canvas',
         answer: GrantAnswer,
       },
-      async ({ actor, params }) => grantProfile(ctx, actor, params.id, params.name),
+      async ({ actor, params }) => profiles.grant(actor, params.id, params.name),
     ),
     adminRoute(
       {
@@ -85,7 +71,7 @@ export function connectionAdminRoutes(
         answer: Ok,
       },
       async ({ actor, params }) => {
-        await revokeProfile(ctx, actor, params.id, params.name);
+        await profiles.revoke(actor, params.id, params.name);
         return { ok: true } as const;
       },
     ),

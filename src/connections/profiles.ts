@@ -32,149 +32,143 @@ export interface ProfileView {
   updatedAt: number;
 }
 
-export async function profileView(ctx: Pick<Core, 'config' | 'connections'>, p: Profile): Promise<ProfileView> {
-  const store = ctx.connections;
-  const state = profileUsable(ctx, p);
-  return {
-    name: p.name,
-    origin: p.origin,
-    methods: HTTP_METHODS.filter((m) => p.methods.includes(m)),
-    protectedHeaders: store.headerKeys(p.name).map((h) => h.header),
-    enabled: p.enabled,
-    usable: state.usable,
-    unusableReason: state.usable ? null : state.reason,
-    canvasIds: await store.canvasesOf(p.name),
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-  };
-}
+/** What profile administration uses: the profiles' store, canvases (grants), the audit log, events, the clock and the secret key (config). */
+export type ConnectionProfilesDeps = Pick<Core, 'audit' | 'canvases' | 'config' | 'connections' | 'events' | 'now'>;
 
-export function listProfiles(ctx: Pick<Core, 'config' | 'connections'>): Promise<ProfileView[]> {
-  return Promise.all(ctx.connections.list().map((p) => profileView(ctx, p)));
-}
+/** Built once in createApp; the admin routes are handed it. */
+export class ConnectionProfiles {
+  constructor(private readonly deps: ConnectionProfilesDeps) {}
 
-export function getProfile(ctx: Pick<Core, 'connections'>, name: string): Profile {
-  const p = ctx.connections.get(name);
-  if (!p) throw new AppError('NOT_FOUND', 'connection profile not found');
-  return p;
-}
-
-export async function createProfile(
-  ctx: Pick<Core, 'audit' | 'config' | 'connections' | 'now'>,
-  actor: Actor,
-  input: CreateProfileInput,
-): Promise<Profile> {
-  const store = ctx.connections;
-  if (!RESOURCE_NAME.test(input.name))
-    throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
-  if (isReservedName(input.name)) throw new AppError('INVALID_BODY', 'name: reserved name');
-  const origin = normalizeOrigin(input.origin);
-  const headers = checkHeaders(input.protectedHeaders ?? {});
-  if (headers.some(([, v]) => v !== null)) requireKey(ctx);
-  const now = ctx.now();
-  const profile: Profile = {
-    name: input.name,
-    origin,
-    methods: [...input.methods],
-    enabled: input.enabled ?? true,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const sealed = sealHeaders(ctx, profile.name, headers);
-  await store.write(function* () {
-    if (yield* connectionRows.exists(profile.name))
-      throw new AppError('CONNECTION_EXISTS', `a connection profile named ${profile.name} already exists`);
-    yield* connectionRows.insert(profile);
-    yield* writeHeaders(profile.name, sealed);
-  });
-  await audit(ctx, actor, 'connection.create', {
-    name: profile.name,
-    origin,
-    methods: profile.methods,
-    protectedHeaders: headers.map(([h]) => h),
-    enabled: profile.enabled,
-  });
-  return profile;
-}
-
-export async function updateProfile(
-  ctx: Pick<Core, 'audit' | 'config' | 'connections' | 'now'>,
-  actor: Actor,
-  name: string,
-  patch: PatchProfileInput,
-): Promise<Profile> {
-  const store = ctx.connections;
-  const current = getProfile(ctx, name);
-  const origin = patch.origin === undefined ? current.origin : normalizeOrigin(patch.origin);
-  const headers = checkHeaders(patch.protectedHeaders ?? {});
-  if (headers.some(([, v]) => v !== null)) requireKey(ctx);
-  const next: Profile = {
-    ...current,
-    origin,
-    methods: patch.methods ? [...patch.methods] : current.methods,
-    enabled: patch.enabled ?? current.enabled,
-    updatedAt: ctx.now(),
-  };
-  const sealed = sealHeaders(ctx, name, headers);
-  await store.write(function* () {
-    yield* connectionRows.update(next);
-    yield* writeHeaders(name, sealed);
-    if ((yield* connectionRows.headerCount(name)) > MAX_PROTECTED_HEADERS)
-      throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
-  });
-  const fields = Object.keys(patch).filter((k) => patch[k as keyof PatchProfileInput] !== undefined);
-  await audit(ctx, actor, 'connection.update', {
-    name,
-    fields,
-    protectedHeaders: headers.map(([h, v]) => ({ header: h, removed: v === null })),
-  });
-  return store.get(name)!;
-}
-
-export async function deleteProfile(ctx: Pick<Core, 'audit' | 'connections'>, actor: Actor, name: string): Promise<void> {
-  const store = ctx.connections;
-  getProfile(ctx, name);
-  await store.write(() => connectionRows.delete(name));
-  await audit(ctx, actor, 'connection.delete', { name });
-}
-
-export async function grantProfile(
-  ctx: Pick<Core, 'audit' | 'canvases' | 'connections' | 'events' | 'now'>,
-  actor: Actor,
-  canvasId: string,
-  name: string,
-): Promise<{ canvasId: string; name: string; grantedAt: number }> {
-  const canvas = await ctx.canvases.byId(canvasId);
-  if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
-  getProfile(ctx, name);
-  const { grantedAt, created } = await ctx.connections.grant(canvasId, name, ctx.now());
-  if (created) {
-    ctx.events.emit('canvas.capabilities-changed', { canvasId });
-    await audit(ctx, actor, 'connection.grant', { name }, canvasId);
+  /** A profile as the admin routes show it. */
+  async view(p: Profile): Promise<ProfileView> {
+    const ctx = this.deps;
+    const store = ctx.connections;
+    const state = profileUsable(ctx, p);
+    return {
+      name: p.name,
+      origin: p.origin,
+      methods: HTTP_METHODS.filter((m) => p.methods.includes(m)),
+      protectedHeaders: store.headerKeys(p.name).map((h) => h.header),
+      enabled: p.enabled,
+      usable: state.usable,
+      unusableReason: state.usable ? null : state.reason,
+      canvasIds: await store.canvasesOf(p.name),
+      createdAt: p.createdAt,
+      updatedAt: p.updatedAt,
+    };
   }
-  return { canvasId, name, grantedAt };
-}
 
-/** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
-export async function revokeProfile(
-  ctx: Pick<Core, 'audit' | 'canvases' | 'connections' | 'events'>,
-  actor: Actor,
-  canvasId: string,
-  name: string,
-): Promise<void> {
-  if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
-  if (await ctx.connections.revoke(canvasId, name)) {
-    ctx.events.emit('canvas.capabilities-changed', { canvasId });
-    await audit(ctx, actor, 'connection.revoke', { name }, canvasId);
+  list(): Promise<ProfileView[]> {
+    return Promise.all(this.deps.connections.list().map((p) => this.view(p)));
   }
-}
 
-export async function grantsOfCanvas(
-  ctx: Pick<Core, 'canvases' | 'connections'>,
-  canvasId: string,
-): Promise<Array<{ name: string; grantedAt: number }>> {
-  if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
-  return ctx.connections.grantsOf(canvasId);
+  get(name: string): Profile {
+    const p = this.deps.connections.get(name);
+    if (!p) throw new AppError('NOT_FOUND', 'connection profile not found');
+    return p;
+  }
+
+  async create(actor: Actor, input: CreateProfileInput): Promise<Profile> {
+    const ctx = this.deps;
+    const store = ctx.connections;
+    if (!RESOURCE_NAME.test(input.name))
+      throw new AppError('INVALID_BODY', 'name: 1-80 ASCII letters, digits, ".", ":", "_" or "-", starting with a letter or digit');
+    if (isReservedName(input.name)) throw new AppError('INVALID_BODY', 'name: reserved name');
+    const origin = normalizeOrigin(input.origin);
+    const headers = checkHeaders(input.protectedHeaders ?? {});
+    if (headers.some(([, v]) => v !== null)) requireKey(ctx);
+    const now = ctx.now();
+    const profile: Profile = {
+      name: input.name,
+      origin,
+      methods: [...input.methods],
+      enabled: input.enabled ?? true,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const sealed = sealHeaders(ctx, profile.name, headers);
+    await store.write(function* () {
+      if (yield* connectionRows.exists(profile.name))
+        throw new AppError('CONNECTION_EXISTS', `a connection profile named ${profile.name} already exists`);
+      yield* connectionRows.insert(profile);
+      yield* writeHeaders(profile.name, sealed);
+    });
+    await audit(ctx, actor, 'connection.create', {
+      name: profile.name,
+      origin,
+      methods: profile.methods,
+      protectedHeaders: headers.map(([h]) => h),
+      enabled: profile.enabled,
+    });
+    return profile;
+  }
+
+  async update(actor: Actor, name: string, patch: PatchProfileInput): Promise<Profile> {
+    const ctx = this.deps;
+    const store = ctx.connections;
+    const current = this.get(name);
+    const origin = patch.origin === undefined ? current.origin : normalizeOrigin(patch.origin);
+    const headers = checkHeaders(patch.protectedHeaders ?? {});
+    if (headers.some(([, v]) => v !== null)) requireKey(ctx);
+    const next: Profile = {
+      ...current,
+      origin,
+      methods: patch.methods ? [...patch.methods] : current.methods,
+      enabled: patch.enabled ?? current.enabled,
+      updatedAt: ctx.now(),
+    };
+    const sealed = sealHeaders(ctx, name, headers);
+    await store.write(function* () {
+      yield* connectionRows.update(next);
+      yield* writeHeaders(name, sealed);
+      if ((yield* connectionRows.headerCount(name)) > MAX_PROTECTED_HEADERS)
+        throw new AppError('INVALID_BODY', `protectedHeaders: at most ${MAX_PROTECTED_HEADERS} headers`);
+    });
+    const fields = Object.keys(patch).filter((k) => patch[k as keyof PatchProfileInput] !== undefined);
+    await audit(ctx, actor, 'connection.update', {
+      name,
+      fields,
+      protectedHeaders: headers.map(([h, v]) => ({ header: h, removed: v === null })),
+    });
+    return store.get(name)!;
+  }
+
+  async delete(actor: Actor, name: string): Promise<void> {
+    const ctx = this.deps;
+    const store = ctx.connections;
+    this.get(name);
+    await store.write(() => connectionRows.delete(name));
+    await audit(ctx, actor, 'connection.delete', { name });
+  }
+
+  async grant(actor: Actor, canvasId: string, name: string): Promise<{ canvasId: string; name: string; grantedAt: number }> {
+    const ctx = this.deps;
+    const canvas = await ctx.canvases.byId(canvasId);
+    if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found');
+    this.get(name);
+    const { grantedAt, created } = await ctx.connections.grant(canvasId, name, ctx.now());
+    if (created) {
+      ctx.events.emit('canvas.capabilities-changed', { canvasId });
+      await audit(ctx, actor, 'connection.grant', { name }, canvasId);
+    }
+    return { canvasId, name, grantedAt };
+  }
+
+  /** Idempotent: revoking what was never granted is fine, as long as the canvas exists. */
+  async revoke(actor: Actor, canvasId: string, name: string): Promise<void> {
+    const ctx = this.deps;
+    if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
+    if (await ctx.connections.revoke(canvasId, name)) {
+      ctx.events.emit('canvas.capabilities-changed', { canvasId });
+      await audit(ctx, actor, 'connection.revoke', { name }, canvasId);
+    }
+  }
+
+  async grantsOf(canvasId: string): Promise<Array<{ name: string; grantedAt: number }>> {
+    const ctx = this.deps;
+    if (!(await ctx.canvases.byId(canvasId))) throw new AppError('NOT_FOUND', 'canvas not found');
+    return ctx.connections.grantsOf(canvasId);
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
 import { statusOf, type Canvas } from '../canvases/record.ts';
-import { createCanvas } from '../canvases/service.ts';
+import type { CanvasService } from '../canvases/service.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { Core } from '../foundation.ts';
 import { publishVersion } from '../deploy/publish.ts';
@@ -34,21 +34,25 @@ const notInGallery = () => new AppError('NOT_FOUND', 'no such canvas in the gall
 
 /** What the gallery uses: storage, who may open a canvas, canvas creation and publishing, and the deploy feature's versions. */
 export interface GalleryDeps {
-  ctx: Pick<Core, 'config' | 'sql' | 'now' | 'audit' | 'canvases' | 'users' | 'settings' | 'limiter' | 'events' | 'blobGc' | 'log'>;
+  ctx: Pick<Core, 'config' | 'sql' | 'now' | 'audit' | 'canvases' | 'users' | 'settings' | 'events' | 'blobGc' | 'log'>;
   access: AccessResolver;
   /** A copy starts from the source's live files. */
   versions: VersionStore;
+  /** A copy is a new canvas, made as canvas management makes one (quota, rate, audit). */
+  canvasService: Pick<CanvasService, 'create'>;
 }
 
 export class Gallery {
   private readonly ctx: GalleryDeps['ctx'];
   private readonly access: AccessResolver;
   private readonly versions: VersionStore;
+  private readonly canvasService: GalleryDeps['canvasService'];
 
-  constructor({ ctx, access, versions }: GalleryDeps) {
+  constructor({ ctx, access, versions, canvasService }: GalleryDeps) {
     this.ctx = ctx;
     this.access = access;
     this.versions = versions;
+    this.canvasService = canvasService;
   }
 
   async settings(actor: Actor, id: string): Promise<GallerySettings> {
@@ -130,7 +134,7 @@ export class Gallery {
       size,
       mime,
     }));
-    const made = await createCanvas(this.ctx, actor, { title: title?.trim() || `${source.title} (copy)` });
+    const made = await this.canvasService.create(actor, { title: title?.trim() || `${source.title} (copy)` });
     await publishVersion(this.ctx, made.canvas.id, files, {
       source: 'api',
       warnings: [],

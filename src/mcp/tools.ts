@@ -3,10 +3,10 @@
 // user, with the same rights and codes. No deploy, coordination or rollback
 // logic lives here: only argument decoding and the result shapes.
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { managedCanvas, type Actor } from '../canvases/authority.ts';
-import { setCapabilities } from '../canvases/capabilities.ts';
+import type { Actor } from '../canvases/authority.ts';
+import type { CapabilitiesPatch } from '../canvases/capabilities.ts';
 import { CapabilitiesBody, CreateCanvasBody, PatchCanvasBody } from '../canvases/model.ts';
-import { createCanvas, getCanvas, listCanvases, regenerateKey, updateCanvas } from '../canvases/service.ts';
+import type { CanvasService } from '../canvases/service.ts';
 import { canvasView, listedCanvasView } from '../canvases/view.ts';
 import type { Core } from '../foundation.ts';
 import { BeginUploadBody, FinalizeBody, RollbackBody } from '../deploy/model.ts';
@@ -23,10 +23,9 @@ import { deployBlock } from './deploy-block.ts';
 export const INLINE_FILE_MAX = 256 * 1024;
 
 export interface ToolDeps {
-  ctx: Pick<
-    Core,
-    'audit' | 'auth' | 'blobs' | 'canvases' | 'config' | 'events' | 'limiter' | 'now' | 'settings' | 'sql' | 'users' | 'version'
-  >;
+  ctx: Pick<Core, 'auth' | 'blobs' | 'config' | 'events' | 'limiter' | 'version'>;
+  /** Canvas management: the same service as /api/canvases. */
+  canvases: CanvasService;
   /** The staged upload, the live manifest's read-back, rollback, unpublish and the deploy-class rate. */
   deploy: DeployFeature;
   data: CanvasDataService;
@@ -121,13 +120,13 @@ function dataTarget(a: Record<string, unknown>): { kind: BrowseKind; name: strin
 }
 
 /** The tools, in the order tools/list shows them. */
-export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
+export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
   const { uploads, views } = deploy;
   const view = async (actor: Actor, id: string) => {
-    const r = await getCanvas(ctx, actor, id);
+    const r = await canvases.get(actor, id);
     return canvasView(ctx.config, r.canvas, r.role);
   };
-  const managed = async (actor: Actor, id: string) => (await managedCanvas(ctx, actor, id, 'manage')).canvas;
+  const managed = async (actor: Actor, id: string) => (await canvases.managed(actor, id, 'manage')).canvas;
 
   /** Begin, stage what the server lacks, finalize: the staged-upload service, as the user. */
   const deployFiles = async (actor: Actor, id: string, files: FileArg[], c: Coordination) => {
@@ -154,7 +153,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       name: 'list_canvases',
       description: 'Lists the canvases you own or are on the list of, newest first, with your role on each.',
       input: Type.Object({}, closed),
-      run: async (actor) => ({ canvases: (await listCanvases(ctx, actor)).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
+      run: async (actor) => ({ canvases: (await canvases.list(actor)).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
     },
     {
       name: 'create_canvas',
@@ -168,7 +167,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
         closed,
       ),
       run: async (actor, a) => {
-        const created = await createCanvas(ctx, actor, { title: a.title as string, slug: a.slug as string | undefined });
+        const created = await canvases.create(actor, { title: a.title as string, slug: a.slug as string | undefined });
         return {
           canvas: canvasView(ctx.config, created.canvas, created.role),
           apiKey: created.apiKey,
@@ -181,7 +180,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       description: 'Issues a new deploy key for a canvas you own (the old one stops working at once). Answers the key, shown this once.',
       input: Type.Object({ canvasId }, closed),
       run: async (actor, a) => ({
-        ...(await regenerateKey(ctx, actor, a.canvasId as string)),
+        ...(await canvases.regenerateKey(actor, a.canvasId as string)),
         deploy: deployBlock(ctx.config, a.canvasId as string),
       }),
     },
@@ -237,7 +236,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const { canvasId: id, ...patch } = a;
-        const r = await setCapabilities(ctx, actor, id as string, patch as Parameters<typeof setCapabilities>[3]);
+        const r = await canvases.capabilities.set(actor, id as string, patch as CapabilitiesPatch);
         return { canvas: canvasView(ctx.config, r.canvas, r.role) };
       },
     },
@@ -261,7 +260,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const { canvasId: id, ...patch } = a;
-        const r = await updateCanvas(ctx, actor, id as string, patch);
+        const r = await canvases.update(actor, id as string, patch);
         return { canvas: canvasView(ctx.config, r.canvas, r.role) };
       },
     },
@@ -349,7 +348,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
         const format = (a.format as 'json' | 'ndjson' | 'csv' | undefined) ?? 'json';
-        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const m = await canvases.managed(actor, a.canvasId as string, 'manage');
         const prepared = await data.prepare(m.canvas, actor.user, m.role, kind, name);
         await data.audited(m.canvas.id, actor.user.id, m.asAdmin, kind, name, format);
         const { text, truncated } = await firstBytes(exportStream(format, prepared.columns, prepared.rows), EXPORT_INLINE_MAX);
@@ -382,7 +381,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
-        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const m = await canvases.managed(actor, a.canvasId as string, 'manage');
         const query: Record<string, string> = {};
         for (const key of ['q', 'after', 'limit'] as const) if (a[key] !== undefined) query[key] = String(a[key]);
         return JSON.parse(await data.browse(m.canvas, actor.user, m.role, kind, name, query)) as unknown;
@@ -406,7 +405,7 @@ export function easelTools({ ctx, deploy, data }: ToolDeps): Tool[] {
       ),
       run: async (actor, a) => {
         const { kind, name } = dataTarget(a);
-        const m = await managedCanvas(ctx, actor, a.canvasId as string, 'manage');
+        const m = await canvases.managed(actor, a.canvasId as string, 'manage');
         return data.remove(m.canvas, actor.user, m.role, kind, name, a.item as string);
       },
     },
