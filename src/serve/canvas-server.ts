@@ -21,6 +21,7 @@ import { readForm } from './gate-form.ts';
 import { resolveCanvasPath } from './resolve.ts';
 import { sendFile, type FileSource } from './send-file.ts';
 import { BodyCache } from './body-cache.ts';
+import { AdmissionMemo } from './admission-memo.ts';
 import { CanvasSignIn, type CanvasSignInDeps } from './canvas-sign-in.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 
@@ -94,6 +95,8 @@ export class CanvasServer {
    */
   private readonly gateLimiter: RateCounter;
   private readonly present = new LruCache<string, true>({ maxEntries: 100_000 });
+  /** Signed-in admissions by canvas mount and session (admission-memo.ts): a page load's assets skip the ladder. */
+  private readonly admissions: AdmissionMemo<Admission & { ok: true }>;
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
   /** Sign-in through the base host, for canvas hosts (subdomain mode, dev or oidc sign-in); null otherwise. */
@@ -109,6 +112,7 @@ export class CanvasServer {
     private readonly insights: Pick<InsightCounters, 'view'> | null = null,
   ) {
     this.manifests = new ManifestCache(ctx.sql);
+    this.admissions = new AdmissionMemo(ctx.sql.changes, ctx.now);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
       ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
     );
@@ -335,18 +339,46 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Maybe<Admission> {
+    // A signed-in visitor's last admission to this canvas, while nothing it was decided from has changed (admission-memo.ts).
+    const session = checkGate ? this.ctx.auth.heldSessionKey(request) : null;
+    const memoKey = session === null ? null : `${mount.base}${mount.slug} ${session}`;
+    if (memoKey !== null) {
+      const held = this.admissions.get(memoKey);
+      if (held !== undefined) return held;
+    }
+    const mark = memoKey === null ? null : this.admissions.mark();
     // The canvas's facts, the visitor and their role are usually held in memory: waited for only when they are not.
     return andThen(this.access.bySlug(mount.slug), (found) =>
       andThen(principalOf(this.ctx, request), (known) => {
         const principal = pagePrincipal(known, found?.canvas ?? null);
         return andThen(this.access.resolve(request, found, principal, checkGate), ({ canvas, decision, publicOpen }) => {
-          if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
+          if (decision.ok) {
+            const admission: Admission = { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
+            if (memoKey !== null) this.remember(request, memoKey, mark, admission, session!);
+            return admission;
+          }
           if (!principal && decision.code !== 'PASSWORD_REQUIRED')
             return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
           return this.refused(request, mount, rest + query, canvas, decision.code);
         });
       }),
     );
+  }
+
+  /**
+   * Keeps an admission for the memo when it followed from the held session
+   * alone: a person signed in by that session, answered from memory (a
+   * looked-up or renewed session, a guest, a password pass are decided
+   * afresh every time). Until the session's expiry or renewal and the
+   * canvas's share expiry, whichever comes first.
+   */
+  private remember(request: Request, key: string, mark: number | null, admission: Admission & { ok: true }, session: string): void {
+    const { canvas } = admission;
+    if (canvas.hasPassword || admission.visitor === null || admission.visitor.startsWith('guest:')) return;
+    if (principalOf(this.ctx, request) instanceof Promise) return; // looked up, not held
+    const sessionUntil = this.ctx.auth.heldSessionUntil(session);
+    if (sessionUntil === null) return;
+    this.admissions.put(mark, key, admission, canvas.expiresAt === null ? sessionUntil : Math.min(sessionUntil, canvas.expiresAt));
   }
 
   /** The refusal page for `code`, naming who is signed in. */
