@@ -352,6 +352,19 @@ describe('the admission memo (a signed-in page view reuses its admission, on eve
     }
   });
 
+  test("a password canvas is never remembered: the same session without the gate's pass meets the form", async () => {
+    const c = await cast.newCanvas({ files: HELLO, settings: { password: 'open sesame' } });
+    const gate = await app.request(`/c/${c.slug}/__easel/gate`, {
+      method: 'POST',
+      cookie: cast.cookie.viewer,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'password=open%20sesame',
+    });
+    expect(gate.status).toBe(303);
+    await warmEveryNode(c, `${cast.cookie.viewer}; ${gate.headers.get('set-cookie')!.split(';')[0]}`);
+    expect(await everyNode(c, cast.cookie.viewer)).toEqual(refusedEverywhere(403, 'PASSWORD_REQUIRED'));
+  });
+
   test('a member removed (API) is refused at once on every node', async () => {
     const c = await cast.newCanvas({ files: HELLO });
     await warmEveryNode(c, cast.cookie.viewer);
