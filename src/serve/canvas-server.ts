@@ -71,6 +71,9 @@ export interface DraftManifests {
   previewManifest(canvas: Canvas, token: string): Promise<Manifest | null>;
 }
 
+/** A live page view, as insights counts it: the canvas and who looked (null: anonymous). */
+type View = { canvas: { id: string }; visitor: string | null };
+
 type Admission =
   | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean; visitor: string | null }
   | { ok: false; canvas: Canvas | null; code: AccessRefusal | 'SIGN_IN'; response: Response };
@@ -149,7 +152,10 @@ export class CanvasServer {
     }
     // The token in the address is the credential: no session reaches a cross-site frame.
     if (rest.startsWith(DRAFT_PREFIX)) return this.draftPreview(request, mount, rest.slice(DRAFT_PREFIX.length), query);
-    return andThen(this.admit(request, mount, query, rest), (admission) => this.admitted(request, mount, rest, query, admission));
+    // No closure when the admission is there at once (most page views).
+    const admission = this.admit(request, mount, query, rest);
+    if (admission instanceof Promise) return admission.then((a) => this.admitted(request, mount, rest, query, a));
+    return this.admitted(request, mount, rest, query, admission);
   }
 
   /** What an admitted visitor gets (the ladder's refusal otherwise): the live version's file, or a kept version's. */
@@ -167,12 +173,11 @@ export class CanvasServer {
 
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
-    return andThen(this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId), (manifest) =>
-      this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, {
-        canvasId: canvas.id,
-        visitor: admission.visitor,
-      }),
-    );
+    // The admission itself names the view (canvas and visitor) insights counts.
+    const manifest = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
+    if (manifest instanceof Promise)
+      return manifest.then((m) => this.serveFrom(request, m, mount.base, rest, query, cacheControl, this.security, admission));
+    return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, admission);
   }
 
   /**
@@ -207,7 +212,7 @@ export class CanvasServer {
     cacheControl: string,
     headers: Record<string, string> = this.security,
     /** The live version's view, counted in insights when an HTML page answers 200 (drafts and previews pass none). */
-    view: { canvasId: string; visitor: string | null } | null = null,
+    view: View | null = null,
   ): Response | Promise<Response> {
     const resolution = resolveCanvasPath(manifest, rest);
     if (resolution.kind === 'redirect') {
@@ -218,8 +223,13 @@ export class CanvasServer {
     }
     if (resolution.kind === 'file') {
       const file = resolution.file;
-      const send = () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
       const counted = view && this.insights && request.method === 'GET' && file.mime.startsWith('text/html');
+      // Most page views: the blob is known to be here, and the answer is made without a closure.
+      if (this.blobHeld(file.hash)) {
+        const sent = sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
+        return counted ? this.countView(sent, view, resolution.path) : sent;
+      }
+      const send = () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
       return this.withBlob(file.hash, counted ? () => this.countView(send(), view, resolution.path) : send, () =>
         this.page(500, 'BLOB_MISSING'),
       );
@@ -234,9 +244,9 @@ export class CanvasServer {
   }
 
   /** A 200 (not a 304 or a range) is a page view. */
-  private countView(sent: Response | Promise<Response>, view: { canvasId: string; visitor: string | null }, path: string) {
+  private countView(sent: Response | Promise<Response>, view: View, path: string) {
     const count = (res: Response) => {
-      if (res.status === 200) this.insights!.view(view.canvasId, `/${path}`, view.visitor);
+      if (res.status === 200) this.insights!.view(view.canvas.id, `/${path}`, view.visitor);
       return res;
     };
     return sent instanceof Promise ? sent.then(count) : count(sent);
@@ -287,10 +297,7 @@ export class CanvasServer {
    * A copy dropped from a remote tier's cache is forgotten (onDelete).
    */
   private blobPresent(hash: string): boolean | Promise<boolean> {
-    if (this.present.has(hash)) {
-      this.ctx.blobs.touch(hash);
-      return true;
-    }
+    if (this.blobHeld(hash)) return true;
     const found = this.ctx.blobs.local(hash);
     const remember = (ok: boolean) => {
       if (ok) this.present.set(hash, true);
@@ -298,6 +305,13 @@ export class CanvasServer {
       return ok;
     };
     return typeof found === 'boolean' ? remember(found) : found.then(remember);
+  }
+
+  /** Whether this local copy was already found here (blobPresent), touched as used. */
+  private blobHeld(hash: string): boolean {
+    if (!this.present.has(hash)) return false;
+    this.ctx.blobs.touch(hash);
+    return true;
   }
 
   /** `POST {canvas URL}__easel/gate`: 303 back with a pass on the right password, 403 with the form otherwise. */
