@@ -304,6 +304,154 @@ describe('subdomain mode shares the caches', () => {
   });
 });
 
+/**
+ * A page view through a node's own handler, as Bun.serve calls it. On the
+ * cluster the harness's requests first send a change notification (so every
+ * request it makes moves the change signal, and nothing a node remembers
+ * between requests would ever be reused); these do not, so a node keeps its
+ * admission memo between them, as in production.
+ */
+async function direct(node: TestApp, c: { slug: string }, cookie: string, path = ''): Promise<Response> {
+  return await node.easel.serve(new Request(`${node.base}/c/${c.slug}/${path}`, { headers: { cookie } }), null);
+}
+
+/** Every node's answer to the same page view, one after the other (each node's memo warmed first). */
+async function everyNode(c: { slug: string }, cookie: string): Promise<Array<[number, string | null]>> {
+  const out: Array<[number, string | null]> = [];
+  for (const node of app.nodes) out.push(await code(await direct(node, c, cookie)));
+  return out;
+}
+
+async function warmEveryNode(c: { slug: string }, cookie: string): Promise<void> {
+  for (let i = 0; i < 3; i++) expect(await everyNode(c, cookie)).toEqual(app.nodes.map(() => [200, null]));
+}
+
+const refusedEverywhere = (status: number, code: string | null): Array<[number, string | null]> => app.nodes.map(() => [status, code]);
+
+describe('the admission memo (a signed-in page view reuses its admission, on every node)', () => {
+  test('after the first view, further views of the canvas do not authenticate again', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    const other = await cast.newCanvas({ files: HELLO });
+    await warmEveryNode(c, cast.cookie.viewer);
+    const counted = app.nodes.map((node) => {
+      const auth = node.ctx.auth;
+      const original = auth.authenticate;
+      let calls = 0;
+      auth.authenticate = (...args) => (calls++, original.apply(auth, args));
+      return { calls: () => calls, restore: () => (auth.authenticate = original) };
+    });
+    try {
+      for (let i = 0; i < 3; i++) expect(await everyNode(c, cast.cookie.viewer)).toEqual(app.nodes.map(() => [200, null]));
+      expect(counted.map((n) => n.calls())).toEqual(app.nodes.map(() => 0));
+      // Another canvas, or another person, is decided on its own.
+      await everyNode(other, cast.cookie.viewer);
+      await everyNode(c, cast.cookie.editor);
+      expect(counted.map((n) => n.calls())).toEqual(app.nodes.map(() => 2));
+    } finally {
+      for (const n of counted) n.restore();
+    }
+  });
+
+  test("a password canvas is never remembered: the same session without the gate's pass meets the form", async () => {
+    const c = await cast.newCanvas({ files: HELLO, settings: { password: 'open sesame' } });
+    const gate = await app.request(`/c/${c.slug}/__easel/gate`, {
+      method: 'POST',
+      cookie: cast.cookie.viewer,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'password=open%20sesame',
+    });
+    expect(gate.status).toBe(303);
+    await warmEveryNode(c, `${cast.cookie.viewer}; ${gate.headers.get('set-cookie')!.split(';')[0]}`);
+    expect(await everyNode(c, cast.cookie.viewer)).toEqual(refusedEverywhere(403, 'PASSWORD_REQUIRED'));
+  });
+
+  test('a member removed (API) is refused at once on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    await warmEveryNode(c, cast.cookie.viewer);
+    expect((await api(`/api/canvases/${c.id}/members/${cast.ids.viewer}`, 'owner', 'DELETE')).status).toBe(200);
+    expect(await everyNode(c, cast.cookie.viewer)).toEqual(refusedEverywhere(404, 'NOT_FOUND'));
+  });
+
+  test('a session signed out is signed out of pages at once on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    const email = `memo-leaver-${c.id}@example.com`;
+    const cookie = await app.signIn(email);
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    await warmEveryNode(c, cookie);
+    expect((await app.request('/auth/logout', { method: 'POST', cookie })).status).toBe(200);
+    expect((await everyNode(c, cookie)).map(([status]) => status)).toEqual(app.nodes.map(() => 302));
+  });
+
+  test('a deactivated user is signed out of pages at once on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    await warmEveryNode(c, cast.cookie.viewer2);
+    await app.ctx.users.update(cast.ids.viewer2, { active: false });
+    try {
+      expect((await everyNode(c, cast.cookie.viewer2)).map(([status]) => status)).toEqual(app.nodes.map(() => 302));
+    } finally {
+      await app.ctx.users.update(cast.ids.viewer2, { active: true });
+    }
+  });
+
+  test('an access mode narrowed shuts out whom it let in, at once on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO, settings: { accessMode: 'whole_org' } });
+    await warmEveryNode(c, cast.cookie.stranger);
+    expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { accessMode: 'restricted' })).status).toBe(200);
+    expect(await everyNode(c, cast.cookie.stranger)).toEqual(refusedEverywhere(404, 'NOT_FOUND'));
+  });
+
+  test('unpublishing shows at once on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    await warmEveryNode(c, cast.cookie.viewer);
+    await cast.unpublish(c);
+    for (const node of app.nodes) {
+      const res = await direct(node, c, cast.cookie.viewer);
+      expect([res.status, await res.text()]).toEqual([404, expect.stringContaining('This canvas has no published version right now.')]);
+    }
+  });
+
+  test('a share that expires while remembered is refused from that moment, on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    await app.ctx.canvases.update(c.id, { expires_at: clock + 500 }, clock);
+    await warmEveryNode(c, cast.cookie.viewer);
+    clock += 600; // well within the memo's own second
+    expect(await everyNode(c, cast.cookie.viewer)).toEqual(refusedEverywhere(404, 'SHARE_EXPIRED'));
+  });
+
+  test('a session that expires while remembered ends from that moment, on every node', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    const email = `memo-expiring-${c.id}@example.com`;
+    const cookie = await app.signIn(email);
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    await app.ctx.sql.run(
+      'UPDATE sessions SET expires_at = ?1 WHERE user_id = (SELECT id FROM users WHERE email = ?2)',
+      clock + 500,
+      email,
+    );
+    await warmEveryNode(c, cookie);
+    clock += 600;
+    expect((await everyNode(c, cookie)).map(([status]) => status)).toEqual(app.nodes.map(() => 302));
+  });
+
+  test('a session due for its hourly renewal while remembered is renewed on the next view', async () => {
+    const c = await cast.newCanvas({ files: HELLO });
+    const email = `memo-renewing-${c.id}@example.com`;
+    const cookie = await app.signIn(email);
+    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    await app.ctx.sql.run(
+      'UPDATE sessions SET renewed_at = ?1 WHERE user_id = (SELECT id FROM users WHERE email = ?2)',
+      clock - HOUR + 500,
+      email,
+    );
+    await warmEveryNode(c, cookie);
+    for (const node of app.nodes) expect((await direct(node, c, cookie)).headers.get('set-cookie')).toBeNull();
+    clock += 600;
+    const renewed = await direct(app.nodes[0]!, c, cookie);
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers.get('set-cookie')).toStartWith('easel_session=');
+  });
+});
+
 // Last: it moves the shared clock past every session's lifetime.
 describe('sessions stay correct while cached (clock moves)', () => {
   test('renewal still slides the expiry at most hourly, and expiry still ends the session', async () => {

@@ -44,6 +44,11 @@ describe('paths', () => {
     const res = await get(`/c/${site.slug}?a=1&b=two`);
     expect(res.status).toBe(301);
     expect(res.headers.get('location')).toBe(`/c/${site.slug}/?a=1&b=two`);
+    // A slash in the query is the query's: the slug ends at the `?`.
+    const slashed = await get(`/c/${site.slug}?next=/c/other/x`);
+    expect([slashed.status, slashed.headers.get('location')]).toEqual([301, `/c/${site.slug}/?next=/c/other/x`]);
+    const file = await get(`/c/${site.slug}/about?next=/x/y`);
+    expect(file.status).toBe(200);
     // Before any access check: it says nothing about the canvas.
     const unknown = await app.request('/c/no-such-canvas');
     expect(unknown.status).toBe(301);

@@ -4,7 +4,7 @@ import { ipInAny } from '../net/ip.ts';
 import type { Maybe } from '../sync-first.ts';
 import { guestCookieName, secureCookies, sessionCookieName } from './cookie-names.ts';
 import type { GuestSessionResolver } from './guests.ts';
-import type { ResolvedSession, SessionStore } from './sessions.ts';
+import { sessionTokenHash, type ResolvedSession, type SessionStore } from './sessions.ts';
 import type { TokenStore } from './tokens.ts';
 import { EMAIL, type User, type UserStore } from './users.ts';
 import { pathEndOf, pathStartOf } from '../http/url-path.ts';
@@ -74,15 +74,33 @@ export class Authenticator {
 
   /** The answer without waiting, when the request's one session cookie names a held session of this host; null otherwise. */
   private heldSession(request: Request): AuthResult | null {
-    if (this.config.authMode === 'proxy') return null;
-    // The path first: it is read in place, where the header is a lookup (and page views are never token routes).
-    if (this.tokens && tokenRoute(request.url) && bearerToken(request) !== null) return null;
-    const sessionTokens = cookieValues(request.headers.get('cookie'), this.cookieNames.session);
-    const held = sessionTokens.length === 1 ? this.sessions.cached(sessionTokens[0]!) : undefined;
+    const key = this.heldSessionKey(request);
+    const held = key === null ? undefined : this.sessions.cachedByHash(key);
     if (!held) return null;
     const scope = this.scopeOf(request);
     if (scope instanceof Promise || !ofHost(held, scope)) return null;
     return { principal: { kind: 'user', user: held.user, via: 'session' } };
+  }
+
+  /**
+   * The hash of the request's one session token when a held session is the
+   * only way this request could be answered for (not proxy mode, no bearer
+   * token on a token route, exactly one session cookie), else null. What
+   * heldSession looks the session up by, and what a caller remembering the
+   * outcome of a held session keys it by (the page admission memo): the raw
+   * token is never kept.
+   */
+  heldSessionKey(request: Request): string | null {
+    if (this.config.authMode === 'proxy') return null;
+    // The path first: it is read in place, where the header is a lookup (and page views are never token routes).
+    if (this.tokens && tokenRoute(request.url) && bearerToken(request) !== null) return null;
+    const sessionTokens = cookieValues(request.headers.get('cookie'), this.cookieNames.session);
+    return sessionTokens.length === 1 ? sessionTokenHash(sessionTokens[0]!) : null;
+  }
+
+  /** Until when the held session under `key` (heldSessionKey) answers as it does now: its expiry or renewal; null when not held. */
+  heldSessionUntil(key: string): number | null {
+    return this.sessions.heldUntil(key);
   }
 
   private async lookUp(request: Request, ip: string | null): Promise<AuthResult> {

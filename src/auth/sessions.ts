@@ -78,11 +78,24 @@ export class SessionStore {
   }
 
   /**
-   * The session when memory alone can answer (held, current, neither near
+   * The session under a token hash (sessionTokenHash) when memory alone can answer (held, current, neither near
    * expiry nor due for renewal): most requests, answered without a wait.
    */
-  cached(token: string): ResolvedSession | undefined {
-    return this.held(sessionTokenHash(token), this.now());
+  cachedByHash(hash: string): ResolvedSession | undefined {
+    return this.held(hash, this.now());
+  }
+
+  /**
+   * Until when the session under `hash` keeps answering from memory as it
+   * does now (its expiry, or its hourly renewal, whichever comes first);
+   * null when it is not held. For callers that remember what a held session
+   * led to (the page admission memo): past this, they must ask again.
+   */
+  heldUntil(hash: string): number | null {
+    const hit = this.cache.peek(hash);
+    if (!hit) return null;
+    const until = Math.min(hit.expiresAt, hit.renewedAt + RENEW_EVERY_MS);
+    return until > this.now() ? until : null;
   }
 
   /** The active user behind a session token, or null (unknown, expired, or user deactivated). */

@@ -21,6 +21,7 @@ import { readForm } from './gate-form.ts';
 import { resolveCanvasPath } from './resolve.ts';
 import { sendFile, type FileSource } from './send-file.ts';
 import { BodyCache } from './body-cache.ts';
+import { AdmissionMemo } from './admission-memo.ts';
 import { CanvasSignIn, type CanvasSignInDeps } from './canvas-sign-in.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 
@@ -70,6 +71,9 @@ export interface DraftManifests {
   previewManifest(canvas: Canvas, token: string): Promise<Manifest | null>;
 }
 
+/** A live page view, as insights counts it: the canvas and who looked (null: anonymous). */
+type View = { canvas: { id: string }; visitor: string | null };
+
 type Admission =
   | { ok: true; canvas: Canvas; decision: Extract<AccessDecision, { ok: true }>; publicOpen: boolean; visitor: string | null }
   | { ok: false; canvas: Canvas | null; code: AccessRefusal | 'SIGN_IN'; response: Response };
@@ -94,6 +98,8 @@ export class CanvasServer {
    */
   private readonly gateLimiter: RateCounter;
   private readonly present = new LruCache<string, true>({ maxEntries: 100_000 });
+  /** Signed-in admissions by canvas mount and session (admission-memo.ts): a page load's assets skip the ladder. */
+  private readonly admissions: AdmissionMemo<Admission & { ok: true }>;
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
   /** Sign-in through the base host, for canvas hosts (subdomain mode, dev or oidc sign-in); null otherwise. */
@@ -109,6 +115,7 @@ export class CanvasServer {
     private readonly insights: Pick<InsightCounters, 'view'> | null = null,
   ) {
     this.manifests = new ManifestCache(ctx.sql);
+    this.admissions = new AdmissionMemo(ctx.sql.changes, ctx.now);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
       ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
     );
@@ -145,7 +152,10 @@ export class CanvasServer {
     }
     // The token in the address is the credential: no session reaches a cross-site frame.
     if (rest.startsWith(DRAFT_PREFIX)) return this.draftPreview(request, mount, rest.slice(DRAFT_PREFIX.length), query);
-    return andThen(this.admit(request, mount, query, rest), (admission) => this.admitted(request, mount, rest, query, admission));
+    // No closure when the admission is there at once (most page views).
+    const admission = this.admit(request, mount, query, rest);
+    if (admission instanceof Promise) return admission.then((a) => this.admitted(request, mount, rest, query, a));
+    return this.admitted(request, mount, rest, query, admission);
   }
 
   /** What an admitted visitor gets (the ladder's refusal otherwise): the live version's file, or a kept version's. */
@@ -163,12 +173,11 @@ export class CanvasServer {
 
     // Shared caches may keep what anyone may see; they must still revalidate, so expiry and unpublish bite at once.
     const cacheControl = admission.publicOpen && !canvas.hasPassword ? 'public, no-cache' : 'private, no-cache';
-    return andThen(this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId), (manifest) =>
-      this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, {
-        canvasId: canvas.id,
-        visitor: admission.visitor,
-      }),
-    );
+    // The admission itself names the view (canvas and visitor) insights counts.
+    const manifest = this.manifests.get(mount.slug, canvas.id, canvas.currentVersionId);
+    if (manifest instanceof Promise)
+      return manifest.then((m) => this.serveFrom(request, m, mount.base, rest, query, cacheControl, this.security, admission));
+    return this.serveFrom(request, manifest, mount.base, rest, query, cacheControl, this.security, admission);
   }
 
   /**
@@ -203,7 +212,7 @@ export class CanvasServer {
     cacheControl: string,
     headers: Record<string, string> = this.security,
     /** The live version's view, counted in insights when an HTML page answers 200 (drafts and previews pass none). */
-    view: { canvasId: string; visitor: string | null } | null = null,
+    view: View | null = null,
   ): Response | Promise<Response> {
     const resolution = resolveCanvasPath(manifest, rest);
     if (resolution.kind === 'redirect') {
@@ -214,8 +223,13 @@ export class CanvasServer {
     }
     if (resolution.kind === 'file') {
       const file = resolution.file;
-      const send = () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
       const counted = view && this.insights && request.method === 'GET' && file.mime.startsWith('text/html');
+      // Most page views: the blob is known to be here, and the answer is made without a closure.
+      if (this.blobHeld(file.hash)) {
+        const sent = sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
+        return counted ? this.countView(sent, view, resolution.path) : sent;
+      }
+      const send = () => sendFile(request, file, this.source, this.compressed, { status: 200, cacheControl, headers });
       return this.withBlob(file.hash, counted ? () => this.countView(send(), view, resolution.path) : send, () =>
         this.page(500, 'BLOB_MISSING'),
       );
@@ -230,9 +244,9 @@ export class CanvasServer {
   }
 
   /** A 200 (not a 304 or a range) is a page view. */
-  private countView(sent: Response | Promise<Response>, view: { canvasId: string; visitor: string | null }, path: string) {
+  private countView(sent: Response | Promise<Response>, view: View, path: string) {
     const count = (res: Response) => {
-      if (res.status === 200) this.insights!.view(view.canvasId, `/${path}`, view.visitor);
+      if (res.status === 200) this.insights!.view(view.canvas.id, `/${path}`, view.visitor);
       return res;
     };
     return sent instanceof Promise ? sent.then(count) : count(sent);
@@ -283,10 +297,7 @@ export class CanvasServer {
    * A copy dropped from a remote tier's cache is forgotten (onDelete).
    */
   private blobPresent(hash: string): boolean | Promise<boolean> {
-    if (this.present.has(hash)) {
-      this.ctx.blobs.touch(hash);
-      return true;
-    }
+    if (this.blobHeld(hash)) return true;
     const found = this.ctx.blobs.local(hash);
     const remember = (ok: boolean) => {
       if (ok) this.present.set(hash, true);
@@ -294,6 +305,13 @@ export class CanvasServer {
       return ok;
     };
     return typeof found === 'boolean' ? remember(found) : found.then(remember);
+  }
+
+  /** Whether this local copy was already found here (blobPresent), touched as used. */
+  private blobHeld(hash: string): boolean {
+    if (!this.present.has(hash)) return false;
+    this.ctx.blobs.touch(hash);
+    return true;
   }
 
   /** `POST {canvas URL}__easel/gate`: 303 back with a pass on the right password, 403 with the form otherwise. */
@@ -335,18 +353,46 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Maybe<Admission> {
+    // A signed-in visitor's last admission to this canvas, while nothing it was decided from has changed (admission-memo.ts).
+    const session = checkGate ? this.ctx.auth.heldSessionKey(request) : null;
+    const memoKey = session === null ? null : `${mount.base}${mount.slug} ${session}`;
+    if (memoKey !== null) {
+      const held = this.admissions.get(memoKey);
+      if (held !== undefined) return held;
+    }
+    const mark = memoKey === null ? null : this.admissions.mark();
     // The canvas's facts, the visitor and their role are usually held in memory: waited for only when they are not.
     return andThen(this.access.bySlug(mount.slug), (found) =>
       andThen(principalOf(this.ctx, request), (known) => {
         const principal = pagePrincipal(known, found?.canvas ?? null);
         return andThen(this.access.resolve(request, found, principal, checkGate), ({ canvas, decision, publicOpen }) => {
-          if (decision.ok) return { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
+          if (decision.ok) {
+            const admission: Admission = { ok: true, canvas: canvas!, decision, publicOpen, visitor: visitorOf(principal) };
+            if (memoKey !== null) this.remember(request, memoKey, mark, admission, session!);
+            return admission;
+          }
           if (!principal && decision.code !== 'PASSWORD_REQUIRED')
             return { ok: false, canvas, code: 'SIGN_IN', response: this.signIn(request, mount, rest, query) };
           return this.refused(request, mount, rest + query, canvas, decision.code);
         });
       }),
     );
+  }
+
+  /**
+   * Keeps an admission for the memo when it followed from the held session
+   * alone: a person signed in by that session, answered from memory (a
+   * looked-up or renewed session, a guest, a password pass are decided
+   * afresh every time). Until the session's expiry or renewal and the
+   * canvas's share expiry, whichever comes first.
+   */
+  private remember(request: Request, key: string, mark: number | null, admission: Admission & { ok: true }, session: string): void {
+    const { canvas } = admission;
+    if (canvas.hasPassword || admission.visitor === null || admission.visitor.startsWith('guest:')) return;
+    if (principalOf(this.ctx, request) instanceof Promise) return; // looked up, not held
+    const sessionUntil = this.ctx.auth.heldSessionUntil(session);
+    if (sessionUntil === null) return;
+    this.admissions.put(mark, key, admission, canvas.expiresAt === null ? sessionUntil : Math.min(sessionUntil, canvas.expiresAt));
   }
 
   /** The refusal page for `code`, naming who is signed in. */

@@ -1,7 +1,7 @@
 import { canvasUrl } from '../canvases/url.ts';
 import type { AppContext } from '../context.ts';
 import { renderError } from '../http/on-error.ts';
-import { splitUrl } from '../http/url-path.ts';
+import { pathEndOf, pathStartOf, splitUrl } from '../http/url-path.ts';
 
 import type { CanvasServer, Mount } from './canvas-server.ts';
 import type { Maybe } from '../sync-first.ts';
@@ -16,22 +16,26 @@ import { canvasSlugFromHost, requestHost } from '../http/canvas-host.ts';
 function pathPages(
   ctx: Pick<AppContext, 'config' | 'log'>,
   server: CanvasServer,
-): (request: Request, path: string, query: string) => Response | Promise<Response> | null {
+): (request: Request, url: string, at: number) => Response | Promise<Response> | null {
   const subdomain = ctx.config.urlMode === 'subdomain';
-  return (request, path, query) => {
-    if (!path.startsWith('/c/')) return null;
-    const afterPrefix = path.slice('/c/'.length);
-    const slash = afterPrefix.indexOf('/');
-    const slug = slash < 0 ? afterPrefix : afterPrefix.slice(0, slash);
+  // Read in place in the request URL (`at`: where its path starts): only the slug, the rest and the query are cut out.
+  return (request, url, at) => {
+    if (!url.startsWith('/c/', at)) return null;
+    const end = pathEndOf(url, at);
+    const slugStart = at + '/c/'.length;
+    const found = url.indexOf('/', slugStart);
+    const slash = found < 0 || found > end ? -1 : found;
+    const slug = url.slice(slugStart, slash < 0 ? end : slash);
     // Elysia's `/c/:slug` never matched an empty slug: those stay its 404.
     if (slug === '') return null;
+    const query = url.slice(end);
     if (subdomain) {
-      const rest = slash < 0 ? '' : afterPrefix.slice(slash + 1);
+      const rest = slash < 0 ? '' : url.slice(slash + 1, end);
       return new Response(null, { status: 301, headers: { location: canvasUrl(ctx.config, slug) + rest + query } });
     }
     const base = `/c/${slug}/`;
     if (slash < 0) return new Response(null, { status: 301, headers: { location: base + query } });
-    return pageOf(ctx, server, request, { slug, base }, afterPrefix.slice(slash + 1), query);
+    return pageOf(ctx, server, request, { slug, base }, url.slice(slash + 1, end), query);
   };
 }
 
@@ -82,14 +86,15 @@ export function canvasPageDispatcher(
   const pages = pathPages(ctx, server);
   const subdomain = ctx.config.urlMode === 'subdomain';
   return (request) => {
-    const { path, query } = splitUrl(request.url);
+    const url = request.url;
     if (subdomain) {
       const slug = canvasSlugFromHost(ctx.config, requestHost(request));
       if (slug !== null) {
+        const { path, query } = splitUrl(url);
         if (answeredByApp(path, slug)) return null;
         return pageOf(ctx, server, request, { slug, base: '/' }, path.slice(1), query);
       }
     }
-    return pages(request, path, query);
+    return pages(request, url, pathStartOf(url));
   };
 }
