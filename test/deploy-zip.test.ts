@@ -472,6 +472,28 @@ describe('TOO_MANY_FILES', () => {
   });
 });
 
+describe("the version's file rows", () => {
+  test('every file gets its own row, exactly, across several multi-row statements and a partial last one', async () => {
+    const c = await fresh();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 250; i++) files[`f/${String(i).padStart(3, '0')}.${i % 2 === 0 ? 'txt' : 'css'}`] = `file ${i} `.repeat(i + 1);
+    const r = await deploy(app, c, zipOf(files));
+    expect(r.status).toBe(200);
+    const rows = await app.ctx.sql.all<{ path: string; hash: string; size: number; mime: string }>(
+      'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?1 ORDER BY path',
+      r.body.versionId,
+    );
+    expect(rows.map((row) => ({ ...row, size: Number(row.size) }))).toEqual(
+      Object.entries(files).map(([path, content]) => ({
+        path,
+        hash: sha256(content),
+        size: content.length,
+        mime: path.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'text/css; charset=utf-8',
+      })),
+    );
+  });
+});
+
 describe('CANVAS_TOO_LARGE', () => {
   test('files inflating past 100 MB inside a small body: 400', async () => {
     const entries = Array.from({ length: 5 }, (_, i) => ({ name: `part${i}.bin`, content: new Uint8Array(21 * MiB) }));

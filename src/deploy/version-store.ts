@@ -1,6 +1,6 @@
 // SQL for versions and their file manifests (migration 002). Rules live in
 // publish.ts and lifecycle.ts; this file only reads and writes rows.
-import { tx, type Sql, type TxSteps } from '../db/sql.ts';
+import { tx, type Sql, type SqlValue, type TxSteps } from '../db/sql.ts';
 
 export type VersionSource = 'api' | 'upload' | 'editor' | 'zip' | 'folder' | 'paste';
 
@@ -24,6 +24,25 @@ export interface VersionFileRecord {
   hash: string;
   size: number;
   mime: string;
+}
+
+/**
+ * A version's file rows go in this many per statement (4 parameters each,
+ * far under either engine's limit): one statement per file was 2,000 trips
+ * through the transaction for a full canvas.
+ */
+const FILE_ROWS_PER_INSERT = 100;
+const fileRowsInserts = new Map<number, string>();
+
+/** `INSERT … VALUES (?1, ?2, ?3, ?4, ?5), (?1, ?6, …)` for `rows` files of one version (?1). */
+function fileRowsInsert(rows: number): string {
+  let text = fileRowsInserts.get(rows);
+  if (text === undefined) {
+    const tuples = Array.from({ length: rows }, (_, i) => `(?1, ?${2 + 4 * i}, ?${3 + 4 * i}, ?${4 + 4 * i}, ?${5 + 4 * i})`);
+    text = `INSERT INTO version_files (version_id, path, hash, size, mime) VALUES ${tuples.join(', ')}`;
+    fileRowsInserts.set(rows, text);
+  }
+  return text;
 }
 
 interface VersionRow {
@@ -110,15 +129,11 @@ export const versionRows = {
       v.releaseId,
       v.preview ? 1 : 0,
     );
-    for (const f of files) {
-      yield* tx.run(
-        'INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?1, ?2, ?3, ?4, ?5)',
-        v.id,
-        f.path,
-        f.hash,
-        f.size,
-        f.mime,
-      );
+    for (let at = 0; at < files.length; at += FILE_ROWS_PER_INSERT) {
+      const batch = files.slice(at, at + FILE_ROWS_PER_INSERT);
+      const params: SqlValue[] = [v.id];
+      for (const f of batch) params.push(f.path, f.hash, f.size, f.mime);
+      yield* tx.run(fileRowsInsert(batch.length), ...params);
     }
   },
 
