@@ -97,8 +97,10 @@ test('40,000 records of 2 KB out as CSV after a quarter-size one: every row arri
   expect(lines).toBe(RECORDS + 1); // the header row, then one per record
   await drain('signups');
   const again = peakMb() - before - first;
-  // Holding the text whole would take at least its 80 MB (twice that as a JS string). Measured: the first grows
-  // the peak by about half the export (the collector lets the heap grow before it runs), the repeat by ~5 MB.
+  // Holding the text whole would take at least its 80 MB (twice that as a JS string): made to, the first grew the
+  // peak by 252 MB. Measured: the first grows it by about 30 MB (the collector lets the heap grow before it runs);
+  // the repeat by 5 to 20 MB, as the collector's timing falls (18 and 20 MB failed a bound of a fifth, on
+  // 5b09166 too). A repeat that kept the export would add its 80 MB.
   const grown = { firstMb: Math.round(first), repeatMb: Math.round(again), exportMb: Math.round(exportMb) };
-  expect({ ...grown, flat: first < exportMb * 0.75 && again < exportMb * 0.2 }).toEqual({ ...grown, flat: true });
+  expect({ ...grown, flat: first < exportMb * 0.75 && again < exportMb * 0.4 }).toEqual({ ...grown, flat: true });
 }, 120_000);
