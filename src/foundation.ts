@@ -3,13 +3,7 @@
 // built once here over the kernel and handed by name to what uses it.
 import { AuditLog } from './audit/store.ts';
 import { IdentityFeature } from './auth/feature.ts';
-import type { Authenticator } from './auth/principal.ts';
-import type { GuestStore } from './auth/guests.ts';
-import type { SignInHandoffs } from './auth/handoff.ts';
 import { sessionScopeOf } from './auth/session-scope.ts';
-import type { SessionStore } from './auth/sessions.ts';
-import type { TokenStore } from './auth/tokens.ts';
-import type { UserStore } from './auth/users.ts';
 import { CanvasStore } from './canvases/store.ts';
 import type { Config } from './config.ts';
 import { ConnectionStore } from './connections/store.ts';
@@ -17,17 +11,8 @@ import { createContext, type AppContext, type ContextOptions } from './context.t
 import { loadInstanceSecret } from './serve/instance-secret.ts';
 import { SettingsService } from './settings/service.ts';
 
-/** The stores and services most features build on: who people are, their canvases, the audit log, instance settings. */
-export interface Foundation {
-  users: UserStore;
-  sessions: SessionStore;
-  auth: Authenticator;
-  /** Legacy guest invites and their sessions (CONTRACT §3). */
-  guests: GuestStore;
-  /** Personal access tokens (scripts and agents on /api/* and /mcp). */
-  tokens: TokenStore;
-  /** Sign-in handoffs from the base host to canvas hosts (subdomain mode). */
-  handoffs: SignInHandoffs;
+/** The stores and services most features build on: who people are (the identity feature's parts), their canvases, the audit log, instance settings. */
+export type Foundation = Pick<IdentityFeature, 'users' | 'sessions' | 'auth' | 'guests' | 'tokens' | 'handoffs'> & {
   audit: AuditLog;
   settings: SettingsService;
   /** Signs gate passes and draft preview tokens (src/serve/instance-secret.ts). */
@@ -35,7 +20,7 @@ export interface Foundation {
   canvases: CanvasStore;
   /** Connection profiles, their sealed headers and grants. */
   connections: ConnectionStore;
-}
+};
 
 /** What composition hands out: the kernel and the foundation. Parts name what they use with Pick<Core, …>; none takes it whole. */
 export type Core = AppContext & Foundation;
