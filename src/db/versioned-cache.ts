@@ -7,7 +7,8 @@ export const VERSIONED_TTL_MS = 10_000;
 interface Entry<V> {
   value: V;
   version: number;
-  at: number;
+  /** Trusted before this moment only (the cache's lifetime, or the entry's own deadline when sooner). */
+  until: number;
 }
 
 /**
@@ -23,6 +24,8 @@ export class VersionedCache<V> {
     private readonly version: ChangeSignal,
     private readonly now: () => number,
     maxEntries: number,
+    /** How long an entry is trusted at most (shorter for what must also follow a clock, e.g. the page admission memo). */
+    private readonly ttlMs: number = VERSIONED_TTL_MS,
   ) {
     this.entries = new LruCache({ maxEntries });
   }
@@ -55,16 +58,19 @@ export class VersionedCache<V> {
     return this.version.storable() ? this.version.current() : null;
   }
 
-  /** Remembers `value`, loaded since `mark` was taken. */
-  putSince(mark: number | null, key: string, value: V): void {
-    if (mark !== null) this.entries.set(key, { value, version: mark, at: this.now() });
+  /** Remembers `value`, loaded since `mark` was taken; not past `deadline` when given (a time rule the value depends on). */
+  putSince(mark: number | null, key: string, value: V, deadline = Infinity): void {
+    if (mark === null) return;
+    const now = this.now();
+    const until = Math.min(now + this.ttlMs, deadline);
+    if (until > now) this.entries.set(key, { value, version: mark, until });
   }
 
   /** The value stored under `key` while it is still current, else undefined. */
   peek(key: string): V | undefined {
     const hit = this.entries.peek(key);
     if (!hit) return undefined;
-    if (hit.version === this.version.current() && this.now() - hit.at < VERSIONED_TTL_MS) return hit.value;
+    if (hit.version === this.version.current() && this.now() < hit.until) return hit.value;
     this.entries.delete(key);
     return undefined;
   }

@@ -21,12 +21,20 @@ import { readForm } from './gate-form.ts';
 import { resolveCanvasPath } from './resolve.ts';
 import { sendFile, type FileSource } from './send-file.ts';
 import { BodyCache } from './body-cache.ts';
-import { AdmissionMemo } from './admission-memo.ts';
+import { VersionedCache } from '../db/versioned-cache.ts';
 import { CanvasSignIn, type CanvasSignInDeps } from './canvas-sign-in.ts';
 import { canvasOrigin } from '../runtime/isolation.ts';
 
 /** How long a page waits for a copy from the remote blob store (EASEL_BLOB_URL). */
 const BLOB_FETCH_WAIT_MS = 30_000;
+/**
+ * The longest a page admission is reused without deciding it again. Short: it
+ * only has to cover a page load's burst of assets, and what it was decided
+ * from is itself trusted for at most VERSIONED_TTL_MS (writes the signal
+ * cannot see, by another process) — so such a write shows within that bound
+ * plus this one.
+ */
+const ADMISSION_MEMO_MS = 1_000;
 
 /** The part of the app context this feature uses. */
 export type CanvasServerDeps = Pick<
@@ -98,8 +106,15 @@ export class CanvasServer {
    */
   private readonly gateLimiter: RateCounter;
   private readonly present = new LruCache<string, true>({ maxEntries: 100_000 });
-  /** Signed-in admissions by canvas mount and session (admission-memo.ts): a page load's assets skip the ladder. */
-  private readonly admissions: AdmissionMemo<Admission & { ok: true }>;
+  /**
+   * Signed-in admissions by canvas mount and session hash: a page load's
+   * assets skip the ladder (the session, the canvas with its owner, the
+   * member role, the instance switches). Trusted as what they were decided
+   * from is: while the change signal (every write to sessions, users,
+   * canvases, members or settings, on any node) is unchanged, and until the
+   * first time rule could answer otherwise (remember() below).
+   */
+  private readonly admissions: VersionedCache<Admission & { ok: true }>;
   readonly bodies = new BodyCache();
   private readonly source: FileSource;
   /** Sign-in through the base host, for canvas hosts (subdomain mode, dev or oidc sign-in); null otherwise. */
@@ -115,7 +130,7 @@ export class CanvasServer {
     private readonly insights: Pick<InsightCounters, 'view'> | null = null,
   ) {
     this.manifests = new ManifestCache(ctx.sql);
-    this.admissions = new AdmissionMemo(ctx.sql.changes, ctx.now);
+    this.admissions = new VersionedCache(ctx.sql.changes, ctx.now, 10_000, ADMISSION_MEMO_MS);
     this.compressed = new CompressedStore(ctx.blobs, (err) =>
       ctx.log.warn('compression failed', { error: err instanceof Error ? err.message : String(err) }),
     );
@@ -353,11 +368,11 @@ export class CanvasServer {
    * else is sent to sign in, whether or not the canvas exists.
    */
   private admit(request: Request, mount: Mount, query: string, rest: string, checkGate = true): Maybe<Admission> {
-    // A signed-in visitor's last admission to this canvas, while nothing it was decided from has changed (admission-memo.ts).
+    // A signed-in visitor's last admission to this canvas, while nothing it was decided from has changed (`admissions`).
     const session = checkGate ? this.ctx.auth.heldSessionKey(request) : null;
     const memoKey = session === null ? null : `${mount.base}${mount.slug} ${session}`;
     if (memoKey !== null) {
-      const held = this.admissions.get(memoKey);
+      const held = this.admissions.peek(memoKey);
       if (held !== undefined) return held;
     }
     const mark = memoKey === null ? null : this.admissions.mark();
@@ -392,7 +407,7 @@ export class CanvasServer {
     if (principalOf(this.ctx, request) instanceof Promise) return; // looked up, not held
     const sessionUntil = this.ctx.auth.heldSessionUntil(session);
     if (sessionUntil === null) return;
-    this.admissions.put(mark, key, admission, canvas.expiresAt === null ? sessionUntil : Math.min(sessionUntil, canvas.expiresAt));
+    this.admissions.putSince(mark, key, admission, canvas.expiresAt === null ? sessionUntil : Math.min(sessionUntil, canvas.expiresAt));
   }
 
   /** The refusal page for `code`, naming who is signed in. */
