@@ -76,6 +76,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
         }
       : null,
   );
+  if (blobs.layoutMigration)
+    log.info('blob store moved to the one-level layout', {
+      moved: blobs.layoutMigration.moved,
+      legacyFolders: blobs.layoutMigration.legacyFolders,
+      ms: blobs.layoutMigration.ms,
+    });
   const scheduler = options.scheduler ?? realScheduler;
   const rateLimits = rateLimitsFor(config, { now, log, events });
   const nodeId = newId();
