@@ -89,17 +89,19 @@ export function openBlobLayout(root: string, now: () => number = performance.now
     const a = i.toString(16).padStart(2, '0');
     const folder = join(root, a);
     mkdirSync(folder, { recursive: true });
-    const legacy = list(folder).filter((name) => FOLDER.test(name));
+    const names = list(folder);
+    const legacy = names.filter((name) => FOLDER.test(name));
     if (legacy.length === 0) continue;
+    // Blobs already here (moved by a run that was cut short): one listing instead of a check per blob.
+    const present = new Set(names.filter((name) => HASH.test(name)));
     legacyFolders += legacy.length;
     for (const b of legacy) {
       for (const hash of list(join(folder, b))) {
         if (!HASH.test(hash) || !hash.startsWith(a + b)) continue;
         const from = join(folder, b, hash);
-        const to = join(folder, hash);
-        if (existsSync(to)) rmSync(from, { force: true });
+        if (present.has(hash)) rmSync(from, { force: true });
         else {
-          renameSync(from, to);
+          renameSync(from, join(folder, hash));
           moved++;
         }
       }
