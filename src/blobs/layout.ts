@@ -85,10 +85,15 @@ export function openBlobLayout(root: string, now: () => number = performance.now
   mkdirSync(root, { recursive: true });
   let moved = 0;
   let legacyFolders = 0;
+  const existing = new Set(list(root));
   for (let i = 0; i < 256; i++) {
     const a = i.toString(16).padStart(2, '0');
     const folder = join(root, a);
-    mkdirSync(folder, { recursive: true });
+    // A folder made now holds nothing to move (a new store: no listing per folder).
+    if (!existing.has(a)) {
+      mkdirSync(folder);
+      continue;
+    }
     const names = list(folder);
     const legacy = names.filter((name) => FOLDER.test(name));
     if (legacy.length === 0) continue;
