@@ -102,6 +102,8 @@ describe('a fresh store', () => {
     try {
       const root = join(app.dataDir, 'blobs');
       expect(readFileSync(join(root, LAYOUT_MARKER), 'utf8')).toBe('1\n');
+      // Made, not moved: no migration line.
+      expect(app.logs.some((l) => l.msg === 'blob store moved to the one-level layout')).toBe(false);
       const folders = readdirSync(root).filter((n) => FOLDER.test(n));
       expect(folders.length).toBe(256);
       expect(folders.every((a) => statSync(join(root, a)).isDirectory())).toBe(true);
