@@ -7,7 +7,7 @@
 import { blobPathUnder, openBlobLayout } from '../blobs/layout.ts';
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { SCHEMA_VERSION } from '../db/migrate.ts';
 import { cappedChunks, writeCapped } from '../streams/capped.ts';
 import { verified } from './create.ts';
@@ -71,7 +71,9 @@ async function restoreEntries(entries: AsyncIterable<TarEntry>, dataDir: string)
     }
     const hash = hashOfBlobName(entry.name);
     if (hash === null || blobs.has(hash)) throw new BackupError(`unexpected entry ${JSON.stringify(entry.name)}: this backup was altered`);
-    await writeCapped(verified(entry.body(), hash), blobPathUnder(blobsRoot, hash), entry.size, { sync: true });
+    const path = blobPathUnder(blobsRoot, hash);
+    mkdirSync(dirname(path), { recursive: true });
+    await writeCapped(verified(entry.body(), hash), path, entry.size, { sync: true });
     blobs.add(hash);
     blobBytes += entry.size;
   }

@@ -1,6 +1,7 @@
 // Where blobs live under a store's root (`<dataDir>/blobs`): one level of
-// fan-out, `ab/<sha256>`, in 256 folders made once when the store is created,
-// so writing a blob never makes a folder. Stores written before (issue 42)
+// fan-out, `ab/<sha256>`, so a store has at most 256 folders, each made by
+// the first blob that needs it (a new store makes none: a start, and every
+// test's fresh data directory, stays as cheap as before). Stores written before (issue 42)
 // used two levels, `ab/cd/<sha256>`: a young store then made a folder for
 // almost every blob, a third of a cold deploy's CPU. The marker file LAYOUT
 // (containing `1`) says a store is one-level; a store without it is migrated
@@ -72,7 +73,7 @@ export interface LayoutMigration {
 
 /**
  * Makes `root` a one-level store: with the marker, nothing (one existence
- * check); without it, the 256 folders are made, every legacy
+ * check); without it, every legacy
  * `ab/cd/<sha256>` is renamed to `ab/<sha256>` (a blob already there only
  * loses its legacy copy: a blob only ever gets a name once whole), each
  * emptied `cd` folder goes, the folders are synced, and the marker is
@@ -85,15 +86,9 @@ export function openBlobLayout(root: string, now: () => number = performance.now
   mkdirSync(root, { recursive: true });
   let moved = 0;
   let legacyFolders = 0;
-  const existing = new Set(list(root));
-  for (let i = 0; i < 256; i++) {
-    const a = i.toString(16).padStart(2, '0');
+  for (const a of list(root)) {
+    if (!FOLDER.test(a)) continue;
     const folder = join(root, a);
-    // A folder made now holds nothing to move (a new store: no listing per folder).
-    if (!existing.has(a)) {
-      mkdirSync(folder);
-      continue;
-    }
     const names = list(folder);
     const legacy = names.filter((name) => FOLDER.test(name));
     if (legacy.length === 0) continue;
@@ -122,6 +117,11 @@ export function openBlobLayout(root: string, now: () => number = performance.now
     }
     fsyncPath(folder);
   }
+  // Nothing was legacy (a new store): a marker lost to a crash only means walking an all one-level store again.
+  if (legacyFolders === 0) {
+    writeFileSync(marker, LAYOUT_ONE_LEVEL);
+    return { moved, legacyFolders, ms: Math.round(now() - started) };
+  }
   fsyncPath(root);
   const tmp = `${marker}.tmp`;
   writeFileSync(tmp, LAYOUT_ONE_LEVEL);
@@ -131,10 +131,7 @@ export function openBlobLayout(root: string, now: () => number = performance.now
   return { moved, legacyFolders, ms: Math.round(now() - started) };
 }
 
-/**
- * Renames a complete file to its blob name. The folder exists (made when the
- * store was); made again only if someone removed it by hand.
- */
+/** Renames a complete file to its blob name, making its folder when it is the first blob there. */
 export function renameIntoStore(from: string, to: string): void {
   try {
     renameSync(from, to);

@@ -94,7 +94,6 @@ export class DeployBlobWriter {
     const tmp = join(this.tmpDir, `${this.tmpPrefix}${++this.tmpCount}`);
     this.pending.set(hash, tmp);
     this.writingBytes += bytes.byteLength;
-    // No folder to make: the store's 256 fan-out folders exist from its creation (src/blobs/layout.ts).
     const job = writeFile(tmp, bytes)
       .then(
         () => {},
@@ -164,7 +163,7 @@ export class DeployBlobWriter {
       try {
         await rename(tmp, target);
       } catch (err) {
-        // Its fan-out folder was removed by hand (nothing in Easel removes them): make it again.
+        // The first blob of its fan-out folder (at most 256 in a store's life): make the folder.
         if ((err as { code?: string }).code !== 'ENOENT') throw err;
         await mkdir(dirname(target), { recursive: true });
         await rename(tmp, target);
