@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { blobPathUnder } from '../src/blobs/layout.ts';
 import { zipSync, type Zippable } from 'fflate';
 import { startS3Server } from '../test/support/s3-server.ts';
 import { startEasel, stopEasel, type Easel } from '../test/spawn.ts';
@@ -110,7 +111,7 @@ try {
   await run('embedded', {}, null);
   await run('s3', s3.env('bench/'), async (hashes) => {
     // A node that never had these copies: the blobs folder without them (the server keeps no other record of a copy).
-    for (const hash of hashes) rmSync(join(work, 's3', 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash), { force: true });
+    for (const hash of hashes) rmSync(blobPathUnder(join(work, 's3', 'blobs'), hash), { force: true });
   });
 } finally {
   await s3.stop();

@@ -76,6 +76,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
         }
       : null,
   );
+  // A new store is made one-level (layoutMigration says so with no legacy folder): only a move is worth a line.
+  if (blobs.layoutMigration && blobs.layoutMigration.legacyFolders > 0)
+    log.info('blob store moved to the one-level layout', {
+      moved: blobs.layoutMigration.moved,
+      legacyFolders: blobs.layoutMigration.legacyFolders,
+      ms: blobs.layoutMigration.ms,
+    });
   const scheduler = options.scheduler ?? realScheduler;
   const rateLimits = rateLimitsFor(config, { now, log, events });
   const nodeId = newId();

@@ -56,7 +56,7 @@ function storedBlobs(dataDir: string): string[] {
   const out: string[] = [];
   for (const a of readdirSync(root)) {
     if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of readdirSync(join(root, a))) for (const name of readdirSync(join(root, a, b))) out.push(join(root, a, b, name));
+    for (const name of readdirSync(join(root, a))) out.push(join(root, a, name));
   }
   return out;
 }
@@ -190,7 +190,7 @@ test('kill -9 while a 2000-file deploy moves its blobs into the store: a consist
     input[`f/${String(i).padStart(4, '0')}.bin`] = [bytes, { level: 0 }];
   }
   const zip = zipSync(input);
-  const blobPath = (hash: string) => join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash);
+  const blobPath = (hash: string) => join(dataDir, 'blobs', hash.slice(0, 2), hash);
 
   const victim = easel;
   let killedAt = '';

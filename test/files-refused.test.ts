@@ -15,13 +15,13 @@ const file = (data: string) =>
 const field = (name: string, value: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 const body = (...parts: string[]) => new Uint8Array(enc.encode(parts.join('') + `--${BOUNDARY}--\r\n`));
 
-/** Every blob file in the data directory's store (two levels of fan-out folders). */
+/** Every blob file in the data directory's store (one level of fan-out folders, src/blobs/layout.ts). */
 function blobCount(dataDir: string): number {
   const root = join(dataDir, 'blobs');
   let n = 0;
   for (const a of readdirSync(root, { withFileTypes: true })) {
     if (!a.isDirectory() || a.name.length !== 2) continue;
-    for (const b of readdirSync(join(root, a.name))) n += readdirSync(join(root, a.name, b)).length;
+    n += readdirSync(join(root, a.name)).length;
   }
   return n;
 }

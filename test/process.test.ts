@@ -475,7 +475,7 @@ describe('data directory', () => {
     const { hash, size } = await store.put(chunks(['hello ', 'world']));
     expect(hash).toBe(new Bun.CryptoHasher('sha256').update('hello world').digest('hex'));
     expect(size).toBe(11);
-    expect(store.pathOf(hash)).toBe(join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash));
+    expect(store.pathOf(hash)).toBe(join(dataDir, 'blobs', hash.slice(0, 2), hash));
 
     await expect(store.put(chunks(['12345', '67890']), { maxBytes: 8 })).rejects.toBeInstanceOf(BlobLimitError);
     await expect(store.put(chunks(['abc']), { expectedHash: hash })).rejects.toBeInstanceOf(BlobHashMismatchError);

@@ -5,7 +5,7 @@
 // the server's blob collector is paused so none of them can go away. The
 // result only appears under its name once whole: a tar is written beside it
 // and renamed, a folder gets its manifest last.
-import { blobPathUnder } from '../blobs/store.ts';
+import { locateBlobUnder } from '../blobs/layout.ts';
 import type { BlobRemote } from '../blobs/remote.ts';
 import { Database } from 'bun:sqlite';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -132,8 +132,9 @@ interface BlobSource {
 async function blobSources(hashes: string[], root: string, remote: BlobRemote | null): Promise<Map<string, BlobSource>> {
   const sources = new Map<string, BlobSource>();
   for (const hash of hashes) {
-    const path = blobPathUnder(root, hash);
-    if (existsSync(path)) {
+    // Either layout: the data directory may not have been opened by this release yet (src/blobs/layout.ts).
+    const path = locateBlobUnder(root, hash);
+    if (path !== null) {
       sources.set(hash, { size: statSync(path).size, open: async () => Bun.file(path).stream() });
       continue;
     }

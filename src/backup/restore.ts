@@ -4,7 +4,7 @@
 // not part of a backup is refused, and the restored database must pass
 // SQLite's integrity check and find every blob it names. On any failure the
 // directory is left as empty as it was found.
-import { blobPathUnder } from '../blobs/store.ts';
+import { blobPathUnder, openBlobLayout } from '../blobs/layout.ts';
 import { Database } from 'bun:sqlite';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -48,6 +48,9 @@ async function restoreEntries(entries: AsyncIterable<TarEntry>, dataDir: string)
   let database = false;
   const blobs = new Set<string>();
   let blobBytes = 0;
+  // The data directory gets the one-level blob layout (folders and marker) now; archives keep the two-level names.
+  const blobsRoot = join(dataDir, 'blobs');
+  openBlobLayout(blobsRoot);
   for await (const entry of entries) {
     if (manifest === null) {
       if (entry.name !== MANIFEST || entry.size > MAX_MANIFEST_BYTES)
@@ -68,7 +71,7 @@ async function restoreEntries(entries: AsyncIterable<TarEntry>, dataDir: string)
     }
     const hash = hashOfBlobName(entry.name);
     if (hash === null || blobs.has(hash)) throw new BackupError(`unexpected entry ${JSON.stringify(entry.name)}: this backup was altered`);
-    const path = join(dataDir, entry.name);
+    const path = blobPathUnder(blobsRoot, hash);
     mkdirSync(dirname(path), { recursive: true });
     await writeCapped(verified(entry.body(), hash), path, entry.size, { sync: true });
     blobs.add(hash);

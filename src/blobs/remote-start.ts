@@ -16,7 +16,7 @@ export function remoteBlobsStart(blobs: BlobStore, log: Logger): Lifecycle {
       // Its folder is a cache of what the bucket holds: serving from it alone would answer pages with missing files.
       if (!remote && movedTo !== null)
         throw new RemoteBlobsAtStart(
-          `the data directory keeps its blobs in ${movedTo}: set EASEL_BLOB_URL (and the S3 variables) again, or copy the bucket's objects into ${blobs.root} and remove ${remoteMarkerPath(blobs.dataDir)}`,
+          `the data directory keeps its blobs in ${movedTo}: set EASEL_BLOB_URL (and the S3 variables) again, or copy the bucket's objects into ${blobs.root} (each as ab/<sha256>, ab its first two characters) and remove ${remoteMarkerPath(blobs.dataDir)}`,
         );
       if (!remote) return;
       if (movedTo !== null && movedTo !== remote.location)

@@ -1,10 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, statfsSync, existsSync, utimesSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, statfsSync, existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
 import type { BlobHold } from './hold.ts';
 import { inParallel } from './in-parallel.ts';
+import { blobPathUnder, openBlobLayout, renameIntoStore, type LayoutMigration } from './layout.ts';
 import { LocalCopies } from './local-copies.ts';
 import type { BlobRemote } from './remote.ts';
 import { RemoteTier, type RemoteOperation, type RemoteOutcome } from './remote-tier.ts';
@@ -48,11 +49,6 @@ export function remoteLocationOf(dataDir: string): string | null {
   }
 }
 
-/** Where a blob lives under a store's root (`ab/cd/<sha256>`): the store itself, and backups reading a data directory without opening one. */
-export function blobPathUnder(root: string, hash: string): string {
-  return join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
-}
-
 /** Blobs kept on a shared store (EASEL_BLOB_URL): the local folder is then a bounded cache. */
 export interface RemoteOptions {
   remote: BlobRemote;
@@ -63,7 +59,8 @@ export interface RemoteOptions {
 }
 
 /**
- * A content-addressed store under `<dataDir>/blobs`: `ab/cd/<sha256>`.
+ * A content-addressed store under `<dataDir>/blobs`: `ab/<sha256>` (see
+ * layout.ts; a store in the older two-level layout is migrated on open).
  * Writes go to `tmp/` and are renamed into place only once complete, so a
  * crash never leaves a partial blob under a real name.
  *
@@ -87,6 +84,8 @@ export class BlobStore {
   private readonly tier: RemoteTier | null;
   /** False until local blobs a remote tier may lack have been uploaded (see seedRemote): until then nothing is dropped. */
   private seeded: boolean;
+  /** What opening did to a store in the older two-level layout (the caller logs it); null when it was one-level already. */
+  readonly layoutMigration: LayoutMigration | null;
 
   /**
    * `room`: the disk's free bytes and the floor to keep (EASEL_MIN_FREE_DISK_MB);
@@ -101,6 +100,8 @@ export class BlobStore {
     this.root = join(dataDir, 'blobs');
     this.compressedRoot = join(dataDir, 'blobs-compressed');
     this.tmp = join(this.root, 'tmp');
+    // Before anything reads a blob: a store written by an older release moves to the one-level layout here.
+    this.layoutMigration = openBlobLayout(this.root);
     mkdirSync(this.tmp, { recursive: true });
     // Leftovers of writes interrupted by a crash are never referenced.
     for (const name of readdirSync(this.tmp)) rmSync(join(this.tmp, name), { force: true });
@@ -225,8 +226,7 @@ export class BlobStore {
       rmSync(tmpPath, { force: true });
       throw err;
     }
-    mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
-    renameSync(tmpPath, target);
+    renameIntoStore(tmpPath, target);
     this.copies?.use(hash, size);
   }
 
@@ -314,8 +314,7 @@ export class BlobStore {
     const tmpPath = join(this.tmp, newId());
     const size = await this.tier!.download(hash, tmpPath);
     if (size === null) return false;
-    mkdirSync(join(this.root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
-    renameSync(tmpPath, this.pathOf(hash));
+    renameIntoStore(tmpPath, this.pathOf(hash));
     this.copies!.use(hash, size);
     return true;
   }
@@ -380,9 +379,7 @@ export class BlobStore {
   *hashes(): Generator<string> {
     for (const a of safeList(this.root)) {
       if (!/^[0-9a-f]{2}$/.test(a)) continue;
-      for (const b of safeList(join(this.root, a))) {
-        for (const name of safeList(join(this.root, a, b))) if (HASH.test(name)) yield name;
-      }
+      for (const name of safeList(join(this.root, a))) if (HASH.test(name)) yield name;
     }
   }
 

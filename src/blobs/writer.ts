@@ -37,8 +37,6 @@ export class DeployBlobWriter {
   private readonly created = new Map<string, number>();
   /** Blobs found as local copies: with a remote tier, checked against it at commit (BlobStore.lostRemotely). */
   private readonly reused = new Set<string>();
-  /** Fan-out folders known to exist (made as soon as a new blob needs one, not all at commit). */
-  private readonly dirs = new Set<string>();
   /** Temporary files being written, and their bytes. */
   private readonly writing = new Set<Promise<void>>();
   private writingBytes = 0;
@@ -96,11 +94,7 @@ export class DeployBlobWriter {
     const tmp = join(this.tmpDir, `${this.tmpPrefix}${++this.tmpCount}`);
     this.pending.set(hash, tmp);
     this.writingBytes += bytes.byteLength;
-    // Its fan-out folder is made beside the write (only commit's rename needs it, and commit waits for every job).
-    const dir = dirname(target);
-    const folder = this.dirs.has(dir) ? null : mkdir(dir, { recursive: true });
-    this.dirs.add(dir);
-    const job = Promise.all([folder, writeFile(tmp, bytes)])
+    const job = writeFile(tmp, bytes)
       .then(
         () => {},
         async (error: unknown) => {
@@ -169,7 +163,7 @@ export class DeployBlobWriter {
       try {
         await rename(tmp, target);
       } catch (err) {
-        // Its folder went away meanwhile (nothing removes them today): make it again.
+        // The first blob of its fan-out folder (at most 256 in a store's life): make the folder.
         if ((err as { code?: string }).code !== 'ENOENT') throw err;
         await mkdir(dirname(target), { recursive: true });
         await rename(tmp, target);

@@ -1,13 +1,10 @@
 // `easel copy-data`'s blob half: every blob of the data directory into the
 // bucket the new nodes will use, each checked against its name first (a
 // damaged file is never spread) and skipped when the bucket already has it.
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlobRemote } from '../blobs/remote.ts';
-import { blobPathUnder } from '../blobs/store.ts';
+import { blobFilesUnder } from '../blobs/layout.ts';
 import { sha256Of } from '../backup/create.ts';
-
-const HASH = /^[0-9a-f]{64}$/;
 
 export class DamagedBlob extends Error {
   constructor(hash: string) {
@@ -21,26 +18,16 @@ export interface CopiedBlobs {
   alreadyThere: number;
 }
 
+/** Every blob hash the data directory holds, in either layout. */
 export function* localBlobHashes(dataDir: string): Generator<string> {
-  const root = join(dataDir, 'blobs');
-  const list = (dir: string) => {
-    try {
-      return readdirSync(dir);
-    } catch {
-      return [];
-    }
-  };
-  for (const a of list(root)) {
-    if (!/^[0-9a-f]{2}$/.test(a)) continue;
-    for (const b of list(join(root, a))) for (const name of list(join(root, a, b))) if (HASH.test(name)) yield name;
-  }
+  for (const { hash } of blobFilesUnder(join(dataDir, 'blobs'))) yield hash;
 }
 
 export async function copyBlobs(dataDir: string, remote: BlobRemote): Promise<CopiedBlobs> {
   const done: CopiedBlobs = { uploaded: 0, alreadyThere: 0 };
   const root = join(dataDir, 'blobs');
-  for (const hash of localBlobHashes(dataDir)) {
-    const path = blobPathUnder(root, hash);
+  // Either layout: copy-data never changes its source, so a data directory an older release wrote is read as it is.
+  for (const { hash, path } of blobFilesUnder(root)) {
     if ((await sha256Of(Bun.file(path).stream())) !== hash) throw new DamagedBlob(hash);
     if ((await remote.stat(hash)) !== null) {
       done.alreadyThere++;
