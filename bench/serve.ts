@@ -19,10 +19,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { createCore } from '../src/foundation.ts';
-import { newId } from '../src/ids.ts';
-import { cpuSeconds, SERVER_ROOT, seedViewerCanvas } from './support.ts';
+import { cpuSeconds, SERVER_ROOT, seedServedAsset } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -61,28 +58,7 @@ mkdirSync(join(work, 'www', 'assets'), { recursive: true });
 writeFileSync(assetFile, jsBytes);
 
 // Seed Easel's data directory: an owner, a viewer on the list and their session, a restricted canvas with a live version.
-let cookie: string;
-{
-  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
-  const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, SLUG);
-  const files = { 'index.html': new TextEncoder().encode('<script src="assets/app.js"></script>'), [ASSET]: jsBytes };
-  const versionId = newId();
-  ctx
-    .db!.query(
-      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, 1, 'api', 'ready', ?, ?, 2, ?)`,
-    )
-    .run(versionId, canvas.id, ownerId, now, jsBytes.length);
-  for (const [path, bytes] of Object.entries(files)) {
-    const { hash, size } = await ctx.blobs.putBytes(bytes);
-    const mime = path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8';
-    ctx
-      .db!.query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)')
-      .run(versionId, path, hash, size, mime);
-  }
-  await ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
-  cookie = `easel_session=${await ctx.sessions.create(viewerId)}`;
-  ctx.db!.close();
-}
+const cookie = await seedServedAsset(dataDir, SLUG, ASSET, jsBytes);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {

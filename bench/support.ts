@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Canvas } from '../src/canvases/record.ts';
-import type { Core } from '../src/foundation.ts';
+import { loadConfig } from '../src/config.ts';
+import { createCore, type Core } from '../src/foundation.ts';
 import { newId, newToken, sha256Hex } from '../src/ids.ts';
 
 const ROOT = join(import.meta.dir, '..');
@@ -57,6 +58,34 @@ export async function seedViewerCanvas(
 }
 
 /** One `easel serve` on `dir` (rate limits off); its port once it printed its start line. */
+/**
+ * A data directory where a signed-in viewer may read `asset` (and an
+ * index.html) on the restricted canvas `slug`'s live version: what the
+ * serving benches ask for. Answers the viewer's session cookie.
+ */
+export async function seedServedAsset(dataDir: string, slug: string, asset: string, assetBytes: Uint8Array): Promise<string> {
+  const ctx = await createCore(loadConfig({ EASEL_DATA_DIR: dataDir, EASEL_LOG_LEVEL: 'silent' }));
+  const { canvas, ownerId, viewerId, now } = await seedViewerCanvas(ctx, slug);
+  const files = { 'index.html': new TextEncoder().encode(`<script src="${asset}"></script>`), [asset]: assetBytes };
+  const versionId = newId();
+  ctx
+    .db!.query(
+      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes) VALUES (?, ?, 1, 'api', 'ready', ?, ?, 2, ?)`,
+    )
+    .run(versionId, canvas.id, ownerId, now, assetBytes.length);
+  for (const [path, bytes] of Object.entries(files)) {
+    const { hash, size } = await ctx.blobs.putBytes(bytes);
+    const mime = path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/html; charset=utf-8';
+    ctx
+      .db!.query('INSERT INTO version_files (version_id, path, hash, size, mime) VALUES (?, ?, ?, ?, ?)')
+      .run(versionId, path, hash, size, mime);
+  }
+  await ctx.canvases.update(canvas.id, { current_version_id: versionId }, now);
+  const cookie = `easel_session=${await ctx.sessions.create(viewerId)}`;
+  ctx.db!.close();
+  return cookie;
+}
+
 export async function spawnEasel(dir: string, env: Record<string, string>): Promise<{ process: Bun.Subprocess; port: number }> {
   const logFile = join(dir, 'server.log');
   // BENCH_CPU_PROF=<dir>: Bun's CPU profile of each server lands there (written at its SIGTERM), as in bench/serve.ts.

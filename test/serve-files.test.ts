@@ -166,11 +166,26 @@ describe('content types and headers', () => {
       expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     }
     // Answered again from memory (no promise on the way): the wrapper leaves the file's own nosniff alone, and still adds the request id.
+    const ids = new Set<string>();
     for (const path of ['a.js', 'a.js', 'index.html']) {
       const res = await get(`/c/${canvas.slug}/${path}`);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-z]{20}$/);
+      ids.add(res.headers.get('x-request-id')!);
     }
+    // The file's ready header set carries the id into each answer: every answer its own request's, never the last one's.
+    expect(ids.size).toBe(3);
+    for (const id of ['first-id', 'second-id']) {
+      const res = await get(`/c/${canvas.slug}/a.js`, { 'x-request-id': id });
+      expect(res.headers.get('x-request-id')).toBe(id);
+    }
+    const head = await app.request(`/c/${canvas.slug}/a.js`, {
+      method: 'HEAD',
+      cookie: cast.cookie.viewer,
+      headers: { 'x-request-id': 'head-id' },
+    });
+    expect(head.headers.get('x-request-id')).toBe('head-id');
+    expect(head.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   test('Cache-Control: private for content behind sign-in, public for an open Public link canvas', async () => {

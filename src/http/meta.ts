@@ -18,12 +18,15 @@ export interface RequestMeta {
    */
   principal?: unknown;
   /**
-   * An answer built with `X-Content-Type-Options: nosniff` among its own
-   * headers (a canvas file's ready header set): the wrapper, which sets it on
-   * every other answer, leaves this one's alone. Any other Response (a copy,
-   * an error page made instead) still gets it set.
+   * An answer built with this request's id and `X-Content-Type-Options:
+   * nosniff` among its own headers (a canvas file's ready header set): the
+   * wrapper, which sets both on every other answer, adds to this one only
+   * what the request still asks for (cookies, extra headers). Reading a
+   * Response's headers and setting one on them was ~1 µs of a page view's
+   * ~20 µs over loopback; setting the id on the ready set before the
+   * Response copies it, ~0.4 µs. Any other Response still gets both set.
    */
-  nosniffIn?: Response | null;
+  finishedIn?: Response | null;
 }
 
 /**

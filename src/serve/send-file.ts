@@ -202,10 +202,18 @@ function sendWhole(
   return body instanceof Promise ? body.then((b) => answer(request, b, status, headers)) : answer(request, body, status, headers);
 }
 
-/** A full-body answer from fullHeaders' set, which carries nosniff: the request wrapper is told so (it would set it again). */
+/**
+ * A full-body answer from fullHeaders' set, which carries nosniff, with the
+ * request's id set on that shared set just before the Response copies it
+ * (so the set always holds the last answer's id: every use sets it first, or
+ * copies it into an answer the wrapper finishes). The request wrapper is
+ * told the answer is finished (meta.finishedIn).
+ */
 function answer(request: Request, body: Body, status: number, headers: Headers): Response {
+  const meta = metaOf(request);
+  headers.set('x-request-id', meta.id);
   const response = new Response(body, { status, headers });
-  metaOf(request).nosniffIn = response;
+  meta.finishedIn = response;
   return response;
 }
 
