@@ -47,7 +47,7 @@ export interface FollowedEntry {
   keyLint: boolean;
 }
 
-export type Inflate = (data: Uint8Array, maxBytes: number) => Uint8Array;
+export type Inflate = (data: Uint8Array, maxBytes: number, declaredBytes: number) => Uint8Array;
 
 /** The entry whose local header was read and whose data is still arriving or being extracted. */
 interface Current {
@@ -184,7 +184,7 @@ export class ZipFollower {
       return false;
     } else ({ data, lent } = this.bytes(c.dataStart, size));
     const { fileBytes } = this.limits;
-    const bytes: Uint8Array = entry.method === METHOD_STORED ? data : this.inflate(data, fileBytes);
+    const bytes: Uint8Array = entry.method === METHOD_STORED ? data : this.inflate(data, fileBytes, entry.uncompressedSize);
     if (bytes.byteLength !== entry.uncompressedSize || Bun.hash.crc32(bytes) !== entry.crc32) {
       this.halt();
       return false;
