@@ -175,6 +175,11 @@ describe('content types and headers', () => {
     }
     // The file's ready header set carries the id into each answer: every answer its own request's, never the last one's.
     expect(ids.size).toBe(3);
+    // What that relies on: Bun copies a Response's init headers when it is made (a later set on the set never reaches it).
+    const ready = new Headers({ 'x-request-id': 'made-with' });
+    const made = new Response('x', { headers: ready });
+    ready.set('x-request-id', 'set-after');
+    expect(made.headers.get('x-request-id')).toBe('made-with');
     for (const id of ['first-id', 'second-id']) {
       const res = await get(`/c/${canvas.slug}/a.js`, { 'x-request-id': id });
       expect(res.headers.get('x-request-id')).toBe(id);
