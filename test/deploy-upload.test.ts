@@ -635,6 +635,8 @@ describe('finalize', () => {
 
     const released = await ready({ 'index.html': HTML + 'q' }, { releaseId: 'rq' }, c);
     const first = await finalize(app, c, released.uploadId);
+    // Said first, so a failure shows the first answer (once, on the S3 pass, the replay published instead).
+    expect({ status: first.status, body: first.body }).toMatchObject({ status: 200, body: { outcome: 'published', releaseId: 'rq' } });
     const replay = await finalize(app, c, released.uploadId);
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({
