@@ -1,9 +1,15 @@
 // Awaiting the server's signals (src/events.ts) instead of sleeping. Listen
 // first, then act, then await: `const fanned = nextEvent(app, 'realtime.fanout');
 // client.send(…); await fanned;`. The timeout only fails a test that would
-// otherwise hang; it is never what a test waits for.
+// otherwise hang; it is never what a test waits for. It is 20 s: under bun
+// test's 30 s per-test timeout (package.json), so a missing signal fails
+// with its name, and far from what a loaded machine takes (at 5 s, a
+// browser test's aborted AI stream once settled after the guard on CI).
 import type { EventMap } from '../src/events.ts';
 import type { Core } from '../src/foundation.ts';
+
+/** How long a test waits for a signal before failing with its name. */
+const SIGNAL_GUARD_MS = 20_000;
 
 export interface Signalled<K extends keyof EventMap> extends Promise<EventMap[K]> {
   /** Stops listening (a test that did not need the signal after all). */
@@ -15,7 +21,7 @@ export function nextEvent<K extends keyof EventMap>(
   app: { ctx: Core },
   event: K,
   pred: (payload: EventMap[K]) => boolean = () => true,
-  timeoutMs = 5_000,
+  timeoutMs = SIGNAL_GUARD_MS,
 ): Signalled<K> {
   let off = () => {};
   let timer: Timer | undefined;
