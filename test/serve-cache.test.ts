@@ -45,6 +45,19 @@ async function code(res: Response): Promise<[number, string | null]> {
   return [res.status, pageCode(await res.text())];
 }
 
+/** Someone with a session of their own (`{tag}-{canvas id}@example.com`), put on `c`'s list as a viewer. */
+async function newViewer(c: { id: string }, tag: string): Promise<{ email: string; cookie: string }> {
+  const email = `${tag}-${c.id}@example.com`;
+  const cookie = await app.signIn(email);
+  expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+  return { email, cookie };
+}
+
+/** Moves one time of every session `email` holds (written behind the app's back: the memo tests' time rules). */
+async function setSessions(email: string, column: 'expires_at' | 'renewed_at', at: number): Promise<void> {
+  await app.ctx.sql.run(`UPDATE sessions SET ${column} = ?1 WHERE user_id = (SELECT id FROM users WHERE email = ?2)`, at, email);
+}
+
 function api(path: string, who: Person, method: string, json?: unknown): Promise<Response> {
   return app.request(path, { method, cookie: cast.cookie[who], json });
 }
@@ -93,9 +106,7 @@ describe('access changes show on the next page view', () => {
 
   test('logout ends the session for pages at once', async () => {
     const c = await cast.newCanvas({ files: HELLO });
-    const email = `leaver-${c.id}@example.com`;
-    const cookie = await app.signIn(email);
-    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    const { cookie } = await newViewer(c, 'leaver');
     await warm(c, cookie);
     expect((await app.request('/auth/logout', { method: 'POST', cookie })).status).toBe(200);
     expect((await page(c, cookie)).status).toBe(302);
@@ -374,9 +385,7 @@ describe('the admission memo (a signed-in page view reuses its admission, on eve
 
   test('a session signed out is signed out of pages at once on every node', async () => {
     const c = await cast.newCanvas({ files: HELLO });
-    const email = `memo-leaver-${c.id}@example.com`;
-    const cookie = await app.signIn(email);
-    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    const { cookie } = await newViewer(c, 'memo-leaver');
     await warmEveryNode(c, cookie);
     expect((await app.request('/auth/logout', { method: 'POST', cookie })).status).toBe(200);
     expect((await everyNode(c, cookie)).map(([status]) => status)).toEqual(app.nodes.map(() => 302));
@@ -420,14 +429,8 @@ describe('the admission memo (a signed-in page view reuses its admission, on eve
 
   test('a session that expires while remembered ends from that moment, on every node', async () => {
     const c = await cast.newCanvas({ files: HELLO });
-    const email = `memo-expiring-${c.id}@example.com`;
-    const cookie = await app.signIn(email);
-    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
-    await app.ctx.sql.run(
-      'UPDATE sessions SET expires_at = ?1 WHERE user_id = (SELECT id FROM users WHERE email = ?2)',
-      clock + 500,
-      email,
-    );
+    const { email, cookie } = await newViewer(c, 'memo-expiring');
+    await setSessions(email, 'expires_at', clock + 500);
     await warmEveryNode(c, cookie);
     clock += 600;
     expect((await everyNode(c, cookie)).map(([status]) => status)).toEqual(app.nodes.map(() => 302));
@@ -435,14 +438,8 @@ describe('the admission memo (a signed-in page view reuses its admission, on eve
 
   test('a session due for its hourly renewal while remembered is renewed on the next view', async () => {
     const c = await cast.newCanvas({ files: HELLO });
-    const email = `memo-renewing-${c.id}@example.com`;
-    const cookie = await app.signIn(email);
-    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
-    await app.ctx.sql.run(
-      'UPDATE sessions SET renewed_at = ?1 WHERE user_id = (SELECT id FROM users WHERE email = ?2)',
-      clock - HOUR + 500,
-      email,
-    );
+    const { email, cookie } = await newViewer(c, 'memo-renewing');
+    await setSessions(email, 'renewed_at', clock - HOUR + 500);
     await warmEveryNode(c, cookie);
     for (const node of app.nodes) expect((await direct(node, c, cookie)).headers.get('set-cookie')).toBeNull();
     clock += 600;
@@ -456,9 +453,7 @@ describe('the admission memo (a signed-in page view reuses its admission, on eve
 describe('sessions stay correct while cached (clock moves)', () => {
   test('renewal still slides the expiry at most hourly, and expiry still ends the session', async () => {
     const c = await cast.newCanvas({ files: HELLO });
-    const email = `slider-${c.id}@example.com`;
-    const cookie = await app.signIn(email);
-    expect((await api(`/api/canvases/${c.id}/members`, 'owner', 'PUT', { email, role: 'viewer' })).status).toBe(200);
+    const { email, cookie } = await newViewer(c, 'slider');
     const renewedAt = async () =>
       (await app.ctx.sql.get<{ renewed_at: number }>(
         'SELECT renewed_at FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = ?1)',
