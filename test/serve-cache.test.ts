@@ -53,6 +53,18 @@ async function newViewer(c: { id: string }, tag: string): Promise<{ email: strin
   return { email, cookie };
 }
 
+/** The viewer's cookie with the pass the password gate gives for `form` (`password=…`), after its 303. */
+async function viewerWithPass(c: { slug: string }, form: string): Promise<string> {
+  const gate = await app.request(`/c/${c.slug}/__easel/gate`, {
+    method: 'POST',
+    cookie: cast.cookie.viewer,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+  expect(gate.status).toBe(303);
+  return `${cast.cookie.viewer}; ${gate.headers.get('set-cookie')!.split(';')[0]}`;
+}
+
 /** Moves one time of every session `email` holds (written behind the app's back: the memo tests' time rules). */
 async function setSessions(email: string, column: 'expires_at' | 'renewed_at', at: number): Promise<void> {
   await app.ctx.sql.run(`UPDATE sessions SET ${column} = ?1 WHERE user_id = (SELECT id FROM users WHERE email = ?2)`, at, email);
@@ -118,14 +130,7 @@ describe('access changes show on the next page view', () => {
     expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { password: 'first' })).status).toBe(200);
     expect(await code(await page(c, 'viewer'))).toEqual([403, 'PASSWORD_REQUIRED']);
 
-    const gate = await app.request(`/c/${c.slug}/__easel/gate`, {
-      method: 'POST',
-      cookie: cast.cookie.viewer,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'password=first',
-    });
-    expect(gate.status).toBe(303);
-    const withPass = `${cast.cookie.viewer}; ${gate.headers.get('set-cookie')!.split(';')[0]}`;
+    const withPass = await viewerWithPass(c, 'password=first');
     await warm(c, withPass);
 
     expect((await api(`/api/canvases/${c.id}`, 'owner', 'PATCH', { password: 'second' })).status).toBe(200);
@@ -365,14 +370,8 @@ describe('the admission memo (a signed-in page view reuses its admission, on eve
 
   test("a password canvas is never remembered: the same session without the gate's pass meets the form", async () => {
     const c = await cast.newCanvas({ files: HELLO, settings: { password: 'open sesame' } });
-    const gate = await app.request(`/c/${c.slug}/__easel/gate`, {
-      method: 'POST',
-      cookie: cast.cookie.viewer,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'password=open%20sesame',
-    });
-    expect(gate.status).toBe(303);
-    await warmEveryNode(c, `${cast.cookie.viewer}; ${gate.headers.get('set-cookie')!.split(';')[0]}`);
+    const withPass = await viewerWithPass(c, 'password=open%20sesame');
+    await warmEveryNode(c, withPass);
     expect(await everyNode(c, cast.cookie.viewer)).toEqual(refusedEverywhere(403, 'PASSWORD_REQUIRED'));
   });
 
