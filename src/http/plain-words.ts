@@ -12,27 +12,32 @@ export interface CheckerError {
 
 const count = (n: unknown, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** Refusals that say the same whatever the schema. */
+const FIXED: Partial<Record<ValueErrorType, string>> = {
+  [ValueErrorType.ObjectRequiredProperty]: 'is required',
+  [ValueErrorType.ObjectAdditionalProperties]: 'unknown field',
+  [ValueErrorType.String]: 'must be text',
+  [ValueErrorType.Number]: 'must be a number',
+  [ValueErrorType.Integer]: 'must be a whole number',
+  [ValueErrorType.Boolean]: 'must be true or false',
+  [ValueErrorType.Array]: 'must be a list',
+  [ValueErrorType.ArrayUniqueItems]: 'must not repeat an item',
+  [ValueErrorType.Object]: 'must be an object',
+};
+
 /** The refusal in plain words, or the checker's own (lower-cased) when it is not a common case. */
 export function plainWords(error: CheckerError | undefined): string {
   if (!error) return 'invalid';
+  const fixed = error.type === undefined ? undefined : FIXED[error.type];
+  if (fixed !== undefined) return fixed;
   const s = (error.schema ?? {}) as Record<string, unknown>;
   switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return 'is required';
-    case ValueErrorType.ObjectAdditionalProperties:
-      return 'unknown field';
-    case ValueErrorType.String:
-      return 'must be text';
     case ValueErrorType.StringMinLength:
       return s.minLength === 1 ? 'must not be empty' : `must be at least ${count(s.minLength, 'character', 'characters')}`;
     case ValueErrorType.StringMaxLength:
       return `must be at most ${count(s.maxLength, 'character', 'characters')}`;
     case ValueErrorType.StringFormat:
       return `must be a valid ${String(s.format)}`;
-    case ValueErrorType.Number:
-      return 'must be a number';
-    case ValueErrorType.Integer:
-      return 'must be a whole number';
     case ValueErrorType.NumberMinimum:
     case ValueErrorType.IntegerMinimum:
       return `must be at least ${s.minimum}`;
@@ -45,18 +50,10 @@ export function plainWords(error: CheckerError | undefined): string {
     case ValueErrorType.NumberExclusiveMaximum:
     case ValueErrorType.IntegerExclusiveMaximum:
       return `must be less than ${s.exclusiveMaximum}`;
-    case ValueErrorType.Boolean:
-      return 'must be true or false';
-    case ValueErrorType.Array:
-      return 'must be a list';
     case ValueErrorType.ArrayMinItems:
       return s.minItems === 1 ? 'must not be empty' : `must have at least ${count(s.minItems, 'item', 'items')}`;
     case ValueErrorType.ArrayMaxItems:
       return `must have at most ${count(s.maxItems, 'item', 'items')}`;
-    case ValueErrorType.ArrayUniqueItems:
-      return 'must not repeat an item';
-    case ValueErrorType.Object:
-      return 'must be an object';
     case ValueErrorType.ObjectMaxProperties:
       return `must have at most ${count(s.maxProperties, 'entry', 'entries')}`;
     default:
