@@ -151,7 +151,8 @@ function fsyncPath(path: string): void {
   }
 }
 
-function list(dir: string): string[] {
+/** The names in `dir`, or none when it cannot be read (absent, not a folder): a store's walks skip what is not there. */
+export function list(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch {

@@ -5,7 +5,7 @@ import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
 import type { BlobHold } from './hold.ts';
 import { inParallel } from './in-parallel.ts';
-import { blobPathUnder, openBlobLayout, renameIntoStore, type LayoutMigration } from './layout.ts';
+import { blobPathUnder, list, openBlobLayout, renameIntoStore, type LayoutMigration } from './layout.ts';
 import { LocalCopies } from './local-copies.ts';
 import type { BlobRemote } from './remote.ts';
 import { RemoteTier, type RemoteOperation, type RemoteOutcome } from './remote-tier.ts';
@@ -377,9 +377,9 @@ export class BlobStore {
 
   /** Every stored hash (walks the fan-out folders). */
   *hashes(): Generator<string> {
-    for (const a of safeList(this.root)) {
+    for (const a of list(this.root)) {
       if (!/^[0-9a-f]{2}$/.test(a)) continue;
-      for (const name of safeList(join(this.root, a))) if (HASH.test(name)) yield name;
+      for (const name of list(join(this.root, a))) if (HASH.test(name)) yield name;
     }
   }
 
@@ -427,21 +427,13 @@ export class BlobStore {
 
   /** Drops compressed copies whose blob is gone (deleted before its copies were, or by a crash in between). */
   sweepOrphanCopies(): void {
-    for (const a of safeList(this.compressedRoot)) {
+    for (const a of list(this.compressedRoot)) {
       if (!/^[0-9a-f]{2}$/.test(a)) continue;
-      for (const name of safeList(join(this.compressedRoot, a))) {
+      for (const name of list(join(this.compressedRoot, a))) {
         const hash = /^([0-9a-f]{64})\.(?:br|gz)$/.exec(name)?.[1];
         if (hash && !this.has(hash)) this.dropLocal(hash);
       }
     }
-  }
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 
