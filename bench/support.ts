@@ -1,7 +1,7 @@
 // What several benches share: an owner and a viewer on the list of one
 // restricted canvas, `easel serve` as a child process, and the cluster's
 // real backing servers (the test suite's own: Postgres, Redis, s3rver).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Canvas } from '../src/canvases/record.ts';
 import { loadConfig } from '../src/config.ts';
@@ -17,6 +17,38 @@ const ROOT = join(import.meta.dir, '..');
 export const SERVER_ROOT = process.env.BENCH_EASEL_ROOT ?? ROOT;
 
 const CLOCK_TICKS_PER_S = 100;
+
+/**
+ * CPU seconds of each of `pid`'s threads, summed by kind: `main` (the event
+ * loop), `pool` (Bun's thread pool: file writes, renames), `jit`, `gc`, and
+ * `other`. Which one a phase is bound by says more than the process total.
+ */
+export function threadCpuSeconds(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    let name: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const kind =
+      tid === String(pid)
+        ? 'main'
+        : name.startsWith('Bun Pool')
+          ? 'pool'
+          : name.startsWith('JIT')
+            ? 'jit'
+            : /^(HeapHelper|Heap Helper|GC|mi-)/.test(name)
+              ? 'gc'
+              : 'other';
+    out[kind] = (out[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  }
+  return out;
+}
 
 /** User + system CPU seconds of `pid` and its live children (nginx's worker), from /proc. */
 export function cpuSeconds(pid: number): number {
