@@ -77,7 +77,6 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-preview-empty').innerText()).toBe('Nothing published yet — drop a folder below');
     expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
     expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBeNull();
-    expect(await page.locator('#cp-preview-open').isVisible()).toBe(false);
   });
 
   test('a dropped-in folder deploys (only its contents), with the warnings shown', async () => {
@@ -105,7 +104,7 @@ describe('a canvas page in the dashboard', () => {
     await page.screenshot({ path: join(SHOTS, 'canvas-page.png'), fullPage: true });
   });
 
-  test('after the deploy the preview shows the live page, sandboxed, with a link that opens it in a new tab', async () => {
+  test('after the deploy the preview shows the live page, sandboxed, with its address below it opening it in a new tab', async () => {
     const frame = page.locator('#cp-preview-frame');
     // The canvas's own page, served at its live address (the dashboard's CSP lets the frame load it).
     await page.frameLocator('#cp-preview-frame').locator('h1', { hasText: 'version one' }).waitFor();
@@ -114,9 +113,11 @@ describe('a canvas page in the dashboard', () => {
     expect(await frame.getAttribute('loading')).toBe('lazy');
     expect((await frame.getAttribute('sandbox'))?.split(' ')).toContain('allow-scripts');
     expect(await page.locator('#cp-preview-empty').isVisible()).toBe(false);
-    const open = page.locator('#cp-preview-open');
+    // The address follows the preview, and it is the only link to the live page there (the section bar has its own, further down).
+    const open = page.locator('#cp-preview + p a');
     expect(await open.getAttribute('href')).toBe(canvas.url);
     expect(await open.getAttribute('target')).toBe('_blank');
+    expect(await page.locator('#cp-preview a:visible').count()).toBe(0);
   });
 
   test('sharing: the whole organization lets a colleague in; back to Restricted keeps them out; the list lets them in again', async () => {

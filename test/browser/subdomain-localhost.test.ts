@@ -184,7 +184,6 @@ describe("the canvas page's live preview in subdomain mode", () => {
     );
     expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
     expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBeNull();
-    expect(await page.locator('#cp-preview-open').isVisible()).toBe(false);
     const link = page.getByRole('link', { name: 'Open the live page in a new tab (it signs you in there)' });
     expect(await link.getAttribute('href')).toBe(`${canvasOrigin(app.ctx.config, canvas.slug)}/`);
     expect(await link.getAttribute('target')).toBe('_blank');

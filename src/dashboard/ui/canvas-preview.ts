@@ -1,6 +1,7 @@
 // The canvas page's live preview (issue 38 item 2): the canvas's live page
 // in a frame at the top of the Overview, sandboxed as the editor's preview
-// is, loaded lazily, with a link that opens it in a new tab. When its
+// is, loaded lazily; the canvas's address right below it opens it in a new
+// tab (a link of its own here made three to the same page). When its
 // address answers nothing (nothing published yet, or archived) the frame
 // gives way to words saying so, never a blank box. The dashboard's CSP lets
 // it frame the canvas (frame-src: its own origin in path mode, the canvas
@@ -35,14 +36,13 @@ export function frameable(canvas: Pick<CanvasView, 'url' | 'accessMode' | 'hasPa
 export function showPreview(canvas: CanvasView, reload: boolean): void {
   const frame = byId('cp-preview-frame', HTMLIFrameElement);
   const empty = byId('cp-preview-empty');
-  const open = byId('cp-preview-open', HTMLAnchorElement);
   const elsewhere = byId('cp-preview-elsewhere');
   const why = silence(canvas);
   const framed = why === null && frameable(canvas, new URL(location.href));
   empty.textContent = why ?? '';
   empty.hidden = why === null;
   elsewhere.hidden = why !== null || framed;
-  frame.hidden = open.hidden = !framed;
+  frame.hidden = !framed;
   if (!framed) {
     frame.removeAttribute('src');
     delete frame.dataset.url;
@@ -52,7 +52,6 @@ export function showPreview(canvas: CanvasView, reload: boolean): void {
     }
     return;
   }
-  open.href = canvas.url;
   if (reload || frame.dataset.url !== canvas.url) {
     frame.dataset.url = canvas.url;
     frame.src = canvas.url;
