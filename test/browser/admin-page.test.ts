@@ -41,6 +41,28 @@ beforeAll(async () => {
 });
 afterAll(() => closeBrowserSuite(contexts, browser, app));
 
+describe('the header', () => {
+  test('who is signed in, the admin link and Sign out stand apart (no word touches the next), on one line at 1280 px', async () => {
+    const boxes = await page.evaluate(() => {
+      const who = document.getElementById('who')!;
+      const range = document.createRange();
+      range.selectNodeContents(who.firstChild!);
+      const text = range.getBoundingClientRect();
+      const link = document.getElementById('admin-link')!.getBoundingClientRect();
+      const button = who.querySelector('button')!.getBoundingClientRect();
+      return {
+        text: { right: text.right, top: text.top },
+        link: { left: link.left, right: link.right, top: link.top },
+        button: { left: button.left },
+      };
+    });
+    expect(await page.locator('#who').innerText()).toContain('Signed in as Admin (admin@example.com)');
+    expect(boxes.link.left - boxes.text.right).toBeGreaterThanOrEqual(8);
+    expect(boxes.button.left - boxes.link.right).toBeGreaterThanOrEqual(8);
+    expect(Math.abs(boxes.link.top - boxes.text.top)).toBeLessThan(4);
+  });
+});
+
 describe('the administration page', () => {
   test('people: searched, names shown as text; deactivating someone ends their access at once', async () => {
     await page.fill('#ad-user-search', 'mallory');

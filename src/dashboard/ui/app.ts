@@ -159,13 +159,14 @@ function showSignedOut(): void {
 
 function showSignedIn(me: Me): void {
   const who = byId('who');
-  who.textContent = `Signed in as ${me.name || me.email} (${me.email})${me.isAdmin ? ' · ' : ''}`;
+  // Its parts stand apart by the header's gap (style.css #who), not by spaces in the text.
+  who.textContent = `Signed in as ${me.name || me.email} (${me.email})`;
   if (me.isAdmin) {
     const admin = document.createElement('a');
     admin.href = '#/admin';
     admin.id = 'admin-link';
     admin.textContent = 'admin';
-    who.append(admin, ' ');
+    who.append(admin);
   }
   const form = document.createElement('form');
   form.className = 'inline';
