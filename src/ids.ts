@@ -22,6 +22,7 @@ export const randomBase62 = (length: number): string => randomFrom(BASE62, lengt
 /** An opaque token (publication tokens, upload handles): 32 base62 characters (~190 bits). */
 export const newToken = (): string => randomBase62(32);
 
+/** Hex SHA-256 (text as UTF-8). Bun's one-shot hasher: a third of a CryptoHasher object's time for short inputs. */
 export function sha256Hex(input: string | Uint8Array): string {
-  return new Bun.CryptoHasher('sha256').update(input).digest('hex');
+  return Bun.SHA256.hash(input, 'hex');
 }

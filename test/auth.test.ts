@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sessionTokenHash } from '../src/auth/sessions.ts';
 import { sha256Hex } from '../src/ids.ts';
+import { createHash } from 'node:crypto';
 import { body, startTestApp, type TestApp, TEST_BACKENDS } from './harness.ts';
 
 describe('dev sign-in and sessions', () => {
@@ -97,6 +98,9 @@ describe('sessions held in memory (the app caches resolved sessions)', () => {
   test('the stored hash is the same SHA-256 as everywhere else', async () => {
     const token = tokenOf(await app.signIn('hash@example.com'));
     expect(sessionTokenHash(token)).toBe(sha256Hex(token));
+    // sha256Hex against another implementation (node:crypto): text as UTF-8, bytes as they are, views by their own bytes.
+    for (const input of [token, '', 'é€😀\u0000', new Uint8Array([0, 1, 255]), new Uint8Array(64).fill(7).subarray(3, 9)])
+      expect(sha256Hex(input)).toBe(createHash('sha256').update(input).digest('hex'));
     expect(await app.ctx.sql.get('SELECT 1 AS one FROM sessions WHERE token_hash = ?1', sha256Hex(token))).toEqual({ one: 1 });
   });
 

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql.ts';
 import { VersionedCache } from '../db/versioned-cache.ts';
-import { randomBase62 } from '../ids.ts';
+import { randomBase62, sha256Hex } from '../ids.ts';
 import { USER_COLUMNS, toUser, type User } from './users.ts';
 
 /** Renew (slide the expiry) at most this often per session: one write per hour, not per request. */
@@ -24,13 +24,9 @@ interface Cached {
 
 type SessionRow = { user_id: string; expires_at: number; renewed_at: number; canvas_id: string | null };
 
-/**
- * The stored form of a token: hex SHA-256, the same digest as ids.ts's
- * sha256Hex. Bun's one-shot hasher takes a third of the time of a
- * CryptoHasher object, and this runs on every request with a session.
- */
+/** The stored form of a token (hex SHA-256); runs on every request with a session. */
 export function sessionTokenHash(token: string): string {
-  return Bun.SHA256.hash(token, 'hex');
+  return sha256Hex(token);
 }
 
 const SESSION_BY_HASH = 'SELECT user_id, expires_at, renewed_at, canvas_id FROM sessions WHERE token_hash = ?1';
