@@ -14,6 +14,7 @@
 // release may not have opened yet (backup, copy-data) find blobs in either
 // layout (locateBlobUnder, blobFilesUnder).
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** The marker's name in the blobs root and what it holds. */
@@ -131,16 +132,29 @@ export function openBlobLayout(root: string, now: () => number = performance.now
   return { moved, legacyFolders, ms: Math.round(now() - started) };
 }
 
-/** Renames a complete file to its blob name, making its folder when it is the first blob there. */
+/** Renames a complete file to its blob name, making its folder when it is the first blob there (at most 256 in a store's life). */
 export function renameIntoStore(from: string, to: string): void {
   try {
     renameSync(from, to);
   } catch (err) {
-    if ((err as { code?: string }).code !== 'ENOENT') throw err;
+    if (!missingFolder(err)) throw err;
     mkdirSync(dirname(to), { recursive: true });
     renameSync(from, to);
   }
 }
+
+/** renameIntoStore on the thread pool (a deploy moves thousands at once). */
+export async function renameIntoStoreOffLoop(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if (!missingFolder(err)) throw err;
+    await mkdir(dirname(to), { recursive: true });
+    await rename(from, to);
+  }
+}
+
+const missingFolder = (err: unknown) => (err as { code?: string }).code === 'ENOENT';
 
 function fsyncPath(path: string): void {
   const fd = openSync(path, 'r');

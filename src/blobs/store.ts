@@ -5,7 +5,7 @@ import { newId } from '../ids.ts';
 import { writeCapped } from '../streams/capped.ts';
 import type { BlobHold } from './hold.ts';
 import { inParallel } from './in-parallel.ts';
-import { blobPathUnder, list, openBlobLayout, renameIntoStore, type LayoutMigration } from './layout.ts';
+import { blobFilesUnder, blobPathUnder, list, openBlobLayout, renameIntoStore, type LayoutMigration } from './layout.ts';
 import { LocalCopies } from './local-copies.ts';
 import type { BlobRemote } from './remote.ts';
 import { RemoteTier, type RemoteOperation, type RemoteOutcome } from './remote-tier.ts';
@@ -377,10 +377,7 @@ export class BlobStore {
 
   /** Every stored hash (walks the fan-out folders). */
   *hashes(): Generator<string> {
-    for (const a of list(this.root)) {
-      if (!/^[0-9a-f]{2}$/.test(a)) continue;
-      for (const name of list(join(this.root, a))) if (HASH.test(name)) yield name;
-    }
+    for (const { hash } of blobFilesUnder(this.root)) yield hash;
   }
 
   /** Every blob in the store with when it was written: with a remote tier the remote listing is the store. */

@@ -9,12 +9,13 @@
 // cut could lose, and the version row is written after its blobs are
 // durable. A failed deploy removes exactly the blobs it created.
 import { closeSync, existsSync, fdatasync, openSync, rmSync, utimesSync } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { syncFilesystemOffLoop } from './durable.ts';
 import { inParallel } from './in-parallel.ts';
+import { renameIntoStoreOffLoop } from './layout.ts';
 
 /** File-by-file fallback: syncs in flight at once. */
 const PARALLEL_SYNCS = 16;
@@ -160,14 +161,7 @@ export class DeployBlobWriter {
         await rm(tmp, { force: true });
         return;
       }
-      try {
-        await rename(tmp, target);
-      } catch (err) {
-        // The first blob of its fan-out folder (at most 256 in a store's life): make the folder.
-        if ((err as { code?: string }).code !== 'ENOENT') throw err;
-        await mkdir(dirname(target), { recursive: true });
-        await rename(tmp, target);
-      }
+      await renameIntoStoreOffLoop(tmp, target);
       const { mtimeMs, size } = await stat(target);
       this.created.set(hash, mtimeMs);
       blobs.noteLocal(hash, size);
