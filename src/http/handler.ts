@@ -61,13 +61,14 @@ export function wrapHandler(
     const answer = url.indexOf('/', ROUTER_PATH_OFFSET) === pathStart ? inner(request) : unroutable();
     const finish = (response: Response): Response => {
       paced?.settle();
+      // A canvas file's answer was built with the id and nosniff (meta.finishedIn): touched only for cookies or extra headers.
+      const finished = response === meta.finishedIn;
       try {
-        if (response !== meta.finishedIn || meta.cookies.length > 0 || meta.headers !== null)
-          finishHeaders(response.headers, id, meta, response);
+        if (!finished || meta.cookies.length > 0 || meta.headers !== null) finishHeaders(response.headers, id, meta, finished);
       } catch {
-        // Some responses carry immutable headers: copy once.
+        // Some responses carry immutable headers: copy once (a copy keeps what the answer already had).
         const headers = new Headers(response.headers);
-        finishHeaders(headers, id, meta, null);
+        finishHeaders(headers, id, meta, finished);
         response = new Response(response.body, { status: response.status, statusText: response.statusText, headers });
       }
       const elapsedMs = performance.now() - start;
@@ -99,9 +100,8 @@ function unroutable(): Response {
   return json(400, { code: 'INVALID_REQUEST', message: 'this server routes http:// request URLs only (terminate TLS in front of it)' });
 }
 
-function finishHeaders(headers: Headers, id: string, meta: RequestMeta, response: Response | null): void {
-  // A canvas file's answer was built with both (meta.finishedIn).
-  if (response === null || meta.finishedIn !== response) {
+function finishHeaders(headers: Headers, id: string, meta: RequestMeta, finished: boolean): void {
+  if (!finished) {
     headers.set('x-request-id', id);
     // Every answer has the type it says: no browser may sniff JSON (or an error page, or a canvas file) into HTML or script.
     headers.set('x-content-type-options', 'nosniff');
