@@ -25,7 +25,7 @@ import { loadConfig } from '../src/config.ts';
 import { createCore } from '../src/foundation.ts';
 import { newId, newToken, randomBase62, sha256Hex } from '../src/ids.ts';
 import { startEasel, stopEasel } from '../test/spawn.ts';
-import { SERVER_ROOT, threadCpuSeconds } from './support.ts';
+import { cpuSeconds, SERVER_ROOT, threadCpuSeconds } from './support.ts';
 
 const FILES = 2000;
 const MiB = 1024 * 1024;
@@ -66,13 +66,6 @@ async function createCanvas(slug: string): Promise<{ id: string; key: string }> 
   });
   ctx.db!.close();
   return { id, key };
-}
-
-/** User + system CPU seconds of a process (all its threads), from /proc: steadier than wall time on a shared machine. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Seconds (wall, and this process's CPU) to write the zip's files one by one into a fresh folder of the data disk, then one syncfs. */

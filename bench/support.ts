@@ -18,6 +18,12 @@ export const SERVER_ROOT = process.env.BENCH_EASEL_ROOT ?? ROOT;
 
 const CLOCK_TICKS_PER_S = 100;
 
+/** User + system CPU seconds in a /proc `stat` line (of a process or one of its threads). */
+function statCpuSeconds(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+}
+
 /**
  * CPU seconds of each of `pid`'s threads, summed by kind: `main` (the event
  * loop), `pool` (Bun's thread pool: file writes, renames), `jit`, `gc`, and
@@ -34,7 +40,6 @@ export function threadCpuSeconds(pid: number): Record<string, number> {
     } catch {
       continue; // the thread ended meanwhile
     }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const kind =
       tid === String(pid)
         ? 'main'
@@ -45,16 +50,14 @@ export function threadCpuSeconds(pid: number): Record<string, number> {
             : /^(HeapHelper|Heap Helper|GC|mi-)/.test(name)
               ? 'gc'
               : 'other';
-    out[kind] = (out[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+    out[kind] = (out[kind] ?? 0) + statCpuSeconds(stat);
   }
   return out;
 }
 
 /** User + system CPU seconds of `pid` and its live children (nginx's worker), from /proc. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  const own = statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   let children = '';
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
@@ -89,7 +92,6 @@ export async function seedViewerCanvas(
   return { canvas, ownerId: owner.id, viewerId: viewer.id, now };
 }
 
-/** One `easel serve` on `dir` (rate limits off); its port once it printed its start line. */
 /**
  * A data directory where a signed-in viewer may read `asset` (and an
  * index.html) on the restricted canvas `slug`'s live version: what the
@@ -118,6 +120,7 @@ export async function seedServedAsset(dataDir: string, slug: string, asset: stri
   return cookie;
 }
 
+/** One `easel serve` on `dir` (rate limits off); its port once it printed its start line. */
 export async function spawnEasel(dir: string, env: Record<string, string>): Promise<{ process: Bun.Subprocess; port: number }> {
   const logFile = join(dir, 'server.log');
   // BENCH_CPU_PROF=<dir>: Bun's CPU profile of each server lands there (written at its SIGTERM), as in bench/serve.ts.
