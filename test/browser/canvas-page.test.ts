@@ -368,6 +368,53 @@ describe('a canvas page in the dashboard', () => {
     await page.locator('#cp-data').screenshot({ path: join(SHOTS, 'canvas-page-data.png') });
   });
 
+  test('Data: each export is a row (its name, its formats in one column, Browse at the end) whose links say what they download', async () => {
+    await openCanvasPage();
+    const rows = await page.evaluate(() =>
+      [...document.querySelectorAll('#cp-data-exports li')].map((li) => {
+        const list = li.parentElement!.getBoundingClientRect();
+        const link = li.querySelector('a')!;
+        const browse = li.querySelector('button');
+        return {
+          text: li.querySelector('.export-name')?.textContent,
+          linkX: Math.round(link.getBoundingClientRect().left),
+          label: link.getAttribute('aria-label'),
+          browseGap: browse ? Math.round(list.right - browse.getBoundingClientRect().right) : null,
+          bullet: getComputedStyle(li).listStyleType,
+        };
+      }),
+    );
+    expect(rows.map((r) => r.text)).toEqual(['Shared keys', ...rows.slice(1, -2).map((r) => r.text), 'File list', 'Files']);
+    // The names differ in length; the formats still start at one x.
+    expect(new Set(rows.map((r) => r.linkX)).size).toBe(1);
+    expect(rows[0]!.label).toBe('Download Shared keys as CSV');
+    expect(rows.at(-1)!.label).toBe('Download Files as ZIP');
+    expect(rows[0]!.browseGap).toBe(0);
+    expect(rows.at(-1)!.browseGap).toBeNull();
+    expect(rows.every((r) => r.bullet === 'none')).toBe(true);
+  });
+
+  test('Sharing: the access box lines up with the fields below it, and "No password." reads on the buttons’ line', async () => {
+    await openCanvasPage();
+    const at = await page.evaluate(() => {
+      const box = (sel: string) => document.querySelector(sel)!.getBoundingClientRect();
+      const middle = (r: DOMRect) => r.top + r.height / 2;
+      // The state's words, not its box: a Range around its text.
+      const words = document.createRange();
+      words.selectNodeContents(document.getElementById('cp-password-state')!);
+      return {
+        access: Math.round(box('#cp-access').left),
+        field: Math.round(box('#cp-password input').left),
+        state: middle(words.getBoundingClientRect()),
+        button: middle(box('#cp-password button[type="submit"]')),
+        gap: Math.round(box('#cp-expiry').top - box('#cp-password').bottom),
+      };
+    });
+    expect(at.access).toBe(at.field);
+    expect(Math.abs(at.state - at.button)).toBeLessThanOrEqual(2);
+    expect(at.gap).toBeGreaterThanOrEqual(12);
+  });
+
   test('on a phone the page fits its width (tables scroll inside themselves)', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {

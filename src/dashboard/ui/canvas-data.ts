@@ -31,21 +31,27 @@ const count = (n: number, one: string, many: string) => `${n.toLocaleString()} $
 /** `what` and its links, one per format ('' is the one ZIP), into the list; with `kind`, a Browse button. */
 function exportRow(list: HTMLElement, what: string, href: string, formats = FORMATS, kind: BrowseKind | null = null): void {
   const li = document.createElement('li');
-  li.append(`${what}: `);
+  const name = document.createElement('span');
+  name.className = 'export-name';
+  name.textContent = what;
+  const links = document.createElement('span');
   formats.forEach((format, i) => {
     const a = document.createElement('a');
     a.href = format ? `${href}${href.includes('?') ? '&' : '?'}format=${format}` : href;
     a.download = '';
     a.dataset.export = `${what}:${format || 'zip'}`;
     a.textContent = format ? format.toUpperCase() : 'ZIP';
-    li.append(...(i ? [' · ', a] : [a]));
+    // Read out of its row, "CSV" alone does not say what it downloads.
+    a.setAttribute('aria-label', `Download ${what} as ${a.textContent}`);
+    links.append(...(i ? [' · ', a] : [a]));
   });
+  li.append(name, links);
   if (kind && current) {
     const { api } = current;
     const browse = button('Browse', () => void openDataBrowser(api, kind, `${href}/items`, what, refresh));
     browse.setAttribute('aria-label', `Browse ${what}`);
     browse.dataset.browse = what;
-    li.append(' ', browse);
+    li.append(browse);
   }
   list.append(li);
 }
