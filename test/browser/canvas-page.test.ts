@@ -79,6 +79,27 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBeNull();
   });
 
+  test('the drop zone picks a folder or a .zip with two buttons that open the file pickers, reached by keyboard too', async () => {
+    for (const [name, id, multiple] of [
+      ['Choose a folder…', 'cp-folder', true],
+      ['Choose a .zip…', 'cp-zip', false],
+    ] as const) {
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByText(name, { exact: true }).click()]);
+      expect(await chooser.element().getAttribute('id')).toBe(id);
+      expect(chooser.isMultiple()).toBe(multiple);
+      // The native input keeps its label (the button's words) and takes focus; its ring shows on the button.
+      expect(await page.getByLabel(name).getAttribute('id')).toBe(id);
+      await page.focus(`#${id}`);
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe(id);
+      const ring = await page.locator(`label:has(#${id})`).evaluate((l) => getComputedStyle(l).outlineStyle);
+      expect(ring).toBe('solid');
+    }
+    // No "No file chosen" box: the inputs take no room of their own.
+    expect((await page.locator('#cp-zip').boundingBox())!.width).toBeLessThanOrEqual(1);
+  });
+
   test('a dropped-in folder deploys (only its contents), with the warnings shown', async () => {
     const site = join(work, 'site');
     mkdirSync(join(site, 'js'), { recursive: true });
