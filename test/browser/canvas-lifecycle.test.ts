@@ -86,11 +86,11 @@ describe('status words', () => {
     await page.reload();
     await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
     const column = (title: string, n: number) => page.locator('#canvases tbody tr', { hasText: title }).locator('td').nth(n).innerText();
-    expect(await column('Words live', 3)).toBe('Live');
-    expect(await column('Words live', 4)).toBe('Whole organisation');
-    expect(await column('Words draft', 3)).toBe('Not published yet');
-    expect(await column('Words draft', 4)).toBe('Only you');
-    expect(await column('Words shelved', 3)).toBe('Archived');
+    expect(await column('Words live', 2)).toBe('Live');
+    expect(await column('Words live', 3)).toBe('Whole organisation');
+    expect(await column('Words draft', 2)).toBe('Not published yet');
+    expect(await column('Words draft', 3)).toBe('Only you');
+    expect(await column('Words shelved', 2)).toBe('Archived');
     await openCanvas(page, live.id);
     expect(await page.locator('#cp-versions tbody tr').first().locator('td').nth(5).innerText()).toStartWith('1 file, ');
     expect(await page.locator('main').innerText()).not.toMatch(/public_link|whole_org|\bactive\b/);

@@ -39,3 +39,49 @@ test('who can open each canvas and its last deploy, in words; searched and sorte
   await page.getByLabel('Find').fill('');
   expect(await titles()).toHaveLength(3);
 });
+
+test('each canvas is one cell, its address under its title; the other columns and their names keep to one line at 1280 px', async () => {
+  const cookie = await suite.app.signIn('home-layout@example.com', 'Lay Out');
+  const made = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Quarterly planning board' } });
+  await api(suite.app, 'PATCH', `/api/canvases/${made.id}`, { cookie, json: { accessMode: 'whole_org' } });
+  await deploy(suite.app, made.id, made.apiKey, { 'index.html': '<h1>plan</h1>' });
+  const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
+  expect(await page.locator('#canvases thead th').allInnerTexts()).toEqual([
+    'Canvas',
+    'Role',
+    'Status',
+    'Shared with',
+    'Last deploy',
+    'AI this month',
+    '',
+  ]);
+  const first = page.locator('#canvases tbody tr td').first();
+  expect(await first.locator('a.canvas-link').innerText()).toBe('Quarterly planning board');
+  // The address reads without its scheme; the link is the whole address.
+  const address = first.locator('.canvas-address a');
+  expect(await address.getAttribute('href')).toBe(made.url);
+  expect(await address.innerText()).toBe(made.url.replace(/^https?:\/\//, ''));
+  const lines = await page.evaluate(() => {
+    const lineCount = (el: Element) => {
+      const style = getComputedStyle(el);
+      const words = document.createRange();
+      words.selectNodeContents(el);
+      return Math.round(words.getBoundingClientRect().height / parseFloat(style.lineHeight));
+    };
+    const row = document.querySelector('#canvases tbody tr')!;
+    return {
+      heads: [...document.querySelectorAll('#canvases thead th')].filter((th) => th.textContent).map(lineCount),
+      // Role to AI spend (the last cell holds the buttons, measured on their own).
+      cells: [...row.querySelectorAll('td')]
+        .slice(1, -1)
+        .filter((td) => td.textContent)
+        .map(lineCount),
+      button: lineCount(row.querySelector('button.guest-links')!),
+    };
+  });
+  expect(lines.heads.every((n) => n === 1)).toBe(true);
+  expect(lines.cells.every((n) => n === 1)).toBe(true);
+  expect(lines.button).toBe(1);
+});

@@ -230,11 +230,15 @@ function renderShown(): Promise<unknown> {
       open.textContent = c.title;
       title.append(open);
     } else title.textContent = c.title;
-    const address = document.createElement('td');
+    // Its address under its title, smaller: one column for both leaves the others room to stay on one line.
+    const address = document.createElement('div');
+    address.className = 'canvas-address';
     const link = document.createElement('a');
     link.href = c.url;
-    link.textContent = c.url;
+    // Without "https://": every address has it, and the column is narrow.
+    link.textContent = c.url.replace(/^https?:\/\//, '');
     address.append(link);
+    title.append(address);
     const role = document.createElement('td');
     role.textContent = c.role || '';
     const status = document.createElement('td');
@@ -260,7 +264,7 @@ function renderShown(): Promise<unknown> {
     }
     const shared = document.createElement('td');
     shared.textContent = sharedWith(c);
-    row.append(title, address, role, status, shared);
+    row.append(title, role, status, shared);
     whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
     row.append(spend, actions);
     tbody.append(row);
