@@ -164,6 +164,27 @@ describe('the administration page', () => {
 
   test('Connections: created, edited, a protected header set (never shown again), granted to a canvas and taken back, disabled, deleted', async () => {
     const SECRET = 'Bearer upstream-secret-7f3a9c';
+    // None yet: said in words, no bare table, no pickers with nothing to pick.
+    await page.locator('#ad-connections[data-ready=""]').waitFor({ state: 'attached' });
+    expect(await page.locator('#ad-connections-none').innerText()).toStartWith('No Connections yet.');
+    expect(await page.locator('#ad-connections').isHidden()).toBe(true);
+    expect(await page.locator('#ad-connection-header').isHidden()).toBe(true);
+    expect(await page.locator('#ad-connection-grant').isHidden()).toBe(true);
+    // The methods read like a field: one line of boxes level with the name field, the legend level with its label.
+    const level = await page.evaluate(() => {
+      const box = (el: Element) => el.getBoundingClientRect();
+      const middle = (r: DOMRect) => r.top + r.height / 2;
+      const form = document.getElementById('ad-connection-create')!;
+      const boxes = [...form.querySelectorAll('input[name="m"]')].map((b) => middle(box(b)));
+      return {
+        rows: new Set(boxes.map(Math.round)).size,
+        offField: Math.abs(boxes[0]! - middle(box(form.querySelector('input[name="name"]')!))),
+        offLabel: Math.abs(box(form.querySelector('legend')!).top - box(form.querySelector('label')!).top),
+      };
+    });
+    expect(level.rows).toBe(1);
+    expect(level.offField).toBeLessThanOrEqual(3);
+    expect(level.offLabel).toBeLessThanOrEqual(3);
     await page.fill('#ad-connection-create input[name="name"]', 'crm');
     await page.fill('#ad-connection-create input[name="origin"]', 'https://api.crm.example');
     await page.check('#ad-connection-create input[value="POST"]');
@@ -171,9 +192,12 @@ describe('the administration page', () => {
     const row = page.locator('#ad-connections tbody tr[data-name="crm"]');
     await row.waitFor();
     expect(await row.locator('td').nth(2).innerText()).toBe('GET POST');
+    expect(await page.locator('#ad-connections-none').isHidden()).toBe(true);
+    expect(await page.locator('#ad-connection-header').isVisible()).toBe(true);
     // Edited: a new origin and methods; the name stays.
     await row.getByRole('button', { name: 'Edit' }).click();
     expect(await page.locator('#ad-connection-create input[name="name"]').getAttribute('readonly')).not.toBeNull();
+    expect(await page.getByRole('form', { name: 'Change the Connection crm' }).count()).toBe(1);
     await page.fill('#ad-connection-create input[name="origin"]', 'https://api2.crm.example');
     await page.uncheck('#ad-connection-create input[value="POST"]');
     await page.check('#ad-connection-create input[value="DELETE"]');
@@ -181,6 +205,7 @@ describe('the administration page', () => {
     await row.locator('td', { hasText: 'https://api2.crm.example' }).waitFor();
     expect(await row.locator('td').nth(2).innerText()).toBe('GET DELETE');
     expect(await page.locator('#ad-connection-create button[type="submit"]').innerText()).toBe('Create Connection');
+    expect(await page.locator('#ad-connection-create-title').innerText()).toBe('New Connection');
     await page.selectOption('#ad-connection-header select[name="profile"]', 'crm');
     await page.fill('#ad-connection-header input[name="header"]', 'Authorization');
     await page.fill('#ad-connection-header input[name="value"]', SECRET);
@@ -234,6 +259,13 @@ describe('the administration page', () => {
       await onS3.close();
       await s3.stop();
     }
+  });
+
+  test('notification emails: none yet is said in words (with why: email is off), not a table of bare headings', async () => {
+    await page.locator('#ad-notifications[data-ready]').waitFor({ state: 'attached' });
+    expect(await page.locator('#ad-notify-none').innerText()).toBe('No notification email yet. Sent ones and failures are listed here.');
+    expect(await page.locator('#ad-notify-off').isVisible()).toBe(true);
+    expect(await page.locator('#ad-notifications').isHidden()).toBe(true);
   });
 
   test('the audit log, filtered by action and canvas', async () => {

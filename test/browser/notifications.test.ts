@@ -55,6 +55,7 @@ test('an admin sees a sent notification on the admin page, its recipient as text
   expect(await row.getAttribute('data-state')).toBe('sent');
   expect(await row.locator('td').nth(1).innerText()).toBe('shared_with_me');
   expect(await page.locator('#ad-notify-off').isHidden()).toBe(true);
+  expect(await page.locator('#ad-notify-none').isHidden()).toBe(true);
 });
 
 test("a canvas's owner chooses how new submissions are mailed on its page; an editor is not offered the choice", async () => {

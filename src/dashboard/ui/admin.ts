@@ -285,6 +285,9 @@ async function loadConnections(): Promise<void> {
       select.append(o);
     }
   }
+  table.hidden = names.length === 0;
+  byId('ad-connections-none').hidden = names.length > 0;
+  byId('ad-connection-more').hidden = names.length === 0;
   table.dataset.ready = names.join(',');
 }
 
@@ -316,6 +319,7 @@ function editConnection(p: Connection): void {
   origin.value = p.origin;
   for (const box of methodBoxes(form)) box.checked = p.methods.includes(box.value);
   submitOf(form).textContent = `Save changes to ${p.name}`;
+  byId('ad-connection-create-title').textContent = `Change the Connection ${p.name}`;
   byId('ad-connection-cancel').hidden = false;
   origin.focus();
 }
@@ -326,6 +330,7 @@ function stopEditing(): void {
   form.reset();
   field(form, 'name').readOnly = false;
   submitOf(form).textContent = 'Create Connection';
+  byId('ad-connection-create-title').textContent = 'New Connection';
   byId('ad-connection-cancel').hidden = true;
 }
 
@@ -530,6 +535,8 @@ async function loadNotifications(): Promise<void> {
     cell(row, d.lastError || '');
     tbody.append(row);
   }
+  table.hidden = res.data.deliveries.length === 0;
+  byId('ad-notify-none').hidden = res.data.deliveries.length > 0;
   table.dataset.ready = String(Date.now());
 }
 
