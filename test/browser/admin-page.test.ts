@@ -132,6 +132,24 @@ describe('the administration page', () => {
     expect(await page.getAttribute('#ad-settings input[name="aiApiKey"]', 'placeholder')).toBe('a key is set (type to replace)');
   });
 
+  test('instance settings: the fields stand in even columns at 1280 px, the model list shown whole, the prices under a heading of their own', async () => {
+    const at = await page.evaluate(() => {
+      const inputs = [...document.querySelectorAll('#ad-settings > label > input:not([type="checkbox"])')] as HTMLInputElement[];
+      const models = document.querySelector('#ad-settings input[name="aiModels"]') as HTMLInputElement;
+      const caption = document.querySelector('#ad-prices caption')!;
+      return {
+        lefts: new Set(inputs.map((i) => Math.round(i.getBoundingClientRect().left))).size,
+        widths: new Set(inputs.filter((i) => i !== models).map((i) => Math.round(i.getBoundingClientRect().width))).size,
+        modelsFit: models.scrollWidth <= models.clientWidth,
+        captionAlign: getComputedStyle(caption).textAlign,
+      };
+    });
+    expect(at.lefts).toBe(3);
+    expect(at.widths).toBe(1);
+    expect(at.modelsFit).toBe(true);
+    expect(at.captionAlign).toBe('left');
+  });
+
   test('instance settings: models, prices (changed, added, removed), storage and creation limits', async () => {
     const admin = await app.signIn(ADMIN_EMAIL);
     const before = await api(app, 'GET', '/api/admin/settings', { cookie: admin });
