@@ -415,6 +415,27 @@ describe('a canvas page in the dashboard', () => {
     expect(rows.every((r) => r.bullet === 'none')).toBe(true);
   });
 
+  test("Runtime and Gallery line up: the Connections line under the switches' names, the gallery boxes at the page's left edge", async () => {
+    await openCanvasPage();
+    const x = await page.evaluate(() => {
+      const left = (el: Element | null) => Math.round(el!.getBoundingClientRect().left);
+      const names = [...document.querySelectorAll('#cp-switches li:not([data-capability="connections"]) label')].map(left);
+      const connections = document.querySelector('#cp-switches li[data-capability="connections"]')!;
+      const words = document.createRange();
+      words.setStart(connections.firstChild!, 0);
+      words.setEnd(connections.firstChild!, 1);
+      return {
+        names: [...new Set(names)],
+        connections: Math.round(words.getBoundingClientRect().left),
+        heading: left(document.querySelector('#cp-gallery')!.previousElementSibling),
+        box: left(document.querySelector('#cp-gallery input[name="listed"]')),
+      };
+    });
+    expect(x.names).toHaveLength(1);
+    expect(x.connections).toBe(x.names[0]!);
+    expect(x.box).toBe(x.heading);
+  });
+
   test('Sharing: the access box lines up with the fields below it, and "No password." reads on the buttons’ line', async () => {
     await openCanvasPage();
     const at = await page.evaluate(() => {
