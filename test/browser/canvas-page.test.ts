@@ -71,6 +71,13 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-title').innerText()).toBe(XSS_TITLE);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('#cp-id').innerText()).toBe(canvas.id);
+    // The page's title stands above its sections' headings.
+    const size = (sel: string) =>
+      page
+        .locator(sel)
+        .first()
+        .evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    expect(await size('#cp-title')).toBeGreaterThanOrEqual(1.25 * (await size('#canvas-page h3')));
   });
 
   test('before a deploy the preview says nothing is published, in words, with no blank frame', async () => {
