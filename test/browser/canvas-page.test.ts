@@ -178,6 +178,9 @@ describe('a canvas page in the dashboard', () => {
     await page.locator('#cp-versions tbody tr', { hasText: '2 (live)' }).waitFor();
     // Who: the person who deployed from the dashboard (version 1 came with the canvas key: the owner, as the spec says).
     expect(await page.locator('#cp-versions tbody tr', { hasText: '2 (live)' }).locator('td').nth(3).innerText()).toBe('Owner');
+    // How, in words: the dashboard's ZIP went through the deploy route; the folder before it through a staged upload.
+    const how = await page.locator('#cp-versions tbody tr').evaluateAll((rows) => rows.map((r) => r.children[2]!.textContent));
+    expect(how).toEqual(['ZIP upload', 'File upload']);
     await page.locator('#cp-versions tbody tr', { hasText: /^1/ }).getByRole('button', { name: 'Make live' }).click();
     await page.locator('#cp-versions tbody tr', { hasText: '1 (live)' }).waitFor();
     await page.locator('#notice .toast-done', { hasText: 'Rolled back to version 1: visitors see it now.' }).waitFor();

@@ -18,7 +18,7 @@ import { showPolicyMisses, type PolicyMiss } from './policy-misses.ts';
 import { buildSectionBar } from './section-bar.ts';
 import { loadSubmissionMail, startSubmissionMail } from './canvas-submission-mail.ts';
 import { loadWebhooks } from './webhooks.ts';
-import { files as fileWords, summary } from './status-words.ts';
+import { files as fileWords, summary, versionSource } from './status-words.ts';
 
 /** A person on the canvas's list (GET …/members). */
 interface Member {
@@ -250,7 +250,7 @@ async function loadVersions(): Promise<void> {
     const row = document.createElement('tr');
     deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}${v.preview ? ' · preview' : ''}`);
     deps.cell(row, when(v.createdAt));
-    deps.cell(row, v.source === 'upload' ? 'staged upload' : v.source === 'api' ? 'ZIP' : v.source);
+    deps.cell(row, versionSource(v.source));
     // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
     deps.cell(row, people.get(v.createdBy) || 'someone not on the list (an administrator?)');
     deps.cell(row, v.releaseId || '');

@@ -40,6 +40,20 @@ export function sharedWith(c: { accessMode: string; people?: number }): string {
   return c.people === 0 ? 'Only you' : `You and ${count(c.people, 'person', 'people')}`;
 }
 
+const SOURCE_WORDS: Record<string, string> = {
+  api: 'ZIP upload',
+  upload: 'File upload',
+  editor: 'Browser editor',
+  zip: 'ZIP',
+  folder: 'Folder',
+  paste: 'Pasted',
+};
+
+/** How a version was published, for the versions table ("staged upload" was the spec's word, not a person's). */
+export function versionSource(source: string): string {
+  return SOURCE_WORDS[source] ?? source;
+}
+
 export function files(n: number): string {
   return count(n, 'file');
 }
