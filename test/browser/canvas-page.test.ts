@@ -270,6 +270,11 @@ describe('a canvas page in the dashboard', () => {
   test('the runtime policy as a form: presets in words, overrides, aggregateCount, a channel and a connection, saved as the document', async () => {
     await page.click('#cp-policy-box summary');
     const collections = page.locator('#cp-policy-form fieldset[data-kind="collections"]');
+    // "Add" stands on its field's line, not level with the field's label.
+    const bottoms = await collections
+      .locator('form.policy-add')
+      .evaluate((form) => ['input', 'button'].map((tag) => Math.round(form.querySelector(tag)!.getBoundingClientRect().bottom)));
+    expect(Math.abs(bottoms[0]! - bottoms[1]!)).toBeLessThanOrEqual(2);
     await collections.getByLabel('Add a collection named').fill('notes');
     await collections.getByRole('button', { name: 'Add' }).click();
     const notes = collections.locator('fieldset[data-name="notes"]');

@@ -167,7 +167,7 @@ export function renderPolicyForm(container: HTMLElement, state: PolicyState, pre
     for (const [name, policy] of Object.entries(entries)) section.append(entry(kind, name, policy, presets, edit, doc));
     if (Object.keys(entries).length === 0) section.append(el('p', `No ${one} has a policy.`));
     const add = el('form');
-    add.className = 'inline';
+    add.className = 'policy-add';
     const input = el('input');
     input.name = 'name';
     input.required = true;
