@@ -39,6 +39,9 @@ describe('guest links in the dashboard', () => {
     expect(await page.locator('#guest-email-off').isVisible()).toBe(true);
     expect(await page.locator('#guest-form input[name="email"]').isDisabled()).toBe(true);
     expect(url).toStartWith(`${w.app.ctx.config.baseUrl}/auth/guest?token=`);
+    // Ready for the next guest: the name is cleared, the days kept.
+    expect(await page.inputValue('#guest-form input[name="name"]')).toBe('');
+    expect(await page.inputValue('#guest-form input[name="days"]')).toBe('3');
 
     const listed = page.locator('#guest-list tbody tr', { hasText: 'Visitor' });
     await expect(listed.locator('td').nth(2).textContent()).resolves.toBe('active');

@@ -105,6 +105,19 @@ const VIEWS: View[] = [
     ready: (p) => p.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor(),
   },
   {
+    // The guest links panel of a canvas, with one link just made (shown once) and listed.
+    name: 'guest-links',
+    who: () => owner,
+    path: () => '/',
+    ready: async (p) => {
+      await p.locator('#canvases tbody tr', { hasText: 'Team lunch poll' }).locator('button.guest-links').click();
+      await p.fill('#guest-form input[name="name"]', 'Visiting auditor');
+      await p.click('#guest-form button[type="submit"]');
+      await p.locator('#guest-created').waitFor({ state: 'visible' });
+      await p.locator('#guest-list tbody tr', { hasText: 'Visiting auditor' }).first().waitFor();
+    },
+  },
+  {
     name: 'editor',
     who: () => owner,
     path: () => `/#/canvas/${canvas.id}/edit`,

@@ -442,6 +442,8 @@ function wireGuestForm(): void {
     const emailed = byId('guest-emailed');
     emailed.textContent = res.data.emailed ? `Emailed to ${email}.` : email ? 'Not emailed: this instance sends no email.' : '';
     emailed.hidden = !email;
+    // A link is for one guest: the next one starts from an empty name and address (the days stay).
+    field(form, 'name').value = '';
     emailField.value = '';
     await loadGuests();
   });
