@@ -97,6 +97,9 @@ describe('the editor', () => {
     await page.getByRole('button', { name: 'Keep my edits on the new version' }).click();
     await page.locator('#ed-stale[hidden]').waitFor({ state: 'attached' });
     expect(await page.locator('#ed-files button').allInnerTexts()).toEqual(['index.html', 'new.js', 'site.css']);
+    // Publishing is the editor's one main action: it looks like one (the accent, like the other forms' submit buttons).
+    const look = (sel: string) => page.locator(sel).evaluate((b) => getComputedStyle(b).backgroundColor);
+    expect(await look('#ed-publish')).toBe(await look('#ed-new button[type="submit"]'));
     await page.getByRole('button', { name: 'Publish the draft' }).click();
     await page.locator('#ed-publish-status', { hasText: 'Published as version 3.' }).waitFor();
     expect(await livePage(made.slug, owner)).toBe('<h1>two</h1><link rel="stylesheet" href="site.css">');
