@@ -482,6 +482,16 @@ describe('a canvas page in the dashboard', () => {
       const preview = await page.locator('#cp-preview-frame').boundingBox();
       expect(preview!.width).toBeGreaterThan(0);
       expect(preview!.x + preview!.width).toBeLessThanOrEqual(390);
+      // Sizes stay whole in the narrow tables ("14 B" was "14" over "B").
+      const sizes = await page.locator('#cp-files td.size, #cp-versions td.size').evaluateAll((cells) =>
+        cells.map((c) => {
+          const words = document.createRange();
+          words.selectNodeContents(c);
+          return Math.round(words.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight));
+        }),
+      );
+      expect(sizes.length).toBeGreaterThan(1);
+      expect(sizes.every((lines) => lines <= 1)).toBe(true);
       await page.screenshot({ path: join(SHOTS, 'canvas-page-phone.png'), fullPage: true });
       await page.goto(`${origin}/`);
       await page.locator('body[data-loaded="true"]').waitFor();

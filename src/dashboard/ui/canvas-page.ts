@@ -254,7 +254,7 @@ async function loadVersions(): Promise<void> {
     // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
     deps.cell(row, people.get(v.createdBy) || 'someone not on the list (an administrator?)');
     deps.cell(row, v.releaseId || '');
-    deps.cell(row, `${fileWords(v.fileCount)}, ${bytes(v.totalBytes)}`);
+    deps.cell(row, `${fileWords(v.fileCount)}, ${bytes(v.totalBytes)}`).className = 'size';
     const actions = document.createElement('td');
     // Every kept version has its own address, with the canvas's access (deploy previews).
     if (v.status === 'ready') {
@@ -299,7 +299,7 @@ async function loadFiles(): Promise<void> {
     const row = document.createElement('tr');
     // Served sandboxed (CSP sandbox): a file of the canvas cannot act as the dashboard.
     linkCell(row, path(`/files?path=${enc(f.path)}`), f.path, true);
-    deps.cell(row, bytes(f.size));
+    deps.cell(row, bytes(f.size)).className = 'size';
     deps.cell(row, f.mime);
     const hash = document.createElement('td');
     const code = document.createElement('code');
