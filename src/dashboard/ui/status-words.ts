@@ -2,6 +2,7 @@
 // it, and for counts: every place that shows a status uses these (the list,
 // the canvas page, the administration), never the API's raw values.
 import type { AccessMode, CanvasStatus } from '../../canvases/record.ts';
+import type { VersionSource } from '../../deploy/version-store.ts';
 
 /** What the words need of a canvas, as every canvas answer carries it. */
 export interface CanvasStanding {
@@ -40,7 +41,7 @@ export function sharedWith(c: { accessMode: string; people?: number }): string {
   return c.people === 0 ? 'Only you' : `You and ${count(c.people, 'person', 'people')}`;
 }
 
-const SOURCE_WORDS: Record<string, string> = {
+const SOURCE_WORDS: Record<VersionSource, string> = {
   api: 'ZIP upload',
   upload: 'File upload',
   editor: 'Browser editor',
@@ -48,10 +49,11 @@ const SOURCE_WORDS: Record<string, string> = {
   folder: 'Folder',
   paste: 'Pasted',
 };
+const SOURCE = new Map<string, string>(Object.entries(SOURCE_WORDS));
 
-/** How a version was published, for the versions table ("staged upload" was the spec's word, not a person's). */
+/** How a version was published, for the versions table ("staged upload" was the spec's word, not a person's); an unknown source as it is. */
 export function versionSource(source: string): string {
-  return SOURCE_WORDS[source] ?? source;
+  return SOURCE.get(source) ?? source;
 }
 
 export function files(n: number): string {
