@@ -28,6 +28,16 @@ test('who can open each canvas and its last deploy, in words; searched and sorte
   expect(await deployed.getAttribute('title')).toMatch(/\d/);
   expect(await rowOf(zebra.id).locator('td[data-column="last-deploy"]').innerText()).toBe('');
 
+  // The Find field and the Sort select beside it are one height, their labels on one line.
+  const boxes = await page.locator('#canvas-filter label').evaluateAll((labels) =>
+    labels.map((l) => ({
+      top: Math.round(l.getBoundingClientRect().top),
+      field: Math.round(l.lastElementChild!.getBoundingClientRect().height),
+    })),
+  );
+  expect(boxes).toHaveLength(2);
+  expect(Math.abs(boxes[0]!.top - boxes[1]!.top)).toBeLessThanOrEqual(1);
+  expect(Math.abs(boxes[0]!.field - boxes[1]!.field)).toBeLessThanOrEqual(1);
   const titles = () => page.locator('#canvases tbody tr a.canvas-link').allInnerTexts();
   await page.getByLabel('Sort by').selectOption('title');
   expect(await titles()).toEqual(['Board', 'Lunch poll', 'Zebra notes']);
