@@ -237,10 +237,29 @@ describe('the administration page', () => {
     await page.fill('#ad-connection-grant input[name="canvas"]', `${canvas.title} (${canvas.slug})`);
     await page.click('#ad-connection-grant button');
     await row.locator('span.grant', { hasText: canvas.title }).waitFor();
+    // The grant is one chip: the canvas's name and its × on one line. The row's buttons stand apart:
+    // side by side with a gap, or wrapped to a line of their own that starts where the first did.
+    const layout = await row.evaluate((tr) => {
+      const chip = tr.querySelector('span.grant')!.getBoundingClientRect();
+      const x = tr.querySelector('span.grant button')!.getBoundingClientRect();
+      const buttons = [...tr.querySelectorAll('td:last-child > button')].map((b) => b.getBoundingClientRect());
+      const apart = buttons.slice(1).map((b, i) => {
+        const before = buttons[i]!;
+        return b.top === before.top
+          ? b.left - before.right >= 4
+          : b.top >= before.bottom && Math.round(b.left) === Math.round(buttons[0]!.left);
+      });
+      return { sameLine: x.top >= chip.top && x.bottom <= chip.bottom, apart };
+    });
+    expect(layout.sameLine).toBe(true);
+    expect(layout.apart).toEqual([true, true]);
     expect(await api(app, 'GET', `/api/admin/canvases/${canvas.id}/connections`, { cookie: await app.signIn(ADMIN_EMAIL) })).toMatchObject({
       connections: [expect.objectContaining({ name: 'crm' })],
     });
-    await row.locator('span.grant').getByRole('button', { name: '×' }).click();
+    await row
+      .locator('span.grant')
+      .getByRole('button', { name: `Take crm back from ${canvas.title}` })
+      .click();
     await row.locator('span.grant').waitFor({ state: 'detached' });
     await row.getByRole('button', { name: 'Disable' }).click();
     await row.locator('td', { hasText: 'disabled' }).waitFor();

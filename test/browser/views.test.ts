@@ -123,7 +123,29 @@ const VIEWS: View[] = [
     path: () => `/#/canvas/${canvas.id}/edit`,
     ready: (p) => p.locator('#editor-page .cm-editor').first().waitFor(),
   },
-  { name: 'admin', who: () => admin, path: () => '/#/admin', ready: (p) => p.locator('#admin-page[data-ready="true"]').waitFor() },
+  {
+    // Administration with no Connection: the empty state in words.
+    name: 'admin',
+    who: () => admin,
+    path: () => '/#/admin',
+    ready: async (p) => {
+      if (await withConnection(false)) await p.reload();
+      await p.locator('#admin-page[data-ready="true"]').waitFor();
+      await p.locator('#ad-connections[data-ready=""]').waitFor({ state: 'attached' });
+    },
+  },
+  {
+    // Administration once there is a Connection: its row (methods, a grant to a canvas) and the forms that need one.
+    name: 'admin-connection',
+    who: () => admin,
+    path: () => '/#/admin',
+    ready: async (p) => {
+      if (await withConnection(true)) await p.reload();
+      await p.locator('#admin-page[data-ready="true"]').waitFor();
+      await p.locator('#ad-connections[data-ready="crm"]').waitFor({ state: 'attached' });
+      await p.locator('#ad-connections span.grant').waitFor();
+    },
+  },
   {
     name: 'password-gate',
     who: () => stranger,
@@ -142,6 +164,24 @@ const VIEWS: View[] = [
   },
   { name: 'guest-link-invalid', who: () => null, path: () => '/auth/guest?token=nope', ready: (p) => p.locator('h1').waitFor() },
 ];
+
+/** Makes the Connection "crm" (granted to the poll) exist or not; answers whether that changed anything. */
+async function withConnection(present: boolean): Promise<boolean> {
+  const listed = (await (await app.request('/api/admin/connections', { cookie: admin })).json()) as { connections: { name: string }[] };
+  if (listed.connections.some((c) => c.name === 'crm') === present) return false;
+  const answers = present
+    ? [
+        await app.request('/api/admin/connections', {
+          method: 'POST',
+          cookie: admin,
+          json: { name: 'crm', origin: 'https://api.crm.example', methods: ['GET', 'POST'] },
+        }),
+        await app.request(`/api/admin/canvases/${canvas.id}/connections/crm`, { method: 'PUT', cookie: admin }),
+      ]
+    : [await app.request('/api/admin/connections/crm', { method: 'DELETE', cookie: admin })];
+  for (const res of answers) if (!res.ok) throw new Error(`the Connection could not be set up: ${res.status} ${await res.text()}`);
+  return true;
+}
 
 async function open(view: View, width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });

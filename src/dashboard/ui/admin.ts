@@ -238,20 +238,22 @@ async function loadConnections(): Promise<void> {
     cell(row, p.methods.join(' '));
     cell(row, p.protectedHeaders.join(', '));
     const granted = document.createElement('td');
+    granted.className = 'grants';
     for (const id of p.canvasIds) {
       const chip = document.createElement('span');
       chip.className = 'grant';
-      chip.textContent = `${pickers.canvasName(id)} `;
+      chip.textContent = pickers.canvasName(id);
       chip.title = id;
-      chip.append(
-        button('×', () =>
-          connectionCall(
-            'DELETE',
-            `/api/admin/canvases/${encodeURIComponent(id)}/connections/${encodeURIComponent(p.name)}`,
-            `"${pickers.canvasName(id)}" no longer has the Connection ${p.name}.`,
-          ),
+      const takeBack = button('×', () =>
+        connectionCall(
+          'DELETE',
+          `/api/admin/canvases/${encodeURIComponent(id)}/connections/${encodeURIComponent(p.name)}`,
+          `"${pickers.canvasName(id)}" no longer has the Connection ${p.name}.`,
         ),
       );
+      // "×" alone reads as "times": the button says what it takes back, and from whom.
+      takeBack.setAttribute('aria-label', `Take ${p.name} back from ${pickers.canvasName(id)}`);
+      chip.append(takeBack);
       granted.append(chip);
     }
     row.append(granted);
