@@ -123,29 +123,10 @@ const VIEWS: View[] = [
     path: () => `/#/canvas/${canvas.id}/edit`,
     ready: (p) => p.locator('#editor-page .cm-editor').first().waitFor(),
   },
-  {
-    // Administration with no Connection: the empty state in words.
-    name: 'admin',
-    who: () => admin,
-    path: () => '/#/admin',
-    ready: async (p) => {
-      if (await withConnection(false)) await p.reload();
-      await p.locator('#admin-page[data-ready="true"]').waitFor();
-      await p.locator('#ad-connections[data-ready=""]').waitFor({ state: 'attached' });
-    },
-  },
-  {
-    // Administration once there is a Connection: its row (methods, a grant to a canvas) and the forms that need one.
-    name: 'admin-connection',
-    who: () => admin,
-    path: () => '/#/admin',
-    ready: async (p) => {
-      if (await withConnection(true)) await p.reload();
-      await p.locator('#admin-page[data-ready="true"]').waitFor();
-      await p.locator('#ad-connections[data-ready="crm"]').waitFor({ state: 'attached' });
-      await p.locator('#ad-connections span.grant').waitFor();
-    },
-  },
+  // Administration with no Connection (the empty state in words), and once there is one (its row with a
+  // grant to a canvas, and the forms that need one).
+  adminView('admin', false),
+  adminView('admin-connection', true),
   {
     name: 'password-gate',
     who: () => stranger,
@@ -164,6 +145,21 @@ const VIEWS: View[] = [
   },
   { name: 'guest-link-invalid', who: () => null, path: () => '/auth/guest?token=nope', ready: (p) => p.locator('h1').waitFor() },
 ];
+
+/** Administration, with the Connection "crm" there or not (whichever width runs first sets it up). */
+function adminView(name: string, connection: boolean): View {
+  return {
+    name,
+    who: () => admin,
+    path: () => '/#/admin',
+    ready: async (p) => {
+      if (await withConnection(connection)) await p.reload();
+      await p.locator('#admin-page[data-ready="true"]').waitFor();
+      await p.locator(`#ad-connections[data-ready="${connection ? 'crm' : ''}"]`).waitFor({ state: 'attached' });
+      if (connection) await p.locator('#ad-connections span.grant').waitFor();
+    },
+  };
+}
 
 /** Makes the Connection "crm" (granted to the poll) exist or not; answers whether that changed anything. */
 async function withConnection(present: boolean): Promise<boolean> {
