@@ -210,6 +210,8 @@ describe('the administration page', () => {
     const row = page.locator('#ad-connections tbody tr[data-name="crm"]');
     await row.waitFor();
     expect(await row.locator('td').nth(2).innerText()).toBe('GET POST');
+    // No protected header yet: said, not an empty cell.
+    expect(await row.locator('td').nth(3).innerText()).toBe('none');
     expect(await page.locator('#ad-connections-none').isHidden()).toBe(true);
     expect(await page.locator('#ad-connection-header').isVisible()).toBe(true);
     // Edited: a new origin and methods; the name stays.

@@ -236,7 +236,7 @@ async function loadConnections(): Promise<void> {
     cell(row, p.name);
     cell(row, p.origin);
     cell(row, p.methods.join(' '));
-    cell(row, p.protectedHeaders.join(', '));
+    cell(row, p.protectedHeaders.join(', ') || 'none');
     const granted = document.createElement('td');
     granted.className = 'grants';
     for (const id of p.canvasIds) {
