@@ -123,8 +123,10 @@ describe('the metadata field, row by row', () => {
     await expectCode(await create({ title: 'A', password: 'x'.repeat(201) }), 400, 'INVALID_BODY');
   });
 
-  test('expiresAt: in the future', async () => {
+  test('expiresAt: in the future, and within what a Date can hold', async () => {
     await expectCode(await create({ title: 'E', expiresAt: clock - 1 }), 400, 'INVALID_BODY');
+    await expectCode(await create({ title: 'E', expiresAt: 8.64e15 + 1 }), 400, 'INVALID_BODY');
+    await expectCode(await create({ title: 'E', expiresAt: 9223372036854776000 }), 400, 'INVALID_BODY');
     expect((await body(await create({ title: 'E', expiresAt: clock + 60_000 }))).expiresAt).toBe(clock + 60_000);
   });
 

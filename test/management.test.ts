@@ -408,7 +408,7 @@ describe('PATCH /api/canvases/{id}', () => {
     expect((await body(await patch({ expiresAt: clock - 1 }))).expiresAt).toBe(clock - 1);
     expect((await body(await patch({ expiresAt: clock + 86_400_000 }))).expiresAt).toBe(clock + 86_400_000);
     expect((await body(await patch({ expiresAt: null }))).expiresAt).toBeNull();
-    for (const expiresAt of [-1, 1.5, '2030-01-01', true]) {
+    for (const expiresAt of [-1, 1.5, '2030-01-01', true, 8.64e15 + 1, 9223372036854776000]) {
       const res = await patch({ expiresAt });
       expect({ expiresAt, status: res.status }).toEqual({ expiresAt, status: 400 });
     }

@@ -115,10 +115,15 @@ describe('personal access tokens', () => {
     expect((await app.request('/api/me', { headers: bearer(short.token) })).status).toBe(401);
   });
 
-  test('bodies: a name of 1-100 characters, an expiry in the future, nothing else', async () => {
-    for (const json of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'a', expiresAt: clock - 1 }, { name: 'a', scope: 'all' }]) {
+  test('bodies: a name of 1-100 characters, an expiry in the future and within a Date, nothing else', async () => {
+    const beyondDates = [8.64e15 + 1, 9223372036854776000]; // the last overflowed Postgres's BIGINT: a 500
+    const bad = [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'a', expiresAt: clock - 1 }, { name: 'a', scope: 'all' }];
+    for (const json of [...bad, ...beyondDates.map((expiresAt) => ({ name: 'a', expiresAt }))]) {
       await expectCode(await w.request('owner', '/api/tokens', { method: 'POST', json }), 400, 'INVALID_BODY');
     }
+    const last = await w.request('owner', '/api/tokens', { method: 'POST', json: { name: 'lasting', expiresAt: 8.64e15 } });
+    expect(last.status).toBe(201);
+    expect((await last.json()).expiresAt).toBe(8.64e15);
     expect((await app.request('/api/tokens', { method: 'POST', json: { name: 'x' } })).status).toBe(401);
   });
 

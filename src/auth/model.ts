@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { epochMs } from '../http/epoch-ms.ts';
 
 /** POST /auth/dev/login (dev sign-in only). */
 export const DevLoginBody = Type.Object(
@@ -30,7 +31,7 @@ const TOKEN_NAME_MAX = 100;
 export const CreateTokenBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: TOKEN_NAME_MAX }),
-    expiresAt: Type.Optional(Type.Union([Type.Integer({ minimum: 0, description: 'epoch milliseconds' }), Type.Null()])),
+    expiresAt: Type.Optional(Type.Union([epochMs(), Type.Null()])),
   },
   { additionalProperties: false },
 );

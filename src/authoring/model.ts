@@ -6,6 +6,7 @@ import { t } from 'elysia';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkStrict } from '../http/json-body.ts';
+import { epochMs } from '../http/epoch-ms.ts';
 import { parseJsonText } from '../http/json-text.ts';
 import type { AuthoringAccess } from './store.ts';
 
@@ -29,7 +30,7 @@ const ACCESS = t.Union([
 const TAGS = t.Array(t.String({ minLength: 1, maxLength: AUTHORING_LIMITS.tagChars }), { maxItems: AUTHORING_LIMITS.tags });
 const PASSWORD = t.String({ minLength: 1, maxLength: AUTHORING_LIMITS.passwordChars });
 const TITLE = t.String({ minLength: 1, maxLength: AUTHORING_LIMITS.titleChars });
-const EPOCH_MS = t.Integer({ minimum: 0 });
+const EPOCH_MS = epochMs();
 const FREE_FORM = t.Record(t.String(), t.Unknown());
 
 export const CreateMetadata = t.Object(

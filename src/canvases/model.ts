@@ -1,6 +1,7 @@
 // TypeBox schemas of the management bodies (CONTRACT §4). Every object is
 // closed: unknown fields are refused (see body.ts), never silently dropped.
 import { t } from 'elysia';
+import { epochMs } from '../http/epoch-ms.ts';
 
 const closed = { additionalProperties: false } as const;
 /** A title is 1-200 characters once trimmed (the service trims and checks); the schema bounds what is read. */
@@ -19,12 +20,7 @@ export const PatchCanvasBody = t.Object(
     slug: t.Optional(t.String({ maxLength: 100 })),
     accessMode: t.Optional(t.Union([t.Literal('restricted'), t.Literal('whole_org'), t.Literal('public_link')])),
     password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: PASSWORD_MAX }), t.Null()])),
-    expiresAt: t.Optional(
-      t.Union([
-        t.Integer({ minimum: 0, maximum: 8.64e15, description: 'epoch milliseconds, e.g. Date.parse("2027-01-31T00:00:00Z")' }),
-        t.Null(),
-      ]),
-    ),
+    expiresAt: t.Optional(t.Union([epochMs('epoch milliseconds, e.g. Date.parse("2027-01-31T00:00:00Z")'), t.Null()])),
     // Owner or admin only: a service worker outlives unpublishing in the visitor's browser.
     serviceWorkers: t.Optional(t.Boolean()),
   },
