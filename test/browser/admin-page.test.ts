@@ -150,6 +150,29 @@ describe('the administration page', () => {
     expect(at.captionAlign).toBe('left');
   });
 
+  test('instance settings on a phone: the price table fits (no sideways scroll), its caption is read whole', async () => {
+    const before = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const at = await page.evaluate(() => {
+        const table = document.querySelector('#ad-prices') as HTMLElement;
+        const caption = table.querySelector('caption')!.getBoundingClientRect();
+        const fields = [...table.querySelectorAll('input:not([type="checkbox"])')].map((i) => i.getBoundingClientRect());
+        const box = table.getBoundingClientRect();
+        return {
+          rows: table.querySelectorAll('tbody tr').length,
+          scrolls: table.scrollWidth > table.clientWidth,
+          captionInside: caption.right <= box.right + 0.5,
+          fieldsInside: fields.every((f) => f.right <= box.right + 0.5 && f.width >= 64),
+        };
+      });
+      expect(at.rows).toBeGreaterThanOrEqual(2);
+      expect(at).toEqual({ rows: at.rows, scrolls: false, captionInside: true, fieldsInside: true });
+    } finally {
+      await page.setViewportSize(before);
+    }
+  });
+
   test('instance settings: models, prices (changed, added, removed), storage and creation limits', async () => {
     const admin = await app.signIn(ADMIN_EMAIL);
     const before = await api(app, 'GET', '/api/admin/settings', { cookie: admin });

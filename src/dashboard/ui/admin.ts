@@ -401,7 +401,7 @@ function renderPrices(): void {
     if (model) name.textContent = model;
     else {
       const input = document.createElement('input');
-      input.placeholder = 'another model';
+      input.placeholder = 'new model';
       input.autocomplete = 'off';
       input.setAttribute('aria-label', 'Model to price');
       name.append(input);
