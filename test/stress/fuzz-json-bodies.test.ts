@@ -23,7 +23,13 @@ let app: TestApp;
 let canvas: WorldCanvas;
 /** The management targets' canvas: an accepted change (a slug, a password) must not move the others' ground. */
 let managed: WorldCanvas;
+/** Admin actions that would change the managed canvas's ground (disable, transfer) land here. */
+let spare: WorldCanvas;
+/** Listed and offered as a template: what "use template" copies. */
+let template: WorldCanvas;
 let token: string;
+/** A numeric record of the runtime canvas's `notes` collection, for the increment target. */
+let recordId: string;
 let inputs = 0;
 /** Answers by status per route, printed at the end: a fuzz run that only ever met one refusal tests little. */
 const statuses = new Map<string, StatusTally>();
@@ -34,7 +40,18 @@ beforeAll(async () => {
   canvas = await w.newCanvas({ files: { 'index.html': '<h1>fuzz</h1>' }, capabilities: { authoring: false } });
   await w.capabilities({ expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } }, canvas);
   managed = await w.newCanvas({ files: { 'index.html': '<h1>managed</h1>' } });
+  spare = await w.newCanvas({ files: { 'index.html': '<h1>spare</h1>' } });
+  template = await w.newCanvas({ files: { 'index.html': '<h1>template</h1>' } });
   token = (await body(await app.request('/api/tokens', { method: 'POST', cookie: w.cookie.owner, json: { name: 'fuzz' } }))).token;
+  recordId = (await w.expectOk('POST', `/v1/c/${canvas.slug}/collections/notes`, 'owner', 0, 201)).id;
+  await w.expectOk(
+    'POST',
+    '/api/admin/connections',
+    'admin',
+    { name: 'fuzzcon', origin: 'https://crm.example.com', methods: ['GET'] },
+    201,
+  );
+  await w.expectOk('PUT', `/api/canvases/${template.id}/gallery`, 'owner', { listed: true, templatable: true });
   process.stdout.write(`fuzz seed ${SEED} (replay with EASEL_FUZZ_SEED=${SEED}), ${RUNS} inputs per route\n`);
 });
 afterAll(async () => {
@@ -78,7 +95,15 @@ async function snapshot(): Promise<string> {
 
 /** A JSON text: random values, or the route's own fields with random values, or not JSON at all. */
 function bodies(fields: string[]): fc.Arbitrary<string> {
-  const value = fc.jsonValue({ maxDepth: 3 });
+  // Besides any JSON, what a field most often holds, and numbers at the edges where storage changes: past a Date,
+  // past a double's exact integers, past a 64-bit column (2^63 as a JSON number was a 500 on Postgres).
+  const edgeNumber = fc.constantFrom(8.64e15, 8.64e15 + 1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, -1, 0.5, 2 ** 31);
+  const value = fc.oneof(
+    { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    { weight: 1, arbitrary: edgeNumber },
+    { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.emailAddress() },
+  );
   const structured = fc
     .dictionary(fc.constantFrom(...fields), value, { maxKeys: fields.length })
     .chain((obj) => fc.constant(JSON.stringify(obj)));
@@ -177,6 +202,48 @@ const TARGETS: Target[] = [
     fields: ['title', 'n', 'tags'],
     who: asOwner,
   },
+  { name: 'POST canvas', method: 'POST', path: () => '/api/canvases', fields: ['title', 'slug'], who: asOwner },
+  { name: 'PUT owner', method: 'PUT', path: () => `/api/canvases/${spare.id}/owner`, fields: ['email'], who: asOwner },
+  { name: 'POST admin disable', method: 'POST', path: () => `/api/admin/canvases/${spare.id}/disable`, fields: ['reason'], who: asAdmin },
+  {
+    name: 'POST admin Connection',
+    method: 'POST',
+    path: () => '/api/admin/connections',
+    fields: ['name', 'origin', 'methods', 'protectedHeaders', 'enabled'],
+    who: asAdmin,
+  },
+  {
+    name: 'PATCH admin Connection',
+    method: 'PATCH',
+    path: () => '/api/admin/connections/fuzzcon',
+    fields: ['origin', 'methods', 'protectedHeaders', 'enabled'],
+    who: asAdmin,
+  },
+  {
+    name: 'PUT notification preferences',
+    method: 'PUT',
+    path: () => '/api/me/notifications',
+    fields: ['shared_with_me', 'ai_cap', 'submissions'],
+    who: asOwner,
+  },
+  { name: 'POST use template', method: 'POST', path: () => `/api/gallery/${template.id}/use`, fields: ['title'], who: asOwner },
+  { name: 'PUT KV value', method: 'PUT', path: () => `/v1/c/${canvas.slug}/kv/fuzzed`, fields: ['a', 'b'], who: asOwner },
+  {
+    name: 'PUT submission',
+    method: 'PUT',
+    path: () => `/v1/c/${canvas.slug}/submissions/answers/mine`,
+    fields: ['answer', 'score'],
+    who: asOwner,
+  },
+  {
+    name: 'POST collection increment',
+    method: 'POST',
+    path: () => `/v1/c/${canvas.slug}/collections/notes/${recordId}/increment`,
+    fields: ['by'],
+    who: asOwner,
+  },
+  { name: 'POST CLI token exchange', method: 'POST', path: () => '/auth/cli/token', fields: ['code', 'verifier'], who: () => ({}) },
+  { name: 'POST dev sign-in', method: 'POST', path: () => '/auth/dev/login', fields: ['email', 'name'], who: () => ({}) },
   {
     name: 'POST MCP',
     method: 'POST',
