@@ -10,3 +10,6 @@ export function isUnstorableText(err: unknown): boolean {
   const state = (err as { errno?: unknown }).errno ?? (err as { code?: unknown }).code;
   return state === '22021' || state === '22P05';
 }
+
+/** What the caller is told when the database refused such text (a field the schema leaves free, a path). */
+export const UNSTORABLE_TEXT = 'text with a NUL character (U+0000) cannot be stored';

@@ -5,6 +5,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, overCap } from '../errors.ts';
 import { parseJsonText, TOO_DEEP_MESSAGE } from './json-text.ts';
+import { nulTextPath } from './nul-text.ts';
 import { plainWords, type CheckerError } from './plain-words.ts';
 import { readTextCapped } from './read-capped.ts';
 
@@ -73,7 +74,10 @@ export function checkStrict<S extends TSchema>(schema: S, value: unknown): asser
 
 /** Null when the value fits; otherwise the first offending path (dotted, e.g. `aiPrices.some-model.input`) and why. */
 function schemaProblem(schema: TSchema, value: unknown): string | null {
-  if (Value.Check(schema, value)) return null;
+  if (Value.Check(schema, value)) {
+    const nul = nulTextPath(schema, value);
+    return nul === null ? null : `${nul}: text may not hold a NUL character (U+0000)`;
+  }
   if (value === undefined) return 'body: a JSON object is required';
   const top = Value.Errors(schema, value).First();
   const pathOf = (e: ErrorLike | undefined) => (e?.path ? e.path.slice(1).replaceAll('/', '.') : 'body');

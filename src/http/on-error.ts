@@ -1,4 +1,4 @@
-import { isUnstorableText } from '../db/unstorable-text.ts';
+import { isUnstorableText, UNSTORABLE_TEXT } from '../db/unstorable-text.ts';
 import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
 import { errorResponse, json } from './respond.ts';
@@ -31,7 +31,7 @@ export function renderError(
     return json(400, { code: 'INVALID_BODY', message: validationMessage(error) });
   }
   if (isUnstorableText(error)) {
-    return json(400, { code: 'INVALID_REQUEST', message: 'text with a NUL character (U+0000) cannot be stored' });
+    return json(400, { code: 'INVALID_BODY', message: UNSTORABLE_TEXT });
   }
   if (code === 'NOT_FOUND') {
     const pathname = new URL(request.url).pathname;

@@ -97,7 +97,8 @@ const deployCoordination = fields(FinalizeBody, coordination);
 const fileEntry = Type.Object(
   {
     path: Type.String({ minLength: 1, description: 'Path inside the site, e.g. "index.html" or "assets/app.js".' }),
-    content: Type.String({ description: 'The file content, encoded as `encoding` says.' }),
+    // contentMediaType: bytes, not text to store (a NUL in a file is data; see http/nul-text.ts).
+    content: Type.String({ description: 'The file content, encoded as `encoding` says.', contentMediaType: 'application/octet-stream' }),
     encoding: Type.String({ description: '"utf8" for text, "base64" for binary files.' }),
   },
   closed,
