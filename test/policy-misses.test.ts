@@ -31,6 +31,20 @@ describe('unconfigured names the pages asked for', () => {
     expect((await unconfigured()).map((m: { name: string }) => m.name)).toEqual(['photos']);
   });
 
+  test("the dashboard or MCP naming a collection (browse, export, delete) is not the page's asking: nothing is noted", async () => {
+    const data = `/api/canvases/${w.canvas.id}/data/collections/ledger`;
+    await expectCode(await w.request('owner', `${data}/items`), 404, 'COLLECTION_NOT_CONFIGURED');
+    await expectCode(await w.request('owner', data), 404, 'COLLECTION_NOT_CONFIGURED');
+    await expectCode(
+      await w.request('owner', `${data}/items/abcdefghij0123456789`, { method: 'DELETE' }),
+      404,
+      'COLLECTION_NOT_CONFIGURED',
+    );
+    expect((await unconfigured()).filter((m: { name: string }) => m.name === 'ledger')).toEqual([]);
+    await expectCode(await rt('/collections/ledger'), 404, 'COLLECTION_NOT_CONFIGURED');
+    expect((await unconfigured()).filter((m: { name: string }) => m.name === 'ledger')).toHaveLength(1);
+  });
+
   test('a page asking again and again is written once a minute per node, and viewers never see the list', async () => {
     for (let i = 0; i < 20; i++) await expectCode(await rt('/collections/votes'), 404, 'COLLECTION_NOT_CONFIGURED');
     expect((await unconfigured()).filter((m: { name: string }) => m.name === 'votes')).toHaveLength(1);

@@ -248,7 +248,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function callerFor(canvas: Canvas, user: User, role: CanvasRole | null): RuntimeCaller {
   if (role === null)
     throw new AppError('PERMISSION_DENIED', "a canvas's data follows the runtime API's rules, and you hold no role on this canvas");
-  return { canvas, principal: { kind: 'user', user, via: 'session' }, user, actorId: user.id, actorName: user.name, role, kind: 'member' };
+  const principal = { kind: 'user', user, via: 'session' } as const;
+  return { canvas, principal, user, actorId: user.id, actorName: user.name, role, kind: 'member', managing: true };
 }
 
 /** A file's place in the files' (createdAt, id) order, as one opaque cursor. */

@@ -35,6 +35,12 @@ export interface RuntimeCaller {
   /** Effective runtime role: owner | editor | viewer. Admin status never raises it. */
   role: CanvasRole;
   kind: 'member' | 'guest';
+  /**
+   * Set when the dashboard or MCP acts under the runtime's rules (browsing,
+   * exporting, deleting a canvas's data): what it names is not something the
+   * canvas's pages asked for, so it is never noted as a policy miss.
+   */
+  managing?: true;
 }
 
 /** `headers`: CORS headers to add to the success response (empty in path mode). */

@@ -68,7 +68,7 @@ export class CollectionService {
     const name = collectionName(rawName);
     const policy = collectionPolicy(caller.canvas.runtimePolicy, name);
     if (!policy) {
-      this.events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind: 'collection', name });
+      if (!caller.managing) this.events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind: 'collection', name });
       throw new AppError('COLLECTION_NOT_CONFIGURED', `the collection "${name}" is not configured in this canvas's runtime policy`);
     }
     return {
