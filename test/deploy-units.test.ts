@@ -45,10 +45,12 @@ describe('validateCoordination', () => {
       expect(codeOf(() => validateCoordination({ expectedPublicationToken: bad }))).toBe('INVALID_REQUEST');
     }
   });
-  test('releaseId: 1 to 200 characters, no control characters', () => {
+  test('releaseId: 1 to 200 characters, no control characters, no lone surrogate', () => {
     expect(codeOf(() => validateCoordination({ releaseId: '' }))).toBe('INVALID_RELEASE_ID');
     expect(codeOf(() => validateCoordination({ releaseId: 'a'.repeat(201) }))).toBe('INVALID_RELEASE_ID');
     expect(codeOf(() => validateCoordination({ releaseId: 'a\u007f' }))).toBe('INVALID_RELEASE_ID');
+    expect(codeOf(() => validateCoordination({ releaseId: 'a\udc00' }))).toBe('INVALID_RELEASE_ID');
+    expect(codeOf(() => validateCoordination({ releaseId: '\ud83d\ude80' }))).toBeNull();
     expect(codeOf(() => validateCoordination({ releaseId: 'a'.repeat(200) }))).toBeNull();
   });
 });

@@ -315,6 +315,8 @@ describe('begin', () => {
       [{ manifest, releaseId: '' }, 400, 'INVALID_RELEASE_ID'],
       [{ manifest, releaseId: 'x'.repeat(201) }, 400, 'INVALID_RELEASE_ID'],
       [{ manifest, releaseId: 'a\nb' }, 400, 'INVALID_RELEASE_ID'],
+      // A lone surrogate cannot be stored verbatim (it came back as U+FFFD, and finalize then refused a mismatch).
+      [{ manifest, releaseId: 'v\ud800' }, 400, 'INVALID_RELEASE_ID'],
       [{ manifest, releaseId: 7 }, 400, 'INVALID_REQUEST'],
       [{ manifest, expectedPublicationToken: 7 }, 400, 'INVALID_REQUEST'],
       [{ manifest, expectedPublicatonToken: 'typo' }, 400, 'INVALID_REQUEST'],
@@ -324,6 +326,7 @@ describe('begin', () => {
       expect([r.status, r.body.code]).toEqual([status, code]);
     }
     expect((await begin(app, await canvas(), { manifest, releaseId: 'x'.repeat(200) })).status).toBe(200);
+    expect((await begin(app, await canvas(), { manifest, releaseId: 'v1 \ud83d\ude80' })).status).toBe(200); // a pair is fine
   });
 
   test("auth: no key 401, unknown key 401, another canvas's key 403 — before the body is read", async () => {

@@ -62,6 +62,9 @@ export function validateCoordination(input: { releaseId?: unknown; expectedPubli
     const chars = [...releaseId].length;
     if (chars === 0 || chars > MAX_RELEASE_ID_CHARS) throw new AppError('INVALID_RELEASE_ID', 'releaseId must be 1 to 200 characters');
     if (CONTROL.test(releaseId)) throw new AppError('INVALID_RELEASE_ID', 'releaseId must not contain control characters');
+    // Stored verbatim (spec): a lone surrogate has no UTF-8 form, so it would come back as U+FFFD and never match again.
+    if (!releaseId.isWellFormed())
+      throw new AppError('INVALID_RELEASE_ID', 'releaseId must be well-formed Unicode (a lone surrogate is not)');
   }
   return { releaseId, expectedPublicationToken, preview };
 }
