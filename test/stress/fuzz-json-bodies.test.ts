@@ -10,6 +10,7 @@
 // printed so a failure can be replayed with EASEL_FUZZ_SEED.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { databaseShape, fieldValue, hostileObject } from './hostile-json.ts';
 import { StatusTally } from './tally.ts';
 import { body, type TestApp } from '../harness.ts';
 import { ADMIN_EMAIL, World, type WorldCanvas } from '../world.ts';
@@ -62,54 +63,13 @@ afterAll(async () => {
   await w.close();
 });
 
-/** Row counts of every table, and the canvas row itself: what a refused request must not change (on either engine). */
-async function snapshot(): Promise<string> {
-  const sql = app.ctx.sql;
-  const names =
-    sql.engine === 'sqlite'
-      ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name";
-  const tables = (await sql.all<{ name: string }>(names))
-    .map((r) => r.name)
-    // Written on reads too (sessions' last use, rate windows, token use, the audit of reads, node heartbeats), or by the
-    // insights flush of earlier calls' counts on its own timer (a cluster run caught one landing mid-case): not state a refusal may change.
-    .filter(
-      (t) =>
-        ![
-          'sessions',
-          'audit_log',
-          'usage_daily',
-          'canvas_host_sessions',
-          'personal_tokens',
-          'nodes',
-          'insight_days',
-          'insight_paths',
-          'insight_visitors',
-        ].includes(t),
-    );
-  const counts: string[] = [];
-  for (const t of tables) counts.push(`${t}=${Number((await sql.get<{ n: number | bigint }>(`SELECT count(*) AS n FROM "${t}"`))!.n)}`);
-  const row = await sql.all('SELECT * FROM canvases WHERE id IN (?1, ?2) ORDER BY id', canvas.id, managed.id);
-  return JSON.stringify({ counts, row });
-}
+/** What a refused request must not change: every table's rows and the two canvases' own. */
+const snapshot = () => databaseShape(app, [canvas.id, managed.id]);
 
 /** A JSON text: random values, or the route's own fields with random values, or not JSON at all. */
 function bodies(fields: string[]): fc.Arbitrary<string> {
-  // Besides any JSON, what a field most often holds, and numbers at the edges where storage changes: past a Date,
-  // past a double's exact integers, past a 64-bit column (2^63 as a JSON number was a 500 on Postgres).
-  const edgeNumber = fc.constantFrom(8.64e15, 8.64e15 + 1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, -1, 0.5, 2 ** 31);
-  const value = fc.oneof(
-    { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-    { weight: 1, arbitrary: edgeNumber },
-    { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 40 }) },
-    // Any code point, NUL included, and lone surrogates: SQLite keeps text that Postgres's refuses.
-    { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udc00y', 'a@b.c\u0000') },
-    { weight: 1, arbitrary: fc.emailAddress() },
-  );
-  const structured = fc
-    .dictionary(fc.constantFrom(...fields), value, { maxKeys: fields.length })
-    .chain((obj) => fc.constant(JSON.stringify(obj)));
+  const value = fieldValue();
+  const structured = hostileObject(fields).map((obj) => JSON.stringify(obj));
   const broken = fc.oneof(
     fc.string({ maxLength: 200 }),
     fc.constantFrom('', '{', '[', 'null', '{"a":', '\u0000', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '1e999', '-0'),
