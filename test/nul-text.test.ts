@@ -67,6 +67,23 @@ describe('a NUL in text', () => {
     expect(await answer(res)).toEqual(refusal('q'));
   });
 
+  test('in a search or a lookup finds nothing, on both engines (Postgres refused to compare it: the cluster fuzz met INVALID_BODY)', async () => {
+    expect(await answer(await w.request('owner', '/api/gallery?q=%00'))).toEqual({ status: 200, body: { canvases: [] } });
+    const admin = (path: string) => w.request('admin', path);
+    expect((await answer(await admin('/api/admin/canvases?q=a%00'))).body.canvases).toEqual([]);
+    for (const filter of ['action=canvas.%00', 'canvasId=%00', 'actorId=x%00']) {
+      const res = await admin(`/api/admin/audit?${filter}`);
+      expect({ filter, status: res.status, entries: (await body(res)).entries }).toEqual({ filter, status: 200, entries: [] });
+    }
+    await w.deploy();
+    const live = await w.request('owner', `/api/canvases/${w.canvas.id}/files?path=index.html%00`);
+    expect({ status: live.status, code: (await body(live)).code }).toEqual({ status: 404, code: 'NOT_FOUND' });
+    const byKey = await app.request(`/v1/canvases/${w.canvas.id}/files?path=%00`, {
+      headers: { authorization: `Bearer ${w.canvas.apiKey}` },
+    });
+    expect({ status: byKey.status, code: (await body(byKey)).code }).toEqual({ status: 404, code: 'NOT_FOUND' });
+  });
+
   test('in a value stored as JSON is data: a KV value and a record keep it', async () => {
     await w.capabilities({ expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } });
     const kv = `/v1/c/${w.canvas.slug}/kv/held`;

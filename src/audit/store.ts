@@ -1,4 +1,5 @@
 import { likeLiteral } from '../db/like.ts';
+import { findsNothing } from '../db/unstorable-text.ts';
 import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 import type { AuditEntry } from './entry.ts';
 
@@ -71,6 +72,7 @@ export class AuditLog {
 
   /** The newest entries first, narrowed by any of the filters, at most `limit` (admins' audit viewer). */
   async search(filter: { action?: string; canvasId?: string; actorId?: string; before?: number }, limit: number): Promise<AuditEntry[]> {
+    if (findsNothing(filter.action, filter.canvasId, filter.actorId)) return [];
     const where: string[] = [];
     const args: Array<string | number> = [];
     const param = (clause: string, value: string | number) => {

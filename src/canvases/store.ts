@@ -1,4 +1,5 @@
 import { likeLiteral } from '../db/like.ts';
+import { findsNothing } from '../db/unstorable-text.ts';
 import { tx, type Sql, type SqlValue, type TxSteps } from '../db/sql.ts';
 import type { AccessMode, Audience, Canvas, CanvasRole } from './record.ts';
 
@@ -190,6 +191,7 @@ export const canvasRows = {
    * matches the title, slug or owner's email (case-insensitive), at most `limit`.
    */
   *search(query: string, limit: number): TxSteps<Canvas[]> {
+    if (findsNothing(query)) return [];
     const like = `%${likeLiteral(query.toLowerCase())}%`;
     const rows = yield* tx.all<CanvasRow>(
       `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id

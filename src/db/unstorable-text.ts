@@ -11,5 +11,15 @@ export function isUnstorableText(err: unknown): boolean {
   return state === '22021' || state === '22P05';
 }
 
+/**
+ * Whether a lookup by `text` can match nothing stored: no stored text holds a
+ * NUL (Postgres cannot, and the schema check refuses one on SQLite too), and
+ * Postgres refuses to even compare one, so such a search or lookup answers
+ * empty on both engines without asking the database.
+ */
+export function findsNothing(...texts: Array<string | undefined>): boolean {
+  return texts.some((t) => t !== undefined && t.includes('\0'));
+}
+
 /** What the caller is told when the database refused such text (a field the schema leaves free, a path). */
 export const UNSTORABLE_TEXT = 'text with a NUL character (U+0000) cannot be stored';

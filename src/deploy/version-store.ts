@@ -1,6 +1,7 @@
 // SQL for versions and their file manifests (migration 002). Rules live in
 // publish.ts and lifecycle.ts; this file only reads and writes rows.
 import { tx, type Sql, type SqlValue, type TxSteps } from '../db/sql.ts';
+import { findsNothing } from '../db/unstorable-text.ts';
 
 export type VersionSource = 'api' | 'upload' | 'editor' | 'zip' | 'folder' | 'paste';
 
@@ -146,6 +147,7 @@ export const versionRows = {
   },
 
   *file(versionId: string, path: string): TxSteps<VersionFileRecord | null> {
+    if (findsNothing(path)) return null;
     return (
       (yield* tx.get<VersionFileRecord>(
         'SELECT path, hash, size, mime FROM version_files WHERE version_id = ?1 AND path = ?2',

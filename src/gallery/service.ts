@@ -3,6 +3,7 @@
 // templatable one can be copied, live version and all, into a new canvas of
 // the person using it. Listing needs a published canvas; unpublishing unlists.
 import { likeLiteral } from '../db/like.ts';
+import { findsNothing } from '../db/unstorable-text.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
 import { managedCanvas, type Actor } from '../canvases/authority.ts';
@@ -89,6 +90,7 @@ export class Gallery {
 
   /** Listed, live canvases this person may open, matching `query` in the title (newest first, at most `limit`). */
   async list(user: Principal & { kind: 'user' }, query: string, limit = 100): Promise<GalleryEntry[]> {
+    if (findsNothing(query)) return [];
     const like = `%${likeLiteral(query.toLowerCase())}%`;
     const ids = await this.ctx.sql.all<{ id: string; gallery_templatable: number }>(
       `SELECT id, gallery_templatable FROM canvases
