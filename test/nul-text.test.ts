@@ -84,6 +84,23 @@ describe('a NUL in text', () => {
     expect({ status: byKey.status, code: (await body(byKey)).code }).toEqual({ status: 404, code: 'NOT_FOUND' });
   });
 
+  test('in an id in the path names nothing: the unknown id answer on both engines (Postgres had refused the lookup)', async () => {
+    const seen = async (res: Response) => ({ status: res.status, code: (await body(res)).code });
+    expect(await seen(await w.request('owner', '/api/canvases/%00'))).toEqual({ status: 404, code: 'NOT_FOUND' });
+    expect(await seen(await w.request('owner', '/api/canvases/a%00b/members'))).toEqual({ status: 404, code: 'NOT_FOUND' });
+    const key = { authorization: `Bearer ${w.canvas.apiKey}` };
+    const finalize = await app.request(`/v1/canvases/${w.canvas.id}/uploads/%00/finalize`, { method: 'POST', headers: key, body: '{}' });
+    const stage = await app.request(`/v1/canvases/${w.canvas.id}/uploads/u%00/blobs/${'a'.repeat(64)}`, {
+      method: 'PUT',
+      headers: key,
+      body: 'x',
+    });
+    expect([await seen(finalize), await seen(stage)]).toEqual([
+      { status: 404, code: 'UPLOAD_HANDLE_INVALID' },
+      { status: 404, code: 'UPLOAD_HANDLE_INVALID' },
+    ]);
+  });
+
   test('in a value stored as JSON is data: a KV value and a record keep it', async () => {
     await w.capabilities({ expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } });
     const kv = `/v1/c/${w.canvas.slug}/kv/held`;

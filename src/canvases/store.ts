@@ -103,12 +103,12 @@ const one = (r: CanvasRow | undefined): Canvas | null => (r ? toCanvas(r) : null
 export const canvasRows = {
   /** By id, including archived and disabled, excluding deleted. */
   *byId(id: string): TxSteps<Canvas | null> {
+    if (findsNothing(id)) return null;
     return one(yield* tx.get<CanvasRow>('SELECT * FROM canvases WHERE id = ?1 AND deleted_at IS NULL', id));
   },
 
   *bySlug(slug: string): TxSteps<Canvas | null> {
-    // No slug holds a NUL (src/canvases/slug.ts), and Postgres refuses one in a query: nothing to look up.
-    if (slug.includes('\0')) return null;
+    if (findsNothing(slug)) return null;
     return one(yield* tx.get<CanvasRow>('SELECT * FROM canvases WHERE slug = ?1 AND deleted_at IS NULL', slug));
   },
 

@@ -1,5 +1,6 @@
 // SQL for staged upload sessions and their blobs. Rules live in upload-service.ts.
 import { tx, type Sql, type TxSteps } from '../../db/sql.ts';
+import { findsNothing } from '../../db/unstorable-text.ts';
 import type { ManifestFile } from '../publish.ts';
 
 export interface UploadSession {
@@ -115,6 +116,7 @@ export class UploadStore {
   }
 
   async byId(id: string): Promise<UploadSession | null> {
+    if (findsNothing(id)) return null;
     const r = await this.sql.get<SessionRow>('SELECT * FROM upload_sessions WHERE id = ?1', id);
     return r ? toSession(r) : null;
   }
