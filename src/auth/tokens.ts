@@ -1,5 +1,6 @@
 import type { AuditLog } from '../audit/store.ts';
 import type { Sql } from '../db/sql.ts';
+import { findsNothing } from '../db/unstorable-text.ts';
 import { newId, randomBase62, sha256Hex } from '../ids.ts';
 import { USER_COLUMNS, toUser, type User } from './users.ts';
 
@@ -69,6 +70,7 @@ export class TokenStore {
 
   /** Whether the user had such a token (it is gone now). */
   async delete(userId: string, id: string): Promise<boolean> {
+    if (findsNothing(id)) return false;
     return (await this.sql.run('DELETE FROM personal_tokens WHERE id = ?1 AND user_id = ?2', id, userId)) > 0;
   }
 

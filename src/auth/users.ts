@@ -1,4 +1,5 @@
 import { tx, type Sql } from '../db/sql.ts';
+import { findsNothing } from '../db/unstorable-text.ts';
 import { newId } from '../ids.ts';
 
 export interface User {
@@ -60,6 +61,7 @@ export class UserStore {
   ) {}
 
   async byId(id: string): Promise<User | null> {
+    if (findsNothing(id)) return null;
     const r = await this.sql.get<UserRow>(BY_ID, id);
     return r ? toUser(r) : null;
   }

@@ -15,10 +15,12 @@ export function isUnstorableText(err: unknown): boolean {
  * Whether a lookup by `text` can match nothing stored: no stored text holds a
  * NUL (Postgres cannot, and the schema check refuses one on SQLite too), and
  * Postgres refuses to even compare one, so such a search or lookup answers
- * empty on both engines without asking the database.
+ * empty on both engines without asking the database. A path parameter that
+ * is not UTF-8 arrives as null (Elysia's decoding), whatever its type says:
+ * it names nothing either. An absent filter (undefined) narrows nothing.
  */
-export function findsNothing(...texts: Array<string | undefined>): boolean {
-  return texts.some((t) => t !== undefined && t.includes('\0'));
+export function findsNothing(...texts: Array<string | null | undefined>): boolean {
+  return texts.some((t) => t === null || (t !== undefined && t.includes('\0')));
 }
 
 /** What the caller is told when the database refused such text (a field the schema leaves free, a path). */
