@@ -10,8 +10,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { databaseShape, fieldValue } from './hostile-json.ts';
+import { credentialsFor, isCoded, listedOperations } from './listed-routes.ts';
 import { StatusTally } from './tally.ts';
-import { body, type TestApp } from '../harness.ts';
+import type { TestApp } from '../harness.ts';
 import { ADMIN_EMAIL, World, type WorldCanvas } from '../world.ts';
 
 const RUNS = Math.max(1, Math.round(Number(process.env.EASEL_FUZZ_RUNS ?? 450) / 3));
@@ -30,11 +31,9 @@ beforeAll(async () => {
   await w.capabilities({ expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } }, canvas);
   await w.expectOk('POST', `/v1/c/${canvas.slug}/collections/notes`, 'owner', { n: 1 }, 201);
   await w.expectOk('PUT', `/v1/c/${canvas.slug}/kv/k`, 'owner', 'v');
-  const doc = await body(await app.request('/openapi.json'));
-  for (const [path, operations] of Object.entries<Record<string, { parameters?: Array<{ in: string; name: string }> }>>(doc.paths)) {
-    const params = (operations.get?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
-    if (params.length) routes.push({ path, params });
-  }
+  routes = (await listedOperations(app))
+    .filter((op) => op.method === 'GET' && op.queryParams.length > 0)
+    .map((op) => ({ path: op.path, params: op.queryParams }));
   process.stdout.write(`fuzz seed ${SEED} (replay with EASEL_FUZZ_SEED=${SEED}), ${RUNS} queries per route\n`);
 });
 afterAll(async () => {
@@ -85,12 +84,6 @@ function query(params: string[]): fc.Arbitrary<string> {
   return fc.tuple(known, unknown).map(([pairs, extra]) => new URLSearchParams(extra ? [...pairs, extra] : pairs).toString());
 }
 
-/** The Deploy API takes the canvas's key; administration the admin; the rest its owner. */
-function credentials(path: string): RequestInit & { cookie?: string } {
-  if (path.startsWith('/v1/canvases/')) return { headers: { authorization: `Bearer ${canvas.apiKey}` } };
-  return { cookie: path.startsWith('/api/admin') ? w.cookie.admin : w.cookie.owner };
-}
-
 describe('hostile query strings', () => {
   test('the OpenAPI document names the routes to fuzz', () => {
     expect(routes.length).toBeGreaterThanOrEqual(20);
@@ -101,17 +94,17 @@ describe('hostile query strings', () => {
       await fc.assert(
         fc.asyncProperty(query(route.params), async (q) => {
           const before = await databaseShape(app, [canvas.id]);
-          const res = await app.request(`${address(route.path)}?${q}`, { ...credentials(route.path), redirect: 'manual' });
+          const res = await app.request(`${address(route.path)}?${q}`, {
+            ...credentialsFor(w, canvas.apiKey, route.path),
+            redirect: 'manual',
+          });
           const text = await res.text();
           const seen = outcomes.get(route.path) ?? new StatusTally();
           seen.add(res.status);
           outcomes.set(route.path, seen);
           if (res.status >= 500) throw new Error(`${res.status} for GET ${route.path}?${q}: ${text.slice(0, 300)}`);
           if (res.status < 400) return;
-          if (res.headers.get('content-type')?.includes('json')) {
-            const parsed = JSON.parse(text) as { code?: unknown; error?: unknown };
-            if (typeof parsed.code !== 'string' && typeof parsed.error !== 'string') throw new Error(`no code in ${text}`);
-          }
+          if (res.headers.get('content-type')?.includes('json') && !isCoded(text)) throw new Error(`no code in ${text}`);
           const after = await databaseShape(app, [canvas.id]);
           if (after !== before) throw new Error(`a refused GET ${route.path}?${q} (${res.status} ${text}) changed the database`);
         }),

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { isCoded } from './listed-routes.ts';
 import { StatusTally } from './tally.ts';
 import { zipSync } from 'fflate';
 import type { TestApp } from '../harness.ts';
@@ -176,15 +177,9 @@ describe('hostile addresses', () => {
           statuses.add(res.status);
           const text = await res.text();
           if (res.status >= 500) throw new Error(`${res.status} on ${method} ${path}: ${text}`);
-          if ((res.headers.get('content-type') ?? '').startsWith('application/json') && res.status >= 400) {
-            const parsed = JSON.parse(text);
-            // Easel's shapes, or JSON-RPC's for what reaches /mcp (dot segments resolve there too).
-            const coded =
-              typeof parsed.code === 'string' ||
-              typeof parsed.error === 'string' ||
-              (parsed.jsonrpc === '2.0' && typeof parsed.error?.code === 'number');
-            if (!coded) throw new Error(`no code in ${text}`);
-          }
+          // Easel's shapes, or JSON-RPC's for what reaches /mcp (dot segments resolve there too).
+          if ((res.headers.get('content-type') ?? '').startsWith('application/json') && res.status >= 400 && !isCoded(text))
+            throw new Error(`no code in ${text}`);
         },
       ),
       { numRuns: RUNS * 4, seed: SEED },

@@ -7,8 +7,9 @@
 // body (a new route from its first day). Invariants: never a 5xx, a coded
 // answer, and (the harness's ledger, at close) only codes the route declares.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { credentialsFor, isCoded, listedOperations, type ListedOperation } from './listed-routes.ts';
 import { StatusTally } from './tally.ts';
-import { body, type TestApp } from '../harness.ts';
+import type { TestApp } from '../harness.ts';
 import { ADMIN_EMAIL, World, type WorldCanvas } from '../world.ts';
 
 const VALUES: unknown[] = [
@@ -33,17 +34,11 @@ const VALUES: unknown[] = [
 ];
 const WHOLE = ['[]', '"x"', 'null', '1e999', '{"a":'];
 
-interface Operation {
-  method: string;
-  path: string;
-  fields: string[];
-}
-
 let w: World;
 let app: TestApp;
 let canvas: WorldCanvas;
 let recordId: string;
-const operations: Operation[] = [];
+let operations: ListedOperation[] = [];
 
 beforeAll(async () => {
   w = await new World({ reset: 'none', env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL } }).start();
@@ -52,18 +47,7 @@ beforeAll(async () => {
   await w.capabilities({ expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } }, canvas);
   recordId = (await w.expectOk('POST', `/v1/c/${canvas.slug}/collections/notes`, 'owner', 0, 201)).id;
   await w.expectOk('POST', '/api/admin/connections', 'admin', { name: 'notes', origin: 'https://crm.example.com', methods: ['GET'] }, 201);
-  const doc = await body(await app.request('/openapi.json'));
-  const resolve = (schema: { $ref?: string; properties?: object }) =>
-    schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
-  for (const [path, methods] of Object.entries<Record<string, { requestBody?: { content?: Record<string, { schema?: object }> } }>>(
-    doc.paths,
-  )) {
-    for (const [method, op] of Object.entries(methods)) {
-      const schema = op.requestBody?.content?.['application/json']?.schema;
-      if (!schema) continue;
-      operations.push({ method: method.toUpperCase(), path, fields: Object.keys(resolve(schema).properties ?? {}) });
-    }
-  }
+  operations = (await listedOperations(app)).filter((op) => op.bodyFields !== null);
 });
 afterAll(() => w.close());
 
@@ -81,29 +65,20 @@ function address(path: string): string {
     .replace('{uploadId}', 'x1');
 }
 
-function credentials(path: string): RequestInit & { cookie?: string } {
-  const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (path.startsWith('/v1/canvases/')) return { headers: { ...json, authorization: `Bearer ${canvas.apiKey}` } };
-  return { cookie: path.startsWith('/api/admin') ? w.cookie.admin : w.cookie.owner, headers: json };
-}
-
 describe('hostile JSON fields', () => {
   test('every field of every listed JSON body: no 5xx, a coded answer', async () => {
     expect(operations.length).toBeGreaterThanOrEqual(30);
     const statuses = new StatusTally();
     for (const op of operations) {
-      const texts = [...op.fields.flatMap((field) => VALUES.map((value) => JSON.stringify({ [field]: value }))), ...WHOLE];
+      const texts = [...op.bodyFields!.flatMap((field) => VALUES.map((value) => JSON.stringify({ [field]: value }))), ...WHOLE];
       for (const text of texts) {
-        const res = await app.request(address(op.path), { method: op.method, ...credentials(op.path), body: text });
+        const res = await app.request(address(op.path), { method: op.method, ...credentialsFor(w, canvas.apiKey, op.path), body: text });
         statuses.add(res.status);
         const answer = await res.text();
         if (res.status >= 500)
           throw new Error(`${res.status} on ${op.method} ${op.path} with ${text.slice(0, 100)}: ${answer.slice(0, 300)}`);
-        if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json')) {
-          const parsed = JSON.parse(answer) as { code?: unknown; error?: unknown; jsonrpc?: unknown };
-          const coded = typeof parsed.code === 'string' || typeof parsed.error === 'string' || parsed.jsonrpc === '2.0';
-          if (!coded) throw new Error(`no code on ${op.method} ${op.path} with ${text.slice(0, 100)}: ${answer}`);
-        }
+        if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json') && !isCoded(answer))
+          throw new Error(`no code on ${op.method} ${op.path} with ${text.slice(0, 100)}: ${answer}`);
       }
     }
     process.stdout.write(`hostile JSON fields: ${operations.length} bodies, ${statuses}\n`);

@@ -8,8 +8,9 @@
 // a coded answer where it is JSON, and (the harness's ledger, at close) only
 // codes the route declares.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { credentialsFor, isCoded, listedOperations, type ListedOperation } from './listed-routes.ts';
 import { StatusTally } from './tally.ts';
-import { body, type TestApp } from '../harness.ts';
+import type { TestApp } from '../harness.ts';
 import { ADMIN_EMAIL, World, type WorldCanvas } from '../world.ts';
 
 const HOSTILE = ['%00', 'a%00b', '%ff%fe', '%ed%a0%80', '..', '%2e%2e', 'a%2Fb', 'x'.repeat(600)];
@@ -17,18 +18,13 @@ const HOSTILE = ['%00', 'a%00b', '%ff%fe', '%ed%a0%80', '..', '%2e%2e', 'a%2Fb',
 let w: World;
 let app: TestApp;
 let canvas: WorldCanvas;
-let operations: Array<{ method: string; path: string; params: string[] }> = [];
+let operations: ListedOperation[] = [];
 
 beforeAll(async () => {
   w = await new World({ reset: 'none', env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_AUTHORING: 'on' } }).start();
   app = w.app;
   canvas = await w.newCanvas({ files: { 'index.html': '<h1>params</h1>' }, capabilities: { authoring: true } });
-  const doc = await body(await app.request('/openapi.json'));
-  for (const [path, methods] of Object.entries<Record<string, unknown>>(doc.paths)) {
-    const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-    if (params.length === 0) continue;
-    for (const method of Object.keys(methods)) operations.push({ method: method.toUpperCase(), path, params });
-  }
+  operations = (await listedOperations(app)).filter((op) => op.pathParams.length > 0);
 });
 afterAll(() => w.close());
 
@@ -41,34 +37,28 @@ const REAL: Record<string, () => string> = {
   key: () => 'k',
 };
 
-function credentials(path: string): RequestInit & { cookie?: string } {
-  if (path.startsWith('/v1/canvases/'))
-    return { headers: { authorization: `Bearer ${canvas.apiKey}`, 'content-type': 'application/json' } };
-  const cookie = path.startsWith('/api/admin') ? w.cookie.admin : w.cookie.owner;
-  return { cookie, headers: { 'content-type': 'application/json' } };
-}
-
 describe('hostile path parameters', () => {
   test('every parameter of every listed route: no 5xx, a coded answer where it is JSON', async () => {
     expect(operations.length).toBeGreaterThanOrEqual(50);
     const statuses = new StatusTally();
     for (const op of operations) {
-      for (const hostile of op.params) {
+      for (const hostile of op.pathParams) {
         for (const segment of HOSTILE) {
-          const address = op.params.reduce(
+          const address = op.pathParams.reduce(
             (path, p) => path.replace(`{${p}}`, p === hostile ? segment : (REAL[p]?.() ?? 'x1')),
             op.path.replace('{path}', 'index.html'),
           );
           const withBody = op.method !== 'GET' && op.method !== 'DELETE' && op.method !== 'HEAD';
-          const res = await app.request(address, { method: op.method, ...credentials(op.path), body: withBody ? '{}' : undefined });
+          const res = await app.request(address, {
+            method: op.method,
+            ...credentialsFor(w, canvas.apiKey, op.path),
+            body: withBody ? '{}' : undefined,
+          });
           statuses.add(res.status);
           const text = await res.text();
           if (res.status >= 500) throw new Error(`${res.status} on ${op.method} ${address}: ${text.slice(0, 300)}`);
-          if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json')) {
-            const parsed = JSON.parse(text) as { code?: unknown; error?: unknown; jsonrpc?: unknown };
-            const coded = typeof parsed.code === 'string' || typeof parsed.error === 'string' || parsed.jsonrpc === '2.0';
-            if (!coded) throw new Error(`no code on ${op.method} ${address}: ${text}`);
-          }
+          if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json') && !isCoded(text))
+            throw new Error(`no code on ${op.method} ${address}: ${text}`);
         }
       }
     }
