@@ -88,6 +88,10 @@ describe('a NUL in text', () => {
     const seen = async (res: Response) => ({ status: res.status, code: (await body(res)).code });
     expect(await seen(await w.request('owner', '/api/canvases/%00'))).toEqual({ status: 404, code: 'NOT_FOUND' });
     expect(await seen(await w.request('owner', '/api/canvases/a%00b/members'))).toEqual({ status: 404, code: 'NOT_FOUND' });
+    expect(await seen(await w.request('owner', '/api/tokens/%00', { method: 'DELETE' }))).toEqual({ status: 404, code: 'NOT_FOUND' });
+    expect(await seen(await w.request('admin', '/api/admin/users/u%00'))).toEqual({ status: 404, code: 'NOT_FOUND' });
+    // A segment that is not UTF-8 reaches the handler as null: it names nothing either.
+    expect(await seen(await w.request('owner', '/api/canvases/%ff%fe'))).toEqual({ status: 404, code: 'NOT_FOUND' });
     const key = { authorization: `Bearer ${w.canvas.apiKey}` };
     const finalize = await app.request(`/v1/canvases/${w.canvas.id}/uploads/%00/finalize`, { method: 'POST', headers: key, body: '{}' });
     const stage = await app.request(`/v1/canvases/${w.canvas.id}/uploads/u%00/blobs/${'a'.repeat(64)}`, {
