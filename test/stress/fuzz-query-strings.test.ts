@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { databaseShape, fieldValue } from './hostile-json.ts';
-import { credentialsFor, isCoded, listedOperations } from './listed-routes.ts';
+import { credentialsFor, isCoded, listedOperations, type ListedOperation } from './listed-routes.ts';
 import { StatusTally } from './tally.ts';
 import type { TestApp } from '../harness.ts';
 import { ADMIN_EMAIL, World, type WorldCanvas } from '../world.ts';
@@ -21,7 +21,7 @@ const SEED = Number(process.env.EASEL_FUZZ_SEED ?? Date.now() % 2 ** 31);
 let w: World;
 let app: TestApp;
 let canvas: WorldCanvas;
-let routes: Array<{ path: string; params: string[] }> = [];
+let routes: ListedOperation[] = [];
 const outcomes = new Map<string, StatusTally>();
 
 beforeAll(async () => {
@@ -31,9 +31,7 @@ beforeAll(async () => {
   await w.capabilities({ expectedRuntimePolicy: null, runtimePolicy: { collections: { notes: { preset: 'collaborative' } } } }, canvas);
   await w.expectOk('POST', `/v1/c/${canvas.slug}/collections/notes`, 'owner', { n: 1 }, 201);
   await w.expectOk('PUT', `/v1/c/${canvas.slug}/kv/k`, 'owner', 'v');
-  routes = (await listedOperations(app))
-    .filter((op) => op.method === 'GET' && op.queryParams.length > 0)
-    .map((op) => ({ path: op.path, params: op.queryParams }));
+  routes = (await listedOperations(app)).filter((op) => op.method === 'GET' && op.queryParams.length > 0);
   process.stdout.write(`fuzz seed ${SEED} (replay with EASEL_FUZZ_SEED=${SEED}), ${RUNS} queries per route\n`);
 });
 afterAll(async () => {
@@ -92,7 +90,7 @@ describe('hostile query strings', () => {
   test('every GET route with query parameters: no 5xx, a coded answer, nothing changed by a refusal', async () => {
     for (const route of routes) {
       await fc.assert(
-        fc.asyncProperty(query(route.params), async (q) => {
+        fc.asyncProperty(query(route.queryParams), async (q) => {
           const before = await databaseShape(app, [canvas.id]);
           const res = await app.request(`${address(route.path)}?${q}`, {
             ...credentialsFor(w, canvas.apiKey, route.path),
