@@ -472,7 +472,7 @@ describe('a canvas page in the dashboard', () => {
     expect(at.gap).toBeGreaterThanOrEqual(12);
   });
 
-  test('on a phone the page fits its width (tables scroll inside themselves)', async () => {
+  test('on a phone the page fits its width, its tables stand as cards (each value under its column name)', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await openCanvasPage();
@@ -492,6 +492,31 @@ describe('a canvas page in the dashboard', () => {
       );
       expect(sizes.length).toBeGreaterThan(1);
       expect(sizes.every((lines) => lines <= 1)).toBe(true);
+      // Each row a card: the first value heads it, every other one is read beside its column's own name, and
+      // nothing is past the table's edge (the files' SHA-256 and the versions' last columns were).
+      const cards = await page.evaluate(() =>
+        ['cp-files', 'cp-versions'].map((id) => {
+          const table = document.getElementById(id) as HTMLTableElement;
+          const names = [...table.tHead!.rows[0]!.cells].map((th) => th.textContent!.trim());
+          const row = table.tBodies[0]!.rows[0]!;
+          return {
+            id,
+            scrolls: table.scrollWidth > table.clientWidth + 1,
+            header: getComputedStyle(table.tHead!).position,
+            // An empty value's line is left out (a version without a release id).
+            shown: [...row.cells].map((c) =>
+              getComputedStyle(c).display === 'none' ? 'left out' : getComputedStyle(c, '::before').content,
+            ),
+            expected: [...row.cells].map((c, i) =>
+              c.innerHTML === '' ? 'left out' : i === 0 || names[i] === '' ? 'none' : JSON.stringify(names[i]),
+            ),
+          };
+        }),
+      );
+      for (const card of cards) {
+        expect(card.shown.filter((c) => c !== 'none').length).toBeGreaterThanOrEqual(3);
+        expect(card).toEqual({ ...card, scrolls: false, header: 'absolute', shown: card.expected });
+      }
       await page.screenshot({ path: join(SHOTS, 'canvas-page-phone.png'), fullPage: true });
       await page.goto(`${origin}/`);
       await page.locator('body[data-loaded="true"]').waitFor();

@@ -155,3 +155,36 @@ test('Delete is offered only where it works; a refusal (the policy changed meanw
   expect(await page.locator('#cp-browse-status').innerText()).toBe('Shared keys holds nothing yet.');
   expect(await page.locator('#cp-browse-error').isHidden()).toBe(true);
 });
+
+test('on a phone the rows stand as cards: each value under its kind’s own column name, which follows the header', async () => {
+  const before = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await openBrowser('Collection poll');
+    const labels = () =>
+      rows()
+        .first()
+        .locator('td')
+        .evaluateAll((tds) => tds.map((td) => td.getAttribute('data-label')));
+    expect(await labels()).toEqual(['Record', 'Author', 'Updated', 'Value', null]);
+    expect(await page.locator('#cp-browse-table').evaluate((t) => t.scrollWidth <= t.clientWidth + 1)).toBe(true);
+    expect(
+      await rows()
+        .first()
+        .locator('td')
+        .nth(1)
+        .evaluate((td) => getComputedStyle(td, '::before').content),
+    ).toBe('"Author"');
+    // A header renamed after the rows were drawn is followed at once.
+    await page
+      .locator('#cp-browse-head th')
+      .nth(1)
+      .evaluate((th) => (th.textContent = 'Written by'));
+    await page.waitForFunction(
+      () => document.querySelector('#cp-browse-rows td:nth-child(2)')?.getAttribute('data-label') === 'Written by',
+    );
+    await page.locator('#cp-data-browser').screenshot({ path: join(SHOTS, 'canvas-page-data-browser-phone.png') });
+  } finally {
+    await page.setViewportSize(before);
+  }
+});

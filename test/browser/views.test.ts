@@ -215,6 +215,15 @@ function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
+/** The shown tables that scroll sideways inside their own box (a phone's reader would miss the columns past the edge). */
+function sidewaysTables(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('table')]
+      .filter((t) => t.getClientRects().length > 0 && t.scrollWidth > t.clientWidth + 1)
+      .map((t) => `${t.id || t.getAttribute('aria-labelledby') || 'a table'}: ${t.scrollWidth} px in ${t.clientWidth}`),
+  );
+}
+
 for (const width of WIDTHS) {
   describe(`at ${width} px`, () => {
     for (const view of VIEWS) {
@@ -222,6 +231,7 @@ for (const width of WIDTHS) {
         const page = await open(view, width);
         await page.screenshot({ path: join(SHOTS, `${view.name}-${width}.png`), fullPage: true });
         expect({ view: view.name, overflow: await overflow(page) }).toEqual({ view: view.name, overflow: 0 });
+        expect({ view: view.name, sideways: await sidewaysTables(page) }).toEqual({ view: view.name, sideways: [] });
         expect(await seriousFindings(page)).toEqual([]);
       });
     }

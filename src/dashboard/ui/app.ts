@@ -8,6 +8,7 @@ import { welcomeCreated } from './canvas-welcome.ts';
 import { startNotifications } from './notifications.ts';
 import { sharedWith, state, type CanvasStanding } from './status-words.ts';
 import { startTokens } from './tokens.ts';
+import { labelTableCells } from './cell-labels.ts';
 import { byId, field } from './elements.ts';
 import { type ApiAnswer, type CanvasPageDeps, cell, clearToasts, emptyBody, type GuestCanvas, linkCell, toast, whenCell } from './ui.ts';
 
@@ -550,6 +551,7 @@ async function start(): Promise<void> {
     return;
   }
   signedIn = true;
+  labelTableCells();
   showSignedIn(me.data);
   byId('create').hidden = false;
   wireCreateForm();
