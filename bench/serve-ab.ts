@@ -6,6 +6,8 @@
 // swing by several µs. Both at the default log level (info).
 //
 //   bun bench/serve-ab.ts <checkout A> <checkout B>   (BENCH_ROUNDS=8, BENCH_SECONDS=4)
+//   BENCH_ENV_B='{"NAME":"value"}' bun bench/serve-ab.ts . .
+//                               one checkout, B's server with more environment (BENCH_ENV_A likewise)
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,10 +34,10 @@ interface Server {
   url: string;
 }
 
-async function start(root: string, dataDir: string, port: number): Promise<Server> {
+async function start(root: string, dataDir: string, port: number, more: Record<string, string>): Promise<Server> {
   const child = Bun.spawn([process.execPath, join(root, 'src/main.ts'), 'serve'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: String(port), EASEL_LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH ?? '', EASEL_DATA_DIR: dataDir, EASEL_PORT: String(port), EASEL_LOG_LEVEL: 'info', ...more },
     stdin: 'ignore',
     stdout: Bun.file(join(dataDir, '..', `${port}.log`)),
     stderr: 'ignore',
@@ -68,8 +70,9 @@ async function round(servers: Server[], seconds: number): Promise<number[]> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const servers: Server[] = [];
 try {
-  servers.push(await start(roots[0]!, join(work, 'data-a'), 18000 + Math.floor(Math.random() * 20000)));
-  servers.push(await start(roots[1]!, join(work, 'data-b'), 38000 + Math.floor(Math.random() * 20000)));
+  const envOf = (side: string): Record<string, string> => JSON.parse(process.env[`BENCH_ENV_${side}`] ?? '{}');
+  servers.push(await start(roots[0]!, join(work, 'data-a'), 18000 + Math.floor(Math.random() * 20000), envOf('A')));
+  servers.push(await start(roots[1]!, join(work, 'data-b'), 38000 + Math.floor(Math.random() * 20000), envOf('B')));
   await round(servers, 2); // JIT warm-up
   const a: number[] = [];
   const b: number[] = [];
