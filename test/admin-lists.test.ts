@@ -91,3 +91,14 @@ describe('GET /api/admin/audit', () => {
     expect(purged[0]).toMatchObject({ actor: null, canvas: null, actorKind: 'key' });
   });
 });
+
+describe('searching the canvases past ASCII', () => {
+  // Last in the file: the audit counts above know the canvases made before them.
+  test('"équipe δelta" finds "Équipe ΔELTA" on both engines (SQLite\'s own lower() left "É" and "Δ" as they were)', async () => {
+    const equipe = await body(await app.request('/api/canvases', { method: 'POST', cookie: alice, json: { title: 'Équipe ΔELTA' } }));
+    const ids = async (q: string) =>
+      (await body(await get(`/api/admin/canvases?q=${encodeURIComponent(q)}`))).canvases.map((c: { id: string }) => c.id);
+    expect(await ids('équipe δelta')).toEqual([equipe.id]);
+    expect(await ids('ÉQUIPE')).toEqual([equipe.id]);
+  });
+});

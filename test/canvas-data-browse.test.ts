@@ -92,6 +92,25 @@ describe('what is listed', () => {
     expect((await items('/kv/items?q=theme')).items).toEqual([]);
   });
 
+  test('a search folds letters past ASCII, as on Postgres: "élan" finds "ÉLAN", in keys, values, records, submissions and files', async () => {
+    await setCollections(w, { poll: { preset: 'collaborative' } });
+    await ok(await rt('/kv/ÉTAT', 'editor', { method: 'PUT', json: 'Prêt' }));
+    await ok(await rt('/kv/motto', 'editor', { method: 'PUT', json: 'ΔELTA ÉLAN' }));
+    await ok(await rt('/collections/poll', 'viewer', { method: 'POST', json: { choice: 'CRÈME BRÛLÉE' } }), 201);
+    await ok(await rt('/submissions/signup/mine', 'viewer', { method: 'PUT', json: { dish: 'SOUPE À L’OIGNON' } }));
+    const form = new FormData();
+    form.append('file', new Blob(['x']), 'RÉSUMÉ.txt');
+    await ok(await rt('/files', 'editor', { method: 'POST', body: form }), 201);
+    const found = async (path: string, q: string) => (await items(`${path}?q=${encodeURIComponent(q)}`)).items.length;
+    expect({
+      key: await found('/kv/items', 'état'),
+      value: await found('/kv/items', 'δelta élan'),
+      record: await found('/collections/poll/items', 'crème brûlée'),
+      submission: await found('/submissions/signup/items', 'soupe à'),
+      file: await found('/files/items', 'résumé'),
+    }).toEqual({ key: 1, value: 1, record: 1, submission: 1, file: 1 });
+  });
+
   test("a personal preset's records are not listed to the owner, nor found by search; their own are", async () => {
     await seed();
     await ok(await rt('/collections/notes', 'owner', { method: 'POST', json: { text: "the owner's secret note" } }), 201);

@@ -52,6 +52,14 @@ describe('the gallery', () => {
     expect(await galleryOf('owner', '%')).toEqual([]);
   });
 
+  test('a search folds letters past ASCII on both engines ("équipe" finds "Équipe")', async () => {
+    const equipe = await w.newCanvas({ title: 'Équipe ΔELTA', settings: { accessMode: 'whole_org' }, files: { 'index.html': 'x' } });
+    await put(equipe, { listed: true });
+    expect(await galleryOf('stranger', 'équipe')).toEqual(['Équipe ΔELTA']);
+    expect(await galleryOf('stranger', 'δelta')).toEqual(['Équipe ΔELTA']);
+    await put(equipe, { listed: false });
+  });
+
   test('unpublishing unlists', async () => {
     const temp = await w.newCanvas({ title: 'Short lived', settings: { accessMode: 'whole_org' }, files: { 'index.html': 'x' } });
     await put(temp, { listed: true });

@@ -5,8 +5,9 @@ export function likeLiteral(text: string): string {
 
 /**
  * A lowercased `LIKE ? ESCAPE '\'` pattern for text that holds `text`
- * anywhere, compared with `lower(column)`. SQLite's lower() folds ASCII only:
- * there a search finds a non-ASCII letter only where the data has it in lower case.
+ * anywhere, compared with `lower(column)`: on SQLite that lower() is
+ * JavaScript's toLowerCase (src/db/open.ts), on Postgres its own, so "équipe"
+ * finds "Équipe" on both.
  */
 export function containsPattern(text: string): string {
   return `%${likeLiteral(text.toLowerCase())}%`;
