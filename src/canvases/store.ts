@@ -195,7 +195,7 @@ export const canvasRows = {
     const like = `%${likeLiteral(query.toLowerCase())}%`;
     const rows = yield* tx.all<CanvasRow>(
       `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id
-       WHERE c.deleted_at IS NULL AND (lower(c.title) LIKE ?1 ESCAPE '\\' OR c.slug LIKE ?1 ESCAPE '\\' OR lower(u.email) LIKE ?1 ESCAPE '\\')
+       WHERE c.deleted_at IS NULL AND (easel_fold(c.title) LIKE ?1 ESCAPE '\\' OR c.slug LIKE ?1 ESCAPE '\\' OR easel_fold(u.email) LIKE ?1 ESCAPE '\\')
        ORDER BY c.created_at DESC, c.id LIMIT ?2`,
       like,
       limit,

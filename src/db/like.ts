@@ -5,8 +5,8 @@ export function likeLiteral(text: string): string {
 
 /**
  * A lowercased `LIKE ? ESCAPE '\'` pattern for text that holds `text`
- * anywhere, compared with `lower(column)`: on SQLite that lower() is
- * JavaScript's toLowerCase (src/db/open.ts), on Postgres its own, so "équipe"
+ * anywhere, compared with `easel_fold(column)`: toLowerCase on SQLite
+ * (src/db/open.ts), ICU's lower() on Postgres (migration 030), so "équipe"
  * finds "Équipe" on both.
  */
 export function containsPattern(text: string): string {

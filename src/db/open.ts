@@ -11,23 +11,16 @@ export function openDatabase(dataDir: string): Database {
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA busy_timeout = 5000');
   db.exec('PRAGMA foreign_keys = ON');
-  foldCaseAsPostgresDoes(db);
+  defineCaseFolding(db);
   migrate(db);
   return db;
 }
 
 /**
- * SQLite's own lower() folds A–Z only, so a search for "équipe" missed a
- * canvas titled "Équipe" on the embedded engine and found it on Postgres
- * (whose lower() folds every letter in a UTF-8 database). Every search
- * compares `lower(column) LIKE pattern` with the pattern lowercased in
- * JavaScript (src/db/like.ts): this lower() is that same toLowerCase, so
- * both sides fold alike. No SQLite index is built on lower() (emails use
- * NOCASE), so nothing stored depends on the built-in's answers.
+ * easel_fold(text), which every search folds both sides with (src/db/like.ts):
+ * SQLite's own lower() folds A–Z only, so "équipe" missed "Équipe". Here it is
+ * JavaScript's toLowerCase; Postgres has it as a function (migration 030).
  */
-function foldCaseAsPostgresDoes(db: Database): void {
-  // A number is text to lower(), as to the built-in; a NULL or a blob comes back as it is.
-  db.function('lower', { deterministic: true }, (value: string | number | bigint | Uint8Array | null) =>
-    typeof value === 'string' ? value.toLowerCase() : typeof value === 'number' || typeof value === 'bigint' ? String(value) : value,
-  );
+function defineCaseFolding(db: Database): void {
+  db.function('easel_fold', { deterministic: true }, (value: string | null) => (typeof value === 'string' ? value.toLowerCase() : value));
 }

@@ -16,6 +16,18 @@ const EXTRA: Record<number, string> = {
     countingTrigger('collection_records', 'collection_record_counts', 'author_id') +
     countingTrigger('submissions', 'submission_counts', 'user_id'),
   20: changeTriggers(['guest_invites', 'guest_sessions']),
+  // Search folding past A–Z: the columns compare as "C", whose lower() leaves "É" as it is. ICU's root
+  // collation folds every letter whatever the database's locale; without ICU, the database's own ctype.
+  30: `
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu') THEN
+    CREATE FUNCTION easel_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT lower(t COLLATE "und-x-icu")';
+  ELSE
+    CREATE FUNCTION easel_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT lower(t COLLATE "default")';
+  END IF;
+END $$;
+`,
 };
 
 /**

@@ -94,7 +94,7 @@ export class Gallery {
     const like = `%${likeLiteral(query.toLowerCase())}%`;
     const ids = await this.ctx.sql.all<{ id: string; gallery_templatable: number }>(
       `SELECT id, gallery_templatable FROM canvases
-       WHERE gallery_listed = 1 AND current_version_id IS NOT NULL AND deleted_at IS NULL AND lower(title) LIKE ?1 ESCAPE '\\'
+       WHERE gallery_listed = 1 AND current_version_id IS NOT NULL AND deleted_at IS NULL AND easel_fold(title) LIKE ?1 ESCAPE '\\'
        ORDER BY updated_at DESC, id LIMIT 1000`,
       like,
     );

@@ -27,6 +27,7 @@ import insights from './026_insights.ts';
 import webhooks from './027_webhooks.ts';
 import submissionDigests from './028_submission_digests.ts';
 import policyMisses from './029_policy_misses.ts';
+import caseFolding from './030_case_folding.ts';
 
 export interface Migration {
   version: number;
@@ -65,4 +66,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 27, name: 'webhooks', sql: webhooks },
   { version: 28, name: 'submission digests', sql: submissionDigests },
   { version: 29, name: 'policy misses', sql: policyMisses },
+  { version: 30, name: 'case folding', sql: caseFolding },
 ];

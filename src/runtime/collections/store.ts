@@ -48,7 +48,7 @@ const authorPage = (indexedBy: string, holds = '') =>
   `SELECT ${COLUMNS} FROM collection_records ${indexedBy}
    WHERE ${IN_SPACE_OF_PAGE} AND author_id = (?3 || '') AND id > ?4 ${holds} ORDER BY id LIMIT (?5 + 0)`;
 // The same pages keeping the records whose id or value text holds the pattern (a lowercased LIKE, last parameter).
-const HOLDS = (n: number) => `AND (lower(id) LIKE ?${n} ESCAPE '\\' OR lower(value) LIKE ?${n} ESCAPE '\\')`;
+const HOLDS = (n: number) => `AND (easel_fold(id) LIKE ?${n} ESCAPE '\\' OR easel_fold(value) LIKE ?${n} ESCAPE '\\')`;
 const SEARCH_PAGE = `SELECT ${COLUMNS} FROM collection_records WHERE ${IN_SPACE_OF_PAGE} AND id > ?3 ${HOLDS(5)} ORDER BY id LIMIT (?4 + 0)`;
 const COUNT = `SELECT COUNT(*) AS n FROM collection_records WHERE ${IN_SPACE}`;
 // Kept by triggers (migration 009); author '' is the canvas's total.

@@ -121,7 +121,7 @@ export class FileStore {
    * `limit`; with `contains`, only those whose id or name holds it (as KvStore.list).
    */
   async page(canvasId: string, after: FilePosition | null, limit: number, contains: string | null): Promise<StoredFile[]> {
-    const holds = contains ? "AND (lower(id) LIKE ?5 ESCAPE '\\' OR lower(name) LIKE ?5 ESCAPE '\\')" : '';
+    const holds = contains ? "AND (easel_fold(id) LIKE ?5 ESCAPE '\\' OR easel_fold(name) LIKE ?5 ESCAPE '\\')" : '';
     const rows = await this.sql.all<FileRow>(
       `SELECT * FROM files WHERE canvas_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3)) ${holds}
        ORDER BY created_at, id LIMIT ?4`,

@@ -32,7 +32,7 @@ const LIST = `SELECT key, value FROM kv WHERE ${WHERE_SPACE} AND key > ?4 AND ke
   ORDER BY key LIMIT ?6`;
 // The same, keeping the entries whose key or value text holds ?7 (a lowercased LIKE pattern).
 const SEARCH = `SELECT key, value FROM kv WHERE ${WHERE_SPACE} AND key > ?4 AND key >= ?5 AND substr(key, 1, length(?5)) = ?5
-  AND (lower(key) LIKE ?7 ESCAPE '\\' OR lower(value) LIKE ?7 ESCAPE '\\') ORDER BY key LIMIT ?6`;
+  AND (easel_fold(key) LIKE ?7 ESCAPE '\\' OR easel_fold(value) LIKE ?7 ESCAPE '\\') ORDER BY key LIMIT ?6`;
 
 /**
  * SQL for KV. Every write locks its key, and a write that adds a key also

@@ -35,7 +35,7 @@ const GET = `SELECT user_id, value, updated_at FROM submissions WHERE ${IN_SPACE
 const PAGE = `SELECT user_id, value, updated_at FROM submissions WHERE ${IN_SPACE} AND user_id > ?3 ORDER BY user_id LIMIT ?4`;
 // The same, keeping those whose user id or value text holds ?5 (a lowercased LIKE pattern).
 const SEARCH_PAGE = `SELECT user_id, value, updated_at FROM submissions WHERE ${IN_SPACE} AND user_id > ?3
-  AND (lower(user_id) LIKE ?5 ESCAPE '\\' OR lower(value) LIKE ?5 ESCAPE '\\') ORDER BY user_id LIMIT ?4`;
+  AND (easel_fold(user_id) LIKE ?5 ESCAPE '\\' OR easel_fold(value) LIKE ?5 ESCAPE '\\') ORDER BY user_id LIMIT ?4`;
 // Kept by triggers (migration 009); user '' is the canvas's total.
 const COUNTED = 'SELECT n FROM submission_counts WHERE canvas_id = ?1 AND user_id = ?2';
 const UPDATE = `UPDATE submissions SET value = ?4, updated_at = ?5 WHERE ${IN_SPACE} AND user_id = ?3`;
