@@ -67,6 +67,8 @@ export interface RawEntry {
   central?: { crc?: number; declaredSize?: number; name?: string };
   /** Sizes and CRC after the data (flag bit 3), zeros in the local header, as streaming zippers write them. */
   dataDescriptor?: boolean;
+  /** Extra fields, written in the local header and the central record alike. */
+  extra?: Uint8Array;
 }
 
 /** A ZIP written byte by byte, so headers can say what the content is not. `zip64` writes the ZIP64 forms of sizes, offsets and the end record. */
@@ -94,7 +96,9 @@ export function rawZip(
     local.setUint32(18, e.dataDescriptor ? 0 : data.byteLength, true);
     local.setUint32(22, e.dataDescriptor ? 0 : size, true);
     local.setUint16(26, name.byteLength, true);
-    locals.push(new Uint8Array(local.buffer), name, data);
+    const entryExtra = e.extra ?? new Uint8Array(0);
+    local.setUint16(28, entryExtra.byteLength, true);
+    locals.push(new Uint8Array(local.buffer), name, entryExtra, data);
     let descriptorBytes = 0;
     if (e.dataDescriptor) {
       const dd = new DataView(new ArrayBuffer(16));
@@ -119,7 +123,7 @@ export function rawZip(
     central.setUint16(28, centralName.byteLength, true);
     central.setUint32(38, e.unixMode !== undefined ? (e.unixMode << 16) >>> 0 : 0, true);
     central.setUint32(42, big ?? offset, true);
-    let extra = new Uint8Array(0);
+    let extra: Uint8Array = entryExtra;
     if (opts.zip64) {
       const x = new DataView(new ArrayBuffer(28));
       x.setUint16(0, 0x0001, true);
@@ -127,11 +131,11 @@ export function rawZip(
       x.setBigUint64(4, BigInt(size), true);
       x.setBigUint64(12, BigInt(data.byteLength), true);
       x.setBigUint64(20, BigInt(offset), true);
-      extra = new Uint8Array(x.buffer);
-      central.setUint16(30, extra.byteLength, true);
+      extra = Buffer.concat([new Uint8Array(x.buffer), entryExtra]);
     }
+    central.setUint16(30, extra.byteLength, true);
     centrals.push(new Uint8Array(central.buffer), centralName, extra);
-    offset += 30 + name.byteLength + data.byteLength + descriptorBytes;
+    offset += 30 + name.byteLength + entryExtra.byteLength + data.byteLength + descriptorBytes;
   }
   // More central records pointing at an entry already listed: two names sharing one body of bytes.
   for (const extra of opts.extraCentral ?? []) {

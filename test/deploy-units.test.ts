@@ -92,10 +92,19 @@ describe('entry names', () => {
     expect(codeOf(() => entryName(entry('a'.repeat(1025))))).toBe('INVALID_ZIP');
     expect(codeOf(() => entryName({ ...entry(''), nameBytes: new Uint8Array([0xff, 0xfe]) }))).toBe('INVALID_ZIP');
   });
-  test('legacy (non-UTF-8) names are read as single bytes', () => {
-    expect(
-      entryName({ ...entry(''), utf8: false, flags: 0, nameBytes: new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x6a, 0x73]) }),
-    ).toEqual({ kind: 'file', path: 'café.js' });
+  test('legacy (unflagged, not UTF-8) names are read as code page 437, as APPNOTE, Windows, 7-Zip and Python read them', () => {
+    const legacy = (...bytes: number[]) => entryName({ ...entry(''), utf8: false, flags: 0, nameBytes: new Uint8Array(bytes) });
+    // "café.js" as Windows' zipped folders write it (é is 0x82 there; 0x82 is a C1 control in Latin-1).
+    expect(legacy(0x63, 0x61, 0x66, 0x82, 0x2e, 0x6a, 0x73)).toEqual({ kind: 'file', path: 'café.js' });
+    expect(legacy(0x80, 0x81, 0x84, 0x8e, 0x94, 0x99, 0x9a, 0xa4, 0xe1, 0x2e, 0x74)).toEqual({ kind: 'file', path: 'ÇüäÄöÖÜñß.t' });
+    // 0xE9 is Θ in code page 437 (Python's zipfile reads it so), not Latin-1's é.
+    expect(legacy(0x63, 0x61, 0x66, 0xe9)).toEqual({ kind: 'file', path: 'cafΘ' });
+    // A Unicode Path field's name wins over the legacy bytes; an undecodable one is refused.
+    expect(entryName({ ...entry('resume.txt'), flags: 0, utf8: false, unicodePath: new TextEncoder().encode('résumé.txt') })).toEqual({
+      kind: 'file',
+      path: 'résumé.txt',
+    });
+    expect(codeOf(() => entryName({ ...entry('x'), unicodePath: new Uint8Array([0xff]) }))).toBe('INVALID_ZIP');
   });
 });
 

@@ -85,6 +85,63 @@ describe('a valid archive', () => {
     expect(listing.files.map((f: { path: string }) => f.path)).toEqual(['docs/ünï cödé.txt', 'img/logo.png', 'index.html']);
   });
 
+  test('names without the UTF-8 flag: as Windows writes them (code page 437), as Info-ZIP writes them (UTF-8), or by their Unicode Path field', async () => {
+    const c = await fresh();
+    // Windows' "Compressed (zipped) folder" stores "café" as 63 61 66 82, unflagged: byte 0x82 is a C1 control
+    // read as Latin-1, and the whole deploy was refused (INVALID_ZIP, control characters).
+    const windows = new Uint8Array([...text('caf'), 0x82, ...text('.html')]);
+    // Info-ZIP's zip on Linux stores the file system's UTF-8 bytes, unflagged.
+    const infoZip = text('ünï/naïve.txt');
+    // A legacy name with Info-ZIP's Unicode Path field (0x7075: version 1, CRC-32 of the legacy name, UTF-8 name).
+    const legacy = text('resume.txt');
+    const utf8Name = text('résumé.txt');
+    const field = new DataView(new ArrayBuffer(9 + utf8Name.byteLength));
+    field.setUint16(0, 0x7075, true);
+    field.setUint16(2, 5 + utf8Name.byteLength, true);
+    field.setUint8(4, 1);
+    field.setUint32(5, Bun.hash.crc32(legacy), true);
+    new Uint8Array(field.buffer).set(utf8Name, 9);
+    // The same field with a CRC of other bytes: stale (a tool renamed the entry without knowing the field), so unread.
+    const stale = new Uint8Array(field.buffer.slice(0));
+    new DataView(stale.buffer).setUint32(5, Bun.hash.crc32(text('other.txt')), true);
+    const zip = rawZip([
+      { name: 'index.html', content: text('<p>x</p>') },
+      { name: windows, flags: 0, content: text('windows') },
+      { name: infoZip, flags: 0, content: text('info-zip') },
+      { name: legacy, flags: 0, content: text('unicode path'), extra: new Uint8Array(field.buffer) },
+      { name: text('kept.txt'), flags: 0, content: text('stale field'), extra: stale },
+    ]);
+    const r = await deploy(app, c, zip);
+    expect({ status: r.status, code: r.body.code }).toEqual({ status: 200, code: undefined });
+    const listing = (await get(app, c, '/files')).body;
+    expect(listing.files.map((f: { path: string }) => f.path).sort()).toEqual(
+      ['café.html', 'index.html', 'kept.txt', 'résumé.txt', 'ünï/naïve.txt'].sort(),
+    );
+    const file = await app.request(`/v1/canvases/${c.id}/files?path=${encodeURIComponent('résumé.txt')}`, {
+      headers: { authorization: `Bearer ${c.key}` },
+    });
+    expect(await file.text()).toBe('unicode path');
+  });
+
+  test('an archive made by Info-ZIP zip (unflagged UTF-8 names, Unix modes, a folder entry) deploys under its own names', async () => {
+    const c = await fresh();
+    const dir = mkdtempSync(join(tmpdir(), 'easel-infozip-'));
+    try {
+      mkdirSync(join(dir, 'site', 'ñandú'), { recursive: true });
+      writeFileSync(join(dir, 'site', 'index.html'), '<a href="café.html">café</a>');
+      writeFileSync(join(dir, 'site', 'café.html'), '<p>café</p>');
+      writeFileSync(join(dir, 'site', 'ñandú', 'Ärger.txt'), 'ä');
+      const zipped = Bun.spawnSync(['zip', '-q', '-r', join(dir, 'site.zip'), '.'], { cwd: join(dir, 'site'), env: { LC_ALL: 'C.UTF-8' } });
+      expect({ code: zipped.exitCode, stderr: zipped.stderr.toString() }).toEqual({ code: 0, stderr: '' });
+      const r = await deploy(app, c, Bun.file(join(dir, 'site.zip')));
+      expect({ status: r.status, code: r.body.code }).toEqual({ status: 200, code: undefined });
+      const listing = (await get(app, c, '/files')).body;
+      expect(listing.files.map((f: { path: string }) => f.path)).toEqual(['café.html', 'index.html', 'ñandú/Ärger.txt']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('dotfiles, dot-directories, directory entries and symlinks are dropped; counts are after stripping', async () => {
     const c = await fresh();
     const zip = rawZip([

@@ -21,7 +21,7 @@ import type { DeployBlobWriter } from '../../blobs/writer.ts';
 import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
 import { entryName } from './paths.ts';
-import { applyZip64Extra, FLAG_UTF8, METHOD_DEFLATE, METHOD_STORED, SIG_LOCAL, type ZipEntry } from './reader.ts';
+import { applyZip64Extra, FLAG_UTF8, unicodePathOf, METHOD_DEFLATE, METHOD_STORED, SIG_LOCAL, type ZipEntry } from './reader.ts';
 
 const FLAG_ENCRYPTED = 0x1;
 const FLAG_DATA_DESCRIPTOR = 0x8;
@@ -247,6 +247,7 @@ export class ZipFollower {
       externalAttrs: 0,
     };
     applyZip64Extra(entry, tail.subarray(nameLen));
+    entry.unicodePath = unicodePathOf(entry.nameBytes, tail.subarray(nameLen));
     const end = dataStart + entry.compressedSize;
     const name = entryName(entry);
     if (name.kind === 'skip') {

@@ -49,14 +49,38 @@ function isDosDirectory(entry: ZipEntry): boolean {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const latin1 = new TextDecoder('latin1');
 
-/** UTF-8 when flagged or when the bytes are valid UTF-8; otherwise the legacy single-byte reading. */
+/**
+ * Bytes 0x80–0xFF of IBM code page 437, which APPNOTE (appendix D) names for
+ * an entry without the UTF-8 flag: Windows' "Compressed (zipped) folder"
+ * writes "café" as 63 61 66 82, and Python, 7-Zip and unzip read it so.
+ */
+const CP437_HIGH =
+  'ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0';
+
+function cp437(bytes: Uint8Array): string {
+  let text = '';
+  for (const b of bytes) text += b < 0x80 ? String.fromCharCode(b) : CP437_HIGH[b - 0x80];
+  return text;
+}
+
+/**
+ * The name's Info-ZIP Unicode Path (extra field 0x7075) when it is there for
+ * these name bytes; else UTF-8 when flagged or when the bytes are valid UTF-8
+ * (Info-ZIP's zip and macOS write UTF-8 without the flag); else code page 437.
+ */
 function decodeName(entry: ZipEntry): string {
+  if (entry.unicodePath) {
+    try {
+      return utf8.decode(entry.unicodePath);
+    } catch {
+      throw new AppError('INVALID_ZIP', 'entry name (its Unicode Path field) is not valid UTF-8');
+    }
+  }
   try {
     return utf8.decode(entry.nameBytes);
   } catch {
     if (entry.utf8) throw new AppError('INVALID_ZIP', 'entry name is not valid UTF-8');
-    return latin1.decode(entry.nameBytes);
+    return cp437(entry.nameBytes);
   }
 }

@@ -35,6 +35,8 @@ export interface ZipEntry {
   /** Host system of the creator (3 = Unix) and the external attributes (Unix mode in the top 16 bits). */
   madeByHost: number;
   externalAttrs: number;
+  /** The name in UTF-8 from an Info-ZIP Unicode Path field (0x7075) written for these very name bytes. */
+  unicodePath?: Uint8Array;
 }
 
 export const SIG_LOCAL = 0x04034b50;
@@ -145,7 +147,9 @@ export class ZipFile {
         madeByHost: record.readUInt8(5),
         externalAttrs: record.readUInt32LE(38),
       };
-      applyZip64Extra(entry, record.subarray(46 + nameLen, 46 + nameLen + extraLen));
+      const extra = record.subarray(46 + nameLen, 46 + nameLen + extraLen);
+      applyZip64Extra(entry, extra);
+      entry.unicodePath = unicodePathOf(entry.nameBytes, extra);
       p += record.byteLength;
       yield entry;
     }
@@ -261,6 +265,25 @@ export function applyZip64Extra(entry: ZipEntry, extra: Buffer): void {
     p += 4 + len;
   }
   throw new ZipFormatError('missing ZIP64 extra field');
+}
+
+/**
+ * Info-ZIP's Unicode Path (0x7075: version 1, the CRC-32 of the name field,
+ * the name in UTF-8), as tools that write a legacy name beside it do (APPNOTE
+ * 4.6.9). A CRC of other bytes means the name was changed by a tool that did
+ * not know the field: then it is stale and left unread. A copy, since callers
+ * read from windows that are reused.
+ */
+export function unicodePathOf(nameBytes: Uint8Array, extra: Buffer): Uint8Array | undefined {
+  for (let p = 0; p + 4 <= extra.byteLength;) {
+    const id = extra.readUInt16LE(p);
+    const len = extra.readUInt16LE(p + 2);
+    if (p + 4 + len > extra.byteLength) return undefined;
+    if (id === 0x7075 && len >= 5 && extra[p + 4] === 1 && extra.readUInt32LE(p + 5) === Bun.hash.crc32(nameBytes))
+      return Uint8Array.from(extra.subarray(p + 9, p + 4 + len));
+    p += 4 + len;
+  }
+  return undefined;
 }
 
 function safeNumber(v: bigint): number {
