@@ -8,6 +8,8 @@ import { sha256Hex } from '../src/ids.ts';
 import { beginHandoff, canvasHostCookie, setCookieValue } from './canvas-host-session.ts';
 import { ON_CLUSTER, startTestApp, type TestApp } from './harness.ts';
 import { pageCode } from './serve-fixtures.ts';
+import { deploy, zipOf } from './deploy-fixtures.ts';
+import { stagedDeploy } from './upload-fixtures.ts';
 import { World, type WorldCanvas } from './world.ts';
 
 let app: TestApp;
@@ -506,5 +508,56 @@ describe('over a real socket', () => {
     } finally {
       await live.close();
     }
+  });
+});
+
+describe('a name in either Unicode form (macOS names "é" as "e" + U+0301, links say "é")', () => {
+  const composed = 'menu/café.html';
+  const decomposed = 'menu/cafe\u0301.html';
+  const url = (c: WorldCanvas, path: string) => `/c/${c.slug}/${path.split('/').map(encodeURIComponent).join('/')}`;
+  const keyed = (c: WorldCanvas, path: string) => app.request(path, { headers: { authorization: `Bearer ${c.apiKey}` } });
+  /** The canvas as the deploy fixtures take it. */
+  const deployable = (c: WorldCanvas) => ({
+    id: c.id,
+    slug: c.slug,
+    key: c.apiKey,
+    ownerId: cast.ids.owner,
+    ownerCookie: cast.cookie.owner,
+  });
+
+  test('a file deployed decomposed answers both spellings, is listed composed, and a link in either form is no missing reference', async () => {
+    const site = await cast.newCanvas();
+    const result = await cast.deploy(site, {
+      'index.html': `<a href="${encodeURI(composed)}">composed</a> <a href="${decomposed}">decomposed</a>`,
+      [decomposed]: 'the menu',
+    });
+    expect(result.warnings).toEqual([]);
+    for (const path of [composed, decomposed]) {
+      const res = await get(url(site, path));
+      expect({ path, status: res.status, body: await res.text() }).toEqual({ path, status: 200, body: 'the menu' });
+    }
+    const listing = await (await keyed(site, `/v1/canvases/${site.id}/files`)).json();
+    expect(listing.files.map((f: { path: string }) => f.path)).toEqual(['index.html', composed]);
+    for (const path of [composed, decomposed]) {
+      const back = await keyed(site, `/v1/canvases/${site.id}/files?path=${encodeURIComponent(path)}`);
+      expect({ path, status: back.status, body: await back.text() }).toEqual({ path, status: 200, body: 'the menu' });
+    }
+  });
+
+  test('the staged upload stores the composed form too', async () => {
+    const site = await cast.newCanvas();
+    const staged = await stagedDeploy(app, deployable(site), { 'index.html': 'x', [decomposed]: 'staged menu' });
+    expect(staged.status).toBe(200);
+    const listing = await (await keyed(site, `/v1/canvases/${site.id}/files`)).json();
+    expect(listing.files.map((f: { path: string }) => f.path)).toEqual(['index.html', composed]);
+    expect(await (await get(url(site, composed))).text()).toBe('staged menu');
+  });
+
+  test('two names that differ only in form are one path: a ZIP holding both is refused, as is such a manifest', async () => {
+    const site = await cast.newCanvas();
+    const res = await deploy(app, deployable(site), zipOf({ 'index.html': 'x', [composed]: 'a', [decomposed]: 'b' }));
+    expect({ status: res.status, code: res.body.code, path: res.body.path }).toEqual({ status: 400, code: 'INVALID_ZIP', path: composed });
+    const staged = await stagedDeploy(app, deployable(site), { 'index.html': 'x', [composed]: 'a', [decomposed]: 'b' });
+    expect({ status: staged.status, code: staged.body.code }).toEqual({ status: 400, code: 'INVALID_MANIFEST' });
   });
 });

@@ -3,6 +3,7 @@
 // feature's one VersionStore.
 import type { BlobStore } from '../blobs/store.ts';
 import type { Canvas } from '../canvases/record.ts';
+import { composedPath } from '../canvases/file-path.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -65,7 +66,7 @@ export class DeployViews {
 
   /** One file of the live manifest; 404 NOT_FOUND when the path is not in it. */
   async liveFile(canvas: Canvas, path: string): Promise<VersionFileRecord> {
-    const file = await this.deps.versions.file(liveVersionId(canvas), path);
+    const file = await this.deps.versions.file(liveVersionId(canvas), composedPath(path));
     if (!file) throw new AppError('NOT_FOUND', 'no file with this path in the live version', { path });
     return file;
   }

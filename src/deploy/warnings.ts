@@ -5,6 +5,7 @@
 // mysite`), files the root page references that are not in the deploy, and
 // paths that differ only in case.
 import type { BlobStore } from '../blobs/store.ts';
+import { composedPath } from '../canvases/file-path.ts';
 import { isServedAsText } from './mime.ts';
 
 export const NO_INDEX_WARNING = 'no index.html: the canvas root will answer 404';
@@ -115,7 +116,8 @@ function resolveRelative(base: string, ref: string): string | null {
       parts.pop();
     } else parts.push(part);
   }
-  return parts.length === 0 ? null : parts.join('/');
+  // Served as the composed form is (src/serve/resolve.ts), so a decomposed "é" in a link is found.
+  return parts.length === 0 ? null : composedPath(parts.join('/'));
 }
 
 /** Paths that differ only in case: one name on a case-insensitive disk, two here. */

@@ -1,4 +1,5 @@
 import type { Manifest, ManifestFile } from './manifest.ts';
+import { composedPath } from '../canvases/file-path.ts';
 
 export type Resolution =
   | { kind: 'file'; path: string; file: ManifestFile }
@@ -26,7 +27,8 @@ export function decodeCanvasPath(raw: string): string | null {
     if (s === '.' || s === '..' || s.includes('\0') || s.includes('/')) return null;
     out.push(s);
   }
-  return out.join('/');
+  // Anything past ASCII arrives percent-encoded, so only here can a path need composing.
+  return composedPath(out.join('/'));
 }
 
 /**

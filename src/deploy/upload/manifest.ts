@@ -1,5 +1,6 @@
 // Validation and normalization of a staged-upload manifest (spec "Begin
 // rules", CONTRACT §9 Manifest). Pure: no IO.
+import { composedPath } from '../../canvases/file-path.ts';
 import { AppError, overCap } from '../../errors.ts';
 import { mimeFor } from '../mime.ts';
 import type { ManifestFile } from '../publish.ts';
@@ -94,7 +95,7 @@ export function canvasPath(raw: string): string | null {
   if (CONTROL.test(path)) throw badPath(raw, 'contains control characters');
   if (path.includes('\\')) throw badPath(raw, 'contains a backslash (use /)');
   // As in a ZIP: "a//b" and "a/./b" mean "a/b".
-  const clean = segments.filter((s) => s !== '' && s !== '.').join('/');
+  const clean = composedPath(segments.filter((s) => s !== '' && s !== '.').join('/'));
   if (clean === '') throw badPath(raw, 'is empty');
   if (clean.length > MAX_PATH_CHARS) throw badPath(raw.slice(0, 64) + '…', `is longer than ${MAX_PATH_CHARS} characters`);
   return clean;

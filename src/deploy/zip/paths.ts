@@ -1,6 +1,7 @@
 // Entry-name rules of PUT deploy (spec "PUT deploy rules" 3 and 4). Names
 // arrive raw (BUN-NOTES "ZIP"): `..`, leading `/`, backslashes, drive letters.
 import { AppError } from '../../errors.ts';
+import { composedPath } from '../../canvases/file-path.ts';
 import type { ZipEntry } from './reader.ts';
 
 /** Longer paths come from no real site and only bloat the manifest. */
@@ -37,7 +38,7 @@ export function entryName(entry: ZipEntry): EntryName {
   if (parts.some((s) => s.startsWith('.'))) return { kind: 'skip', why: 'dotfile' };
   // A link's bytes are its target's path, never what the site meant to serve.
   if (mode === S_IFLNK) return { kind: 'skip', why: 'symlink' };
-  const path = parts.join('/');
+  const path = composedPath(parts.join('/'));
   if (path.length > MAX_PATH_CHARS)
     throw new AppError('INVALID_ZIP', `entry names are at most ${MAX_PATH_CHARS} characters`, { path: path.slice(0, 80) + '…' });
   return { kind: 'file', path };
