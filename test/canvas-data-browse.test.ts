@@ -92,7 +92,7 @@ describe('what is listed', () => {
     expect((await items('/kv/items?q=theme')).items).toEqual([]);
   });
 
-  test('a search folds letters past ASCII, as on Postgres: "élan" finds "ÉLAN", in keys, values, records, submissions and files', async () => {
+  test('a search folds letters past ASCII on both engines ("élan" finds "ÉLAN") and either Unicode form, in keys, values, records, submissions and files', async () => {
     await setCollections(w, { poll: { preset: 'collaborative' } });
     await ok(await rt('/kv/ÉTAT', 'editor', { method: 'PUT', json: 'Prêt' }));
     await ok(await rt('/kv/motto', 'editor', { method: 'PUT', json: 'ΔELTA ÉLAN' }));
@@ -109,6 +109,14 @@ describe('what is listed', () => {
       submission: await found('/submissions/signup/items', 'soupe à'),
       file: await found('/files/items', 'résumé'),
     }).toEqual({ key: 1, value: 1, record: 1, submission: 1, file: 1 });
+    // A Mac's decomposed spelling ("e" + U+0301), in a file's name or in the search, is the composed one.
+    const mac = new FormData();
+    mac.append('file', new Blob(['y']), 'Cafe\u0301 menu.txt');
+    expect((await ok(await rt('/files', 'editor', { method: 'POST', body: mac }), 201)).name).toBe('Café menu.txt');
+    expect({
+      file: await found('/files/items', 'café'),
+      record: await found('/collections/poll/items', 'cre\u0300me'),
+    }).toEqual({ file: 1, record: 1 });
   });
 
   test("a personal preset's records are not listed to the owner, nor found by search; their own are", async () => {

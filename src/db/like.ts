@@ -10,5 +10,6 @@ export function likeLiteral(text: string): string {
  * finds "Équipe" on both.
  */
 export function containsPattern(text: string): string {
-  return `%${likeLiteral(text.toLowerCase())}%`;
+  // Composed, as stored names and paths are (a search typed on a Mac may arrive decomposed).
+  return `%${likeLiteral(text.normalize('NFC').toLowerCase())}%`;
 }

@@ -25,9 +25,12 @@ export function cleanMime(contentType: string | null): string {
   return MIME.test(type) ? type : 'application/octet-stream';
 }
 
-/** A display name from an upload's filename: no directories, no control characters, at most 255 characters. */
+/**
+ * A display name from an upload's filename: no directories, no control characters, at most 255
+ * characters, composed (NFC: a Mac's "Re\u0301sume\u0301.pdf" is "Résumé.pdf", found by a search for it).
+ */
 export function cleanUploadName(filename: string | null): string {
-  const base = (filename ?? '').split(/[/\\]/).pop() ?? '';
+  const base = (filename ?? '').split(/[/\\]/).pop()?.normalize('NFC') ?? '';
   const clean = [...base.replace(/[\x00-\x1f\x7f]/g, '').trim()].slice(0, 255).join('');
   return clean || 'upload';
 }
