@@ -1,4 +1,4 @@
-import { likeLiteral } from '../db/like.ts';
+import { containsPattern } from '../db/like.ts';
 import { findsNothing } from '../db/unstorable-text.ts';
 import { tx, type Sql, type SqlValue, type TxSteps } from '../db/sql.ts';
 import type { AccessMode, Audience, Canvas, CanvasRole } from './record.ts';
@@ -192,7 +192,7 @@ export const canvasRows = {
    */
   *search(query: string, limit: number): TxSteps<Canvas[]> {
     if (findsNothing(query)) return [];
-    const like = `%${likeLiteral(query.toLowerCase())}%`;
+    const like = containsPattern(query);
     const rows = yield* tx.all<CanvasRow>(
       `SELECT c.* FROM canvases c JOIN users u ON u.id = c.owner_id
        WHERE c.deleted_at IS NULL AND (easel_fold(c.title) LIKE ?1 ESCAPE '\\' OR c.slug LIKE ?1 ESCAPE '\\' OR easel_fold(u.email) LIKE ?1 ESCAPE '\\')

@@ -2,7 +2,7 @@
 // owners and editors list for everyone who may open them, searchable; a
 // templatable one can be copied, live version and all, into a new canvas of
 // the person using it. Listing needs a published canvas; unpublishing unlists.
-import { likeLiteral } from '../db/like.ts';
+import { containsPattern } from '../db/like.ts';
 import { findsNothing } from '../db/unstorable-text.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AccessResolver } from '../canvases/access-resolver.ts';
@@ -91,7 +91,7 @@ export class Gallery {
   /** Listed, live canvases this person may open, matching `query` in the title (newest first, at most `limit`). */
   async list(user: Principal & { kind: 'user' }, query: string, limit = 100): Promise<GalleryEntry[]> {
     if (findsNothing(query)) return [];
-    const like = `%${likeLiteral(query.toLowerCase())}%`;
+    const like = containsPattern(query);
     const ids = await this.ctx.sql.all<{ id: string; gallery_templatable: number }>(
       `SELECT id, gallery_templatable FROM canvases
        WHERE gallery_listed = 1 AND current_version_id IS NOT NULL AND deleted_at IS NULL AND easel_fold(title) LIKE ?1 ESCAPE '\\'
