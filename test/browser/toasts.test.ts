@@ -47,4 +47,26 @@ describe('toasts', () => {
     expect(await page.locator('#notice .toast[data-topic="tokens"]').count()).toBe(1);
     expect(await page.locator('#notice .toast-error').count()).toBe(0);
   }, 30_000);
+
+  test('on a phone the end of the page can still be scrolled clear of the toasts, and the room goes with them', async () => {
+    const cookie = await suite.app.signIn('toast-phone@example.com', 'Toast Phone');
+    const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('#notify-form[data-ready]').waitFor();
+    await page.fill('#token-form input[name="name"]', '   ');
+    await page.click('#token-form button[type="submit"]');
+    const error = page.locator('#notice .toast-error');
+    await error.waitFor();
+    // The page's last field, scrolled as far down as the page goes: above the toasts, not under them.
+    const at = await page.evaluate(() => {
+      window.scrollTo(0, document.documentElement.scrollHeight);
+      const fields = [...document.querySelectorAll('#notify-form input')];
+      const last = fields[fields.length - 1]!.getBoundingClientRect();
+      return { lastBottom: last.bottom, toastsTop: document.getElementById('notice')!.getBoundingClientRect().top };
+    });
+    expect(at.lastBottom).toBeLessThanOrEqual(at.toastsTop);
+    await error.getByRole('button', { name: 'Dismiss' }).click();
+    await error.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => getComputedStyle(document.body).paddingBottom === '0px');
+  }, 30_000);
 });

@@ -10,7 +10,18 @@ import { sharedWith, state, type CanvasStanding } from './status-words.ts';
 import { startTokens } from './tokens.ts';
 import { labelTableCells } from './cell-labels.ts';
 import { byId, field } from './elements.ts';
-import { type ApiAnswer, type CanvasPageDeps, cell, clearToasts, emptyBody, type GuestCanvas, linkCell, toast, whenCell } from './ui.ts';
+import {
+  type ApiAnswer,
+  type CanvasPageDeps,
+  cell,
+  clearToasts,
+  emptyBody,
+  type GuestCanvas,
+  keepRoomForToasts,
+  linkCell,
+  toast,
+  whenCell,
+} from './ui.ts';
 
 /** The editor's script (editor.ts, loaded on demand) sets this. */
 interface EditorApi {
@@ -540,6 +551,7 @@ function wireCreateForm(): void {
 }
 
 async function start(): Promise<void> {
+  keepRoomForToasts();
   const me = await api<Me>('GET', '/api/me');
   if (me.status === 401) {
     showSignedOut();

@@ -185,6 +185,22 @@ export function toast(text: string, kind: ToastKind = 'done', topic?: string): H
   return box;
 }
 
+/**
+ * Toasts stand over the bottom of the page. While some are shown the page
+ * gets that much room below its end, and focus scrolls clear of them
+ * (style.css, --toasts-room): what lies last on a phone (the email choices)
+ * stayed under an error toast until it was dismissed.
+ */
+export function keepRoomForToasts(): void {
+  const region = byId('notice');
+  const measure = () => {
+    const room = region.offsetHeight > 0 ? Math.ceil(window.innerHeight - region.getBoundingClientRect().top) : 0;
+    document.documentElement.style.setProperty('--toasts-room', `${room}px`);
+  };
+  new ResizeObserver(measure).observe(region);
+  window.addEventListener('resize', measure);
+}
+
 /** Takes every toast away (`topic`: only that topic's). */
 export function clearToasts(topic?: string): void {
   for (const old of byId('notice').querySelectorAll<HTMLElement>('.toast')) if (!topic || old.dataset.topic === topic) old.remove();
