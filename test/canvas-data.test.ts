@@ -122,12 +122,16 @@ describe('exports', () => {
   test('CSV per RFC 4180: a header row, commas, quotes and newlines quoted, formulas shown as text', async () => {
     const res = await data('/submissions/signup?format=csv', 'owner');
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
-    const text = await res.text();
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    // A UTF-8 byte order mark first, or Excel reads the file in the system's code page ("CafÃ©").
+    expect([...bytes.subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 'u'.charCodeAt(0)]);
+    const text = new TextDecoder().decode(bytes);
     expect(text.endsWith('\r\n')).toBe(true);
     expect(text).toContain(`"'=HYPERLINK(""x"")","line one\nline ""two"""`);
-    // Read back by Python's csv module, a reader spreadsheets agree with.
-    const script = 'import csv, json, sys; print(json.dumps(list(csv.reader(sys.stdin, strict=True))))';
-    const parsed = Bun.spawnSync(['python3', '-c', script], { stdin: new TextEncoder().encode(text) });
+    // Read back by Python's csv module, a reader spreadsheets agree with, from the bytes as served.
+    const script =
+      "import csv, io, json, sys; print(json.dumps(list(csv.reader(io.TextIOWrapper(sys.stdin.buffer, encoding='utf-8-sig', newline=''), strict=True))))";
+    const parsed = Bun.spawnSync(['python3', '-c', script], { stdin: bytes });
     expect(parsed.exitCode).toBe(0);
     const [header, ...rows] = JSON.parse(parsed.stdout.toString()) as string[][];
     expect(header).toEqual(['userId', 'name', 'email', 'updatedAt', 'dish', 'note']);

@@ -11,6 +11,7 @@ const OTHER_COLUMN = 'other fields';
 /** A value that is not an object (a number, a string, an array) fills this column. */
 const PLAIN_COLUMN = 'value';
 const FLUSH_BYTES = 64 * 1024;
+const UTF8_BOM = '\ufeff';
 
 export type RowSource = () => AsyncIterable<DataRow>;
 
@@ -66,7 +67,10 @@ async function* jsonText(format: 'json' | 'ndjson', source: RowSource): AsyncIte
 async function* csvText(fixedNames: readonly string[], source: RowSource): AsyncIterable<string> {
   const { valueColumns, plain, other } = await columnsOf(source);
   const header = [...fixedNames, ...valueColumns, ...(plain ? [PLAIN_COLUMN] : []), ...(other ? [OTHER_COLUMN] : [])];
-  yield csvRow(header);
+  // A byte order mark first: Excel reads a CSV without one in the system's code page, so "Café"
+  // opened from the dashboard's CSV link showed as "CafÃ©". UTF-8 decoders (fetch's text(),
+  // Python's utf-8-sig, LibreOffice, Sheets) drop it.
+  yield UTF8_BOM + csvRow(header);
   const columnSet = new Set(valueColumns);
   for await (const row of source()) {
     const cells = row.fixed.map(([, v]) => (v === null ? '' : String(v)));
