@@ -373,8 +373,8 @@ describe('INVALID_ZIP', () => {
     }
   });
 
-  test('a backslash in an entry name', async () =>
-    refused(
+  test('a backslash in an entry name (the message names the usual archiver behind it and what to use)', async () => {
+    const r = await refused(
       await fresh(),
       rawZip([
         { name: 'index.html', content: text('x') },
@@ -383,7 +383,9 @@ describe('INVALID_ZIP', () => {
       400,
       'INVALID_ZIP',
       'js\\app.js',
-    ));
+    );
+    expect(r.body.message).toContain('the Compress-Archive built into Windows PowerShell 5.1 writes them');
+  });
   test('a control character in an entry name', async () =>
     refused(await fresh(), rawZip([{ name: 'a\u0001b.html', content: text('x') }]), 400, 'INVALID_ZIP'));
   test('a CRC that does not match the content', async () =>

@@ -14,6 +14,12 @@ const S_IFDIR = 0o040000;
 const S_IFLNK = 0o120000;
 const UNIX_HOST = 3;
 const DOS_DIRECTORY = 0x10;
+/**
+ * The spec refuses a backslash (INVALID_ZIP); the usual archiver behind one is the Compress-Archive
+ * built into Windows PowerShell 5.1 (its Archive module before 1.2.3), so the answer says what writes "/".
+ */
+const BACKSLASH =
+  'entry names must use "/" (a backslash was found: the Compress-Archive built into Windows PowerShell 5.1 writes them; PowerShell 7, Archive module 1.2.3 or later, `tar -a -c -f site.zip *` or 7-Zip write "/")';
 // C0, DEL and C1 controls (NUL included).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -24,7 +30,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  */
 export function entryName(entry: ZipEntry): EntryName {
   const raw = decodeName(entry);
-  if (raw.includes('\\')) throw new AppError('INVALID_ZIP', 'entry names must use "/" (a backslash was found)', { path: raw });
+  if (raw.includes('\\')) throw new AppError('INVALID_ZIP', BACKSLASH, { path: raw });
   if (CONTROL.test(raw)) throw new AppError('INVALID_ZIP', 'entry name contains control characters', { path: raw.replace(CONTROL, '?') });
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw))
     throw new AppError('ZIP_SLIP_REJECTED', 'absolute entry names are not allowed', { path: raw });
