@@ -150,6 +150,25 @@ describe('the administration page', () => {
     expect(at.captionAlign).toBe('left');
   });
 
+  test('people on a phone: each value under its own column name, the hidden "Home org" column taking no cell', async () => {
+    const before = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const labels = await page.evaluate(() => {
+        const table = document.querySelector('#ad-users') as HTMLTableElement;
+        return {
+          orgHidden: (document.getElementById('ad-users-org-head') as HTMLElement).hidden,
+          first: [...table.tBodies[0]!.rows[0]!.cells].map((c) => c.getAttribute('data-label')),
+          shown: getComputedStyle(table.tBodies[0]!.rows[0]!.cells[2]!, '::before').content,
+        };
+      });
+      // Without tenancy: Person, State, Public links, then the buttons (no name), never "Home org" over Deactivate.
+      expect(labels).toEqual({ orgHidden: true, first: ['Person', 'State', 'Public links', null], shown: '"Public links"' });
+    } finally {
+      await page.setViewportSize(before);
+    }
+  });
+
   test('instance settings on a phone: the price table fits (no sideways scroll), its caption is read whole', async () => {
     const before = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });

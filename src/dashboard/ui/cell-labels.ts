@@ -9,14 +9,22 @@
 export function labelTableCells(root: ParentNode = document): void {
   for (const table of root.querySelectorAll('table')) {
     labelCells(table);
-    // Attribute changes are not observed: writing the labels never wakes the observer again.
-    new MutationObserver(() => labelCells(table)).observe(table, { childList: true, subtree: true, characterData: true });
+    // Of attributes only `hidden` (a header shown or hidden): writing the labels never wakes the observer again.
+    new MutationObserver(() => labelCells(table)).observe(table, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributeFilter: ['hidden'],
+    });
   }
 }
 
-/** Gives every body cell its column's header text (none for a column without one, such as a row's buttons). */
+/**
+ * Gives every body cell its column's header text (none for a column without one, such as a row's
+ * buttons). A hidden header (administration's "Home org" without tenancy) has no cells under it.
+ */
 export function labelCells(table: HTMLTableElement): void {
-  const names = [...(table.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent?.trim() ?? '');
+  const names = [...(table.tHead?.rows[0]?.cells ?? [])].filter((th) => !th.hidden).map((th) => th.textContent?.trim() ?? '');
   for (const body of table.tBodies) {
     for (const row of body.rows) {
       let column = 0;
