@@ -5,10 +5,21 @@
 // most once a minute per node (an upsert), and read back only while the
 // policy still lacks it.
 import type { Sql } from '../db/sql.ts';
+import type { EventBus } from '../events.ts';
 import type { Logger } from '../log.ts';
 import { collectionPolicy, fileGroupPolicy } from '../policy/entries.ts';
+import type { RuntimeCaller } from './pipeline.ts';
 
 export type MissKind = 'collection' | 'fileGroup';
+
+/**
+ * Tells the bus a page asked for a collection or file group its policy does
+ * not configure. The dashboard and MCP acting under the runtime's rules
+ * (`caller.managing`: browsing, exporting, deleting) are not a page asking.
+ */
+export function notePolicyMiss(events: EventBus, caller: RuntimeCaller, kind: MissKind, name: string): void {
+  if (!caller.managing) events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind, name });
+}
 
 export interface PolicyMiss {
   kind: MissKind;

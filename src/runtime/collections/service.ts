@@ -1,5 +1,6 @@
 import type { ActorKind, AuditLog } from '../../audit/store.ts';
 import type { EventBus } from '../../events.ts';
+import { notePolicyMiss } from '../policy-misses.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { CollectionPolicy, Operation } from '../../policy/document.ts';
@@ -68,7 +69,7 @@ export class CollectionService {
     const name = collectionName(rawName);
     const policy = collectionPolicy(caller.canvas.runtimePolicy, name);
     if (!policy) {
-      if (!caller.managing) this.events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind: 'collection', name });
+      notePolicyMiss(this.events, caller, 'collection', name);
       throw new AppError('COLLECTION_NOT_CONFIGURED', `the collection "${name}" is not configured in this canvas's runtime policy`);
     }
     return {

@@ -13,6 +13,7 @@ import type { UsageCounters } from '../usage.ts';
 import { cleanMime, cleanUploadName } from './disposition.ts';
 import type { Part } from '../../http/multipart.ts';
 import type { EventBus } from '../../events.ts';
+import { notePolicyMiss } from '../policy-misses.ts';
 import type { CollectionService, RecordsRemoved } from '../collections/service.ts';
 import { fileGroupPolicy } from '../../policy/entries.ts';
 import { allows, hasAny, recordRights } from '../../policy/rights.ts';
@@ -264,7 +265,7 @@ export class FileService {
     if (b?.kind === 'group') {
       const rights = this.groupRights(caller, b.group);
       if (!rights) {
-        this.events.emit('policy.unconfigured', { canvasId: caller.canvas.id, kind: 'fileGroup', name: b.group });
+        notePolicyMiss(this.events, caller, 'fileGroup', b.group);
         throw new AppError('COLLECTION_NOT_CONFIGURED', `the file group "${b.group}" is not configured in this canvas's runtime policy`);
       }
       if (!hasAny(rights.create)) throw new AppError('PERMISSION_DENIED', 'your role may not upload to this file group');
