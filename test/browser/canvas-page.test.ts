@@ -374,6 +374,17 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Runtime');
   });
 
+  test('Data: a canvas nobody has viewed says so in words instead of drawing thirty empty bars', async () => {
+    const quiet = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: 'Nobody looked yet' } });
+    await page.goto(`${origin}/#/canvas/${quiet.id}`);
+    await page.locator(`#canvas-page[data-ready="${quiet.id}"]`).waitFor();
+    await page.locator('#cp-insights-caption', { hasText: 'No page views' }).waitFor();
+    expect(await page.locator('#cp-insights-caption').innerText()).toBe(
+      'No page views in the last 30 days. A view is counted each time someone opens a page of the live version.',
+    );
+    expect(await page.locator('#cp-insights-chart').isVisible()).toBe(false);
+  });
+
   test('Data: the summary in words, export links that download, and the views chart from the insights route', async () => {
     const kv = await app.request(`/v1/c/${canvas.slug}/kv/title`, { method: 'PUT', cookie: ownerCookie, json: 'Board, "one"' });
     expect(kv.status).toBe(200);
@@ -394,6 +405,7 @@ describe('a canvas page in the dashboard', () => {
       `/api/canvases/${canvas.id}/data/files.zip`,
     );
     // One bar pair per day; today's bar says what the route counted.
+    expect(await page.locator('#cp-insights-chart').isVisible()).toBe(true);
     expect(await page.locator('#cp-insights-chart rect.views').count()).toBe(30);
     const today = insights.days.at(-1);
     expect(today.views).toBeGreaterThan(0);

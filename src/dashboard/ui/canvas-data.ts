@@ -112,6 +112,13 @@ function renderChart(insights: Insights): void {
   });
   const views = days.reduce((sum, d) => sum + d.views, 0);
   const visitors = days.reduce((sum, d) => sum + d.visitors, 0);
+  // Thirty empty bars read as a broken chart: say what would fill it instead.
+  svg.toggleAttribute('hidden', views === 0);
+  if (views === 0) {
+    byId('cp-insights-caption').textContent =
+      `No page views in the last ${days.length} days. A view is counted each time someone opens a page of the live version.`;
+    return;
+  }
   const busiest = insights.topPaths[0];
   byId('cp-insights-caption').textContent =
     `Last ${days.length} days: ${count(views, 'page view', 'page views')}, ${count(visitors, 'signed-in visit-day', 'signed-in visit-days')}` +
