@@ -75,6 +75,36 @@ describe('deploy warnings for the usual mistakes', () => {
     ]);
   });
 
+  test('a build made for a site of its own (Vite 8 defaults: links from the host root) names the links and the fix; a relative build passes', async () => {
+    // dist/index.html exactly as `npm create vite` (vanilla) then `vite build` (Vite 8.4) wrote it, and the files beside it.
+    const vite = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8" />
+    <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
+    <meta name="viewport" content="width=device-width, initial-scale=1.0" />
+    <title>app</title>
+    <script type="module" crossorigin src="/assets/index-CAoPt-vL.js"></script>
+    <link rel="stylesheet" crossorigin href="/assets/index-CsUDhMuy.css">
+  </head>
+  <body>
+    <div id="app"></div>
+  </body>
+</html>
+`;
+    const dist = { 'assets/index-CAoPt-vL.js': 'js', 'assets/index-CsUDhMuy.css': 'css', 'assets/hero-CLDdwZDr.png': 'png', 'favicon.svg': '<svg/>' };
+    expect(await warningsOf({ 'index.html': vite, ...dist })).toEqual([
+      `index.html links to /assets/index-CAoPt-vL.js, /assets/index-CsUDhMuy.css, /favicon.svg from the host's root, but this canvas is served under /c/${canvas.slug}/: ` +
+        `the browser will not find them there. Make the links relative (assets/index-CAoPt-vL.js), e.g. with Vite's base: './' or Create React App's "homepage": "."`,
+    ]);
+    // The same build with \`vite build --base ./\`.
+    const relative = vite.replaceAll('"/', '"./');
+    expect(relative).toContain('src="./assets/index-CAoPt-vL.js"');
+    expect(await warningsOf({ 'index.html': relative, ...dist })).toEqual([]);
+    // A root link to what the deploy does not hold may be the host's own (a shared stylesheet): not this warning.
+    expect(await warningsOf({ 'index.html': '<link rel="stylesheet" href="/shared/site.css"><a href="//cdn.example/x.js">x</a>' })).toEqual([]);
+  });
+
   test('paths that differ only in case are named together', async () => {
     expect(await warningsOf({ 'index.html': 'hi', 'App.js': 'a', 'app.js': 'b', 'img/Logo.png': 'x' })).toEqual([
       'App.js and app.js differ only in case: links must match the case exactly here',
@@ -96,5 +126,21 @@ describe('deploy warnings for the usual mistakes', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('on canvas hosts of their own (subdomain mode)', () => {
+  let sub: TestApp;
+  let subCanvas: DeployCanvas;
+  beforeAll(async () => {
+    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_RATELIMIT_ENABLED: 'false' } });
+    subCanvas = await createDeployCanvas(sub);
+  });
+  afterAll(() => sub.close());
+
+  test('links from the host root find the canvas, so they are not warned about', async () => {
+    const res = await deploy(sub, subCanvas, zipOf({ 'index.html': '<script src="/assets/app.js"></script>', 'assets/app.js': '1' }));
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([]);
   });
 });

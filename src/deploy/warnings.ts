@@ -2,8 +2,10 @@
 // possible canvas key in a text file (ZIP deploys; the staged path only logs
 // it, spec "Stage rules" 3), a missing root index.html — and Easel's own for
 // the usual mistakes: everything inside one wrapping folder (`zip -r site.zip
-// mysite`), files the root page references that are not in the deploy, and
-// paths that differ only in case.
+// mysite`), files the root page references that are not in the deploy, links
+// from the host's root to files of a canvas served below it (a build made
+// for a site of its own, such as Vite's default `base: '/'`), and paths that
+// differ only in case.
 import type { BlobStore } from '../blobs/store.ts';
 import { composedPath } from '../canvases/file-path.ts';
 import { isServedAsText } from './mime.ts';
@@ -26,7 +28,15 @@ export interface WarnedFile {
  * files whose text matched the canvas-key shape; `rootPage` is the text of
  * the page the root serves (null when there is none or it was not read).
  */
-export function deployWarnings(files: Array<{ path: string }>, opts: { keyLintPaths: string[]; rootPage?: string | null }): string[] {
+export function deployWarnings(
+  files: Array<{ path: string }>,
+  opts: {
+    keyLintPaths: string[];
+    rootPage?: string | null;
+    /** The URL path the canvas's pages are served under when it is not the host's root (path mode: `/c/{slug}/`), else null. */
+    servedBelow?: string | null;
+  },
+): string[] {
   const paths = files.map((f) => f.path).sort(byCodeUnit);
   const out: string[] = [];
   for (const path of paths) if (isServedAsText(path)) out.push(`${path} will be served as text/plain`);
@@ -38,7 +48,12 @@ export function deployWarnings(files: Array<{ path: string }>, opts: { keyLintPa
       `everything is inside the folder "${wrapper}/", so its pages are not at the canvas root: deploy the folder's contents instead (zip from inside it: cd ${wrapper} && zip -r ../site.zip .; or easel deploy ${wrapper})`,
     );
   const root = rootPagePath(paths);
-  if (root !== null && opts.rootPage) out.push(...missingReferences(root, opts.rootPage, new Set(paths)));
+  if (root !== null && opts.rootPage) {
+    const present = new Set(paths);
+    const refs = referencesIn(opts.rootPage);
+    out.push(...missingReferences(root, refs, present));
+    if (opts.servedBelow) out.push(...fromHostRoot(root, refs, present, opts.servedBelow));
+  }
   out.push(...caseCollisions(paths));
   return out;
 }
@@ -71,22 +86,58 @@ function wrappingFolder(paths: string[]): string | null {
 
 const REFERENCE = /\s(?:src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
 
+/** The `src` and `href` values of a page's markup (comments and scripts' bodies are not markup). */
+function referencesIn(html: string): string[] {
+  const markup = html.replace(/<!--[\s\S]*?-->/g, '').replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, '$1');
+  return [...markup.matchAll(REFERENCE)].map((m) => (m[1] ?? m[2] ?? m[3] ?? '').trim());
+}
+
 /** Relative `src`/`href` targets of the root page that the deploy does not hold. */
-function missingReferences(pagePath: string, html: string, present: Set<string>): string[] {
+function missingReferences(pagePath: string, refs: string[], present: Set<string>): string[] {
   const base = pagePath.includes('/') ? pagePath.slice(0, pagePath.lastIndexOf('/') + 1) : '';
   const missing = new Set<string>();
-  // Comments and scripts' bodies are not markup.
-  const markup = html.replace(/<!--[\s\S]*?-->/g, '').replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, '$1');
-  for (const m of markup.matchAll(REFERENCE)) {
-    const target = resolveRelative(base, (m[1] ?? m[2] ?? m[3] ?? '').trim());
-    if (target !== null && !present.has(target) && !present.has(`${target.replace(/\/$/, '')}/index.html`.replace(/^\//, '')))
-      missing.add(target);
+  for (const ref of refs) {
+    const target = resolveRelative(base, ref);
+    if (target !== null && !holds(present, target)) missing.add(target);
   }
-  const named = [...missing].sort(byCodeUnit);
-  if (named.length === 0) return [];
-  const shown = named.slice(0, MAX_NAMED_REFERENCES).join(', ');
-  const more = named.length > MAX_NAMED_REFERENCES ? ` and ${named.length - MAX_NAMED_REFERENCES} more` : '';
-  return [`${pagePath} refers to ${shown}${more}, not in this deploy: those requests will answer 404`];
+  const named = listed([...missing]);
+  return named === null ? [] : [`${pagePath} refers to ${named}, not in this deploy: those requests will answer 404`];
+}
+
+/**
+ * Root-relative links (`/assets/app.js`) to files the deploy holds, on a
+ * canvas served below the host's root: the browser asks the host's root for
+ * them, which is not the canvas, and the page loads without its scripts and
+ * styles. What a build made for a site of its own does (Vite's and Create
+ * React App's defaults).
+ */
+function fromHostRoot(pagePath: string, refs: string[], present: Set<string>, servedBelow: string): string[] {
+  const rooted = new Set<string>();
+  for (const ref of refs) {
+    if (!ref.startsWith('/') || ref.startsWith('//')) continue;
+    const target = resolveRelative('', ref.slice(1));
+    if (target !== null && holds(present, target)) rooted.add(target);
+  }
+  const relative = [...rooted].sort(byCodeUnit);
+  const named = listed(relative.map((p) => `/${p}`));
+  if (named === null) return [];
+  return [
+    `${pagePath} links to ${named} from the host's root, but this canvas is served under ${servedBelow}: ` +
+      `the browser will not find them there. Make the links relative${pagePath.includes('/') ? '' : ` (${relative[0]})`}, e.g. with Vite's base: './' or Create React App's "homepage": "."`,
+  ];
+}
+
+/** Whether the deploy holds `target`, as a file or as a folder's index.html. */
+function holds(present: Set<string>, target: string): boolean {
+  return present.has(target) || present.has(`${target.replace(/\/$/, '')}/index.html`.replace(/^\//, ''));
+}
+
+/** Up to five names, then how many more; null for none. */
+function listed(names: string[]): string | null {
+  const sorted = [...names].sort(byCodeUnit);
+  if (sorted.length === 0) return null;
+  const more = sorted.length > MAX_NAMED_REFERENCES ? ` and ${sorted.length - MAX_NAMED_REFERENCES} more` : '';
+  return sorted.slice(0, MAX_NAMED_REFERENCES).join(', ') + more;
 }
 
 /** A path in the deploy for a relative reference, or null for what is not one (URLs, anchors, root-relative paths, templates). */

@@ -17,6 +17,7 @@ import { publishVersion, type DeployResult } from '../deploy/publish.ts';
 import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
 import { versionRows, type VersionRecord, type VersionStore } from '../deploy/version-store.ts';
 import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
+import { servedBelowRoot } from '../canvases/url.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
 import { canvasUrl } from '../canvases/url.ts';
@@ -287,7 +288,11 @@ export class DraftService {
       if (r.hash === null || !isEdited(r) || !isTextType(r.mime)) continue;
       if (await blobMentionsKey(this.ctx.blobs, r.hash)) keyLintPaths.push(r.path);
     }
-    const warnings = deployWarnings(files, { keyLintPaths, rootPage: await readRootPage(files, this.ctx.blobs) });
+    const warnings = deployWarnings(files, {
+      keyLintPaths,
+      rootPage: await readRootPage(files, this.ctx.blobs),
+      servedBelow: servedBelowRoot(this.ctx.config, m.canvas.slug),
+    });
     return publishVersion(this.ctx, m.canvas.id, files, {
       source: 'editor',
       warnings,
