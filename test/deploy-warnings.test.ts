@@ -92,7 +92,12 @@ describe('deploy warnings for the usual mistakes', () => {
   </body>
 </html>
 `;
-    const dist = { 'assets/index-CAoPt-vL.js': 'js', 'assets/index-CsUDhMuy.css': 'css', 'assets/hero-CLDdwZDr.png': 'png', 'favicon.svg': '<svg/>' };
+    const dist = {
+      'assets/index-CAoPt-vL.js': 'js',
+      'assets/index-CsUDhMuy.css': 'css',
+      'assets/hero-CLDdwZDr.png': 'png',
+      'favicon.svg': '<svg/>',
+    };
     expect(await warningsOf({ 'index.html': vite, ...dist })).toEqual([
       `index.html links to /assets/index-CAoPt-vL.js, /assets/index-CsUDhMuy.css, /favicon.svg from the host's root, but this canvas is served under /c/${canvas.slug}/: ` +
         `the browser will not find them there. Make the links relative (assets/index-CAoPt-vL.js), e.g. with Vite's base: './' or Create React App's "homepage": "."`,
@@ -102,7 +107,9 @@ describe('deploy warnings for the usual mistakes', () => {
     expect(relative).toContain('src="./assets/index-CAoPt-vL.js"');
     expect(await warningsOf({ 'index.html': relative, ...dist })).toEqual([]);
     // A root link to what the deploy does not hold may be the host's own (a shared stylesheet): not this warning.
-    expect(await warningsOf({ 'index.html': '<link rel="stylesheet" href="/shared/site.css"><a href="//cdn.example/x.js">x</a>' })).toEqual([]);
+    expect(await warningsOf({ 'index.html': '<link rel="stylesheet" href="/shared/site.css"><a href="//cdn.example/x.js">x</a>' })).toEqual(
+      [],
+    );
   });
 
   test('paths that differ only in case are named together', async () => {
@@ -133,7 +140,9 @@ describe('on canvas hosts of their own (subdomain mode)', () => {
   let sub: TestApp;
   let subCanvas: DeployCanvas;
   beforeAll(async () => {
-    sub = await startTestApp({ env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_RATELIMIT_ENABLED: 'false' } });
+    sub = await startTestApp({
+      env: { EASEL_URL_MODE: 'subdomain', EASEL_BASE_URL: 'http://easel.test', EASEL_RATELIMIT_ENABLED: 'false' },
+    });
     subCanvas = await createDeployCanvas(sub);
   });
   afterAll(() => sub.close());
