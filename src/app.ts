@@ -57,6 +57,7 @@ import type { Lifecycle } from './lifecycle.ts';
 import { createAiFeature, type AiFeature, type AiOptions } from './runtime/ai/feature.ts';
 import { aiRoutes } from './runtime/ai/routes.ts';
 import { aiUsageRoutes } from './runtime/ai/usage-routes.ts';
+import { UsageReports } from './runtime/ai/usage-report.ts';
 import { collectionRoutes } from './runtime/collections/routes.ts';
 import { authoringManagementRoutes } from './authoring/management-routes.ts';
 import { authoringRoutes } from './authoring/routes.ts';
@@ -393,6 +394,7 @@ function realtimeCoordination(ctx: Core, options: RedisCoordinationOptions | und
  */
 function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
   const auth = authKinds(ctx, f.pipeline);
+  const aiReports = new UsageReports(ctx.sql);
   // Read when an error renders, by then every route is mounted.
   let mounted: Array<{ method: string; path: string }> = [];
   const app = new Elysia({ name: 'easel', handler: { standardHostname: false } })
@@ -409,11 +411,21 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
     .use(notificationMeRoutes(ctx, auth, f.notifications))
     .use(tokenRoutes(ctx, auth))
     .use(
-      canvasRoutes(f.canvasService, ctx, auth, async (canvas) => {
-        // Only canvases a page published say so; every other view is as before.
-        const authored = await f.authoring.summaryOf(canvas);
-        return authored ? { authored } : {};
-      }),
+      canvasRoutes(
+        f.canvasService,
+        ctx,
+        auth,
+        async (canvas) => {
+          // Only canvases a page published say so; every other view is as before.
+          const authored = await f.authoring.summaryOf(canvas);
+          return authored ? { authored } : {};
+        },
+        async (actor) => {
+          const { month, byCanvas } = await aiReports.monthByListedCanvas(actor.user.id, ctx.now());
+          const capUsd = ctx.settings.get().aiCanvasMonthlyUsd;
+          return (canvas) => ({ aiMonth: { month, capUsd, ...(byCanvas.get(canvas.id) ?? { spentUsd: 0, calls: 0 }) } });
+        },
+      ),
     )
     .use(capabilityStateRoutes(ctx, auth, f.policyMisses, f.kv, f.files))
     .use(galleryRoutes(ctx, auth, new Gallery({ ctx, access: f.access, versions: f.deploy.versions, canvasService: f.canvasService })))

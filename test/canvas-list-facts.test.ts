@@ -1,10 +1,12 @@
 // passes: embedded, cluster
 // GET /api/canvases for the dashboard's home: those who manage a canvas see
-// how many people are on its list and when a version was last deployed;
-// a viewer's row stays the viewer's view (nothing of the list or the deploys).
+// how many people are on its list, when a version was last deployed and its
+// AI spend this month; a viewer's row stays the viewer's view (nothing of the
+// list, the deploys or the spend).
 import { describe, expect, test } from 'bun:test';
 import { body } from './harness.ts';
 import { useWorld } from './world.ts';
+import { recordSpend } from './ai-fixtures.ts';
 
 describe('the home list', () => {
   const w = useWorld({ canvas: { guest: false } });
@@ -34,5 +36,32 @@ describe('the home list', () => {
       (c) => c.id === made.id,
     );
     expect(listed).toMatchObject({ people: 0, lastDeployAt: null });
+  });
+
+  test("this month's AI spend against the cap, as the canvas's own report counts it (settled and running calls; last month's not), for managers only", async () => {
+    const now = w.app.ctx.now();
+    const lastMonth = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1) - 86_400_000;
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.25, at: now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.editor, usd: 0.5, at: now });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 0.125, at: now, state: 'reserved' });
+    await recordSpend(w.app, { canvasId: w.canvas.id, actorId: w.ids.owner, usd: 9, at: lastMonth });
+    const report = await w.expectOk('GET', `/api/canvases/${w.canvas.id}/ai-usage`, 'owner');
+    const budget = report.budget as { month: string; spentUsd: number; capUsd: number };
+    expect(budget.spentUsd).toBe(0.875);
+    for (const who of ['owner', 'editor'] as const)
+      expect((await row(who)).aiMonth).toEqual({
+        month: budget.month,
+        spentUsd: 0.875,
+        capUsd: budget.capUsd,
+        calls: (report.totals as { calls: number }).calls,
+      });
+    expect((report.totals as { calls: number }).calls).toBe(2);
+    expect(await row('viewer')).not.toHaveProperty('aiMonth');
+    // A canvas nobody has asked the AI from: nothing spent, the same cap.
+    const made = await w.expectOk('POST', '/api/canvases', 'owner', { title: 'Quiet' }, 201);
+    const quiet = ((await body(await w.request('owner', '/api/canvases'))).canvases as Array<Record<string, unknown>>).find(
+      (c) => c.id === made.id,
+    );
+    expect(quiet!.aiMonth).toEqual({ month: budget.month, spentUsd: 0, capUsd: budget.capUsd, calls: 0 });
   });
 });

@@ -16,8 +16,17 @@ import { canvasView, listedCanvasView } from './view.ts';
 /** What other features add to a manager's view of a canvas (authoring: where it was published from). */
 export type ViewExtras = (canvas: Canvas) => Promise<Record<string, unknown>>;
 
+/** What other features add to each managed canvas of a person's list, read once for the whole list (AI spend this month). */
+export type ListExtras = (actor: Actor) => Promise<(canvas: Canvas) => Record<string, unknown>>;
+
 /** The service does the work; `ctx.config` gives the views their URLs. */
-export function canvasRoutes(canvases: CanvasService, ctx: Pick<Core, 'config'>, auth: AuthKinds, extras: ViewExtras = async () => ({})) {
+export function canvasRoutes(
+  canvases: CanvasService,
+  ctx: Pick<Core, 'config'>,
+  auth: AuthKinds,
+  extras: ViewExtras = async () => ({}),
+  listExtras: ListExtras = async () => () => ({}),
+) {
   const view = async (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) });
   const listed = async (r: CanvasWithRole) =>
     r.role === 'viewer'
@@ -47,10 +56,12 @@ export function canvasRoutes(canvases: CanvasService, ctx: Pick<Core, 'config'>,
     sessionRoute(
       { method: 'GET', path: '/api/canvases', summary: 'Canvases you own or that are shared with you', answer: CanvasList },
       async ({ actor }) => {
-        const [rows, facts] = await Promise.all([canvases.list(actor), canvases.homeFacts(actor)]);
-        // Those who manage a canvas also see how widely it is shared and when it was last deployed.
+        const [rows, facts, more] = await Promise.all([canvases.list(actor), canvases.homeFacts(actor), listExtras(actor)]);
+        // Those who manage a canvas also see how widely it is shared, when it was last deployed and what other features add.
         const withFacts = async (r: CanvasWithRole) =>
-          r.role === 'viewer' ? listed(r) : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }) };
+          r.role === 'viewer'
+            ? listed(r)
+            : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }), ...more(r.canvas) };
         return { canvases: await Promise.all(rows.map(withFacts)) };
       },
     ),

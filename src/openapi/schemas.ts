@@ -67,6 +67,17 @@ export const ListedCanvas = T.Object(
     updatedAt: T.Integer(),
     people: T.Optional(T.Integer({ description: 'how many people it is shared with (managers only)' })),
     lastDeployAt: T.Optional(T.Union([T.Integer({ description: 'ms since the epoch (managers only)' }), T.Null()])),
+    aiMonth: T.Optional(
+      T.Object(
+        {
+          month: T.String({ description: 'UTC month, yyyy-mm' }),
+          spentUsd: T.Number({ description: 'spend this month as the cap counts it (settled calls and running reservations)' }),
+          capUsd: T.Number({ description: "the canvas's monthly AI cap" }),
+          calls: T.Integer({ description: 'settled AI calls this month' }),
+        },
+        { description: "the canvas's AI spend this month against its cap (managers only)" },
+      ),
+    ),
   },
   { additionalProperties: true },
 );

@@ -510,12 +510,17 @@ describe('easel.connections.fetch in Chromium through a local HTTPS upstream', (
 });
 
 describe('the dashboard shows AI spend', () => {
+  /** The paths each dashboard page asked the server for. */
+  const asked = new Map<Page, string[]>();
   const dashboard = async (cookie: string): Promise<Page> => {
     const context = await browser.newContext();
     contexts.push(context);
     const at = cookie.indexOf('=');
     await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: app.base }]);
     const page = await context.newPage();
+    const paths: string[] = [];
+    asked.set(page, paths);
+    page.on('request', (r) => paths.push(new URL(r.url()).pathname));
     await page.goto(`${app.base}/`);
     return page;
   };
@@ -528,6 +533,12 @@ describe('the dashboard shows AI spend', () => {
 
     const owner = await dashboard(cookies.alice);
     await owner.waitForFunction((want) => document.querySelector('#canvases tbody tr td.ai-spend')?.textContent === want, expected);
+    expect(await owner.evaluate(() => document.querySelector<HTMLElement>('#canvases tbody tr td.ai-spend')!.title)).toBe(
+      `${usage.totals.calls} AI calls in ${usage.budget.month}`,
+    );
+    // The figures came with the list: no request per canvas (a list of hundreds made hundreds, again on every keystroke of its search).
+    expect(asked.get(owner)!.filter((p) => p.endsWith('/ai-usage'))).toEqual([]);
+    expect(asked.get(owner)).toContain('/api/canvases');
     expect(await owner.evaluate(() => (document.getElementById('ai') as HTMLElement).hidden)).toBe(true);
 
     const viewer = await dashboard(cookies.bob);

@@ -57,6 +57,8 @@ interface HomeCanvas extends CanvasStanding {
   lastDeployAt: number | null;
   /** Published by a canvas's page (authoring): from which app, and whether that was taken back. */
   authored?: { sourceApp: string | null; revokedAt: number | null } | null;
+  /** Its AI spend this month against its cap (only for those who manage it). */
+  aiMonth?: { month: string; spentUsd: number; capUsd: number; calls: number };
 }
 
 /** POST /api/canvases and POST /api/gallery/{id}/use: the new canvas with its deploy key, shown this once. */
@@ -65,12 +67,6 @@ interface CreatedCanvas {
   title: string;
   url: string;
   apiKey: string;
-}
-
-/** GET /api/canvases/{id}/ai-usage. */
-interface CanvasAiUsage {
-  budget: { spentUsd: number; capUsd: number; month: string };
-  totals: { calls: number };
 }
 
 /** GET /api/admin/ai-usage: this month's spend, by canvas, person and model. */
@@ -218,19 +214,18 @@ function shownCanvases(): HomeCanvas[] {
   return found.sort(SORTS.get(field(form, 'sort', HTMLSelectElement).value) ?? byChanged);
 }
 
-function renderCanvases(canvases: HomeCanvas[]): Promise<unknown> {
+function renderCanvases(canvases: HomeCanvas[]): void {
   allCanvases = canvases;
   filterForm().hidden = canvases.length < 2;
-  return renderShown();
+  renderShown();
 }
 
 const manages = (c: HomeCanvas) => c.role === 'owner' || c.role === 'editor' || c.role === 'admin';
 
-/** Renders the list; resolves once every spend figure it asked for is in. */
-function renderShown(): Promise<unknown> {
+/** Renders the list as loaded (the AI spend came with it: no request per canvas, none per keystroke in the search). */
+function renderShown(): void {
   const table = byId('canvases');
   const tbody = emptyBody(table);
-  const spends: Promise<void>[] = [];
   for (const c of shownCanvases()) {
     const row = document.createElement('tr');
     const title = document.createElement('td');
@@ -264,6 +259,11 @@ function renderShown(): Promise<unknown> {
     }
     const spend = document.createElement('td');
     spend.className = 'ai-spend';
+    // Owners, editors and admins see the canvas's AI budget; a viewer's row has no figure.
+    if (c.aiMonth) {
+      spend.textContent = `${usd(c.aiMonth.spentUsd)} of ${usd(c.aiMonth.capUsd)}`;
+      spend.title = `${c.aiMonth.calls} AI calls in ${c.aiMonth.month}`;
+    }
     const actions = document.createElement('td');
     if (manages(c)) {
       const guests = document.createElement('button');
@@ -280,19 +280,16 @@ function renderShown(): Promise<unknown> {
     whenCell(row, c.lastDeployAt).dataset.column = 'last-deploy';
     row.append(spend, actions);
     tbody.append(row);
-    // Owners, editors and admins see the canvas's AI budget; viewers are not asked.
-    if (c.role !== 'viewer') spends.push(loadCanvasSpend(c.id, spend));
   }
   byId('empty').hidden = allCanvases.length > 0;
   table.hidden = allCanvases.length === 0;
-  return Promise.all(spends);
 }
 
 function wireCanvasFilter(): void {
   const form = filterForm();
   form.addEventListener('submit', (e) => e.preventDefault());
-  form.addEventListener('input', () => void renderShown());
-  form.addEventListener('change', () => void renderShown());
+  form.addEventListener('input', renderShown);
+  form.addEventListener('change', renderShown);
 }
 
 /** Takes back a canvas a page published: it stops serving and stays listed as revoked. */
@@ -322,20 +319,12 @@ async function loadCanvases(): Promise<void> {
   }
   clearToasts('canvases');
   byId('list').hidden = false;
-  await renderCanvases(res.data.canvases || []);
+  renderCanvases(res.data.canvases || []);
   // The list and its spend figures are complete (tests wait on this marker).
   byId('canvases').dataset.ready = 'true';
 }
 
 const usd = (n: number) => `$${Number(n).toFixed(n > 0 && n < 0.01 ? 4 : 2)}`;
-
-async function loadCanvasSpend(id: string, td: HTMLTableCellElement): Promise<void> {
-  const res = await api<CanvasAiUsage>('GET', `/api/canvases/${encodeURIComponent(id)}/ai-usage`);
-  if (res.status !== 200) return;
-  const b = res.data.budget;
-  td.textContent = `${usd(b.spentUsd)} of ${usd(b.capUsd)}`;
-  td.title = `${res.data.totals.calls} AI calls in ${b.month}`;
-}
 
 /** Instance admins: this month's AI spend by canvas, person and model. */
 async function loadInstanceSpend(): Promise<void> {
