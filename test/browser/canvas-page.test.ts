@@ -490,6 +490,16 @@ describe('a canvas page in the dashboard', () => {
       await openCanvasPage();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      // A deploy warning naming a build's long file name wraps inside the page.
+      const longName = `assets/${'vendor-chunk-'.repeat(6)}Bx1CAoPt.js`;
+      await page.evaluate((name) => {
+        const li = document.createElement('li');
+        li.textContent = `index.html refers to ${name}, not in this deploy: those requests will answer 404`;
+        document.getElementById('cp-warnings')!.append(li);
+      }, longName);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      const warning = await page.locator('#cp-warnings li').last().boundingBox();
+      expect(warning!.x + warning!.width).toBeLessThanOrEqual(390);
       // The live preview shrinks to the width instead of pushing past it.
       const preview = await page.locator('#cp-preview-frame').boundingBox();
       expect(preview!.width).toBeGreaterThan(0);
