@@ -198,6 +198,36 @@ describe('easel deploy <dir>', () => {
     expect(r.stderr).toContain('big.bin');
   });
 
+  test('a Node project folder (package.json, node_modules/) is refused before a file is read, naming where its built site is', async () => {
+    const c = await createKeyedCanvas(app);
+    const project = writeSite('project', {
+      'package.json': '{"name":"app","scripts":{"build":"vite build"}}',
+      'index.html': '<script type="module" src="/src/main.js"></script>',
+      'src/main.js': 'import "./style.css"',
+      'node_modules/vite/package.json': '{}',
+      'dist/index.html': '<script src="./assets/index.js"></script>',
+      'dist/assets/index.js': '1',
+    });
+    const asked = app.logs.filter((l) => l.msg === 'request').length;
+    const r = await cli(c, [project]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `easel deploy: NOT_A_SITE: this folder is a Node project (package.json and node_modules/), not a built site; its site is built into dist/: use that folder (${join(project, 'dist')})`,
+    );
+    // Refused on the spot: not a request reached the server.
+    expect(app.logs.filter((l) => l.msg === 'request').length).toBe(asked);
+    // Not built yet: how to build it, and where the site usually lands.
+    rmSync(join(project, 'dist'), { recursive: true });
+    const unbuilt = await cli(c, [project]);
+    expect(unbuilt.code).toBe(1);
+    expect(unbuilt.stderr).toContain('build it first (npm run build), then use the folder the build writes (often dist/ or build/)');
+    // A site that has a package.json of its own but no installed dependencies deploys as usual.
+    rmSync(join(project, 'node_modules'), { recursive: true });
+    const site = await cli(c, [project]);
+    expect(site.code).toBe(0);
+    expect(site.stdout).toContain('published version 1');
+  });
+
   test('usage errors exit 2 and show the usage', async () => {
     const c = await createKeyedCanvas(app);
     const dir = writeSite('site5', { 'index.html': 'x' });

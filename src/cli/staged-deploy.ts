@@ -5,6 +5,9 @@ import { ApiError, type DeployApi } from './api-client.ts';
 import type { DeployOptions } from './deploy-args.ts';
 import { formatBytes, Progress, type CliIO } from './progress.ts';
 import { hashSite, listSite, type LocalFile, type SkippedLink } from './site-files.ts';
+import { nodeProjectFolder } from '../deploy/project-folder.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 const UPLOAD_CONCURRENCY = 4;
 
@@ -23,6 +26,14 @@ export interface DeployOutcome {
 }
 
 export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliIO): Promise<DeployOutcome> {
+  // Before listing: node_modules alone can hold tens of thousands of files.
+  const project = nodeProjectFolder((path) => existsSync(join(opts.source, path)));
+  if (project) {
+    const next = project.output
+      ? `its site is built into ${project.output}/: use that folder (${join(opts.source, project.output)})`
+      : 'build it first (npm run build), then use the folder the build writes (often dist/ or build/)';
+    throw new ApiError('NOT_A_SITE', `${project.reason}; ${next}`, 0, null);
+  }
   const skipped: SkippedLink[] = [];
   const listed = listSite(opts.source, {
     followSymlinks: opts.followSymlinks,

@@ -132,6 +132,35 @@ describe('a canvas page in the dashboard', () => {
     await page.screenshot({ path: join(SHOTS, 'canvas-page.png'), fullPage: true });
   });
 
+  test('a Node project folder (package.json, node_modules/) is not sent: the page says which folder holds the built site', async () => {
+    const project = join(work, 'project');
+    for (const [path, text] of Object.entries({
+      'package.json': '{"name":"app"}',
+      'index.html': '<script type="module" src="/src/main.js"></script>',
+      'node_modules/vite/package.json': '{}',
+      'build/index.html': '<h1>built</h1>',
+    })) {
+      mkdirSync(join(project, path, '..'), { recursive: true });
+      writeFileSync(join(project, path), text);
+    }
+    const versions = async () => (await api(app, 'GET', `/api/canvases/${canvas.id}/versions`, { cookie: ownerCookie })).versions.length;
+    const before = await versions();
+    const uploads: string[] = [];
+    const watch = (r: { url(): string }) => void (r.url().includes('/uploads') && uploads.push(r.url()));
+    page.on('request', watch);
+    try {
+      await page.setInputFiles('#cp-folder', project);
+      await page.locator('#cp-deploy-error', { hasText: 'Node project' }).waitFor();
+      expect(await page.locator('#cp-deploy-error').innerText()).toBe(
+        'Not published: this folder is a Node project (package.json and node_modules/), not a built site; its site is built into build/: drop that folder instead',
+      );
+    } finally {
+      page.off('request', watch);
+    }
+    expect(uploads).toEqual([]);
+    expect(await versions()).toBe(before);
+  });
+
   test('after the deploy the preview shows the live page, sandboxed, with its address below it opening it in a new tab', async () => {
     const frame = page.locator('#cp-preview-frame');
     // The canvas's own page, served at its live address (the dashboard's CSP lets the frame load it).

@@ -19,6 +19,7 @@ import { buildSectionBar } from './section-bar.ts';
 import { loadSubmissionMail, startSubmissionMail } from './canvas-submission-mail.ts';
 import { loadWebhooks } from './webhooks.ts';
 import { files as fileWords, summary, versionSource } from './status-words.ts';
+import { nodeProjectFolder } from '../../deploy/project-folder.ts';
 
 /** A person on the canvas's list (GET …/members). */
 interface Member {
@@ -571,6 +572,14 @@ function deployed(r: DeployResult): void {
 async function deployFiles(files: SiteFile[]): Promise<void> {
   const entries = files.filter((f) => !f.path.split('/').some((part) => part.startsWith('.')));
   if (entries.length === 0) return refused(localRefusal(400, 'the folder holds no files to deploy (dotfiles are skipped)'));
+  const paths = new Set(entries.map((f) => f.path));
+  const project = nodeProjectFolder((p) => paths.has(p) || entries.some((f) => f.path.startsWith(`${p}/`)));
+  if (project) {
+    const next = project.output
+      ? `its site is built into ${project.output}/: drop that folder instead`
+      : 'build it first (npm run build), then drop the folder the build writes (often dist/ or build/)';
+    return refused(localRefusal(400, `${project.reason}; ${next}`));
+  }
   const total = entries.reduce((n, f) => n + f.file.size, 0);
   const hashed: Array<SiteFile & { hash: string }> = [];
   let read = 0;
