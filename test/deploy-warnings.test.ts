@@ -112,6 +112,26 @@ describe('deploy warnings for the usual mistakes', () => {
     );
   });
 
+  test('a ZIP of a whole Node project (package.json, node_modules/) says so, and where its built site is', async () => {
+    const project = {
+      'package.json': '{"name":"app"}',
+      'index.html': '<script type="module" src="src/main.js"></script>',
+      'src/main.js': '1',
+      'node_modules/vite/package.json': '{}',
+      'node_modules/vite/index.js': '2',
+      'dist/index.html': '<h1>built</h1>',
+    };
+    expect(await warningsOf(project)).toEqual([
+      'this deploy is a Node project (package.json and node_modules/), not a built site: 2 file(s) of node_modules/ are published with it; deploy the contents of dist/ instead',
+    ]);
+    const { 'dist/index.html': _built, ...unbuilt } = project;
+    expect(await warningsOf(unbuilt)).toEqual([
+      'this deploy is a Node project (package.json and node_modules/), not a built site: 2 file(s) of node_modules/ are published with it; build it and deploy the folder the build writes',
+    ]);
+    // A package.json alone (a site that names its own tooling) is no project folder.
+    expect(await warningsOf({ 'index.html': 'hi', 'package.json': '{}' })).toEqual([]);
+  });
+
   test('paths that differ only in case are named together', async () => {
     expect(await warningsOf({ 'index.html': 'hi', 'App.js': 'a', 'app.js': 'b', 'img/Logo.png': 'x' })).toEqual([
       'App.js and app.js differ only in case: links must match the case exactly here',

@@ -32,7 +32,7 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
     const next = project.output
       ? `its site is built into ${project.output}/: use that folder (${join(opts.source, project.output)})`
       : 'build it first (npm run build), then use the folder the build writes (often dist/ or build/)';
-    throw new ApiError('NOT_A_SITE', `${project.reason}; ${next}`, 0, null);
+    throw new ApiError('NOT_A_SITE', `this folder is ${project.reason}; ${next}`, 0, null);
   }
   const skipped: SkippedLink[] = [];
   const listed = listSite(opts.source, {

@@ -8,7 +8,7 @@
 export const BUILD_OUTPUT_FOLDERS = ['dist', 'build', 'out', '_site'] as const;
 
 export interface ProjectFolder {
-  /** Why this folder is not deployed as it is. */
+  /** What the folder is, to follow "this folder is" or "this deploy is". */
   reason: string;
   /** The build output folder holding an index.html, when there is one. */
   output: (typeof BUILD_OUTPUT_FOLDERS)[number] | null;
@@ -22,7 +22,7 @@ export interface ProjectFolder {
 export function nodeProjectFolder(holds: (path: string) => boolean): ProjectFolder | null {
   if (!holds('package.json') || !holds('node_modules')) return null;
   return {
-    reason: 'this folder is a Node project (package.json and node_modules/), not a built site',
+    reason: 'a Node project (package.json and node_modules/), not a built site',
     output: BUILD_OUTPUT_FOLDERS.find((folder) => holds(`${folder}/index.html`)) ?? null,
   };
 }

@@ -9,6 +9,7 @@
 import type { BlobStore } from '../blobs/store.ts';
 import { composedPath } from '../canvases/file-path.ts';
 import { isServedAsText } from './mime.ts';
+import { nodeProjectFolder } from './project-folder.ts';
 
 export const NO_INDEX_WARNING = 'no index.html: the canvas root will answer 404';
 
@@ -55,6 +56,14 @@ export function deployWarnings(
     if (opts.servedBelow) out.push(...fromHostRoot(root, refs, present, opts.servedBelow));
   }
   out.push(...caseCollisions(paths));
+  const project = nodeProjectFolder((p) => paths.includes(p) || paths.some((q) => q.startsWith(`${p}/`)));
+  if (project) {
+    const dependencies = paths.filter((p) => p.startsWith('node_modules/')).length;
+    out.push(
+      `this deploy is ${project.reason}: ${dependencies} file(s) of node_modules/ are published with it; ` +
+        (project.output ? `deploy the contents of ${project.output}/ instead` : 'build it and deploy the folder the build writes'),
+    );
+  }
   return out;
 }
 

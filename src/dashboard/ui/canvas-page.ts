@@ -578,7 +578,7 @@ async function deployFiles(files: SiteFile[]): Promise<void> {
     const next = project.output
       ? `its site is built into ${project.output}/: drop that folder instead`
       : 'build it first (npm run build), then drop the folder the build writes (often dist/ or build/)';
-    return refused(localRefusal(400, `${project.reason}; ${next}`));
+    return refused(localRefusal(400, `this folder is ${project.reason}; ${next}`));
   }
   const total = entries.reduce((n, f) => n + f.file.size, 0);
   const hashed: Array<SiteFile & { hash: string }> = [];
