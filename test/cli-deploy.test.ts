@@ -212,7 +212,7 @@ describe('easel deploy <dir>', () => {
     const r = await cli(c, [project]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `easel deploy: NOT_A_SITE: this folder is a Node project (package.json and node_modules/), not a built site; its site is built into dist/: use that folder (${join(project, 'dist')})`,
+      `easel deploy: NOT_A_SITE: this folder is a Node project (package.json and node_modules/), not a built site; its site is built into dist/: use that folder (${join(project, 'dist')}), or make it the default with easel link <canvas> --dir dist`,
     );
     // Refused on the spot: not a request reached the server.
     expect(app.logs.filter((l) => l.msg === 'request').length).toBe(asked);

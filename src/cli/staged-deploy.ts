@@ -30,7 +30,7 @@ export async function deployFolder(api: DeployApi, opts: DeployOptions, io: CliI
   const project = nodeProjectFolder((path) => existsSync(join(opts.source, path)));
   if (project) {
     const next = project.output
-      ? `its site is built into ${project.output}/: use that folder (${join(opts.source, project.output)})`
+      ? `its site is built into ${project.output}/: use that folder (${join(opts.source, project.output)}), or make it the default with easel link <canvas> --dir ${project.output}`
       : 'build it first (npm run build), then use the folder the build writes (often dist/ or build/)';
     throw new ApiError('NOT_A_SITE', `this folder is ${project.reason}; ${next}`, 0, null);
   }
