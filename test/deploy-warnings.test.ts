@@ -112,6 +112,37 @@ describe('deploy warnings for the usual mistakes', () => {
     );
   });
 
+  test('a project deployed before its build (index.html loads /src/main.tsx) says to build it; in-page Babel and CDN URLs are fine', async () => {
+    // index.html exactly as `npm create vite` (Vite 8.4, react-ts) writes it, with the project's sources beside it.
+    const reactTs = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8" />
+    <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
+    <meta name="viewport" content="width=device-width, initial-scale=1.0" />
+    <title>rts</title>
+  </head>
+  <body>
+    <div id="root"></div>
+    <script type="module" src="/src/main.tsx"></script>
+  </body>
+</html>
+`;
+    const project = { 'index.html': reactTs, 'package.json': '{}', 'src/main.tsx': 'x', 'src/App.tsx': 'x', 'vite.config.ts': 'x' };
+    expect(await warningsOf(project)).toEqual([
+      'src/App.tsx will be served as text/plain',
+      'src/main.tsx will be served as text/plain',
+      'index.html loads /src/main.tsx, source the browser does not run (TypeScript, JSX, Vue or Svelte): build the app (npm run build) and deploy the folder the build writes (often dist/)',
+    ]);
+    // JSX compiled in the page by Babel standalone, and a CDN's TypeScript URL, run as they are.
+    const inPage = '<script type="text/babel" src="app.jsx"></script><script type="module" src="https://esm.example/lib.ts"></script>';
+    expect(await warningsOf({ 'index.html': inPage, 'app.jsx': 'x' })).toEqual([]);
+    expect(await warningsOf({ 'index.html': '<script type="module" src="./app.vue?v=2"></script>', 'app.vue': 'x' })).toEqual([
+      'app.vue will be served as text/plain',
+      'index.html loads ./app.vue, source the browser does not run (TypeScript, JSX, Vue or Svelte): build the app (npm run build) and deploy the folder the build writes (often dist/)',
+    ]);
+  });
+
   test('a ZIP of a whole Node project (package.json, node_modules/) says so, and where its built site is', async () => {
     const project = {
       'package.json': '{"name":"app"}',

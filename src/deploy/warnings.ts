@@ -51,8 +51,10 @@ export function deployWarnings(
   const root = rootPagePath(paths);
   if (root !== null && opts.rootPage) {
     const present = new Set(paths);
-    const refs = referencesIn(opts.rootPage);
+    const markup = markupOf(opts.rootPage);
+    const refs = referencesIn(markup);
     out.push(...missingReferences(root, refs, present));
+    out.push(...unbuiltScripts(root, markup));
     if (opts.servedBelow) out.push(...fromHostRoot(root, refs, present, opts.servedBelow));
   }
   out.push(...caseCollisions(paths));
@@ -95,10 +97,45 @@ function wrappingFolder(paths: string[]): string | null {
 
 const REFERENCE = /\s(?:src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
 
-/** The `src` and `href` values of a page's markup (comments and scripts' bodies are not markup). */
-function referencesIn(html: string): string[] {
-  const markup = html.replace(/<!--[\s\S]*?-->/g, '').replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, '$1');
+/** A page's markup: comments and scripts' bodies are not. */
+function markupOf(html: string): string {
+  return html.replace(/<!--[\s\S]*?-->/g, '').replace(/(<script\b[^>]*>)[\s\S]*?<\/script>/gi, '$1');
+}
+
+/** The `src` and `href` values of a page's markup. */
+function referencesIn(markup: string): string[] {
   return [...markup.matchAll(REFERENCE)].map((m) => (m[1] ?? m[2] ?? m[3] ?? '').trim());
+}
+
+/** One attribute's value in a tag's attribute text, or null. */
+function attribute(attributes: string, name: string): string | null {
+  const m = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>"']+))`, 'i').exec(attributes);
+  return m ? (m[1] ?? m[2] ?? m[3] ?? '').trim() : null;
+}
+
+/** Source a build tool compiles, which a browser does not run itself. */
+const UNBUILT_SOURCE = /\.(?:tsx?|mts|cts|jsx|vue|svelte)$/i;
+/** Script types the browser runs itself (a `text/babel` script is compiled in the page, so JSX there is fine). */
+const RUN_BY_BROWSER = new Set(['', 'module', 'text/javascript', 'application/javascript']);
+
+/**
+ * Scripts of the root page that the browser would run as they are but that
+ * are a build tool's source (`<script type="module" src="/src/main.tsx">`, as
+ * in every Vite project's index.html): a project deployed before its build.
+ */
+function unbuiltScripts(pagePath: string, markup: string): string[] {
+  const sources = new Set<string>();
+  for (const m of markup.matchAll(/<script\b([^>]*)>/gi)) {
+    const src = attribute(m[1]!, 'src')?.replace(/[?#].*$/, '');
+    const type = (attribute(m[1]!, 'type') ?? '').toLowerCase();
+    // A URL is another server's business (some CDNs compile TypeScript): only the deploy's own files count.
+    if (src && UNBUILT_SOURCE.test(src) && RUN_BY_BROWSER.has(type) && !/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i.test(src)) sources.add(src);
+  }
+  const named = listed([...sources]);
+  if (named === null) return [];
+  return [
+    `${pagePath} loads ${named}, source the browser does not run (TypeScript, JSX, Vue or Svelte): build the app (npm run build) and deploy the folder the build writes (often dist/)`,
+  ];
 }
 
 /** Relative `src`/`href` targets of the root page that the deploy does not hold. */
@@ -123,7 +160,8 @@ function missingReferences(pagePath: string, refs: string[], present: Set<string
 function fromHostRoot(pagePath: string, refs: string[], present: Set<string>, servedBelow: string): string[] {
   const rooted = new Set<string>();
   for (const ref of refs) {
-    if (!ref.startsWith('/') || ref.startsWith('//')) continue;
+    // Unbuilt source is a build's business (unbuiltScripts), not a link to fix.
+    if (!ref.startsWith('/') || ref.startsWith('//') || UNBUILT_SOURCE.test(ref.replace(/[?#].*$/, ''))) continue;
     const target = resolveRelative('', ref.slice(1));
     if (target !== null && holds(present, target)) rooted.add(target);
   }
