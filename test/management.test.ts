@@ -317,9 +317,9 @@ describe('POST /api/canvases and GET /api/canvases', () => {
       expect(r.status).toBe(200);
       expect(r.body.canvases.map((c: any) => [c.id, c.role])).toEqual([[a.id, who]]);
       // Viewers (GET /api/canvases/{id} is 404 for them) see the listing fields only: no token, policy or settings.
-      // Those who manage it also get the home list's facts: its people count and last deploy.
+      // Those who manage it also get the home list's facts: its people count, last deploy and AI spend this month.
       expect(Object.keys(r.body.canvases[0]).sort()).toEqual(
-        who === 'viewer' ? VIEWER_VIEW_KEYS : [...VIEW_KEYS, 'lastDeployAt', 'people'].sort(),
+        who === 'viewer' ? VIEWER_VIEW_KEYS : [...VIEW_KEYS, 'aiMonth', 'lastDeployAt', 'people'].sort(),
       );
     }
     await expectOutcome(await app.request(`/api/canvases/${a.id}`, { cookie: q.cookie.viewer }), HIDDEN, 'viewer GET by id');
