@@ -48,6 +48,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { createNotificationsFeature, type NotificationsFeature, type NotificationsOptions } from './notifications/feature.ts';
 import { notificationAdminRoutes } from './notifications/admin-routes.ts';
 import { notificationMeRoutes } from './notifications/me-routes.ts';
+import { unsubscribeRoutes } from './notifications/unsubscribe-routes.ts';
 import { llmsTxtRoute } from './mcp/llms-txt.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { renderError } from './http/on-error.ts';
@@ -409,6 +410,7 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
     .use(cliLoginRoutes(ctx))
     .use(apiMeRoutes(ctx, auth))
     .use(notificationMeRoutes(ctx, auth, f.notifications))
+    .use(unsubscribeRoutes(ctx, f.notifications.preferences))
     .use(tokenRoutes(ctx, auth))
     .use(
       canvasRoutes(

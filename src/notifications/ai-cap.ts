@@ -6,9 +6,10 @@ import { compose } from './compose.ts';
 import { ownerWhoWants } from './owner.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
+import { unsubscribeUrl } from './unsubscribe.ts';
 
 export async function aiCapMail(
-  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'config' | 'instanceSecret' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['ai.canvas-cap-reached'],
 ): Promise<OutgoingMail | null> {
@@ -25,7 +26,8 @@ export async function aiCapMail(
         `AI on your canvas "${canvas.title}" reached its monthly budget of ${e.capUsd} USD. Its visitors' AI requests are refused until the budget resets on the 1st (UTC), or an admin raises it.`,
       ],
       link: { label: 'See the canvas', url: `${ctx.config.baseUrl}/#/canvas/${encodeURIComponent(canvas.id)}` },
-      footer: `You get this because you own this canvas. Turn these emails off in the dashboard (notification settings): ${ctx.config.baseUrl}/`,
+      footer: `You get this because you own this canvas. Choose which emails you get in the dashboard: ${ctx.config.baseUrl}/.`,
+      unsubscribe: unsubscribeUrl(ctx.config, ctx.instanceSecret, { userId: owner.id, kind: 'ai_cap' }),
     }),
   };
 }

@@ -29,7 +29,7 @@ export interface NotificationsFeature extends Lifecycle {
 }
 
 export function createNotificationsFeature(
-  ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'log' | 'nodeId' | 'now' | 'scheduler' | 'sql' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'nodeId' | 'now' | 'scheduler' | 'sql' | 'users'>,
   options: NotificationsOptions = {},
 ): NotificationsFeature {
   const outbox = new OutboxStore(ctx.sql);

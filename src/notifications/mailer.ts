@@ -41,7 +41,14 @@ export function smtpMailer(smtp: SmtpSettings, from: string, options: SmtpOption
         html: mail.html,
         // The outbox id: a message tried again after a crash carries the same Message-ID, so mail systems can tell it is one.
         messageId: `<${messageId}@${domain}>`,
-        headers: { 'Auto-Submitted': 'auto-generated', 'X-Easel-Notification': mail.kind },
+        headers: {
+          'Auto-Submitted': 'auto-generated',
+          'X-Easel-Notification': mail.kind,
+          // RFC 8058: mail programs show an Unsubscribe button that POSTs to the link, no sign-in needed.
+          ...(mail.unsubscribeUrl
+            ? { 'List-Unsubscribe': `<${mail.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
+            : {}),
+        },
       });
     },
     close: () => transport.close(),

@@ -7,9 +7,10 @@ import { compose } from './compose.ts';
 import { ownerWhoWants } from './owner.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
+import { unsubscribeUrl } from './unsubscribe.ts';
 
 export async function newSubmissionMail(
-  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'config' | 'instanceSecret' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['submission.created'],
 ): Promise<OutgoingMail | null> {
@@ -27,7 +28,8 @@ export async function newSubmissionMail(
       subject: `New submission on "${canvas.title}"`,
       paragraphs: [`Someone sent a new submission to "${e.collection}" on your canvas "${canvas.title}".`],
       link: { label: 'See the submissions', url: `${ctx.config.baseUrl}/#/canvas/${encodeURIComponent(canvas.id)}` },
-      footer: `You get this because you asked for an email on each new submission to this canvas. Turn it off in the dashboard, or: PUT ${ctx.config.baseUrl}/api/me/notifications {"submissions": {"${canvas.id}": "off"}}`,
+      footer: `You get this because you asked for an email on each new submission to this canvas. Choose which emails you get on the canvas's page in the dashboard.`,
+      unsubscribe: unsubscribeUrl(ctx.config, ctx.instanceSecret, { userId: owner.id, kind: 'submissions', canvasId: canvas.id }),
     }),
   };
 }

@@ -13,6 +13,8 @@ export interface OutgoingMail {
   html: string;
   /** Set for a message sent at most once per key (the key is recorded with it). */
   dedupeKey?: string;
+  /** Its one-click unsubscribe link (List-Unsubscribe); none for a message that is no subscription. */
+  unsubscribeUrl?: string;
 }
 
 export interface OutboxRow extends OutgoingMail {
@@ -50,14 +52,15 @@ interface Row {
   next_attempt_at: number;
   last_error: string | null;
   finished_at: number | null;
+  unsubscribe_url: string | null;
 }
 
 /** The insert, for a transaction body: `yield* enqueueMail(mail, now)`; false when its dedupe key was recorded before. */
 export function* enqueueMail(mail: OutgoingMail, now: number): TxSteps<boolean> {
   const id = newId();
   const inserted = yield* tx.run(
-    `INSERT INTO notification_outbox (id, kind, recipient, subject, text_body, html_body, created_at, next_attempt_at, dedupe_key)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8) ON CONFLICT (dedupe_key) DO NOTHING`,
+    `INSERT INTO notification_outbox (id, kind, recipient, subject, text_body, html_body, created_at, next_attempt_at, dedupe_key, unsubscribe_url)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9) ON CONFLICT (dedupe_key) DO NOTHING`,
     id,
     mail.kind,
     mail.recipient,
@@ -66,6 +69,7 @@ export function* enqueueMail(mail: OutgoingMail, now: number): TxSteps<boolean> 
     mail.html,
     now,
     mail.dedupeKey ?? null,
+    mail.unsubscribeUrl ?? null,
   );
   return inserted === 1;
 }
@@ -110,6 +114,7 @@ export class OutboxStore {
           subject: r.subject,
           text: r.text_body,
           html: r.html_body,
+          ...(r.unsubscribe_url === null ? {} : { unsubscribeUrl: r.unsubscribe_url }),
           createdAt: r.created_at,
           attempts: r.attempts,
         }

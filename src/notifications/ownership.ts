@@ -6,11 +6,12 @@ import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
+import { unsubscribeUrl } from './unsubscribe.ts';
 
 const who = (u: User) => (u.name && u.name !== u.email ? `${u.name} (${u.email})` : u.email);
 
 export async function ownershipMails(
-  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'config' | 'instanceSecret' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['canvas.owner-changed'],
 ): Promise<OutgoingMail[]> {
@@ -22,7 +23,8 @@ export async function ownershipMails(
   ]);
   if (!canvas || !from || !to || !by) return [];
   const page = { label: 'The canvas in the dashboard', url: `${ctx.config.baseUrl}/#/canvas/${encodeURIComponent(canvas.id)}` };
-  const footer = `You get this because a canvas you own or owned changed hands on ${ctx.config.baseUrl}. Turn these emails off in the dashboard (notification settings): ${ctx.config.baseUrl}/`;
+  const footer = `You get this because a canvas you own or owned changed hands on ${ctx.config.baseUrl}. Choose which emails you get in the dashboard: ${ctx.config.baseUrl}/.`;
+  const stop = (u: User) => unsubscribeUrl(ctx.config, ctx.instanceSecret, { userId: u.id, kind: 'ownership' });
   const byWhom = by.id === from.id ? '' : ` (by ${who(by)})`;
   const mails: OutgoingMail[] = [];
   if (to.active && (await prefs.wants(to.id, 'ownership')))
@@ -36,6 +38,7 @@ export async function ownershipMails(
         ],
         link: page,
         footer,
+        unsubscribe: stop(to),
       }),
     });
   if (from.active && (await prefs.wants(from.id, 'ownership')))
@@ -49,6 +52,7 @@ export async function ownershipMails(
         ],
         link: page,
         footer,
+        unsubscribe: stop(from),
       }),
     });
   return mails;

@@ -8,6 +8,7 @@ import type { Canvas } from '../canvases/record.ts';
 import { canvasUrl } from '../canvases/url.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { compose } from './compose.ts';
+import { unsubscribeUrl } from './unsubscribe.ts';
 import { ownerWhoWants } from './owner.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
@@ -19,7 +20,7 @@ export class ShareExpiryScan implements Lifecycle {
   private cancel: Cancel | null = null;
 
   constructor(
-    private readonly ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'log' | 'now' | 'scheduler' | 'users'>,
+    private readonly ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'now' | 'scheduler' | 'users'>,
     private readonly prefs: PreferenceStore,
     private readonly send: (mail: OutgoingMail | null) => Promise<boolean>,
   ) {}
@@ -63,7 +64,8 @@ export class ShareExpiryScan implements Lifecycle {
           `Your canvas "${canvas.title}" is set to expire on ${when}. After that its visitors are refused. To keep it open, change or clear the expiry on the canvas's page.`,
         ],
         link: { label: 'The canvas', url: canvasUrl(this.ctx.config, canvas.slug) },
-        footer: `You get this because you own this canvas. Turn these emails off in the dashboard (notification settings): ${this.ctx.config.baseUrl}/`,
+        footer: `You get this because you own this canvas. Choose which emails you get in the dashboard: ${this.ctx.config.baseUrl}/.`,
+        unsubscribe: unsubscribeUrl(this.ctx.config, this.ctx.instanceSecret, { userId: owner.id, kind: 'share_expiring' }),
       }),
     };
   }

@@ -5,9 +5,10 @@ import type { EventMap } from '../events.ts';
 import { compose } from './compose.ts';
 import type { OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
+import { unsubscribeUrl } from './unsubscribe.ts';
 
 export async function sharedWithMeMail(
-  ctx: Pick<Core, 'canvases' | 'config' | 'users'>,
+  ctx: Pick<Core, 'canvases' | 'config' | 'instanceSecret' | 'users'>,
   prefs: PreferenceStore,
   e: EventMap['canvas.member-added'],
 ): Promise<OutgoingMail | null> {
@@ -23,7 +24,8 @@ export async function sharedWithMeMail(
       subject: `${who} shared "${canvas.title}" with you`,
       paragraphs: [`${who} added you to the canvas "${canvas.title}" as ${what}.`],
       link: { label: 'Open the canvas', url: canvasUrl(ctx.config, canvas.slug) },
-      footer: `You get this because you were added to a canvas on ${ctx.config.baseUrl}. Turn these emails off in the dashboard (notification settings): ${ctx.config.baseUrl}/`,
+      footer: `You get this because you were added to a canvas on ${ctx.config.baseUrl}. Choose which emails you get in the dashboard: ${ctx.config.baseUrl}/.`,
+      unsubscribe: unsubscribeUrl(ctx.config, ctx.instanceSecret, { userId: person.id, kind: 'shared_with_me' }),
     }),
   };
 }

@@ -7,12 +7,12 @@
 // restart keeps the counts (nothing lost) and a digest already recorded
 // deleted them (nothing repeated); the outbox does the sending.
 import type { Cancel } from '../clock.ts';
-import type { AppContext } from '../context.ts';
 import type { Core } from '../foundation.ts';
 import { tx } from '../db/sql.ts';
 import type { EventMap } from '../events.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import { compose } from './compose.ts';
+import { unsubscribeUrl } from './unsubscribe.ts';
 import { enqueueMail, type OutgoingMail } from './outbox-store.ts';
 import type { PreferenceStore } from './preferences.ts';
 import type { Canvas } from '../canvases/record.ts';
@@ -42,7 +42,7 @@ export class SubmissionDigest implements Lifecycle {
   private cancel: Cancel | null = null;
 
   constructor(
-    private readonly ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'log' | 'now' | 'scheduler' | 'sql' | 'users'>,
+    private readonly ctx: Pick<Core, 'canvases' | 'config' | 'events' | 'instanceSecret' | 'log' | 'now' | 'scheduler' | 'sql' | 'users'>,
     private readonly prefs: PreferenceStore,
     /** The outbox has a new message: send soon. */
     private readonly recorded: () => void,
@@ -123,7 +123,13 @@ export class SubmissionDigest implements Lifecycle {
   }
 }
 
-function digestMail(ctx: Pick<AppContext, 'config'>, canvas: Canvas, owner: User, rows: CountRow[], hourStart: number): OutgoingMail {
+function digestMail(
+  ctx: Pick<Core, 'config' | 'instanceSecret'>,
+  canvas: Canvas,
+  owner: User,
+  rows: CountRow[],
+  hourStart: number,
+): OutgoingMail {
   const total = rows.reduce((sum, r) => sum + r.n, 0);
   const many = (n: number) => (n === 1 ? '1 new submission' : `${n} new submissions`);
   const firstAt = new Date(Math.min(...rows.map((r) => r.since))).toUTCString();
@@ -139,7 +145,8 @@ function digestMail(ctx: Pick<AppContext, 'config'>, canvas: Canvas, owner: User
         ...rows.map((r) => `"${r.collection}": ${r.n}`),
       ],
       link: { label: "See them in the canvas's Data section", url: `${ctx.config.baseUrl}/#/canvas/${encodeURIComponent(canvas.id)}/data` },
-      footer: `You get this because you asked for an hourly digest of new submissions to this canvas. Turn it off in the dashboard, or: PUT ${ctx.config.baseUrl}/api/me/notifications {"submissions": {"${canvas.id}": "off"}}`,
+      footer: `You get this because you asked for an hourly digest of new submissions to this canvas. Choose which emails you get on the canvas's page in the dashboard.`,
+      unsubscribe: unsubscribeUrl(ctx.config, ctx.instanceSecret, { userId: owner.id, kind: 'submissions', canvasId: canvas.id }),
     }),
   };
 }

@@ -15,7 +15,7 @@ import { WebhookWorker } from './worker.ts';
 
 /** What webhooks use: storage, the clock and timers, the bus they listen on, who owns a canvas, and how they send and mail. */
 export interface WebhooksDeps {
-  ctx: Pick<Core, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases' | 'users' | 'audit'>;
+  ctx: Pick<Core, 'sql' | 'now' | 'nodeId' | 'scheduler' | 'log' | 'events' | 'config' | 'canvases' | 'instanceSecret' | 'users' | 'audit'>;
   /** Sends go out under the Connections egress rules. */
   egress: EgressDeps;
   /** A paused hook's mail goes to its owner through the outbox. */

@@ -5,9 +5,10 @@ import { compose } from '../notifications/compose.ts';
 import { ownerWhoWants } from '../notifications/owner.ts';
 import type { OutgoingMail } from '../notifications/outbox-store.ts';
 import type { PreferenceStore } from '../notifications/preferences.ts';
+import { unsubscribeUrl } from '../notifications/unsubscribe.ts';
 
 export async function webhookPausedMail(
-  ctx: Pick<Core, 'config' | 'canvases' | 'users'>,
+  ctx: Pick<Core, 'config' | 'canvases' | 'instanceSecret' | 'users'>,
   prefs: PreferenceStore,
   e: { canvasId: string; hookId: string; url: string; pausedAt: number },
 ): Promise<OutgoingMail | null> {
@@ -25,7 +26,8 @@ export async function webhookPausedMail(
         'Its last deliveries and their errors are on the canvas page (Webhooks). Once the receiver works again, turn the hook back on there.',
       ],
       link: { label: 'See the canvas', url: `${ctx.config.baseUrl}/#/canvas/${encodeURIComponent(canvas.id)}` },
-      footer: `You get this because you own this canvas. Turn these emails off in the dashboard (notification settings): ${ctx.config.baseUrl}/`,
+      footer: `You get this because you own this canvas. Choose which emails you get in the dashboard: ${ctx.config.baseUrl}/.`,
+      unsubscribe: unsubscribeUrl(ctx.config, ctx.instanceSecret, { userId: owner.id, kind: 'webhook_paused' }),
     }),
   };
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardOrigin } from '../../src/http/cross-site.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
+import { unsubscribeUrl } from '../../src/notifications/unsubscribe.ts';
 import { ROOT } from '../spawn.ts';
 import { ADMIN_EMAIL } from '../world.ts';
 import { api, closeBrowserSuite, deploy, launchChromium } from './helpers.ts';
@@ -28,6 +29,8 @@ let stranger: string;
 let canvas: { id: string; slug: string };
 let gated: { slug: string };
 let expired: { slug: string };
+/** An email's "Stop these emails" link of Ada's, on this app. */
+let unsubscribe: string;
 
 beforeAll(async () => {
   app = await startTestApp({ listen: true, env: { EASEL_ADMIN_EMAILS: ADMIN_EMAIL, EASEL_RATELIMIT_ENABLED: 'false' } });
@@ -55,6 +58,9 @@ beforeAll(async () => {
   await deploy(app, ending.id, ending.apiKey, { 'index.html': '<h1>agenda</h1>' });
   await api(app, 'PATCH', `/api/canvases/${ending.id}`, { cookie: owner, json: { accessMode: 'whole_org', expiresAt: 1 } });
   expired = ending;
+  const me = await api(app, 'GET', '/api/me', { cookie: owner });
+  const link = unsubscribeUrl(app.ctx.config, app.ctx.instanceSecret, { userId: me.id, kind: 'share_expiring' });
+  unsubscribe = link.slice(link.indexOf('/notifications/'));
 });
 afterAll(() => closeBrowserSuite(contexts, browser, app));
 
@@ -144,6 +150,13 @@ const VIEWS: View[] = [
     ready: (p) => p.locator('#allow').waitFor(),
   },
   { name: 'guest-link-invalid', who: () => null, path: () => '/auth/guest?token=nope', ready: (p) => p.locator('h1').waitFor() },
+  { name: 'unsubscribe', who: () => null, path: () => unsubscribe, ready: (p) => p.locator('form button').waitFor() },
+  {
+    name: 'unsubscribe-invalid',
+    who: () => null,
+    path: () => '/notifications/unsubscribe?t=nope',
+    ready: (p) => p.locator('h1').waitFor(),
+  },
 ];
 
 /** Administration, with the Connection "crm" there or not (whichever width runs first sets it up). */

@@ -28,6 +28,7 @@ import webhooks from './027_webhooks.ts';
 import submissionDigests from './028_submission_digests.ts';
 import policyMisses from './029_policy_misses.ts';
 import caseFolding from './030_case_folding.ts';
+import listUnsubscribe from './031_list_unsubscribe.ts';
 
 export interface Migration {
   version: number;
@@ -67,4 +68,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 28, name: 'submission digests', sql: submissionDigests },
   { version: 29, name: 'policy misses', sql: policyMisses },
   { version: 30, name: 'case folding', sql: caseFolding },
+  { version: 31, name: 'list unsubscribe', sql: listUnsubscribe },
 ];
