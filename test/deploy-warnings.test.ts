@@ -163,6 +163,21 @@ describe('deploy warnings for the usual mistakes', () => {
     expect(await warningsOf({ 'index.html': 'hi', 'package.json': '{}' })).toEqual([]);
   });
 
+  test('a hostile root page (unclosed comments, scripts and tags over and over, near the 1 MB it is read to) is read in one pass', async () => {
+    const MB = 1024 * 1024 - 64;
+    const pages = {
+      comments: '<!--'.repeat(MB / 4),
+      scriptsNeverClosed: '<script>'.repeat(MB / 8),
+      tagsNeverEnded: '<script src=a.ts '.repeat(MB / 17),
+      quotesNeverClosed: '<a href="x'.repeat(MB / 10),
+    };
+    // Each answers as any deploy does (the old expressions took quadratic time: minutes for the first one).
+    for (const [name, page] of Object.entries(pages)) {
+      const res = await deploy(app, canvas, zipOf({ 'index.html': page }));
+      expect([name, res.status]).toEqual([name, 200]);
+    }
+  }, 60_000);
+
   test('paths that differ only in case are named together', async () => {
     expect(await warningsOf({ 'index.html': 'hi', 'App.js': 'a', 'app.js': 'b', 'img/Logo.png': 'x' })).toEqual([
       'App.js and app.js differ only in case: links must match the case exactly here',
