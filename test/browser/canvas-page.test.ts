@@ -132,7 +132,7 @@ describe('a canvas page in the dashboard', () => {
     await page.screenshot({ path: join(SHOTS, 'canvas-page.png'), fullPage: true });
   });
 
-  test('a Node project folder (package.json, node_modules/) is not sent: the page says which folder holds the built site', async () => {
+  test('a Node project folder (package.json, node_modules/) is not sent: the page says which folder holds the built site, and deploys it on a click', async () => {
     const project = join(work, 'project');
     for (const [path, text] of Object.entries({
       'package.json': '{"name":"app"}',
@@ -143,8 +143,11 @@ describe('a canvas page in the dashboard', () => {
       mkdirSync(join(project, path, '..'), { recursive: true });
       writeFileSync(join(project, path), text);
     }
-    const versions = async () => (await api(app, 'GET', `/api/canvases/${canvas.id}/versions`, { cookie: ownerCookie })).versions.length;
-    const before = await versions();
+    // A canvas of its own: the tests after this one follow the first canvas's versions.
+    const other = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: 'Built elsewhere' } });
+    await page.goto(`${origin}/#/canvas/${other.id}`);
+    await page.locator(`#canvas-page[data-ready="${other.id}"]`).waitFor();
+    const versions = async () => (await api(app, 'GET', `/api/canvases/${other.id}/versions`, { cookie: ownerCookie })).versions.length;
     const uploads: string[] = [];
     const watch = (r: { url(): string }) => void (r.url().includes('/uploads') && uploads.push(r.url()));
     page.on('request', watch);
@@ -158,7 +161,19 @@ describe('a canvas page in the dashboard', () => {
       page.off('request', watch);
     }
     expect(uploads).toEqual([]);
-    expect(await versions()).toBe(before);
+    expect(await versions()).toBe(0);
+    // The build folder was in the drop: one click deploys its contents, and the offer goes.
+    const offer = page.locator('#cp-deploy-output');
+    expect(await offer.innerText()).toBe('Deploy build/ instead');
+    await page.locator('#cp-deploy-box').screenshot({ path: join(SHOTS, 'canvas-page-project-folder.png') });
+    await offer.click();
+    await page.locator('#cp-deploy-status', { hasText: 'Published version 1' }).waitFor();
+    expect(await offer.isHidden()).toBe(true);
+    expect(await page.locator('#cp-deploy-error').isHidden()).toBe(true);
+    const files = await api(app, 'GET', `/api/canvases/${other.id}/files`, { cookie: ownerCookie });
+    expect(files.files.map((f: { path: string }) => f.path)).toEqual(['index.html']);
+    expect(await (await app.request(`/c/${other.slug}/`, { cookie: ownerCookie })).text()).toBe('<h1>built</h1>');
+    await openCanvasPage();
   });
 
   test('after the deploy the preview shows the live page, sandboxed, with its address below it opening it in a new tab', async () => {

@@ -124,7 +124,7 @@ export async function openCanvasPage(id: string): Promise<void> {
   clearToasts('canvas-open');
   if (canvas?.id !== res.data.id) {
     // Another canvas: nothing of the last one's deploy or key stays on screen.
-    for (const id of ['cp-deploy-error', 'cp-key']) byId(id).hidden = true;
+    for (const id of ['cp-deploy-error', 'cp-deploy-output', 'cp-key']) byId(id).hidden = true;
     byId('cp-deploy-status').textContent = '';
     byId('cp-warnings').replaceChildren();
   }
@@ -539,6 +539,7 @@ function finished(res: ApiAnswer<DeployResult>): void {
 function refused(res: ApiAnswer): void {
   // The reason stays by the drop zone (cp-deploy-error); an earlier deploy's success goes.
   clearToasts('deploy');
+  byId('cp-deploy-output').hidden = true;
   byId('cp-progress').hidden = true;
   byId('cp-warnings').replaceChildren();
   byId('cp-deploy-status').textContent = '';
@@ -552,6 +553,7 @@ function deployed(r: DeployResult): void {
   const warnings = byId('cp-warnings');
   warnings.replaceChildren();
   byId('cp-deploy-error').hidden = true;
+  byId('cp-deploy-output').hidden = true;
   byId('cp-deploy-status').textContent =
     r.outcome === 'already_current'
       ? `Already live: version ${r.version}.`
@@ -568,6 +570,19 @@ function deployed(r: DeployResult): void {
   }
 }
 
+/** The dropped project's build folder is already in hand: one click deploys its contents. */
+function offerOutput(files: SiteFile[], output: string): void {
+  const prefix = `${output}/`;
+  const built = files.filter((f) => f.path.startsWith(prefix)).map((f) => ({ path: f.path.slice(prefix.length), file: f.file }));
+  const button = byId('cp-deploy-output', HTMLButtonElement);
+  button.textContent = `Deploy ${prefix} instead`;
+  button.onclick = () => {
+    button.hidden = true;
+    void deployFiles(built);
+  };
+  button.hidden = false;
+}
+
 /** A folder: hash every file here, send only what the canvas lacks, then publish. */
 async function deployFiles(files: SiteFile[]): Promise<void> {
   const entries = files.filter((f) => !f.path.split('/').some((part) => part.startsWith('.')));
@@ -578,7 +593,9 @@ async function deployFiles(files: SiteFile[]): Promise<void> {
     const next = project.output
       ? `its site is built into ${project.output}/: drop that folder instead`
       : 'build it first (npm run build), then drop the folder the build writes (often dist/ or build/)';
-    return refused(localRefusal(400, `this folder is ${project.reason}; ${next}`));
+    refused(localRefusal(400, `this folder is ${project.reason}; ${next}`));
+    if (project.output) offerOutput(entries, project.output);
+    return;
   }
   const total = entries.reduce((n, f) => n + f.file.size, 0);
   const hashed: Array<SiteFile & { hash: string }> = [];
