@@ -211,6 +211,7 @@ describe('read-back', () => {
         current: true,
         preview: false,
         previewUrl: `${canvasUrl(app.ctx.config, c.slug)}__easel/v/2/`,
+        warnings: [],
       },
       {
         id: v1.body.versionId,
@@ -225,8 +226,10 @@ describe('read-back', () => {
         current: false,
         preview: false,
         previewUrl: `${canvasUrl(app.ctx.config, c.slug)}__easel/v/1/`,
+        warnings: v1.body.warnings,
       },
     ]);
+    expect(v2.body.warnings).toEqual([]);
     const listing = (await get(app, c, '/files')).body;
     expect(listing).toEqual({
       version: 2,

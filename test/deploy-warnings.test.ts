@@ -178,6 +178,18 @@ describe('deploy warnings for the usual mistakes', () => {
     }
   }, 60_000);
 
+  test("the versions list keeps each version's warnings, as its deploy answered them; none for a clean deploy", async () => {
+    const warned = await deploy(app, canvas, zipOf({ 'index.html': '<img src="gone.png">' }));
+    expect(warned.body.warnings).toEqual(['index.html refers to gone.png, not in this deploy: those requests will answer 404']);
+    const clean = await stagedDeploy(app, canvas, { 'index.html': '<h1>fine</h1>' });
+    expect(clean.body.warnings).toEqual([]);
+    const res = await app.request(`/v1/canvases/${canvas.id}/versions`, { headers: { authorization: `Bearer ${canvas.key}` } });
+    expect(res.status).toBe(200);
+    const versions = (await res.json()).versions as Array<{ number: number; warnings: string[] }>;
+    expect(versions.find((v) => v.number === clean.body.version)!.warnings).toEqual([]);
+    expect(versions.find((v) => v.number === warned.body.version)!.warnings).toEqual(warned.body.warnings);
+  });
+
   test('paths that differ only in case are named together', async () => {
     expect(await warningsOf({ 'index.html': 'hi', 'App.js': 'a', 'app.js': 'b', 'img/Logo.png': 'x' })).toEqual([
       'App.js and app.js differ only in case: links must match the case exactly here',

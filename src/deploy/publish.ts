@@ -180,6 +180,7 @@ export function* publishSteps(ctx: PublishDeps, canvasId: string, files: Manifes
     totalBytes: files.reduce((sum, f) => sum + f.size, 0),
     releaseId: opts.releaseId,
     preview,
+    warnings: opts.warnings,
   };
   yield* versionRows.insert(version, files);
   const pruned = preview

@@ -18,6 +18,8 @@ export interface VersionRecord {
   releaseId: string | null;
   /** Deployed as a preview (not made live by its deploy); kept after it is made live. */
   preview: boolean;
+  /** What its deploy warned of (empty: nothing, or a version from before warnings were kept). */
+  warnings: string[];
 }
 
 export interface VersionFileRecord {
@@ -58,6 +60,7 @@ interface VersionRow {
   total_bytes: number;
   release_id: string | null;
   preview: number;
+  warnings: string | null;
 }
 
 const toVersion = (r: VersionRow): VersionRecord => ({
@@ -72,7 +75,19 @@ const toVersion = (r: VersionRow): VersionRecord => ({
   totalBytes: r.total_bytes,
   releaseId: r.release_id,
   preview: r.preview === 1,
+  warnings: warningsOf(r.warnings),
 });
+
+/** The stored JSON array of strings; anything else reads as none. */
+function warningsOf(stored: string | null): string[] {
+  if (stored === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((w): w is string => typeof w === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 const one = (r: VersionRow | undefined): VersionRecord | null => (r ? toVersion(r) : null);
 
@@ -116,8 +131,8 @@ export const versionRows = {
 
   *insert(v: VersionRecord, files: VersionFileRecord[]): TxSteps<void> {
     yield* tx.run(
-      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes, release_id, preview)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+      `INSERT INTO versions (id, canvas_id, number, source, status, created_by, created_at, file_count, total_bytes, release_id, preview, warnings)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
       v.id,
       v.canvasId,
       v.number,
@@ -129,6 +144,7 @@ export const versionRows = {
       v.totalBytes,
       v.releaseId,
       v.preview ? 1 : 0,
+      v.warnings.length > 0 ? JSON.stringify(v.warnings) : null,
     );
     for (let at = 0; at < files.length; at += FILE_ROWS_PER_INSERT) {
       const batch = files.slice(at, at + FILE_ROWS_PER_INSERT);

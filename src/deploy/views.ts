@@ -53,6 +53,7 @@ export class DeployViews {
         current: v.id === canvas.currentVersionId,
         preview: v.preview,
         previewUrl: versionUrl(url, v.number),
+        warnings: v.warnings,
       })),
     };
   }

@@ -130,6 +130,7 @@ export const VersionList = T.Object(
         current: T.Boolean(),
         preview: T.Boolean({ description: 'deployed as a preview (not made live by its deploy)' }),
         previewUrl: T.String({ description: 'where this version is served: {canvas URL}__easel/v/{number}/' }),
+        warnings: T.Array(T.String(), { description: 'what its deploy warned of, as the DeployResult said it (empty for none)' }),
       }),
     ),
   },

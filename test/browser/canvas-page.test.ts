@@ -124,6 +124,13 @@ describe('a canvas page in the dashboard', () => {
     ]);
     await page.locator('#cp-files tbody tr', { hasText: 'js/app.js' }).waitFor();
     expect(await page.locator('#cp-files tbody tr').count()).toBe(2);
+    // The warnings stay with the version, for whoever opens the page later (a deploy from CI said them only to CI).
+    const warned = page.locator('#cp-versions tbody tr', { hasText: '1 (live)' }).locator('details.version-warnings');
+    expect(await warned.locator('summary').innerText()).toBe('1 deploy warning');
+    await warned.locator('summary').click();
+    expect(await warned.locator('li').allInnerTexts()).toEqual([
+      'index.html refers to missing.css, not in this deploy: those requests will answer 404',
+    ]);
     // Sent as the person, through the people's upload routes.
     const audit = app.ctx
       .db!.query<{ actor_kind: string }, [string]>("SELECT actor_kind FROM audit_log WHERE canvas_id = ? AND action = 'canvas.deploy'")

@@ -42,6 +42,8 @@ interface Version {
   current: boolean;
   preview: boolean;
   previewUrl: string;
+  /** What its deploy warned of: a deploy from CI or an agent said it only to them. */
+  warnings: string[];
 }
 
 /** A file of the live version (GET …/files). */
@@ -249,7 +251,8 @@ async function loadVersions(): Promise<void> {
   const live = res.data.versions.find((v) => v.current)?.number ?? 0;
   for (const v of res.data.versions) {
     const row = document.createElement('tr');
-    deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}${v.preview ? ' · preview' : ''}`);
+    const first = deps.cell(row, `${v.number}${v.current ? ' (live)' : ''}${v.preview ? ' · preview' : ''}`);
+    if (v.warnings.length > 0) first.append(warningsOf(v.warnings));
     deps.cell(row, when(v.createdAt));
     deps.cell(row, versionSource(v.source));
     // The owner for deploy-key writes (spec); the person for deploys from the dashboard, the CLI or the editor.
@@ -288,6 +291,23 @@ async function loadVersions(): Promise<void> {
     if (v.current) row.className = 'live';
     rows.append(row);
   }
+}
+
+/** A version's deploy warnings, folded under their count. */
+function warningsOf(warnings: string[]): HTMLDetailsElement {
+  const details = document.createElement('details');
+  details.className = 'version-warnings';
+  const summary = document.createElement('summary');
+  summary.textContent = warnings.length === 1 ? '1 deploy warning' : `${warnings.length} deploy warnings`;
+  const list = document.createElement('ul');
+  list.className = 'warnings';
+  for (const w of warnings) {
+    const li = document.createElement('li');
+    li.textContent = w;
+    list.append(li);
+  }
+  details.append(summary, list);
+  return details;
 }
 
 async function loadFiles(): Promise<void> {

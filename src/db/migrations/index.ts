@@ -29,6 +29,7 @@ import submissionDigests from './028_submission_digests.ts';
 import policyMisses from './029_policy_misses.ts';
 import caseFolding from './030_case_folding.ts';
 import listUnsubscribe from './031_list_unsubscribe.ts';
+import versionWarnings from './032_version_warnings.ts';
 
 export interface Migration {
   version: number;
@@ -69,4 +70,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 29, name: 'policy misses', sql: policyMisses },
   { version: 30, name: 'case folding', sql: caseFolding },
   { version: 31, name: 'list unsubscribe', sql: listUnsubscribe },
+  { version: 32, name: 'version warnings', sql: versionWarnings },
 ];
