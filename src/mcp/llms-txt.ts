@@ -55,6 +55,10 @@ Deploy a ZIP of the site (index.html at its root):
   curl -X PUT ${api}/v1/canvases/{id}/deploy -H "Authorization: Bearer $EASEL_CANVAS_KEY" \\
     --data-binary @site.zip
 Add ?releaseId=<commit> to make repeats no-ops; the answer's url is the canvas.
+Deploy what a browser runs (a build's output, or plain HTML, CSS and JS), not
+a project's sources, and link its files relatively (assets/app.js, not
+/assets/app.js): a canvas may be served below /c/{slug}/. The answer's
+warnings say when a link, a TypeScript entry or node_modules/ show otherwise.
 Read back: GET ${api}/v1/canvases/{id}, /versions, /files?path=index.html.
 
 ## 3. The browser SDK (in the canvas's pages)

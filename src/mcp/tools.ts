@@ -268,7 +268,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     {
       name: 'deploy_canvas',
       description:
-        'Publishes a whole site in one call: every file with its content. Files the server already holds are not sent again. Answers the DeployResult (outcome, version, url…).',
+        'Publishes a whole site in one call: every file with its content. Send what a browser runs (a build\'s output, or plain HTML, CSS and JavaScript), not a project\'s sources, and link files relatively ("assets/app.js", not "/assets/app.js": canvases may be served below /c/{slug}/). Files the server already holds are not sent again. Answers the DeployResult (outcome, version, url, and warnings worth reading: links the deploy lacks, TypeScript the browser cannot run…).',
       input: Type.Object(
         {
           canvasId,
