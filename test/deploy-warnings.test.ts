@@ -231,3 +231,39 @@ describe('on canvas hosts of their own (subdomain mode)', () => {
     expect(res.body.warnings).toEqual([]);
   });
 });
+
+describe('on an https address', () => {
+  let secure: TestApp;
+  let secureCanvas: DeployCanvas;
+  beforeAll(async () => {
+    secure = await startTestApp({ env: { EASEL_BASE_URL: 'https://easel.test', EASEL_RATELIMIT_ENABLED: 'false' } });
+    secureCanvas = await createDeployCanvas(secure);
+  });
+  afterAll(() => secure.close());
+
+  const warningsOn = async (files: Record<string, string>) => {
+    const res = await deploy(secure, secureCanvas, zipOf(files));
+    expect(res.status).toBe(200);
+    return res.body.warnings as string[];
+  };
+
+  test('scripts, stylesheets and frames over plain HTTP are named (browsers block them); images, links and https are not', async () => {
+    const page = `<script src="http://code.jquery.com/jquery-1.12.4.min.js"></script>
+      <link rel="stylesheet" href="http://fonts.example/css?family=Inter">
+      <link rel="icon" href="http://cdn.example/favicon.ico">
+      <iframe src="http://maps.example/embed"></iframe>
+      <img src="http://cdn.example/logo.png"> <a href="http://example.com/">a link</a>
+      <script src="https://cdn.example/ok.js"></script>`;
+    expect(await warningsOn({ 'index.html': page })).toEqual([
+      "index.html loads http://code.jquery.com/jquery-1.12.4.min.js, http://fonts.example/css?family=Inter, http://maps.example/embed over plain HTTP: browsers block plain-HTTP scripts, styles and frames on this canvas's https address (mixed content); use https:// (or keep a copy in the deploy)",
+    ]);
+    expect(await warningsOn({ 'index.html': '<script src="https://cdn.example/ok.js"></script>' })).toEqual([]);
+  });
+
+  test('a page of unclosed link and iframe tags near the 1 MB read is scanned in one pass', async () => {
+    const MB = 1024 * 1024 - 64;
+    for (const page of ['<link rel=stylesheet href=http://x '.repeat(MB / 35), '<iframe src=http://x '.repeat(MB / 22)]) {
+      expect((await deploy(secure, secureCanvas, zipOf({ 'index.html': page }))).status).toBe(200);
+    }
+  }, 60_000);
+});

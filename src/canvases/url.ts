@@ -8,9 +8,3 @@ export function canvasUrl(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHo
   }
   return `${config.baseUrl}/c/${slug}/`;
 }
-
-/** The URL path a canvas's pages are served under when that is not its host's root (path mode: `/c/{slug}/`), else null. */
-export function servedBelowRoot(config: Pick<Config, 'urlMode' | 'baseUrl' | 'canvasHost'>, slug: string): string | null {
-  const path = new URL(canvasUrl(config, slug)).pathname;
-  return path === '/' ? null : path;
-}

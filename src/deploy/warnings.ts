@@ -5,8 +5,10 @@
 // mysite`), files the root page references that are not in the deploy, links
 // from the host's root to files of a canvas served below it (a build made
 // for a site of its own, such as Vite's default `base: '/'`), a root page
-// that loads TypeScript or JSX source (a project before its build), a whole
-// Node project with its node_modules/, and paths that differ only in case.
+// that loads TypeScript or JSX source (a project before its build) or
+// scripts, styles and frames over plain HTTP on an https canvas (mixed
+// content), a whole Node project with its node_modules/, and paths that
+// differ only in case.
 import type { BlobStore } from '../blobs/store.ts';
 import { composedPath } from '../canvases/file-path.ts';
 import { isServedAsText } from './mime.ts';
@@ -35,8 +37,8 @@ export function deployWarnings(
   opts: {
     keyLintPaths: string[];
     rootPage?: string | null;
-    /** The URL path the canvas's pages are served under when it is not the host's root (path mode: `/c/{slug}/`), else null. */
-    servedBelow?: string | null;
+    /** The canvas's address (canvasUrl): whether it is below its host's root (path mode), and whether it is https. */
+    canvasUrl?: string;
   },
 ): string[] {
   const paths = files.map((f) => f.path).sort(byCodeUnit);
@@ -54,9 +56,11 @@ export function deployWarnings(
     const present = new Set(paths);
     const { markup, scripts } = scanPage(opts.rootPage);
     const refs = referencesIn(markup);
+    const at = opts.canvasUrl ? new URL(opts.canvasUrl) : null;
     out.push(...missingReferences(root, refs, present));
     out.push(...unbuiltScripts(root, scripts));
-    if (opts.servedBelow) out.push(...fromHostRoot(root, refs, present, opts.servedBelow));
+    if (at && at.pathname !== '/') out.push(...fromHostRoot(root, refs, present, at.pathname));
+    if (at?.protocol === 'https:') out.push(...mixedContent(root, scripts, markup));
   }
   out.push(...caseCollisions(paths));
   const project = nodeProjectFolder((p) => paths.includes(p) || paths.some((q) => q.startsWith(`${p}/`)));
@@ -175,6 +179,46 @@ function unbuiltScripts(pagePath: string, scriptTags: string[]): string[] {
   return [
     `${pagePath} loads ${named}, source the browser does not run (TypeScript, JSX, Vue or Svelte): build the app (npm run build) and deploy the folder the build writes (often dist/)`,
   ];
+}
+
+/**
+ * Scripts, stylesheets and frames the root page loads over plain HTTP: on an
+ * https canvas browsers block them (mixed content), and the page loads
+ * without them. Images and media are upgraded to https by browsers, so only
+ * these are named.
+ */
+function mixedContent(pagePath: string, scriptTags: string[], markup: string): string[] {
+  const blocked = new Set<string>();
+  const plain = (url: string | null) => url !== null && /^http:\/\//i.test(url) && blocked.add(url);
+  for (const tag of scriptTags) plain(attribute(tag, 'src'));
+  for (const { name, attributes } of tagsIn(markup, ['link', 'iframe'])) {
+    if (name === 'iframe') plain(attribute(attributes, 'src'));
+    else if (/(^|\s)stylesheet(\s|$)/i.test(attribute(attributes, 'rel') ?? '')) plain(attribute(attributes, 'href'));
+  }
+  const named = listed([...blocked]);
+  if (named === null) return [];
+  return [
+    `${pagePath} loads ${named} over plain HTTP: browsers block plain-HTTP scripts, styles and frames on this canvas's https address (mixed content); use https:// (or keep a copy in the deploy)`,
+  ];
+}
+
+/**
+ * The tags named `names` in a page's markup, with their attribute text. In
+ * one pass: where the next `>` is, once found, serves every tag before it
+ * (a page of unclosed tags must not be read once per tag).
+ */
+function tagsIn(markup: string, names: string[]): Array<{ name: string; attributes: string }> {
+  const lower = markup.toLowerCase();
+  const out: Array<{ name: string; attributes: string }> = [];
+  let gt = -2;
+  for (let lt = lower.indexOf('<'); lt >= 0; lt = lower.indexOf('<', lt + 1)) {
+    const name = names.find((n) => lower.startsWith(n, lt + 1) && !/[a-z0-9-]/.test(lower[lt + 1 + n.length] ?? ''));
+    if (!name) continue;
+    if (gt !== -1 && gt < lt) gt = lower.indexOf('>', lt);
+    if (gt < 0) break;
+    out.push({ name, attributes: markup.slice(lt + 1 + name.length, gt) });
+  }
+  return out;
 }
 
 /** Relative `src`/`href` targets of the root page that the deploy does not hold. */

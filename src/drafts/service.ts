@@ -17,7 +17,6 @@ import { publishVersion, type DeployResult } from '../deploy/publish.ts';
 import { canvasPath, isHidden, UPLOAD_LIMITS } from '../deploy/upload/manifest.ts';
 import { versionRows, type VersionRecord, type VersionStore } from '../deploy/version-store.ts';
 import { deployWarnings, readRootPage } from '../deploy/warnings.ts';
-import { servedBelowRoot } from '../canvases/url.ts';
 import { AppError, overCap } from '../errors.ts';
 import type { Manifest, ManifestFile } from '../serve/manifest.ts';
 import { canvasUrl } from '../canvases/url.ts';
@@ -291,7 +290,7 @@ export class DraftService {
     const warnings = deployWarnings(files, {
       keyLintPaths,
       rootPage: await readRootPage(files, this.ctx.blobs),
-      servedBelow: servedBelowRoot(this.ctx.config, m.canvas.slug),
+      canvasUrl: canvasUrl(this.ctx.config, m.canvas.slug),
     });
     return publishVersion(this.ctx, m.canvas.id, files, {
       source: 'editor',

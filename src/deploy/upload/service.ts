@@ -25,7 +25,7 @@ import {
 import { normalizeManifest, UPLOAD_LIMITS } from './manifest.ts';
 import { uploadRows, UploadStore, type UploadSession } from './store.ts';
 import { deployWarnings, readRootPage } from '../warnings.ts';
-import { servedBelowRoot } from '../../canvases/url.ts';
+import { canvasUrl } from '../../canvases/url.ts';
 
 /** Spec Limits: a handle lives 15 minutes from begin; a finalize holds its lease 60 seconds. */
 export const UPLOAD_TTL_MS = 15 * 60 * 1000;
@@ -213,7 +213,7 @@ export class UploadService {
         const done = yield* publishSteps(deps, canvas.id, session.files, {
           ...coordination,
           source: 'upload',
-          warnings: deployWarnings(session.files, { keyLintPaths, rootPage, servedBelow: servedBelowRoot(deps.config, canvas.slug) }),
+          warnings: deployWarnings(session.files, { keyLintPaths, rootPage, canvasUrl: canvasUrl(deps.config, canvas.slug) }),
           actor: { id: session.actorId, kind: options.auditKind ?? 'key' },
         });
         yield* uploadRows.consume(uploadId, done.result.versionId, now);

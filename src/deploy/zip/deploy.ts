@@ -19,7 +19,7 @@ import { textMentionsKey } from '../key-scan.ts';
 import { mimeFor } from '../mime.ts';
 import { checkCoordination, deployFinished, publishVersion, type Coordination, type DeployResult, type ManifestFile } from '../publish.ts';
 import { deployWarnings, readRootPage } from '../warnings.ts';
-import { servedBelowRoot } from '../../canvases/url.ts';
+import { canvasUrl } from '../../canvases/url.ts';
 import { entryName } from './paths.ts';
 import type { DeploySlots } from './slots.ts';
 import { ZipFollower } from './follow.ts';
@@ -140,7 +140,7 @@ async function deployZipBody(
     const result = await publishVersion(ctx, canvas.id, files, {
       ...coordination,
       source: 'api',
-      warnings: deployWarnings(files, { keyLintPaths, rootPage, servedBelow: servedBelowRoot(ctx.config, canvas.slug) }),
+      warnings: deployWarnings(files, { keyLintPaths, rootPage, canvasUrl: canvasUrl(ctx.config, canvas.slug) }),
       actor,
     });
     // A release that went live meanwhile makes this upload redundant: its new blobs go again.
