@@ -555,6 +555,10 @@ describe('a canvas page in the dashboard', () => {
       const preview = await page.locator('#cp-preview-frame').boundingBox();
       expect(preview!.width).toBeGreaterThan(0);
       expect(preview!.x + preview!.width).toBeLessThanOrEqual(390);
+      // A version's folded deploy warnings open inside its card.
+      await page.locator('#cp-versions details.version-warnings summary').first().click();
+      await page.locator('#cp-versions').screenshot({ path: join(SHOTS, 'canvas-page-versions-phone.png') });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       // Sizes stay whole in the narrow tables ("14 B" was "14" over "B").
       const sizes = await page.locator('#cp-files td.size, #cp-versions td.size').evaluateAll((cells) =>
         cells.map((c) => {
