@@ -423,9 +423,18 @@ function buildRoutes(ctx: Core, f: Features, options: AppOptions): RouteTable {
           return authored ? { authored } : {};
         },
         async (actor) => {
-          const { month, byCanvas } = await aiReports.monthByListedCanvas(actor.user.id, ctx.now());
+          const [authoredOf, { month, byCanvas }] = await Promise.all([
+            f.authoring.summariesListedFor(actor.user.id),
+            aiReports.monthByListedCanvas(actor.user.id, ctx.now()),
+          ]);
           const capUsd = ctx.settings.get().aiCanvasMonthlyUsd;
-          return (canvas) => ({ aiMonth: { month, capUsd, ...(byCanvas.get(canvas.id) ?? { spentUsd: 0, calls: 0 }) } });
+          return (canvas) => {
+            const authored = authoredOf(canvas);
+            return {
+              ...(authored ? { authored } : {}),
+              aiMonth: { month, capUsd, ...(byCanvas.get(canvas.id) ?? { spentUsd: 0, calls: 0 }) },
+            };
+          };
         },
       ),
     )

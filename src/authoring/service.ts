@@ -243,7 +243,19 @@ export class AuthoringService {
   /** For the management views: where an authored canvas came from, and where it stands (null for other canvases). */
   async summaryOf(canvas: Canvas): Promise<AuthoredSummary | null> {
     const record = await this.store.byCanvas(canvas.id);
-    if (!record) return null;
+    return record ? this.summary(canvas, record) : null;
+  }
+
+  /** summaryOf for every canvas in `userId`'s list, read at once (the home list). */
+  async summariesListedFor(userId: string): Promise<(canvas: Canvas) => AuthoredSummary | null> {
+    const records = await this.store.listedFor(userId);
+    return (canvas) => {
+      const record = records.get(canvas.id);
+      return record ? this.summary(canvas, record) : null;
+    };
+  }
+
+  private summary(canvas: Canvas, record: AuthoredRecord): AuthoredSummary {
     return {
       sourceCanvasId: record.sourceCanvasId,
       ...sourceOf(record),

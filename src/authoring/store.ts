@@ -1,5 +1,6 @@
 import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 import { newId } from '../ids.ts';
+import { LISTED_FOR } from '../canvases/store.ts';
 
 export type AuthoringAccess = 'private' | 'whole_org' | 'public_link' | 'password';
 
@@ -64,6 +65,15 @@ export class AuthoringStore {
   async byCanvas(canvasId: string): Promise<AuthoredRecord | null> {
     const r = await this.sql.get<Row>('SELECT * FROM authored_canvases WHERE canvas_id = ?1', canvasId);
     return r ? toRecord(r) : null;
+  }
+
+  /** The authored records of every canvas in `userId`'s list, by canvas id: one read for the home list. */
+  async listedFor(userId: string): Promise<Map<string, AuthoredRecord>> {
+    const rows = await this.sql.all<Row>(
+      `SELECT * FROM authored_canvases WHERE canvas_id IN (SELECT id FROM canvases WHERE ${LISTED_FOR})`,
+      userId,
+    );
+    return new Map(rows.map((r) => [r.canvas_id, toRecord(r)]));
   }
 
   async update(

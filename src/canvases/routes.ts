@@ -16,7 +16,7 @@ import { canvasView, listedCanvasView } from './view.ts';
 /** What other features add to a manager's view of a canvas (authoring: where it was published from). */
 export type ViewExtras = (canvas: Canvas) => Promise<Record<string, unknown>>;
 
-/** What other features add to each managed canvas of a person's list, read once for the whole list (AI spend this month). */
+/** The same for each managed canvas of a person's list, read once for the whole list (where it was published from, AI spend this month). */
 export type ListExtras = (actor: Actor) => Promise<(canvas: Canvas) => Record<string, unknown>>;
 
 /** The service does the work; `ctx.config` gives the views their URLs. */
@@ -28,10 +28,6 @@ export function canvasRoutes(
   listExtras: ListExtras = async () => () => ({}),
 ) {
   const view = async (r: CanvasWithRole) => ({ ...canvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) });
-  const listed = async (r: CanvasWithRole) =>
-    r.role === 'viewer'
-      ? listedCanvasView(ctx.config, r.canvas, r.role)
-      : { ...listedCanvasView(ctx.config, r.canvas, r.role), ...(await extras(r.canvas)) };
   /** The right to the canvas is checked before its body is read. */
   const authorize = async (actor: Actor, id: string, need: Need): Promise<void> => void (await canvases.managed(actor, id, need));
 
@@ -58,11 +54,15 @@ export function canvasRoutes(
       async ({ actor }) => {
         const [rows, facts, more] = await Promise.all([canvases.list(actor), canvases.homeFacts(actor), listExtras(actor)]);
         // Those who manage a canvas also see how widely it is shared, when it was last deployed and what other features add.
-        const withFacts = async (r: CanvasWithRole) =>
+        const withFacts = (r: CanvasWithRole) =>
           r.role === 'viewer'
-            ? listed(r)
-            : { ...(await listed(r)), ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }), ...more(r.canvas) };
-        return { canvases: await Promise.all(rows.map(withFacts)) };
+            ? listedCanvasView(ctx.config, r.canvas, r.role)
+            : {
+                ...listedCanvasView(ctx.config, r.canvas, r.role),
+                ...(facts.get(r.canvas.id) ?? { people: 0, lastDeployAt: null }),
+                ...more(r.canvas),
+              };
+        return { canvases: rows.map(withFacts) };
       },
     ),
     sessionRoute(
