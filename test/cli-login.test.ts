@@ -222,6 +222,18 @@ describe('CLI commands as processes', () => {
     expect(JSON.parse(deployed.stdout)).toMatchObject({ outcome: 'published', version: 1, fileCount: 1 });
     const versions = JSON.parse((await easel(['versions', '--canvas', created.slug, '--json'], env)).stdout);
     expect(versions.versions).toHaveLength(1);
+    expect(versions.versions[0].warnings).toEqual([]);
+    // A deploy's warnings are kept with its version: a person finds them again after CI's log is gone.
+    await Bun.write(join(site, 'index.html'), '<img src="missing.png">');
+    expect((await easel(['deploy', site, '--canvas', created.id], env)).code).toBe(0);
+    const listed = await easel(['versions', '--canvas', created.slug], env);
+    expect(listed.code).toBe(0);
+    const [header, newest] = listed.stdout.split('\n');
+    expect(header).toMatch(/ WARNINGS$/);
+    expect(newest).toMatch(/^\*2 .* 1$/);
+    expect(listed.stdout).toContain(
+      "version 2 warned:\n  index.html refers to missing.png, not in this deploy: those requests will answer 404\n(easel versions --json has every version's warnings)\n",
+    );
     // Someone else's canvas is not theirs to deploy: the same 404 the API gives.
     const other = await listening.signIn('other@example.com');
     const theirs = await body(await listening.request('/api/canvases', { method: 'POST', cookie: other, json: { title: 'Theirs' } }));

@@ -44,6 +44,8 @@ interface VersionRow {
   fileCount: number;
   totalBytes: number;
   releaseId: string | null;
+  /** What its deploy warned of (the server keeps them with the version). */
+  warnings: string[];
 }
 
 interface CanvasRow {
@@ -105,8 +107,19 @@ const COMMANDS: Record<CanvasCommand, (c: Ctx) => Promise<void>> = {
       v.source,
       `${v.fileCount} files, ${formatBytes(v.totalBytes)}`,
       v.releaseId ?? '',
+      v.warnings.length > 0 ? String(v.warnings.length) : '',
     ]);
-    out.text(table([['VERSION', 'CREATED (UTC)', 'SOURCE', 'SIZE', 'RELEASE'], ...rows]));
+    out.text(table([['VERSION', 'CREATED (UTC)', 'SOURCE', 'SIZE', 'RELEASE', 'WARNINGS'], ...rows]));
+    // A deploy from CI said its warnings to CI's log; here is where a person finds them again.
+    const warned = versions.find((v) => v.warnings.length > 0);
+    if (warned) {
+      const shown = warned.warnings
+        .slice(0, 3)
+        .map((w) => `  ${w}\n`)
+        .join('');
+      const more = warned.warnings.length > 3 ? `  and ${warned.warnings.length - 3} more\n` : '';
+      out.text(`version ${warned.number} warned:\n${shown}${more}(easel versions --json has every version's warnings)\n`);
+    }
   },
   async rollback({ s, args, out }) {
     const version = Number(args.positional[0]);
