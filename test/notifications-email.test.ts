@@ -54,6 +54,7 @@ describe('"you were added to a canvas"', () => {
     expect(mail.text).toContain(`added you to the canvas "${HOSTILE}" as an editor.`);
     expect(mail.text).toContain(canvas.url);
     const html = String(mail.html);
+    expect(html).toStartWith('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body>');
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<Owner>');

@@ -22,7 +22,9 @@ export function compose(parts: MessageParts): { subject: string; text: string; h
   );
   const link = parts.link ? `<p><a href="${escapeHtml(parts.link.url)}">${escapeHtml(parts.link.label)}</a></p>` : '';
   const html =
-    '<!doctype html><html><body>' +
+    // The language and the encoding said in the message itself: a mail program's screen reader reads it in English, and a
+    // client that drops the MIME charset still shows "é" as "é".
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body>' +
     parts.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
     link +
     `<hr><p><small>${escapeHtml(parts.footer)}${parts.unsubscribe ? ` <a href="${escapeHtml(parts.unsubscribe)}">Stop these emails</a>.` : ''}</small></p></body></html>`;
