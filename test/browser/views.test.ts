@@ -29,6 +29,8 @@ let stranger: string;
 let canvas: { id: string; slug: string };
 let gated: { slug: string };
 let expired: { slug: string };
+/** A canvas whose one version's deploy warned (a root link and a missing image), never viewed. */
+let warned: { id: string };
 /** An email's "Stop these emails" link of Ada's, on this app. */
 let unsubscribe: string;
 
@@ -58,6 +60,13 @@ beforeAll(async () => {
   await deploy(app, ending.id, ending.apiKey, { 'index.html': '<h1>agenda</h1>' });
   await api(app, 'PATCH', `/api/canvases/${ending.id}`, { cookie: owner, json: { accessMode: 'whole_org', expiresAt: 1 } });
   expired = ending;
+  const fromCi = await api(app, 'POST', '/api/canvases', { cookie: owner, json: { title: 'Release notes' } });
+  await deploy(app, fromCi.id, fromCi.apiKey, {
+    'index.html':
+      '<!doctype html><html lang="en"><title>Notes</title><link rel="stylesheet" href="/assets/site.css"><img src="gone.png" alt=""></html>',
+    'assets/site.css': 'h1{}',
+  });
+  warned = fromCi;
   const me = await api(app, 'GET', '/api/me', { cookie: owner });
   const link = unsubscribeUrl(app.ctx.config, app.ctx.instanceSecret, { userId: me.id, kind: 'share_expiring' });
   unsubscribe = link.slice(link.indexOf('/notifications/'));
@@ -109,6 +118,18 @@ const VIEWS: View[] = [
     who: () => owner,
     path: () => `/#/canvas/${canvas.id}`,
     ready: (p) => p.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor(),
+  },
+  {
+    // A version's deploy warnings opened under its number. (Its views chart starts empty, in words; the page's own
+    // preview of the live page soon counts a view, so which one shows depends on the views before it.)
+    name: 'canvas-warned',
+    who: () => owner,
+    path: () => `/#/canvas/${warned.id}`,
+    ready: async (p) => {
+      await p.locator(`#canvas-page[data-ready="${warned.id}"]`).waitFor();
+      await p.locator('#cp-versions details.version-warnings summary').click();
+      await p.locator('#cp-versions details.version-warnings li').last().waitFor();
+    },
   },
   {
     // The guest links panel of a canvas, with one link just made (shown once) and listed.
