@@ -1,6 +1,6 @@
 import { tx, type Sql, type TxSteps } from '../db/sql.ts';
 import { newId } from '../ids.ts';
-import { LISTED_FOR } from '../canvases/store.ts';
+import { LISTED_IDS } from '../canvases/store.ts';
 
 export type AuthoringAccess = 'private' | 'whole_org' | 'public_link' | 'password';
 
@@ -69,10 +69,7 @@ export class AuthoringStore {
 
   /** The authored records of every canvas in `userId`'s list, by canvas id: one read for the home list. */
   async listedFor(userId: string): Promise<Map<string, AuthoredRecord>> {
-    const rows = await this.sql.all<Row>(
-      `SELECT * FROM authored_canvases WHERE canvas_id IN (SELECT id FROM canvases WHERE ${LISTED_FOR})`,
-      userId,
-    );
+    const rows = await this.sql.all<Row>(`SELECT * FROM authored_canvases WHERE canvas_id IN (${LISTED_IDS})`, userId);
     return new Map(rows.map((r) => [r.canvas_id, toRecord(r)]));
   }
 

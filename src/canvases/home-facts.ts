@@ -2,7 +2,7 @@
 // its view: how many people are on its list, and when a version was last
 // deployed. Two grouped reads for the whole list, not two per canvas.
 import type { Sql } from '../db/sql.ts';
-import { LISTED_FOR } from './store.ts';
+import { LISTED_IDS } from './store.ts';
 
 export interface HomeFacts {
   /** People on the canvas's list (editors and viewers; the owner is not on it). */
@@ -11,16 +11,14 @@ export interface HomeFacts {
   lastDeployAt: number | null;
 }
 
-const LISTED = `SELECT id FROM canvases WHERE ${LISTED_FOR}`;
-
 export async function homeFacts(sql: Sql, userId: string): Promise<Map<string, HomeFacts>> {
   const [people, deploys] = await Promise.all([
     sql.all<{ canvas_id: string; n: number }>(
-      `SELECT canvas_id, COUNT(*) AS n FROM canvas_members WHERE canvas_id IN (${LISTED}) GROUP BY canvas_id`,
+      `SELECT canvas_id, COUNT(*) AS n FROM canvas_members WHERE canvas_id IN (${LISTED_IDS}) GROUP BY canvas_id`,
       userId,
     ),
     sql.all<{ canvas_id: string; at: number }>(
-      `SELECT canvas_id, MAX(created_at) AS at FROM versions WHERE status = 'ready' AND canvas_id IN (${LISTED}) GROUP BY canvas_id`,
+      `SELECT canvas_id, MAX(created_at) AS at FROM versions WHERE status = 'ready' AND canvas_id IN (${LISTED_IDS}) GROUP BY canvas_id`,
       userId,
     ),
   ]);

@@ -73,6 +73,8 @@ function toCanvas(r: CanvasRow): Canvas {
 
 /** The canvases in person ?1's list: theirs, and those whose people list names them (never deleted ones). */
 export const LISTED_FOR = 'deleted_at IS NULL AND (owner_id = ?1 OR id IN (SELECT canvas_id FROM canvas_members WHERE user_id = ?1))';
+/** The ids of the canvases in user ?1's list, for `canvas_id IN (…)`: the home list's grouped reads (facts, AI spend, authoring). */
+export const LISTED_IDS = `SELECT id FROM canvases WHERE ${LISTED_FOR}`;
 
 export interface NewCanvas {
   id: string;

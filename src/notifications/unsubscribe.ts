@@ -56,16 +56,17 @@ export function unsubscribeUrl(config: Pick<Config, 'baseUrl'>, secret: Buffer, 
   return `${config.baseUrl}${UNSUBSCRIBE_PATH}?t=${unsubscribeToken(secret, u)}`;
 }
 
-/** The emails a link stops, in the words of the dashboard's notification settings. */
+/** The emails each kind's link stops, in the words of the dashboard's notification settings. */
+const STOPS: Record<Kind, string> = {
+  shared_with_me: 'emails when someone adds you to a canvas',
+  guest_invite: 'emails about guest invites',
+  ownership: 'emails when a canvas you own changes owner',
+  share_expiring: 'emails when a share you own is about to expire',
+  ai_cap: 'emails when a canvas you own reaches its AI spend cap',
+  webhook_paused: 'emails when a webhook of a canvas you own is paused',
+};
+
 export function whatItStops(u: Unsubscribe, canvasTitle: string | null): string {
-  const WORDS: Record<Kind, string> = {
-    shared_with_me: 'emails when someone adds you to a canvas',
-    guest_invite: 'emails about guest invites',
-    ownership: 'emails when a canvas you own changes owner',
-    share_expiring: 'emails when a share you own is about to expire',
-    ai_cap: 'emails when a canvas you own reaches its AI spend cap',
-    webhook_paused: 'emails when a webhook of a canvas you own is paused',
-  };
   if (u.kind === 'submissions') return `emails about new submissions to ${canvasTitle === null ? 'a canvas' : `"${canvasTitle}"`}`;
-  return WORDS[u.kind];
+  return STOPS[u.kind];
 }

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/sql.ts';
 import { AppError } from '../../errors.ts';
 import { utcDay } from '../usage.ts';
 import { roundUsd } from './pricing.ts';
-import { LISTED_FOR } from '../../canvases/store.ts';
+import { LISTED_IDS } from '../../canvases/store.ts';
 
 /** Sums over settled calls. */
 export interface SpendTotals {
@@ -96,7 +96,7 @@ export class UsageReports {
     const month = utcDay(now).slice(0, 7);
     const rows = await this.sql.all<{ canvas_id: string; spent: number; calls: number }>(
       `SELECT canvas_id, COALESCE(SUM(${SPENT}), 0) AS spent, SUM(CASE WHEN state = 'settled' THEN 1 ELSE 0 END) AS calls
-       FROM ai_calls WHERE month = ?2 AND canvas_id IN (SELECT id FROM canvases WHERE ${LISTED_FOR}) GROUP BY canvas_id`,
+       FROM ai_calls WHERE month = ?2 AND canvas_id IN (${LISTED_IDS}) GROUP BY canvas_id`,
       userId,
       month,
     );
