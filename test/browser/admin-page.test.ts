@@ -163,7 +163,21 @@ describe('the administration page', () => {
         };
       });
       // Without tenancy: Person, State, Public links, then the buttons (no name), never "Home org" over Deactivate.
-      expect(labels).toEqual({ orgHidden: true, first: ['Person', 'State', 'Public links', null], shown: '"Public links"' });
+      expect(labels).toEqual({ orgHidden: true, first: ['Person', 'State', 'Public links', null], shown: '"Public links" / ""' });
+      // The cards are still a table to a screen reader (Safari drops native table semantics under display: block).
+      const roles = await page.evaluate(() => {
+        const table = document.querySelector('#ad-users') as HTMLTableElement;
+        const row = table.tBodies[0]!.rows[0]!;
+        return [table, table.tHead, table.tHead!.rows[0]!.cells[0], table.tBodies[0], row, row.cells[0]].map((e) =>
+          e!.getAttribute('role'),
+        );
+      });
+      expect(roles).toEqual(['table', 'rowgroup', 'columnheader', 'rowgroup', 'row', 'cell']);
+      const tree = await page.locator('#ad-users').ariaSnapshot();
+      expect(tree).toContain('- columnheader "Person"');
+      expect(tree).toMatch(/- row ".*mallory@example\.com/);
+      // The label drawn before a value is not read again after its header: the cell is its value.
+      expect(tree).toContain('- cell "active"');
     } finally {
       await page.setViewportSize(before);
     }

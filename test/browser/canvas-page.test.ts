@@ -585,7 +585,7 @@ describe('a canvas page in the dashboard', () => {
               getComputedStyle(c).display === 'none' ? 'left out' : getComputedStyle(c, '::before').content,
             ),
             expected: [...row.cells].map((c, i) =>
-              c.innerHTML === '' ? 'left out' : i === 0 || names[i] === '' ? 'none' : JSON.stringify(names[i]),
+              c.innerHTML === '' ? 'left out' : i === 0 || names[i] === '' ? 'none' : `${JSON.stringify(names[i])} / ""`,
             ),
           };
         }),

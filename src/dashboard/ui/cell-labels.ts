@@ -24,6 +24,7 @@ export function labelTableCells(root: ParentNode = document): void {
  * buttons). A hidden header (administration's "Home org" without tenancy) has no cells under it.
  */
 export function labelCells(table: HTMLTableElement): void {
+  if (!table.classList.contains('keeps-columns')) keepTableRoles(table);
   const names = [...(table.tHead?.rows[0]?.cells ?? [])].filter((th) => !th.hidden).map((th) => th.textContent?.trim() ?? '');
   for (const body of table.tBodies) {
     for (const row of body.rows) {
@@ -37,4 +38,29 @@ export function labelCells(table: HTMLTableElement): void {
       }
     }
   }
+}
+
+/**
+ * Safari drops a table's semantics once CSS changes its display (the phone
+ * cards above): a screen reader there would hear loose text, not rows and
+ * cells. Explicit roles keep them in every browser, and change nothing
+ * where the native ones hold.
+ */
+function keepTableRoles(table: HTMLTableElement): void {
+  setRole(table, 'table');
+  for (const group of [table.tHead, ...table.tBodies, table.tFoot]) {
+    if (!group) continue;
+    setRole(group, 'rowgroup');
+    for (const row of group.rows) {
+      setRole(row, 'row');
+      for (const cell of row.cells) {
+        const header = cell.tagName === 'TH';
+        setRole(cell, !header ? 'cell' : group === table.tHead ? 'columnheader' : cell.scope === 'row' ? 'rowheader' : 'cell');
+      }
+    }
+  }
+}
+
+function setRole(element: Element, role: string): void {
+  if (element.getAttribute('role') !== role) element.setAttribute('role', role);
 }
