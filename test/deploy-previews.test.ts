@@ -81,6 +81,26 @@ describe('deploying a preview', () => {
     expect(await liveState(c)).toEqual(before);
   });
 
+  test('a misspelt parameter is refused on both routes before anything is read: a typo of preview never publishes, nor one of the token skips its check', async () => {
+    const c = await w.newCanvas({ files: LIVE });
+    const before = await liveState(c);
+    const people = { cookie: w.cookie.owner! };
+    for (const [query, headers, route] of [
+      ['previw=true', undefined, 'v1'],
+      ['preview=true&expectedPublicationtoken=stale', undefined, 'v1'],
+      ['previw=true', people, 'api'],
+    ] as const) {
+      const r = await putDeploy(c, NEXT, query, headers, route);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('INVALID_REQUEST');
+      expect(r.body.message).toStartWith('unknown query parameter "');
+      expect(r.body.message).toContain('a deploy takes releaseId, expectedPublicationToken and preview');
+    }
+    expect(await liveState(c)).toEqual(before);
+    const versions = await w.app.request(`/v1/canvases/${c.id}/versions`, { headers: { authorization: `Bearer ${c.apiKey}` } });
+    expect(((await versions.json()) as { versions: unknown[] }).versions).toHaveLength(1);
+  });
+
   test('preview must be true or false', async () => {
     const c = await w.newCanvas({ files: LIVE });
     const r = await putDeploy(c, NEXT, 'preview=yes');

@@ -69,8 +69,17 @@ test('a deploy body sent as a form (curl -d) or multipart (curl -F) is told to s
   const form = await body(await put('PK%03%04garbled', 'application/x-www-form-urlencoded'));
   expect(form.code).toBe('INVALID_ZIP');
   expect(form.message).toContain(
-    "The body was sent as a form (curl -d); send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip",
+    "If it was sent with curl -d (which drops line breaks, and sends nothing for a file it cannot read), send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip",
   );
+  // curl -d of a file it cannot read sends nothing, labelled as a form.
+  const nothing = await body(await put('', 'application/x-www-form-urlencoded'));
+  expect(nothing.code).toBe('EMPTY_DEPLOY');
+  expect(nothing.message).toContain('If it was sent with curl -d');
+  // curl --data-binary labels a real ZIP as a form too: one that was read (here, with no files) is not told it was sent wrong.
+  const emptyZip = new Uint8Array([0x50, 0x4b, 5, 6, ...new Array(18).fill(0)]);
+  const readable = await body(await put(emptyZip, 'application/x-www-form-urlencoded'));
+  expect(readable.code).toBe('EMPTY_DEPLOY');
+  expect(readable.message).not.toContain('curl');
   const multipart = new FormData();
   multipart.append('file', new Blob([new Uint8Array([0x50, 0x4b, 3, 4, 1, 2])]), 'site.zip');
   const res = await app.request(`/v1/canvases/${w.canvas.id}/deploy`, {

@@ -63,7 +63,8 @@ export const FINALIZE_ERRORS: ErrorCode[] = [
 /**
  * PUT …/deploy's coordination fields. Any string passes here: the deploy
  * reads them from the URL itself (zip/request.ts), so a repeated field stays
- * 400 INVALID_REQUEST and `preview` anything but true|false the same.
+ * 400 INVALID_REQUEST, and `preview` anything but true|false or any other
+ * parameter the same.
  */
 export const DeployQuery = T.Object({
   releaseId: T.Optional(T.String({ description: 'release identity (a rerun of the live release answers already_current)' })),

@@ -27,6 +27,9 @@ import { METHOD_DEFLATE, METHOD_STORED, ZipEntryLimitError, ZipFile, ZipFormatEr
 
 const MiB = 1024 * 1024;
 /** Deploy API limits (spec Limits; binary units per CONTRACT §9). */
+/** What a deploy with no body at all is told (zip/request.ts adds how to send one). */
+export const EMPTY_BODY = 'the request body is empty: send a ZIP archive';
+
 export const ZIP_LIMITS = {
   bodyBytes: 110 * MiB,
   canvasBytes: 100 * MiB,
@@ -123,7 +126,7 @@ async function deployZipBody(
       await follower.push(chunk);
     }
     const extractedUpTo = follower.finish();
-    if (size === 0) throw new AppError('EMPTY_DEPLOY', 'the request body is empty: send a ZIP archive');
+    if (size === 0) throw new AppError('EMPTY_DEPLOY', EMPTY_BODY);
     zip = new ZipFile(spoolPath, extractedUpTo);
     const spooled = performance.now();
     const planned = plan(zip.entries(ZIP_LIMITS.entries));

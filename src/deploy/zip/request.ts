@@ -5,7 +5,7 @@ import type { ActorKind } from '../../audit/store.ts';
 import type { Canvas } from '../../canvases/record.ts';
 import { AppError } from '../../errors.ts';
 import { validateCoordination, type DeployResult } from '../publish.ts';
-import { deployZip, tooLargeBody, ZIP_LIMITS, type ZipDeployDeps } from './deploy.ts';
+import { deployZip, EMPTY_BODY, tooLargeBody, ZIP_LIMITS, type ZipDeployDeps } from './deploy.ts';
 import type { DeploySlots } from './slots.ts';
 
 export async function deployZipRequest(
@@ -25,8 +25,24 @@ export async function deployZipRequest(
   }
 }
 
-/** `releaseId`, `expectedPublicationToken` and `preview` (true|false) from the query; a repeated one is not a string. */
+const COORDINATION_PARAMS = ['releaseId', 'expectedPublicationToken', 'preview'];
+
+/**
+ * `releaseId`, `expectedPublicationToken` and `preview` (true|false) from the
+ * query; a repeated one is not a string. Any other parameter is refused: a
+ * misspelt `preview` would publish, a misspelt token would skip its check
+ * (the staged upload's body refuses unknown fields for the same reason).
+ */
 function coordinationQuery(query: URLSearchParams): { releaseId?: unknown; expectedPublicationToken?: unknown; preview?: unknown } {
+  for (const name of query.keys()) {
+    if (!COORDINATION_PARAMS.includes(name)) {
+      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
+      throw new AppError(
+        'INVALID_REQUEST',
+        `unknown query parameter ${shown}: a deploy takes releaseId, expectedPublicationToken and preview`,
+      );
+    }
+  }
   const one = (name: string): unknown => {
     const all = query.getAll(name);
     return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
@@ -42,21 +58,23 @@ function coordinationQuery(query: URLSearchParams): { releaseId?: unknown; expec
 /**
  * `curl -d @site.zip` sends a form (and drops the archive's line breaks),
  * `curl -F file=@site.zip` a multipart body around it: neither is the ZIP.
- * The refusal says how to send the raw bytes.
+ * A body that could not be read as one (or nothing at all, as `-d` sends for
+ * a missing file) is told how to send the raw bytes. `curl --data-binary`
+ * labels its raw bytes as a form too, so a form-labelled body is only asked
+ * whether it came from `-d`, and a ZIP that was read (one with no files)
+ * gets no hint.
  */
 function withRawBodyHint(err: unknown, contentType: string | null): unknown {
-  if (!(err instanceof AppError) || !['INVALID_ZIP', 'EMPTY_DEPLOY'].includes(err.errorCode)) return err;
+  if (!(err instanceof AppError)) return err;
+  if (err.errorCode !== 'INVALID_ZIP' && err.message !== EMPTY_BODY) return err;
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  const sentAs =
+  const fix = "send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip -H 'Content-Type: application/zip' …";
+  const hint =
     type === 'application/x-www-form-urlencoded'
-      ? 'a form (curl -d)'
+      ? `If it was sent with curl -d (which drops line breaks, and sends nothing for a file it cannot read), ${fix}`
       : type === 'multipart/form-data'
-        ? 'a multipart form (curl -F)'
+        ? `The body was sent as a multipart form (curl -F); ${fix}`
         : null;
-  if (sentAs === null) return err;
-  return new AppError(
-    err.errorCode,
-    `${err.message}. The body was sent as ${sentAs}; send the ZIP's raw bytes instead: curl -X PUT --data-binary @site.zip -H 'Content-Type: application/zip' …`,
-    err.extra,
-  );
+  if (hint === null) return err;
+  return new AppError(err.errorCode, `${err.message}. ${hint}`, err.extra);
 }
