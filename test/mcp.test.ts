@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('MCP', () => {
-  test('tools/list: the twelve of the spec and list_canvases, each with a description and an input schema', async () => {
+  test("tools/list: the spec's twelve and Easel's own, each with a description, an input schema and annotations", async () => {
     const client = await connect(token);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
@@ -64,6 +64,7 @@ describe('MCP', () => {
         'get_canvas',
         'get_canvas_file',
         'list_canvases',
+        'list_versions',
         'regenerate_deploy_key',
         'rollback_canvas',
         'set_capabilities',
@@ -77,6 +78,17 @@ describe('MCP', () => {
     }
     const deploy = tools.find((t) => t.name === 'deploy_canvas')!;
     expect(deploy.inputSchema.required).toEqual(['canvasId', 'files']);
+    // Annotations let a client ask its person before what replaces: reads say so, and nothing reaches past this server.
+    const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+    for (const name of ['list_canvases', 'list_versions', 'get_canvas', 'get_canvas_file', 'export_canvas_data', 'browse_canvas_data'])
+      expect(hints[name]).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(hints.create_canvas).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+    for (const name of ['unpublish_canvas', 'delete_canvas_data_item', 'rollback_canvas'])
+      expect(hints[name]).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    for (const name of ['deploy_canvas', 'finalize_deploy', 'regenerate_deploy_key']) expect(hints[name]!.destructiveHint).toBe(true);
+    expect(tools.find((t) => t.name === 'rollback_canvas')!.inputSchema.properties!.version).toMatchObject({
+      description: 'The version number, as list_versions gives it.',
+    });
   });
 
   test('export_canvas_data: what the canvas collected, as its runtime API lets the caller read it', async () => {
@@ -214,7 +226,18 @@ describe('MCP', () => {
     });
     expect(caps.canvas.capabilities.kv).toBe(false);
     expect(caps.canvas.runtimePolicyRevision).toEqual(expect.any(String));
+    // The numbers rollback_canvas takes, as the versions list answers them (the key is not needed).
+    const versions = await call(client, 'list_versions', { canvasId: id });
+    const http = await body(await app.request(`/v1/canvases/${id}/versions`, { headers: { authorization: `Bearer ${created.apiKey}` } }));
+    expect(versions).toEqual(http);
+    expect(versions.versions.map((v: { number: number; preview: boolean }) => [v.number, v.preview])).toEqual([
+      [4, true],
+      [3, true],
+      [2, false],
+      [1, false],
+    ]);
     expect(await call(client, 'rollback_canvas', { canvasId: id, version: 1 })).toMatchObject({ version: 1 });
+    expect((await call(client, 'list_versions', { canvasId: id })).versions.find((v: { current: boolean }) => v.current).number).toBe(1);
     expect((await call(client, 'unpublish_canvas', { canvasId: id })).publicationState).toBe('draft');
     const listed = await call(client, 'list_canvases');
     expect(listed.canvases.some((c: { id: string }) => c.id === id)).toBe(true);
@@ -290,8 +313,19 @@ describe('MCP', () => {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    expect((await post()).status).toBe(401);
+    const none = await post();
+    expect(none.status).toBe(401);
+    // The challenge MCP clients look for (RFC 6750), and the Deploy API's body.
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="easel"');
+    expect(await none.json()).toEqual({ error: 'unauthorized' });
     expect((await post('Bearer easel_pat_' + '0'.repeat(40))).status).toBe(401);
+    // A canvas's deploy key is the likeliest wrong credential: the answer says what to send instead.
+    const canvasKey = await post(`Bearer ${w.canvas.apiKey}`);
+    expect(canvasKey.status).toBe(401);
+    expect(await canvasKey.json()).toEqual({
+      error: 'unauthorized',
+      hint: "a canvas's deploy key publishes that canvas over the Deploy API; /mcp takes a personal access token (easel_pat_…, from the dashboard's Tokens page)",
+    });
     const made = await body(await w.request('owner', '/api/tokens', { method: 'POST', json: { name: 'short-lived' } }));
     expect((await post(`Bearer ${made.token}`)).status).toBe(200);
     await w.expectOk('DELETE', `/api/tokens/${made.id}`, 'owner');
@@ -310,5 +344,32 @@ describe('MCP', () => {
       });
     expect((await withSession(new URL(node.ctx.config.baseUrl).origin)).status).toBe(200);
     expect((await withSession('https://evil.example')).status).toBe(403);
+  });
+});
+
+describe('MCP under the deploy rate', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_DEPLOY_PER_MIN: '2' } });
+  });
+  afterAll(() => limited.close());
+
+  test('a refusal says how long to wait: a model cannot read the Retry-After an HTTP client gets', async () => {
+    const lw = await new World().attach(limited);
+    const bearer = (await body(await lw.request('owner', '/api/tokens', { method: 'POST', json: { name: 'agent' } }))).token as string;
+    const client = new Client({ name: 'easel-test', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${limited.base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+      }),
+    );
+    clients.push(client);
+    const files = [{ path: 'index.html', content: 'x', encoding: 'utf8' }];
+    const deploy = () => client.callTool({ name: 'deploy_canvas', arguments: { canvasId: lw.canvas.id, files } }) as Promise<Result>;
+    expect((await deploy()).isError).toBeFalsy();
+    expect((await deploy()).isError).toBeFalsy();
+    const refused = await deploy();
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toMatch(/^RATE_LIMITED: rate limited \(try again in [1-9][0-9]* s\)$/);
   });
 });

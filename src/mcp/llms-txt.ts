@@ -35,7 +35,8 @@ deploy_canvas {canvasId, files: [{path, content, encoding: "utf8"|"base64"}],
 releaseId?, expectedPublicationToken?}, begin_deploy / add_files /
 finalize_deploy (large sites), get_canvas_file {canvasId, path} (content up to
 ${INLINE_FILE_MAX / 1024} KiB), update_canvas (title, slug, sharing), set_capabilities
-(runtime switches and policy), rollback_canvas, unpublish_canvas,
+(runtime switches and policy), list_versions {canvasId} (the numbers
+rollback_canvas {canvasId, version} takes), unpublish_canvas,
 regenerate_deploy_key, export_canvas_data {canvasId, kind: "kv"|"collection"|
 "submissions"|"files", name?, format?: "json"|"ndjson"|"csv"} (what a canvas
 collected), browse_canvas_data {canvasId, kind, name?, q?, limit?, after?} (a

@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TObject } from '@sinclair/typebox';
 import type { Actor } from '../canvases/authority.ts';
+import { CANVAS_KEY_PREFIX } from '../canvases/keys.ts';
 import { AppError } from '../errors.ts';
 import type { AuthKinds } from '../server/auth-kinds.ts';
 import { principalOf } from '../auth/guards.ts';
@@ -39,7 +40,7 @@ export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
         answer: jsonRpc('the JSON-RPC answer; a refused tool call is a result with isError and `CODE: message`'),
       },
       async ({ request }) => {
-        if ((await principalOf(deps.ctx, request)) === null) throw new AppError('unauthorized');
+        if ((await principalOf(deps.ctx, request)) === null) throw unauthorized(request);
         const actor = await managementActor(deps.ctx, request);
         const server = serverFor(actor, tools, version);
         const transport = new WebStandardStreamableHTTPServerTransport({
@@ -66,6 +67,20 @@ export function mcpRoutes(auth: AuthKinds, deps: ToolDeps) {
   ]);
 }
 
+/**
+ * 401 with the Bearer challenge MCP clients look for (RFC 6750); a canvas's
+ * deploy key, the likeliest wrong credential, is told what to send instead.
+ */
+function unauthorized(request: Request): AppError {
+  const canvasKey = (request.headers.get('authorization') ?? '').trim().slice('Bearer '.length).trim().startsWith(CANVAS_KEY_PREFIX);
+  const hint = canvasKey
+    ? {
+        hint: "a canvas's deploy key publishes that canvas over the Deploy API; /mcp takes a personal access token (easel_pat_…, from the dashboard's Tokens page)",
+      }
+    : {};
+  return new AppError('unauthorized', 'unauthorized', hint, { headers: { 'www-authenticate': 'Bearer realm="easel"' } });
+}
+
 function methodNotAllowed(): Response {
   return new Response(
     JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'this server is stateless: POST only' }, id: null }),
@@ -89,6 +104,7 @@ function serverFor(actor: Actor, tools: Tool[], version: string): Server {
     name: t.name,
     description: t.description,
     inputSchema: JSON.parse(JSON.stringify(t.input)) as { type: 'object' },
+    annotations: annotationsOf(t),
   }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -107,6 +123,16 @@ function serverFor(actor: Actor, tools: Tool[], version: string): Server {
   return server;
 }
 
+/** The MCP tool annotations of a tool's effect (a client may ask its person before a `replace`). */
+function annotationsOf(tool: Tool) {
+  const read = tool.effect === 'read';
+  return {
+    readOnlyHint: read,
+    ...(read ? {} : { destructiveHint: tool.effect === 'replace', idempotentHint: tool.idempotent === true }),
+    openWorldHint: false,
+  };
+}
+
 /** The tool's arguments against its schema; a refusal carries the matching HTTP route's code. */
 function checkArgs(tool: Tool, checked: TObject, args: Record<string, unknown>): void {
   try {
@@ -123,5 +149,8 @@ export function failureText(err: unknown): string {
   const code = err.errorCode === err.errorCode.toLowerCase() ? err.errorCode.toUpperCase() : err.errorCode;
   const { current, release } = err.extra as { current?: unknown; release?: unknown };
   const extra = release !== undefined || current !== undefined ? `\n${JSON.stringify({ release, current })}` : '';
-  return `${code}: ${err.message}${extra}`;
+  // A model cannot read the header an HTTP client would: say how long to wait.
+  const retryAfter = err.headers['retry-after'];
+  const wait = retryAfter === undefined ? '' : ` (try again in ${retryAfter} s)`;
+  return `${code}: ${err.message}${wait}${extra}`;
 }

@@ -43,6 +43,15 @@ export interface Tool {
    * bodies. Fields an HTTP route also takes come from that route's model.
    */
   input: TObject;
+  /**
+   * What calling it does, for a client deciding whether to ask its person
+   * first (MCP tool annotations): `read` changes nothing; `change` adds or
+   * stages; `replace` may take away what was there (the live site, a key,
+   * sharing, data). Nothing here reaches past this server.
+   */
+  effect: 'read' | 'change' | 'replace';
+  /** The same arguments twice leave what once does (a rollback to one version, an unpublish). */
+  idempotent?: boolean;
   /** The code of a refused argument: the matching HTTP route's (default INVALID_BODY). */
   invalid?: ErrorCode;
   run(actor: Actor, args: Record<string, unknown>): Promise<unknown> | unknown;
@@ -152,12 +161,14 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
   return [
     {
       name: 'list_canvases',
+      effect: 'read',
       description: 'Lists the canvases you own or are on the list of, newest first, with your role on each.',
       input: Type.Object({}, closed),
       run: async (actor) => ({ canvases: (await canvases.list(actor)).map((r) => listedCanvasView(ctx.config, r.canvas, r.role)) }),
     },
     {
       name: 'create_canvas',
+      effect: 'change',
       description:
         'Creates a restricted, unpublished canvas you own. Answers the canvas, its deploy key (shown this once: keep it secret) and where to deploy.',
       input: Type.Object(
@@ -178,6 +189,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'regenerate_deploy_key',
+      effect: 'replace',
       description: 'Issues a new deploy key for a canvas you own (the old one stops working at once). Answers the key, shown this once.',
       input: Type.Object({ canvasId }, closed),
       run: async (actor, a) => ({
@@ -187,6 +199,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'get_canvas',
+      effect: 'read',
       description:
         'Reads a canvas you manage: sharing, capabilities, its publicationToken and runtimePolicyRevision (needed by set_capabilities), and where to deploy.',
       input: Type.Object({ canvasId }, closed),
@@ -194,6 +207,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'get_canvas_file',
+      effect: 'read',
       description: `Reads one file of the live version: path, size, mime and sha256 hash, plus its content (utf8 or base64) when it is at most ${INLINE_FILE_MAX / 1024} KiB.`,
       input: Type.Object(
         { canvasId, path: described(Type.String({ minLength: 1 }), 'The file path inside the site, e.g. "index.html".') },
@@ -213,6 +227,8 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'set_capabilities',
+      effect: 'replace',
+      idempotent: true,
       description:
         "Switches a canvas's runtime capabilities and sets its runtime policy. expectedRuntimePolicy must be the runtimePolicyRevision you last read (null at first); runtimePolicy is the whole document.",
       input: Type.Object(
@@ -243,6 +259,8 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'update_canvas',
+      effect: 'replace',
+      idempotent: true,
       description:
         "Changes a canvas's title, slug or sharing: accessMode restricted, whole_org or public_link; a password (null removes it); expiresAt in epoch ms (null: never).",
       input: Type.Object(
@@ -267,6 +285,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'deploy_canvas',
+      effect: 'replace',
       description:
         'Publishes a whole site in one call: every file with its content. Send what a browser runs (a build\'s output, or plain HTML, CSS and JavaScript), not a project\'s sources, and link files relatively ("assets/app.js", not "/assets/app.js": canvases may be served below /c/{slug}/). Files the server already holds are not sent again. Answers the DeployResult (outcome, version, url, and warnings worth reading: links the deploy lacks, TypeScript the browser cannot run…).',
       input: Type.Object(
@@ -281,6 +300,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'begin_deploy',
+      effect: 'change',
       description:
         'Starts a staged deploy for large sites: send the manifest [{path, hash (sha256 hex), size}]; answers uploadId and the missingHashes to send with add_files, then call finalize_deploy.',
       input: Type.Object(
@@ -297,6 +317,8 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'add_files',
+      effect: 'change',
+      idempotent: true,
       description: 'Sends files of a begun deploy (their content must hash to the manifest entries). Answers the hashes still missing.',
       input: Type.Object(
         { canvasId, uploadId, files: described(Type.Array(fileEntry, { minItems: 1 }), 'Files of the manifest, with their content.') },
@@ -312,6 +334,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'finalize_deploy',
+      effect: 'replace',
       description: 'Publishes a begun deploy once every missing file was sent. Answers the DeployResult.',
       input: Type.Object({ canvasId, uploadId, ...fields(FinalizeBody, coordination) }, closed),
       invalid: 'INVALID_REQUEST',
@@ -322,12 +345,19 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
       },
     },
     {
+      name: 'list_versions',
+      effect: 'read',
+      description:
+        "Lists a canvas's kept versions, newest first: number (what rollback_canvas takes), current (the live one), preview, releaseId, source, fileCount, totalBytes, createdAt, previewUrl and the deploy's warnings.",
+      input: Type.Object({ canvasId }, closed),
+      run: async (actor, a) => views.versionList(await managed(actor, a.canvasId as string)),
+    },
+    {
       name: 'rollback_canvas',
+      effect: 'replace',
+      idempotent: true,
       description: 'Makes a kept earlier version live again (a pointer move; no new version). Answers {url, version}.',
-      input: Type.Object(
-        { canvasId, ...fields(RollbackBody, { version: 'The version number, from get_canvas or the Deploy API versions list.' }) },
-        closed,
-      ),
+      input: Type.Object({ canvasId, ...fields(RollbackBody, { version: 'The version number, as list_versions gives it.' }) }, closed),
       run: async (actor, a) => {
         const canvas = await managed(actor, a.canvasId as string);
         await deploy.rate(canvas.id);
@@ -336,6 +366,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'export_canvas_data',
+      effect: 'read',
       description: `Exports what a canvas you own or edit has collected, exactly as its runtime API would let you read it: shared KV keys, a collection's records, a submissions collection, or the list of runtime files. Answers the text (JSON array, NDJSON or CSV) up to ${EXPORT_INLINE_MAX / 1024} KiB; past that it is cut at a whole row, with truncated: true and the URL that serves all of it.`,
       input: Type.Object(
         {
@@ -360,6 +391,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'browse_canvas_data',
+      effect: 'read',
       description:
         "A page of what a canvas you own or edit has collected (shared KV keys, a collection's records, a submissions collection, or runtime files), by the same rules as export_canvas_data, with an optional search. Answers {items, next}: pass next as `after` for the following page (null: the last).",
       input: Type.Object(
@@ -390,6 +422,8 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'delete_canvas_data_item',
+      effect: 'replace',
+      idempotent: true,
       description:
         "Deletes one item of a canvas's data as its runtime API would let you: a shared KV key (owners and editors), a collection record (its policy's delete rule), someone's submission (owners and editors) or a runtime file. Audited.",
       input: Type.Object(
@@ -412,6 +446,8 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     },
     {
       name: 'unpublish_canvas',
+      effect: 'replace',
+      idempotent: true,
       description: 'Takes the canvas offline: no live version, sharing back to restricted; its versions are kept for a rollback.',
       input: Type.Object({ canvasId }, closed),
       run: async (actor, a) => deploy.unpublish(await managed(actor, a.canvasId as string), { id: actor.user.id, kind: 'token' }),

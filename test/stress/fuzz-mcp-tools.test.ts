@@ -29,6 +29,7 @@ const TOOLS = [
   'begin_deploy',
   'add_files',
   'finalize_deploy',
+  'list_versions',
   'rollback_canvas',
   'export_canvas_data',
   'browse_canvas_data',
