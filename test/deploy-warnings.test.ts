@@ -42,10 +42,30 @@ describe('deploy warnings for the usual mistakes', () => {
     expect(warnings).toHaveLength(2);
   });
 
-  test('a single page inside a wrapping folder is served at the root, but still warned about (its relative links break)', async () => {
-    const warnings = await warningsOf({ 'mysite/page.html': '<h1>hi</h1>' });
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toStartWith(WRAPPED('mysite'));
+  test('a single page inside a wrapping folder is served at the root without its files: the warning says so, not that the page is missing', async () => {
+    const warnings = await warningsOf({
+      'mysite/index.html': '<link rel="stylesheet" href="css/a.css"><img src="logo.png">',
+      'mysite/css/a.css': 'h1{}',
+      'mysite/logo.png': 'png',
+    });
+    expect(warnings).toEqual([
+      'everything is inside the folder "mysite/", so its one page, mysite/index.html, is served at the canvas root without the files it links to (they stay under mysite/): deploy the folder\'s contents instead (zip from inside it: cd mysite && zip -r ../site.zip .; or easel deploy mysite)',
+    ]);
+    // What a visitor meets: the page at the root, its stylesheet nowhere the page asks for it.
+    const page = await app.request(`/c/${canvas.slug}/`, { cookie: canvas.ownerCookie });
+    expect([page.status, await page.text()]).toEqual([200, '<link rel="stylesheet" href="css/a.css"><img src="logo.png">']);
+    expect((await app.request(`/c/${canvas.slug}/css/a.css`, { cookie: canvas.ownerCookie })).status).toBe(404);
+  });
+
+  test("a folder's only page is served at the root, so its links are read from there", async () => {
+    const warnings = await warningsOf({
+      'docs/page.html': '<link href="style.css"><script src="app.js"></script>',
+      'docs/style.css': '',
+      'app.js': '',
+    });
+    expect(warnings).toEqual([
+      'docs/page.html, served at the canvas root, refers to style.css, not in this deploy: those requests will answer 404',
+    ]);
   });
 
   test('files in folders next to a root index.html are fine', async () => {

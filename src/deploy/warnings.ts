@@ -47,17 +47,24 @@ export function deployWarnings(
   for (const path of [...new Set(opts.keyLintPaths)].sort(byCodeUnit)) out.push(`${path} may contain a canvas API key`);
   if (!servesRoot(paths)) out.push(NO_INDEX_WARNING);
   const wrapper = wrappingFolder(paths);
-  if (wrapper !== null)
-    out.push(
-      `everything is inside the folder "${wrapper}/", so its pages are not at the canvas root: deploy the folder's contents instead (zip from inside it: cd ${wrapper} && zip -r ../site.zip .; or easel deploy ${wrapper})`,
-    );
   const root = rootPagePath(paths);
+  if (wrapper !== null) {
+    // The only HTML file is served at the root (spec): the page shows, and every file it links to is looked for beside the root.
+    const where =
+      root === null
+        ? 'so its pages are not at the canvas root'
+        : `so its one page, ${root}, is served at the canvas root without the files it links to (they stay under ${wrapper}/)`;
+    out.push(
+      `everything is inside the folder "${wrapper}/", ${where}: deploy the folder's contents instead (zip from inside it: cd ${wrapper} && zip -r ../site.zip .; or easel deploy ${wrapper})`,
+    );
+  }
   if (root !== null && opts.rootPage) {
     const present = new Set(paths);
     const { markup, scripts } = scanPage(opts.rootPage);
     const refs = referencesIn(markup);
     const at = opts.canvasUrl ? new URL(opts.canvasUrl) : null;
-    out.push(...missingReferences(root, refs, present));
+    // Inside a wrapping folder every link misses: the warning above says why once.
+    if (wrapper === null) out.push(...missingReferences(root, refs, present));
     out.push(...unbuiltScripts(root, scripts));
     if (at && at.pathname !== '/') out.push(...fromHostRoot(root, refs, present, at.pathname));
     if (at?.protocol === 'https:') out.push(...mixedContent(root, scripts, markup));
@@ -222,15 +229,21 @@ function tagsIn(markup: string, names: string[]): Array<{ name: string; attribut
 }
 
 /** Relative `src`/`href` targets of the root page that the deploy does not hold. */
+/**
+ * The root page's relative links to files the deploy lacks. They are read
+ * where the page is served, the canvas root, also when the page is a folder's
+ * only HTML file (`docs/page.html`): the browser resolves `style.css` there
+ * as `style.css`, not `docs/style.css`.
+ */
 function missingReferences(pagePath: string, refs: string[], present: Set<string>): string[] {
-  const base = pagePath.includes('/') ? pagePath.slice(0, pagePath.lastIndexOf('/') + 1) : '';
   const missing = new Set<string>();
   for (const ref of refs) {
-    const target = resolveRelative(base, ref);
+    const target = resolveFromRoot(ref);
     if (target !== null && !holds(present, target)) missing.add(target);
   }
   const named = listed([...missing]);
-  return named === null ? [] : [`${pagePath} refers to ${named}, not in this deploy: those requests will answer 404`];
+  const page = pagePath.includes('/') ? `${pagePath}, served at the canvas root,` : pagePath;
+  return named === null ? [] : [`${page} refers to ${named}, not in this deploy: those requests will answer 404`];
 }
 
 /**
@@ -245,7 +258,7 @@ function fromHostRoot(pagePath: string, refs: string[], present: Set<string>, se
   for (const ref of refs) {
     // Unbuilt source is a build's business (unbuiltScripts), not a link to fix.
     if (!ref.startsWith('/') || ref.startsWith('//') || UNBUILT_SOURCE.test(ref.replace(/[?#].*$/, ''))) continue;
-    const target = resolveRelative('', ref.slice(1));
+    const target = resolveFromRoot(ref.slice(1));
     if (target !== null && holds(present, target)) rooted.add(target);
   }
   const relative = [...rooted].sort(byCodeUnit);
@@ -270,8 +283,8 @@ function listed(names: string[]): string | null {
   return sorted.slice(0, MAX_NAMED_REFERENCES).join(', ') + more;
 }
 
-/** A path in the deploy for a relative reference, or null for what is not one (URLs, anchors, root-relative paths, templates). */
-function resolveRelative(base: string, ref: string): string | null {
+/** The path in the deploy a relative reference names from the canvas root, or null for what is not one (URLs, anchors, root-relative paths, templates). */
+function resolveFromRoot(ref: string): string | null {
   if (
     ref === '' ||
     ref.startsWith('#') ||
@@ -290,7 +303,7 @@ function resolveRelative(base: string, ref: string): string | null {
     return null;
   }
   const parts: string[] = [];
-  for (const part of (base + decoded).split('/')) {
+  for (const part of decoded.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..') {
       if (parts.length === 0) return null;
