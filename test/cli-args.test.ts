@@ -2,7 +2,13 @@
 // The CLI's shared argument grammar (src/cli/args.ts, node:util parseArgs underneath):
 // what every subcommand accepts, and the usage errors people see.
 import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs, UsageError } from '../src/cli/args.ts';
+import { parseDeployArgs } from '../src/cli/deploy-args.ts';
+import { instanceOf } from '../src/cli/people-api.ts';
+import { tokenFor } from '../src/cli/user-config.ts';
 
 const SPEC = { values: ['--canvas', '--title'], flags: ['--yes'] };
 const parsed = (argv: string[]) => {
@@ -37,5 +43,25 @@ describe('CLI arguments', () => {
     // The next option is not taken as the value (the old parser made "--json" the canvas).
     expect(refusal(['--canvas', '--json'])).toEqual({ usage: true, message: '--canvas needs a value' });
     expect(refusal(['--yes=no'])).toEqual({ usage: true, message: '--yes takes no value' });
+  });
+});
+
+describe('which instance a command goes to', () => {
+  test('with EASEL_TOKEN and nothing naming an instance, every command goes where deploy does (the default address); without a token it asks for a login', () => {
+    const home = mkdtempSync(join(tmpdir(), 'easel-cli-instance-'));
+    try {
+      const env = { HOME: home, XDG_CONFIG_HOME: join(home, 'cfg'), EASEL_TOKEN: 'easel_pat_' + 'a'.repeat(40) };
+      const deploy = parseDeployArgs(['site', '--canvas', 'c1'], env, {
+        linked: null,
+        currentInstance: null,
+        tokenFor: (instance) => tokenFor(env, instance),
+      });
+      expect('apiBase' in deploy && deploy.apiBase).toBe('http://localhost:8080');
+      expect(instanceOf(undefined, env, home).base).toBe('http://localhost:8080');
+      const { EASEL_TOKEN: _, ...signedOut } = env;
+      expect(() => instanceOf(undefined, signedOut, home)).toThrow('not signed in to any Easel: run easel login <instance URL>');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

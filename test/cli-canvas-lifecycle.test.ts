@@ -4,11 +4,12 @@
 // the terminal's confirmation, and as a process for `restore`'s choice
 // between a canvas and a backup.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canvasCommand, type CanvasCommand } from '../src/cli/canvas-commands.ts';
 import { restoresACanvas } from '../src/cli/canvas-lifecycle.ts';
+import { writeLink } from '../src/cli/project-link.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { runToExit } from './spawn.ts';
 
@@ -90,6 +91,24 @@ describe('easel delete', () => {
     expect(right.code).toBe(0);
     expect(right.stdout).toBe('deleted Keep me (keep-me); its address no longer answers and the slug is free again\n');
     expect(await statusOf(c.id)).toBe(404);
+  });
+});
+
+describe('a folder linked to a canvas that is gone', () => {
+  test('easel versions and easel deploy there say the link names it, and how to link another', async () => {
+    const c = await newCanvas('Linked', 'linked-then-gone');
+    const folder = join(work, 'linked-site');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'index.html'), '<h1>hi</h1>');
+    writeLink(folder, { instance: app.base, canvasId: c.id, slug: 'linked-then-gone' });
+    expect((await easel('delete', ['linked-then-gone', '--yes'])).code).toBe(0);
+    const hint = `${join(folder, '.easel.json')} links this folder to canvas ${c.id}, which is gone or not yours to manage: run easel link <canvas> to link it to another`;
+    for (const args of [['versions'], ['deploy']]) {
+      const run = await runToExit({ args, cwd: folder, env });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`easel ${args[0]}: NOT_FOUND: canvas not found (`);
+      expect(run.stderr).toContain(hint);
+    }
   });
 });
 

@@ -80,7 +80,13 @@ describe('easel data export', () => {
     const viewerToken = (await body(await w.request('viewer', '/api/tokens', { method: 'POST', json: { name: 'x' } }))).token;
     const refused = await easel(['kv', '--out', 'refused.json'], viewerToken);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe('easel data: NOT_FOUND: canvas not found\n');
+    // The folder's link names a canvas this person does not manage: the refusal says where the id came from.
+    expect(refused.stderr).toStartWith('easel data: NOT_FOUND: canvas not found (');
+    expect(refused.stderr).toEndWith(
+      '.easel.json links this folder to canvas ' +
+        w.canvas.id +
+        ', which is gone or not yours to manage: run easel link <canvas> to link it to another)\n',
+    );
     const missing = await easel(['collection', 'ghosts', '--out', 'ghosts.json']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('COLLECTION_NOT_CONFIGURED');

@@ -47,6 +47,9 @@ function usageErrorOf(err: unknown): Error {
   return err instanceof Error ? err : new Error(message);
 }
 
+/** Where commands go when nothing names an instance (the server's default address). */
+export const DEFAULT_INSTANCE = 'http://localhost:8080';
+
 /** An http(s) base URL without a trailing slash, or a usage error naming where it came from. */
 export function baseUrl(value: string, from: string): string {
   const base = value.trim().replace(/\/+$/, '');

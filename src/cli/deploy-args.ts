@@ -3,7 +3,7 @@
 // the Deploy API; without one, a personal access token (EASEL_TOKEN or
 // `easel login`) goes to the same deploy service through the people's routes.
 import { join } from 'node:path';
-import { baseUrl, parseArgs, UsageError } from './args.ts';
+import { baseUrl, DEFAULT_INSTANCE, parseArgs, UsageError } from './args.ts';
 import type { ProjectLink } from './project-link.ts';
 
 export { UsageError } from './args.ts';
@@ -74,7 +74,7 @@ export function parseDeployArgs(
   const canvasId = args.values['--canvas'] ?? linked?.link.canvasId;
   if (!canvasId) throw new UsageError('missing --canvas <id> (or run easel link <canvas> in this folder)');
   const apiBase = baseUrl(
-    args.values['--api'] ?? env.EASEL_API_BASE_URL ?? linked?.link.instance ?? context.currentInstance ?? 'http://localhost:8080',
+    args.values['--api'] ?? env.EASEL_API_BASE_URL ?? linked?.link.instance ?? context.currentInstance ?? DEFAULT_INSTANCE,
     '--api',
   );
   const canvasKey = env.EASEL_CANVAS_KEY?.trim();

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { DeployResult } from '../deploy/publish.ts';
 import { ApiError, DeployApi } from './api-client.ts';
 import { DEPLOY_USAGE, parseDeployArgs, UsageError, type DeployContext, type DeployOptions } from './deploy-args.ts';
-import { findLink } from './project-link.ts';
+import { findLink, withLinkHint } from './project-link.ts';
 import { readUserConfig, tokenFor } from './user-config.ts';
 import { formatBytes, type CliIO } from './progress.ts';
 import { errorJson } from './run.ts';
@@ -31,9 +31,11 @@ export async function deployCommand(
   io: CliIO,
   deps: DeployDeps = {},
 ): Promise<number> {
-  let opts: DeployOptions;
+  let opts: DeployOptions | null = null;
+  let context: DeployContext | null = null;
   try {
-    const parsed = parseDeployArgs(argv, env, deployContext(env, deps.cwd ?? process.cwd()));
+    context = deployContext(env, deps.cwd ?? process.cwd());
+    const parsed = parseDeployArgs(argv, env, context);
     if ('help' in parsed) {
       io.stdout(DEPLOY_USAGE + '\n');
       return 0;
@@ -50,8 +52,9 @@ export async function deployCommand(
       return 2;
     }
     if (err instanceof ApiError) {
-      io.stderr(failureText(err));
-      if (argv.includes('--json')) io.stdout(errorJson(err));
+      const told = (opts && context ? withLinkHint(err, context.linked, opts.canvasId) : err) as ApiError;
+      io.stderr(failureText(told));
+      if (argv.includes('--json')) io.stdout(errorJson(told));
       return 1;
     }
     io.stderr(`easel deploy: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -2,14 +2,11 @@
 // instance (flag, environment, the folder's link, the last login), the token
 // for it, JSON requests through the retrying client, and which canvas.
 import { ApiError, DeployApi, objectBody, toApiError } from './api-client.ts';
-import { baseUrl, UsageError } from './args.ts';
-import { findLink, type ProjectLink } from './project-link.ts';
+import { baseUrl, DEFAULT_INSTANCE, UsageError } from './args.ts';
+import { findLink, withLinkHint, type ProjectLink } from './project-link.ts';
 import { readUserConfig, tokenFor } from './user-config.ts';
 
 export type Env = Record<string, string | undefined>;
-
-/** Where commands go when nothing names an instance (the server's default address). */
-export const DEFAULT_INSTANCE = 'http://localhost:8080';
 
 export interface Session {
   base: string;
@@ -21,7 +18,13 @@ export interface Session {
 
 export function instanceOf(flag: string | undefined, env: Env, cwd: string): { base: string; linked: Session['linked'] } {
   const linked = findLink(cwd);
-  const chosen = flag ?? env.EASEL_API_BASE_URL ?? linked?.link.instance ?? readUserConfig(env).current;
+  // A token from the environment (CI) goes where a deploy with it would: the server's default address.
+  const chosen =
+    flag ??
+    env.EASEL_API_BASE_URL ??
+    linked?.link.instance ??
+    readUserConfig(env).current ??
+    (env.EASEL_TOKEN?.trim() ? DEFAULT_INSTANCE : undefined);
   if (!chosen)
     throw new ApiError('NOT_SIGNED_IN', 'not signed in to any Easel: run easel login <instance URL> (or pass --api <url>)', 0, null);
   return { base: baseUrl(chosen, flag ? '--api' : 'the instance URL'), linked };
@@ -31,6 +34,7 @@ export function session(flag: string | undefined, env: Env, cwd: string): Sessio
   const { base, linked } = instanceOf(flag, env, cwd);
   const token = tokenFor(env, base);
   const api = new DeployApi(base, token ?? '');
+  const aboutLinked = (path: string) => linked !== null && path.startsWith(`/api/canvases/${linked.link.canvasId}`);
   return {
     base,
     linked,
@@ -42,12 +46,16 @@ export function session(flag: string | undefined, env: Env, cwd: string): Sessio
         });
         throw new ApiError('NOT_SIGNED_IN', `not signed in to ${base}: run easel login ${base}`, 0, null);
       }
-      const reply = await api.send({
-        method,
-        path,
-        ...(json === undefined ? {} : { body: () => JSON.stringify(json), contentType: 'application/json' }),
-      });
-      return (reply.body ?? {}) as T;
+      try {
+        const reply = await api.send({
+          method,
+          path,
+          ...(json === undefined ? {} : { body: () => JSON.stringify(json), contentType: 'application/json' }),
+        });
+        return (reply.body ?? {}) as T;
+      } catch (err) {
+        throw aboutLinked(path) ? withLinkHint(err, linked, linked!.link.canvasId) : err;
+      }
     },
     async fetch(method: string, path: string): Promise<Response> {
       let res: Response;
@@ -57,7 +65,8 @@ export function session(flag: string | undefined, env: Env, cwd: string): Sessio
         throw new ApiError('NETWORK_ERROR', `cannot reach ${base} (${err instanceof Error ? err.message : String(err)})`, 0, null);
       }
       if (res.status < 300) return res;
-      throw toApiError({ status: res.status, body: objectBody(await res.text()), retryAfterMs: null });
+      const refusal = toApiError({ status: res.status, body: objectBody(await res.text()), retryAfterMs: null });
+      throw aboutLinked(path) ? withLinkHint(refusal, linked, linked!.link.canvasId) : refusal;
     },
   };
 }

@@ -2,6 +2,7 @@
 // publishes to (and optionally which subfolder is the site), so commands run
 // in it (or below it) need no flags. It holds no secret: commit it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ApiError } from './api-client.ts';
 import { dirname, join, resolve } from 'node:path';
 
 export const LINK_FILE = '.easel.json';
@@ -37,4 +38,17 @@ export function writeLink(folder: string, link: ProjectLink): string {
   const path = join(folder, LINK_FILE);
   writeFileSync(path, JSON.stringify(link, null, 2) + '\n');
   return path;
+}
+
+/**
+ * A refusal of the canvas a folder's link names, told where the id came from:
+ * a canvas deleted (or taken away) since `easel link` otherwise reads as an
+ * unexplained "canvas not found" in a folder that names no canvas.
+ */
+export function withLinkHint(err: unknown, linked: { folder: string; link: ProjectLink } | null, canvasId: string): unknown {
+  if (!(err instanceof ApiError) || linked === null || linked.link.canvasId !== canvasId) return err;
+  if (err.code !== 'NOT_FOUND') return err;
+  const path = join(linked.folder, LINK_FILE);
+  const hint = `${path} links this folder to canvas ${canvasId}, which is gone or not yours to manage: run easel link <canvas> to link it to another`;
+  return new ApiError(err.code, `${err.message} (${hint})`, err.status, err.body);
 }
