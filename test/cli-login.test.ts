@@ -234,6 +234,12 @@ describe('CLI commands as processes', () => {
     expect(listed.stdout).toContain(
       "version 2 warned:\n  index.html refers to missing.png, not in this deploy: those requests will answer 404\n(easel versions --json has every version's warnings)\n",
     );
+    // A preview is said to be one, as the dashboard says it.
+    await Bun.write(join(site, 'index.html'), '<h1>next</h1>');
+    expect((await easel(['deploy', site, '--canvas', created.id, '--preview'], env)).code).toBe(0);
+    const withPreview = (await easel(['versions', '--canvas', created.slug], env)).stdout.split('\n');
+    expect(withPreview[1]).toMatch(/^ 3 · preview /);
+    expect(withPreview[2]).toMatch(/^\*2 /);
     // Someone else's canvas is not theirs to deploy: the same 404 the API gives.
     const other = await listening.signIn('other@example.com');
     const theirs = await body(await listening.request('/api/canvases', { method: 'POST', cookie: other, json: { title: 'Theirs' } }));

@@ -39,6 +39,8 @@ export interface CanvasDeps {
 interface VersionRow {
   number: number;
   current: boolean;
+  /** Made with --preview: ready, never live unless rolled back to. */
+  preview: boolean;
   createdAt: number;
   source: string;
   fileCount: number;
@@ -102,7 +104,8 @@ const COMMANDS: Record<CanvasCommand, (c: Ctx) => Promise<void>> = {
     if (args.flags.has('--json')) return out.json({ versions });
     if (versions.length === 0) return out.text('no versions yet: easel deploy\n');
     const rows = versions.map((v) => [
-      `${v.current ? '*' : ' '}${v.number}`,
+      // The dashboard's words for a version made with --preview.
+      `${v.current ? '*' : ' '}${v.number}${v.preview ? ' · preview' : ''}`,
       new Date(v.createdAt).toISOString().replace('T', ' ').slice(0, 19),
       v.source,
       `${v.fileCount} files, ${formatBytes(v.totalBytes)}`,
