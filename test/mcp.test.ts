@@ -163,13 +163,18 @@ describe('MCP', () => {
     const big = await call(client, 'create_canvas', { title: 'Big file' });
     const large = 'x'.repeat(256 * 1024 + 1);
     await call(client, 'deploy_canvas', { canvasId: big.canvas.id, files: [{ path: 'index.html', content: large, encoding: 'utf8' }] });
-    // Above 256 KiB: the metadata and the hash only.
-    expect(await call(client, 'get_canvas_file', { canvasId: big.canvas.id, path: 'index.html' })).toEqual({
+    // Above 256 KiB: the metadata, the hash, and where the same token reads the bytes.
+    const described = await call(client, 'get_canvas_file', { canvasId: big.canvas.id, path: 'index.html' });
+    expect(described).toEqual({
       path: 'index.html',
       size: large.length,
       mime: 'text/html; charset=utf-8',
       hash: sha256Hex(large),
+      // The answering node's own address (on the cluster pass each node has its own).
+      url: expect.stringMatching(new RegExp(`^http://[^/]+/api/canvases/${big.canvas.id}/files\\?path=index\\.html$`)),
     });
+    const fetched = await fetch(described.url, { headers: { authorization: `Bearer ${token}` } });
+    expect([fetched.status, (await fetched.text()) === large]).toEqual([200, true]);
     const logo = await call(client, 'get_canvas_file', { canvasId: id, path: 'logo.png' });
     expect([logo.encoding, Buffer.from(logo.content, 'base64').equals(png)]).toEqual(['base64', true]);
 

@@ -208,7 +208,7 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
     {
       name: 'get_canvas_file',
       effect: 'read',
-      description: `Reads one file of the live version: path, size, mime and sha256 hash, plus its content (utf8 or base64) when it is at most ${INLINE_FILE_MAX / 1024} KiB.`,
+      description: `Reads one file of the live version: path, size, mime and sha256 hash, plus its content (utf8 or base64) when it is at most ${INLINE_FILE_MAX / 1024} KiB; a larger file answers the url that serves its bytes to the same token.`,
       input: Type.Object(
         { canvasId, path: described(Type.String({ minLength: 1 }), 'The file path inside the site, e.g. "index.html".') },
         closed,
@@ -216,7 +216,10 @@ export function easelTools({ ctx, canvases, deploy, data }: ToolDeps): Tool[] {
       run: async (actor, a) => {
         const file = await views.liveFile(await managed(actor, a.canvasId as string), a.path as string);
         const meta = { path: file.path, size: file.size, mime: file.mime, hash: file.hash };
-        if (file.size > INLINE_FILE_MAX) return meta;
+        if (file.size > INLINE_FILE_MAX) {
+          const base = ctx.config.baseUrl.replace(/\/$/, '');
+          return { ...meta, url: `${base}/api/canvases/${a.canvasId as string}/files?path=${encodeURIComponent(file.path)}` };
+        }
         if (!(await ctx.blobs.local(file.hash))) throw new Error(`blob ${file.hash} of a live version is missing`);
         const bytes = new Uint8Array(await ctx.blobs.file(file.hash).arrayBuffer());
         const text = utf8OrNull(bytes);
