@@ -183,10 +183,24 @@ describe('a canvas page in the dashboard', () => {
     await openCanvasPage();
   });
 
-  test('after the deploy the preview shows the live page, sandboxed, with its address below it opening it in a new tab', async () => {
+  test('after the deploy the preview shows the live page once asked, sandboxed, with its address below it opening it in a new tab', async () => {
     const frame = page.locator('#cp-preview-frame');
+    // Nothing of the canvas runs until asked: its scripts would act as the person looking (a page that saves on load wrote on every visit here).
+    const ask = page.locator('#cp-preview-ask');
+    await ask.waitFor();
+    expect(await ask.innerText()).toContain('Shown here, the live page runs as you');
+    expect(await frame.isVisible()).toBe(false);
+    expect(await frame.getAttribute('src')).toBeNull();
+    await page.click('#cp-preview-show');
     // The canvas's own page, served at its live address (the dashboard's CSP lets the frame load it).
     await page.frameLocator('#cp-preview-frame').locator('h1', { hasText: 'version one' }).waitFor();
+    expect(await ask.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('cp-preview-frame');
+    // Asked once, this browser shows it from then on.
+    await page.reload();
+    await page.locator(`#canvas-page[data-ready="${canvas.id}"]`).waitFor();
+    await page.frameLocator('#cp-preview-frame').locator('h1', { hasText: 'version one' }).waitFor();
+    expect(await ask.isVisible()).toBe(false);
     expect(await frame.isVisible()).toBe(true);
     expect(await frame.getAttribute('src')).toBe(canvas.url);
     expect(await frame.getAttribute('loading')).toBe('lazy');

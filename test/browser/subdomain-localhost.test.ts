@@ -161,6 +161,7 @@ describe("the canvas page's live preview in subdomain mode", () => {
     });
     await page.goto(`${new URL(app.ctx.config.baseUrl).origin}/#/canvas/${open.id}`);
     await page.locator(`#canvas-page[data-ready="${open.id}"]`).waitFor();
+    await page.click('#cp-preview-show');
     expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBe(`${canvasOrigin(app.ctx.config, open.slug)}/`);
     await page.frameLocator('#cp-preview-frame').locator('#open').waitFor({ timeout: 10_000 });
     expect(await page.frameLocator('#cp-preview-frame').locator('#open').innerText()).toBe('open to all');

@@ -11,6 +11,11 @@
 // sends to nor accepts from a frame of another site (the handoff answers
 // HANDOFF_INVALID in it). Such a canvas gets words and a link to its live
 // page in a new tab instead, where the sign-in works.
+//
+// The frame loads only once asked, per canvas and browser (then it always
+// does): the live page runs as the person looking, so a page that saves on
+// load wrote to the canvas's data, and counted a view, each time its owner
+// merely opened this page.
 import type { CanvasView } from './canvas-deps.ts';
 import { byId } from './elements.ts';
 import { sameSite } from './same-site.ts';
@@ -28,20 +33,58 @@ export function frameable(canvas: Pick<CanvasView, 'url' | 'accessMode' | 'hasPa
   return sameSite(new URL(canvas.url), dashboard);
 }
 
+const SHOWN_KEY = (canvasId: string) => `easel.preview.${canvasId}`;
+
+/** Whether the live page of this canvas was asked for in this browser (storage that refuses: ask again). */
+function asked(canvasId: string): boolean {
+  try {
+    return localStorage.getItem(SHOWN_KEY(canvasId)) === 'shown';
+  } catch {
+    return false;
+  }
+}
+
+/** The canvas on show (the button's), and whether the button listens yet. */
+let shownCanvas: CanvasView | null = null;
+let listening = false;
+
 /**
- * Shows `canvas`'s live page, or why there is none. The frame loads again
- * when `reload` (a deploy or a rollback changed what is live) or when the
- * address moved (a new slug); otherwise it is left as it is.
+ * Shows `canvas`'s live page, or why there is none, or the button that
+ * shows it. The frame loads again when `reload` (a deploy or a rollback
+ * changed what is live) or when the address moved (a new slug); otherwise it
+ * is left as it is.
  */
 export function showPreview(canvas: CanvasView, reload: boolean): void {
+  shownCanvas = canvas;
+  if (!listening) {
+    listening = true;
+    byId('cp-preview-show').addEventListener('click', () => {
+      if (!shownCanvas) return;
+      try {
+        localStorage.setItem(SHOWN_KEY(shownCanvas.id), 'shown');
+      } catch {
+        // Storage refused: shown this once.
+      }
+      showPreviewOf(shownCanvas, true, true);
+      // The button is gone: focus goes to what it showed.
+      byId('cp-preview-frame').focus();
+    });
+  }
+  showPreviewOf(canvas, reload, false);
+}
+
+function showPreviewOf(canvas: CanvasView, reload: boolean, askedNow: boolean): void {
   const frame = byId('cp-preview-frame', HTMLIFrameElement);
   const empty = byId('cp-preview-empty');
   const elsewhere = byId('cp-preview-elsewhere');
+  const ask = byId('cp-preview-ask');
   const why = silence(canvas);
-  const framed = why === null && frameable(canvas, new URL(location.href));
+  const canFrame = why === null && frameable(canvas, new URL(location.href));
+  const framed = canFrame && (askedNow || asked(canvas.id));
   empty.textContent = why ?? '';
   empty.hidden = why === null;
-  elsewhere.hidden = why !== null || framed;
+  elsewhere.hidden = why !== null || canFrame;
+  ask.hidden = !canFrame || framed;
   frame.hidden = !framed;
   if (!framed) {
     frame.removeAttribute('src');
