@@ -97,6 +97,42 @@ describe('status words', () => {
   });
 });
 
+describe('a share past its expiry', () => {
+  test('says "Sharing expired" in the list and on its page, not Live; the expiry field shows it, and a time already past is refused before anything is sent', async () => {
+    const { page, cookie } = await signedIn('expiry@example.com');
+    const c = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Lapsed board' } });
+    await deploy(suite.app, c.id, c.apiKey, { 'index.html': 'lapsed' });
+    const past = Date.parse('2020-01-01T10:00:00Z');
+    await api(suite.app, 'PATCH', `/api/canvases/${c.id}`, { cookie, json: { accessMode: 'whole_org', expiresAt: past } });
+    // What a colleague meets: the share is over.
+    const colleague = await suite.app.signIn('colleague-expiry@example.com');
+    expect((await suite.app.request(`/c/${c.slug}/`, { cookie: colleague })).status).toBe(404);
+    await page.reload();
+    await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
+    expect(await page.locator('#canvases tbody tr', { hasText: 'Lapsed board' }).locator('td').nth(2).innerText()).toBe('Sharing expired');
+    await openCanvas(page, c.id);
+    expect(await page.locator('#cp-state').innerText()).toBe('· Sharing expired · Whole organisation');
+    expect(await page.locator('#cp-expiry-state').innerText()).toStartWith('Sharing ended ');
+    expect(await page.locator('#cp-expiry-state').innerText()).toEndWith(': only you and its editors can open it.');
+    // The field holds the expiry that is set, in local time.
+    const shown = await page.locator('#cp-expiry input[name="until"]').inputValue();
+    expect(await page.evaluate((v) => new Date(v).getTime(), shown)).toBe(past);
+    // A time already past would end the share silently: refused with what to do instead.
+    await page.fill('#cp-expiry input[name="until"]', '2021-06-01T09:00');
+    await page.click('#cp-expiry button[type="submit"]');
+    const error = page.locator('#cp-expiry-error');
+    await error.waitFor();
+    expect(await error.innerText()).toBe('That time has passed: pick a later one (to stop sharing now, choose Restricted above).');
+    expect((await api(suite.app, 'GET', `/api/canvases/${c.id}`, { cookie })).expiresAt).toBe(past);
+    // A later one is taken, and the canvas is Live again.
+    await page.fill('#cp-expiry input[name="until"]', '2099-01-02T03:04');
+    await page.click('#cp-expiry button[type="submit"]');
+    await page.locator('#cp-state', { hasText: 'Live · Whole organisation' }).waitFor();
+    expect(await error.isVisible()).toBe(false);
+    expect(await page.locator('#cp-expiry input[name="until"]').inputValue()).toBe('2099-01-02T03:04');
+  });
+});
+
 describe('the danger zone', () => {
   test('Archive asks first, then Restore brings it back; the buttons look dangerous, unlike Save', async () => {
     const { page, cookie } = await signedIn('archiver@example.com');

@@ -115,6 +115,18 @@ const form = (id: string) => byId(id, HTMLFormElement);
 const tbody = (id: string) => find(byId(id), 'tbody', HTMLTableSectionElement);
 
 const when = (ms: number) => new Date(ms).toLocaleString();
+/** `ms` as a datetime-local field holds it: the local date and time to the minute. */
+function localInputValue(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+/** Words of the page's own in the error line `id` (a check before anything is sent). */
+function showMessage(id: string, text: string): void {
+  const el = byId(id);
+  el.textContent = text;
+  el.hidden = false;
+}
 
 export async function openCanvasPage(id: string): Promise<void> {
   const res = await deps.api<CanvasView>('GET', `/api/canvases/${enc(id)}`);
@@ -174,7 +186,13 @@ function render(): void {
   field(rename, 'slug').value = c.slug;
   for (const radio of accessRadios()) radio.checked = radio.value === c.accessMode;
   byId('cp-password-state').textContent = c.hasPassword ? 'A password is set.' : 'No password.';
-  byId('cp-expiry-state').textContent = c.expiresAt ? `Shared until ${when(c.expiresAt)}.` : 'No expiry.';
+  byId('cp-expiry-state').textContent = !c.expiresAt
+    ? 'No expiry.'
+    : c.expiresAt <= Date.now()
+      ? `Sharing ended ${when(c.expiresAt)}: only you and its editors can open it.`
+      : `Shared until ${when(c.expiresAt)}.`;
+  // The field shows the expiry that is set, in the local time it is typed in.
+  field(form('cp-expiry'), 'until').value = c.expiresAt ? localInputValue(c.expiresAt) : '';
   byId('cp-unpublish', HTMLButtonElement).disabled = c.publicationState !== 'published';
   markRuntime(c);
 }
@@ -815,6 +833,11 @@ function wire(): void {
     const value = field(f, 'until').value;
     if (!value) return;
     const until = new Date(value).getTime();
+    if (until <= Date.now()) {
+      // A past time ends the sharing at once, silently: say how to do that on purpose instead.
+      showMessage('cp-expiry-error', 'That time has passed: pick a later one (to stop sharing now, choose Restricted above).');
+      return;
+    }
     if (await patch({ expiresAt: until }, 'cp-expiry-error')) toast(`Shared until ${new Date(until).toLocaleString()}.`, 'done', 'expiry');
   });
   byId('cp-expiry-clear').addEventListener('click', async () => {

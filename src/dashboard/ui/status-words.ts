@@ -8,6 +8,8 @@ import type { VersionSource } from '../../deploy/version-store.ts';
 export interface CanvasStanding {
   status: CanvasStatus;
   publicationState: string;
+  /** When its sharing ends (absent from a viewer's row: a viewer past it no longer sees the canvas). */
+  expiresAt?: number | null;
 }
 
 const ACCESS_WORDS: Record<AccessMode, string> = { restricted: 'Restricted', whole_org: 'Whole organisation', public_link: 'Public link' };
@@ -18,11 +20,16 @@ export function count(n: number, one: string, plural = `${one}s`): string {
   return `${Number(n).toLocaleString()} ${n === 1 ? one : plural}`;
 }
 
-/** Disabled (by an admin) and Archived come first: they stop a canvas whatever its versions. */
-export function state(c: CanvasStanding): string {
+/**
+ * Disabled (by an admin) and Archived come first: they stop a canvas whatever
+ * its versions. A live canvas past its share expiry answers only its owner
+ * and editors: it is not "Live" to anyone else.
+ */
+export function state(c: CanvasStanding, now = Date.now()): string {
   if (c.status === 'disabled') return 'Disabled';
   if (c.status === 'archived') return 'Archived';
-  return c.publicationState === 'published' ? 'Live' : 'Not published yet';
+  if (c.publicationState !== 'published') return 'Not published yet';
+  return c.expiresAt != null && c.expiresAt <= now ? 'Sharing expired' : 'Live';
 }
 
 /** Who can open it: Restricted, Whole organisation, Public link (an unknown mode as it is). */
