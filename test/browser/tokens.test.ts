@@ -37,4 +37,24 @@ describe('the Tokens section', () => {
     await page.locator('#token-list tbody tr', { hasText: 'my agent' }).waitFor({ state: 'detached' });
     expect((await fetch(`${suite.app.base}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
   });
+
+  test('a token revoked while its secret is on show takes the secret and its MCP configuration away with it', async () => {
+    const cookie = await suite.app.signIn('revoker@example.com', 'Revoker');
+    const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
+    await page.locator('#tokens').waitFor();
+    for (const name of ['kept', 'short-lived']) {
+      await page.fill('#token-form input[name="name"]', name);
+      await page.click('#token-form button');
+      await page.locator('#token-list tbody tr', { hasText: name }).waitFor();
+    }
+    const secret = await page.locator('#token-value').innerText();
+    // Revoking another token leaves the one on show.
+    await page.locator('#token-list tbody tr', { hasText: 'kept' }).locator('button.revoke-token').click();
+    await page.locator('#token-list tbody tr', { hasText: 'kept' }).waitFor({ state: 'detached' });
+    expect(await page.locator('#token-created').isVisible()).toBe(true);
+    await page.locator('#token-list tbody tr', { hasText: 'short-lived' }).locator('button.revoke-token').click();
+    await page.locator('#token-created').waitFor({ state: 'hidden' });
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.locator('#token-none').isVisible()).toBe(true);
+  });
 });

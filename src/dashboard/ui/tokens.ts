@@ -15,6 +15,7 @@ interface TokenInfo {
 
 /** POST /api/tokens: the secret, this once. */
 interface CreatedToken {
+  id: string;
   token: string;
 }
 
@@ -22,6 +23,8 @@ const at = (ms: number | null) => (ms ? new Date(ms).toLocaleString() : 'never')
 
 export function startTokens({ api, problem }: Pick<Deps, 'api' | 'problem'>): Promise<void> {
   const list = byId('token-list');
+  /** The token whose secret is on show (showCreated), until it is revoked. */
+  let shownId: string | null = null;
 
   async function load(): Promise<void> {
     const res = await api<{ tokens: TokenInfo[] }>('GET', '/api/tokens');
@@ -45,7 +48,11 @@ export function startTokens({ api, problem }: Pick<Deps, 'api' | 'problem'>): Pr
         if (!confirm(`Revoke "${token.name}"? Whatever uses it stops working at once.`)) return;
         const gone = await api('DELETE', `/api/tokens/${encodeURIComponent(token.id)}`);
         if (gone.status !== 200) toast(`Could not revoke "${token.name}": ${problem(gone)}`, 'error', 'tokens');
-        else toast(`Token "${token.name}" revoked.`, 'done', 'tokens');
+        else {
+          toast(`Token "${token.name}" revoked.`, 'done', 'tokens');
+          // A revoked secret left on show would be copied into a script that can no longer sign in.
+          if (token.id === shownId) hideCreated();
+        }
         await load();
       });
       actions.append(revoke);
@@ -57,7 +64,15 @@ export function startTokens({ api, problem }: Pick<Deps, 'api' | 'problem'>): Pr
     list.dataset.ready = 'true';
   }
 
+  function hideCreated(): void {
+    shownId = null;
+    byId('token-created').hidden = true;
+    byId('token-value').textContent = '';
+    byId('token-mcp').textContent = '';
+  }
+
   function showCreated(created: CreatedToken): void {
+    shownId = created.id;
     byId('token-value').textContent = created.token;
     const config = {
       mcpServers: { easel: { type: 'http', url: `${location.origin}/mcp`, headers: { Authorization: `Bearer ${created.token}` } } },
