@@ -98,7 +98,7 @@ describe('status words', () => {
 });
 
 describe('a share past its expiry', () => {
-  test('says "Sharing expired" in the list and on its page, not Live; the expiry field shows it, and a time already past is refused before anything is sent', async () => {
+  test('says "Expired" in the list and on its page, not Live; the expiry field shows it, and a time already past is refused before anything is sent', async () => {
     const { page, cookie } = await signedIn('expiry@example.com');
     const c = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Lapsed board' } });
     await deploy(suite.app, c.id, c.apiKey, { 'index.html': 'lapsed' });
@@ -109,9 +109,9 @@ describe('a share past its expiry', () => {
     expect((await suite.app.request(`/c/${c.slug}/`, { cookie: colleague })).status).toBe(404);
     await page.reload();
     await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
-    expect(await page.locator('#canvases tbody tr', { hasText: 'Lapsed board' }).locator('td').nth(2).innerText()).toBe('Sharing expired');
+    expect(await page.locator('#canvases tbody tr', { hasText: 'Lapsed board' }).locator('td').nth(2).innerText()).toBe('Expired');
     await openCanvas(page, c.id);
-    expect(await page.locator('#cp-state').innerText()).toBe('· Sharing expired · Whole organisation');
+    expect(await page.locator('#cp-state').innerText()).toBe('· Expired · Whole organisation');
     expect(await page.locator('#cp-expiry-state').innerText()).toStartWith('Sharing ended ');
     expect(await page.locator('#cp-expiry-state').innerText()).toEndWith(': only you and its editors can open it.');
     // The field holds the expiry that is set, in local time.

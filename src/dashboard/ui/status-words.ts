@@ -29,7 +29,7 @@ export function state(c: CanvasStanding, now = Date.now()): string {
   if (c.status === 'disabled') return 'Disabled';
   if (c.status === 'archived') return 'Archived';
   if (c.publicationState !== 'published') return 'Not published yet';
-  return c.expiresAt != null && c.expiresAt <= now ? 'Sharing expired' : 'Live';
+  return c.expiresAt != null && c.expiresAt <= now ? 'Expired' : 'Live';
 }
 
 /** Who can open it: Restricted, Whole organisation, Public link (an unknown mode as it is). */
