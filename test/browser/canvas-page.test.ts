@@ -437,6 +437,22 @@ describe('a canvas page in the dashboard', () => {
     expect(await nav.evaluate((el) => Math.round(el.getBoundingClientRect().top))).toBe(0);
     await nav.getByRole('button', { name: 'Runtime' }).click();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Runtime');
+    // On a phone the bar wraps to more rows: the heading it jumps to still stops below it, not under it.
+    const before = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const name of ['Sharing', 'Data', 'Deploys & versions']) {
+        await nav.getByRole('button', { name }).click();
+        const at = await page.evaluate(() => ({
+          bar: document.getElementById('cp-nav')!.getBoundingClientRect().bottom,
+          heading: document.activeElement!.getBoundingClientRect().top,
+        }));
+        expect(at.bar).toBeGreaterThan(80);
+        expect(at.heading).toBeGreaterThanOrEqual(at.bar);
+      }
+    } finally {
+      await page.setViewportSize(before);
+    }
   });
 
   test('Data: a canvas nobody has viewed says so in words instead of drawing thirty empty bars', async () => {
@@ -565,6 +581,13 @@ describe('a canvas page in the dashboard', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       const warning = await page.locator('#cp-warnings li').last().boundingBox();
       expect(warning!.x + warning!.width).toBeLessThanOrEqual(390);
+      // The runtime policy's fields and selects stay inside the page (a <details> clips what passes its edge, so the page did not scroll: it was cut).
+      await page.locator('#cp-policy-box').evaluate((d) => ((d as HTMLDetailsElement).open = true));
+      const policyRights = await page
+        .locator('#cp-policy-form select, #cp-policy-form input, #cp-policy-form fieldset')
+        .evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).map((e) => Math.round(e.getBoundingClientRect().right)));
+      expect(policyRights.length).toBeGreaterThan(3);
+      expect(Math.max(...policyRights)).toBeLessThanOrEqual(390);
       // The live preview shrinks to the width instead of pushing past it.
       const preview = await page.locator('#cp-preview-frame').boundingBox();
       expect(preview!.width).toBeGreaterThan(0);

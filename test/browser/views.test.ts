@@ -249,6 +249,35 @@ function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
+/**
+ * Shown elements past the window's right edge that the page does not scroll
+ * to: cut off by a box that clips (a <details>'s content does), or beyond
+ * the page's own width. What scrolls inside its own box (a wide table, a
+ * code block) is left to sidewaysTables.
+ */
+function cutOff(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const edge = document.documentElement.clientWidth + 1;
+    const scrollsItself = (e: Element | null): boolean => {
+      for (let at = e?.parentElement ?? null; at && at !== document.body; at = at.parentElement) {
+        const x = getComputedStyle(at).overflowX;
+        if (x === 'auto' || x === 'scroll') return true;
+      }
+      return false;
+    };
+    return [...document.body.querySelectorAll('*')]
+      .filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 1 && r.height > 1 && r.right > edge && getComputedStyle(e).visibility === 'visible' && !scrollsItself(e);
+      })
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''}: right edge at ${Math.round(e.getBoundingClientRect().right)} px`,
+      );
+  });
+}
+
 /** The shown tables that scroll sideways inside their own box (a phone's reader would miss the columns past the edge). */
 function sidewaysTables(page: Page): Promise<string[]> {
   return page.evaluate(() =>
@@ -266,6 +295,7 @@ for (const width of WIDTHS) {
         await page.screenshot({ path: join(SHOTS, `${view.name}-${width}.png`), fullPage: true });
         expect({ view: view.name, overflow: await overflow(page) }).toEqual({ view: view.name, overflow: 0 });
         expect({ view: view.name, sideways: await sidewaysTables(page) }).toEqual({ view: view.name, sideways: [] });
+        expect({ view: view.name, cutOff: await cutOff(page) }).toEqual({ view: view.name, cutOff: [] });
         expect(await seriousFindings(page)).toEqual([]);
       });
     }

@@ -16,8 +16,13 @@ export interface SectionBarOptions {
   live?: string | null;
 }
 
-function go(target: HTMLElement): void {
+/** Room kept between the bar and the heading it scrolled to. */
+const BELOW_BAR_PX = 12;
+
+function go(target: HTMLElement, nav: HTMLElement): void {
   if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+  // The bar stays on top: the heading stops below it, however many rows it wraps to (two or three on a phone).
+  target.style.scrollMarginTop = `${nav.getBoundingClientRect().height + BELOW_BAR_PX}px`;
   target.scrollIntoView({ block: 'start' });
   target.focus({ preventScroll: true });
 }
@@ -37,7 +42,7 @@ export function buildSectionBar({ nav, page, order, top, live }: SectionBarOptio
   const list = document.createElement('ul');
   for (const [label, heading] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
     const li = document.createElement('li');
-    li.append(button(label, () => go(heading)));
+    li.append(button(label, () => go(heading, nav)));
     list.append(li);
   }
   nav.append(list);
