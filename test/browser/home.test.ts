@@ -95,3 +95,20 @@ test('each canvas is one cell, its address under its title; the other columns an
   expect(lines.cells.every((n) => n === 1)).toBe(true);
   expect(lines.button).toBe(1);
 });
+
+test("a one-word title as long as a title may be breaks in its column: the list's other columns stay in view at 1280 px", async () => {
+  const cookie = await suite.app.signIn('home-long-title@example.com', 'Long Title');
+  const long = 'X'.repeat(150) + 'Y'.repeat(50);
+  await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: long } });
+  const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
+  const fit = await page.locator('#canvases').evaluate((t) => ({
+    scrolls: t.scrollWidth > t.clientWidth + 1,
+    lastRight: Math.round(t.querySelector('tbody tr td:last-child')!.getBoundingClientRect().right),
+    right: Math.round(t.getBoundingClientRect().right),
+  }));
+  expect(fit.scrolls).toBe(false);
+  expect(fit.lastRight).toBeLessThanOrEqual(fit.right);
+  expect(await page.locator('#canvases tbody a.canvas-link').innerText()).toBe(long);
+});
