@@ -112,3 +112,22 @@ test("a one-word title as long as a title may be breaks in its column: the list'
   expect(fit.lastRight).toBeLessThanOrEqual(fit.right);
   expect(await page.locator('#canvases tbody a.canvas-link').innerText()).toBe(long);
 });
+
+test('back on the list after changing a canvas on its page, the list says what changed (it showed what it read on first load)', async () => {
+  const cookie = await suite.app.signIn('home-fresh@example.com', 'Fresh List');
+  const made = await api(suite.app, 'POST', '/api/canvases', { cookie, json: { title: 'Shared later' } });
+  const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
+  await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
+  const row = page.locator('#canvases tbody tr', { hasText: 'Shared later' });
+  expect(await row.locator('td').nth(3).innerText()).toBe('Only you');
+  await row.locator('a.canvas-link').click();
+  await page.locator(`#canvas-page[data-ready="${made.id}"]`).waitFor();
+  await page.locator('#cp-access input[value="whole_org"]').check();
+  await page.locator('#cp-access-dialog').getByRole('button', { name: 'Open it to the organisation' }).click();
+  await page.locator('#cp-state', { hasText: 'Whole organisation' }).waitFor();
+  // The list's marker is taken away: only a new load of the list puts it back.
+  await page.locator('#canvases').evaluate((t) => delete (t as HTMLElement).dataset.ready);
+  await page.click('#cp-back');
+  await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
+  expect(await row.locator('td').nth(3).innerText()).toBe('Whole organisation');
+});

@@ -571,7 +571,10 @@ async function start(): Promise<void> {
     // The guest links panel belongs to where it was opened: another view closes it (not the first view, which a
     // quick click may already have opened it on).
     byId('guests').hidden = true;
-    void route();
+    void route().then(() => {
+      // Back on the list after changing a canvas elsewhere (its sharing, title, a deploy): the list says it now.
+      if (document.body.dataset.view === 'home') return Promise.all([loadCanvases(), loadGallery()]);
+    });
   });
   await route();
   // Everything the first view asked for has answered (tests wait on this).
