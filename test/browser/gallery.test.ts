@@ -27,6 +27,16 @@ describe('the gallery', () => {
     const row = other.locator(`#gallery-list tbody tr[data-id="${made.id}"]`);
     await row.waitFor();
     expect(await row.locator('td').nth(1).innerText()).toBe('Maker');
+    // A search that finds nothing says so, not that nothing is listed.
+    await other.fill('#gallery-search input[name="q"]', 'zzz');
+    await other.click('#gallery-search button');
+    await other.locator('#gallery-list[data-ready="zzz"]').waitFor({ state: 'attached' });
+    expect(await other.locator('#gallery-no-match').innerText()).toBe('No listed canvas matches "zzz".');
+    expect(await other.locator('#gallery-empty').isVisible()).toBe(false);
+    await other.fill('#gallery-search input[name="q"]', '');
+    await other.click('#gallery-search button');
+    await row.waitFor();
+    expect(await other.locator('#gallery-no-match').isVisible()).toBe(false);
     await row.getByRole('button', { name: 'Use as template' }).click();
     await other.locator('#notice', { hasText: 'is yours now' }).waitFor();
     expect(await other.locator('#created-key').innerText()).toMatch(/^easel_sk_/);

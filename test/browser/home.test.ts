@@ -46,8 +46,13 @@ test('who can open each canvas and its last deploy, in words; searched and sorte
   await page.getByLabel('Find').fill('zeb');
   expect(await titles()).toEqual(['Zebra notes']);
   expect(await page.locator('#canvas-filter-count').innerText()).toBe('1 of 3');
+  // Nothing found is said in words, not shown as the table's bare headings.
+  await page.getByLabel('Find').fill('quokka');
+  expect(await page.locator('#canvas-no-match').innerText()).toBe('Nothing here matches "quokka".');
+  expect(await page.locator('#canvases').isVisible()).toBe(false);
   await page.getByLabel('Find').fill('');
   expect(await titles()).toHaveLength(3);
+  expect(await page.locator('#canvas-no-match').isVisible()).toBe(false);
 });
 
 test('each canvas is one cell, its address under its title; the other columns and their names keep to one line at 1280 px', async () => {

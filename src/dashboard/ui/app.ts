@@ -282,7 +282,12 @@ function renderShown(): void {
     tbody.append(row);
   }
   byId('empty').hidden = allCanvases.length > 0;
-  table.hidden = allCanvases.length === 0;
+  // A search that finds nothing says so, instead of the table's bare headings.
+  const q = field(filterForm(), 'q').value.trim();
+  const none = allCanvases.length > 0 && tbody.rows.length === 0;
+  byId('canvas-no-match').textContent = none ? `Nothing here matches "${q}".` : '';
+  byId('canvas-no-match').hidden = !none;
+  table.hidden = allCanvases.length === 0 || none;
 }
 
 function wireCanvasFilter(): void {
@@ -487,8 +492,12 @@ async function loadGallery(): Promise<void> {
     row.append(actions);
     tbody.append(row);
   }
-  byId('gallery-empty').hidden = res.data.canvases.length > 0;
-  list.hidden = res.data.canvases.length === 0;
+  // "Nothing listed yet" only when nothing is; a search that finds nothing says that instead.
+  const found = res.data.canvases.length > 0;
+  byId('gallery-empty').hidden = found || q !== '';
+  byId('gallery-no-match').textContent = !found && q !== '' ? `No listed canvas matches "${q}".` : '';
+  byId('gallery-no-match').hidden = found || q === '';
+  list.hidden = !found;
   list.dataset.ready = q;
 }
 
