@@ -30,13 +30,24 @@ describe('dashboard shell', () => {
   test('every file the page references is served with its type', async () => {
     const html = await (await app.request('/')).text();
     const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(refs.sort()).toEqual(['/assets/dashboard.js', '/assets/dialogs.css', '/assets/style.css']);
-    const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+    expect(refs.sort()).toEqual(['/assets/dashboard.js', '/assets/dialogs.css', '/assets/icon.svg', '/assets/style.css']);
+    const types: Record<string, string> = {
+      js: 'text/javascript; charset=utf-8',
+      css: 'text/css; charset=utf-8',
+      svg: 'image/svg+xml; charset=utf-8',
+    };
     for (const ref of refs) {
       const res = await app.request(ref);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(types[ref.split('.').pop()!]!);
     }
+  });
+
+  test('/favicon.ico, where a browser looks on a page that links no icon (sign-in, refusals), is the same icon: no 404 in every console', async () => {
+    const res = await app.request('/favicon.ico');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(await res.text()).toBe(await (await app.request('/assets/icon.svg')).text());
   });
 
   test('the editor bundle (TypeScript and CodeMirror) is built on first request, then served from memory with its ETag', async () => {

@@ -37,12 +37,15 @@ export interface DashboardRouteOptions {
   warm?: boolean;
 }
 
+/** The icon every page links (public/icon.svg), also answered at /favicon.ico. */
+const ICON = 'icon.svg';
+
 /** The bundle every dashboard page loads. */
 export const PAGE_BUNDLE = 'dashboard.js';
 
 /**
- * The dashboard shell: GET / and its static files. It owns only `/` and
- * `/assets/*`, so it never shadows /api, /auth, /v1, /c, /sdk or /healthz.
+ * The dashboard shell: GET / and its static files. It owns only `/`,
+ * `/assets/*` and `/favicon.ico`, so it never shadows /api, /auth, /v1, /c, /sdk or /healthz.
  * The page itself is public; what it shows comes from /api/* with the
  * visitor's session.
  */
@@ -79,6 +82,18 @@ export function dashboardRoutes(ctx: Pick<AppContext, 'config' | 'log'>, options
     publicRoute(
       { method: 'GET', path: '/', tag, summary: 'The dashboard', answer: { contentType: 'text/html', description: 'the dashboard' } },
       () => send(files.get('index.html')),
+    ),
+    publicRoute(
+      {
+        method: 'GET',
+        path: '/favicon.ico',
+        tag,
+        summary:
+          "Easel's icon, where a browser looks for one on its own (the sign-in and refusal pages, a canvas without an icon in path mode)",
+        answer: { contentType: 'image/svg+xml', description: 'the icon' },
+        errors: ['NOT_FOUND'],
+      },
+      () => send(files.get(ICON)),
     ),
     publicRoute(
       {

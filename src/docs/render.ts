@@ -19,6 +19,7 @@ export function renderPage(markdown: string): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${Bun.escapeHTML(title.replace(/`/g, ''))} · Easel</title>
+    <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
     <link rel="stylesheet" href="/assets/style.css" />
     <link rel="stylesheet" href="/assets/docs.css" />
   </head>
