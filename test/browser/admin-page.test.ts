@@ -376,6 +376,28 @@ describe('the administration page', () => {
     const stored = await page.locator('#ad-audit tbody tr td:nth-child(2)').getAttribute('title');
     expect(stored).toBe('canvas.disable {"fields":["reason"]}');
     expect(`${rows[0]}${stored}`).not.toContain('policy breach');
+    // Fields are named as their forms name them, exports by what they held: no API names in the sentences.
+    const admin = await app.signIn(ADMIN_EMAIL);
+    await api(app, 'PATCH', `/api/canvases/${canvas.id}`, {
+      cookie: admin,
+      json: { accessMode: 'whole_org', expiresAt: Date.now() + 86_400_000 },
+    });
+    await api(app, 'PATCH', '/api/admin/settings', { cookie: admin, json: { userCanvasCreatesPerHour: 7 } });
+    // An admin exports only where they hold a role (data follows the runtime API's rules): a canvas of their own.
+    const own = await api(app, 'POST', '/api/canvases', { cookie: admin, json: { title: 'Admin notes' } });
+    expect((await app.request(`/api/canvases/${own.id}/data/files.zip`, { cookie: admin })).status).toBe(200);
+    await page.fill('#ad-audit-filter input[name="action"]', '');
+    await page.fill('#ad-audit-filter input[name="canvas"]', '');
+    await page.click('#ad-audit-filter button');
+    await page.locator('#ad-audit tbody tr[data-action="data.export"]').waitFor();
+    const said = (action: string) => page.locator(`#ad-audit tbody tr[data-action="${action}"]`).first().locator('td').nth(1).innerText();
+    expect(await said('canvas.update')).toBe(
+      `Admin (${ADMIN_EMAIL}) changed the sharing, share expiry of "Quarterly <b>numbers</b>" as an administrator.`,
+    );
+    expect(await said('settings.update')).toBe(
+      `Admin (${ADMIN_EMAIL}) changed the instance settings (new canvases per person per hour) as an administrator.`,
+    );
+    expect(await said('data.export')).toBe(`Admin (${ADMIN_EMAIL}) exported the files of "Admin notes" as a ZIP.`);
     await page.screenshot({ path: join(SHOTS, 'admin-page.png'), fullPage: true });
   });
 });

@@ -11,7 +11,62 @@ type Detail = Readonly<Record<string, unknown>>;
 
 const plural = (n: unknown, one: string, many?: string) => count(Number(n), one, many);
 const bytes = (n: unknown) => byteWords(Number(n));
-const list = (fields: unknown) => (Array.isArray(fields) && fields.length ? fields.join(', ') : 'settings');
+/** A changed field in the words its form uses (the API's name for one without). */
+const FIELD_WORDS: Readonly<Record<string, string>> = {
+  // A canvas (canvas.update)
+  title: 'title',
+  slug: 'address',
+  accessMode: 'sharing',
+  password: 'password',
+  expiresAt: 'share expiry',
+  serviceWorkers: 'service worker permission',
+  reason: 'reason',
+  // What its pages may use (canvas.capabilities)
+  backend: 'backend',
+  kv: 'key-value storage',
+  files: 'files',
+  ai: 'AI',
+  realtime: 'realtime',
+  authoring: 'publishing from its pages',
+  aiAudience: 'who may use AI',
+  connectionsAudience: 'who may use Connections',
+  guestAi: 'AI for guests',
+  guestAiMonthlyUsd: "guests' monthly AI cap",
+  runtimePolicy: 'runtime policy',
+  // A person (user.update)
+  active: 'access',
+  canPublishPublic: 'right to publish Public links',
+  orgId: 'home org',
+  // The instance (settings.update)
+  aiModels: 'AI models pages may use',
+  aiPrices: 'AI prices',
+  aiApiKey: 'AI provider key',
+  aiUserDailyUsd: 'AI per person per day',
+  aiCanvasMonthlyUsd: 'AI per canvas per month',
+  publicLinks: 'Public link canvases allowed',
+  filesBytesFile: 'file size limit',
+  filesBytesCanvas: 'files per canvas',
+  userCanvases: 'canvases per person',
+  userStorageBytes: 'storage per person',
+  userCanvasCreatesPerHour: 'new canvases per person per hour',
+};
+const fieldWords = (field: unknown) =>
+  typeof field === 'string' && Object.hasOwn(FIELD_WORDS, field) ? FIELD_WORDS[field]! : String(field);
+const list = (fields: unknown) => (Array.isArray(fields) && fields.length ? fields.map(fieldWords).join(', ') : 'settings');
+
+/** What an export held: its kind in words, a collection by name. */
+const EXPORT_KINDS: Readonly<Record<string, string>> = {
+  kv: 'the shared keys',
+  files: 'the list of files',
+  'files.zip': 'the files',
+  collection: 'the collection',
+  submissions: 'the submissions',
+};
+const formatWords = (format: unknown) => (format === 'zip' ? 'a ZIP' : String(format).toUpperCase());
+const exported = (d: Detail) => {
+  const kind = typeof d.kind === 'string' && Object.hasOwn(EXPORT_KINDS, d.kind) ? EXPORT_KINDS[d.kind]! : String(d.kind);
+  return d.name ? `${kind} "${d.name}"` : kind;
+};
 
 /** Each action's predicate: `d` is the entry's detail (metadata only), `c` the canvas's name. */
 const PHRASES: Readonly<Record<string, (d: Detail, c: string) => string>> = {
@@ -36,7 +91,7 @@ const PHRASES: Readonly<Record<string, (d: Detail, c: string) => string>> = {
   'guest.invite.revoked': (_, c) => `revoked a guest link of ${c}`,
   'guest.invite.used': (_, c) => `opened ${c} with a guest link`,
   'authoring.revoke': (_, c) => `revoked the publishing rights of ${c}'s pages`,
-  'data.export': (d, c) => `exported ${d.name ? `${d.kind} "${d.name}"` : d.kind} of ${c} as ${String(d.format).toUpperCase()}`,
+  'data.export': (d, c) => `exported ${exported(d)} of ${c} as ${formatWords(d.format)}`,
   'file.uploaded': (d, c) => `uploaded a file (${bytes(d.size)}) to ${c}`,
   'file.renamed': (_, c) => `renamed a file of ${c}`,
   'file.deleted': (d, c) => `deleted a file (${bytes(d.size)}) of ${c}`,
