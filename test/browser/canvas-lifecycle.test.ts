@@ -94,6 +94,13 @@ describe('status words', () => {
     await openCanvas(page, live.id);
     expect(await page.locator('#cp-versions tbody tr').first().locator('td').nth(5).innerText()).toStartWith('1 file, ');
     expect(await page.locator('main').innerText()).not.toMatch(/public_link|whole_org|\bactive\b/);
+    // Nor, anywhere in its words (its hidden states too; code to copy aside), an operator's setting or an error code: an owner cannot act on those.
+    const words = await page.locator('#canvas-page').evaluate((el) => {
+      const copy = el.cloneNode(true) as HTMLElement;
+      for (const code of copy.querySelectorAll('code, pre')) code.remove();
+      return copy.textContent ?? '';
+    });
+    expect(words.match(/\bEASEL_[A-Z_]+|\b[A-Z]{2,}_[A-Z_]{2,}\b/g) ?? []).toEqual([]);
   });
 });
 
@@ -230,7 +237,7 @@ describe('widening access asks first', () => {
     expect(await dialog.locator('h3').innerText()).toBe('Make "Open house" a Public link?');
     expect(await page.locator('#cp-access-will').innerText()).toContain('Anyone with the link sees its pages');
     expect(await page.locator('#cp-access-wont').innerText()).toContain(
-      'key-value storage, files, AI, realtime and collections refuse them (STATIC_ONLY)',
+      'key-value storage, files, AI, realtime and collections refuse them.',
     );
     await dialog.getByRole('button', { name: 'Keep it as it is' }).click();
     expect(await isOpen()).toBe(false);

@@ -26,7 +26,7 @@ const WIDENINGS: Partial<Record<AccessMode, Widening>> = {
       'People on its list, and owners and editors, keep everything they have when they sign in.',
     ],
     wont: [
-      'Anonymous visitors get the static pages only: key-value storage, files, AI, realtime and collections refuse them (STATIC_ONLY).',
+      'Anonymous visitors get the static pages only: key-value storage, files, AI, realtime and collections refuse them.',
       'Nobody without a role on it can deploy, change its settings or see its versions.',
     ],
     confirm: 'Make it a Public link',
