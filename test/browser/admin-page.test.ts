@@ -434,4 +434,7 @@ test('administration has a section bar: People, Canvases, Connections, Settings,
   ]);
   await nav.getByRole('button', { name: 'Audit' }).click();
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Audit log');
+  // The bar's order is the page's: reading down the page meets the parts as the bar lists them.
+  const onPage = await page.locator('#admin-page h3[data-nav]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-nav')));
+  expect(onPage).toEqual(['People', 'Canvases', 'Connections', 'Settings', 'Email', 'Audit', 'Storage']);
 });

@@ -313,7 +313,7 @@ describe('a canvas page in the dashboard', () => {
     expect(await why('ai')).toBe('off');
     // What it uses against the quotas: two deployed versions' files are not runtime files.
     expect(await page.locator('#cp-usage').innerText()).toMatch(
-      /^Key-value: 0 of 10,000 shared keys \(and 1,000 per person in their own\) · Files: 0 B of \d+(\.\d)? [MG]B · AI in \d{4}-\d{2}: \$0\.00 of \$\d+\.\d{2}$/,
+      /^Key-value: 0 of 10,000 shared keys \(and 1,000 per person in their own\) · Files: 0 B of \d+(\.\d)? [MG]B · AI in [A-Z][a-z]+ \d{4}: \$0\.00 of \$\d+\.\d{2}$/,
     );
     await page.check('#cp-switch-ai');
     await page.locator('#cp-switches li[data-capability="ai"] .why', { hasText: 'no AI provider key' }).waitFor();
@@ -362,8 +362,11 @@ describe('a canvas page in the dashboard', () => {
     await connections.getByRole('button', { name: 'Add' }).click();
     await connections.locator('fieldset[data-name="crm"]').getByLabel('GET').check();
     await page.click('#cp-policy-save');
-    await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
+    await page.locator('#cp-policy-revision', { hasText: 'Saved: this policy is in effect now.' }).waitFor();
     const saved = await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie });
+    // The revision is the save's own check, not words for a person.
+    expect(await page.locator('#cp-policy-revision').innerText()).toBe('Saved: this policy is in effect now.');
+    expect(await page.locator('#cp-policy-box').innerText()).not.toContain(saved.runtimePolicyRevision);
     await page.locator('#cp-policy-box').screenshot({ path: join(SHOTS, 'canvas-policy.png') });
     expect(saved.runtimePolicy).toEqual({
       collections: { notes: { preset: 'contributions', overrides: { delete: 'editors' }, aggregateCount: 'viewers' } },
@@ -373,7 +376,7 @@ describe('a canvas page in the dashboard', () => {
     // Removing an entry from the form removes it from the document.
     await connections.getByRole('button', { name: 'Remove crm' }).click();
     await page.click('#cp-policy-save');
-    await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
+    await page.locator('#cp-policy-revision', { hasText: 'Saved: this policy is in effect now.' }).waitFor();
     expect((await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie })).runtimePolicy.connections).toBeUndefined();
   });
 
@@ -400,7 +403,7 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-policy-error').innerText()).toContain('runtimePolicy.collections.notes.preset');
     await page.fill('#cp-policy', '{"collections": {"notes": {"preset": "managed"}}}');
     await page.click('#cp-policy-save');
-    await page.locator('#cp-policy-revision', { hasText: '(saved)' }).waitFor();
+    await page.locator('#cp-policy-revision', { hasText: 'Saved: this policy is in effect now.' }).waitFor();
     // Someone else saves meanwhile, from the revision the page also holds.
     const revision = (await api(app, 'GET', `/api/canvases/${canvas.id}`, { cookie: ownerCookie })).runtimePolicyRevision;
     await api(app, 'PATCH', `/api/canvases/${canvas.id}/capabilities`, {

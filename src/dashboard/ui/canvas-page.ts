@@ -115,6 +115,9 @@ const form = (id: string) => byId(id, HTMLFormElement);
 const tbody = (id: string) => find(byId(id), 'tbody', HTMLTableSectionElement);
 
 const when = (ms: number) => new Date(ms).toLocaleString();
+/** "2026-11" (a budget's month, UTC) as "November 2026". */
+const monthWords = (month: string) =>
+  new Date(`${month}-01T00:00:00Z`).toLocaleString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
 /** `ms` as a datetime-local field holds it: the local date and time to the minute. */
 function localInputValue(ms: number): string {
   const d = new Date(ms);
@@ -368,7 +371,7 @@ async function loadUsage(): Promise<void> {
   }
   if (ai.status === 200) {
     const b = ai.data.budget;
-    parts.push(`AI in ${b.month}: $${Number(b.spentUsd).toFixed(2)} of $${Number(b.capUsd).toFixed(2)}`);
+    parts.push(`AI in ${monthWords(b.month)}: $${Number(b.spentUsd).toFixed(2)} of $${Number(b.capUsd).toFixed(2)}`);
   }
   byId('cp-usage').textContent = parts.join(' · ');
 }
@@ -506,7 +509,8 @@ function loadPolicy(): void {
   policyJson();
   showPolicyForm();
   policyText().dataset.revision = c.runtimePolicyRevision ?? '';
-  byId('cp-policy-revision').textContent = c.runtimePolicyRevision ? `revision ${c.runtimePolicyRevision}` : 'no policy saved yet';
+  // The revision is the save's check against another person's change, not words for a person.
+  byId('cp-policy-revision').textContent = c.runtimePolicyRevision ? 'A policy is in effect.' : 'No policy saved yet.';
   byId('cp-policy-conflict').hidden = true;
   showError('cp-policy-error', null);
 }
@@ -534,7 +538,7 @@ async function savePolicy(): Promise<void> {
   if (res.status !== 200) return showError('cp-policy-error', res);
   canvas = res.data;
   loadPolicy();
-  byId('cp-policy-revision').textContent += ' (saved)';
+  byId('cp-policy-revision').textContent = 'Saved: this policy is in effect now.';
 }
 
 // Deploys ------------------------------------------------------------------
