@@ -16,16 +16,26 @@ export function devLoginPage(returnTo: string): string {
     body: `<form id="f"><h1>Sign in to Easel</h1>
 <p>Easel publishes your team's small web apps and sites behind your organisation's sign-in.</p>
 <p class="warn">Development sign-in: anyone can sign in as anyone.</p>
-<label for="email">Email</label><input id="email" name="email" type="email" required autocomplete="email">
-<label for="name">Name</label><input id="name" name="name" autocomplete="name">
+<label for="email">Email</label><input id="email" name="email" type="email" required maxlength="320" autocomplete="email">
+<label for="name">Name</label><input id="name" name="name" maxlength="200" autocomplete="name">
 <button>Sign in</button><p class="err" id="err" role="alert"></p></form>`,
     script: `
 const returnTo = ${JSON.stringify(returnTo).replace(/</g, '\\u003c')};
 document.getElementById('f').addEventListener('submit', async (e) => {
   e.preventDefault();
   const body = JSON.stringify({ email: e.target.email.value, name: e.target.name.value || undefined });
-  const r = await fetch('/auth/dev/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'include' });
-  if (r.ok) location.href = returnTo; else document.getElementById('err').textContent = 'Sign-in failed (' + r.status + ')';
+  const err = document.getElementById('err');
+  let r;
+  try {
+    r = await fetch('/auth/dev/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'include' });
+  } catch {
+    err.textContent = 'Could not reach Easel: check your connection and try again.';
+    return;
+  }
+  if (r.ok) return void (location.href = returnTo);
+  // The server's own words say what to change (an address it does not take, a name too long).
+  const refusal = await r.json().catch(() => null);
+  err.textContent = 'Could not sign in: ' + (refusal && typeof refusal.message === 'string' ? refusal.message : 'the server answered ' + r.status) + '.';
 });
 `,
   });

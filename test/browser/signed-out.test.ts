@@ -83,6 +83,20 @@ describe('an ended session', () => {
     await page.locator('#create').waitFor();
   });
 
+  test("a refused sign-in says the server's reason, not a status number", async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${origin}/auth/login`);
+    await page.fill('#email', 'long-name@example.com');
+    // The field stops at 200 characters; a name past that (pasted by a script) is refused by the server, which says why.
+    expect(await page.locator('#name').getAttribute('maxlength')).toBe('200');
+    await page.locator('#name').evaluate((input) => ((input as HTMLInputElement).value = 'n'.repeat(201)));
+    await page.click('button');
+    await page.locator('#err', { hasText: 'Could not sign in' }).waitFor();
+    expect(await page.locator('#err').innerText()).toBe('Could not sign in: name: must be at most 200 characters.');
+  });
+
   test('the SDK rejects with UnauthorizedError and its signInUrl; easel.signIn() goes there and back', async () => {
     const ownerCookie = await app.signIn('sdk-owner@example.com');
     const made = await api(app, 'POST', '/api/canvases', { cookie: ownerCookie, json: { title: 'SDK' } });
