@@ -136,3 +136,17 @@ test('back on the list after changing a canvas on its page, the list says what c
   await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
   expect(await row.locator('td').nth(3).innerText()).toBe('Whole organisation');
 });
+
+test('a title of spaces alone is refused in words before anything is sent', async () => {
+  const cookie = await suite.app.signIn('home-blank@example.com', 'Blank Title');
+  const page = await dashboardPage(suite.browser, suite.app, cookie, suite.contexts);
+  await page.locator('#canvases[data-ready="true"]').waitFor({ state: 'attached' });
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/api/canvases')) sent.push(r.url());
+  });
+  await page.fill('#create-form input[name="title"]', '   ');
+  await page.click('#create-form button');
+  await page.locator('#notice .toast-error[data-topic="create"]', { hasText: 'give it a title (spaces alone are not one)' }).waitFor();
+  expect(sent).toEqual([]);
+});

@@ -524,6 +524,10 @@ function wireCreateForm(): void {
     // form.title would be the form's own title attribute: go through its elements.
     const title = field(form, 'title').value.trim();
     const slug = field(form, 'slug').value.trim();
+    if (!title) {
+      toast('Could not create the canvas: give it a title (spaces alone are not one).', 'error', 'create');
+      return;
+    }
     const res = await api<CreatedCanvas>('POST', '/api/canvases', slug ? { title, slug } : { title });
     if (res.status !== 201) {
       toast(`Could not create the canvas: ${problem(res)}`, 'error', 'create');
