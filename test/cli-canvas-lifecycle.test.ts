@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { canvasCommand, type CanvasCommand } from '../src/cli/canvas-commands.ts';
 import { restoresACanvas } from '../src/cli/canvas-lifecycle.ts';
 import { writeLink } from '../src/cli/project-link.ts';
+import { zipOf } from './deploy-fixtures.ts';
 import { body, startTestApp, type TestApp } from './harness.ts';
 import { runToExit } from './spawn.ts';
 
@@ -41,7 +42,7 @@ async function easel(command: CanvasCommand, argv: string[], answer?: string) {
   return { code, stdout, stderr, questions };
 }
 
-async function newCanvas(title: string, slug: string): Promise<{ id: string; slug: string }> {
+async function newCanvas(title: string, slug: string): Promise<{ id: string; slug: string; url: string; apiKey: string }> {
   return body(await app.request('/api/canvases', { method: 'POST', cookie, json: { title, slug } }));
 }
 const statusOf = async (id: string) => (await app.request(`/api/canvases/${id}`, { cookie })).status;
@@ -56,6 +57,15 @@ describe('easel archive and easel restore', () => {
     const restored = await easel('restore', [c.id, '--json']);
     expect(restored.code).toBe(0);
     expect(JSON.parse(restored.stdout)).toMatchObject({ id: c.id, status: 'active' });
+    // A canvas with a live version answers again, at its address.
+    const put = await app.request(`/v1/canvases/${c.id}/deploy`, {
+      method: 'PUT',
+      body: zipOf({ 'index.html': 'shelf' }),
+      headers: { authorization: `Bearer ${c.apiKey}` },
+    });
+    expect(put.status).toBe(200);
+    expect((await easel('archive', ['shelf'])).code).toBe(0);
+    expect((await easel('restore', ['shelf'])).stdout).toBe(`restored Shelf: it answers again at ${c.url}\n`);
   });
 
   test('no canvas named, or an unknown one: usage (2) and NOT_FOUND (1)', async () => {
@@ -130,7 +140,8 @@ describe('easel restore: a canvas or a backup', () => {
     expect([archived.code, archived.stderr]).toEqual([0, '']);
     const restored = await run(['restore', 'process-canvas']);
     expect([restored.code, restored.stderr]).toEqual([0, '']);
-    expect(restored.stdout).toStartWith('restored Process: it answers again at ');
+    // Nothing was ever published on it: restoring gives back no page, and says so.
+    expect(restored.stdout).toStartWith('restored Process: nothing is published on it yet (easel deploy gives it its page at ');
     expect((await body(await app.request(`/api/canvases/${c.id}`, { cookie }))).status).toBe('active');
     // Not a terminal (stdin is ignored): delete without --yes refuses.
     expect((await run(['delete', 'process-canvas'])).code).toBe(2);

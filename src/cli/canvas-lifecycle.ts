@@ -20,6 +20,8 @@ interface CanvasRow {
   slug: string;
   title: string;
   status: string;
+  /** "published" or "draft" (nothing live). */
+  publicationState: string;
   url: string;
 }
 
@@ -45,7 +47,11 @@ export async function restore({ s, args, out }: LifecycleCtx): Promise<void> {
   const c = await lookUp(s, named(args, 'restore'));
   const result = await s.call<CanvasRow>('POST', `/api/canvases/${encodeURIComponent(c.id)}/restore`);
   if (args.flags.has('--json')) return out.json(result);
-  out.text(`restored ${result.title}: it answers again at ${result.url}\n`);
+  out.text(
+    result.publicationState === 'published'
+      ? `restored ${result.title}: it answers again at ${result.url}\n`
+      : `restored ${result.title}: nothing is published on it yet (easel deploy gives it its page at ${result.url})\n`,
+  );
 }
 
 export async function remove({ s, args, out, ask }: LifecycleCtx): Promise<void> {

@@ -178,6 +178,7 @@ describe('the danger zone', () => {
 
     await page.getByRole('button', { name: 'Restore' }).click();
     await page.locator('#cp-state', { hasText: 'Live' }).waitFor();
+    await page.locator('#notice .toast-done', { hasText: '"Old board" is restored and answers again.' }).waitFor();
     expect(await page.locator('#cp-archive').isVisible()).toBe(true);
     expect(await (await suite.app.request(`/c/${c.slug}/`, { cookie })).text()).toBe('old');
   });

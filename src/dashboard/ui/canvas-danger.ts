@@ -36,7 +36,9 @@ async function restore(): Promise<void> {
   const res = await deps.api('POST', `${path(c)}/restore`);
   if (res.status !== 200) return showError(res);
   showError(null);
-  toast(`"${c.title}" is restored and answers again.`, 'done', `danger-${c.id}`);
+  // Restoring brings back what was live: a canvas that never published anything still has no page.
+  const said = c.publicationState === 'published' ? 'is restored and answers again.' : 'is restored; it has nothing published yet.';
+  toast(`"${c.title}" ${said}`, 'done', `danger-${c.id}`);
   await Promise.all([deps.reopen(c.id), deps.loadCanvases()]);
 }
 
