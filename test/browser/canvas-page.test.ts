@@ -84,6 +84,14 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-preview-empty').innerText()).toBe('Nothing published yet — drop a folder below');
     expect(await page.locator('#cp-preview-frame').isVisible()).toBe(false);
     expect(await page.locator('#cp-preview-frame').getAttribute('src')).toBeNull();
+    // The versions and the live files say there are none, instead of tables of bare headings.
+    await page.locator('#cp-versions-none').waitFor();
+    expect(await page.locator('#cp-versions-none').innerText()).toBe('No versions yet: drop a folder under Deploy to publish the first.');
+    expect(await page.locator('#cp-versions').isVisible()).toBe(false);
+    expect(await page.locator('#cp-files-none').innerText()).toBe(
+      'Nothing is live: the files of the live version show here once one is published.',
+    );
+    expect(await page.locator('#cp-files').isVisible()).toBe(false);
   });
 
   test('the drop zone picks a folder or a .zip with two buttons that open the file pickers, reached by keyboard too', async () => {

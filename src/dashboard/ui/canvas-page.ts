@@ -269,6 +269,10 @@ async function loadVersions(): Promise<void> {
   const rows = tbody('cp-versions');
   rows.replaceChildren();
   if (res.status !== 200) return showError('cp-versions-error', res);
+  // No versions: a sentence, not a table of bare headings.
+  const none = res.data.versions.length === 0;
+  byId('cp-versions').hidden = none;
+  byId('cp-versions-none').hidden = !none;
   const live = res.data.versions.find((v) => v.current)?.number ?? 0;
   for (const v of res.data.versions) {
     const row = document.createElement('tr');
@@ -334,7 +338,10 @@ function warningsOf(warnings: string[]): HTMLDetailsElement {
 async function loadFiles(): Promise<void> {
   const rows = tbody('cp-files');
   rows.replaceChildren();
-  if (shown().publicationState !== 'published') return;
+  const published = shown().publicationState === 'published';
+  byId('cp-files').hidden = !published;
+  byId('cp-files-none').hidden = published;
+  if (!published) return;
   const res = await deps.api<{ files: LiveFile[] }>('GET', path('/files'));
   if (res.status !== 200) return;
   for (const f of res.data.files) {
