@@ -501,10 +501,17 @@ describe('a canvas page in the dashboard', () => {
     expect(await page.locator('#cp-insights-chart rect.views').count()).toBe(30);
     const today = insights.days.at(-1);
     expect(today.views).toBeGreaterThan(0);
+    // Days in words, not ISO dates: the bars have no axis, so the caption names the span and the busiest day.
+    const day = (date: string) =>
+      new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
     expect(await page.locator('#cp-insights-chart rect.views').last().locator('title').textContent()).toBe(
-      `${today.date}: ${today.views} view${today.views === 1 ? '' : 's'}, ${today.visitors} visitor${today.visitors === 1 ? '' : 's'}`,
+      `${day(today.date)}: ${today.views} view${today.views === 1 ? '' : 's'}, ${today.visitors} visitor${today.visitors === 1 ? '' : 's'}`,
     );
-    expect(await page.locator('#cp-insights-caption').innerText()).toContain(`most viewed ${insights.topPaths[0].path}`);
+    const caption = await page.locator('#cp-insights-caption').innerText();
+    expect(caption).toStartWith(`${day(insights.days[0].date)} – ${day(today.date)}: `);
+    expect(caption).toContain(`the busiest day ${day(today.date)} (`);
+    expect(caption).toContain(`most viewed ${insights.topPaths[0].path}`);
+    expect(caption).not.toContain('visit-day');
     await page.locator('#cp-data').screenshot({ path: join(SHOTS, 'canvas-page-data.png') });
   });
 

@@ -82,6 +82,10 @@ function renderSummary(base: string, s: DataSummary): void {
   exportRow(list, 'Files', `${base}/files.zip`, ['']);
 }
 
+/** "2026-11-29" (a UTC day of the insights) as "Nov 29". */
+const dayWords = (date: string) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
 /** Views as bars, visitors as a darker bar inside each: one per day, scaled to the busiest day. */
 function renderChart(insights: Insights): void {
   const svg = byId('cp-insights-chart', SVGSVGElement);
@@ -92,7 +96,7 @@ function renderChart(insights: Insights): void {
   const step = width / days.length;
   const top = Math.max(1, ...days.map((d) => d.views));
   days.forEach((d, i) => {
-    const tip = `${d.date}: ${count(d.views, 'view', 'views')}, ${count(d.visitors, 'visitor', 'visitors')}`;
+    const tip = `${dayWords(d.date)}: ${count(d.views, 'view', 'views')}, ${count(d.visitors, 'visitor', 'visitors')}`;
     for (const [kind, n] of [
       ['views', d.views],
       ['visitors', Math.min(d.visitors, d.views)],
@@ -111,7 +115,6 @@ function renderChart(insights: Insights): void {
     }
   });
   const views = days.reduce((sum, d) => sum + d.views, 0);
-  const visitors = days.reduce((sum, d) => sum + d.visitors, 0);
   // Thirty empty bars read as a broken chart: say what would fill it instead.
   svg.toggleAttribute('hidden', views === 0);
   if (views === 0) {
@@ -119,10 +122,13 @@ function renderChart(insights: Insights): void {
       `No page views in the last ${days.length} days. A view is counted each time someone opens a page of the live version.`;
     return;
   }
-  const busiest = insights.topPaths[0];
+  // The bars have no axis: the caption names the days they span and the busiest of them.
+  const mostViewed = insights.topPaths[0];
+  const peak = days.reduce((a, b) => (b.views > a.views ? b : a));
   byId('cp-insights-caption').textContent =
-    `Last ${days.length} days: ${count(views, 'page view', 'page views')}, ${count(visitors, 'signed-in visit-day', 'signed-in visit-days')}` +
-    (busiest ? `; most viewed ${busiest.path} (${busiest.views.toLocaleString()})` : '') +
+    `${dayWords(days[0]!.date)} – ${dayWords(days.at(-1)!.date)}: ${count(views, 'page view', 'page views')}; ` +
+    `the busiest day ${dayWords(peak.date)} (${count(peak.views, 'view', 'views')}, ${count(peak.visitors, 'signed-in person', 'signed-in people')})` +
+    (mostViewed ? `; most viewed ${mostViewed.path} (${mostViewed.views.toLocaleString()})` : '') +
     '.';
 }
 
