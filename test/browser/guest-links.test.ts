@@ -29,6 +29,8 @@ describe('guest links in the dashboard', () => {
     await page.goto(`${w.app.base}/`);
     const row = page.locator('#canvases tbody tr', { hasText: w.canvas.view.title });
     await row.locator('button.guest-links').click();
+    // What a link lets its holder past is said before one is made: the password too (spec: guests skip the gate).
+    expect(await page.locator('#guests > p').first().innerText()).toContain('without an account, and without its password if it has one');
     await page.locator('#guest-form input[name="name"]').fill('Visitor');
     await page.locator('#guest-form input[name="days"]').fill('3');
     const before = Date.now();
