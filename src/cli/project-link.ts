@@ -2,8 +2,8 @@
 // publishes to (and optionally which subfolder is the site), so commands run
 // in it (or below it) need no flags. It holds no secret: commit it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { ApiError } from './api-client.ts';
 import { dirname, join, resolve } from 'node:path';
+import { ApiError } from './api-client.ts';
 
 export const LINK_FILE = '.easel.json';
 
