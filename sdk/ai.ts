@@ -38,7 +38,7 @@ export function createAi(transport: AiTransport): AiApi {
   /** The server's events, ending with `done`; an `error` event, a bad frame or a cut stream throw. */
   async function* events(messages: AiMessage[], options: AiOptions): AsyncGenerator<StreamEvent, void, void> {
     const stop = new AbortController();
-    const res = await transport.post('/ai/chat', requestBody(messages, options), stop.signal);
+    const res = await transport.post('/ai/chat', requestBody(messages, options, transport), stop.signal);
     if (!res.ok) throw await transport.errorFrom(res);
     if (!res.body) throw transport.error('AI_STREAM_TRUNCATED', 502, 'the AI stream ended before it was done');
     const reader = res.body.getReader();
@@ -108,7 +108,13 @@ export function createAi(transport: AiTransport): AiApi {
   };
 }
 
-function requestBody(messages: AiMessage[], options: AiOptions): Record<string, unknown> {
+const OPTIONS = new Set(['model', 'system', 'maxTokens']);
+
+function requestBody(messages: AiMessage[], options: AiOptions, transport: AiTransport): Record<string, unknown> {
+  // An option the API does not take is refused as the server would refuse it, not dropped unseen (a temperature that did nothing).
+  for (const key of Object.keys(options ?? {}))
+    if (!OPTIONS.has(key))
+      throw transport.error('INVALID_BODY', 400, `${key}: not an option here (the options are model, system and maxTokens)`);
   const body: Record<string, unknown> = { model: options?.model, messages };
   if (options?.system !== undefined) body.system = options.system;
   if (options?.maxTokens !== undefined) body.maxTokens = options.maxTokens;

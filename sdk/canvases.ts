@@ -2,7 +2,7 @@
 // it (the canvas must have authoring switched on). Bundles are ZIPs: a Blob
 // or File, or `{path: content}` that the SDK zips in the browser.
 import { Zip, ZipPassThrough } from 'fflate';
-import { errorFromResponse } from './errors.ts';
+import { EaselError, errorFromResponse } from './errors.ts';
 import type { Transport } from './request.ts';
 import type { AuthoredCanvas } from './wire.ts';
 export type { AuthoredCanvas } from './wire.ts';
@@ -49,13 +49,30 @@ export interface CanvasesApi {
   zip(files: BundleFiles): Promise<Blob>;
 }
 
+/**
+ * Files by path, refused before anything is sent when they are not: a string
+ * was zipped one character a file (`0`, `1`, …), and `{}` created a canvas
+ * the server then could not publish.
+ */
+function checkedFiles(bundle: unknown): BundleFiles {
+  if (typeof bundle !== 'object' || bundle === null || Array.isArray(bundle))
+    throw new EaselError('INVALID_BODY', 400, 'a bundle is a ZIP (a Blob or File) or files by path: { "index.html": "<h1>Hi</h1>" }');
+  const entries = Object.entries(bundle);
+  if (entries.length === 0) throw new EaselError('EMPTY_DEPLOY', 400, 'the bundle holds no files: give at least index.html');
+  for (const [path, content] of entries) {
+    if (typeof content !== 'string' && !(content instanceof Blob) && !(content instanceof Uint8Array))
+      throw new EaselError('INVALID_BODY', 400, `${path}: a file is text, a Blob or a Uint8Array`);
+  }
+  return bundle as BundleFiles;
+}
+
 export function createCanvases(t: Transport): CanvasesApi {
   const one = (id: string) => `/authoring/${encodeURIComponent(id)}`;
   const form = async (metadata: unknown, bundle: Blob | BundleFiles | undefined): Promise<FormData> => {
     const fd = new FormData();
     // The metadata first: the server checks it before it reads a byte of the bundle.
     fd.append('metadata', JSON.stringify(metadata));
-    if (bundle !== undefined) fd.append('bundle', bundle instanceof Blob ? bundle : await zip(bundle), 'bundle.zip');
+    if (bundle !== undefined) fd.append('bundle', bundle instanceof Blob ? bundle : await zip(checkedFiles(bundle)), 'bundle.zip');
     return fd;
   };
   return Object.freeze({
@@ -73,7 +90,7 @@ export function createCanvases(t: Transport): CanvasesApi {
       const res = await t.fetch('DELETE', one(id));
       if (!res.ok) throw await errorFromResponse(res);
     },
-    zip,
+    zip: async (files: BundleFiles) => zip(checkedFiles(files)),
   });
 }
 

@@ -99,7 +99,9 @@ export async function errorFromResponse(res: Response): Promise<EaselError> {
     // Not JSON (a proxy's HTML page, an empty 503).
   }
   const b = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const message = str(b.message) ?? undefined;
+  // A page cannot always read Retry-After (CORS exposes it only when asked): the message says how long to wait.
+  const wait = res.status === 429 ? res.headers.get('retry-after') : null;
+  const message = str(b.message) === null ? undefined : `${str(b.message)}${wait && /^\d+$/.test(wait) ? ` (try again in ${wait} s)` : ''}`;
   if (typeof b.code === 'string' && b.code) return errorFor(b.code, res.status, message, b);
   if (typeof b.error === 'string' && b.error) return errorFor(b.error.toUpperCase(), res.status, message ?? b.error, b);
   return new EaselError('HTTP_ERROR', res.status, `the server answered ${res.status}`);

@@ -1,4 +1,5 @@
 // easel.files: upload, list, rename, delete, and the content URL.
+import { EaselError } from './errors.ts';
 import type { Transport } from './request.ts';
 import type { FileRecord, UploadResult } from './wire.ts';
 export type { FileRecord, UploadResult } from './wire.ts';
@@ -26,6 +27,8 @@ export function createFiles(t: Transport): Files {
   const url = (id: string) => t.url(`${path(id)}/content`);
   return Object.freeze({
     async upload(file: Blob, options: UploadOptions = {}) {
+      if (!(file instanceof Blob))
+        throw new EaselError('INVALID_BODY', 400, 'upload takes a File or a Blob (new Blob([text]) for a string)');
       const form = new FormData();
       // Fields before the file, so a refusal comes before any byte is stored.
       for (const name of ['scope', 'group', 'collection', 'recordId'] as const) {

@@ -32,6 +32,8 @@ export interface KvScope {
  */
 function segment(key: string, shared: boolean): string {
   if (typeof key !== 'string') throw new EaselError('INVALID_BODY', 400, 'a KV key is a string');
+  // An empty key would name the list itself: get('') answered the list's first page as if it were a value.
+  if (key === '') throw new EaselError('INVALID_BODY', 400, 'a KV key is at least one character');
   if (key === '.' || key === '..') throw new EaselError('INVALID_BODY', 400, `"${key}" cannot be used as a KV key`);
   if (shared && key === 'user') throw new EaselError('INVALID_BODY', 400, 'the shared key name "user" is reserved for kv.user');
   return encodeURIComponent(key);

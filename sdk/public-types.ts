@@ -7,7 +7,16 @@ export type { Identity, IdentityPermissions, CanvasRole, FileScope } from './wir
 export type { Kv, KvEntry, KvListOptions, KvPage, KvScope } from './kv.ts';
 export type { FileRecord, Files, UploadOptions, UploadResult } from './files.ts';
 export type { AiApi, AiChatResult, AiMessage, AiOptions, AiUsage } from './ai.ts';
-export type { Channel, PresenceUser, Realtime, RealtimeCloseEvent, RealtimeErrorEvent, RealtimeMessage, Sender } from './realtime.ts';
+export type {
+  Channel,
+  PresenceUser,
+  Realtime,
+  RealtimeCloseEvent,
+  RealtimeErrorEvent,
+  RealtimeMessage,
+  RealtimeOpenEvent,
+  Sender,
+} from './realtime.ts';
 export type { ConnectionInit, ConnectionsApi } from './connections.ts';
 export type { AuthoredCanvas, BundleFiles, CanvasesApi, CreateCanvasMetadata, UpdateCanvasMetadata } from './canvases.ts';
 export type { Easel } from './client.ts';

@@ -1,6 +1,8 @@
 // easel.realtime: channels over one WebSocket per page (spec: Events /
 // Realtime WebSocket). The socket opens on first use, resubscribes after a
-// reconnect (with backoff), and stays down after 4401, 4403 and 4429.
+// reconnect (with backoff), and stays down after 4401, 4403 and 4429. After
+// a reconnect each channel asks who is there and tells its onJoin/onLeave
+// handlers what changed while it was away; onOpen says the socket is back.
 //
 // Replies are matched in order: the server answers a connection's frames in
 // the order it sent them (subscribe → `subscribed` or an error, presence →
@@ -18,7 +20,11 @@ export interface Channel {
   publish(event: string, data?: unknown): Promise<void>;
   /** Who is on the channel. */
   presence(): Promise<PresenceUser[]>;
-  /** Returns a function that removes the handler. */
+  /**
+   * Returns a function that removes the handler. After a reconnect the
+   * channel compares who is there with who was, and calls these for the
+   * difference: a list kept from presence(), onJoin and onLeave stays right.
+   */
   onJoin(handler: (user: PresenceUser) => void): () => void;
   onLeave(handler: (user: PresenceUser) => void): () => void;
   /** Unsubscribes this channel only. */
@@ -30,6 +36,13 @@ export interface RealtimeErrorEvent {
   message: string;
   channel?: string;
   capability?: string;
+  /** The server took `channel` away (the person's role or the policy changed): its handlers hear nothing more. */
+  unsubscribed?: boolean;
+}
+
+export interface RealtimeOpenEvent {
+  /** false the first time; true when the socket came back after a drop (the channels are subscribed again). */
+  reconnected: boolean;
 }
 
 export interface RealtimeCloseEvent {
@@ -45,6 +58,8 @@ export interface Realtime {
   onError(handler: (error: RealtimeErrorEvent) => void): () => void;
   /** Every close of the socket. */
   onClose(handler: (event: RealtimeCloseEvent) => void): () => void;
+  /** Every open of the socket, once the page's channels are asked for again: refresh what may have changed meanwhile. */
+  onOpen(handler: (event: RealtimeOpenEvent) => void): () => void;
 }
 
 export interface RealtimeOptions {
@@ -101,6 +116,12 @@ interface ChannelState {
   /** Confirmed on the current socket. */
   subscribed: boolean;
   waiters: Array<{ resolve(): void; reject(e: EaselError): void }>;
+  /** Who this page was told is there (every presence frame, join and leave), by id. */
+  present: Map<string, PresenceUser>;
+  /** Subscribed when the socket dropped: once subscribed again, the difference with who is there is told. */
+  resync: boolean;
+  /** Who was there before the drop, until the presence frame that follows the new `subscribed` arrives. */
+  resyncFrom: Map<string, PresenceUser> | null;
   api: Channel;
 }
 
@@ -143,6 +164,9 @@ export function createRealtime(options: RealtimeOptions): Realtime {
   const channels = new Map<string, ChannelState>();
   const errorHandlers = new Set<(e: RealtimeErrorEvent) => void>();
   const closeHandlers = new Set<(e: RealtimeCloseEvent) => void>();
+  const openHandlers = new Set<(e: RealtimeOpenEvent) => void>();
+  /** A socket opened before: the next open is a reconnect. */
+  let everOpened = false;
 
   let ws: WebSocket | null = null;
   let open = false;
@@ -186,6 +210,9 @@ export function createRealtime(options: RealtimeOptions): Realtime {
         }
       }
       for (const op of queued) transmit(op);
+      const reconnected = everOpened;
+      everOpened = true;
+      for (const h of [...openHandlers]) safely(h, { reconnected });
     };
     socket.onmessage = (e) => {
       if (ws !== socket) return;
@@ -206,7 +233,21 @@ export function createRealtime(options: RealtimeOptions): Realtime {
   }
 
   function closed(code: number, reason: string, opened: boolean): void {
-    for (const ch of channels.values()) ch.subscribed = false;
+    for (const ch of channels.values()) {
+      if (ch.subscribed) ch.resync = true;
+      ch.subscribed = false;
+    }
+    if (code === 4401 && options.probe) {
+      // Signed out, or taken off the canvas: the HTTP API says which, so the page gets UnauthorizedError when signing in helps.
+      emitClose(code, reason, false);
+      probing = true;
+      const settle = (answer: EaselError | 'answered' | null) => {
+        probing = false;
+        fail(answer instanceof EaselError ? answer : closeError(code, reason, capabilityError));
+      };
+      options.probe().then(settle, () => settle(null));
+      return;
+    }
     if (TERMINAL.has(code)) {
       emitClose(code, reason, false);
       return fail(closeError(code, reason, capabilityError));
@@ -315,14 +356,22 @@ export function createRealtime(options: RealtimeOptions): Realtime {
           const waiters = ch.waiters;
           ch.waiters = [];
           for (const w of waiters) w.resolve();
+          // The server follows `subscribed` with who is there: that frame tells what changed while the socket was down.
+          if (ch.resync) {
+            ch.resync = false;
+            ch.resyncFrom = ch.present;
+          }
         }
         return;
-      case 'presence':
+      case 'presence': {
+        const users = Array.isArray(f.users) ? (f.users as PresenceUser[]) : [];
+        if (ch) presenceIs(ch, users);
         if (head?.kind === 'presence' && head.channel === channel) {
           inflight.shift();
-          head.resolve(Array.isArray(f.users) ? f.users : []);
+          head.resolve(users);
         }
         return;
+      }
       case 'message': {
         const message: RealtimeMessage = { channel: channel ?? '', event: String(f.event ?? ''), data: f.data, from: f.from as Sender };
         if (
@@ -338,9 +387,14 @@ export function createRealtime(options: RealtimeOptions): Realtime {
         return;
       }
       case 'join':
-      case 'leave':
-        if (ch) for (const h of [...(f.type === 'join' ? ch.joins : ch.leaves)]) safely(h, f.user as PresenceUser);
+      case 'leave': {
+        if (!ch) return;
+        const user = f.user as PresenceUser;
+        if (f.type === 'join') ch.present.set(user?.id, user);
+        else ch.present.delete(user?.id);
+        for (const h of [...(f.type === 'join' ? ch.joins : ch.leaves)]) safely(h, user);
         return;
+      }
       case 'error':
         return receiveError(f, channel, ch, head);
     }
@@ -350,6 +404,9 @@ export function createRealtime(options: RealtimeOptions): Realtime {
     const event: RealtimeErrorEvent = { code: String(f.code ?? ''), message: String(f.message ?? '') };
     if (channel !== undefined) event.channel = channel;
     if (typeof f.capability === 'string') event.capability = f.capability;
+    // Taken away, not a refused call: said as the server said it, and for a channel no call of the page was waiting on.
+    if (channel !== undefined && (f.unsubscribed === true || head?.channel !== channel) && event.code !== 'CAPABILITY_DISABLED')
+      event.unsubscribed = true;
     for (const h of [...errorHandlers]) safely(h, event);
     const error = frameError(f);
     if (event.code === 'CAPABILITY_DISABLED') {
@@ -375,6 +432,21 @@ export function createRealtime(options: RealtimeOptions): Realtime {
     }
   }
 
+  /**
+   * Who is on `ch`, as a presence frame says. Right after a reconnect's
+   * resubscription, the page hears joins and leaves for the difference
+   * with who it was told was there (people who came or went meanwhile).
+   */
+  function presenceIs(ch: ChannelState, users: PresenceUser[]): void {
+    const now = new Map(users.map((u) => [u.id, u]));
+    const before = ch.resyncFrom;
+    ch.present = now;
+    ch.resyncFrom = null;
+    if (!before) return;
+    for (const [id, user] of before) if (!now.has(id)) for (const h of [...ch.leaves]) safely(h, user);
+    for (const [id, user] of now) if (!before.has(id)) for (const h of [...ch.joins]) safely(h, user);
+  }
+
   function state(name: string): ChannelState {
     const existing = channels.get(name);
     if (existing) return existing;
@@ -386,6 +458,9 @@ export function createRealtime(options: RealtimeOptions): Realtime {
       wanted: false,
       subscribed: false,
       waiters: [],
+      present: new Map(),
+      resync: false,
+      resyncFrom: null,
       api: null as unknown as Channel,
     };
     ch.api = channelApi(ch);
@@ -417,8 +492,10 @@ export function createRealtime(options: RealtimeOptions): Realtime {
         });
       },
       publish(event: string, data?: unknown): Promise<void> {
+        if (event !== undefined && event !== null && typeof event !== 'string')
+          return Promise.reject(new EaselError('INVALID_FRAME', 400, 'publish(event, data): the event is a name, a string'));
         const payload = data === undefined ? null : data;
-        const name = event === undefined || event === null ? '' : String(event);
+        const name = event ?? '';
         return request<void>(
           'publish',
           { type: 'publish', channel: ch.name, event: name, data: payload },
@@ -478,6 +555,10 @@ export function createRealtime(options: RealtimeOptions): Realtime {
     onClose(handler: (e: RealtimeCloseEvent) => void) {
       closeHandlers.add(handler);
       return () => void closeHandlers.delete(handler);
+    },
+    onOpen(handler: (e: RealtimeOpenEvent) => void) {
+      openHandlers.add(handler);
+      return () => void openHandlers.delete(handler);
     },
   });
 }

@@ -55,7 +55,12 @@ export function createTransport(target: () => Target, fetchImpl: FetchLike = (in
     let body = options.body;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
+      try {
+        body = JSON.stringify(options.json);
+      } catch (err) {
+        // A BigInt or a cycle: refused like any body the server would refuse, not as a bare TypeError.
+        throw new EaselError('INVALID_BODY', 400, `the value is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     const init: RequestInit = { method, headers, body, credentials: 'include', redirect: 'manual', signal: options.signal };
     let res: Response;

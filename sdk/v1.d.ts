@@ -266,7 +266,11 @@ export interface Channel {
   publish(event: string, data?: unknown): Promise<void>;
   /** Who is on the channel. */
   presence(): Promise<PresenceUser[]>;
-  /** Returns a function that removes the handler. */
+  /**
+   * Returns a function that removes the handler. After a reconnect the
+   * channel compares who is there with who was, and calls these for the
+   * difference: a list kept from presence(), onJoin and onLeave stays right.
+   */
   onJoin(handler: (user: PresenceUser) => void): () => void;
   onLeave(handler: (user: PresenceUser) => void): () => void;
   /** Unsubscribes this channel only. */
@@ -277,6 +281,12 @@ export interface RealtimeErrorEvent {
   message: string;
   channel?: string;
   capability?: string;
+  /** The server took `channel` away (the person's role or the policy changed): its handlers hear nothing more. */
+  unsubscribed?: boolean;
+}
+export interface RealtimeOpenEvent {
+  /** false the first time; true when the socket came back after a drop (the channels are subscribed again). */
+  reconnected: boolean;
 }
 export interface RealtimeCloseEvent {
   code: number;
@@ -290,6 +300,8 @@ export interface Realtime {
   onError(handler: (error: RealtimeErrorEvent) => void): () => void;
   /** Every close of the socket. */
   onClose(handler: (event: RealtimeCloseEvent) => void): () => void;
+  /** Every open of the socket, once the page's channels are asked for again: refresh what may have changed meanwhile. */
+  onOpen(handler: (event: RealtimeOpenEvent) => void): () => void;
 }
 export interface ConnectionInit {
   /** GET (default), HEAD, POST, PUT, PATCH or DELETE: the profile and the canvas policy decide which are allowed. */

@@ -212,7 +212,7 @@ describe('sdk/ai.ts frame rules (crafted answers)', () => {
 });
 
 describe('sdk/ai.ts request shape', () => {
-  test('sends only model, messages, system and maxTokens', async () => {
+  test('sends model, messages, system and maxTokens; any other option is refused as the API refuses it, before anything is sent', async () => {
     let sent: unknown;
     const ai = createAi({
       post: async (_path, body) => {
@@ -222,7 +222,15 @@ describe('sdk/ai.ts request shape', () => {
       errorFrom: async () => new Error('no'),
       error: (code, status, message) => new SdkError(code, status, message),
     });
-    await ai.chat(ask('x').messages as any, { model: MODEL, temperature: 1 } as any);
-    expect(sent).toEqual({ model: MODEL, messages: [{ role: 'user', content: 'x' }] });
+    // A temperature the API does not take did nothing, silently: it is refused in the API's own words.
+    const refused = await ai.chat(ask('x').messages as any, { model: MODEL, temperature: 1 } as any).catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      code: 'INVALID_BODY',
+      status: 400,
+      message: 'temperature: not an option here (the options are model, system and maxTokens)',
+    });
+    expect(sent).toBeUndefined();
+    await ai.chat(ask('x').messages as any, { model: MODEL, system: 's', maxTokens: 5 });
+    expect(sent).toEqual({ model: MODEL, messages: [{ role: 'user', content: 'x' }], system: 's', maxTokens: 5 });
   });
 });

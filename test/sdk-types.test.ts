@@ -54,7 +54,7 @@ test('the client the bundle builds has every member v1.d.ts declares', () => {
   expect(Object.keys(client.files).sort()).toEqual(['delete', 'list', 'rename', 'upload', 'url']);
   expect(Object.keys(client.ai).sort()).toEqual(['chat', 'stream']);
   expect(Object.keys(client.connections)).toEqual(['fetch']);
-  expect(Object.keys(client.realtime).sort()).toEqual(['channel', 'onClose', 'onError']);
+  expect(Object.keys(client.realtime).sort()).toEqual(['channel', 'onClose', 'onError', 'onOpen']);
   expect(Object.keys(client.realtime.channel('x')).sort()).toEqual([
     'close',
     'name',

@@ -6,7 +6,14 @@ import { REALTIME_LIMITS } from '../src/runtime/realtime/limits.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createClient, type Easel } from '../sdk/client.ts';
 import { detectTarget } from '../sdk/env.ts';
-import { CapabilityDisabledError, EaselError, errorFromResponse, PermissionDeniedError, QuotaExceededError } from '../sdk/errors.ts';
+import {
+  CapabilityDisabledError,
+  EaselError,
+  errorFromResponse,
+  PermissionDeniedError,
+  QuotaExceededError,
+  UnauthorizedError,
+} from '../sdk/errors.ts';
 import type { RealtimeCloseEvent, RealtimeErrorEvent, RealtimeMessage } from '../sdk/realtime.ts';
 import { KvStore } from '../src/runtime/kv/store.ts';
 import { startTestApp, type TestApp } from './harness.ts';
@@ -133,6 +140,39 @@ describe('kv', () => {
     expect(await rejection(owner.kv.set('k', null))).toMatchObject({ code: 'INVALID_BODY', status: 400 });
     expect(await rejection(owner.kv.set('k'.repeat(600), 1))).toMatchObject({ code: 'KEY_TOO_LARGE', status: 413 });
     expect(await rejection(owner.kv.get('..'))).toMatchObject({ code: 'INVALID_BODY', status: 400 });
+  });
+
+  test('what cannot be a request is an EaselError before anything is sent (an empty key, a BigInt, a cycle, a string as a file or a bundle)', async () => {
+    const c = await new World().attach(app);
+    const sent: string[] = [];
+    const owner = createClient({
+      version: 'test',
+      target: () => ({ apiBase: app.base, slug: c.canvas.slug }),
+      fetch: (input, init) => {
+        sent.push(`${init.method} ${String(input)}`);
+        return fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: c.cookie.owner } });
+      },
+    });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const refusals = [
+      // An empty key named the list: get('') answered its first page as if it were a value.
+      [owner.kv.get(''), 'INVALID_BODY', 'a KV key is at least one character'],
+      [owner.kv.user.set('', 1), 'INVALID_BODY', 'a KV key is at least one character'],
+      [owner.kv.set('n', 1n), 'INVALID_BODY', 'the value is not JSON: '],
+      [owner.kv.set('c', cycle), 'INVALID_BODY', 'the value is not JSON: '],
+      [owner.files.upload('just text' as unknown as Blob), 'INVALID_BODY', 'upload takes a File or a Blob'],
+      // A string was zipped one character a file; {} made a canvas that could not be published.
+      [owner.canvases.create({ title: 't' }, '<h1>x</h1>' as unknown as Record<string, string>), 'INVALID_BODY', 'a bundle is a ZIP'],
+      [owner.canvases.create({ title: 't' }, {}), 'EMPTY_DEPLOY', 'the bundle holds no files'],
+      [owner.canvases.zip({ 'a.html': 7 as unknown as string }), 'INVALID_BODY', 'a.html: a file is text, a Blob or a Uint8Array'],
+    ] as const;
+    for (const [call, code, message] of refusals) {
+      const err = await rejection(call);
+      expect(err).toBeInstanceOf(EaselError);
+      expect({ code: err.code, status: err.status, message: err.message.slice(0, message.length) }).toEqual({ code, status: 400, message });
+    }
+    expect(sent).toEqual([]);
   });
 
   test('kv.user is each viewer\'s own; the shared key name "user" is reserved for it', async () => {
@@ -270,6 +310,28 @@ describe('errors', () => {
       fetch: async () => new Response(null, { status: 302, headers: { location: '/auth/login' } }),
     });
     expect(await rejection(redirected.me())).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+  });
+});
+
+describe('over the runtime rate', () => {
+  test('RATE_LIMITED says how many seconds to wait (a page cannot always read Retry-After)', async () => {
+    const limited = await startTestApp({ listen: true, env: { EASEL_RATELIMIT_CANVAS_API_PER_MIN: '2' } });
+    try {
+      const c = await new World().attach(limited);
+      const owner = createClient({
+        version: 'test',
+        target: () => ({ apiBase: limited.base, slug: c.canvas.slug }),
+        fetch: (input, init) =>
+          fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: c.cookie.owner } }),
+      });
+      await owner.kv.set('a', 1);
+      await owner.kv.set('a', 2);
+      const err = await rejection(owner.kv.set('a', 3));
+      expect({ code: err.code, status: err.status }).toEqual({ code: 'RATE_LIMITED', status: 429 });
+      expect(err.message).toMatch(/ \(try again in [1-9]\d* s\)$/);
+    } finally {
+      await limited.close();
+    }
   });
 });
 
@@ -417,9 +479,16 @@ describe('realtime through the SDK', () => {
       app.ctx.now(),
     );
     await room.publish('e', 1);
-    expect(errors).toEqual([{ code: 'PERMISSION_DENIED', channel: 'participants:room', message: expect.any(String) }]);
+    // Said as taken away, not as a refused call: the handlers will hear nothing more.
+    expect(errors).toEqual([{ code: 'PERMISSION_DENIED', channel: 'participants:room', message: expect.any(String), unsubscribed: true }]);
     // The channel knows it is off: a new subscribe asks the server again and is refused.
     expect(await rejection(room.subscribe(() => {}))).toBeInstanceOf(PermissionDeniedError);
+    room.close();
+  });
+
+  test('an event that is not a name is refused before it is sent (an object went out as "[object Object]")', async () => {
+    const room = sdk('owner').realtime.channel('names');
+    expect(await rejection(room.publish({ a: 1 } as unknown as string, 1))).toMatchObject({ code: 'INVALID_FRAME', status: 400 });
     room.close();
   });
 
@@ -469,6 +538,60 @@ describe('realtime through the SDK', () => {
     const late = sdk('viewer', full);
     expect(await rejection(late.realtime.channel('x').subscribe(() => {}))).toMatchObject({ code: 'TOO_MANY_CONNECTIONS', status: 429 });
     for (const h of holders) h.close();
+  });
+
+  test('signed out elsewhere (4401): UnauthorizedError, as the HTTP API says, so the page can send its visitor to sign in', async () => {
+    const c = await new World().attach(app);
+    const cookie = await app.signIn(`leaver-${c.canvas.id}@example.com`, 'Leaver');
+    await app.request(`/api/canvases/${c.canvas.id}/members`, {
+      method: 'PUT',
+      cookie: c.cookie.owner,
+      json: { email: `leaver-${c.canvas.id}@example.com`, role: 'viewer' },
+    });
+    const client = clientFor(cookie, c.canvas.slug);
+    const room = client.realtime.channel('room');
+    await room.subscribe(() => {});
+    const closed = nextClose(client);
+    await app.request('/auth/logout', { method: 'POST', cookie, headers: { origin: new URL(app.ctx.config.baseUrl).origin } });
+    expect(await closed).toMatchObject({ code: 4401, willReconnect: false });
+    const err = await rejection(room.publish('e', 1));
+    expect(err).toBeInstanceOf(UnauthorizedError);
+    expect([err.code, err.status]).toEqual(['UNAUTHORIZED', 401]);
+  });
+
+  test('after a reconnect onOpen says so, and onJoin/onLeave tell who came and went while the socket was down', async () => {
+    const c = await new World().attach(app);
+    const sockets: WebSocket[] = [];
+    // The viewer's way back to the server is held shut until the owner has left.
+    let reachable = true;
+    const viewer = clientFor(c.cookie.viewer, c.canvas.slug, sockets, { base: () => (reachable ? app.base : 'http://127.0.0.1:1') });
+    const opens: boolean[] = [];
+    viewer.realtime.onOpen((e) => opens.push(e.reconnected));
+    const vroom = viewer.realtime.channel('room');
+    const left = new Promise<unknown>((resolve) => vroom.onLeave(resolve));
+    const joined: unknown[] = [];
+    vroom.onJoin((u) => joined.push(u));
+    await vroom.subscribe(() => {});
+    const owner = sdk('owner', c);
+    const oroom = owner.realtime.channel('room');
+    await oroom.subscribe(() => {});
+    await settled(viewer);
+    expect(joined).toEqual([{ id: c.ids.owner, name: c.names.owner }]);
+    expect(opens).toEqual([false]);
+
+    reachable = false;
+    const closed = nextClose(viewer);
+    sockets[0]!.close(4000, 'network blip');
+    expect(await closed).toMatchObject({ willReconnect: true });
+    oroom.close();
+    await settled(owner); // the owner's unsubscribe is handled: the owner is gone before the viewer is back
+    const back = new Promise<boolean>((resolve) => viewer.realtime.onOpen((e) => resolve(e.reconnected)));
+    reachable = true;
+    expect(await back).toBe(true);
+    expect(await left).toEqual({ id: c.ids.owner, name: c.names.owner });
+    await settled(viewer);
+    expect(joined).toHaveLength(1);
+    vroom.close();
   });
 
   test('a dropped connection reconnects and resubscribes', async () => {
