@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobHashMismatchError, BlobLimitError, BlobStore } from '../src/blobs/store.ts';
+import { startTimeOf } from '../src/db/data-dir-lock.ts';
 import { openDatabase } from '../src/db/open.ts';
 import { migrate, SCHEMA_VERSION } from '../src/db/migrate.ts';
 import { MIGRATIONS } from '../src/db/migrations/index.ts';
@@ -233,6 +234,22 @@ describe('start', () => {
     // A crash leaves the file behind; its process is gone, so the next start takes it over.
     writeFileSync(join(dataDir, 'easel.pid'), '999999\n');
     expect(await stopEasel(await startEasel({ env: { EASEL_DATA_DIR: dataDir } }))).toBe(0);
+    // After a reboot the file survives and its pid may be another program's: one that started at another time is not Easel.
+    const other = Bun.spawn(['sleep', '60'], { stdout: 'ignore' });
+    try {
+      const started = startTimeOf(other.pid)!;
+      expect(started).toMatch(/^\d+$/);
+      writeFileSync(join(dataDir, 'easel.pid'), `${other.pid} ${Number(started) + 1}\n`);
+      expect(await stopEasel(await startEasel({ env: { EASEL_DATA_DIR: dataDir } }))).toBe(0);
+      // The same pid that started when the file says is the holder: refused.
+      writeFileSync(join(dataDir, 'easel.pid'), `${other.pid} ${started}\n`);
+      const refused = await runToExit({ env: { EASEL_DATA_DIR: dataDir, EASEL_PORT: '0' } });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`another easel process (pid ${other.pid}) is using this data directory`);
+    } finally {
+      other.kill();
+      await other.exited;
+    }
   });
 
   test('unknown EASEL_* variables are named with the closest setting; every interface without a base URL is warned about', async () => {
