@@ -16,11 +16,13 @@ import type { RunningServer } from './server/listener.ts';
 import type { CliIO } from './cli/progress.ts';
 import { startLine } from './start-line.ts';
 import { buildInfo } from './build-info.ts';
+import { parseArgs, UsageError } from './cli/args.ts';
 
 const HELP = `easel ${VERSION} — self-hosted canvas publishing
 
 Usage:
-  easel [serve]      start the server (configuration from EASEL_* variables)
+  easel [serve] [--data-dir <dir>]
+                     start the server (configuration from EASEL_* variables)
   easel login [<instance URL>] [--with-token]
                      sign the CLI in through your browser (or a pasted token)
   easel logout | whoami
@@ -84,11 +86,31 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-async function serve(): Promise<void> {
+const SERVE_USAGE = `Usage: easel [serve] [--data-dir <dir>]
+
+  Starts the server. Its configuration is the EASEL_* variables (docs/configuration.md);
+  --data-dir <dir> is EASEL_DATA_DIR (default ./data).`;
+
+async function serve(argv: string[]): Promise<void> {
+  // Flags are read, never ignored: \`serve --data-dir x\` started an empty instance in ./data, and \`serve --help\` a server.
+  let args;
+  try {
+    args = parseArgs(argv, { values: ['--data-dir'] });
+    if (args.flags.size > 0) throw new UsageError(`unknown option ${[...args.flags][0]}`);
+    if (args.positional.length > 0) throw new UsageError(`serve takes no ${JSON.stringify(args.positional[0])}`);
+  } catch (err) {
+    if (err instanceof UsageError) fail(`serve: ${err.message}\n\n${SERVE_USAGE}`, 2);
+    throw err;
+  }
+  if (args.help) {
+    process.stdout.write(`${SERVE_USAGE}\n`);
+    return;
+  }
+  const dataDirFlag = args.values['--data-dir'];
   const { startServer } = await import('./server/listener.ts');
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(dataDirFlag === undefined ? process.env : { ...process.env, EASEL_DATA_DIR: dataDirFlag });
   } catch (err) {
     if (err instanceof ConfigError) fail(`invalid configuration: ${err.message}`, 2);
     throw err;
@@ -135,13 +157,11 @@ async function serve(): Promise<void> {
     running = await startServer(ctx);
   } catch (err) {
     await ctx.sql.close().catch(() => {});
-    if (
-      err instanceof OidcStartError ||
-      err instanceof RemoteBlobsAtStart ||
-      err instanceof RedisUnavailableAtStart ||
-      err instanceof ClusterStartError
-    )
-      fail(`refusing to start: ${err.message}`, 2);
+    if (err instanceof ClusterStartError) fail(`refusing to start: ${err.message}`, 2);
+    // A provider, a bucket or Redis that does not answer at start is an outage more often than a typo:
+    // exit 1, which systemd retries (exit 2, a configuration error, it does not), so Easel comes back with them.
+    if (err instanceof OidcStartError || err instanceof RemoteBlobsAtStart || err instanceof RedisUnavailableAtStart)
+      fail(`refusing to start: ${err.message}`, 1);
     fail(`cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
   // startServer filled in the real port when EASEL_PORT=0.
@@ -191,7 +211,7 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve'] = argv;
   switch (command) {
     case 'serve':
-      return serve();
+      return serve(argv.slice(1));
     case 'deploy': {
       const { deployCommand } = await import('./cli/deploy.ts');
       process.exitCode = await deployCommand(argv.slice(1), process.env, cliIO());

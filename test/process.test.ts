@@ -111,6 +111,30 @@ describe('start', () => {
     }
   });
 
+  test('`easel serve` reads its flags: --data-dir is EASEL_DATA_DIR, --help prints the usage, anything else is refused (it was ignored: an empty instance in ./data)', async () => {
+    const cwd = freshDir();
+    mkdirSync(cwd, { recursive: true });
+    const elsewhere = join(freshDir(), 'kept');
+    const easel = await startEasel({ args: ['serve', '--data-dir', elsewhere], cwd });
+    expect(easel.startLine).toContain(`(data: ${elsewhere},`);
+    expect(await stopEasel(easel)).toBe(0);
+    expect(existsSync(join(elsewhere, 'easel.db'))).toBe(true);
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+
+    const help = await runToExit({ args: ['serve', '--help'], cwd });
+    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('Usage: easel [serve] [--data-dir <dir>]')]);
+    for (const [args, said] of [
+      [['serve', '--port', '9999'], 'easel: serve: unknown option --port'],
+      [['serve', '--json'], 'easel: serve: unknown option --json'],
+      [['serve', 'now'], 'easel: serve: serve takes no "now"'],
+    ] as const) {
+      const refused = await runToExit({ args: [...args], cwd });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toStartWith(`${said}\n\nUsage: easel [serve]`);
+    }
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
   test('the start line names the address it listens on, and the base URL when people reach it elsewhere', async () => {
     // The base URL names a port the server does not listen on (a proxy in front): the line must not pass it off as the listener.
     const dataDir = freshDir();
@@ -147,7 +171,7 @@ describe('start', () => {
     expect(easel.stderr()).toContain('warning: EASEL_COOKIE_DOMAIN is ignored');
   });
 
-  test('oidc: an issuer that does not answer stops the start with one line (exit 2)', async () => {
+  test('oidc: an issuer that does not answer stops the start with one line, exit 1 (an outage systemd retries, not a configuration error)', async () => {
     const r = await runToExit({
       env: {
         EASEL_DATA_DIR: freshDir(),
@@ -158,7 +182,7 @@ describe('start', () => {
         EASEL_OIDC_CLIENT_SECRET: 'not-a-real-secret',
       },
     });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const lines = r.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
