@@ -24,6 +24,9 @@ test('contrib/easel.service verifies cleanly and has what a server install needs
     'CapabilityBoundingSet=',
     'LimitNOFILE=65536',
     'RestartPreventExitStatus=2',
+    // A start refused because a dependency does not answer yet (exit 1) is retried for as long as it takes.
+    'RestartSec=5',
+    'StartLimitIntervalSec=0',
   ]) {
     expect(unit.split('\n')).toContain(line);
   }
@@ -56,6 +59,9 @@ test('contrib/easel-backup.service and its timer verify cleanly and run as the s
   for (const unit of [service, main]) expect(unit.split('\n')).toContain('User=easel');
   expect(service).toContain('/usr/local/bin/easel backup "/var/lib/easel-backups/easel-');
   expect(service).toContain('Environment=EASEL_DATA_DIR=/var/lib/easel');
+  // The server's own settings, and a network: an instance whose blobs are in a bucket is backed up from it.
+  expect(service.split('\n')).toContain('EnvironmentFile=/etc/easel/easel.env');
+  expect(service).not.toContain('PrivateNetwork=yes');
   expect(timer).toContain('Persistent=true');
   const dir = mkdtempSync(join(tmpdir(), 'easel-unit-'));
   try {
