@@ -175,6 +175,27 @@ describe('backup and restore refusals', () => {
     }
   });
 
+  test('a data directory whose blobs live in a bucket, backed up without the bucket settings: told to set them, not that it is damaged', async () => {
+    const folder = join(work, 'for-bucket-copy');
+    expect((await easel('backup', folder, '--data-dir', app.dataDir)).code).toBe(0);
+    const copy = join(work, 'bucket-backed');
+    expect((await easel('restore', folder, '--data-dir', copy)).code).toBe(0);
+    // Its local folder is only a cache: one blob is not in it.
+    const shard = readdirSync(join(copy, 'blobs')).find((d) => !d.startsWith('.'))!;
+    const blob = readdirSync(join(copy, 'blobs', shard))[0]!;
+    rmSync(join(copy, 'blobs', shard, blob));
+    const damaged = await easel('backup', join(work, 'damaged.tar'), '--data-dir', copy);
+    expect([damaged.code, damaged.stderr]).toEqual([1, expect.stringContaining('the data directory is damaged, so no backup was made')]);
+    writeFileSync(join(copy, 'blobs', '.remote-seeded'), 's3://easel-blobs/prod\n');
+    const cached = await easel('backup', join(work, 'cached.tar'), '--data-dir', copy);
+    expect(cached.code).toBe(1);
+    expect(cached.stderr).toContain(
+      'this data directory keeps its blobs in s3://easel-blobs/prod, and 1 of them are not in its local cache: set EASEL_BLOB_URL (and the S3_* settings) as the server has them',
+    );
+    expect(cached.stderr).not.toContain('damaged');
+    expect(existsSync(join(work, 'cached.tar'))).toBe(false);
+  });
+
   test('a backup never overwrites: an existing tar, a non-empty folder', async () => {
     const tar = join(work, 'exists.tar');
     writeFileSync(tar, 'precious');

@@ -7,6 +7,7 @@
 // and renamed, a folder gets its manifest last.
 import { locateBlobUnder } from '../blobs/layout.ts';
 import type { BlobRemote } from '../blobs/remote.ts';
+import { remoteLocationOf } from '../blobs/store.ts';
 import { Database } from 'bun:sqlite';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -67,6 +68,12 @@ export async function createBackup(dataDir: string, target: string, options: Bac
     const blobsRoot = join(dataDir, 'blobs');
     const sources = await blobSources(hashes, blobsRoot, options.remote ?? null);
     const missing = hashes.filter((hash) => !sources.has(hash));
+    // A directory whose blobs live in a bucket keeps only a cache here: without the bucket's settings, say so, not "damaged".
+    const inBucket = options.remote ? null : remoteLocationOf(dataDir);
+    if (missing.length > 0 && inBucket !== null)
+      throw new BackupError(
+        `this data directory keeps its blobs in ${inBucket}, and ${missing.length} of them are not in its local cache: set EASEL_BLOB_URL (and the S3_* settings) as the server has them, and run the backup again`,
+      );
     if (missing.length > 0)
       throw new BackupError(
         `${missing.length} blob(s) the database names are missing from ${options.remote?.location ?? blobsRoot} (first: ${missing[0]}): the data directory is damaged, so no backup was made`,
