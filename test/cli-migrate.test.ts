@@ -4,7 +4,7 @@
 // exits; a second run has nothing to do; a running server's directory is
 // refused and left as it was.
 import { afterAll, expect, test } from 'bun:test';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { schemaVersionAt } from '../src/backup/format.ts';
@@ -47,6 +47,12 @@ test('a directory a server runs on is refused, exit 1; stray arguments are a usa
   const usage = await runToExit({ args: ['migrate', 'now'] });
   expect(usage.code).toBe(2);
   expect(usage.stderr).toContain('Usage: easel migrate');
+  // A directory with no database (a typo, EASEL_DATA_DIR unset in this shell) is named, not given a new empty one.
+  const typo = join(work, 'no-such-instance');
+  const missing = await runToExit({ args: ['migrate', '--data-dir', typo] });
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain(`${typo} holds no Easel database (easel.db): check EASEL_DATA_DIR or --data-dir`);
+  expect(existsSync(typo)).toBe(false);
 });
 
 test('with EASEL_DATABASE_URL the Postgres database is migrated (each migration once); an unreachable one is named without its password', async () => {

@@ -2,8 +2,9 @@
 // schema and exits, so an operator can migrate before starting the new
 // release (a rolling upgrade step) instead of at its first start. It takes
 // the data directory's lock: a server still running on it is refused.
-import { resolve } from 'node:path';
-import { schemaVersionAt } from '../backup/format.ts';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DATABASE, schemaVersionAt } from '../backup/format.ts';
 import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
 import { loadConfig } from '../config.ts';
 import { NewerSchemaError, SCHEMA_VERSION } from '../db/migrate.ts';
@@ -31,6 +32,11 @@ export function migrateCommand(argv: string[], env: Record<string, string | unde
     if (args.positional.length > 0) throw new UsageError('migrate takes no arguments');
     if (env.EASEL_DATABASE_URL) return migrateDatabase(env, args.flags.has('--json'), io);
     const dataDir = resolve(args.values['--data-dir'] ?? (env.EASEL_DATA_DIR || './data'));
+    // A mistyped or unset directory would get a new, empty database and a "migrated" that migrated nothing of the instance.
+    if (!existsSync(join(dataDir, DATABASE)))
+      throw new Error(
+        `${dataDir} holds no Easel database (${DATABASE}): check EASEL_DATA_DIR or --data-dir (a new instance needs no migrate: the server makes its database)`,
+      );
     let lock;
     try {
       lock = lockDataDir(dataDir);
