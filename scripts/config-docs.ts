@@ -38,7 +38,7 @@ export const SETTING_DOCS: Record<string, SettingDoc> = {
   EASEL_PATH_MODE_TRUSTED_AUTHORS: {
     default: 'off',
     meaning:
-      "Path mode with `proxy` sign-in starts only when this is `on`: in path mode every canvas shares the dashboard's origin, so a canvas author can act as anyone who opens their canvas (see [Security model](security.md)). Dev sign-in and subdomain mode need nothing.",
+      "Path mode with `proxy` or `oidc` sign-in starts only when this is `on`: in path mode every canvas shares the dashboard's origin, so a canvas author can act as anyone who opens their canvas (see [Security model](security.md)). Dev sign-in and subdomain mode need nothing.",
   },
   EASEL_CANVAS_HOST: {
     default: 'host of `EASEL_BASE_URL`',
