@@ -499,7 +499,9 @@ function checkOidc(config: Config, env: Env): void {
     if (value === null) throw new ConfigError(variable, 'set (required with EASEL_AUTH_MODE=oidc)', '');
   }
   const issuer = new URL(config.oidcIssuer!);
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname);
+  // All of 127.0.0.0/8 is loopback (a second local provider often listens on 127.0.0.2).
+  const loopback =
+    issuer.hostname === 'localhost' || issuer.hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(issuer.hostname);
   if (issuer.protocol !== 'https:' && !loopback) {
     throw new ConfigError('EASEL_OIDC_ISSUER', 'an https URL (http only on a loopback address)', env.EASEL_OIDC_ISSUER ?? '');
   }

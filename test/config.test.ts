@@ -503,6 +503,9 @@ describe('configuration rules across variables', () => {
     expect(refusal({ ...oidc, EASEL_OIDC_ISSUER: 'http://id.example.com' }).variable).toBe('EASEL_OIDC_ISSUER');
     expect(loadConfig({ ...oidc, EASEL_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidcIssuer).toBe('http://127.0.0.1:9000');
     expect(loadConfig({ ...oidc, EASEL_OIDC_ISSUER: 'http://localhost:9000/realms/x' }).authMode).toBe('oidc');
+    // All of 127.0.0.0/8 is loopback; a name that only starts like it is not.
+    expect(loadConfig({ ...oidc, EASEL_OIDC_ISSUER: 'http://127.0.0.2:9000' }).oidcIssuer).toBe('http://127.0.0.2:9000');
+    expect(refusal({ ...oidc, EASEL_OIDC_ISSUER: 'http://127.0.0.2.example.com' }).variable).toBe('EASEL_OIDC_ISSUER');
     // Like proxy sign-in, path mode with oidc needs the trusted-authors switch.
     expect(refusal({ ...oidc, EASEL_PATH_MODE_TRUSTED_AUTHORS: '' }).variable).toBe('EASEL_PATH_MODE_TRUSTED_AUTHORS');
   });
