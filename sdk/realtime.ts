@@ -1,8 +1,9 @@
 // easel.realtime: channels over one WebSocket per page (spec: Events /
 // Realtime WebSocket). The socket opens on first use, resubscribes after a
 // reconnect (with backoff), and stays down after 4401, 4403 and 4429. After
-// a reconnect each channel asks who is there and tells its onJoin/onLeave
-// handlers what changed while it was away; onOpen says the socket is back.
+// a reconnect each channel tells its onJoin/onLeave handlers who came and
+// went while it was away (from the presence the server sends with every
+// subscription); onOpen says the socket is back.
 //
 // Replies are matched in order: the server answers a connection's frames in
 // the order it sent them (subscribe → `subscribed` or an error, presence →
@@ -118,9 +119,7 @@ interface ChannelState {
   waiters: Array<{ resolve(): void; reject(e: EaselError): void }>;
   /** Who this page was told is there (every presence frame, join and leave), by id. */
   present: Map<string, PresenceUser>;
-  /** Subscribed when the socket dropped: once subscribed again, the difference with who is there is told. */
-  resync: boolean;
-  /** Who was there before the drop, until the presence frame that follows the new `subscribed` arrives. */
+  /** Subscribed when the socket dropped: who was there then, until the presence that comes with the new subscription. */
   resyncFrom: Map<string, PresenceUser> | null;
   api: Channel;
 }
@@ -234,7 +233,7 @@ export function createRealtime(options: RealtimeOptions): Realtime {
 
   function closed(code: number, reason: string, opened: boolean): void {
     for (const ch of channels.values()) {
-      if (ch.subscribed) ch.resync = true;
+      if (ch.subscribed) ch.resyncFrom = ch.present;
       ch.subscribed = false;
     }
     if (code === 4401 && options.probe) {
@@ -356,11 +355,6 @@ export function createRealtime(options: RealtimeOptions): Realtime {
           const waiters = ch.waiters;
           ch.waiters = [];
           for (const w of waiters) w.resolve();
-          // The server follows `subscribed` with who is there: that frame tells what changed while the socket was down.
-          if (ch.resync) {
-            ch.resync = false;
-            ch.resyncFrom = ch.present;
-          }
         }
         return;
       case 'presence': {
@@ -433,9 +427,9 @@ export function createRealtime(options: RealtimeOptions): Realtime {
   }
 
   /**
-   * Who is on `ch`, as a presence frame says. Right after a reconnect's
-   * resubscription, the page hears joins and leaves for the difference
-   * with who it was told was there (people who came or went meanwhile).
+   * Who is on `ch`, as a presence frame says. The first one after a
+   * reconnect (the server sends it with the resubscription) tells the page
+   * joins and leaves for the difference with who was there before the drop.
    */
   function presenceIs(ch: ChannelState, users: PresenceUser[]): void {
     const now = new Map(users.map((u) => [u.id, u]));
@@ -459,7 +453,6 @@ export function createRealtime(options: RealtimeOptions): Realtime {
       subscribed: false,
       waiters: [],
       present: new Map(),
-      resync: false,
       resyncFrom: null,
       api: null as unknown as Channel,
     };
