@@ -54,9 +54,14 @@ describe('the README example canvas in Chromium, two people', () => {
     expect(await text(alice, '#mine')).toBe('2');
 
     expect(await bob.evaluate(() => easel.kv.get('clicks'))).toBe(2);
+    // The page asks me() what the viewer may do: their click counts as theirs, with no refusal shown.
     await bob.click('#count');
-    await waitForText(bob, '#status', 'PermissionDeniedError: PERMISSION_DENIED');
-    expect(await text(bob, '#mine')).toBe('1');
+    await waitForText(bob, '#mine', '1');
+    expect(await text(bob, '#status')).toBe('');
+    expect(await bob.evaluate(() => easel.kv.get('clicks'))).toBe(2);
+    // The server refuses the viewer's shared write all the same.
+    const refused = await bob.evaluate(() => easel.kv.increment('clicks').catch((e) => `${e.name}: ${e.code}`));
+    expect(refused).toBe('PermissionDeniedError: PERMISSION_DENIED');
 
     const listed = await alice.evaluate(async () => {
       await easel.kv.set('note', { by: 'alice' });
