@@ -124,12 +124,6 @@ function localInputValue(ms: number): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
 }
-/** Words of the page's own in the error line `id` (a check before anything is sent). */
-function showMessage(id: string, text: string): void {
-  const el = byId(id);
-  el.textContent = text;
-  el.hidden = false;
-}
 
 export async function openCanvasPage(id: string): Promise<void> {
   const res = await deps.api<CanvasView>('GET', `/api/canvases/${enc(id)}`);
@@ -846,7 +840,10 @@ function wire(): void {
     const until = new Date(value).getTime();
     if (until <= Date.now()) {
       // A past time ends the sharing at once, silently: say how to do that on purpose instead.
-      showMessage('cp-expiry-error', 'That time has passed: pick a later one (to stop sharing now, choose Restricted above).');
+      showError(
+        'cp-expiry-error',
+        localRefusal(400, 'That time has passed: pick a later one (to stop sharing now, choose Restricted above).'),
+      );
       return;
     }
     if (await patch({ expiresAt: until }, 'cp-expiry-error')) toast(`Shared until ${new Date(until).toLocaleString()}.`, 'done', 'expiry');

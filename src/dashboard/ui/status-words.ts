@@ -25,11 +25,11 @@ export function count(n: number, one: string, plural = `${one}s`): string {
  * its versions. A live canvas past its share expiry answers only its owner
  * and editors: it is not "Live" to anyone else.
  */
-export function state(c: CanvasStanding, now = Date.now()): string {
+export function state(c: CanvasStanding): string {
   if (c.status === 'disabled') return 'Disabled';
   if (c.status === 'archived') return 'Archived';
   if (c.publicationState !== 'published') return 'Not published yet';
-  return c.expiresAt != null && c.expiresAt <= now ? 'Expired' : 'Live';
+  return c.expiresAt != null && c.expiresAt <= Date.now() ? 'Expired' : 'Live';
 }
 
 /** Who can open it: Restricted, Whole organisation, Public link (an unknown mode as it is). */
